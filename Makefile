@@ -1,0 +1,88 @@
+# daicho — see README.md. `make demo` and `make check` install missing Debian
+# packages themselves (scripts/deps.sh).
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BUILD ?= build
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := sqlite3 jansson
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
+DEPS_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+DEPS_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
+
+LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/cmd/*.c)
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/main.o
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: daicho
+
+daicho: $(MAIN_OBJ) $(BUILD)/libdaicho.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DEPS_LIBS) $(LDFLAGS)
+
+$(BUILD)/libdaicho.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(DEPS_LIBS) \
+		$(shell $(PKG_CONFIG) --libs cmocka)
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+
+deps:
+	@scripts/deps.sh build
+
+# Every test: unit (cmocka), command line (bats), stress (many processes).
+check:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory daicho unit-tests
+	@tests/run-unit $(UNIT_BIN)
+	@bats --print-output-on-failure tests/cli
+	@bats --print-output-on-failure tests/stress
+
+unit-tests: $(UNIT_BIN)
+
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" daicho unit-tests
+	@ASAN_OPTIONS=detect_leaks=1 tests/run-unit $(UNIT_BIN:$(BUILD)/%=build-asan/%)
+	@bats --print-output-on-failure tests/cli
+
+demo:
+	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory daicho
+	@examples/demo.sh
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory daicho
+	@bench/run.sh
+
+install: daicho
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
+	install -m 644 docs/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
+
+format:
+	clang-format -i $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c)
+
+clean:
+	rm -rf $(BUILD) build-asan daicho
+
+.PHONY: all deps check unit-tests asan demo bench install format clean

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian packages daicho needs to build and test, when they are
+# missing. As root it uses apt-get; otherwise it prints the exact command to run.
+# Usage: scripts/deps.sh [build|check|bench]
+set -eu
+want="pkg-config libsqlite3-dev libjansson-dev"
+case "${1:-build}" in
+check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git" ;;
+bench) want="$want sqlite3 git hyperfine parallel task-spooler" ;;
+demo) want="$want git" ;;
+esac
+missing=""
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+	echo "daicho: installing missing packages:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+	echo "daicho: missing packages:$missing" >&2
+	echo "daicho: run: sudo apt-get install -y$missing" >&2
+	exit 1
+fi

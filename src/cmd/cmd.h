@@ -1,0 +1,118 @@
+/*
+ * The command line layer: one entry per command in the table in main.c, one
+ * file per command family. A command parses nothing itself: main.c parses
+ * global and command options from the entry's option list, opens the ledger
+ * and resolves the caller as the entry's flags ask, then calls exec. exec
+ * calls the core and prints; it never runs SQL and never exits.
+ */
+#ifndef DAICHO_CMD_H
+#define DAICHO_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/agent.h"
+#include "core/err.h"
+#include "core/ledger.h"
+#include "util/buf.h"
+
+struct cmd_option {
+	const char *name;       /* long name, without "--" */
+	int short_name;         /* single-letter form, or 0 */
+	const char *value_name; /* "DUR", "FILE"...; NULL for a plain flag */
+	const char *help;       /* one line */
+};
+
+enum cmd_flags {
+	CMD_NEEDS_LEDGER = 1 << 0, /* open the ledger before exec */
+	CMD_AS_AGENT = 1 << 1,     /* resolve the caller (and heartbeat) first */
+};
+
+struct cmd_ctx;
+
+struct cmd_entry {
+	const char *name;
+	const char *usage;       /* synopsis after "daicho " */
+	const char *summary;     /* one line for "daicho help" */
+	const char *help;        /* what it does, output, JSON fields */
+	const struct cmd_option *options; /* ends with a zeroed entry */
+	int flags;               /* enum cmd_flags */
+	int min_args, max_args;  /* positional arguments; max -1: unlimited */
+	int (*exec)(struct cmd_ctx *ctx);
+};
+
+/* One parsed command option. */
+struct cmd_value {
+	const struct cmd_option *option;
+	const char *value; /* NULL for a flag */
+};
+
+struct cmd_ctx {
+	const struct cmd_entry *entry;
+	struct ledger *ledger;     /* open when CMD_NEEDS_LEDGER */
+	struct buf ledger_path;    /* where the ledger is (or would be) */
+	struct agent_claim claim;  /* who the caller says it is */
+	bool explicit_agent;       /* --as, $DAICHO_AGENT or a session variable */
+	struct agent caller;       /* resolved by cmd_caller(); id 0 until then */
+	bool json;                 /* --json */
+	bool quiet;                /* -q */
+	int argc;                  /* positional arguments */
+	char **argv;
+	struct cmd_value *values;  /* command options in the order given */
+	size_t value_count, value_alloc;
+	struct err *err;
+};
+
+/* The last value of option name, or NULL when not given. */
+const char *cmd_opt(const struct cmd_ctx *ctx, const char *name);
+/* Whether flag (or option) name was given. */
+bool cmd_has(const struct cmd_ctx *ctx, const char *name);
+/*
+ * Step through every value of a repeatable option: start *pos at 0;
+ * returns the next value or NULL.
+ */
+const char *cmd_opt_next(const struct cmd_ctx *ctx, const char *name,
+    size_t *pos);
+
+/* Resolve (once) and return the caller's agent id, or a negative error. */
+int64_t cmd_caller(struct cmd_ctx *ctx);
+
+/* Parse a task id argument; ERR_USAGE on failure. */
+int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
+/* Parse a duration option value; ERR_USAGE naming the option. */
+int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
+    int64_t *ms);
+/* Parse an integer option value in [min, max]; ERR_USAGE naming it. */
+int cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
+    int64_t min, int64_t max, int64_t *value);
+/* Read a file's bytes, or stdin's when path is "-", into out. */
+int cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out);
+
+/* Whether to colour stdout: a terminal and no NO_COLOR. */
+bool cmd_colour(void);
+/* Append text for a terminal: control characters become '?'. */
+void cmd_add_printable(struct buf *out, const char *text);
+/* Write a JSON value to stdout, one line, and release it. */
+int cmd_print_json(struct cmd_ctx *ctx, json_t *value);
+
+/* Command entries, one per command (defined in the family's file). */
+extern const struct cmd_entry cmd_init_entry;
+extern const struct cmd_entry cmd_add_entry;
+extern const struct cmd_entry cmd_ls_entry;
+extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_cancel_entry;
+extern const struct cmd_entry cmd_graph_entry;
+extern const struct cmd_entry cmd_claim_entry;
+extern const struct cmd_entry cmd_release_entry;
+extern const struct cmd_entry cmd_block_entry;
+extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_prompt_entry;
+extern const struct cmd_entry cmd_save_entry;
+extern const struct cmd_entry cmd_result_entry;
+extern const struct cmd_entry cmd_log_entry;
+extern const struct cmd_entry cmd_events_entry;
+
+#endif

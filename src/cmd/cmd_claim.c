@@ -1,0 +1,183 @@
+/* Claims: claim, release, block, report. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/task.h"
+#include "util/git.h"
+
+static int
+exec_claim(struct cmd_ctx *ctx)
+{
+	int64_t id = 0, lease_ms = TASK_DEFAULT_LEASE_MS, claimed = 0, agent;
+	const char *value;
+	bool next = cmd_has(ctx, "next");
+	int rc;
+
+	if (next == (ctx->argc == 1))
+		return err_set(ctx->err, ERR_USAGE,
+		    "claim takes an ID or --next, one of the two");
+	if (ctx->argc == 1 && (rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if (cmd_has(ctx, "label") && !next)
+		return err_set(ctx->err, ERR_USAGE, "--label goes with --next");
+	if ((value = cmd_opt(ctx, "lease")) != NULL &&
+	    (rc = cmd_duration(ctx, "lease", value, &lease_ms)) < 0)
+		return rc;
+	if ((agent = cmd_caller(ctx)) < 0)
+		return (int)agent;
+	if ((rc = task_claim(ctx->ledger, agent, id, cmd_opt(ctx, "label"), lease_ms,
+		 &claimed, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I}", "id", (json_int_t)claimed));
+	printf("%lld\n", (long long)claimed);
+	return 0;
+}
+
+const struct cmd_entry cmd_claim_entry = {
+	.name = "claim",
+	.usage = "claim ID | --next [--label L] [--lease DUR]",
+	.summary = "claim a task (exactly one claimer wins) and print its id",
+	.help =
+	    "Takes the task for the caller with a lease (default 30m) and prints\n"
+	    "its id, nothing else. --next takes the first ready task: highest\n"
+	    "priority, then oldest, skipping tasks whose touches overlap a live\n"
+	    "claim. Every later command by the same agent renews its leases; a\n"
+	    "claim whose lease runs out may be taken by another agent (that\n"
+	    "counts as a failed attempt).\n\n"
+	    "Claiming a task you already hold renews its lease and succeeds.\n"
+	    "Exit 3 when nothing is ready (stdout empty, stderr says why); exit 4\n"
+	    "when the task is held by another agent (named), waits on unverified\n"
+	    "tasks, overlaps a live claim, or is not open.\n\n"
+	    "JSON: {\"id\": N}\n",
+	.options = (const struct cmd_option[]){
+	    { "next", 0, NULL, "the first ready task" },
+	    { "label", 0, "L", "with --next: only tasks labelled L" },
+	    { "lease", 0, "DUR", "lease length (default 30m)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 0,
+	.max_args = 1,
+	.exec = exec_claim,
+};
+
+/* Parse the ID argument and resolve the caller, for one-task commands. */
+static int
+task_and_caller(struct cmd_ctx *ctx, int64_t *id, int64_t *agent)
+{
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], id)) < 0)
+		return rc;
+	if ((*agent = cmd_caller(ctx)) < 0)
+		return (int)*agent;
+	return 0;
+}
+
+static int
+exec_release(struct cmd_ctx *ctx)
+{
+	int64_t id, agent;
+	int rc;
+
+	if ((rc = task_and_caller(ctx, &id, &agent)) < 0)
+		return rc;
+	return task_release_claim(ctx->ledger, agent, id, ctx->err);
+}
+
+const struct cmd_entry cmd_release_entry = {
+	.name = "release",
+	.usage = "release ID",
+	.summary = "give a claimed or blocked task back (open again)",
+	.help =
+	    "Only the holder may release. The attempt is not counted against the\n"
+	    "task's max attempts. Prints nothing.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_release,
+};
+
+static int
+exec_block(struct cmd_ctx *ctx)
+{
+	int64_t id, agent;
+	int rc;
+
+	if ((rc = task_and_caller(ctx, &id, &agent)) < 0)
+		return rc;
+	return task_block(ctx->ledger, agent, id, cmd_opt(ctx, "reason"), ctx->err);
+}
+
+const struct cmd_entry cmd_block_entry = {
+	.name = "block",
+	.usage = "block ID --reason TEXT",
+	.summary = "mark a claimed task blocked: it needs a human",
+	.help =
+	    "The task keeps its owner and shows as blocked until the owner\n"
+	    "releases it. Prints nothing.\n",
+	.options = (const struct cmd_option[]){
+	    { "reason", 0, "TEXT", "what the human must do (required)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_block,
+};
+
+static int
+exec_report(struct cmd_ctx *ctx)
+{
+	struct buf hash = BUF_INIT, why = BUF_INIT;
+	const char *rev = cmd_opt(ctx, "commit");
+	int64_t id, agent;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if (rev != NULL) {
+		int found = git_resolve_commit(rev, &hash, &why);
+
+		if (found < 0)
+			rc = err_set(ctx->err, ERR_FAILED,
+			    "cannot resolve --commit %s (%s; run report inside the "
+			    "repository, or use -C DIR)", rev, why.buf);
+		else if (found > 0)
+			rc = err_set(ctx->err, ERR_NOT_FOUND,
+			    "no commit '%s' in this repository (commit your work, "
+			    "then report its hash)", rev);
+		if (rc < 0)
+			goto done;
+	}
+	if ((agent = cmd_caller(ctx)) < 0) {
+		rc = (int)agent;
+		goto done;
+	}
+	rc = task_report(ctx->ledger, agent, id, rev ? hash.buf : NULL,
+	    cmd_opt(ctx, "note"), ctx->err);
+done:
+	buf_release(&hash);
+	buf_release(&why);
+	return rc;
+}
+
+const struct cmd_entry cmd_report_entry = {
+	.name = "report",
+	.usage = "report ID [--commit REV] [--note TEXT]",
+	.summary = "say a claimed task is done; it awaits verification",
+	.help =
+	    "Moves a task the caller holds to reported. This is a claim, not a\n"
+	    "fact: only verification makes the task count as done. --commit names\n"
+	    "the commit that holds the work; it is resolved to a full hash now\n"
+	    "(exit 3 when it does not exist). Prints nothing.\n",
+	.options = (const struct cmd_option[]){
+	    { "commit", 0, "REV", "the commit with the work" },
+	    { "note", 0, "TEXT", "a note for the reviewer" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_report,
+};

@@ -1,0 +1,198 @@
+/* The record: log, events. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "core/event.h"
+#include "util/clock.h"
+#include "util/duration.h"
+
+struct print_state {
+	struct cmd_ctx *ctx;
+	json_t *array;   /* --json without --follow */
+	bool lines;      /* --json --follow: one object per line */
+	bool with_task;
+	bool header;
+	int64_t last_id;
+	int64_t now;
+};
+
+static json_t *
+event_json(const struct event *e)
+{
+	json_t *detail = e->detail ? json_loads(e->detail, 0, NULL) : NULL;
+
+	return json_pack("{s:I, s:I, s:s?, s:s, s:o, s:o}", "id", (json_int_t)e->id,
+	    "at_ms", (json_int_t)e->at_ms, "actor", e->actor, "kind", e->kind,
+	    "task", e->task ? json_integer(e->task) : json_null(), "detail",
+	    detail ? detail : json_null());
+}
+
+static int
+print_event(const struct event *e, void *arg)
+{
+	struct print_state *s = arg;
+	struct buf line = BUF_INIT;
+
+	s->last_id = e->id;
+	if (s->array) {
+		json_array_append_new(s->array, event_json(e));
+		return 0;
+	}
+	if (s->lines) {
+		int rc = cmd_print_json(s->ctx, event_json(e));
+
+		fflush(stdout);
+		return rc;
+	}
+	if (!s->header && !s->lines) {
+		printf("%-20s %-16s %-15s %s%s\n", "TIME", "ACTOR", "EVENT",
+		    s->with_task ? "TASK    " : "", "DETAIL");
+		s->header = true;
+	}
+	clock_add_timestamp(&line, e->at_ms);
+	printf("%-20s ", line.buf);
+	buf_reset(&line);
+	cmd_add_printable(&line, e->actor ? e->actor : "-");
+	printf("%-16s %-15s ", line.buf, e->kind);
+	if (s->with_task) {
+		buf_reset(&line);
+		if (e->task)
+			buf_addf(&line, "#%lld", (long long)e->task);
+		printf("%-7s ", e->task ? line.buf : "-");
+	}
+	buf_reset(&line);
+	cmd_add_printable(&line, e->detail ? e->detail : "");
+	printf("%s\n", line.buf);
+	buf_release(&line);
+	return 0;
+}
+
+static int
+exec_log(struct cmd_ctx *ctx)
+{
+	struct event_filter filter = { 0 };
+	struct print_state s = { ctx, NULL, false, false, false, 0, 0 };
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &filter.task)) < 0)
+		return rc;
+	if (ctx->json)
+		s.array = json_array();
+	rc = event_each(ctx->ledger, &filter, print_event, &s, ctx->err);
+	if (rc == 0 && s.last_id == 0) {
+		json_decref(s.array);
+		return err_set(ctx->err, ERR_NOT_FOUND,
+		    "no task #%lld (see 'daicho ls')", (long long)filter.task);
+	}
+	if (rc < 0) {
+		json_decref(s.array);
+		return rc;
+	}
+	return s.array ? cmd_print_json(ctx, s.array) : 0;
+}
+
+const struct cmd_entry cmd_log_entry = {
+	.name = "log",
+	.usage = "log ID",
+	.summary = "show the history of one task",
+	.help =
+	    "Every change of the task, oldest first: who, when, what.\n\n"
+	    "JSON: an array of events (fields as in 'daicho events --help').\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_log,
+};
+
+static volatile sig_atomic_t stop_following;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop_following = 1;
+}
+
+static int
+exec_events(struct cmd_ctx *ctx)
+{
+	struct event_filter filter = { 0 };
+	struct print_state s = { ctx, NULL, false, true, false, 0, 0 };
+	const char *since = cmd_opt(ctx, "since"), *value;
+	bool follow = cmd_has(ctx, "follow");
+	int rc;
+
+	if (since != NULL) {
+		int64_t ms;
+
+		if (duration_parse(since, &ms) == 0)
+			filter.since_ms = clock_now_ms() - ms;
+		else if ((rc = cmd_integer(ctx, "since", since, 0, INT64_MAX,
+			      &filter.after_id)) < 0)
+			return err_set(ctx->err, ERR_USAGE,
+			    "bad value '%s' for --since (a duration such as 10m, or "
+			    "an event id)", since);
+	}
+	if ((value = cmd_opt(ctx, "limit")) != NULL &&
+	    (rc = cmd_integer(ctx, "limit", value, 1, INT64_MAX, &filter.limit)) < 0)
+		return rc;
+	if (ctx->json && follow)
+		s.lines = true;
+	else if (ctx->json)
+		s.array = json_array();
+	if ((rc = event_each(ctx->ledger, &filter, print_event, &s, ctx->err)) < 0) {
+		json_decref(s.array);
+		return rc;
+	}
+	if (!follow)
+		return s.array ? cmd_print_json(ctx, s.array) : 0;
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	fflush(stdout);
+	filter.since_ms = 0;
+	filter.limit = 0;
+	if (s.last_id == 0 && (rc = event_last_id(ctx->ledger, &s.last_id,
+				  ctx->err)) < 0)
+		return rc;
+	while (!stop_following) {
+		struct timespec pause = { 0, 200 * 1000 * 1000 };
+
+		filter.after_id = s.last_id;
+		if ((rc = event_each(ctx->ledger, &filter, print_event, &s,
+			 ctx->err)) < 0)
+			return rc;
+		if (fflush(stdout) != 0)
+			return err_set(ctx->err, ERR_FAILED, "cannot write output");
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+const struct cmd_entry cmd_events_entry = {
+	.name = "events",
+	.usage = "events [--since DUR|ID] [--limit N] [--follow]",
+	.summary = "show the event log (every state change), or follow it",
+	.help =
+	    "--since 10m shows the last ten minutes; --since 120 the events after\n"
+	    "event 120. --limit N keeps the newest N. --follow keeps printing new\n"
+	    "events until interrupted.\n\n"
+	    "JSON: an array of events; with --follow one event per line. Event\n"
+	    "fields (stable): id, at_ms (ms since the epoch), actor (agent\n"
+	    "name|null), kind (add, claim, lease-expired, release, block, report,\n"
+	    "save, cancel, fail, agent-register), task (id|null), detail (object\n"
+	    "|null).\n",
+	.options = (const struct cmd_option[]){
+	    { "since", 0, "DUR|ID", "only newer events" },
+	    { "limit", 0, "N", "only the newest N" },
+	    { "follow", 'f', NULL, "keep printing new events" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_events,
+};

@@ -1,0 +1,788 @@
+/* Tasks: add, ls, show, cancel, graph. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/task.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+/* Split a comma-separated list of after ids into list. */
+static void
+add_split(struct strlist *list, const char *text)
+{
+	const char *p = text;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		while (len > 0 && *p == ' ') {
+			p++;
+			len--;
+		}
+		while (len > 0 && p[len - 1] == ' ')
+			len--;
+		if (len > 0)
+			strlist_add_owned(list, xstrndup(p, len));
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+}
+
+/* Append a JSON value that is a string or an array of strings to list. */
+static int
+json_strings(struct cmd_ctx *ctx, size_t line, const char *field,
+    json_t *value, struct strlist *list, bool ids_too)
+{
+	json_t *items = json_is_array(value) ? value : NULL;
+	size_t n = items ? json_array_size(items) : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *item = items ? json_array_get(items, i) : value;
+
+		if (json_is_string(item)) {
+			strlist_add(list, json_string_value(item));
+		} else if (ids_too && json_is_integer(item)) {
+			char text[32];
+
+			snprintf(text, sizeof(text), "%lld",
+			    (long long)json_integer_value(item));
+			strlist_add(list, text);
+		} else {
+			return err_set(ctx->err, ERR_USAGE,
+			    "line %zu: '%s' must be %s", line, field,
+			    ids_too ? "an array of task ids or keys"
+				    : "an array of strings");
+		}
+	}
+	return 0;
+}
+
+/* Fill spec from one JSONL object; the spec borrows strings from obj. */
+static int
+spec_from_json(struct cmd_ctx *ctx, size_t line, json_t *obj,
+    struct task_spec *spec)
+{
+	const char *field;
+	json_t *value;
+	int rc;
+
+	spec->line = line;
+	json_object_foreach(obj, field, value) {
+		if (strcmp(field, "title") == 0 || strcmp(field, "body") == 0 ||
+		    strcmp(field, "key") == 0) {
+			if (!json_is_string(value))
+				return err_set(ctx->err, ERR_USAGE,
+				    "line %zu: '%s' must be a string", line, field);
+			if (field[0] == 't')
+				spec->title = json_string_value(value);
+			else if (field[0] == 'k')
+				spec->key = json_string_value(value);
+			else {
+				spec->body = json_string_value(value);
+				spec->body_bytes = json_string_length(value);
+			}
+		} else if (strcmp(field, "priority") == 0 ||
+			   strcmp(field, "max_attempts") == 0) {
+			json_int_t n;
+
+			if (!json_is_integer(value))
+				return err_set(ctx->err, ERR_USAGE,
+				    "line %zu: '%s' must be an integer", line, field);
+			n = json_integer_value(value);
+			if (field[0] == 'p') {
+				spec->priority = n;
+			} else {
+				if (n < 1 || n > 1000000)
+					return err_set(ctx->err, ERR_USAGE,
+					    "line %zu: 'max_attempts' must be from 1 to "
+					    "1000000", line);
+				spec->max_attempts = n;
+			}
+		} else if (strcmp(field, "parent") == 0) {
+			struct strlist one = STRLIST_INIT;
+
+			if ((rc = json_strings(ctx, line, field, value, &one, true)) < 0 ||
+			    one.count != 1) {
+				strlist_release(&one);
+				return rc < 0 ? rc : err_set(ctx->err, ERR_USAGE,
+				    "line %zu: 'parent' must be one task id or key", line);
+			}
+			free((char *)spec->parent);
+			spec->parent = xstrdup(one.items[0]); /* freed by add_batch */
+			strlist_release(&one);
+		} else if (strcmp(field, "after") == 0) {
+			if ((rc = json_strings(ctx, line, field, value, &spec->after,
+				 true)) < 0)
+				return rc;
+		} else if (strcmp(field, "touches") == 0) {
+			if ((rc = json_strings(ctx, line, field, value, &spec->touches,
+				 false)) < 0)
+				return rc;
+		} else if (strcmp(field, "done_when") == 0) {
+			if ((rc = json_strings(ctx, line, field, value, &spec->checks,
+				 false)) < 0)
+				return rc;
+		} else if (strcmp(field, "labels") == 0) {
+			if ((rc = json_strings(ctx, line, field, value, &spec->labels,
+				 false)) < 0)
+				return rc;
+		} else {
+			return err_set(ctx->err, ERR_USAGE,
+			    "line %zu: unknown field '%s' (fields: title, body, key, "
+			    "after, touches, done_when, priority, labels, max_attempts, "
+			    "parent)", line, field);
+		}
+	}
+	if (spec->title == NULL)
+		return err_set(ctx->err, ERR_USAGE, "line %zu: missing 'title'", line);
+	return 0;
+}
+
+static int
+print_ids(struct cmd_ctx *ctx, const int64_t *ids, size_t count)
+{
+	if (ctx->json) {
+		json_t *array = json_array();
+
+		for (size_t i = 0; i < count; i++)
+			json_array_append_new(array, json_integer(ids[i]));
+		return cmd_print_json(ctx, count == 1 && !cmd_has(ctx, "batch")
+		    ? json_pack("{s:I}", "id", (json_int_t)ids[0])
+		    : json_pack("{s:o}", "ids", array));
+	}
+	if (!ctx->quiet)
+		for (size_t i = 0; i < count; i++)
+			printf("%lld\n", (long long)ids[i]);
+	return 0;
+}
+
+static int
+add_batch(struct cmd_ctx *ctx, int64_t actor)
+{
+	struct buf input = BUF_INIT;
+	struct task_spec *specs = NULL;
+	json_t **objects = NULL;
+	size_t count = 0, alloc = 0, objects_alloc = 0, line = 0;
+	int64_t *ids = NULL;
+	char *p;
+	int rc;
+
+	if ((rc = cmd_read_input(ctx, cmd_opt(ctx, "batch"), &input)) < 0)
+		goto done;
+	if (memchr(input.buf, '\0', input.len)) {
+		rc = err_set(ctx->err, ERR_USAGE, "batch input contains NUL bytes "
+		    "(JSONL is text: one JSON object per line)");
+		goto done;
+	}
+	p = input.buf;
+	while (*p) {
+		char *end = strchr(p, '\n');
+		json_error_t jerr;
+		json_t *obj;
+
+		line++;
+		if (end)
+			*end = '\0';
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p != '\0') {
+			obj = json_loads(p, JSON_REJECT_DUPLICATES, &jerr);
+			if (obj == NULL || !json_is_object(obj)) {
+				rc = obj ? err_set(ctx->err, ERR_USAGE,
+				    "line %zu: not a JSON object", line)
+					 : err_set(ctx->err, ERR_USAGE,
+				    "line %zu: invalid JSON (%s at column %d)", line,
+				    jerr.text, jerr.column);
+				json_decref(obj);
+				goto done;
+			}
+			xgrow((void **)&objects, &objects_alloc, count + 1,
+			    sizeof(*objects));
+			objects[count] = obj;
+			xgrow((void **)&specs, &alloc, count + 1, sizeof(*specs));
+			memset(&specs[count], 0, sizeof(*specs));
+			count++;
+			if ((rc = spec_from_json(ctx, line, obj, &specs[count - 1])) < 0)
+				goto done;
+		}
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	if (count == 0) {
+		rc = err_set(ctx->err, ERR_USAGE,
+		    "no tasks in the batch (one JSON object per line)");
+		goto done;
+	}
+	ids = xcalloc(count, sizeof(*ids));
+	if ((rc = task_add(ctx->ledger, actor, specs, count, ids, ctx->err)) < 0)
+		goto done;
+	rc = print_ids(ctx, ids, count);
+done:
+	for (size_t i = 0; i < count; i++) {
+		free((char *)specs[i].parent);
+		task_spec_release(&specs[i]);
+		json_decref(objects[i]);
+	}
+	free(specs);
+	free(objects);
+	free(ids);
+	buf_release(&input);
+	return rc;
+}
+
+static int
+exec_add(struct cmd_ctx *ctx)
+{
+	struct task_spec spec = { 0 };
+	struct buf body = BUF_INIT;
+	int64_t actor = cmd_caller(ctx), id = 0;
+	const char *value;
+	size_t pos;
+	int rc;
+
+	if (actor < 0)
+		return (int)actor;
+	if (cmd_has(ctx, "batch")) {
+		if (ctx->argc > 0 || ctx->value_count > 1)
+			return err_set(ctx->err, ERR_USAGE,
+			    "--batch takes no title and no other task options (put "
+			    "them in the JSONL lines)");
+		return add_batch(ctx, actor);
+	}
+	if (ctx->argc != 1)
+		return err_set(ctx->err, ERR_USAGE,
+		    "add needs one TITLE (quote it; or use --batch FILE)");
+	spec.title = ctx->argv[0];
+	if (cmd_has(ctx, "body") && cmd_has(ctx, "body-file")) {
+		rc = err_set(ctx->err, ERR_USAGE, "give --body or --body-file, not both");
+		goto done;
+	}
+	if ((value = cmd_opt(ctx, "body")) != NULL) {
+		buf_adds(&body, value);
+	} else if ((value = cmd_opt(ctx, "body-file")) != NULL) {
+		if ((rc = cmd_read_input(ctx, value, &body)) < 0)
+			goto done;
+	}
+	spec.body = body.buf;
+	spec.body_bytes = body.len;
+	if ((value = cmd_opt(ctx, "priority")) != NULL &&
+	    (rc = cmd_integer(ctx, "priority", value, -1000000000, 1000000000,
+		 &spec.priority)) < 0)
+		goto done;
+	if ((value = cmd_opt(ctx, "max-attempts")) != NULL &&
+	    (rc = cmd_integer(ctx, "max-attempts", value, 1, 1000000,
+		 &spec.max_attempts)) < 0)
+		goto done;
+	spec.parent = cmd_opt(ctx, "parent");
+	pos = 0;
+	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
+		add_split(&spec.after, value);
+	pos = 0;
+	while ((value = cmd_opt_next(ctx, "touches", &pos)) != NULL)
+		strlist_add(&spec.touches, value);
+	pos = 0;
+	while ((value = cmd_opt_next(ctx, "done-when", &pos)) != NULL)
+		strlist_add(&spec.checks, value);
+	pos = 0;
+	while ((value = cmd_opt_next(ctx, "label", &pos)) != NULL)
+		strlist_add(&spec.labels, value);
+	for (size_t i = 0; i < spec.after.count; i++)
+		if ((rc = cmd_task_id(ctx, spec.after.items[i], &id)) < 0)
+			goto done;
+	if (spec.parent && (rc = cmd_task_id(ctx, spec.parent, &id)) < 0)
+		goto done;
+	if ((rc = task_add(ctx->ledger, actor, &spec, 1, &id, ctx->err)) < 0)
+		goto done;
+	rc = print_ids(ctx, &id, 1);
+done:
+	task_spec_release(&spec);
+	buf_release(&body);
+	return rc;
+}
+
+const struct cmd_entry cmd_add_entry = {
+	.name = "add",
+	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
+		 "[--touches GLOB]... [--done-when CHECK]... [--priority N] "
+		 "[--label L]... [--max-attempts N] [--parent ID]\n"
+		 "       daicho add --batch FILE.jsonl|-",
+	.summary = "add a task (or many, all or none) and print its id",
+	.help =
+	    "Prints only the new id (one per line for --batch).\n\n"
+	    "The body is the task's prompt: any bytes, any size; workers fetch it\n"
+	    "with 'daicho prompt ID'. --after takes ids (12, #12, T12), comma-\n"
+	    "separated or repeated: the task is ready only when all of them are\n"
+	    "verified. --touches declares the paths the task will edit, as globs\n"
+	    "relative to the repository (*, **, ?, [a-z]); two tasks whose globs\n"
+	    "overlap are never claimed at once. --done-when adds a check that must\n"
+	    "pass before the task counts as done: file:PATH, cmd:SHELL, saved or\n"
+	    "commit. Defaults: priority 0 (higher is claimed first), 3 attempts.\n\n"
+	    "--batch reads one JSON object per line, all added in one transaction\n"
+	    "(all or none; an error names the line). Fields: title (required),\n"
+	    "body, priority, max_attempts, labels, touches, done_when, after,\n"
+	    "parent, key. after and parent take task ids or the key of another\n"
+	    "line in the batch (forward references allowed); a cycle is refused\n"
+	    "and named. Example:\n"
+	    "  {\"key\":\"parse\",\"title\":\"Write the parser\",\"touches\":[\"src/parse*\"]}\n"
+	    "  {\"title\":\"Test it\",\"after\":[\"parse\"],\"done_when\":[\"cmd:make test\"]}\n\n"
+	    "JSON: {\"id\": N}; with --batch {\"ids\": [N, ...]}\n",
+	.options = (const struct cmd_option[]){
+	    { "body", 0, "TEXT", "the prompt, given inline" },
+	    { "body-file", 0, "FILE", "read the prompt from FILE ('-': stdin)" },
+	    { "after", 0, "IDS", "ready only after these are verified" },
+	    { "touches", 0, "GLOB", "a path glob the task edits (repeatable)" },
+	    { "done-when", 0, "CHECK", "file:PATH, cmd:SHELL, saved, commit" },
+	    { "priority", 0, "N", "higher first (default 0)" },
+	    { "label", 0, "L", "a label (repeatable)" },
+	    { "max-attempts", 0, "N", "attempts before failed (default 3)" },
+	    { "parent", 0, "ID", "the task this one belongs to" },
+	    { "batch", 0, "FILE", "add one task per JSONL line ('-': stdin)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 0,
+	.max_args = 1,
+	.exec = exec_add,
+};
+
+/* The JSON form of a task: the fields documented in 'daicho ls --help'. */
+static json_t *
+task_json(const struct task *t)
+{
+	json_t *o = json_object(), *after = json_array(), *labels = json_array(),
+	       *touches = json_array(), *checks = json_array();
+
+	json_object_set_new(o, "id", json_integer(t->id));
+	json_object_set_new(o, "title", json_string(t->title));
+	json_object_set_new(o, "state", json_string(t->state));
+	json_object_set_new(o, "priority", json_integer(t->priority));
+	json_object_set_new(o, "parent", t->parent ? json_integer(t->parent) : json_null());
+	json_object_set_new(o, "owner", t->owner ? json_string(t->owner) : json_null());
+	json_object_set_new(o, "lease_expires_ms",
+	    t->lease_expires_ms ? json_integer(t->lease_expires_ms) : json_null());
+	json_object_set_new(o, "attempts", json_integer(t->attempts));
+	json_object_set_new(o, "max_attempts", json_integer(t->max_attempts));
+	for (size_t i = 0; i < t->after_count; i++)
+		json_array_append_new(after, json_integer(t->after[i]));
+	json_object_set_new(o, "after", after);
+	json_object_set_new(o, "unmet_after", json_integer(t->unmet_deps));
+	for (size_t i = 0; i < t->labels.count; i++)
+		json_array_append_new(labels, json_string(t->labels.items[i]));
+	json_object_set_new(o, "labels", labels);
+	for (size_t i = 0; i < t->touches.count; i++)
+		json_array_append_new(touches, json_string(t->touches.items[i]));
+	json_object_set_new(o, "touches", touches);
+	for (size_t i = 0; i < t->checks.count; i++)
+		json_array_append_new(checks, json_string(t->checks.items[i]));
+	json_object_set_new(o, "done_when", checks);
+	json_object_set_new(o, "body_bytes", json_integer(t->body_bytes));
+	json_object_set_new(o, "saves", json_integer(t->saves));
+	json_object_set_new(o, "result_bytes",
+	    t->result_bytes >= 0 ? json_integer(t->result_bytes) : json_null());
+	json_object_set_new(o, "commit",
+	    t->report_commit ? json_string(t->report_commit) : json_null());
+	json_object_set_new(o, "note",
+	    t->report_note ? json_string(t->report_note) : json_null());
+	json_object_set_new(o, "block_reason",
+	    t->block_reason ? json_string(t->block_reason) : json_null());
+	json_object_set_new(o, "created_ms", json_integer(t->created_ms));
+	json_object_set_new(o, "updated_ms", json_integer(t->updated_ms));
+	return o;
+}
+
+static const char *
+state_colour(const char *state)
+{
+	if (strcmp(state, "verified") == 0)
+		return "\033[32m";
+	if (strcmp(state, "claimed") == 0 || strcmp(state, "reported") == 0)
+		return "\033[33m";
+	if (strcmp(state, "blocked") == 0 || strcmp(state, "failed") == 0)
+		return "\033[31m";
+	if (strcmp(state, "cancelled") == 0)
+		return "\033[2m";
+	return "";
+}
+
+struct ls_state {
+	struct cmd_ctx *ctx;
+	json_t *array;
+	bool header;
+	bool colour;
+	int64_t now;
+	size_t rows;
+};
+
+static int
+ls_one(const struct task *t, void *arg)
+{
+	struct ls_state *s = arg;
+	struct buf line = BUF_INIT, id = BUF_INIT, owner = BUF_INIT;
+	const char *colour = s->colour ? state_colour(t->state) : "";
+
+	s->rows++;
+	if (s->array) {
+		json_array_append_new(s->array, task_json(t));
+		return 0;
+	}
+	if (!s->header) {
+		printf("%-7s %-9s %4s  %-16s %s\n", "ID", "STATE", "PRI", "OWNER",
+		    "TITLE");
+		s->header = true;
+	}
+	buf_addf(&id, "#%lld", (long long)t->id);
+	if (t->owner) {
+		cmd_add_printable(&owner, t->owner);
+		if (strcmp(t->state, "claimed") == 0 && t->lease_expires_ms <= s->now)
+			buf_adds(&owner, " (expired)");
+	} else {
+		buf_adds(&owner, "-");
+	}
+	cmd_add_printable(&line, t->title);
+	printf("%-7s %s%-9s%s %4lld  %-16s %s\n", id.buf, colour, t->state,
+	    *colour ? "\033[0m" : "", (long long)t->priority, owner.buf, line.buf);
+	buf_release(&line);
+	buf_release(&id);
+	buf_release(&owner);
+	return 0;
+}
+
+static int
+exec_ls(struct cmd_ctx *ctx)
+{
+	struct task_filter filter = { 0 };
+	struct ls_state state = { ctx, NULL, false, cmd_colour(), clock_now_ms(), 0 };
+	const char *value;
+	int rc;
+
+	filter.state = cmd_opt(ctx, "state");
+	filter.ready = cmd_has(ctx, "ready");
+	filter.label = cmd_opt(ctx, "label");
+	filter.with_edges = ctx->json;
+	if (filter.state && !task_state_valid(filter.state))
+		return err_set(ctx->err, ERR_USAGE,
+		    "unknown state '%s' (states: open, claimed, reported, verified, "
+		    "blocked, cancelled, failed)", filter.state);
+	if (filter.state && filter.ready)
+		return err_set(ctx->err, ERR_USAGE,
+		    "--ready and --state do not combine (ready tasks are open)");
+	if ((value = cmd_opt(ctx, "limit")) != NULL &&
+	    (rc = cmd_integer(ctx, "limit", value, 1, INT64_MAX, &filter.limit)) < 0)
+		return rc;
+	if (cmd_has(ctx, "mine")) {
+		int64_t me = cmd_caller(ctx);
+
+		if (me < 0)
+			return (int)me;
+		filter.owner = me;
+		if (filter.ready)
+			return err_set(ctx->err, ERR_USAGE,
+			    "--ready and --mine do not combine (ready tasks have no "
+			    "owner)");
+	}
+	if (ctx->json)
+		state.array = json_array();
+	rc = task_each(ctx->ledger, &filter, ls_one, &state, ctx->err);
+	if (rc < 0) {
+		json_decref(state.array);
+		return rc;
+	}
+	if (state.array)
+		return cmd_print_json(ctx, state.array);
+	return 0;
+}
+
+const struct cmd_entry cmd_ls_entry = {
+	.name = "ls",
+	.usage = "ls [--state S | --ready] [--mine] [--label L] [--limit N]",
+	.summary = "list tasks",
+	.help =
+	    "Lists tasks in id order; --ready lists exactly what 'claim --next'\n"
+	    "would take, in the order it would take them (highest priority, then\n"
+	    "oldest): open, every task it comes after verified, touches clear of\n"
+	    "live claims (or claimed with an expired lease).\n\n"
+	    "States: open, claimed, reported, verified, blocked, cancelled, failed.\n\n"
+	    "JSON: an array of tasks. Task fields (stable): id, title, state,\n"
+	    "priority, parent (id|null), owner (agent name|null), lease_expires_ms\n"
+	    "(ms since the epoch|null), attempts, max_attempts, after (ids),\n"
+	    "unmet_after (how many of them are not verified), labels, touches,\n"
+	    "done_when, body_bytes, saves, result_bytes (latest|null), commit,\n"
+	    "note, block_reason, created_ms, updated_ms.\n",
+	.options = (const struct cmd_option[]){
+	    { "state", 0, "S", "only tasks in state S" },
+	    { "ready", 0, NULL, "only tasks claim --next could take" },
+	    { "mine", 0, NULL, "only tasks the caller holds" },
+	    { "label", 0, "L", "only tasks labelled L" },
+	    { "limit", 0, "N", "at most N tasks" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_ls,
+};
+
+static void
+show_field(const char *name, const char *value)
+{
+	printf("%-11s %s\n", name, value);
+}
+
+static int
+exec_show(struct cmd_ctx *ctx)
+{
+	struct task t;
+	struct buf text = BUF_INIT;
+	int64_t id, now = clock_now_ms();
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((rc = task_get(ctx->ledger, id, &t, ctx->err)) < 0)
+		return rc;
+	if (ctx->json) {
+		rc = cmd_print_json(ctx, task_json(&t));
+		task_release(&t);
+		return rc;
+	}
+	buf_addf(&text, "#%lld ", (long long)t.id);
+	cmd_add_printable(&text, t.title);
+	printf("%s\n", text.buf);
+	buf_reset(&text);
+	buf_adds(&text, t.state);
+	if (t.owner) {
+		buf_adds(&text, strcmp(t.state, "claimed") == 0 ? " by " : " (owner ");
+		buf_adds(&text, t.owner);
+		if (strcmp(t.state, "claimed") != 0)
+			buf_addch(&text, ')');
+	}
+	if (strcmp(t.state, "claimed") == 0) {
+		if (t.lease_expires_ms > now) {
+			buf_adds(&text, ", lease ends in ");
+			clock_add_age(&text, t.lease_expires_ms - now);
+		} else {
+			buf_adds(&text, ", lease expired ");
+			clock_add_age(&text, now - t.lease_expires_ms);
+			buf_adds(&text, " ago");
+		}
+	}
+	show_field("state", text.buf);
+	buf_reset(&text);
+	buf_addf(&text, "%lld", (long long)t.priority);
+	show_field("priority", text.buf);
+	buf_reset(&text);
+	buf_addf(&text, "%lld of %lld", (long long)t.attempts,
+	    (long long)t.max_attempts);
+	show_field("attempts", text.buf);
+	if (t.parent) {
+		buf_reset(&text);
+		buf_addf(&text, "#%lld", (long long)t.parent);
+		show_field("parent", text.buf);
+	}
+	if (t.after_count) {
+		buf_reset(&text);
+		for (size_t i = 0; i < t.after_count; i++)
+			buf_addf(&text, "%s#%lld", i ? ", " : "", (long long)t.after[i]);
+		buf_addf(&text, " (%lld not verified yet)", (long long)t.unmet_deps);
+		show_field("after", text.buf);
+	}
+	if (t.labels.count) {
+		buf_reset(&text);
+		for (size_t i = 0; i < t.labels.count; i++)
+			buf_addf(&text, "%s%s", i ? ", " : "", t.labels.items[i]);
+		show_field("labels", text.buf);
+	}
+	if (t.touches.count) {
+		buf_reset(&text);
+		for (size_t i = 0; i < t.touches.count; i++) {
+			if (i)
+				buf_adds(&text, ", ");
+			cmd_add_printable(&text, t.touches.items[i]);
+		}
+		show_field("touches", text.buf);
+	}
+	buf_reset(&text);
+	if (t.checks.count) {
+		for (size_t i = 0; i < t.checks.count; i++) {
+			if (i)
+				buf_adds(&text, "; ");
+			cmd_add_printable(&text, t.checks.items[i]);
+		}
+	} else {
+		buf_adds(&text, "(no checks: a saved result, else the report alone)");
+	}
+	show_field("done when", text.buf);
+	buf_reset(&text);
+	buf_addf(&text, "%lld bytes ('daicho prompt %lld')", (long long)t.body_bytes,
+	    (long long)t.id);
+	show_field("body", text.buf);
+	if (t.result_bytes >= 0) {
+		buf_reset(&text);
+		buf_addf(&text, "%lld bytes, %lld save%s ('daicho result %lld')",
+		    (long long)t.result_bytes, (long long)t.saves,
+		    t.saves == 1 ? "" : "s", (long long)t.id);
+		show_field("result", text.buf);
+	}
+	if (t.report_commit)
+		show_field("commit", t.report_commit);
+	if (t.report_note) {
+		buf_reset(&text);
+		cmd_add_printable(&text, t.report_note);
+		show_field("note", text.buf);
+	}
+	if (t.block_reason) {
+		buf_reset(&text);
+		cmd_add_printable(&text, t.block_reason);
+		show_field("blocked", text.buf);
+	}
+	buf_reset(&text);
+	clock_add_timestamp(&text, t.created_ms);
+	buf_adds(&text, " (");
+	clock_add_age(&text, now - t.created_ms);
+	buf_adds(&text, " ago)");
+	show_field("created", text.buf);
+	buf_reset(&text);
+	clock_add_timestamp(&text, t.updated_ms);
+	buf_adds(&text, " (");
+	clock_add_age(&text, now - t.updated_ms);
+	buf_adds(&text, " ago)");
+	show_field("updated", text.buf);
+	buf_release(&text);
+	task_release(&t);
+	return 0;
+}
+
+const struct cmd_entry cmd_show_entry = {
+	.name = "show",
+	.usage = "show ID",
+	.summary = "show one task: state, owner, lease, edges, checks",
+	.help = "JSON: one task object (fields as in 'daicho ls --help').\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_show,
+};
+
+static int
+exec_cancel(struct cmd_ctx *ctx)
+{
+	int64_t id, actor;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((actor = cmd_caller(ctx)) < 0)
+		return (int)actor;
+	return task_cancel(ctx->ledger, actor, id, cmd_opt(ctx, "reason"), ctx->err);
+}
+
+const struct cmd_entry cmd_cancel_entry = {
+	.name = "cancel",
+	.usage = "cancel ID [--reason TEXT]",
+	.summary = "cancel a task that is not finished",
+	.help =
+	    "A cancelled task is never claimed again, and tasks that come after\n"
+	    "it never become ready. Verified, failed and cancelled tasks cannot\n"
+	    "be cancelled (exit 4). Prints nothing.\n",
+	.options = (const struct cmd_option[]){
+	    { "reason", 0, "TEXT", "why, for the log" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_cancel,
+};
+
+struct graph_state {
+	bool mermaid;
+};
+
+/* Append title escaped for a dot or mermaid label. */
+static void
+add_label(struct buf *out, const char *title, bool mermaid)
+{
+	for (const unsigned char *p = (const unsigned char *)title; *p; p++) {
+		if (*p == '"')
+			buf_adds(out, mermaid ? "#quot;" : "\\\"");
+		else if (*p == '\\' && !mermaid)
+			buf_adds(out, "\\\\");
+		else if (*p < 0x20)
+			buf_addch(out, ' ');
+		else
+			buf_addch(out, (char)*p);
+	}
+}
+
+static int
+graph_node(const struct task *t, void *arg)
+{
+	struct graph_state *s = arg;
+	struct buf label = BUF_INIT;
+
+	buf_addf(&label, "#%lld ", (long long)t->id);
+	add_label(&label, t->title, s->mermaid);
+	if (s->mermaid)
+		printf("  t%lld[\"%s (%s)\"]\n", (long long)t->id, label.buf, t->state);
+	else
+		printf("  t%lld [label=\"%s\\n%s\"];\n", (long long)t->id, label.buf,
+		    t->state);
+	buf_release(&label);
+	return 0;
+}
+
+static int
+graph_edge(int64_t task, int64_t after, void *arg)
+{
+	struct graph_state *s = arg;
+
+	if (s->mermaid)
+		printf("  t%lld --> t%lld\n", (long long)after, (long long)task);
+	else
+		printf("  t%lld -> t%lld;\n", (long long)after, (long long)task);
+	return 0;
+}
+
+static int
+exec_graph(struct cmd_ctx *ctx)
+{
+	const char *format = cmd_opt(ctx, "format");
+	struct task_filter all = { 0 };
+	struct graph_state s = { false };
+	int rc;
+
+	if (format == NULL || strcmp(format, "dot") == 0)
+		s.mermaid = false;
+	else if (strcmp(format, "mermaid") == 0)
+		s.mermaid = true;
+	else
+		return err_set(ctx->err, ERR_USAGE,
+		    "unknown graph format '%s' (use dot or mermaid)", format);
+	printf(s.mermaid ? "graph TD\n" : "digraph daicho {\n  rankdir=LR;\n");
+	if ((rc = task_each(ctx->ledger, &all, graph_node, &s, ctx->err)) < 0)
+		return rc;
+	if ((rc = task_each_edge(ctx->ledger, graph_edge, &s, ctx->err)) < 0)
+		return rc;
+	if (!s.mermaid)
+		printf("}\n");
+	return 0;
+}
+
+const struct cmd_entry cmd_graph_entry = {
+	.name = "graph",
+	.usage = "graph [--format dot|mermaid]",
+	.summary = "print the dependency graph (Graphviz dot or Mermaid)",
+	.help =
+	    "Nodes are tasks (id, title, state); an edge A -> B means B comes\n"
+	    "after A. Render with 'daicho graph | dot -Tsvg > graph.svg'.\n",
+	.options = (const struct cmd_option[]){
+	    { "format", 0, "F", "dot (default) or mermaid" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_graph,
+};

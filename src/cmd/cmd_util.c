@@ -1,0 +1,133 @@
+/*
+ * Helpers every command uses: option lookup, argument parsing with daicho's
+ * error messages, input and output.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/task.h"
+#include "util/duration.h"
+
+const char *
+cmd_opt(const struct cmd_ctx *ctx, const char *name)
+{
+	const char *value = NULL;
+
+	for (size_t i = 0; i < ctx->value_count; i++)
+		if (strcmp(ctx->values[i].option->name, name) == 0)
+			value = ctx->values[i].value;
+	return value;
+}
+
+bool
+cmd_has(const struct cmd_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < ctx->value_count; i++)
+		if (strcmp(ctx->values[i].option->name, name) == 0)
+			return true;
+	return false;
+}
+
+const char *
+cmd_opt_next(const struct cmd_ctx *ctx, const char *name, size_t *pos)
+{
+	while (*pos < ctx->value_count) {
+		const struct cmd_value *v = &ctx->values[(*pos)++];
+
+		if (strcmp(v->option->name, name) == 0)
+			return v->value;
+	}
+	return NULL;
+}
+
+int64_t
+cmd_caller(struct cmd_ctx *ctx)
+{
+	int rc;
+
+	if (ctx->caller.id != 0)
+		return ctx->caller.id;
+	if ((rc = agent_resolve(ctx->ledger, &ctx->claim, &ctx->caller,
+		 ctx->err)) < 0)
+		return rc;
+	return ctx->caller.id;
+}
+
+int
+cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id)
+{
+	return task_parse_id(text, id, ctx->err);
+}
+
+int
+cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
+    int64_t *ms)
+{
+	if (duration_parse(text, ms) < 0 || *ms <= 0)
+		return err_set(ctx->err, ERR_USAGE,
+		    "bad duration '%s' for --%s (write a positive number and a unit: "
+		    "500ms, 20s, 30m, 4h, 2d)", text, option);
+	return 0;
+}
+
+int
+cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
+    int64_t min, int64_t max, int64_t *value)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || errno == ERANGE || v < min || v > max)
+		return err_set(ctx->err, ERR_USAGE,
+		    "bad value '%s' for --%s (want a whole number from %lld to %lld)",
+		    text, option, (long long)min, (long long)max);
+	*value = v;
+	return 0;
+}
+
+int
+cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
+{
+	if (strcmp(path, "-") == 0) {
+		if (buf_read_fd(out, STDIN_FILENO) < 0)
+			return err_set(ctx->err, ERR_FAILED,
+			    "cannot read standard input (%s)", strerror(errno));
+		return 0;
+	}
+	if (buf_read_file(out, path) < 0)
+		return err_set(ctx->err, errno == ENOENT ? ERR_NOT_FOUND : ERR_FAILED,
+		    "cannot read %s (%s)", path, strerror(errno));
+	return 0;
+}
+
+bool
+cmd_colour(void)
+{
+	const char *no_colour = getenv("NO_COLOR");
+
+	return isatty(STDOUT_FILENO) && (no_colour == NULL || *no_colour == '\0');
+}
+
+void
+cmd_add_printable(struct buf *out, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		buf_addch(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+}
+
+int
+cmd_print_json(struct cmd_ctx *ctx, json_t *value)
+{
+	int rc = json_dumpf(value, stdout, JSON_COMPACT);
+
+	json_decref(value);
+	if (rc < 0)
+		return err_set(ctx->err, ERR_FAILED, "cannot write JSON output");
+	putchar('\n');
+	return 0;
+}

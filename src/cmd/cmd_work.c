@@ -1,0 +1,153 @@
+/* Self-fetch and self-save: prompt, save, result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/task.h"
+
+/* Write len raw bytes to stdout. */
+static int
+write_raw(struct cmd_ctx *ctx, const struct buf *bytes)
+{
+	if (fwrite(bytes->buf, 1, bytes->len, stdout) != bytes->len)
+		return err_set(ctx->err, ERR_FAILED, "cannot write output");
+	return 0;
+}
+
+static int
+exec_prompt(struct cmd_ctx *ctx)
+{
+	struct buf body = BUF_INIT;
+	int64_t id;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((rc = task_body(ctx->ledger, id, &body, ctx->err)) == 0)
+		rc = write_raw(ctx, &body);
+	buf_release(&body);
+	return rc;
+}
+
+const struct cmd_entry cmd_prompt_entry = {
+	.name = "prompt",
+	.usage = "prompt ID",
+	.summary = "print a task's body (its prompt), byte for byte",
+	.help =
+	    "Writes the body exactly as added, with no newline added: workers\n"
+	    "fetch their own prompt instead of receiving it through the\n"
+	    "orchestrator's context.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_prompt,
+};
+
+/* Parse a non-negative decimal cost. */
+static int
+parse_cost(struct cmd_ctx *ctx, const char *text, double *cost)
+{
+	char *end;
+
+	*cost = strtod(text, &end);
+	if (*text == '\0' || *end != '\0' || !(*cost >= 0) || *cost > 1e12)
+		return err_set(ctx->err, ERR_USAGE,
+		    "bad value '%s' for --cost (want a non-negative number, e.g. "
+		    "0.42)", text);
+	return 0;
+}
+
+static int
+exec_save(struct cmd_ctx *ctx)
+{
+	struct task_usage usage = { -1, -1, -1, NULL };
+	struct buf result = BUF_INIT;
+	const char *file = cmd_opt(ctx, "file"), *value;
+	int64_t id, agent;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "tokens-in")) != NULL &&
+	    (rc = cmd_integer(ctx, "tokens-in", value, 0, INT64_MAX,
+		 &usage.tokens_in)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "tokens-out")) != NULL &&
+	    (rc = cmd_integer(ctx, "tokens-out", value, 0, INT64_MAX,
+		 &usage.tokens_out)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "cost")) != NULL &&
+	    (rc = parse_cost(ctx, value, &usage.cost)) < 0)
+		return rc;
+	usage.model = cmd_opt(ctx, "model");
+	if (file == NULL) {
+		if (isatty(STDIN_FILENO))
+			return err_set(ctx->err, ERR_USAGE,
+			    "no result given (pipe it in, or use -f FILE)");
+		file = "-";
+	}
+	if ((rc = cmd_read_input(ctx, file, &result)) < 0)
+		goto done;
+	if ((agent = cmd_caller(ctx)) < 0) {
+		rc = (int)agent;
+		goto done;
+	}
+	rc = task_save(ctx->ledger, agent, id, result.buf, result.len, &usage,
+	    ctx->err);
+done:
+	buf_release(&result);
+	return rc;
+}
+
+const struct cmd_entry cmd_save_entry = {
+	.name = "save",
+	.usage = "save ID [-f FILE|-] [--tokens-in N] [--tokens-out N] "
+		 "[--cost X] [--model M]",
+	.summary = "save a task's result (holder only), atomically",
+	.help =
+	    "Stores the result (any bytes; from FILE, or standard input) in one\n"
+	    "transaction, with the usage it cost. Only the agent holding the\n"
+	    "claim may save. A later save replaces the result; every save stays\n"
+	    "in the ledger and the log. Prints nothing.\n",
+	.options = (const struct cmd_option[]){
+	    { "file", 'f', "FILE", "read the result from FILE ('-': stdin)" },
+	    { "tokens-in", 0, "N", "input tokens used" },
+	    { "tokens-out", 0, "N", "output tokens used" },
+	    { "cost", 0, "X", "cost, in your currency" },
+	    { "model", 0, "M", "the model that produced it" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_save,
+};
+
+static int
+exec_result(struct cmd_ctx *ctx)
+{
+	struct buf result = BUF_INIT;
+	int64_t id;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((rc = task_result(ctx->ledger, id, &result, ctx->err)) == 0)
+		rc = write_raw(ctx, &result);
+	buf_release(&result);
+	return rc;
+}
+
+const struct cmd_entry cmd_result_entry = {
+	.name = "result",
+	.usage = "result ID",
+	.summary = "print a task's latest saved result, byte for byte",
+	.help = "Exit 3 when no result has been saved.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_result,
+};

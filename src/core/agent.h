@@ -1,0 +1,47 @@
+/*
+ * Agents: the named participants that hold claims. This module resolves
+ * who is calling and records that they are alive.
+ */
+#ifndef DAICHO_AGENT_H
+#define DAICHO_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+
+/* Who the caller says it is, gathered by the command line layer. */
+struct agent_claim {
+	const char *name;       /* --as or $DAICHO_AGENT; NULL if neither */
+	const char *session_id; /* a client session variable, or NULL */
+	const char *kind;       /* claude, codex, gemini, script or human */
+	const char *human_name; /* login name, used when nothing else is set */
+};
+
+/* A resolved agent. Strings are owned (agent_release()). */
+struct agent {
+	int64_t id;
+	char *name;
+};
+
+/*
+ * Check that name can name an agent: 1 to 64 bytes of letters, digits and
+ * ". _ - @ +", not starting with '-'. Returns 0, or ERR_USAGE.
+ */
+int agent_check_name(const char *name, struct err *err);
+
+/*
+ * Resolve the caller in one write transaction, first match wins:
+ * claim->name, the live agent bound to claim->session_id, a new agent named
+ * "<kind>-<first 8 characters of the session>" bound to it, else the human.
+ * An agent not in the ledger is registered (an event). The agent's last
+ * seen time becomes now (a stale agent is active again), and the leases of
+ * the claims it still holds are renewed. Fills *out.
+ */
+int agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
+    struct agent *out, struct err *err);
+
+void agent_release(struct agent *agent);
+
+#endif

@@ -1,0 +1,780 @@
+/*
+ * What is ready, and every change of a task's state after it was added:
+ * claim, release, block, cancel, report, save.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/event.h"
+#include "core/task.h"
+#include "core/task_internal.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/glob.h"
+
+/* A glob held by a live claim, and who holds it. */
+struct live_touch {
+	char *glob;
+	int64_t task;
+	char *holder;
+};
+
+struct live_touches {
+	struct live_touch *items;
+	size_t count, alloc;
+	bool loaded;
+};
+
+static void
+live_touches_release(struct live_touches *live)
+{
+	for (size_t i = 0; i < live->count; i++) {
+		free(live->items[i].glob);
+		free(live->items[i].holder);
+	}
+	free(live->items);
+	memset(live, 0, sizeof(*live));
+}
+
+/* Load the touches of every live claim: claimed with a running lease, or
+ * reported and not yet verified. */
+static int
+live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT g.glob, t.id, a.name FROM tasks t"
+	    " JOIN touches g ON g.task = t.id"
+	    " LEFT JOIN agents a ON a.id = t.owner"
+	    " WHERE t.has_touches AND ((t.state = 'claimed' AND"
+	    "  t.lease_expires_ms > ?1) OR t.state = 'reported')", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct live_touch *t;
+		const unsigned char *holder = sqlite3_column_text(st, 2);
+
+		xgrow((void **)&live->items, &live->alloc, live->count + 1,
+		    sizeof(*t));
+		t = &live->items[live->count++];
+		t->glob = xstrdup((const char *)sqlite3_column_text(st, 0));
+		t->task = sqlite3_column_int64(st, 1);
+		t->holder = xstrdup(holder ? (const char *)holder : "nobody");
+	}
+	sqlite3_reset(st);
+	live->loaded = true;
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading claims");
+	return 0;
+}
+
+/*
+ * Find a live claim (other than task id itself) whose touches overlap the
+ * touches of task id. Returns the index in live, or -1 when none.
+ */
+static int
+find_overlap(struct ledger *ledger, int64_t id, int64_t now,
+    struct live_touches *live, char **mine, struct err *err)
+{
+	sqlite3_stmt *st;
+	int rc, found = -1;
+
+	if (!live->loaded && (rc = live_touches_load(ledger, now, live, err)) < 0)
+		return rc;
+	if (live->count == 0)
+		return -1;
+	st = ledger_stmt(ledger, "SELECT glob FROM touches WHERE task = ?", err);
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	while (found < 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *glob = (const char *)sqlite3_column_text(st, 0);
+
+		for (size_t i = 0; i < live->count; i++) {
+			if (live->items[i].task != id &&
+			    glob_overlap(glob, live->items[i].glob)) {
+				found = (int)i;
+				if (mine)
+					*mine = xstrdup(glob);
+				break;
+			}
+		}
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
+/* A cursor over candidates in claim order. */
+struct cursor {
+	sqlite3_stmt *st;
+	bool has_row;
+	int64_t id, priority;
+	bool has_touches;
+};
+
+static int
+cursor_step(struct ledger *ledger, struct cursor *c, struct err *err)
+{
+	int rc = sqlite3_step(c->st);
+
+	c->has_row = rc == SQLITE_ROW;
+	if (c->has_row) {
+		c->id = sqlite3_column_int64(c->st, 0);
+		c->priority = sqlite3_column_int64(c->st, 1);
+		c->has_touches = sqlite3_column_int(c->st, 2) != 0;
+		return 0;
+	}
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "finding ready tasks");
+	return 0;
+}
+
+/* Whether a comes before b in claim order. */
+static bool
+before(const struct cursor *a, const struct cursor *b)
+{
+	if (!b->has_row)
+		return true;
+	if (a->priority != b->priority)
+		return a->priority > b->priority;
+	return a->id < b->id;
+}
+
+int
+task_ready_each(struct ledger *ledger, const char *label, int64_t now,
+    int (*fn)(int64_t id, void *arg), void *arg, struct err *err)
+{
+	/*
+	 * Two ordered streams merged: open tasks through the tasks_ready
+	 * index, and the (few) claims whose lease has run out.
+	 */
+	static const char open_sql[] =
+	    "SELECT id, priority, has_touches FROM tasks"
+	    " WHERE state = 'open' AND unmet_deps = 0 AND ?1 IS NULL"
+	    " ORDER BY priority DESC, id";
+	static const char open_label_sql[] =
+	    "SELECT id, priority, has_touches FROM tasks"
+	    " WHERE state = 'open' AND unmet_deps = 0 AND id IN"
+	    " (SELECT task FROM labels WHERE label = ?1)"
+	    " ORDER BY priority DESC, id";
+	static const char expired_sql[] =
+	    "SELECT id, priority, has_touches FROM tasks"
+	    " WHERE state = 'claimed' AND lease_expires_ms <= ?2"
+	    " AND unmet_deps = 0 AND attempts < max_attempts"
+	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))"
+	    " ORDER BY priority DESC, id";
+	struct cursor open = { 0 }, expired = { 0 };
+	struct live_touches live = { 0 };
+	int rc;
+
+	open.st = ledger_stmt(ledger, label ? open_label_sql : open_sql, err);
+	if (open.st == NULL)
+		return -(int)err->code;
+	expired.st = ledger_stmt(ledger, expired_sql, err);
+	if (expired.st == NULL)
+		return -(int)err->code;
+	sqlite3_reset(open.st);
+	if (label) {
+		sqlite3_bind_text(open.st, 1, label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(expired.st, 1, label, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_int64(expired.st, 2, now);
+	if ((rc = cursor_step(ledger, &open, err)) < 0 ||
+	    (rc = cursor_step(ledger, &expired, err)) < 0)
+		goto done;
+	while (open.has_row || expired.has_row) {
+		struct cursor *c = open.has_row && before(&open, &expired)
+				       ? &open : &expired;
+		int64_t id = c->id;
+
+		if (c->has_touches) {
+			int overlap = find_overlap(ledger, id, now, &live, NULL, err);
+
+			if (overlap < -1) {
+				rc = overlap;
+				goto done;
+			}
+			if (overlap >= 0) {
+				if ((rc = cursor_step(ledger, c, err)) < 0)
+					goto done;
+				continue;
+			}
+		}
+		if ((rc = fn(id, arg)) != 0)
+			goto done;
+		if ((rc = cursor_step(ledger, c, err)) < 0)
+			goto done;
+	}
+	rc = 0;
+done:
+	sqlite3_reset(open.st);
+	sqlite3_reset(expired.st);
+	live_touches_release(&live);
+	return rc;
+}
+
+/* The current state of a task, for deciding inside a transaction. */
+struct task_now {
+	char state[16];
+	int64_t owner;
+	char *owner_name;
+	int64_t lease_expires_ms;
+	int64_t attempts, max_attempts, unmet_deps;
+	bool has_touches;
+};
+
+static int
+read_now(struct ledger *ledger, int64_t id, struct task_now *now,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT t.state, t.owner, a.name, t.lease_expires_ms, t.attempts,"
+	    " t.max_attempts, t.unmet_deps, t.has_touches"
+	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?",
+	    err);
+	int rc;
+
+	memset(now, 0, sizeof(*now));
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *name = sqlite3_column_text(st, 2);
+
+		snprintf(now->state, sizeof(now->state), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+		now->owner = sqlite3_column_int64(st, 1);
+		now->owner_name = name ? xstrdup((const char *)name) : NULL;
+		now->lease_expires_ms = sqlite3_column_int64(st, 3);
+		now->attempts = sqlite3_column_int64(st, 4);
+		now->max_attempts = sqlite3_column_int64(st, 5);
+		now->unmet_deps = sqlite3_column_int64(st, 6);
+		now->has_touches = sqlite3_column_int(st, 7) != 0;
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
+		    (long long)id);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "reading a task");
+	return 0;
+}
+
+static int
+step_done(struct ledger *ledger, sqlite3_stmt *st, struct err *err,
+    const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, what);
+	return 0;
+}
+
+/*
+ * A claim whose lease ran out is taken over: record that, and fail the task
+ * instead when its attempts are spent. *failed tells which.
+ */
+static int
+expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
+    const struct task_now *now, int64_t at, bool *failed, struct err *err)
+{
+	int rc;
+
+	*failed = now->attempts >= now->max_attempts;
+	rc = event_append(ledger, actor, "lease-expired", id,
+	    json_pack("{s:s?, s:I}", "owner", now->owner_name, "expired_ms",
+		(json_int_t)now->lease_expires_ms), err);
+	if (rc < 0 || !*failed)
+		return rc;
+	{
+		sqlite3_stmt *st = ledger_stmt(ledger,
+		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
+		    " updated_ms = ?2 WHERE id = ?1", err);
+
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, at);
+		if ((rc = step_done(ledger, st, err, "failing a task")) < 0)
+			return rc;
+	}
+	return event_append(ledger, actor, "fail", id,
+	    json_pack("{s:s, s:I}", "reason", "attempts exhausted", "attempts",
+		(json_int_t)now->attempts), err);
+}
+
+static int
+take(struct ledger *ledger, int64_t agent, int64_t id, int64_t lease_ms,
+    int64_t at, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
+	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
+	    " report_commit = NULL, report_note = NULL, block_reason = NULL,"
+	    " updated_ms = ?4 WHERE id = ?1", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, agent);
+	sqlite3_bind_int64(st, 3, lease_ms);
+	sqlite3_bind_int64(st, 4, at);
+	if ((rc = step_done(ledger, st, err, "claiming a task")) < 0)
+		return rc;
+	return event_append(ledger, agent, "claim", id,
+	    json_pack("{s:I}", "lease_ms", (json_int_t)lease_ms), err);
+}
+
+static int
+first_ready(int64_t id, void *arg)
+{
+	*(int64_t *)arg = id;
+	return 1;
+}
+
+/* Why nothing is ready: a message for claim --next. */
+static int
+nothing_ready(struct ledger *ledger, const char *label, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FILTER (WHERE state = 'open'),"
+	    " count(*) FILTER (WHERE state IN ('claimed','reported','blocked'))"
+	    " FROM tasks WHERE ?1 IS NULL OR id IN"
+	    " (SELECT task FROM labels WHERE label = ?1)", err);
+	int64_t open = 0, busy = 0;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	if (label)
+		sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		open = sqlite3_column_int64(st, 0);
+		busy = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (open > 0)
+		return err_set(err, ERR_NOT_FOUND,
+		    "nothing ready (%lld open task%s waiting on unverified tasks "
+		    "or overlap live claims; see 'daicho ls --state open')",
+		    (long long)open, open == 1 ? "" : "s");
+	if (busy > 0)
+		return err_set(err, ERR_NOT_FOUND,
+		    "nothing ready (%lld task%s claimed, reported or blocked; none "
+		    "open%s)", (long long)busy, busy == 1 ? " is" : "s are",
+		    label ? " with that label" : "");
+	return err_set(err, ERR_NOT_FOUND, "nothing ready (no open tasks%s)",
+	    label ? " with that label" : "");
+}
+
+/* Explain why task id cannot be claimed by agent now, or return 0. */
+static int
+claimable(struct ledger *ledger, int64_t agent, int64_t id,
+    const struct task_now *now, int64_t at, struct err *err)
+{
+	bool live = strcmp(now->state, "claimed") == 0 &&
+		    now->lease_expires_ms > at;
+
+	if (live && now->owner != agent)
+		return err_set(err, ERR_CONFLICT,
+		    "task #%lld is claimed by %s (lease ends in %llds; pick another "
+		    "with 'daicho claim --next')", (long long)id,
+		    now->owner_name ? now->owner_name : "another agent",
+		    (long long)((now->lease_expires_ms - at + 999) / 1000));
+	if (strcmp(now->state, "open") != 0 && strcmp(now->state, "claimed") != 0)
+		return err_set(err, ERR_CONFLICT,
+		    "task #%lld is %s (only open tasks can be claimed)",
+		    (long long)id, now->state);
+	if (now->unmet_deps > 0)
+		return err_set(err, ERR_CONFLICT,
+		    "task #%lld waits on %lld unverified task%s (see 'daicho show "
+		    "%lld')", (long long)id, (long long)now->unmet_deps,
+		    now->unmet_deps == 1 ? "" : "s", (long long)id);
+	if (strcmp(now->state, "claimed") == 0 &&
+	    now->attempts >= now->max_attempts && now->owner != agent)
+		return err_set(err, ERR_CONFLICT,
+		    "task #%lld has used all %lld attempts", (long long)id,
+		    (long long)now->max_attempts);
+	if (now->has_touches) {
+		struct live_touches touches = { 0 };
+		char *mine = NULL;
+		int overlap = find_overlap(ledger, id, at, &touches, &mine, err);
+		int rc = overlap < -1 ? overlap : 0;
+
+		if (overlap >= 0)
+			rc = err_set(err, ERR_CONFLICT,
+			    "task #%lld touches %s, which overlaps %s held by %s for "
+			    "#%lld (wait for it to be verified or released)",
+			    (long long)id, mine, touches.items[overlap].glob,
+			    touches.items[overlap].holder,
+			    (long long)touches.items[overlap].task);
+		free(mine);
+		live_touches_release(&touches);
+		return rc;
+	}
+	return 0;
+}
+
+int
+task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
+    int64_t lease_ms, int64_t *claimed, struct err *err)
+{
+	int64_t at = clock_now_ms();
+	struct task_now now = { 0 };
+	int rc;
+
+	if (lease_ms <= 0)
+		return err_set(err, ERR_USAGE, "lease must be longer than 0");
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	for (;;) {
+		bool failed = false;
+		int64_t candidate = id;
+
+		free(now.owner_name);
+		now.owner_name = NULL;
+		if (id == 0) {
+			rc = task_ready_each(ledger, label, at, first_ready,
+			    &candidate, err);
+			if (rc < 0)
+				goto fail;
+			if (rc == 0) {
+				rc = nothing_ready(ledger, label, err);
+				goto fail;
+			}
+		}
+		if ((rc = read_now(ledger, candidate, &now, err)) < 0)
+			goto fail;
+		if (strcmp(now.state, "claimed") == 0 && now.owner == agent &&
+		    now.lease_expires_ms > at) {
+			/* Already ours: renew, nothing else. */
+			sqlite3_stmt *st = ledger_stmt(ledger,
+			    "UPDATE tasks SET lease_ms = ?2, lease_expires_ms = ?3 + ?2"
+			    " WHERE id = ?1", err);
+
+			if (st == NULL) {
+				rc = -(int)err->code;
+				goto fail;
+			}
+			sqlite3_bind_int64(st, 1, candidate);
+			sqlite3_bind_int64(st, 2, lease_ms);
+			sqlite3_bind_int64(st, 3, at);
+			if ((rc = step_done(ledger, st, err, "renewing a lease")) < 0)
+				goto fail;
+			*claimed = candidate;
+			break;
+		}
+		if ((rc = claimable(ledger, agent, candidate, &now, at, err)) < 0)
+			goto fail;
+		if (strcmp(now.state, "claimed") == 0 &&
+		    (rc = expire_claim(ledger, agent, candidate, &now, at, &failed,
+			 err)) < 0)
+			goto fail;
+		if (failed) {
+			if (id == 0)
+				continue;
+			/* Keep the failure; refuse the claim. */
+			free(now.owner_name);
+			if ((rc = ledger_commit(ledger, err)) < 0)
+				return rc;
+			return err_set(err, ERR_CONFLICT,
+			    "task #%lld has used all %lld attempts (it is now failed)",
+			    (long long)id, (long long)now.max_attempts);
+		}
+		if ((rc = take(ledger, agent, candidate, lease_ms, at, err)) < 0)
+			goto fail;
+		*claimed = candidate;
+		break;
+	}
+	free(now.owner_name);
+	return ledger_commit(ledger, err);
+fail:
+	free(now.owner_name);
+	ledger_rollback(ledger);
+	return rc;
+}
+
+/*
+ * Check that agent holds task id in one of the given states (NULL-ended),
+ * for the named action. Fills *now.
+ */
+static int
+require_holder(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *action, const char *const *states, struct task_now *now,
+    struct err *err)
+{
+	int rc = read_now(ledger, id, now, err);
+	bool state_ok = false;
+
+	if (rc < 0)
+		return rc;
+	for (const char *const *s = states; *s; s++)
+		if (strcmp(now->state, *s) == 0)
+			state_ok = true;
+	if (!state_ok)
+		return err_set(err, ERR_CONFLICT,
+		    "cannot %s task #%lld: it is %s%s%s", action, (long long)id,
+		    now->state, now->owner_name ? " by " : "",
+		    now->owner_name ? now->owner_name : "");
+	if (now->owner != agent)
+		return err_set(err, ERR_CONFLICT,
+		    "cannot %s task #%lld: it is held by %s, not you (only the "
+		    "holder of the claim may %s it)", action, (long long)id,
+		    now->owner_name ? now->owner_name : "nobody", action);
+	return 0;
+}
+
+/* Run one UPDATE with ?1 = id, ?2 = now, ?3 = text (may be NULL). */
+static int
+update_task(struct ledger *ledger, const char *sql, int64_t id, int64_t at,
+    const char *text, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, at);
+	if (text)
+		sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+	return step_done(ledger, st, err, "updating a task");
+}
+
+/* Finish a one-change transaction: commit on success, else roll back. */
+static int
+finish(struct ledger *ledger, int rc, struct task_now *now, struct err *err)
+{
+	free(now->owner_name);
+	if (rc < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
+}
+
+int
+task_release_claim(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
+{
+	static const char *const states[] = { "claimed", "blocked", NULL };
+	struct task_now now = { 0 };
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = require_holder(ledger, agent, id, "release", states, &now,
+		 err)) < 0)
+		return finish(ledger, rc, &now, err);
+	rc = update_task(ledger,
+	    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+	    " lease_expires_ms = NULL, attempts = max(attempts - 1, 0),"
+	    " block_reason = NULL, updated_ms = ?2 WHERE id = ?1",
+	    id, clock_now_ms(), NULL, err);
+	if (rc == 0)
+		rc = event_append(ledger, agent, "release", id, NULL, err);
+	return finish(ledger, rc, &now, err);
+}
+
+int
+task_block(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, struct err *err)
+{
+	static const char *const states[] = { "claimed", NULL };
+	struct task_now now = { 0 };
+	int rc;
+
+	if (reason == NULL || *reason == '\0')
+		return err_set(err, ERR_USAGE,
+		    "block needs a reason (--reason TEXT: what the human must do)");
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = require_holder(ledger, agent, id, "block", states, &now,
+		 err)) < 0)
+		return finish(ledger, rc, &now, err);
+	rc = update_task(ledger,
+	    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
+	    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1",
+	    id, clock_now_ms(), reason, err);
+	if (rc == 0)
+		rc = event_append(ledger, agent, "block", id,
+		    json_pack("{s:s}", "reason", reason), err);
+	return finish(ledger, rc, &now, err);
+}
+
+int
+task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, struct err *err)
+{
+	struct task_now now = { 0 };
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = read_now(ledger, id, &now, err)) < 0)
+		return finish(ledger, rc, &now, err);
+	if (strcmp(now.state, "verified") == 0 ||
+	    strcmp(now.state, "cancelled") == 0 || strcmp(now.state, "failed") == 0) {
+		rc = err_set(err, ERR_CONFLICT,
+		    "cannot cancel task #%lld: it is already %s", (long long)id,
+		    now.state);
+		return finish(ledger, rc, &now, err);
+	}
+	rc = update_task(ledger,
+	    "UPDATE tasks SET state = 'cancelled', lease_expires_ms = NULL,"
+	    " updated_ms = ?2 WHERE id = ?1", id, clock_now_ms(), NULL, err);
+	if (rc == 0)
+		rc = event_append(ledger, agent, "cancel", id,
+		    json_pack("{s:s, s:s?}", "from", now.state, "reason", reason), err);
+	return finish(ledger, rc, &now, err);
+}
+
+int
+task_report(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *commit, const char *note, struct err *err)
+{
+	static const char *const states[] = { "claimed", NULL };
+	struct task_now now = { 0 };
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = require_holder(ledger, agent, id, "report", states, &now,
+		 err)) < 0)
+		return finish(ledger, rc, &now, err);
+	st = ledger_stmt(ledger,
+	    "UPDATE tasks SET state = 'reported', lease_expires_ms = NULL,"
+	    " report_commit = ?3, report_note = ?4, updated_ms = ?2"
+	    " WHERE id = ?1", err);
+	if (st == NULL)
+		return finish(ledger, -(int)err->code, &now, err);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, clock_now_ms());
+	if (commit)
+		sqlite3_bind_text(st, 3, commit, -1, SQLITE_STATIC);
+	if (note)
+		sqlite3_bind_text(st, 4, note, -1, SQLITE_STATIC);
+	rc = step_done(ledger, st, err, "reporting a task");
+	if (rc == 0)
+		rc = event_append(ledger, agent, "report", id,
+		    json_pack("{s:s?, s:s?}", "commit", commit, "note", note), err);
+	return finish(ledger, rc, &now, err);
+}
+
+int
+task_save(struct ledger *ledger, int64_t agent, int64_t id,
+    const void *result, size_t result_bytes, const struct task_usage *usage,
+    struct err *err)
+{
+	static const char *const states[] = { "claimed", NULL };
+	struct task_now now = { 0 };
+	sqlite3_stmt *st;
+	json_t *detail;
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = require_holder(ledger, agent, id, "save", states, &now, err)) < 0)
+		return finish(ledger, rc, &now, err);
+	st = ledger_stmt(ledger,
+	    "INSERT INTO saves (task, agent, at_ms, result, tokens_in, tokens_out,"
+	    " cost, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
+	if (st == NULL)
+		return finish(ledger, -(int)err->code, &now, err);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, agent);
+	sqlite3_bind_int64(st, 3, clock_now_ms());
+	sqlite3_bind_blob64(st, 4, result ? result : "", result_bytes,
+	    SQLITE_STATIC);
+	if (usage->tokens_in >= 0)
+		sqlite3_bind_int64(st, 5, usage->tokens_in);
+	if (usage->tokens_out >= 0)
+		sqlite3_bind_int64(st, 6, usage->tokens_out);
+	if (usage->cost >= 0)
+		sqlite3_bind_double(st, 7, usage->cost);
+	if (usage->model)
+		sqlite3_bind_text(st, 8, usage->model, -1, SQLITE_STATIC);
+	if ((rc = step_done(ledger, st, err, "saving a result")) < 0)
+		return finish(ledger, rc, &now, err);
+	detail = json_pack("{s:I, s:I}", "save",
+	    (json_int_t)sqlite3_last_insert_rowid(ledger_db(ledger)), "bytes",
+	    (json_int_t)result_bytes);
+	if (usage->tokens_in >= 0)
+		json_object_set_new(detail, "tokens_in", json_integer(usage->tokens_in));
+	if (usage->tokens_out >= 0)
+		json_object_set_new(detail, "tokens_out",
+		    json_integer(usage->tokens_out));
+	if (usage->cost >= 0)
+		json_object_set_new(detail, "cost", json_real(usage->cost));
+	if (usage->model)
+		json_object_set_new(detail, "model", json_string(usage->model));
+	rc = event_append(ledger, agent, "save", id, detail, err);
+	return finish(ledger, rc, &now, err);
+}
+
+/*
+ * Append column 0 of the first row of st (bound to id) to out. Returns 0,
+ * 1 when there is no row, or a negative error.
+ */
+static int
+read_blob(struct ledger *ledger, sqlite3_stmt *st, int64_t id, struct buf *out,
+    struct err *err)
+{
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		buf_add(out, sqlite3_column_blob(st, 0),
+		    (size_t)sqlite3_column_bytes(st, 0));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 1;
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "reading a task");
+	return 0;
+}
+
+int
+task_body(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT body FROM tasks WHERE id = ?", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	if ((rc = read_blob(ledger, st, id, out, err)) == 1)
+		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
+		    (long long)id);
+	return rc;
+}
+
+int
+task_result(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT result FROM saves WHERE task = ? ORDER BY id DESC LIMIT 1", err);
+	struct task_now now;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	if ((rc = read_blob(ledger, st, id, out, err)) != 1)
+		return rc;
+	/* Say "no task" when the task itself does not exist. */
+	if ((rc = read_now(ledger, id, &now, err)) < 0)
+		return rc;
+	free(now.owner_name);
+	return err_set(err, ERR_NOT_FOUND,
+	    "no result saved for task #%lld (the holder saves one with "
+	    "'daicho save')", (long long)id);
+}

@@ -1,0 +1,50 @@
+/*
+ * Events: the append-only record of every state change. An event is written
+ * in the same transaction as the change it records, so neither exists
+ * without the other.
+ */
+#ifndef DAICHO_EVENT_H
+#define DAICHO_EVENT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+
+struct event {
+	int64_t id;
+	int64_t at_ms;
+	const char *actor; /* agent name, or NULL */
+	const char *kind;  /* "add", "claim", "report", ... */
+	int64_t task;      /* 0 when about no task */
+	const char *detail; /* JSON object text, or NULL */
+};
+
+/*
+ * Append an event inside the caller's write transaction. detail (may be
+ * NULL) is consumed: its reference is stolen. actor and task may be 0.
+ */
+int event_append(struct ledger *ledger, int64_t actor, const char *kind,
+    int64_t task, json_t *detail, struct err *err);
+
+struct event_filter {
+	int64_t task;      /* only this task's events, or 0 */
+	int64_t after_id;  /* only events with a larger id */
+	int64_t since_ms;  /* only events at or after this time, or 0 */
+	int64_t limit;     /* the newest limit events (still in order), or 0 */
+};
+
+/*
+ * Call fn for each matching event in id order. The struct and its strings
+ * live only for the call. A non-zero return from fn stops the walk and is
+ * returned.
+ */
+int event_each(struct ledger *ledger, const struct event_filter *filter,
+    int (*fn)(const struct event *event, void *arg), void *arg,
+    struct err *err);
+
+/* The largest event id, 0 when none. */
+int event_last_id(struct ledger *ledger, int64_t *id, struct err *err);
+
+#endif

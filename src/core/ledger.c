@@ -1,0 +1,441 @@
+#include "core/ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "core/schema.h"
+#include "util/alloc.h"
+#include "util/duration.h"
+#include "util/path.h"
+
+#define STMT_CACHE_SIZE 64
+
+struct cached_stmt {
+	const char *sql;   /* the literal's address is the key */
+	sqlite3_stmt *stmt;
+};
+
+struct ledger {
+	sqlite3 *db;
+	char *path;
+	int lock_fd;                  /* "<path>-lock", or -1 */
+	bool locked;                  /* we hold the write lock */
+	bool in_transaction;
+	int64_t busy_timeout_ms;
+	struct cached_stmt stmts[STMT_CACHE_SIZE];
+	size_t stmt_count;
+};
+
+static int64_t
+busy_timeout_ms(void)
+{
+	const char *text = getenv("DAICHO_BUSY_TIMEOUT");
+	int64_t ms;
+
+	if (text != NULL && duration_parse(text, &ms) == 0)
+		return ms;
+	return 30000;
+}
+
+void
+ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists)
+{
+	const char *env = getenv("DAICHO_LEDGER");
+	struct buf common = BUF_INIT;
+
+	buf_reset(path);
+	if (hint->path != NULL) {
+		path_add_absolute(path, hint->path);
+	} else if (env != NULL && *env != '\0') {
+		path_add_absolute(path, env);
+	} else if (path_git_common_dir(hint->cwd, &common) == 0) {
+		buf_addf(path, "%s/daicho/ledger.db", common.buf);
+	} else if (path_find_upward(hint->cwd, ".daicho/ledger.db", path) != 0) {
+		buf_reset(path);
+		buf_addf(path, "%s/.daicho/ledger.db", hint->cwd);
+	}
+	*exists = access(path->buf, F_OK) == 0;
+	buf_release(&common);
+}
+
+const char *
+ledger_path(const struct ledger *ledger)
+{
+	return ledger->path;
+}
+
+sqlite3 *
+ledger_db(struct ledger *ledger)
+{
+	return ledger->db;
+}
+
+int
+ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
+{
+	const char *detail = ledger && ledger->db ? sqlite3_errmsg(ledger->db)
+						  : sqlite3_errstr(rc);
+	const char *path = ledger ? ledger->path : "ledger";
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return err_set(err, ERR_BUSY,
+		    "ledger busy while %s (%s; retry, or raise DAICHO_BUSY_TIMEOUT)",
+		    what, detail);
+	case SQLITE_READONLY:
+		return err_set(err, ERR_FAILED,
+		    "cannot write the ledger while %s (%s is read-only; fix its "
+		    "permissions or use a writable --ledger)", what, path);
+	case SQLITE_NOTADB:
+		return err_set(err, ERR_FAILED,
+		    "%s is not a daicho ledger (not a SQLite database; point "
+		    "--ledger at a ledger, or move the file away and run "
+		    "'daicho init')", path);
+	case SQLITE_CORRUPT:
+		return err_set(err, ERR_FAILED,
+		    "the ledger %s is damaged (%s; restore it from a copy)", path,
+		    detail);
+	case SQLITE_FULL:
+		return err_set(err, ERR_FAILED,
+		    "disk full while %s (%s; free space and retry)", what, path);
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+	case SQLITE_IOERR:
+		return err_set(err, ERR_FAILED, "cannot use the ledger %s while %s (%s)",
+		    path, what, detail);
+	default:
+		return err_set(err, ERR_FAILED, "ledger error while %s (%s)", what,
+		    detail);
+	}
+}
+
+int
+ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
+{
+	int rc = sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "updating the ledger");
+	return 0;
+}
+
+static volatile sig_atomic_t alarm_fired;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	alarm_fired = 1;
+}
+
+/*
+ * Take the write lock, waiting at most the busy timeout. The wait is a
+ * blocking flock interrupted by a one-shot timer, so waiters sleep in the
+ * kernel's queue instead of polling.
+ */
+static int
+take_write_lock(struct ledger *ledger, struct err *err)
+{
+	struct sigaction action, previous;
+	struct itimerval timer = { 0 }, off = { 0 };
+	int rc;
+
+	if (ledger->lock_fd < 0 || ledger->locked)
+		return 0;
+	if (flock(ledger->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+		ledger->locked = true;
+		return 0;
+	}
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = on_alarm; /* no SA_RESTART: flock gets EINTR */
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGALRM, &action, &previous);
+	timer.it_value.tv_sec = ledger->busy_timeout_ms / 1000;
+	timer.it_value.tv_usec = (ledger->busy_timeout_ms % 1000) * 1000;
+	alarm_fired = 0;
+	setitimer(ITIMER_REAL, &timer, NULL);
+	do
+		rc = flock(ledger->lock_fd, LOCK_EX);
+	while (rc < 0 && errno == EINTR && !alarm_fired);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &previous, NULL);
+	if (rc < 0)
+		return err_set(err, ERR_BUSY,
+		    "ledger busy (another process held the write lock for %lldms; "
+		    "retry, or raise DAICHO_BUSY_TIMEOUT)",
+		    (long long)ledger->busy_timeout_ms);
+	ledger->locked = true;
+	return 0;
+}
+
+static void
+drop_write_lock(struct ledger *ledger)
+{
+	if (ledger->locked) {
+		flock(ledger->lock_fd, LOCK_UN);
+		ledger->locked = false;
+	}
+}
+
+int
+ledger_begin(struct ledger *ledger, struct err *err)
+{
+	int rc = take_write_lock(ledger, err);
+
+	if (rc < 0)
+		return rc;
+	rc = sqlite3_exec(ledger->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		drop_write_lock(ledger);
+		return ledger_error(ledger, rc, err, "starting a transaction");
+	}
+	ledger->in_transaction = true;
+	return 0;
+}
+
+int
+ledger_begin_read(struct ledger *ledger, struct err *err)
+{
+	int rc = sqlite3_exec(ledger->db, "BEGIN", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "reading the ledger");
+	ledger->in_transaction = true;
+	return 0;
+}
+
+int
+ledger_commit(struct ledger *ledger, struct err *err)
+{
+	int rc = sqlite3_exec(ledger->db, "COMMIT", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK) {
+		ledger_error(ledger, rc, err, "committing");
+		ledger_rollback(ledger);
+		return -(int)err->code;
+	}
+	ledger->in_transaction = false;
+	drop_write_lock(ledger);
+	return 0;
+}
+
+void
+ledger_rollback(struct ledger *ledger)
+{
+	if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
+		sqlite3_exec(ledger->db, "ROLLBACK", NULL, NULL, NULL);
+	ledger->in_transaction = false;
+	drop_write_lock(ledger);
+}
+
+sqlite3_stmt *
+ledger_stmt(struct ledger *ledger, const char *sql, struct err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	for (size_t i = 0; i < ledger->stmt_count; i++) {
+		if (ledger->stmts[i].sql == sql) {
+			stmt = ledger->stmts[i].stmt;
+			sqlite3_reset(stmt);
+			sqlite3_clear_bindings(stmt);
+			return stmt;
+		}
+	}
+	rc = sqlite3_prepare_v3(ledger->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+	    &stmt, NULL);
+	if (rc != SQLITE_OK) {
+		ledger_error(ledger, rc, err, "preparing a query");
+		return NULL;
+	}
+	if (ledger->stmt_count == STMT_CACHE_SIZE) {
+		/* Every statement is a literal in core/: raise the size. */
+		sqlite3_finalize(stmt);
+		err_set(err, ERR_FAILED, "internal: statement cache full");
+		return NULL;
+	}
+	ledger->stmts[ledger->stmt_count].sql = sql;
+	ledger->stmts[ledger->stmt_count].stmt = stmt;
+	ledger->stmt_count++;
+	return stmt;
+}
+
+static int
+query_int(struct ledger *ledger, const char *sql, int64_t *value, struct err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc = sqlite3_prepare_v2(ledger->db, sql, -1, &stmt, NULL);
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(stmt);
+		if (rc == SQLITE_ROW) {
+			*value = sqlite3_column_int64(stmt, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "reading the ledger");
+	return 0;
+}
+
+/* Apply the migrations the ledger has not seen, in one transaction. */
+static int
+migrate(struct ledger *ledger, struct err *err)
+{
+	int64_t version = 0, app_id = 0;
+	int rc;
+
+	if ((rc = query_int(ledger, "PRAGMA user_version", &version, err)) < 0)
+		return rc;
+	if (version >= (int64_t)schema_migration_count) {
+		if (version > (int64_t)schema_migration_count)
+			return err_set(err, ERR_FAILED,
+			    "ledger %s has schema version %lld, newer than this "
+			    "daicho understands (%zu; upgrade daicho)",
+			    ledger->path, (long long)version, schema_migration_count);
+		return 0;
+	}
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	/* Re-read under the lock: another process may have migrated. */
+	if ((rc = query_int(ledger, "PRAGMA user_version", &version, err)) < 0)
+		goto fail;
+	if ((rc = query_int(ledger, "PRAGMA application_id", &app_id, err)) < 0)
+		goto fail;
+	if (version == 0 && app_id != 0 && app_id != SCHEMA_APPLICATION_ID) {
+		rc = err_set(err, ERR_FAILED,
+		    "%s is not a daicho ledger (it is another application's "
+		    "SQLite database; point --ledger elsewhere)", ledger->path);
+		goto fail;
+	}
+	if (version == 0) {
+		int64_t tables = 0;
+
+		if ((rc = query_int(ledger,
+			 "SELECT count(*) FROM sqlite_schema", &tables, err)) < 0)
+			goto fail;
+		if (tables > 0) {
+			rc = err_set(err, ERR_FAILED,
+			    "%s is not a daicho ledger (a SQLite database with "
+			    "other tables; point --ledger elsewhere)", ledger->path);
+			goto fail;
+		}
+	}
+	for (int64_t v = version; v < (int64_t)schema_migration_count; v++) {
+		if ((rc = ledger_exec(ledger, schema_migrations[v], err)) < 0)
+			goto fail;
+	}
+	{
+		struct buf sql = BUF_INIT;
+
+		buf_addf(&sql, "PRAGMA user_version = %zu; PRAGMA application_id = %d",
+		    schema_migration_count, SCHEMA_APPLICATION_ID);
+		rc = ledger_exec(ledger, sql.buf, err);
+		buf_release(&sql);
+		if (rc < 0)
+			goto fail;
+	}
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+/* Open path (creating it when create is set) and configure the connection. */
+static int
+connect(const char *path, bool create, struct ledger **out, struct err *err)
+{
+	struct ledger *ledger = xcalloc(1, sizeof(*ledger));
+	struct buf lock_path = BUF_INIT;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    (create ? SQLITE_OPEN_CREATE : 0);
+	int rc;
+
+	ledger->path = xstrdup(path);
+	ledger->lock_fd = -1;
+	ledger->busy_timeout_ms = busy_timeout_ms();
+	rc = sqlite3_open_v2(path, &ledger->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		rc = ledger_error(ledger, rc, err, "opening it");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(ledger->db, 1);
+	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
+	buf_addf(&lock_path, "%s-lock", path);
+	ledger->lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (ledger->lock_fd < 0)
+		ledger->lock_fd = open(lock_path.buf, O_RDONLY | O_CLOEXEC);
+	buf_release(&lock_path);
+	/*
+	 * WAL for concurrent readers; NORMAL sync is durable across process
+	 * crashes (a power loss may lose the last commits, never corrupt).
+	 */
+	rc = sqlite3_exec(ledger->db,
+	    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+	    "PRAGMA foreign_keys = ON;",
+	    NULL, NULL, NULL);
+	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_READONLY) {
+		rc = ledger_error(ledger, rc, err, "opening it");
+		goto fail;
+	}
+	if ((rc = migrate(ledger, err)) < 0)
+		goto fail;
+	*out = ledger;
+	return 0;
+fail:
+	ledger_close(ledger);
+	return rc;
+}
+
+int
+ledger_create(const char *path, struct err *err)
+{
+	struct ledger *ledger = NULL;
+	bool existed = access(path, F_OK) == 0;
+	int rc;
+
+	if (!existed && path_make_parent_dirs(path, 0755) < 0)
+		return err_set(err, ERR_FAILED, "cannot create the directory for %s (%s)",
+		    path, strerror(errno));
+	rc = connect(path, true, &ledger, err);
+	ledger_close(ledger);
+	if (rc < 0)
+		return rc;
+	return existed ? 1 : 0;
+}
+
+int
+ledger_open(const char *path, struct ledger **out, struct err *err)
+{
+	if (access(path, F_OK) != 0)
+		return err_set(err, ERR_FAILED,
+		    "no ledger at %s (run 'daicho init' to create one, or point "
+		    "--ledger or DAICHO_LEDGER at an existing one)", path);
+	return connect(path, false, out, err);
+}
+
+void
+ledger_close(struct ledger *ledger)
+{
+	if (ledger == NULL)
+		return;
+	ledger_rollback(ledger);
+	for (size_t i = 0; i < ledger->stmt_count; i++)
+		sqlite3_finalize(ledger->stmts[i].stmt);
+	if (ledger->db)
+		sqlite3_close(ledger->db);
+	if (ledger->lock_fd >= 0)
+		close(ledger->lock_fd);
+	free(ledger->path);
+	free(ledger);
+}

@@ -1,0 +1,86 @@
+/*
+ * The ledger: one SQLite database in WAL mode, and the only place that
+ * opens, migrates and commits it.
+ *
+ * Writes: ledger_begin() takes the ledger's write lock and starts a
+ * BEGIN IMMEDIATE transaction; the caller re-reads what it decides on, writes,
+ * and ends with ledger_commit() or ledger_rollback(). The write lock is an
+ * flock(2) on "<ledger>-lock": the kernel queues waiters and wakes them the
+ * moment the lock is free, where SQLite's own busy handler sleeps with
+ * growing back-off and lets a few processes starve the rest. A waiter gives
+ * up after the busy timeout ($DAICHO_BUSY_TIMEOUT, default 30s) with
+ * ERR_BUSY. The lock dies with its process, so kill -9 never wedges it.
+ *
+ * Reads need no lock (WAL readers never block writers or each other);
+ * ledger_begin_read() gives a consistent snapshot across several queries.
+ */
+#ifndef DAICHO_LEDGER_H
+#define DAICHO_LEDGER_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define LEDGER_SCHEMA_VERSION 1
+
+struct ledger;
+
+/* Where the caller asked for the ledger to be. */
+struct ledger_hint {
+	const char *path; /* --ledger, or NULL */
+	const char *cwd;  /* directory to search from */
+};
+
+/*
+ * Decide the ledger path, first match wins: hint->path, $DAICHO_LEDGER,
+ * <git common dir>/daicho/ledger.db, an existing .daicho/ledger.db in cwd or
+ * above, else (for init) cwd/.daicho/ledger.db. Fills path; sets *exists.
+ */
+void ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists);
+
+/*
+ * Create an empty ledger at path (and its directory) with the current
+ * schema. Returns 0, 1 when a ledger already exists there (it is migrated if
+ * old), or a negative error.
+ */
+int ledger_create(const char *path, struct err *err);
+
+/*
+ * Open the existing ledger at path, migrating it forward when its schema is
+ * older. On success *out is owned by the caller (ledger_close()).
+ */
+int ledger_open(const char *path, struct ledger **out, struct err *err);
+
+void ledger_close(struct ledger *ledger);
+
+const char *ledger_path(const struct ledger *ledger);
+
+/* The connection, for core modules only. */
+sqlite3 *ledger_db(struct ledger *ledger);
+
+int ledger_begin(struct ledger *ledger, struct err *err);
+int ledger_begin_read(struct ledger *ledger, struct err *err);
+int ledger_commit(struct ledger *ledger, struct err *err);
+/* Roll back the open transaction, if any, and drop the write lock. */
+void ledger_rollback(struct ledger *ledger);
+
+/*
+ * A prepared statement for sql, which must be a string literal (the cache
+ * is keyed by its address). Returned reset with no bindings; the ledger owns
+ * it. Call sqlite3_reset() when done so a read does not linger.
+ */
+sqlite3_stmt *ledger_stmt(struct ledger *ledger, const char *sql, struct err *err);
+
+/*
+ * Turn a failed SQLite call (result rc) into an error about what was being
+ * done, with the right code: busy → ERR_BUSY, read-only, not a database,
+ * constraint. Returns the negative code.
+ */
+int ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what);
+
+/* Run sql (no results) and map failure. */
+int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);
+
+#endif

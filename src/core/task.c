@@ -1,0 +1,762 @@
+#include "core/task.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dep.h"
+#include "core/event.h"
+#include "core/task_internal.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/glob.h"
+
+static const char *const task_states[] = {
+	"open", "claimed", "reported", "verified", "blocked", "cancelled",
+	"failed",
+};
+
+bool
+task_state_valid(const char *state)
+{
+	for (size_t i = 0; i < sizeof(task_states) / sizeof(*task_states); i++)
+		if (strcmp(state, task_states[i]) == 0)
+			return true;
+	return false;
+}
+
+int
+task_parse_id(const char *text, int64_t *id, struct err *err)
+{
+	const char *p = text;
+	int64_t n = 0;
+
+	if (*p == '#' || *p == 'T' || *p == 't')
+		p++;
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (INT64_MAX - 9) / 10)
+			goto bad;
+		n = n * 10 + (*p - '0');
+	}
+	if (*p != '\0' || n == 0)
+		goto bad;
+	*id = n;
+	return 0;
+bad:
+	return err_set(err, ERR_USAGE,
+	    "'%s' is not a task id (write 12, #12 or T12)", text);
+}
+
+int
+task_check_spec(const char *spec, struct err *err)
+{
+	if (strcmp(spec, "saved") == 0 || strcmp(spec, "commit") == 0)
+		return 0;
+	if (strncmp(spec, "cmd:", 4) == 0) {
+		if (spec[4] == '\0')
+			return err_set(err, ERR_USAGE,
+			    "empty command in done-when 'cmd:' (write cmd:SHELL)");
+		return 0;
+	}
+	if (strncmp(spec, "file:", 5) == 0) {
+		const char *path = spec + 5, *seg = path;
+
+		if (*path == '\0')
+			return err_set(err, ERR_USAGE,
+			    "empty path in done-when 'file:' (write file:PATH)");
+		if (*path == '/')
+			return err_set(err, ERR_USAGE,
+			    "done-when '%s' is an absolute path (paths are relative "
+			    "to the repository root)", spec);
+		for (;;) {
+			const char *end = strchr(seg, '/');
+			size_t len = end ? (size_t)(end - seg) : strlen(seg);
+
+			if (len == 2 && seg[0] == '.' && seg[1] == '.')
+				return err_set(err, ERR_USAGE,
+				    "done-when '%s' leaves the repository ('..' is "
+				    "not allowed)", spec);
+			if (end == NULL)
+				break;
+			seg = end + 1;
+		}
+		return 0;
+	}
+	return err_set(err, ERR_USAGE,
+	    "unknown done-when check '%s' (use file:PATH, cmd:SHELL, saved or "
+	    "commit)", spec);
+}
+
+void
+task_spec_release(struct task_spec *spec)
+{
+	strlist_release(&spec->after);
+	strlist_release(&spec->touches);
+	strlist_release(&spec->checks);
+	strlist_release(&spec->labels);
+}
+
+void
+task_release(struct task *task)
+{
+	free(task->title);
+	free(task->state);
+	free(task->owner);
+	free(task->report_commit);
+	free(task->report_note);
+	free(task->block_reason);
+	strlist_release(&task->labels);
+	strlist_release(&task->touches);
+	strlist_release(&task->checks);
+	free(task->after);
+	memset(task, 0, sizeof(*task));
+}
+
+static char *
+column_strdup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *text = sqlite3_column_text(st, col);
+
+	return text ? xstrdup((const char *)text) : NULL;
+}
+
+void
+task_read_row(sqlite3_stmt *st, struct task *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = sqlite3_column_int64(st, 0);
+	out->title = column_strdup(st, 1);
+	out->state = column_strdup(st, 2);
+	out->priority = sqlite3_column_int64(st, 3);
+	out->parent = sqlite3_column_int64(st, 4);
+	out->owner_id = sqlite3_column_int64(st, 5);
+	out->owner = column_strdup(st, 6);
+	out->lease_expires_ms = sqlite3_column_int64(st, 7);
+	out->attempts = sqlite3_column_int64(st, 8);
+	out->max_attempts = sqlite3_column_int64(st, 9);
+	out->unmet_deps = sqlite3_column_int64(st, 10);
+	out->report_commit = column_strdup(st, 11);
+	out->report_note = column_strdup(st, 12);
+	out->block_reason = column_strdup(st, 13);
+	out->created_ms = sqlite3_column_int64(st, 14);
+	out->updated_ms = sqlite3_column_int64(st, 15);
+	out->body_bytes = sqlite3_column_int64(st, 16);
+	out->saves = sqlite3_column_int64(st, 17);
+	out->result_bytes = sqlite3_column_type(st, 18) == SQLITE_NULL
+				? -1 : sqlite3_column_int64(st, 18);
+}
+
+/* Append every text in column 0 of st (bound to id ?1) to list. */
+static int
+load_strings(struct ledger *ledger, const char *sql, int64_t id,
+    struct strlist *list, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		strlist_add(list, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading a task");
+	return 0;
+}
+
+int
+task_load_edges(struct ledger *ledger, struct task *task, struct err *err)
+{
+	struct strlist after = STRLIST_INIT;
+	int rc;
+
+	if ((rc = load_strings(ledger,
+		 "SELECT label FROM labels WHERE task = ? ORDER BY label", task->id,
+		 &task->labels, err)) < 0 ||
+	    (rc = load_strings(ledger,
+		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", task->id,
+		 &task->touches, err)) < 0 ||
+	    (rc = load_strings(ledger,
+		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", task->id,
+		 &task->checks, err)) < 0 ||
+	    (rc = load_strings(ledger,
+		 "SELECT after FROM deps WHERE task = ? ORDER BY after", task->id,
+		 &after, err)) < 0)
+		goto done;
+	task->after = xcalloc(after.count ? after.count : 1, sizeof(int64_t));
+	task->after_count = after.count;
+	for (size_t i = 0; i < after.count; i++)
+		task->after[i] = strtoll(after.items[i], NULL, 10);
+done:
+	strlist_release(&after);
+	return rc;
+}
+
+int
+task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT " TASK_COLUMNS " FROM tasks t"
+	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?", err);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		task_read_row(st, out);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return err_set(err, ERR_NOT_FOUND,
+		    "no task #%lld (see 'daicho ls')", (long long)id);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "reading a task");
+	if ((rc = task_load_edges(ledger, out, err)) < 0)
+		task_release(out);
+	return rc;
+}
+
+/* Prefix for errors about spec: "line N: " inside a batch. */
+static const char *
+where(const struct task_spec *spec, struct buf *scratch)
+{
+	buf_reset(scratch);
+	if (spec->line)
+		buf_addf(scratch, "line %zu: ", spec->line);
+	return scratch->buf;
+}
+
+static bool
+valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		int n;
+
+		if (*p < 0x80)
+			n = 0;
+		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			n = 1;
+		else if ((*p & 0xf0) == 0xe0)
+			n = 2;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			n = 3;
+		else
+			return false;
+		p++;
+		while (n-- > 0) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			p++;
+		}
+	}
+	return true;
+}
+
+static int
+check_label(const char *label, struct err *err, const char *at)
+{
+	if (*label == '\0')
+		return err_set(err, ERR_USAGE, "%sempty label", at);
+	for (const char *p = label; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == ',')
+			return err_set(err, ERR_USAGE,
+			    "%sinvalid label '%s' (no spaces, commas or control "
+			    "characters)", at, label);
+	if (!valid_utf8(label))
+		return err_set(err, ERR_USAGE, "%slabel is not valid UTF-8", at);
+	return 0;
+}
+
+/* Validate everything about one spec that needs no ledger. */
+static int
+check_spec(const struct task_spec *spec, struct err *err)
+{
+	struct buf at = BUF_INIT, why = BUF_INIT;
+	const char *prefix = where(spec, &at);
+	int rc = 0;
+
+	if (spec->title == NULL || spec->title[0] == '\0') {
+		rc = err_set(err, ERR_USAGE, "%sempty title (a task needs a title)",
+		    prefix);
+		goto done;
+	}
+	if (strchr(spec->title, '\n') || strchr(spec->title, '\r')) {
+		rc = err_set(err, ERR_USAGE,
+		    "%stitle has a line break (a title is one line; put the "
+		    "rest in the body)", prefix);
+		goto done;
+	}
+	if (!valid_utf8(spec->title)) {
+		rc = err_set(err, ERR_USAGE, "%stitle is not valid UTF-8", prefix);
+		goto done;
+	}
+	if (spec->max_attempts < 0) {
+		rc = err_set(err, ERR_USAGE, "%smax attempts must be at least 1",
+		    prefix);
+		goto done;
+	}
+	for (size_t i = 0; i < spec->touches.count; i++) {
+		buf_reset(&why);
+		if (glob_check(spec->touches.items[i], &why) < 0) {
+			rc = err_set(err, ERR_USAGE, "%sbad glob '%s' (%s)", prefix,
+			    spec->touches.items[i], why.buf);
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < spec->checks.count; i++) {
+		if ((rc = task_check_spec(spec->checks.items[i], err)) < 0) {
+			struct buf msg = BUF_INIT;
+
+			buf_addf(&msg, "%s%s", prefix, err->message.buf);
+			rc = err_set(err, ERR_USAGE, "%s", msg.buf);
+			buf_release(&msg);
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < spec->labels.count; i++)
+		if ((rc = check_label(spec->labels.items[i], err, prefix)) < 0)
+			goto done;
+done:
+	buf_release(&at);
+	buf_release(&why);
+	return rc;
+}
+
+/* Find the spec whose key is key; count if none. */
+static size_t
+find_key(const struct task_spec *specs, size_t count, const char *key)
+{
+	for (size_t i = 0; i < count; i++)
+		if (specs[i].key && strcmp(specs[i].key, key) == 0)
+			return i;
+	return count;
+}
+
+static void
+describe_spec(struct buf *out, const struct task_spec *spec)
+{
+	if (spec->key)
+		buf_addf(out, "'%s' (line %zu)", spec->key, spec->line);
+	else
+		buf_addf(out, "line %zu", spec->line);
+}
+
+/* Refuse duplicate keys and cycles among the batch's own edges. */
+static int
+check_batch_graph(const struct task_spec *specs, size_t count, struct err *err)
+{
+	struct dep_graph graph = { count, xcalloc(count ? count : 1, sizeof(size_t *)),
+		xcalloc(count ? count : 1, sizeof(size_t)) };
+	size_t *path = xcalloc(count + 1, sizeof(size_t));
+	size_t cycle;
+	int rc = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		if (specs[i].key && find_key(specs, i, specs[i].key) < i) {
+			rc = err_set(err, ERR_USAGE,
+			    "line %zu: key '%s' is already used on line %zu",
+			    specs[i].line, specs[i].key,
+			    specs[find_key(specs, i, specs[i].key)].line);
+			goto done;
+		}
+		graph.edges[i] = xcalloc(specs[i].after.count + 1, sizeof(size_t));
+		for (size_t k = 0; k < specs[i].after.count; k++) {
+			size_t j = find_key(specs, count, specs[i].after.items[k]);
+
+			if (j < count)
+				graph.edges[i][graph.counts[i]++] = j;
+		}
+	}
+	cycle = dep_find_cycle(&graph, path);
+	if (cycle > 0) {
+		struct buf text = BUF_INIT;
+
+		for (size_t k = 0; k <= cycle; k++) {
+			if (k)
+				buf_adds(&text, " -> ");
+			describe_spec(&text, &specs[path[k]]);
+		}
+		rc = err_set(err, ERR_CONFLICT,
+		    "dependency cycle: %s (dependencies must form a DAG; remove one "
+		    "'after')", text.buf);
+		buf_release(&text);
+	}
+done:
+	for (size_t i = 0; i < count; i++)
+		free(graph.edges[i]);
+	free(graph.edges);
+	free(graph.counts);
+	free(path);
+	return rc;
+}
+
+/* Resolve an existing task id text; fills *id, *verified. */
+static int
+existing_task(struct ledger *ledger, const char *text, const char *prefix,
+    const char *role, int64_t *id, bool *verified, struct err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (task_parse_id(text, id, err) < 0)
+		return err_set(err, ERR_USAGE,
+		    "%s'%s' in %s is neither a task id nor a key in this batch",
+		    prefix, text, role);
+	st = ledger_stmt(ledger, "SELECT state FROM tasks WHERE id = ?", err);
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, *id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*verified = strcmp((const char *)sqlite3_column_text(st, 0),
+				"verified") == 0;
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return err_set(err, ERR_NOT_FOUND, "%s%s names no task #%lld",
+		    prefix, role, (long long)*id);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "reading a task");
+	return 0;
+}
+
+static int
+insert_pair(struct ledger *ledger, const char *sql, int64_t task,
+    const char *text, int64_t number, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, task);
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 2, number);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "adding a task");
+	return 0;
+}
+
+/* Insert one task row; the edges follow once every id is known. */
+static int
+insert_task(struct ledger *ledger, const struct task_spec *spec,
+    int64_t parent, int64_t now, int64_t *id, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
+	    " has_touches, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?)", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, spec->title, -1, SQLITE_STATIC);
+	sqlite3_bind_blob64(st, 2, spec->body ? spec->body : "", spec->body_bytes,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, spec->priority);
+	if (parent)
+		sqlite3_bind_int64(st, 4, parent);
+	sqlite3_bind_int64(st, 5,
+	    spec->max_attempts ? spec->max_attempts : TASK_DEFAULT_MAX_ATTEMPTS);
+	sqlite3_bind_int(st, 6, spec->touches.count > 0);
+	sqlite3_bind_int64(st, 7, now);
+	sqlite3_bind_int64(st, 8, now);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "adding a task");
+	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	return 0;
+}
+
+/* Write after edges, labels, touches and checks of specs[i] (id ids[i]). */
+static int
+insert_edges(struct ledger *ledger, const struct task_spec *specs,
+    size_t count, size_t i, const int64_t *ids, struct err *err)
+{
+	const struct task_spec *spec = &specs[i];
+	struct buf at = BUF_INIT;
+	int64_t unmet = 0;
+	int rc = 0;
+
+	where(spec, &at);
+	for (size_t k = 0; k < spec->after.count; k++) {
+		size_t j = find_key(specs, count, spec->after.items[k]);
+		int64_t after;
+		bool verified = false;
+
+		if (j < count) {
+			after = ids[j];
+		} else if ((rc = existing_task(ledger, spec->after.items[k], at.buf,
+				"after", &after, &verified, err)) < 0) {
+			goto done;
+		}
+		if (after == ids[i]) {
+			rc = err_set(err, ERR_CONFLICT,
+			    "%sa task cannot come after itself", at.buf);
+			goto done;
+		}
+		{
+			sqlite3_stmt *st = ledger_stmt(ledger,
+			    "INSERT OR IGNORE INTO deps (task, after) VALUES (?, ?)",
+			    err);
+
+			if (st == NULL) {
+				rc = -(int)err->code;
+				goto done;
+			}
+			sqlite3_bind_int64(st, 1, ids[i]);
+			sqlite3_bind_int64(st, 2, after);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_DONE && sqlite3_changes(ledger_db(ledger)) &&
+			    !verified)
+				unmet++;
+			sqlite3_reset(st);
+			if (rc != SQLITE_DONE) {
+				rc = ledger_error(ledger, rc, err, "adding a task");
+				goto done;
+			}
+			rc = 0;
+		}
+	}
+	if (unmet > 0) {
+		sqlite3_stmt *st = ledger_stmt(ledger,
+		    "UPDATE tasks SET unmet_deps = ? WHERE id = ?", err);
+
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto done;
+		}
+		sqlite3_bind_int64(st, 1, unmet);
+		sqlite3_bind_int64(st, 2, ids[i]);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			rc = ledger_error(ledger, rc, err, "adding a task");
+			goto done;
+		}
+		rc = 0;
+	}
+	for (size_t k = 0; k < spec->labels.count && rc == 0; k++)
+		rc = insert_pair(ledger,
+		    "INSERT OR IGNORE INTO labels (task, label) VALUES (?, ?)",
+		    ids[i], spec->labels.items[k], 0, err);
+	for (size_t k = 0; k < spec->touches.count && rc == 0; k++)
+		rc = insert_pair(ledger,
+		    "INSERT OR IGNORE INTO touches (task, glob) VALUES (?, ?)",
+		    ids[i], spec->touches.items[k], 0, err);
+	for (size_t k = 0; k < spec->checks.count && rc == 0; k++) {
+		sqlite3_stmt *st = ledger_stmt(ledger,
+		    "INSERT INTO checks (task, seq, spec) VALUES (?, ?, ?)", err);
+
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, ids[i]);
+		sqlite3_bind_int64(st, 2, (int64_t)k + 1);
+		sqlite3_bind_text(st, 3, spec->checks.items[k], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "adding a task");
+	}
+done:
+	buf_release(&at);
+	return rc;
+}
+
+int
+task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
+    size_t count, int64_t *ids, struct err *err)
+{
+	int64_t now = clock_now_ms();
+	struct buf at = BUF_INIT;
+	int rc;
+
+	for (size_t i = 0; i < count; i++)
+		if ((rc = check_spec(&specs[i], err)) < 0)
+			return rc;
+	if ((rc = check_batch_graph(specs, count, err)) < 0)
+		return rc;
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < count; i++) {
+		int64_t parent = 0;
+
+		if (specs[i].parent) {
+			size_t j = find_key(specs, i, specs[i].parent);
+			bool verified;
+
+			if (j < i)
+				parent = ids[j];
+			else if ((rc = existing_task(ledger, specs[i].parent,
+					  where(&specs[i], &at), "parent", &parent,
+					  &verified, err)) < 0)
+				goto fail;
+		}
+		if ((rc = insert_task(ledger, &specs[i], parent, now, &ids[i], err)) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if ((rc = insert_edges(ledger, specs, count, i, ids, err)) < 0)
+			goto fail;
+		if ((rc = event_append(ledger, actor, "add", ids[i], NULL, err)) < 0)
+			goto fail;
+	}
+	buf_release(&at);
+	return ledger_commit(ledger, err);
+fail:
+	buf_release(&at);
+	ledger_rollback(ledger);
+	return rc;
+}
+
+struct each_ready {
+	struct ledger *ledger;
+	const struct task_filter *filter;
+	int (*fn)(const struct task *task, void *arg);
+	void *arg;
+	int64_t seen;
+	struct err *err;
+};
+
+static int
+each_ready_one(int64_t id, void *arg)
+{
+	struct each_ready *ctx = arg;
+	struct task task;
+	int rc;
+
+	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
+		return rc;
+	rc = ctx->fn(&task, ctx->arg);
+	task_release(&task);
+	if (rc == 0 && ctx->filter->limit > 0 && ++ctx->seen >= ctx->filter->limit)
+		return 1;
+	return rc;
+}
+
+int
+task_each(struct ledger *ledger, const struct task_filter *filter,
+    int (*fn)(const struct task *task, void *arg), void *arg, struct err *err)
+{
+	struct buf sql = BUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc, stop = 0, param = 0;
+
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	if (filter->ready) {
+		struct each_ready ctx = { ledger, filter, fn, arg, 0, err };
+
+		rc = task_ready_each(ledger, filter->label, clock_now_ms(),
+		    each_ready_one, &ctx, err);
+		if (rc == 1)
+			rc = 0;
+		goto done;
+	}
+	/* Fixed fragments only; every value is bound. */
+	buf_adds(&sql, "SELECT " TASK_COLUMNS
+		       " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE 1");
+	if (filter->state)
+		buf_addf(&sql, " AND t.state = ?%d", ++param);
+	if (filter->owner)
+		buf_addf(&sql, " AND t.owner = ?%d", ++param);
+	if (filter->label)
+		buf_addf(&sql, " AND EXISTS (SELECT 1 FROM labels l WHERE"
+			       " l.task = t.id AND l.label = ?%d)", ++param);
+	buf_addf(&sql, " ORDER BY t.id LIMIT ?%d", ++param);
+	rc = sqlite3_prepare_v2(ledger_db(ledger), sql.buf, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		rc = ledger_error(ledger, rc, err, "listing tasks");
+		goto done;
+	}
+	param = 0;
+	if (filter->state)
+		sqlite3_bind_text(st, ++param, filter->state, -1, SQLITE_STATIC);
+	if (filter->owner)
+		sqlite3_bind_int64(st, ++param, filter->owner);
+	if (filter->label)
+		sqlite3_bind_text(st, ++param, filter->label, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, ++param, filter->limit > 0 ? filter->limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct task task;
+
+		task_read_row(st, &task);
+		if (filter->with_edges &&
+		    (stop = task_load_edges(ledger, &task, err)) < 0) {
+			task_release(&task);
+			break;
+		}
+		stop = fn(&task, arg);
+		task_release(&task);
+		if (stop)
+			break;
+	}
+	if (stop)
+		rc = stop;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = ledger_error(ledger, rc, err, "listing tasks");
+done:
+	sqlite3_finalize(st);
+	buf_release(&sql);
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+task_count_by_state(struct ledger *ledger, const char *const *states,
+    int64_t *counts, size_t count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM tasks WHERE state = ?", err);
+	int rc = SQLITE_DONE;
+
+	if (st == NULL)
+		return -(int)err->code;
+	for (size_t i = 0; i < count; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		counts[i] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "counting tasks");
+	return 0;
+}
+
+int
+task_each_edge(struct ledger *ledger,
+    int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT task, after FROM deps ORDER BY task, after", err);
+	int rc, stop = 0;
+
+	if (st == NULL)
+		return -(int)err->code;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((stop = fn(sqlite3_column_int64(st, 0),
+			 sqlite3_column_int64(st, 1), arg)) != 0)
+			break;
+	sqlite3_reset(st);
+	if (stop)
+		return stop;
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading dependencies");
+	return 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * Tasks: adding, reading and listing them, and every change of their state.
+ *
+ * States: open → claimed → reported → verified; claimed → blocked;
+ * any unfinished → cancelled; attempts exhausted → failed. A task is ready
+ * when it is open (or claimed with an expired lease), every task it comes
+ * after is verified, and its touches overlap no live claim (claimed with a
+ * running lease, or reported and awaiting verification).
+ */
+#ifndef DAICHO_TASK_H
+#define DAICHO_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+#include "util/strlist.h"
+
+#define TASK_DEFAULT_MAX_ATTEMPTS 3
+#define TASK_DEFAULT_LEASE_MS (30 * 60 * 1000)
+
+/* What "add" is given; one per task, one per line for a batch. */
+struct task_spec {
+	size_t line;             /* batch line (1-based), 0 outside a batch */
+	const char *key;         /* batch key others may name in after, or NULL */
+	const char *title;
+	const void *body;        /* any bytes */
+	size_t body_bytes;
+	int64_t priority;
+	int64_t max_attempts;    /* 0: the default */
+	const char *parent;      /* id text, or NULL */
+	struct strlist after;    /* ids ("12", "#12", "T12") or batch keys */
+	struct strlist touches;  /* globs */
+	struct strlist checks;   /* done-when specs */
+	struct strlist labels;
+};
+
+void task_spec_release(struct task_spec *spec);
+
+/* A task as read from the ledger. Owned strings; task_release(). */
+struct task {
+	int64_t id;
+	char *title;
+	char *state;
+	int64_t priority;
+	int64_t parent;            /* 0: none */
+	int64_t owner_id;          /* 0: none */
+	char *owner;               /* owner's name, or NULL */
+	int64_t lease_expires_ms;  /* 0: no lease */
+	int64_t attempts;
+	int64_t max_attempts;
+	int64_t unmet_deps;        /* tasks it comes after not yet verified */
+	char *report_commit;       /* or NULL */
+	char *report_note;         /* or NULL */
+	char *block_reason;        /* or NULL */
+	int64_t created_ms;
+	int64_t updated_ms;
+	int64_t body_bytes;
+	int64_t saves;             /* number of saved results */
+	int64_t result_bytes;      /* size of the latest, -1 when none */
+	/* Filled only when asked for (with_edges). */
+	struct strlist labels;
+	struct strlist touches;
+	struct strlist checks;
+	int64_t *after;
+	size_t after_count;
+};
+
+void task_release(struct task *task);
+
+/*
+ * Parse a task id as users write it: "12", "#12", "T12" or "t12".
+ * Returns 0 and sets *id, or ERR_USAGE naming the text.
+ */
+int task_parse_id(const char *text, int64_t *id, struct err *err);
+
+/* Whether state names a task state. */
+bool task_state_valid(const char *state);
+
+/*
+ * Check a done-when spec: "file:PATH" (relative, no "..", not absolute),
+ * "cmd:SHELL" (non-empty), "saved" or "commit". Returns 0 or ERR_USAGE.
+ */
+int task_check_spec(const char *spec, struct err *err);
+
+/*
+ * Add count tasks in one transaction: all or none. Every spec is validated
+ * first; errors name the batch line. Batch keys in after may point forward;
+ * a cycle among them is refused (ERR_CONFLICT) with the cycle named. ids
+ * (count entries) receives the new ids in order.
+ */
+int task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
+    size_t count, int64_t *ids, struct err *err);
+
+/* Read one task, with its edges. ERR_NOT_FOUND when there is none. */
+int task_get(struct ledger *ledger, int64_t id, struct task *out,
+    struct err *err);
+
+struct task_filter {
+	const char *state;  /* only this state, or NULL */
+	bool ready;         /* only what "claim --next" could take, in its order */
+	int64_t owner;      /* only tasks owned by this agent, or 0 */
+	const char *label;  /* only tasks with this label, or NULL */
+	int64_t limit;      /* at most this many, or 0 for all */
+	bool with_edges;    /* fill labels, touches, checks and after */
+};
+
+/*
+ * Call fn for each task matching filter, in id order (ready: in claim
+ * order, highest priority then oldest). The task lives only for the call.
+ * A non-zero return from fn stops the walk and is returned.
+ */
+int task_each(struct ledger *ledger, const struct task_filter *filter,
+    int (*fn)(const struct task *task, void *arg), void *arg,
+    struct err *err);
+
+/* Count tasks by state: fills counts for names (count entries). */
+int task_count_by_state(struct ledger *ledger, const char *const *states,
+    int64_t *counts, size_t count, struct err *err);
+
+/* Every dependency edge (task comes after after), for graphs. */
+int task_each_edge(struct ledger *ledger,
+    int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
+    struct err *err);
+
+/*
+ * Claim a task for agent with a lease of lease_ms. With id, that task (it
+ * must be ready, or already held by agent: then the lease is renewed and
+ * nothing else changes); with id 0, the first ready task (label: only those
+ * with this label). *claimed receives the id. ERR_NOT_FOUND when nothing is
+ * ready (the message says why), ERR_CONFLICT when the task is held by
+ * another agent, waits on others, overlaps a live claim, or is finished.
+ */
+int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *label, int64_t lease_ms, int64_t *claimed, struct err *err);
+
+/* Give a claimed or blocked task back (open); the attempt is not counted. */
+int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,
+    struct err *err);
+
+/* Mark a claimed task blocked: it needs a human. reason is required. */
+int task_block(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, struct err *err);
+
+/* Cancel a task that is not verified, failed or already cancelled. */
+int task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, struct err *err);
+
+/*
+ * The holder says a claimed task is done: it becomes reported, awaiting
+ * verification. commit (a full hash, resolved by the caller) and note may
+ * be NULL.
+ */
+int task_report(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *commit, const char *note, struct err *err);
+
+/* Usage that comes with a saved result; negative / NULL when not given. */
+struct task_usage {
+	int64_t tokens_in;
+	int64_t tokens_out;
+	double cost;
+	const char *model;
+};
+
+/*
+ * Save a result for a task the agent holds (claimed). The newest save is
+ * the result; every save stays in the ledger and the event log.
+ */
+int task_save(struct ledger *ledger, int64_t agent, int64_t id,
+    const void *result, size_t result_bytes, const struct task_usage *usage,
+    struct err *err);
+
+/* The task's body, appended to out. */
+int task_body(struct ledger *ledger, int64_t id, struct buf *out,
+    struct err *err);
+
+/* The latest saved result, appended to out; ERR_NOT_FOUND when none. */
+int task_result(struct ledger *ledger, int64_t id, struct buf *out,
+    struct err *err);
+
+#endif

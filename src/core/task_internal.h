@@ -1,0 +1,33 @@
+/*
+ * Shared between the task modules (task.c, claim.c), not for other callers.
+ */
+#ifndef DAICHO_TASK_INTERNAL_H
+#define DAICHO_TASK_INTERNAL_H
+
+#include "core/task.h"
+
+/* The columns task_read_row() expects, in order, from tasks t / agents a. */
+#define TASK_COLUMNS                                                          \
+	"t.id, t.title, t.state, t.priority, t.parent, t.owner, a.name,"      \
+	" t.lease_expires_ms, t.attempts, t.max_attempts, t.unmet_deps,"      \
+	" t.report_commit, t.report_note, t.block_reason, t.created_ms,"      \
+	" t.updated_ms, length(t.body),"                                      \
+	" (SELECT count(*) FROM saves s WHERE s.task = t.id),"                \
+	" (SELECT length(s.result) FROM saves s WHERE s.task = t.id"          \
+	"  ORDER BY s.id DESC LIMIT 1)"
+
+/* Fill out from the current row of st (TASK_COLUMNS), edges not loaded. */
+void task_read_row(sqlite3_stmt *st, struct task *out);
+
+/* Load labels, touches, checks and after into task. */
+int task_load_edges(struct ledger *ledger, struct task *task, struct err *err);
+
+/*
+ * Walk the ready tasks in claim order (priority, then id), calling fn with
+ * each id until it returns non-zero (which is returned). label: only tasks
+ * with that label. now decides which leases are live.
+ */
+int task_ready_each(struct ledger *ledger, const char *label, int64_t now,
+    int (*fn)(int64_t id, void *arg), void *arg, struct err *err);
+
+#endif

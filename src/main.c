@@ -1,0 +1,430 @@
+/*
+ * daicho: one ledger that many agent sessions share.
+ *
+ * This file holds the command table, parses global and command options
+ * (accepted before or after the command name), opens the ledger and
+ * resolves the caller as each entry asks, runs the command, prints its
+ * error as "daicho: ..." and turns it into the exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "util/alloc.h"
+
+#define DAICHO_VERSION "0.1.0"
+
+static const struct cmd_entry *const commands[] = {
+	&cmd_init_entry,
+	&cmd_add_entry,
+	&cmd_ls_entry,
+	&cmd_show_entry,
+	&cmd_graph_entry,
+	&cmd_claim_entry,
+	&cmd_prompt_entry,
+	&cmd_save_entry,
+	&cmd_result_entry,
+	&cmd_report_entry,
+	&cmd_release_entry,
+	&cmd_block_entry,
+	&cmd_cancel_entry,
+	&cmd_log_entry,
+	&cmd_events_entry,
+};
+
+#define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
+
+/* Options every command accepts. */
+enum global_option {
+	GLOBAL_DIR = 1000,
+	GLOBAL_LEDGER,
+	GLOBAL_AS,
+	GLOBAL_JSON,
+	GLOBAL_QUIET,
+	GLOBAL_HELP,
+	GLOBAL_VERSION,
+};
+
+static const struct {
+	const char *name;
+	int short_name;
+	const char *value_name;
+	int id;
+	const char *help;
+} global_options[] = {
+	{ "C", 'C', "DIR", GLOBAL_DIR, "run as if started in DIR" },
+	{ "ledger", 0, "PATH", GLOBAL_LEDGER, "use the ledger at PATH" },
+	{ "as", 0, "NAME", GLOBAL_AS, "act as the agent NAME" },
+	{ "json", 0, NULL, GLOBAL_JSON, "print JSON" },
+	{ "quiet", 'q', NULL, GLOBAL_QUIET, "print only errors" },
+	{ "help", 'h', NULL, GLOBAL_HELP, "show help" },
+	{ "version", 0, NULL, GLOBAL_VERSION, "show the version" },
+};
+
+#define GLOBAL_COUNT (sizeof(global_options) / sizeof(global_options[0]))
+
+struct globals {
+	const char *dir;
+	const char *ledger;
+	const char *as;
+	bool json, quiet, help, version;
+};
+
+static const struct cmd_entry *
+find_command(const char *name)
+{
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void
+print_overview(FILE *out)
+{
+	fprintf(out,
+	    "usage: daicho [-C DIR] [--ledger PATH] [--as NAME] [--json] [-q] "
+	    "COMMAND [ARGS]\n\n"
+	    "One ledger that many agent sessions, scripts and humans share.\n\n"
+	    "Commands:\n");
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(out,
+	    "\nGlobal options (before or after the command name):\n");
+	for (size_t i = 0; i < GLOBAL_COUNT; i++) {
+		char left[40];
+
+		if (global_options[i].short_name && strlen(global_options[i].name) > 1)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s",
+			    global_options[i].short_name, global_options[i].name,
+			    global_options[i].value_name ? " " : "",
+			    global_options[i].value_name ? global_options[i].value_name : "");
+		else
+			snprintf(left, sizeof(left), "%s%s%s%s",
+			    strlen(global_options[i].name) > 1 ? "--" : "-",
+			    global_options[i].name,
+			    global_options[i].value_name ? " " : "",
+			    global_options[i].value_name ? global_options[i].value_name : "");
+		fprintf(out, "  %-20s %s\n", left, global_options[i].help);
+	}
+	fprintf(out,
+	    "\nThe ledger: --ledger, $DAICHO_LEDGER, <git common dir>/daicho/"
+	    "ledger.db, else .daicho/ledger.db here or above.\n"
+	    "The caller: --as, $DAICHO_AGENT, the agent bound to "
+	    "$CLAUDE_CODE_SESSION_ID,\n$CODEX_THREAD_ID or $GEMINI_SESSION_ID, "
+	    "else the human at the terminal.\n"
+	    "Exit status: 0 ok, 1 error, 2 usage, 3 not found, 4 conflict, "
+	    "5 verification failed,\n6 refused, 75 ledger busy (retry).\n\n"
+	    "'daicho help COMMAND' or 'daicho COMMAND --help' for one command.\n");
+}
+
+static void
+print_command_help(const struct cmd_entry *entry, FILE *out)
+{
+	fprintf(out, "usage: daicho %s\n\n%s\n", entry->usage, entry->summary);
+	if (entry->options && entry->options[0].name) {
+		fprintf(out, "\nOptions:\n");
+		for (const struct cmd_option *o = entry->options; o->name; o++) {
+			char left[48];
+
+			if (o->short_name)
+				snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name,
+				    o->name, o->value_name ? " " : "",
+				    o->value_name ? o->value_name : "");
+			else
+				snprintf(left, sizeof(left), "--%s%s%s", o->name,
+				    o->value_name ? " " : "",
+				    o->value_name ? o->value_name : "");
+			fprintf(out, "  %-24s %s\n", left, o->help);
+		}
+	}
+	if (entry->help && *entry->help)
+		fprintf(out, "\n%s", entry->help);
+	fprintf(out, "\nGlobal options: -C DIR, --ledger PATH, --as NAME, --json, "
+		     "-q, --help (see 'daicho help').\n");
+}
+
+/*
+ * Parse argv[start..] for entry (NULL: only global options, stopping at
+ * the first non-option). Fills globals and ctx->values / argv. Returns 0 or
+ * an ERR_USAGE error.
+ */
+static int
+parse_options(int argc, char **argv, const struct cmd_entry *entry,
+    struct globals *globals, struct cmd_ctx *ctx, int *next)
+{
+	size_t command_count = 0;
+	struct option *longopts;
+	struct buf shortopts = BUF_INIT;
+	int rc = 0, c, index;
+
+	if (entry && entry->options)
+		while (entry->options[command_count].name)
+			command_count++;
+	longopts = xcalloc(GLOBAL_COUNT + command_count + 1, sizeof(*longopts));
+	buf_adds(&shortopts, entry ? ":" : "+:");
+	for (size_t i = 0; i < GLOBAL_COUNT; i++) {
+		longopts[i].name = global_options[i].name;
+		longopts[i].has_arg = global_options[i].value_name ? required_argument
+								   : no_argument;
+		longopts[i].val = global_options[i].id;
+		if (global_options[i].short_name) {
+			buf_addch(&shortopts, (char)global_options[i].short_name);
+			if (global_options[i].value_name)
+				buf_addch(&shortopts, ':');
+		}
+	}
+	for (size_t i = 0; i < command_count; i++) {
+		const struct cmd_option *o = &entry->options[i];
+
+		longopts[GLOBAL_COUNT + i].name = o->name;
+		longopts[GLOBAL_COUNT + i].has_arg = o->value_name ? required_argument
+								   : no_argument;
+		longopts[GLOBAL_COUNT + i].val = (int)(2000 + i);
+		if (o->short_name) {
+			buf_addch(&shortopts, (char)o->short_name);
+			if (o->value_name)
+				buf_addch(&shortopts, ':');
+		}
+	}
+	opterr = 0;
+	optind = 0; /* 0, not 1: makes GNU getopt forget the previous scan */
+	while ((c = getopt_long(argc, argv, shortopts.buf, longopts, &index)) != -1) {
+		const struct cmd_option *option = NULL;
+		const char *bad = argv[optind - 1];
+
+		if (c == '?' || c == ':') {
+			const char *what = c == '?' ? "unknown option" : "missing value for";
+			char shown[3] = { '-', (char)optopt, '\0' };
+
+			if (optopt && (c == '?' || strncmp(bad, "--", 2) != 0))
+				bad = shown;
+			if (entry)
+				rc = err_set(ctx->err, ERR_USAGE, "%s '%s' (see 'daicho %s "
+				    "--help')", what, bad, entry->name);
+			else
+				rc = err_set(ctx->err, ERR_USAGE, "%s '%s' (see 'daicho "
+				    "help')", what, bad);
+			goto done;
+		}
+		switch (c) {
+		case GLOBAL_DIR:
+		case 'C':
+			globals->dir = optarg;
+			continue;
+		case GLOBAL_LEDGER:
+			globals->ledger = optarg;
+			continue;
+		case GLOBAL_AS:
+			globals->as = optarg;
+			continue;
+		case GLOBAL_JSON:
+			globals->json = true;
+			continue;
+		case GLOBAL_QUIET:
+		case 'q':
+			globals->quiet = true;
+			continue;
+		case GLOBAL_HELP:
+		case 'h':
+			globals->help = true;
+			continue;
+		case GLOBAL_VERSION:
+			globals->version = true;
+			continue;
+		}
+		if (c >= 2000)
+			option = &entry->options[c - 2000];
+		else
+			for (size_t i = 0; i < command_count; i++)
+				if (entry->options[i].short_name == c)
+					option = &entry->options[i];
+		if (option == NULL) {
+			rc = err_set(ctx->err, ERR_USAGE, "unknown option '%s'", bad);
+			goto done;
+		}
+		xgrow((void **)&ctx->values, &ctx->value_alloc, ctx->value_count + 1,
+		    sizeof(*ctx->values));
+		ctx->values[ctx->value_count].option = option;
+		ctx->values[ctx->value_count].value = option->value_name ? optarg : NULL;
+		ctx->value_count++;
+	}
+	*next = optind;
+done:
+	free(longopts);
+	buf_release(&shortopts);
+	return rc;
+}
+
+/* Gather who the caller says it is from --as and the environment. */
+static void
+gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
+{
+	static const struct {
+		const char *variable, *kind;
+	} sessions[] = {
+		{ "CLAUDE_CODE_SESSION_ID", "claude" },
+		{ "CODEX_THREAD_ID", "codex" },
+		{ "GEMINI_SESSION_ID", "gemini" },
+	};
+	const char *env = getenv("DAICHO_AGENT");
+	const char *user = getenv("USER");
+	struct passwd *pw = getpwuid(getuid());
+
+	ctx->claim.kind = "script";
+	ctx->claim.human_name = pw && pw->pw_name ? pw->pw_name
+				: user && *user ? user : "human";
+	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
+		const char *id = getenv(sessions[i].variable);
+
+		if (id != NULL && *id != '\0') {
+			ctx->claim.session_id = id;
+			ctx->claim.kind = sessions[i].kind;
+			ctx->explicit_agent = true;
+			break;
+		}
+	}
+	if (globals->as) {
+		ctx->claim.name = globals->as;
+		ctx->claim.session_id = NULL;
+		ctx->explicit_agent = true;
+	} else if (env != NULL && *env != '\0') {
+		ctx->claim.name = env;
+		ctx->claim.session_id = NULL;
+		ctx->explicit_agent = true;
+	}
+}
+
+static int
+run(int argc, char **argv, struct err *err)
+{
+	struct globals globals = { 0 };
+	struct cmd_ctx ctx = { 0 };
+	const struct cmd_entry *entry;
+	char **rest = NULL;
+	int next = 0, rc, rest_count;
+	char *cwd = NULL;
+
+	ctx.err = err;
+	buf_init(&ctx.ledger_path);
+	/* Global options before the command name. */
+	if ((rc = parse_options(argc, argv, NULL, &globals, &ctx, &next)) < 0)
+		goto done;
+	if (globals.version) {
+		printf("daicho %s\n", DAICHO_VERSION);
+		goto done;
+	}
+	if (next >= argc) {
+		print_overview(globals.help ? stdout : stderr);
+		rc = globals.help ? 0 : -ERR_USAGE;
+		if (rc < 0)
+			err->code = ERR_USAGE; /* usage shown; no extra line */
+		goto done;
+	}
+	if (strcmp(argv[next], "help") == 0) {
+		if (next + 1 < argc) {
+			const struct cmd_entry *e = find_command(argv[next + 1]);
+
+			if (e == NULL) {
+				rc = err_set(err, ERR_USAGE, "unknown command '%s' (see "
+				    "'daicho help')", argv[next + 1]);
+				goto done;
+			}
+			print_command_help(e, stdout);
+		} else {
+			print_overview(stdout);
+		}
+		goto done;
+	}
+	entry = find_command(argv[next]);
+	if (entry == NULL) {
+		rc = err_set(err, ERR_USAGE, "unknown command '%s' (see 'daicho help')",
+		    argv[next]);
+		goto done;
+	}
+	ctx.entry = entry;
+	/* The command's own options, and global ones, after its name. */
+	rest_count = argc - next;
+	rest = xcalloc((size_t)rest_count + 1, sizeof(char *));
+	for (int i = 0; i < rest_count; i++)
+		rest[i] = argv[next + i];
+	if ((rc = parse_options(rest_count, rest, entry, &globals, &ctx, &next)) < 0)
+		goto done;
+	if (globals.help) {
+		print_command_help(entry, stdout);
+		goto done;
+	}
+	ctx.argc = rest_count - next;
+	ctx.argv = rest + next;
+	if (ctx.argc < entry->min_args ||
+	    (entry->max_args >= 0 && ctx.argc > entry->max_args)) {
+		rc = err_set(err, ERR_USAGE, "%s (usage: daicho %s)",
+		    ctx.argc < entry->min_args ? "missing argument"
+					       : "too many arguments",
+		    entry->usage);
+		goto done;
+	}
+	ctx.json = globals.json;
+	ctx.quiet = globals.quiet;
+	if (globals.dir && chdir(globals.dir) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot change to %s (%s)", globals.dir,
+		    strerror(errno));
+		goto done;
+	}
+	gather_identity(&globals, &ctx);
+	{
+		struct ledger_hint hint = { globals.ledger, NULL };
+		bool exists;
+
+		cwd = getcwd(NULL, 0);
+		hint.cwd = cwd ? cwd : ".";
+		ledger_locate(&hint, &ctx.ledger_path, &exists);
+	}
+	if (entry->flags & CMD_NEEDS_LEDGER) {
+		if ((rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
+			goto done;
+		if (entry->flags & CMD_AS_AGENT || ctx.explicit_agent) {
+			int64_t id = cmd_caller(&ctx);
+
+			if (id < 0) {
+				rc = (int)id;
+				goto done;
+			}
+		}
+	}
+	rc = entry->exec(&ctx);
+done:
+	agent_release(&ctx.caller);
+	ledger_close(ctx.ledger);
+	buf_release(&ctx.ledger_path);
+	free(ctx.values);
+	free(rest);
+	free(cwd);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct err err = ERR_INIT;
+	int rc = run(argc, argv, &err);
+	int status = rc < 0 ? (int)err.code : 0;
+
+	if (rc < 0 && err.message.len > 0)
+		fprintf(stderr, "daicho: %s\n", err.message.buf);
+	/* A full disk or a closed pipe is an error, not silent truncation. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (status == 0) {
+			fprintf(stderr, "daicho: cannot write output (%s)\n",
+			    strerror(errno));
+			status = ERR_FAILED;
+		}
+	}
+	err_release(&err);
+	return status;
+}

@@ -1,0 +1,19 @@
+/*
+ * Allocation that never returns NULL: on exhaustion the process prints one
+ * line and aborts. Every allocation in daicho goes through these.
+ */
+#ifndef DAICHO_ALLOC_H
+#define DAICHO_ALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grow *array (of *alloc elements of elem_size) to hold at least need. */
+void xgrow(void **array, size_t *alloc, size_t need, size_t elem_size);
+
+#endif

@@ -1,0 +1,73 @@
+#include "util/clock.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+int64_t
+clock_now_ms(void)
+{
+	const char *fixed = getenv("DAICHO_NOW_MS");
+	struct timespec ts;
+
+	if (fixed != NULL && *fixed != '\0') {
+		char *end;
+		long long v = strtoll(fixed, &end, 10);
+
+		if (*end == '\0')
+			return v;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+clock_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+clock_add_age(struct buf *out, int64_t age_ms)
+{
+	int64_t s = age_ms < 0 ? 0 : age_ms / 1000;
+
+	if (s < 60)
+		buf_addf(out, "%llds", (long long)s);
+	else if (s < 3600)
+		buf_addf(out, "%lldm", (long long)(s / 60));
+	else if (s < 86400)
+		buf_addf(out, "%lldh", (long long)(s / 3600));
+	else
+		buf_addf(out, "%lldd", (long long)(s / 86400));
+}
+
+void
+clock_add_timestamp(struct buf *out, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char text[32];
+
+	gmtime_r(&t, &tm);
+	strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	buf_adds(out, text);
+}
+
+void
+clock_add_duration(struct buf *out, int64_t ms)
+{
+	if (ms < 1000)
+		buf_addf(out, "%lldms", (long long)ms);
+	else if (ms < 60000)
+		buf_addf(out, "%lld.%llds", (long long)(ms / 1000),
+		    (long long)(ms % 1000 / 100));
+	else if (ms < 3600000)
+		buf_addf(out, "%lldm%llds", (long long)(ms / 60000),
+		    (long long)(ms % 60000 / 1000));
+	else
+		buf_addf(out, "%lldh%lldm", (long long)(ms / 3600000),
+		    (long long)(ms % 3600000 / 60000));
+}

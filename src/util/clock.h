@@ -1,0 +1,27 @@
+/*
+ * Wall-clock time in integer milliseconds (UTC), and how daicho shows it.
+ * Tests may fix "now" with DAICHO_NOW_MS=<ms since the epoch>.
+ */
+#ifndef DAICHO_CLOCK_H
+#define DAICHO_CLOCK_H
+
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/* Milliseconds since the epoch, or $DAICHO_NOW_MS when set. */
+int64_t clock_now_ms(void);
+
+/* Monotonic milliseconds, for measuring intervals. */
+int64_t clock_mono_ms(void);
+
+/* Append an age such as "12s", "5m", "3h", "2d" (never negative). */
+void clock_add_age(struct buf *out, int64_t age_ms);
+
+/* Append the time as "2026-11-29T07:53:06Z". */
+void clock_add_timestamp(struct buf *out, int64_t ms);
+
+/* Append a duration such as "4m23s" or "820ms". */
+void clock_add_duration(struct buf *out, int64_t ms);
+
+#endif

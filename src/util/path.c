@@ -1,0 +1,216 @@
+#include "util/path.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+static int
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void
+chomp(struct buf *b)
+{
+	while (b->len > 0 && (b->buf[b->len - 1] == '\n' || b->buf[b->len - 1] == '\r' ||
+				 b->buf[b->len - 1] == ' '))
+		b->buf[--b->len] = '\0';
+}
+
+/* out = path if absolute, else base/path. */
+static void
+join(struct buf *out, const char *base, const char *path)
+{
+	buf_reset(out);
+	if (path[0] != '/') {
+		buf_adds(out, base);
+		buf_addch(out, '/');
+	}
+	buf_adds(out, path);
+}
+
+/* Replace out with its canonical absolute path. Returns 0, or -1. */
+static int
+resolve(struct buf *out)
+{
+	char *real = realpath(out->buf, NULL);
+
+	if (real == NULL)
+		return -1;
+	buf_reset(out);
+	buf_adds(out, real);
+	free(real);
+	return 0;
+}
+
+/* Given a git dir, put its common dir (commondir file or itself) in out. */
+static int
+common_from_git_dir(const char *git_dir, struct buf *out)
+{
+	struct buf file = BUF_INIT, content = BUF_INIT;
+	int rc;
+
+	buf_addf(&file, "%s/commondir", git_dir);
+	if (buf_read_file(&content, file.buf) == 0) {
+		chomp(&content);
+		join(out, git_dir, content.buf);
+	} else {
+		buf_reset(out);
+		buf_adds(out, git_dir);
+	}
+	rc = resolve(out) == 0 ? 0 : 1;
+	buf_release(&file);
+	buf_release(&content);
+	return rc;
+}
+
+int
+path_git_common_dir(const char *start, struct buf *out)
+{
+	const char *env_common = getenv("GIT_COMMON_DIR");
+	const char *env_dir = getenv("GIT_DIR");
+	struct buf dir = BUF_INIT, dotgit = BUF_INIT, content = BUF_INIT,
+		   git_dir = BUF_INIT;
+	int rc = 1;
+
+	if (env_common != NULL && *env_common != '\0') {
+		join(out, start, env_common);
+		return resolve(out) == 0 ? 0 : 1;
+	}
+	if (env_dir != NULL && *env_dir != '\0') {
+		join(&git_dir, start, env_dir);
+		rc = common_from_git_dir(git_dir.buf, out);
+		buf_release(&git_dir);
+		return rc;
+	}
+	buf_adds(&dir, start);
+	if (resolve(&dir) < 0)
+		goto done;
+	for (;;) {
+		struct stat st;
+
+		buf_reset(&dotgit);
+		buf_addf(&dotgit, "%s/.git", strcmp(dir.buf, "/") ? dir.buf : "");
+		if (stat(dotgit.buf, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				rc = common_from_git_dir(dotgit.buf, out);
+				goto done;
+			}
+			buf_reset(&content);
+			if (buf_read_file(&content, dotgit.buf) == 0 &&
+			    strncmp(content.buf, "gitdir:", 7) == 0) {
+				const char *p = content.buf + 7;
+
+				while (*p == ' ')
+					p++;
+				chomp(&content);
+				join(&git_dir, dir.buf, p);
+				rc = common_from_git_dir(git_dir.buf, out);
+				goto done;
+			}
+		}
+		if (strcmp(dir.buf, "/") == 0)
+			break;
+		{
+			char *slash = strrchr(dir.buf, '/');
+
+			dir.len = slash == dir.buf ? 1 : (size_t)(slash - dir.buf);
+			dir.buf[dir.len] = '\0';
+		}
+	}
+done:
+	buf_release(&dir);
+	buf_release(&dotgit);
+	buf_release(&content);
+	buf_release(&git_dir);
+	return rc;
+}
+
+int
+path_find_upward(const char *start, const char *rel, struct buf *out)
+{
+	struct buf dir = BUF_INIT;
+	int rc = 1;
+
+	buf_adds(&dir, start);
+	if (resolve(&dir) < 0)
+		goto done;
+	for (;;) {
+		buf_reset(out);
+		buf_addf(out, "%s/%s", strcmp(dir.buf, "/") ? dir.buf : "", rel);
+		if (access(out->buf, F_OK) == 0) {
+			rc = 0;
+			break;
+		}
+		if (strcmp(dir.buf, "/") == 0)
+			break;
+		{
+			char *slash = strrchr(dir.buf, '/');
+
+			dir.len = slash == dir.buf ? 1 : (size_t)(slash - dir.buf);
+			dir.buf[dir.len] = '\0';
+		}
+	}
+done:
+	if (rc != 0)
+		buf_reset(out);
+	buf_release(&dir);
+	return rc;
+}
+
+int
+path_make_parent_dirs(const char *path, mode_t mode)
+{
+	char *copy = xstrdup(path);
+	char *p;
+	int rc = 0;
+
+	p = strrchr(copy, '/');
+	if (p == NULL || p == copy)
+		goto done;
+	*p = '\0';
+	for (p = copy + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char saved = *p;
+
+			*p = '\0';
+			if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+				rc = -1;
+				goto done;
+			}
+			if (!is_dir(copy)) {
+				errno = ENOTDIR;
+				rc = -1;
+				goto done;
+			}
+			*p = saved;
+			if (saved == '\0')
+				break;
+		}
+	}
+done:
+	free(copy);
+	return rc;
+}
+
+void
+path_add_absolute(struct buf *out, const char *path)
+{
+	if (path[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		if (cwd != NULL) {
+			buf_adds(out, cwd);
+			buf_addch(out, '/');
+			free(cwd);
+		}
+	}
+	buf_adds(out, path);
+}

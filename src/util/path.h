@@ -1,0 +1,33 @@
+/*
+ * Paths and the file system: finding a repository's shared git directory
+ * without running git, and creating directories.
+ */
+#ifndef DAICHO_PATH_H
+#define DAICHO_PATH_H
+
+#include <sys/types.h>
+
+#include "util/buf.h"
+
+/*
+ * Find the git common directory (shared by every worktree) for the
+ * repository containing directory start, honouring $GIT_COMMON_DIR and
+ * $GIT_DIR as git does. Reads .git, gitdir: and commondir files the way git
+ * lays them out, so no process is started. Returns 0 with the absolute,
+ * resolved path in out; 1 when start is not inside a git work tree.
+ */
+int path_git_common_dir(const char *start, struct buf *out);
+
+/*
+ * Find rel (e.g. ".daicho/ledger.db") in start or the nearest directory
+ * above it. Returns 0 with the path in out, 1 when none exists.
+ */
+int path_find_upward(const char *start, const char *rel, struct buf *out);
+
+/* mkdir -p for the directory part of file path. Returns 0, or -1/errno. */
+int path_make_parent_dirs(const char *path, mode_t mode);
+
+/* Append the absolute form of path (relative to the cwd), not resolved. */
+void path_add_absolute(struct buf *out, const char *path);
+
+#endif

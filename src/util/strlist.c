@@ -1,0 +1,28 @@
+#include "util/strlist.h"
+
+#include <stdlib.h>
+
+#include "util/alloc.h"
+
+void
+strlist_add(struct strlist *list, const char *s)
+{
+	strlist_add_owned(list, xstrdup(s));
+}
+
+void
+strlist_add_owned(struct strlist *list, char *s)
+{
+	xgrow((void **)&list->items, &list->alloc, list->count + 1, sizeof(char *));
+	list->items[list->count++] = s;
+}
+
+void
+strlist_release(struct strlist *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->items[i]);
+	free(list->items);
+	list->items = NULL;
+	list->count = list->alloc = 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * A growable list of owned strings. STRLIST_INIT or zero-initialised before
+ * use; strlist_release() frees every string and the array.
+ */
+#ifndef DAICHO_STRLIST_H
+#define DAICHO_STRLIST_H
+
+#include <stddef.h>
+
+struct strlist {
+	char **items; /* owned strings */
+	size_t count, alloc;
+};
+
+#define STRLIST_INIT { NULL, 0, 0 }
+
+/* Append a copy of s. */
+void strlist_add(struct strlist *list, const char *s);
+/* Append s itself; the list takes ownership. */
+void strlist_add_owned(struct strlist *list, char *s);
+void strlist_release(struct strlist *list);
+
+#endif
