@@ -273,12 +273,8 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 		{ "GEMINI_SESSION_ID", "gemini" },
 	};
 	const char *env = getenv("DAICHO_AGENT");
-	const char *user = getenv("USER");
-	struct passwd *pw = getpwuid(getuid());
 
 	ctx->claim.kind = "script";
-	ctx->claim.human_name = pw && pw->pw_name ? pw->pw_name
-				: user && *user ? user : "human";
 	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
 		const char *id = getenv(sessions[i].variable);
 
@@ -297,6 +293,14 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 		ctx->claim.name = env;
 		ctx->claim.session_id = NULL;
 		ctx->explicit_agent = true;
+	}
+	if (!ctx->explicit_agent) {
+		/* Only now: getpwuid() may ask a name service. */
+		const char *user = getenv("USER");
+		struct passwd *pw = getpwuid(getuid());
+
+		ctx->claim.human_name = pw && pw->pw_name ? pw->pw_name
+					: user && *user ? user : "human";
 	}
 }
 
@@ -398,9 +402,17 @@ run(int argc, char **argv, struct err *err)
 		}
 	}
 	rc = entry->exec(&ctx);
+	/*
+	 * Every successful command by a known caller is a heartbeat. Writes
+	 * carried it in their own transaction; a command that wrote nothing
+	 * beats in one of its own.
+	 */
+	if (rc == 0 && ctx.caller.id != 0 && ctx.ledger != NULL &&
+	    ledger_commit_count(ctx.ledger) == 0)
+		rc = agent_heartbeat(ctx.ledger, &ctx.caller, err);
 done:
-	agent_release(&ctx.caller);
 	ledger_close(ctx.ledger);
+	agent_release(&ctx.caller);
 	buf_release(&ctx.ledger_path);
 	free(ctx.values);
 	free(rest);

@@ -123,11 +123,15 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return ledger_error(ledger, rc, err, "recording a heartbeat");
-	/* Only leases still running: an expired claim is up for grabs. */
+	/*
+	 * Renew only leases still running (an expired claim is up for grabs)
+	 * and past half their length, so an agent that beats often writes
+	 * each claim's row at most twice per lease.
+	 */
 	st = ledger_stmt(ledger,
 	    "UPDATE tasks SET lease_expires_ms = ?2 + lease_ms"
-	    " WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2",
-	    err);
+	    " WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2"
+	    " AND lease_expires_ms - ?2 < lease_ms / 2", err);
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
@@ -139,60 +143,102 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 	return 0;
 }
 
+/* The begin hook: beat inside whatever the command writes. */
+static int
+beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
+{
+	struct agent *agent = arg;
+
+	return touch(ledger, agent->id, clock_now_ms(), err);
+}
+
+/* Derive "<kind>-<first 8 letters or digits of session>". */
+static char *
+session_name(const char *kind, const char *session)
+{
+	struct buf name = BUF_INIT;
+	size_t want = strlen(kind) + 9;
+
+	buf_addf(&name, "%s-", kind);
+	for (const char *p = session; *p && name.len < want; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9'))
+			buf_addch(&name, *p);
+	return buf_detach(&name, NULL);
+}
+
+/* Find the caller's live agent without writing; id 0 when unknown. */
+static int
+find_caller(struct ledger *ledger, const struct agent_claim *claim,
+    int64_t *id, char **name, struct err *err)
+{
+	int rc;
+
+	*id = 0;
+	if (claim->name == NULL && claim->session_id != NULL) {
+		if ((rc = find_live_by_session(ledger, claim->session_id, id, name,
+			 err)) < 0 || *id != 0)
+			return rc;
+	}
+	free(*name);
+	if (claim->name != NULL)
+		*name = xstrdup(claim->name);
+	else if (claim->session_id != NULL)
+		*name = session_name(claim->kind, claim->session_id);
+	else
+		*name = xstrdup(claim->human_name);
+	return find_live_by_name(ledger, *name, id, err);
+}
+
 int
 agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
     struct agent *out, struct err *err)
 {
-	int64_t now = clock_now_ms(), id = 0;
+	const char *kind = claim->name == NULL && claim->session_id == NULL
+			       ? "human" : claim->kind;
+	const char *session = claim->name == NULL ? claim->session_id : NULL;
 	char *name = NULL;
-	const char *kind = claim->kind;
-	const char *session = NULL;
+	int64_t id = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (claim->name != NULL && (rc = agent_check_name(claim->name, err)) < 0)
 		return rc;
-	if ((rc = ledger_begin(ledger, err)) < 0)
-		return rc;
-	if (claim->name != NULL) {
-		name = xstrdup(claim->name);
-	} else if (claim->session_id != NULL) {
-		if ((rc = find_live_by_session(ledger, claim->session_id, &id,
-			 &name, err)) < 0)
-			goto done;
-		if (id == 0) {
-			struct buf derived = BUF_INIT;
-
-			buf_addf(&derived, "%s-", kind);
-			for (const char *p = claim->session_id;
-			     *p && derived.len < strlen(kind) + 9; p++)
-				if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-				    (*p >= '0' && *p <= '9'))
-					buf_addch(&derived, *p);
-			name = buf_detach(&derived, NULL);
-			session = claim->session_id;
+	if ((rc = find_caller(ledger, claim, &id, &name, err)) < 0)
+		goto fail;
+	if (id == 0) {
+		/* First use: register under the lock, re-reading first. */
+		if ((rc = ledger_begin(ledger, err)) < 0)
+			goto fail;
+		if ((rc = find_caller(ledger, claim, &id, &name, err)) < 0 ||
+		    (id == 0 && (rc = register_agent(ledger, name, kind, session,
+				     clock_now_ms(), &id, err)) < 0) ||
+		    (rc = touch(ledger, id, clock_now_ms(), err)) < 0) {
+			ledger_rollback(ledger);
+			goto fail;
 		}
-	} else {
-		name = xstrdup(claim->human_name);
-		kind = "human";
-	}
-	if (id == 0 && (rc = find_live_by_name(ledger, name, &id, err)) < 0)
-		goto done;
-	if (id == 0 &&
-	    (rc = register_agent(ledger, name, kind, session, now, &id, err)) < 0)
-		goto done;
-	if ((rc = touch(ledger, id, now, err)) < 0)
-		goto done;
-	rc = ledger_commit(ledger, err);
-done:
-	if (rc < 0) {
-		ledger_rollback(ledger);
-		free(name);
-		return rc;
+		if ((rc = ledger_commit(ledger, err)) < 0)
+			goto fail;
 	}
 	out->id = id;
 	out->name = name;
+	ledger_set_begin_hook(ledger, beat_in_transaction, out);
 	return 0;
+fail:
+	free(name);
+	return rc;
+}
+
+int
+agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err)
+{
+	int rc;
+
+	/* ledger_begin() runs the hook, which is the heartbeat. */
+	ledger_set_begin_hook(ledger, beat_in_transaction, agent);
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	return ledger_commit(ledger, err);
 }
 
 void

@@ -32,15 +32,23 @@ struct agent {
 int agent_check_name(const char *name, struct err *err);
 
 /*
- * Resolve the caller in one write transaction, first match wins:
- * claim->name, the live agent bound to claim->session_id, a new agent named
- * "<kind>-<first 8 characters of the session>" bound to it, else the human.
- * An agent not in the ledger is registered (an event). The agent's last
- * seen time becomes now (a stale agent is active again), and the leases of
- * the claims it still holds are renewed. Fills *out.
+ * Resolve the caller, first match wins: claim->name, the live agent bound
+ * to claim->session_id, a new agent named "<kind>-<first 8 characters of the
+ * session>" bound to it, else the human. A known agent is found without
+ * taking the write lock; an unknown one is registered (an event). Fills
+ * *out, and makes every later write transaction on ledger carry the
+ * agent's heartbeat (see agent_heartbeat()).
  */
 int agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
     struct agent *out, struct err *err);
+
+/*
+ * The heartbeat of the resolved agent: its last seen time becomes now (a
+ * stale agent is active again) and the leases it still holds are renewed.
+ * Runs inside every write transaction once agent_resolve() succeeded; a
+ * command that wrote nothing calls this to beat in a transaction of its own.
+ */
+int agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err);
 
 void agent_release(struct agent *agent);
 

@@ -31,7 +31,23 @@ struct ledger {
 	int64_t busy_timeout_ms;
 	struct cached_stmt stmts[STMT_CACHE_SIZE];
 	size_t stmt_count;
+	ledger_hook_fn begin_hook;    /* run in every write transaction */
+	void *begin_hook_arg;
+	uint64_t commits;             /* write transactions committed */
 };
+
+void
+ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg)
+{
+	ledger->begin_hook = fn;
+	ledger->begin_hook_arg = arg;
+}
+
+uint64_t
+ledger_commit_count(const struct ledger *ledger)
+{
+	return ledger->commits;
+}
 
 static int64_t
 busy_timeout_ms(void)
@@ -199,6 +215,11 @@ ledger_begin(struct ledger *ledger, struct err *err)
 		return ledger_error(ledger, rc, err, "starting a transaction");
 	}
 	ledger->in_transaction = true;
+	if (ledger->begin_hook &&
+	    (rc = ledger->begin_hook(ledger, ledger->begin_hook_arg, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
 	return 0;
 }
 
@@ -224,6 +245,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 		return -(int)err->code;
 	}
 	ledger->in_transaction = false;
+	ledger->commits++;
 	drop_write_lock(ledger);
 	return 0;
 }
@@ -370,6 +392,12 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 		goto fail;
 	}
 	sqlite3_extended_result_codes(ledger->db, 1);
+	/*
+	 * Most daicho processes live for one command. Closing the last
+	 * connection would checkpoint and delete the WAL, with fsyncs, on
+	 * every command; leave that to SQLite's automatic checkpoints.
+	 */
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
 	buf_addf(&lock_path, "%s-lock", path);
 	ledger->lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -80,6 +80,18 @@ sqlite3_stmt *ledger_stmt(struct ledger *ledger, const char *sql, struct err *er
  */
 int ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what);
 
+/*
+ * A function run at the start of every write transaction (after BEGIN
+ * IMMEDIATE), so that work every write must carry, such as the caller's
+ * heartbeat, shares the transaction instead of costing one of its own.
+ * A failure aborts ledger_begin(). NULL removes it.
+ */
+typedef int (*ledger_hook_fn)(struct ledger *ledger, void *arg, struct err *err);
+void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
+
+/* How many write transactions this connection has committed. */
+uint64_t ledger_commit_count(const struct ledger *ledger);
+
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);
 
