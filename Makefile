@@ -74,10 +74,16 @@ bench:
 	@$(MAKE) --no-print-directory daicho
 	@bench/run.sh
 
-install: daicho
+# The man page is generated from the command table, like --help.
+$(BUILD)/daicho.1: daicho
+	./daicho help --man > $@
+
+man: $(BUILD)/daicho.1
+
+install: daicho $(BUILD)/daicho.1
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
-	install -m 644 docs/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
+	install -m 644 $(BUILD)/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
 
 format:
 	clang-format -i $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c)
@@ -85,4 +91,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho
 
-.PHONY: all deps check unit-tests asan demo bench install format clean
+.PHONY: all deps check unit-tests asan demo bench man install format clean

@@ -149,6 +149,64 @@ print_command_help(const struct cmd_entry *entry, FILE *out)
 		     "-q, --help (see 'daicho help').\n");
 }
 
+/* Append text to out with roff's special characters escaped. */
+static void
+roff_escape(FILE *out, const char *text, bool line_start)
+{
+	for (const char *p = text; *p; p++) {
+		if (line_start && (*p == '.' || *p == '\''))
+			fputs("\\&", out);
+		line_start = *p == '\n';
+		if (*p == '\\')
+			fputs("\\e", out);
+		else if (*p == '-')
+			fputs("\\-", out);
+		else
+			fputc(*p, out);
+	}
+}
+
+/* The man page, generated from the same table as --help. */
+static void
+print_man(FILE *out)
+{
+	fprintf(out, ".TH DAICHO 1 \"\" \"daicho %s\" \"User Commands\"\n"
+		     ".SH NAME\ndaicho \\- one ledger that many agent sessions share\n"
+		     ".SH SYNOPSIS\n.B daicho\n[\\-C DIR] [\\-\\-ledger PATH] "
+		     "[\\-\\-as NAME] [\\-\\-json] [\\-q] COMMAND [ARGS]\n"
+		     ".SH DESCRIPTION\n", DAICHO_VERSION);
+	fputs(".nf\n", out);
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+
+		print_overview(mem);
+		fclose(mem);
+		roff_escape(out, text, true);
+		free(text);
+	}
+	fputs(".fi\n.SH COMMANDS\n", out);
+	for (size_t i = 0; i < COMMAND_COUNT; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+
+		print_command_help(commands[i], mem);
+		fclose(mem);
+		fprintf(out, ".SS %s\n.nf\n", commands[i]->name);
+		roff_escape(out, text, true);
+		fputs(".fi\n", out);
+		free(text);
+	}
+	fputs(".SH ENVIRONMENT\n.nf\n"
+	      "DAICHO_LEDGER     the ledger's path\n"
+	      "DAICHO_AGENT      the caller's agent name\n"
+	      "DAICHO_BUSY_TIMEOUT  how long to wait for the write lock (default 30s)\n"
+	      "NO_COLOR          no colour, even on a terminal\n"
+	      ".fi\n", out);
+}
+
 /*
  * Parse argv[start..] for entry (NULL: only global options, stopping at
  * the first non-option). Fills globals and ctx->values / argv. Returns 0 or
@@ -331,7 +389,9 @@ run(int argc, char **argv, struct err *err)
 		goto done;
 	}
 	if (strcmp(argv[next], "help") == 0) {
-		if (next + 1 < argc) {
+		if (next + 1 < argc && strcmp(argv[next + 1], "--man") == 0) {
+			print_man(stdout);
+		} else if (next + 1 < argc) {
 			const struct cmd_entry *e = find_command(argv[next + 1]);
 
 			if (e == NULL) {
