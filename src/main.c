@@ -30,6 +30,8 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_save_entry,
 	&cmd_result_entry,
 	&cmd_report_entry,
+	&cmd_verify_entry,
+	&cmd_sweep_entry,
 	&cmd_release_entry,
 	&cmd_block_entry,
 	&cmd_cancel_entry,

@@ -98,6 +98,12 @@ void cmd_add_printable(struct buf *out, const char *text);
 /* Write a JSON value to stdout, one line, and release it. */
 int cmd_print_json(struct cmd_ctx *ctx, json_t *value);
 
+struct verdict;
+/* The JSON form of a verdict (fields in 'daicho verify --help'). */
+json_t *cmd_verdict_json(const struct verdict *verdict);
+/* Print each check run of a verdict, with its evidence, indented. */
+void cmd_print_verdict(const struct verdict *verdict, const char *indent);
+
 /* Command entries, one per command (defined in the family's file). */
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_add_entry;
@@ -114,5 +120,7 @@ extern const struct cmd_entry cmd_save_entry;
 extern const struct cmd_entry cmd_result_entry;
 extern const struct cmd_entry cmd_log_entry;
 extern const struct cmd_entry cmd_events_entry;
+extern const struct cmd_entry cmd_verify_entry;
+extern const struct cmd_entry cmd_sweep_entry;
 
 #endif

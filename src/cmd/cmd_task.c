@@ -5,8 +5,10 @@
 
 #include "cmd/cmd.h"
 #include "core/task.h"
+#include "core/verify.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/duration.h"
 
 /* Split a comma-separated list of after ids into list. */
 static void
@@ -102,6 +104,15 @@ spec_from_json(struct cmd_ctx *ctx, size_t line, json_t *obj,
 					    "1000000", line);
 				spec->max_attempts = n;
 			}
+		} else if (strcmp(field, "check_timeout") == 0) {
+			int64_t ms;
+
+			if (!json_is_string(value) ||
+			    duration_parse(json_string_value(value), &ms) < 0 || ms <= 0)
+				return err_set(ctx->err, ERR_USAGE,
+				    "line %zu: 'check_timeout' must be a duration such as "
+				    "\"90s\"", line);
+			spec->check_timeout_ms = ms;
 		} else if (strcmp(field, "parent") == 0) {
 			struct strlist one = STRLIST_INIT;
 
@@ -133,8 +144,8 @@ spec_from_json(struct cmd_ctx *ctx, size_t line, json_t *obj,
 		} else {
 			return err_set(ctx->err, ERR_USAGE,
 			    "line %zu: unknown field '%s' (fields: title, body, key, "
-			    "after, touches, done_when, priority, labels, max_attempts, "
-			    "parent)", line, field);
+			    "after, touches, done_when, check_timeout, priority, labels, "
+			    "max_attempts, parent)", line, field);
 		}
 	}
 	if (spec->title == NULL)
@@ -278,6 +289,10 @@ exec_add(struct cmd_ctx *ctx)
 	    (rc = cmd_integer(ctx, "max-attempts", value, 1, 1000000,
 		 &spec.max_attempts)) < 0)
 		goto done;
+	if ((value = cmd_opt(ctx, "check-timeout")) != NULL &&
+	    (rc = cmd_duration(ctx, "check-timeout", value,
+		 &spec.check_timeout_ms)) < 0)
+		goto done;
 	spec.parent = cmd_opt(ctx, "parent");
 	pos = 0;
 	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
@@ -308,7 +323,8 @@ done:
 const struct cmd_entry cmd_add_entry = {
 	.name = "add",
 	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
-		 "[--touches GLOB]... [--done-when CHECK]... [--priority N] "
+		 "[--touches GLOB]... [--done-when CHECK]... [--check-timeout DUR] "
+		 "[--priority N] "
 		 "[--label L]... [--max-attempts N] [--parent ID]\n"
 		 "       daicho add --batch FILE.jsonl|-",
 	.summary = "add a task (or many, all or none) and print its id",
@@ -321,10 +337,22 @@ const struct cmd_entry cmd_add_entry = {
 	    "relative to the repository (*, **, ?, [a-z]); two tasks whose globs\n"
 	    "overlap are never claimed at once. --done-when adds a check that must\n"
 	    "pass before the task counts as done: file:PATH, cmd:SHELL, saved or\n"
-	    "commit. Defaults: priority 0 (higher is claimed first), 3 attempts.\n\n"
+	    "commit (see below). Defaults: priority 0 (higher is claimed first),\n"
+	    "3 attempts, 10m per cmd: check.\n\n"
+	    "Checks (all must pass; the sweep runs them, never the worker):\n"
+	    "  file:PATH   PATH exists in the repository and is a non-empty file;\n"
+	    "              absolute paths, '..' and symlinks leaving it are refused\n"
+	    "  cmd:SHELL   /bin/sh -c SHELL exits 0 within the check timeout, run\n"
+	    "              in the task's checkout with $DAICHO_TASK set\n"
+	    "  saved       a non-empty result was saved\n"
+	    "  commit      the reported commit exists and changes something\n"
+	    "With a reported commit, file: and cmd: run in a fresh worktree at\n"
+	    "that commit. A task without checks passes on 'saved' when it has a\n"
+	    "result, else on the report alone.\n\n"
 	    "--batch reads one JSON object per line, all added in one transaction\n"
 	    "(all or none; an error names the line). Fields: title (required),\n"
-	    "body, priority, max_attempts, labels, touches, done_when, after,\n"
+	    "body, priority, max_attempts, labels, touches, done_when,\n"
+	    "check_timeout (\"90s\"), after,\n"
 	    "parent, key. after and parent take task ids or the key of another\n"
 	    "line in the batch (forward references allowed); a cycle is refused\n"
 	    "and named. Example:\n"
@@ -337,6 +365,7 @@ const struct cmd_entry cmd_add_entry = {
 	    { "after", 0, "IDS", "ready only after these are verified" },
 	    { "touches", 0, "GLOB", "a path glob the task edits (repeatable)" },
 	    { "done-when", 0, "CHECK", "file:PATH, cmd:SHELL, saved, commit" },
+	    { "check-timeout", 0, "DUR", "time limit of each cmd: check (10m)" },
 	    { "priority", 0, "N", "higher first (default 0)" },
 	    { "label", 0, "L", "a label (repeatable)" },
 	    { "max-attempts", 0, "N", "attempts before failed (default 3)" },
@@ -379,6 +408,8 @@ task_json(const struct task *t)
 	for (size_t i = 0; i < t->checks.count; i++)
 		json_array_append_new(checks, json_string(t->checks.items[i]));
 	json_object_set_new(o, "done_when", checks);
+	json_object_set_new(o, "check_timeout_ms",
+	    t->check_timeout_ms ? json_integer(t->check_timeout_ms) : json_null());
 	json_object_set_new(o, "body_bytes", json_integer(t->body_bytes));
 	json_object_set_new(o, "saves", json_integer(t->saves));
 	json_object_set_new(o, "result_bytes",
@@ -510,7 +541,8 @@ const struct cmd_entry cmd_ls_entry = {
 	    "priority, parent (id|null), owner (agent name|null), lease_expires_ms\n"
 	    "(ms since the epoch|null), attempts, max_attempts, after (ids),\n"
 	    "unmet_after (how many of them are not verified), labels, touches,\n"
-	    "done_when, body_bytes, saves, result_bytes (latest|null), commit,\n"
+	    "done_when, check_timeout_ms (null: 10m), body_bytes, saves,\n"
+	    "result_bytes (latest|null), commit,\n"
 	    "note, block_reason, created_ms, updated_ms.\n",
 	.options = (const struct cmd_option[]){
 	    { "state", 0, "S", "only tasks in state S" },
@@ -535,6 +567,7 @@ static int
 exec_show(struct cmd_ctx *ctx)
 {
 	struct task t;
+	struct verdict verdict;
 	struct buf text = BUF_INIT;
 	int64_t id, now = clock_now_ms();
 	int rc;
@@ -544,9 +577,19 @@ exec_show(struct cmd_ctx *ctx)
 	if ((rc = task_get(ctx->ledger, id, &t, ctx->err)) < 0)
 		return rc;
 	if (ctx->json) {
-		rc = cmd_print_json(ctx, task_json(&t));
+		json_t *o = task_json(&t);
+
+		rc = verify_last(ctx->ledger, t.id, &verdict, ctx->err);
+		json_object_set_new(o, "last_verdict",
+		    rc == 0 ? cmd_verdict_json(&verdict) : json_null());
+		if (rc == 0)
+			verdict_release(&verdict);
 		task_release(&t);
-		return rc;
+		if (rc < 0) {
+			json_decref(o);
+			return rc;
+		}
+		return cmd_print_json(ctx, o);
 	}
 	buf_addf(&text, "#%lld ", (long long)t.id);
 	cmd_add_printable(&text, t.title);
@@ -611,8 +654,10 @@ exec_show(struct cmd_ctx *ctx)
 				buf_adds(&text, "; ");
 			cmd_add_printable(&text, t.checks.items[i]);
 		}
+	} else if (t.result_bytes >= 0) {
+		buf_adds(&text, "saved (no checks given; a result is saved)");
 	} else {
-		buf_adds(&text, "(no checks: a saved result, else the report alone)");
+		buf_adds(&text, "the report alone (no checks given, no result saved)");
 	}
 	show_field("done when", text.buf);
 	buf_reset(&text);
@@ -650,16 +695,32 @@ exec_show(struct cmd_ctx *ctx)
 	clock_add_age(&text, now - t.updated_ms);
 	buf_adds(&text, " ago)");
 	show_field("updated", text.buf);
+	rc = verify_last(ctx->ledger, t.id, &verdict, ctx->err);
+	if (rc == 0) {
+		buf_reset(&text);
+		buf_adds(&text, verdict.passed ? "passed " : "REJECTED ");
+		clock_add_age(&text, now - verdict.at_ms);
+		buf_adds(&text, " ago: ");
+		cmd_add_printable(&text, verdict.summary);
+		show_field("verdict", text.buf);
+		cmd_print_verdict(&verdict, "            ");
+		verdict_release(&verdict);
+	}
 	buf_release(&text);
 	task_release(&t);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 const struct cmd_entry cmd_show_entry = {
 	.name = "show",
 	.usage = "show ID",
 	.summary = "show one task: state, owner, lease, edges, checks",
-	.help = "JSON: one task object (fields as in 'daicho ls --help').\n",
+	.help =
+	    "Shows the checks that apply and, once the task has been verified or\n"
+	    "rejected, the evidence of the last verdict: each check, its exit\n"
+	    "status and time, and the tail of its output or the reason.\n\n"
+	    "JSON: one task object (fields as in 'daicho ls --help') plus\n"
+	    "last_verdict (as in 'daicho verify --help', or null).\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,

@@ -23,7 +23,8 @@
 
 #include "core/err.h"
 
-#define LEDGER_SCHEMA_VERSION 1
+/* The schema this daicho writes: the number of migrations in schema.c. */
+#define LEDGER_SCHEMA_VERSION 2
 
 struct ledger;
 

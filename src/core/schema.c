@@ -1,5 +1,7 @@
 #include "core/schema.h"
 
+#include "core/ledger.h"
+
 const char *const schema_migrations[] = {
 	/* 1: agents, tasks and their edges, saves, events. */
 	"CREATE TABLE agents ("
@@ -95,7 +97,40 @@ const char *const schema_migrations[] = {
 	"  detail TEXT"
 	") STRICT;"
 	"CREATE INDEX events_task ON events(task) WHERE task IS NOT NULL;",
+
+	/*
+	 * 2: verification. A reported task is taken for verification with a
+	 * short claim (token, expiry); every verdict and the run of each of
+	 * its checks are kept as evidence.
+	 */
+	"ALTER TABLE tasks ADD COLUMN check_timeout_ms INTEGER;"
+	"ALTER TABLE tasks ADD COLUMN verify_token TEXT;"
+	"ALTER TABLE tasks ADD COLUMN verify_expires_ms INTEGER;"
+	"CREATE TABLE verdicts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  task INTEGER NOT NULL REFERENCES tasks(id),"
+	"  at_ms INTEGER NOT NULL,"
+	"  actor INTEGER REFERENCES agents(id),"
+	"  passed INTEGER NOT NULL,"
+	"  commit_hash TEXT,"
+	"  summary TEXT NOT NULL"
+	") STRICT;"
+	"CREATE INDEX verdicts_task ON verdicts(task, id);"
+	"CREATE TABLE check_runs ("
+	"  verdict INTEGER NOT NULL REFERENCES verdicts(id),"
+	"  seq INTEGER NOT NULL,"
+	"  spec TEXT NOT NULL,"
+	"  passed INTEGER NOT NULL,"
+	"  exit_status INTEGER,"
+	"  duration_ms INTEGER NOT NULL,"
+	"  output BLOB NOT NULL,"
+	"  PRIMARY KEY (verdict, seq)"
+	") STRICT, WITHOUT ROWID;",
 };
 
 const size_t schema_migration_count =
     sizeof(schema_migrations) / sizeof(schema_migrations[0]);
+
+_Static_assert(sizeof(schema_migrations) / sizeof(schema_migrations[0]) ==
+	LEDGER_SCHEMA_VERSION,
+    "LEDGER_SCHEMA_VERSION must count the migrations");

@@ -145,6 +145,7 @@ task_read_row(sqlite3_stmt *st, struct task *out)
 	out->saves = sqlite3_column_int64(st, 17);
 	out->result_bytes = sqlite3_column_type(st, 18) == SQLITE_NULL
 				? -1 : sqlite3_column_int64(st, 18);
+	out->check_timeout_ms = sqlite3_column_int64(st, 19);
 }
 
 /* Append every text in column 0 of st (bound to id ?1) to list. */
@@ -453,7 +454,8 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
-	    " has_touches, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?)", err);
+	    " has_touches, created_ms, updated_ms, check_timeout_ms)"
+	    " VALUES (?,?,?,?,?,?,?,?,?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -469,6 +471,8 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 	sqlite3_bind_int(st, 6, spec->touches.count > 0);
 	sqlite3_bind_int64(st, 7, now);
 	sqlite3_bind_int64(st, 8, now);
+	if (spec->check_timeout_ms > 0)
+		sqlite3_bind_int64(st, 9, spec->check_timeout_ms);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)

@@ -30,6 +30,7 @@ struct task_spec {
 	size_t body_bytes;
 	int64_t priority;
 	int64_t max_attempts;    /* 0: the default */
+	int64_t check_timeout_ms; /* for cmd: checks; 0: the default (10m) */
 	const char *parent;      /* id text, or NULL */
 	struct strlist after;    /* ids ("12", "#12", "T12") or batch keys */
 	struct strlist touches;  /* globs */
@@ -57,6 +58,7 @@ struct task {
 	char *block_reason;        /* or NULL */
 	int64_t created_ms;
 	int64_t updated_ms;
+	int64_t check_timeout_ms;  /* 0: the default */
 	int64_t body_bytes;
 	int64_t saves;             /* number of saved results */
 	int64_t result_bytes;      /* size of the latest, -1 when none */

@@ -14,7 +14,7 @@
 	" t.updated_ms, length(t.body),"                                      \
 	" (SELECT count(*) FROM saves s WHERE s.task = t.id),"                \
 	" (SELECT length(s.result) FROM saves s WHERE s.task = t.id"          \
-	"  ORDER BY s.id DESC LIMIT 1)"
+	"  ORDER BY s.id DESC LIMIT 1), t.check_timeout_ms"
 
 /* Fill out from the current row of st (TASK_COLUMNS), edges not loaded. */
 void task_read_row(sqlite3_stmt *st, struct task *out);

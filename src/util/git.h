@@ -14,4 +14,22 @@
  */
 int git_resolve_commit(const char *rev, struct buf *hash, struct buf *why);
 
+/*
+ * Add a detached worktree at path checked out at commit, in the repository
+ * whose work tree or git directory is repo. Returns 0, or -1 (why says).
+ */
+int git_worktree_add(const char *repo, const char *path, const char *commit,
+    struct buf *why);
+
+/* Remove the worktree at path (forcefully), then prune stale records. */
+void git_worktree_remove(const char *repo, const char *path);
+
+/*
+ * Whether commit exists in repo and differs from its first parent (a root
+ * commit: whether its tree is non-empty). Returns 1 it does, 0 it does not,
+ * -1 when commit does not exist or git fails (why says which).
+ */
+int git_commit_has_changes(const char *repo, const char *commit,
+    struct buf *why);
+
 #endif

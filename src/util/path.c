@@ -1,6 +1,7 @@
 #include "util/path.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -213,4 +214,102 @@ path_add_absolute(struct buf *out, const char *path)
 		}
 	}
 	buf_adds(out, path);
+}
+
+/* Whether dir looks like a git directory (HEAD and objects/ inside). */
+static int
+is_git_dir(const char *dir)
+{
+	struct buf probe = BUF_INIT;
+	int yes;
+
+	buf_addf(&probe, "%s/HEAD", dir);
+	yes = access(probe.buf, F_OK) == 0;
+	buf_reset(&probe);
+	buf_addf(&probe, "%s/objects", dir);
+	yes = yes && is_dir(probe.buf);
+	buf_release(&probe);
+	return yes;
+}
+
+/* Cut the last component off b ("/a/b" -> "/a"; "/a" -> "/"). */
+static void
+cut_last(struct buf *b)
+{
+	char *slash = strrchr(b->buf, '/');
+
+	if (slash == NULL)
+		return;
+	b->len = slash == b->buf ? 1 : (size_t)(slash - b->buf);
+	b->buf[b->len] = '\0';
+}
+
+static const char *
+last_name(const struct buf *b)
+{
+	const char *slash = strrchr(b->buf, '/');
+
+	return slash ? slash + 1 : b->buf;
+}
+
+void
+path_project_root(const char *ledger_path, struct buf *out)
+{
+	struct buf dir = BUF_INIT, up = BUF_INIT;
+
+	buf_reset(out);
+	path_add_absolute(&dir, ledger_path);
+	cut_last(&dir);
+	if (resolve(&dir) < 0) {
+		buf_adds(out, dir.buf);
+		goto done;
+	}
+	buf_adds(&up, dir.buf);
+	cut_last(&up);
+	if (strcmp(last_name(&dir), "daicho") == 0 && is_git_dir(up.buf)) {
+		/* <git dir>/daicho: the work tree is the git dir's parent. */
+		if (strcmp(last_name(&up), ".git") == 0)
+			cut_last(&up);
+		buf_adds(out, up.buf);
+		goto done;
+	}
+	if (strcmp(last_name(&dir), ".daicho") == 0) {
+		buf_adds(out, up.buf);
+		goto done;
+	}
+	for (buf_reset(&up), buf_adds(&up, dir.buf);; cut_last(&up)) {
+		struct buf dotgit = BUF_INIT;
+		int found;
+
+		buf_addf(&dotgit, "%s/.git", strcmp(up.buf, "/") ? up.buf : "");
+		found = access(dotgit.buf, F_OK) == 0;
+		buf_release(&dotgit);
+		if (found) {
+			buf_adds(out, up.buf);
+			goto done;
+		}
+		if (strcmp(up.buf, "/") == 0)
+			break;
+	}
+	buf_adds(out, dir.buf);
+done:
+	buf_release(&dir);
+	buf_release(&up);
+}
+
+static int
+remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int
+path_remove_tree(const char *path)
+{
+	if (access(path, F_OK) != 0)
+		return 0;
+	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -24,6 +24,17 @@ int path_git_common_dir(const char *start, struct buf *out);
  */
 int path_find_upward(const char *start, const char *rel, struct buf *out);
 
+/*
+ * The directory a ledger's work is checked in: for <repo>/.git/daicho/
+ * ledger.db the repository's main work tree; for <dir>/.daicho/ledger.db,
+ * dir; otherwise the git work tree containing the ledger's directory, else
+ * that directory itself. out receives an absolute path.
+ */
+void path_project_root(const char *ledger_path, struct buf *out);
+
+/* rm -rf path (never following symlinks). Returns 0, or -1 with errno. */
+int path_remove_tree(const char *path);
+
 /* mkdir -p for the directory part of file path. Returns 0, or -1/errno. */
 int path_make_parent_dirs(const char *path, mode_t mode);
 

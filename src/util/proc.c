@@ -2,8 +2,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -45,4 +50,164 @@ proc_capture(char *const argv[], struct buf *out)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
+}
+
+void
+proc_result_release(struct proc_result *result)
+{
+	buf_release(&result->output);
+}
+
+/* environ plus extra, extra's names replacing environ's. Free the array. */
+static char **
+merged_environment(char *const extra[])
+{
+	size_t n = 0, k = 0, extras = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	while (extra && extra[extras])
+		extras++;
+	env = calloc(n + extras + 1, sizeof(char *));
+	if (env == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+
+		for (size_t j = 0; j < extras; j++) {
+			size_t len = strcspn(extra[j], "=");
+
+			if (strncmp(environ[i], extra[j], len + 1) == 0)
+				replaced = true;
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < extras; j++)
+		env[k++] = extra[j];
+	env[k] = NULL;
+	return env;
+}
+
+/* Keep only the last tail bytes of b. */
+static void
+keep_tail(struct buf *b, size_t tail)
+{
+	if (b->len > tail) {
+		memmove(b->buf, b->buf + b->len - tail, tail);
+		b->len = tail;
+		b->buf[b->len] = '\0';
+	}
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+proc_run_shell(const char *command, const char *dir, char *const env_extra[],
+    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	char *argv[] = { "sh", "-c", (char *)command, NULL };
+	char **env = merged_environment(env_extra);
+	int pipe_fds[2], status = 0, rc;
+	int64_t start = mono_ms(), term_sent_at = 0;
+	bool exited = false, eof = false;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	buf_init(&out->output);
+	if (env == NULL)
+		return -1;
+	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
+		free(env);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
+	    O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+	if (dir)
+		posix_spawn_file_actions_addchdir_np(&actions, dir);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, env);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	close(pipe_fds[1]);
+	free(env);
+	if (rc != 0) {
+		close(pipe_fds[0]);
+		errno = rc;
+		return -1;
+	}
+	fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+	while (!exited || !eof) {
+		struct pollfd pfd = { pipe_fds[0], POLLIN, 0 };
+		int64_t now = mono_ms();
+
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = true;
+			/* Whatever the shell left behind in its group goes too. */
+			kill(-pid, SIGKILL);
+			now = mono_ms();
+			out->duration_ms = now - start;
+		}
+		if (!exited && timeout_ms > 0 && now - start >= timeout_ms) {
+			if (term_sent_at == 0) {
+				out->timed_out = true;
+				kill(-pid, SIGTERM);
+				term_sent_at = now;
+			} else if (now - term_sent_at >= 2000) {
+				kill(-pid, SIGKILL);
+			}
+		}
+		if (eof) {
+			/* Output is closed; wait for the shell itself. */
+			if (!exited) {
+				struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+				nanosleep(&pause, NULL);
+			}
+			continue;
+		}
+		if (poll(&pfd, 1, exited ? 100 : 50) > 0) {
+			ssize_t n;
+
+			buf_grow(&out->output, 65536);
+			n = read(pipe_fds[0], out->output.buf + out->output.len, 65536);
+			if (n > 0) {
+				out->output.len += (size_t)n;
+				out->output.buf[out->output.len] = '\0';
+				if (out->output.len > 2 * tail_bytes + 65536)
+					keep_tail(&out->output, tail_bytes);
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				eof = true;
+			}
+		} else if (exited) {
+			/* Exited, group killed, and nothing more arrives: done. */
+			eof = true;
+		}
+	}
+	close(pipe_fds[0]);
+	keep_tail(&out->output, tail_bytes);
+	if (out->duration_ms == 0)
+		out->duration_ms = mono_ms() - start;
+	if (WIFEXITED(status)) {
+		out->exit_status = WEXITSTATUS(status);
+	} else {
+		out->exit_status = -1;
+		out->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	}
+	return 0;
 }

@@ -1,8 +1,12 @@
 /*
- * Running a program directly (no shell) and capturing what it prints.
+ * Running programs: directly (no shell) capturing what they print, and
+ * shell commands with a timeout in a process group of their own.
  */
 #ifndef DAICHO_PROC_H
 #define DAICHO_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "util/buf.h"
 
@@ -12,5 +16,30 @@
  * 128 + signal when killed, or -1 with errno when it could not be started.
  */
 int proc_capture(char *const argv[], struct buf *out);
+
+
+/* How a shell command ended. */
+struct proc_result {
+	int exit_status;     /* 0-255; -1 when ended by a signal */
+	int signal;          /* the signal that ended it, or 0 */
+	bool timed_out;      /* killed because the timeout passed */
+	int64_t duration_ms;
+	struct buf output;   /* the last tail_bytes of stdout and stderr */
+};
+
+void proc_result_release(struct proc_result *result);
+
+/*
+ * Run "/bin/sh -c command" in directory dir, in a process group of its
+ * own, stdin from /dev/null, stdout and stderr together into out->output
+ * (only the last tail_bytes are kept). env_extra holds "NAME=VALUE" entries
+ * (NULL-terminated) added to the environment. When timeout_ms passes, the
+ * whole group gets SIGTERM, then SIGKILL two seconds later; when the shell
+ * ends, whatever is left of its group is killed, so no check leaves stray
+ * processes. Returns 0, or -1 with errno when it could not be started.
+ */
+int proc_run_shell(const char *command, const char *dir,
+    char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+    struct proc_result *out);
 
 #endif

@@ -1,0 +1,411 @@
+/* Verification: verify, sweep. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/sweep.h"
+#include "core/task.h"
+#include "core/verify.h"
+#include "util/clock.h"
+
+json_t *
+cmd_verdict_json(const struct verdict *v)
+{
+	json_t *checks = json_array();
+
+	for (size_t i = 0; i < v->run_count; i++) {
+		const struct check_run *r = &v->runs[i];
+
+		json_array_append_new(checks, json_pack("{s:s, s:b, s:o, s:I, s:s%}",
+		    "check", r->spec, "passed", r->passed, "exit_status",
+		    r->exit_status >= 0 ? json_integer(r->exit_status) : json_null(),
+		    "duration_ms", (json_int_t)r->duration_ms, "output", r->output.buf,
+		    r->output.len));
+	}
+	return json_pack("{s:I, s:b, s:I, s:s?, s:s, s:o}", "task",
+	    (json_int_t)v->task, "passed", v->passed, "at_ms", (json_int_t)v->at_ms,
+	    "commit", v->commit, "summary", v->summary, "checks", checks);
+}
+
+void
+cmd_print_verdict(const struct verdict *v, const char *indent)
+{
+	struct buf line = BUF_INIT;
+
+	for (size_t i = 0; i < v->run_count; i++) {
+		const struct check_run *r = &v->runs[i];
+		bool process = strncmp(r->spec, "cmd:", 4) == 0;
+
+		buf_reset(&line);
+		cmd_add_printable(&line, r->spec);
+		printf("%s%s %s", indent, r->passed ? "PASS" : "FAIL", line.buf);
+		if (process && r->exit_status >= 0)
+			printf("  (exit %d", r->exit_status);
+		else if (process)
+			printf("  (killed");
+		buf_reset(&line);
+		clock_add_duration(&line, r->duration_ms);
+		printf(process ? ", %s)\n" : "  (%s)\n", line.buf);
+		/* The evidence: a cmd's output tail, or the reason. */
+		if (r->output.len > 0) {
+			const char *p = r->output.buf, *end = p + r->output.len;
+
+			while (p < end) {
+				const char *nl = memchr(p, '\n', (size_t)(end - p));
+				size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+				char *piece = strndup(p, n);
+
+				buf_reset(&line);
+				cmd_add_printable(&line, piece ? piece : "");
+				free(piece);
+				printf("%s     %s\n", indent, line.buf);
+				p += n + 1;
+			}
+		}
+	}
+	buf_release(&line);
+}
+
+/* Set from SIGINT/SIGTERM: finish the current step, then stop. */
+static volatile sig_atomic_t stop_requested;
+static int stop_signal;
+
+static void
+on_stop(int sig)
+{
+	stop_requested = 1;
+	stop_signal = sig;
+}
+
+static void
+catch_stop_signals(void)
+{
+	struct sigaction action;
+
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = on_stop;
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGINT, &action, NULL);
+	sigaction(SIGTERM, &action, NULL);
+}
+
+static int
+default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+/* -j N and --stale-after DUR, shared by sweep and verify. */
+static int
+sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
+{
+	const char *value;
+	int64_t jobs = default_jobs();
+	int rc;
+
+	memset(options, 0, sizeof(*options));
+	options->stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
+	options->stop = &stop_requested;
+	if ((value = cmd_opt(ctx, "jobs")) != NULL &&
+	    (rc = cmd_integer(ctx, "jobs", value, 1, 256, &jobs)) < 0)
+		return rc;
+	options->jobs = (int)jobs;
+	if ((value = cmd_opt(ctx, "stale-after")) != NULL &&
+	    (rc = cmd_duration(ctx, "stale-after", value,
+		 &options->stale_after_ms)) < 0)
+		return rc;
+	if ((options->actor = cmd_caller(ctx)) < 0)
+		return (int)options->actor;
+	return 0;
+}
+
+static int
+print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s)
+{
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack(
+		    "{s:I, s:I, s:I, s:I, s:I}", "verified", (json_int_t)s->verified,
+		    "rejected", (json_int_t)s->rejected, "failed",
+		    (json_int_t)s->failed, "expired", (json_int_t)s->expired,
+		    "pruned", (json_int_t)s->pruned));
+	if (!ctx->quiet)
+		printf("sweep: %lld verified, %lld rejected, %lld failed, %lld "
+		       "lease%s expired, %lld worktree%s pruned\n",
+		    (long long)s->verified, (long long)s->rejected,
+		    (long long)s->failed, (long long)s->expired,
+		    s->expired == 1 ? "" : "s", (long long)s->pruned,
+		    s->pruned == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+exec_sweep(struct cmd_ctx *ctx)
+{
+	struct sweep_options options;
+	const char *every = cmd_opt(ctx, "every");
+	int64_t interval_ms = 0;
+	int rc;
+
+	if (every && (rc = cmd_duration(ctx, "every", every, &interval_ms)) < 0)
+		return rc;
+	if ((rc = sweep_options_from(ctx, &options)) < 0)
+		return rc;
+	catch_stop_signals();
+	do {
+		struct sweep_stats stats = { 0 };
+		int64_t until;
+
+		if ((rc = sweep_pass(ctx->ledger, &options, &stats, ctx->err)) < 0)
+			return rc;
+		if ((rc = print_sweep(ctx, &stats)) < 0)
+			return rc;
+		fflush(stdout);
+		until = clock_mono_ms() + interval_ms;
+		while (interval_ms && !stop_requested && clock_mono_ms() < until) {
+			struct timespec pause = { 0, 50 * 1000 * 1000 };
+
+			nanosleep(&pause, NULL);
+		}
+	} while (interval_ms && !stop_requested);
+	return 0;
+}
+
+const struct cmd_entry cmd_sweep_entry = {
+	.name = "sweep",
+	.usage = "sweep [--every DUR] [-j N] [--stale-after DUR]",
+	.summary = "verify reported tasks, expire dead leases (one pass, or a loop)",
+	.help =
+	    "One pass: removes verification worktrees a crashed sweep left\n"
+	    "behind; expires the leases of claims whose holder stopped\n"
+	    "heart-beating (the task goes back to open, or to failed when its\n"
+	    "attempts are used up); and verifies every reported task, N at a time\n"
+	    "(-j, default the number of CPUs). A pass moves a task to verified\n"
+	    "and releases its claim; a failure sends it back to its owner\n"
+	    "(claimed, lease renewed, a new attempt) when the owner was seen\n"
+	    "within --stale-after (default 10m), else to open; past its max\n"
+	    "attempts it fails. Several sweeps may run at once: each takes a\n"
+	    "task with a verification claim, so none is verified twice.\n\n"
+	    "--every DUR repeats until SIGINT or SIGTERM, which end it between\n"
+	    "steps. Prints one summary line per pass.\n\n"
+	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\", \"pruned\"}\n"
+	    "per pass, one object per line.\n",
+	.options = (const struct cmd_option[]){
+	    { "every", 0, "DUR", "repeat every DUR until interrupted" },
+	    { "jobs", 'j', "N", "verify N tasks at once (default: CPUs)" },
+	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_sweep,
+};
+
+static const char *const outcome_words[] = {
+	[VERIFY_STALE] = "not applied: the task changed meanwhile",
+	[VERIFY_VERIFIED] = "verified",
+	[VERIFY_REJECTED_TO_OWNER] = "rejected: back to its owner",
+	[VERIFY_REJECTED_TO_OPEN] = "rejected: open again (the owner is gone)",
+	[VERIFY_FAILED] = "rejected: failed (attempts used up)",
+	[VERIFY_STILL_GOOD] = "still verified",
+	[VERIFY_REOPENED] = "reopened: no longer passes",
+};
+
+/* Print one verdict for verify: a heading and the evidence. */
+static void
+report_verdict(struct cmd_ctx *ctx, const struct verdict *v, json_t *array,
+    const char *outcome)
+{
+	struct buf line = BUF_INIT;
+
+	if (array) {
+		json_t *o = cmd_verdict_json(v);
+
+		if (outcome)
+			json_object_set_new(o, "applied", json_string(outcome));
+		json_array_append_new(array, o);
+		return;
+	}
+	if (ctx->quiet)
+		return;
+	cmd_add_printable(&line, v->summary);
+	printf("#%lld %s: %s%s%s%s\n", (long long)v->task,
+	    v->passed ? "passes" : "FAILS", line.buf, outcome ? " [" : "",
+	    outcome ? outcome : "", outcome ? "]" : "");
+	if (v->commit)
+		printf("  at commit %s\n", v->commit);
+	cmd_print_verdict(v, "  ");
+	buf_release(&line);
+}
+
+/* verify ID [--apply] */
+static int
+verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
+    const struct sweep_options *options, json_t *array)
+{
+	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT;
+	struct verify_options where;
+	struct verdict v = { 0 };
+	struct task task;
+	enum verify_outcome outcome = VERIFY_STALE;
+	bool reported;
+	int rc;
+
+	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
+		return rc;
+	reported = strcmp(task.state, "reported") == 0;
+	if (apply && !reported && strcmp(task.state, "verified") != 0) {
+		rc = err_set(ctx->err, ERR_CONFLICT,
+		    "cannot apply a verdict to task #%lld: it is %s (only reported "
+		    "or verified tasks; drop --apply to just run the checks)",
+		    (long long)id, task.state);
+		goto done;
+	}
+	sweep_locations(ctx->ledger, &worktrees, &root);
+	verify_new_token(&token);
+	where.root = root.buf;
+	where.worktree_dir = worktrees.buf;
+	where.token = token.buf;
+	if (apply && reported) {
+		int64_t taken;
+
+		rc = verify_take(ctx->ledger, id, token.buf, &taken, ctx->err);
+		if (rc == 1)
+			rc = err_set(ctx->err, ERR_CONFLICT,
+			    "task #%lld is being verified by another sweep right now",
+			    (long long)id);
+		if (rc != 0)
+			goto done;
+	}
+	if ((rc = verify_task(ctx->ledger, id, &where, &v, ctx->err)) < 0)
+		goto done;
+	if (apply && (rc = verify_record(ctx->ledger, &v,
+			  reported ? token.buf : NULL, options->actor,
+			  options->stale_after_ms, &outcome, ctx->err)) < 0)
+		goto done;
+	report_verdict(ctx, &v, array, apply ? outcome_words[outcome] : NULL);
+	rc = v.passed ? 0 : 1;
+done:
+	verdict_release(&v);
+	task_release(&task);
+	buf_release(&token);
+	buf_release(&worktrees);
+	buf_release(&root);
+	return rc;
+}
+
+struct id_list {
+	int64_t *ids;
+	size_t count, alloc;
+};
+
+static int
+collect_id(const struct task *t, void *arg)
+{
+	struct id_list *list = arg;
+
+	if (list->count == list->alloc) {
+		list->alloc = list->alloc ? list->alloc * 2 : 64;
+		list->ids = realloc(list->ids, list->alloc * sizeof(int64_t));
+		if (list->ids == NULL)
+			abort();
+	}
+	list->ids[list->count++] = t->id;
+	return 0;
+}
+
+static int
+exec_verify(struct cmd_ctx *ctx)
+{
+	struct sweep_options options;
+	bool apply = cmd_has(ctx, "apply"), all = cmd_has(ctx, "all-verified");
+	json_t *array = ctx->json ? json_array() : NULL;
+	int64_t failing = 0;
+	int rc;
+
+	if (all == (ctx->argc == 1)) {
+		json_decref(array);
+		return err_set(ctx->err, ERR_USAGE,
+		    "verify takes an ID or --all-verified, one of the two");
+	}
+	if ((rc = sweep_options_from(ctx, &options)) < 0)
+		goto done;
+	if (!all) {
+		int64_t id;
+
+		if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+			goto done;
+		if ((rc = verify_one(ctx, id, apply, &options, array)) < 0)
+			goto done;
+		failing = rc;
+	} else {
+		struct task_filter verified = { .state = "verified" };
+		struct id_list list = { 0 };
+
+		if ((rc = task_each(ctx->ledger, &verified, collect_id, &list,
+			 ctx->err)) < 0) {
+			free(list.ids);
+			goto done;
+		}
+		for (size_t i = 0; i < list.count && !stop_requested; i++) {
+			if ((rc = verify_one(ctx, list.ids[i], apply, &options,
+				 array)) < 0)
+				break;
+			failing += rc;
+		}
+		free(list.ids);
+		if (rc < 0)
+			goto done;
+		if (!ctx->json && !ctx->quiet)
+			printf("%zu verified task%s checked, %lld no longer pass%s\n",
+			    list.count, list.count == 1 ? "" : "s", (long long)failing,
+			    failing == 1 ? "es" : "");
+	}
+	if (array) {
+		rc = cmd_print_json(ctx, array);
+		array = NULL;
+		if (rc < 0)
+			goto done;
+	}
+	rc = 0;
+	if (failing > 0)
+		rc = err_set(ctx->err, ERR_VERIFY, "%lld task%s failed verification",
+		    (long long)failing, failing == 1 ? "" : "s");
+done:
+	json_decref(array);
+	return rc;
+}
+
+const struct cmd_entry cmd_verify_entry = {
+	.name = "verify",
+	.usage = "verify ID [--apply] | verify --all-verified [--apply]",
+	.summary = "run a task's checks now and print the evidence",
+	.help =
+	    "Runs the task's definition of done where the sweep would (in a\n"
+	    "fresh worktree at the reported commit, else in the project root)\n"
+	    "and prints each check: PASS or FAIL, exit status, time, and the\n"
+	    "last 4 KB of output or the reason. Changes nothing unless --apply:\n"
+	    "then a reported task gets the verdict as the sweep would give it,\n"
+	    "and a verified task that no longer passes goes back to open, the\n"
+	    "reason logged.\n\n"
+	    "--all-verified re-runs the checks of every verified task at its\n"
+	    "recorded commit and lists those that no longer pass.\n\n"
+	    "Exit 5 when a check fails.\n\n"
+	    "JSON: an array of verdicts: task, passed, at_ms, commit, summary,\n"
+	    "checks [{check, passed, exit_status, duration_ms, output}], and\n"
+	    "with --apply, applied (what happened to the task).\n",
+	.options = (const struct cmd_option[]){
+	    { "apply", 0, NULL, "apply the verdict to the task" },
+	    { "all-verified", 0, NULL, "re-check every verified task" },
+	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 0,
+	.max_args = 1,
+	.exec = exec_verify,
+};

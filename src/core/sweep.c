@@ -1,0 +1,348 @@
+#include "core/sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/event.h"
+#include "core/verify.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/git.h"
+#include "util/path.h"
+
+void
+sweep_locations(struct ledger *ledger, struct buf *worktree_dir,
+    struct buf *root)
+{
+	const char *path = ledger_path(ledger);
+	const char *slash = strrchr(path, '/');
+
+	if (worktree_dir) {
+		if (slash)
+			buf_add(worktree_dir, path, (size_t)(slash - path));
+		else
+			buf_addch(worktree_dir, '.');
+		buf_adds(worktree_dir, "/verify");
+	}
+	if (root)
+		path_project_root(path, root);
+}
+
+int
+sweep_expire_leases(struct ledger *ledger, int64_t actor,
+    struct sweep_stats *stats, struct err *err)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_now_ms();
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	for (;;) {
+		int64_t id, attempts, max_attempts, expired_ms;
+		char *owner = NULL;
+		bool failed;
+
+		st = ledger_stmt(ledger,
+		    "SELECT t.id, t.attempts, t.max_attempts, t.lease_expires_ms, a.name"
+		    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
+		    " WHERE t.state = 'claimed' AND t.lease_expires_ms <= ?"
+		    " ORDER BY t.lease_expires_ms LIMIT 1", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, now);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			const unsigned char *name = sqlite3_column_text(st, 4);
+
+			id = sqlite3_column_int64(st, 0);
+			attempts = sqlite3_column_int64(st, 1);
+			max_attempts = sqlite3_column_int64(st, 2);
+			expired_ms = sqlite3_column_int64(st, 3);
+			owner = name ? xstrdup((const char *)name) : NULL;
+		}
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_ROW) {
+			rc = ledger_error(ledger, rc, err, "finding expired leases");
+			goto fail;
+		}
+		failed = attempts >= max_attempts;
+		rc = event_append(ledger, actor, "lease-expired", id,
+		    json_pack("{s:s?, s:I, s:s}", "owner", owner, "expired_ms",
+			(json_int_t)expired_ms, "to", failed ? "failed" : "open"),
+		    err);
+		free(owner);
+		if (rc < 0)
+			goto fail;
+		st = ledger_stmt(ledger, failed
+		    ? "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
+		      " updated_ms = ?2 WHERE id = ?1"
+		    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+		      " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, now);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			rc = ledger_error(ledger, rc, err, "expiring a lease");
+			goto fail;
+		}
+		if (failed && (rc = event_append(ledger, actor, "fail", id,
+				   json_pack("{s:s, s:I}", "reason",
+				       "attempts exhausted", "attempts",
+				       (json_int_t)attempts), err)) < 0)
+			goto fail;
+		stats->expired++;
+		if (failed)
+			stats->failed++;
+	}
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+/* Whether "<id>-<token>" names a live verification claim. */
+static int
+claim_is_live(struct ledger *ledger, const char *name, bool *live,
+    struct err *err)
+{
+	sqlite3_stmt *st;
+	const char *dash = strchr(name, '-');
+	int rc;
+
+	*live = false;
+	if (dash == NULL)
+		return 0;
+	st = ledger_stmt(ledger,
+	    "SELECT 1 FROM tasks WHERE id = ? AND verify_token = ?"
+	    " AND verify_expires_ms > ?", err);
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, strtoll(name, NULL, 10));
+	sqlite3_bind_text(st, 2, dash + 1, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, clock_now_ms());
+	rc = sqlite3_step(st);
+	*live = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading verification claims");
+	return 0;
+}
+
+int
+sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
+    struct err *err)
+{
+	struct buf dir = BUF_INIT, root = BUF_INIT, path = BUF_INIT;
+	struct dirent *entry;
+	DIR *d;
+	int rc = 0;
+
+	sweep_locations(ledger, &dir, &root);
+	d = opendir(dir.buf);
+	if (d == NULL)
+		goto done;
+	while ((entry = readdir(d)) != NULL) {
+		bool live;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		if ((rc = claim_is_live(ledger, entry->d_name, &live, err)) < 0)
+			break;
+		if (live)
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir.buf, entry->d_name);
+		git_worktree_remove(root.buf, path.buf);
+		path_remove_tree(path.buf);
+		stats->pruned++;
+	}
+	closedir(d);
+done:
+	buf_release(&dir);
+	buf_release(&root);
+	buf_release(&path);
+	return rc;
+}
+
+/* Verify reported tasks one after another until none is left. */
+static int
+verify_loop(struct ledger *ledger, const struct sweep_options *options,
+    struct sweep_stats *stats, struct err *err)
+{
+	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT;
+	struct verify_options where;
+	int rc = 0;
+
+	sweep_locations(ledger, &worktrees, &root);
+	where.root = root.buf;
+	where.worktree_dir = worktrees.buf;
+	while (options->stop == NULL || !*options->stop) {
+		struct verdict verdict;
+		enum verify_outcome outcome;
+		int64_t id;
+
+		verify_new_token(&token);
+		where.token = token.buf;
+		if ((rc = verify_take(ledger, 0, token.buf, &id, err)) != 0)
+			break;
+		if ((rc = verify_task(ledger, id, &where, &verdict, err)) < 0)
+			break;
+		rc = verify_record(ledger, &verdict, token.buf, options->actor,
+		    options->stale_after_ms, &outcome, err);
+		verdict_release(&verdict);
+		if (rc < 0)
+			break;
+		switch (outcome) {
+		case VERIFY_VERIFIED:
+			stats->verified++;
+			break;
+		case VERIFY_REJECTED_TO_OWNER:
+		case VERIFY_REJECTED_TO_OPEN:
+			stats->rejected++;
+			break;
+		case VERIFY_FAILED:
+			stats->rejected++;
+			stats->failed++;
+			break;
+		default:
+			break;
+		}
+	}
+	buf_release(&token);
+	buf_release(&worktrees);
+	buf_release(&root);
+	return rc < 0 ? rc : 0;
+}
+
+static int
+count_reported(struct ledger *ledger, int64_t *count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM tasks WHERE state = 'reported'", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	rc = sqlite3_step(st);
+	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "counting reported tasks");
+	return 0;
+}
+
+/*
+ * Verify with several processes: each child opens its own connection (a
+ * SQLite connection must not cross fork), runs the loop and sends its
+ * counts back through a pipe. Two children never take the same task: the
+ * verification claim is what keeps separate sweeps apart too.
+ */
+static int
+verify_in_parallel(struct ledger *ledger, int jobs,
+    const struct sweep_options *options, struct sweep_stats *stats,
+    struct err *err)
+{
+	pid_t *pids = xcalloc((size_t)jobs, sizeof(pid_t));
+	int *fds = xcalloc((size_t)jobs, sizeof(int));
+	int started = 0, rc = 0;
+
+	for (int i = 0; i < jobs; i++) {
+		int pipe_fds[2];
+		pid_t pid;
+
+		if (pipe(pipe_fds) < 0)
+			break;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			close(pipe_fds[0]);
+			close(pipe_fds[1]);
+			break;
+		}
+		if (pid == 0) {
+			struct sweep_stats mine = { 0 };
+			struct ledger *own = NULL;
+			struct err child_err = ERR_INIT;
+			int status = 0;
+
+			close(pipe_fds[0]);
+			if (ledger_open(ledger_path(ledger), &own, &child_err) < 0 ||
+			    verify_loop(own, options, &mine, &child_err) < 0)
+				status = 1;
+			if (write(pipe_fds[1], &mine, sizeof(mine)) < 0)
+				status = 1;
+			if (status && child_err.message.len)
+				(void)!write(pipe_fds[1], child_err.message.buf,
+				    child_err.message.len);
+			ledger_close(own);
+			_exit(status);
+		}
+		close(pipe_fds[1]);
+		pids[started] = pid;
+		fds[started] = pipe_fds[0];
+		started++;
+	}
+	for (int i = 0; i < started; i++) {
+		struct sweep_stats theirs = { 0 };
+		struct buf message = BUF_INIT;
+		int status = 0;
+
+		if (read(fds[i], &theirs, sizeof(theirs)) == (ssize_t)sizeof(theirs)) {
+			stats->verified += theirs.verified;
+			stats->rejected += theirs.rejected;
+			stats->failed += theirs.failed;
+		}
+		buf_read_fd(&message, fds[i]);
+		close(fds[i]);
+		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
+			;
+		if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && rc == 0)
+			rc = err_set(err, ERR_FAILED, "a verification process failed (%s)",
+			    message.len ? message.buf : "no message");
+		buf_release(&message);
+	}
+	if (started == 0)
+		rc = verify_loop(ledger, options, stats, err);
+	free(pids);
+	free(fds);
+	return rc;
+}
+
+int
+sweep_pass(struct ledger *ledger, const struct sweep_options *options,
+    struct sweep_stats *stats, struct err *err)
+{
+	int64_t reported = 0;
+	int jobs = options->jobs > 0 ? options->jobs : 1;
+	int rc;
+
+	if ((rc = sweep_prune_worktrees(ledger, stats, err)) < 0)
+		return rc;
+	if (options->stop && *options->stop)
+		return 0;
+	if ((rc = sweep_expire_leases(ledger, options->actor, stats, err)) < 0)
+		return rc;
+	if (options->stop && *options->stop)
+		return 0;
+	if ((rc = count_reported(ledger, &reported, err)) < 0)
+		return rc;
+	if (reported < jobs)
+		jobs = (int)reported;
+	if (jobs <= 1)
+		return verify_loop(ledger, options, stats, err);
+	return verify_in_parallel(ledger, jobs, options, stats, err);
+}

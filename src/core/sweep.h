@@ -1,0 +1,55 @@
+/*
+ * The sweep: one pass verifies every reported task (several at once),
+ * expires the leases of claims whose holder stopped heart-beating, and
+ * removes verification worktrees that a crashed sweep left behind. A pass
+ * is idempotent and safe to run from several processes at once: each
+ * reported task is taken with a verification claim, and a verdict is
+ * recorded only while that claim is still its own.
+ */
+#ifndef DAICHO_SWEEP_H
+#define DAICHO_SWEEP_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+
+#define SWEEP_DEFAULT_STALE_AFTER_MS (10 * 60 * 1000)
+
+struct sweep_options {
+	int jobs;                /* verifications at once (processes) */
+	int64_t stale_after_ms;  /* an owner unseen this long is gone */
+	int64_t actor;           /* who runs the sweep, for the record */
+	volatile sig_atomic_t *stop; /* set by a signal: stop between steps */
+};
+
+struct sweep_stats {
+	int64_t verified;  /* reported -> verified */
+	int64_t rejected;  /* reported -> back to owner or open */
+	int64_t failed;    /* rejected or expired with attempts used up */
+	int64_t expired;   /* leases expired */
+	int64_t pruned;    /* leftover worktrees removed */
+};
+
+/* One pass, as described above. stats is added to. */
+int sweep_pass(struct ledger *ledger, const struct sweep_options *options,
+    struct sweep_stats *stats, struct err *err);
+
+/* Expire every claim whose lease has run out: open, or failed when its
+ * attempts are used up. */
+int sweep_expire_leases(struct ledger *ledger, int64_t actor,
+    struct sweep_stats *stats, struct err *err);
+
+/* Remove verification worktrees not held by a live verification claim. */
+int sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
+    struct err *err);
+
+/*
+ * Where a ledger's verification worktrees live ("<ledger dir>/verify") and
+ * the project root checks run in without a commit. Appended to the bufs.
+ */
+void sweep_locations(struct ledger *ledger, struct buf *worktree_dir,
+    struct buf *root);
+
+#endif

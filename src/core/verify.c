@@ -1,0 +1,660 @@
+#include "core/verify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/event.h"
+#include "core/task.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/git.h"
+#include "util/path.h"
+#include "util/proc.h"
+#include "util/strlist.h"
+
+void
+verdict_release(struct verdict *verdict)
+{
+	for (size_t i = 0; i < verdict->run_count; i++) {
+		free(verdict->runs[i].spec);
+		buf_release(&verdict->runs[i].output);
+	}
+	free(verdict->runs);
+	free(verdict->commit);
+	free(verdict->summary);
+	memset(verdict, 0, sizeof(*verdict));
+}
+
+void
+verify_new_token(struct buf *token)
+{
+	unsigned char bytes[8];
+
+	if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes)) {
+		int64_t t = clock_mono_ms() ^ ((int64_t)getpid() << 20);
+
+		memcpy(bytes, &t, sizeof(bytes));
+	}
+	buf_reset(token);
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		buf_addf(token, "%02x", bytes[i]);
+}
+
+/* What verification needs to know about a task. */
+struct subject {
+	struct strlist checks;
+	char *commit;
+	int64_t check_timeout_ms;
+	int64_t result_bytes; /* latest save, -1 when none */
+};
+
+static void
+subject_release(struct subject *s)
+{
+	strlist_release(&s->checks);
+	free(s->commit);
+}
+
+static int
+read_subject(struct ledger *ledger, int64_t id, struct subject *s,
+    struct err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "SELECT report_commit, check_timeout_ms,"
+	    " (SELECT length(result) FROM saves WHERE task = t.id"
+	    "  ORDER BY id DESC LIMIT 1)"
+	    " FROM tasks t WHERE id = ?", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *commit = sqlite3_column_text(st, 0);
+
+		s->commit = commit ? xstrdup((const char *)commit) : NULL;
+		s->check_timeout_ms = sqlite3_column_type(st, 1) == SQLITE_NULL
+					  ? VERIFY_DEFAULT_CHECK_TIMEOUT_MS
+					  : sqlite3_column_int64(st, 1);
+		s->result_bytes = sqlite3_column_type(st, 2) == SQLITE_NULL
+				      ? -1 : sqlite3_column_int64(st, 2);
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		rc = err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
+		    (long long)id);
+		goto done;
+	}
+	if (rc != SQLITE_ROW) {
+		rc = ledger_error(ledger, rc, err, "reading a task");
+		goto done;
+	}
+	st = ledger_stmt(ledger,
+	    "SELECT spec FROM checks WHERE task = ? ORDER BY seq", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		strlist_add(&s->checks, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading checks");
+done:
+	ledger_rollback(ledger);
+	if (rc < 0)
+		subject_release(s);
+	return rc;
+}
+
+static struct check_run *
+add_run(struct verdict *v, const char *spec)
+{
+	struct check_run *run;
+
+	v->runs = xrealloc(v->runs, (v->run_count + 1) * sizeof(*v->runs));
+	run = &v->runs[v->run_count++];
+	memset(run, 0, sizeof(*run));
+	run->spec = xstrdup(spec);
+	run->exit_status = -1;
+	buf_init(&run->output);
+	return run;
+}
+
+/* file:PATH: inside root (no escape, not even through a symlink), a
+ * regular file, not empty. */
+static void
+check_file(const char *root, const char *path, struct check_run *run)
+{
+	struct buf full = BUF_INIT;
+	struct err syntax = ERR_INIT;
+	char *real_root = NULL, *real = NULL;
+	struct stat st;
+	size_t root_len;
+
+	if (task_check_spec(run->spec, &syntax) < 0) {
+		buf_addf(&run->output, "refused: %s", syntax.message.buf);
+		goto done;
+	}
+	real_root = realpath(root, NULL);
+	if (real_root == NULL) {
+		buf_addf(&run->output, "cannot resolve %s: %s", root, strerror(errno));
+		goto done;
+	}
+	buf_addf(&full, "%s/%s", real_root, path);
+	real = realpath(full.buf, NULL);
+	if (real == NULL) {
+		if (lstat(full.buf, &st) == 0 && S_ISLNK(st.st_mode))
+			buf_addf(&run->output, "%s is a dangling symlink", path);
+		else
+			buf_addf(&run->output, "%s is missing", path);
+		goto done;
+	}
+	root_len = strlen(real_root);
+	if (strncmp(real, real_root, root_len) != 0 || real[root_len] != '/') {
+		buf_addf(&run->output,
+		    "refused: %s resolves to %s, outside the repository", path, real);
+		goto done;
+	}
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+		buf_addf(&run->output, "%s is not a regular file", path);
+		goto done;
+	}
+	if (st.st_size == 0) {
+		buf_addf(&run->output, "%s is empty", path);
+		goto done;
+	}
+	run->passed = true;
+	buf_addf(&run->output, "%s exists (%lld bytes)", path, (long long)st.st_size);
+done:
+	buf_release(&full);
+	err_release(&syntax);
+	free(real_root);
+	free(real);
+}
+
+static void
+check_cmd(const char *dir, const char *command, int64_t task,
+    int64_t timeout_ms, struct check_run *run)
+{
+	struct proc_result result;
+	struct buf env_task = BUF_INIT;
+	char *env[2];
+
+	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)task);
+	env[0] = env_task.buf;
+	env[1] = NULL;
+	if (proc_run_shell(command, dir, env, timeout_ms, VERIFY_OUTPUT_TAIL_BYTES,
+		&result) < 0) {
+		buf_addf(&run->output, "cannot run /bin/sh: %s", strerror(errno));
+		buf_release(&env_task);
+		return;
+	}
+	run->exit_status = result.exit_status;
+	run->duration_ms = result.duration_ms;
+	run->passed = result.exit_status == 0 && !result.timed_out;
+	buf_add(&run->output, result.output.buf, result.output.len);
+	if (result.timed_out) {
+		struct buf limit = BUF_INIT;
+
+		clock_add_duration(&limit, timeout_ms);
+		buf_addf(&run->output, "%s[daicho: timed out after %s; process group "
+		    "killed]\n", run->output.len && run->output.buf[run->output.len - 1]
+		    != '\n' ? "\n" : "", limit.buf);
+		buf_release(&limit);
+	}
+	if (run->output.len > VERIFY_OUTPUT_TAIL_BYTES) {
+		size_t cut = run->output.len - VERIFY_OUTPUT_TAIL_BYTES;
+
+		memmove(run->output.buf, run->output.buf + cut, VERIFY_OUTPUT_TAIL_BYTES);
+		run->output.len = VERIFY_OUTPUT_TAIL_BYTES;
+		run->output.buf[run->output.len] = '\0';
+	}
+	proc_result_release(&result);
+	buf_release(&env_task);
+}
+
+/* One line saying why run failed, for the verdict summary. */
+static void
+describe_failure(struct buf *out, const struct check_run *run)
+{
+	buf_addf(out, "%s: ", run->spec);
+	if (strncmp(run->spec, "cmd:", 4) == 0) {
+		if (strstr(run->output.buf, "[daicho: timed out"))
+			buf_adds(out, "timed out");
+		else if (run->exit_status >= 0)
+			buf_addf(out, "exit %d", run->exit_status);
+		else
+			buf_adds(out, run->output.len ? run->output.buf : "killed");
+	} else {
+		buf_adds(out, run->output.buf);
+	}
+	/* Keep the summary to one line. */
+	for (size_t i = 0; i < out->len; i++)
+		if (out->buf[i] == '\n' || out->buf[i] == '\r')
+			out->buf[i] = ' ';
+}
+
+int
+verify_task(struct ledger *ledger, int64_t id,
+    const struct verify_options *options, struct verdict *out, struct err *err)
+{
+	struct subject s;
+	struct buf worktree = BUF_INIT, why = BUF_INIT, summary = BUF_INIT;
+	const char *dir = options->root;
+	bool worktree_made = false, needs_tree = false, checkout_failed = false;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->task = id;
+	out->at_ms = clock_now_ms();
+	if ((rc = read_subject(ledger, id, &s, err)) < 0)
+		return rc;
+	if (s.commit)
+		out->commit = xstrdup(s.commit);
+	if (s.checks.count == 0 && s.result_bytes >= 0)
+		strlist_add(&s.checks, "saved");
+	for (size_t i = 0; i < s.checks.count; i++)
+		if (strncmp(s.checks.items[i], "file:", 5) == 0 ||
+		    strncmp(s.checks.items[i], "cmd:", 4) == 0)
+			needs_tree = true;
+	if (s.commit && needs_tree) {
+		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
+		    (long long)id, options->token);
+		if (path_make_parent_dirs(worktree.buf, 0755) < 0 ||
+		    git_worktree_add(options->root, worktree.buf, s.commit, &why) < 0) {
+			struct check_run *run = add_run(out, "checkout");
+
+			buf_addf(&run->output, "cannot check out %.12s in %s: %s",
+			    s.commit, options->root, why.len ? why.buf : strerror(errno));
+			checkout_failed = true;
+		} else {
+			worktree_made = true;
+			dir = worktree.buf;
+		}
+	}
+	for (size_t i = 0; i < s.checks.count && !checkout_failed; i++) {
+		const char *spec = s.checks.items[i];
+		struct check_run *run = add_run(out, spec);
+		int64_t start = clock_mono_ms();
+
+		if (strncmp(spec, "file:", 5) == 0) {
+			check_file(dir, spec + 5, run);
+		} else if (strncmp(spec, "cmd:", 4) == 0) {
+			check_cmd(dir, spec + 4, id, s.check_timeout_ms, run);
+		} else if (strcmp(spec, "saved") == 0) {
+			run->passed = s.result_bytes > 0;
+			buf_adds(&run->output, s.result_bytes > 0 ? "a result is saved"
+					       : s.result_bytes == 0
+						   ? "the saved result is empty"
+						   : "no result saved");
+		} else if (strcmp(spec, "commit") == 0) {
+			int changes = s.commit ? git_commit_has_changes(options->root,
+							  s.commit, &why) : -1;
+
+			run->passed = changes == 1;
+			if (s.commit == NULL)
+				buf_adds(&run->output, "no commit reported");
+			else if (changes == 1)
+				buf_addf(&run->output, "%.12s changes files", s.commit);
+			else if (changes == 0)
+				buf_addf(&run->output, "%.12s changes nothing", s.commit);
+			else
+				buf_add(&run->output, why.buf, why.len);
+		} else {
+			buf_addf(&run->output, "unknown check");
+		}
+		if (run->duration_ms == 0)
+			run->duration_ms = clock_mono_ms() - start;
+	}
+	if (worktree_made)
+		git_worktree_remove(options->root, worktree.buf);
+	out->passed = true;
+	for (size_t i = 0; i < out->run_count; i++) {
+		if (!out->runs[i].passed) {
+			if (out->passed)
+				describe_failure(&summary, &out->runs[i]);
+			out->passed = false;
+		}
+	}
+	if (out->passed) {
+		if (out->run_count == 0)
+			buf_adds(&summary, "no checks: accepted on the report");
+		else
+			buf_addf(&summary, "%zu check%s passed", out->run_count,
+			    out->run_count == 1 ? "" : "s");
+	}
+	out->summary = buf_detach(&summary, NULL);
+	subject_release(&s);
+	buf_release(&worktree);
+	buf_release(&why);
+	return 0;
+}
+
+int
+verify_take(struct ledger *ledger, int64_t only, const char *token,
+    int64_t *id, struct err *err)
+{
+	/*
+	 * The claim lasts as long as the task's cmd checks could take, plus
+	 * two minutes for the worktree: a sweep that dies mid-way loses the
+	 * task only until then.
+	 */
+	sqlite3_stmt *st;
+	int64_t now = clock_now_ms();
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "UPDATE tasks SET verify_token = ?1, verify_expires_ms = ?2 + 120000"
+	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
+	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
+	    " WHERE id = (SELECT id FROM tasks WHERE state = 'reported'"
+	    "  AND (?3 = 0 OR id = ?3)"
+	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)"
+	    "  ORDER BY updated_ms, id LIMIT 1)"
+	    " RETURNING id", err);
+	if (st == NULL) {
+		ledger_rollback(ledger);
+		return -(int)err->code;
+	}
+	sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, only);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		rc = ledger_error(ledger, rc, err, "taking a task to verify");
+		ledger_rollback(ledger);
+		return rc;
+	}
+	if (rc == SQLITE_DONE) {
+		ledger_rollback(ledger);
+		return 1;
+	}
+	return ledger_commit(ledger, err);
+}
+
+/* Insert the verdict and its runs; sets verdict->id. */
+static int
+insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary)"
+	    " VALUES (?, ?, ?, ?, ?, ?)", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, v->task);
+	sqlite3_bind_int64(st, 2, v->at_ms);
+	if (actor)
+		sqlite3_bind_int64(st, 3, actor);
+	sqlite3_bind_int(st, 4, v->passed);
+	if (v->commit)
+		sqlite3_bind_text(st, 5, v->commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, v->summary, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "recording a verdict");
+	v->id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	for (size_t i = 0; i < v->run_count; i++) {
+		const struct check_run *run = &v->runs[i];
+
+		st = ledger_stmt(ledger,
+		    "INSERT INTO check_runs (verdict, seq, spec, passed, exit_status,"
+		    " duration_ms, output) VALUES (?, ?, ?, ?, ?, ?, ?)", err);
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, v->id);
+		sqlite3_bind_int64(st, 2, (int64_t)i + 1);
+		sqlite3_bind_text(st, 3, run->spec, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, run->passed);
+		if (run->exit_status >= 0)
+			sqlite3_bind_int(st, 5, run->exit_status);
+		sqlite3_bind_int64(st, 6, run->duration_ms);
+		sqlite3_bind_blob(st, 7, run->output.buf, (int)run->output.len,
+		    SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return ledger_error(ledger, rc, err, "recording a check");
+	}
+	return 0;
+}
+
+/* Run one UPDATE with ?1 = task id and, when it uses it, ?2 = now. */
+static int
+update(struct ledger *ledger, const char *sql, int64_t id, int64_t now,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, now);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "applying a verdict");
+	return 0;
+}
+
+int
+verify_record(struct ledger *ledger, struct verdict *v, const char *token,
+    int64_t actor, int64_t stale_after_ms, enum verify_outcome *outcome,
+    struct err *err)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_now_ms(), attempts = 0, max_attempts = 0;
+	char state[16] = "";
+	bool token_ok = false, owner_alive = false;
+	int rc;
+
+	*outcome = VERIFY_STALE;
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	/* Re-read what the decision rests on, under the lock. */
+	st = ledger_stmt(ledger,
+	    "SELECT t.state, t.verify_token IS ?2, t.attempts, t.max_attempts,"
+	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3"
+	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
+	    err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, v->task);
+	if (token)
+		sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now - stale_after_ms);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(state, sizeof(state), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+		token_ok = sqlite3_column_int(st, 1) != 0;
+		attempts = sqlite3_column_int64(st, 2);
+		max_attempts = sqlite3_column_int64(st, 3);
+		owner_alive = sqlite3_column_int(st, 4) != 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW) {
+		rc = rc == SQLITE_DONE
+			 ? err_set(err, ERR_NOT_FOUND, "no task #%lld", (long long)v->task)
+			 : ledger_error(ledger, rc, err, "reading a task");
+		goto fail;
+	}
+	if (token ? strcmp(state, "reported") != 0 || !token_ok
+		  : strcmp(state, "verified") != 0) {
+		ledger_rollback(ledger);
+		return 0; /* decided elsewhere meanwhile: this verdict is moot */
+	}
+	if ((rc = insert_verdict(ledger, v, actor, err)) < 0)
+		goto fail;
+	if (token && v->passed) {
+		*outcome = VERIFY_VERIFIED;
+		rc = update(ledger,
+		    "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
+		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
+		    " WHERE id = ?1", v->task, now, err);
+		if (rc == 0)
+			rc = update(ledger,
+			    "UPDATE tasks SET unmet_deps = unmet_deps - 1 WHERE id IN"
+			    " (SELECT task FROM deps WHERE after = ?1)",
+			    v->task, now, err);
+	} else if (token && attempts >= max_attempts) {
+		*outcome = VERIFY_FAILED;
+		rc = update(ledger,
+		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
+		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
+		    " WHERE id = ?1", v->task, now, err);
+	} else if (token && owner_alive) {
+		*outcome = VERIFY_REJECTED_TO_OWNER;
+		rc = update(ledger,
+		    "UPDATE tasks SET state = 'claimed', attempts = attempts + 1,"
+		    " lease_ms = coalesce(lease_ms, 1800000),"
+		    " lease_expires_ms = ?2 + coalesce(lease_ms, 1800000),"
+		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
+		    " WHERE id = ?1", v->task, now, err);
+	} else if (token) {
+		*outcome = VERIFY_REJECTED_TO_OPEN;
+		rc = update(ledger,
+		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+		    " lease_expires_ms = NULL, verify_token = NULL,"
+		    " verify_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
+		    v->task, now, err);
+	} else if (v->passed) {
+		*outcome = VERIFY_STILL_GOOD;
+	} else {
+		*outcome = VERIFY_REOPENED;
+		rc = update(ledger,
+		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+		    " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
+		    v->task, now, err);
+		if (rc == 0)
+			rc = update(ledger,
+			    "UPDATE tasks SET unmet_deps = unmet_deps + 1 WHERE id IN"
+			    " (SELECT task FROM deps WHERE after = ?1)",
+			    v->task, now, err);
+	}
+	if (rc < 0)
+		goto fail;
+	{
+		static const char *const kinds[] = {
+			[VERIFY_VERIFIED] = "verified",
+			[VERIFY_REJECTED_TO_OWNER] = "rejected",
+			[VERIFY_REJECTED_TO_OPEN] = "rejected",
+			[VERIFY_FAILED] = "rejected",
+			[VERIFY_STILL_GOOD] = "reverified",
+			[VERIFY_REOPENED] = "reopened",
+		};
+		static const char *const back_to[] = {
+			[VERIFY_REJECTED_TO_OWNER] = "owner",
+			[VERIFY_REJECTED_TO_OPEN] = "open",
+			[VERIFY_FAILED] = "failed",
+		};
+		json_t *detail = json_pack("{s:I, s:s, s:s?}", "verdict",
+		    (json_int_t)v->id, "summary", v->summary, "commit", v->commit);
+
+		if (back_to[*outcome])
+			json_object_set_new(detail, "to", json_string(back_to[*outcome]));
+		rc = event_append(ledger, actor, kinds[*outcome], v->task, detail, err);
+		if (rc == 0 && *outcome == VERIFY_FAILED)
+			rc = event_append(ledger, actor, "fail", v->task,
+			    json_pack("{s:s, s:I}", "reason", "attempts exhausted",
+				"attempts", (json_int_t)attempts), err);
+	}
+	if (rc < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	*outcome = VERIFY_STALE;
+	return rc;
+}
+
+int
+verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
+    struct err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "SELECT id, at_ms, passed, commit_hash, summary FROM verdicts"
+	    " WHERE task = ? ORDER BY id DESC LIMIT 1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *commit = sqlite3_column_text(st, 3);
+
+		out->task = id;
+		out->id = sqlite3_column_int64(st, 0);
+		out->at_ms = sqlite3_column_int64(st, 1);
+		out->passed = sqlite3_column_int(st, 2) != 0;
+		out->commit = commit ? xstrdup((const char *)commit) : NULL;
+		out->summary = xstrdup((const char *)sqlite3_column_text(st, 4));
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		rc = 1;
+		goto done;
+	}
+	if (rc != SQLITE_ROW) {
+		rc = ledger_error(ledger, rc, err, "reading verdicts");
+		goto done;
+	}
+	st = ledger_stmt(ledger,
+	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
+	    " WHERE verdict = ? ORDER BY seq", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, out->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct check_run *run = add_run(out,
+		    (const char *)sqlite3_column_text(st, 0));
+
+		run->passed = sqlite3_column_int(st, 1) != 0;
+		run->exit_status = sqlite3_column_type(st, 2) == SQLITE_NULL
+				       ? -1 : sqlite3_column_int(st, 2);
+		run->duration_ms = sqlite3_column_int64(st, 3);
+		buf_add(&run->output, sqlite3_column_blob(st, 4),
+		    (size_t)sqlite3_column_bytes(st, 4));
+	}
+	sqlite3_reset(st);
+	rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading checks");
+done:
+	ledger_rollback(ledger);
+	if (rc != 0)
+		verdict_release(out);
+	return rc;
+}

@@ -1,0 +1,98 @@
+/*
+ * Verification: running a task's definition of done against the artefact,
+ * never against the worker's word, and recording the verdict with its
+ * evidence.
+ *
+ * Where checks run: when the report names a commit, in a fresh detached
+ * worktree at that commit under "<ledger dir>/verify/", removed afterwards;
+ * otherwise in the project root (path_project_root()). A task without
+ * checks passes on "saved" when it has a result, else on the report alone.
+ */
+#ifndef DAICHO_VERIFY_H
+#define DAICHO_VERIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+
+#define VERIFY_DEFAULT_CHECK_TIMEOUT_MS (10 * 60 * 1000)
+#define VERIFY_OUTPUT_TAIL_BYTES 4096
+
+/* One check's run: what it was, how it ended, the evidence. */
+struct check_run {
+	char *spec;          /* "file:out.txt", "cmd:make test", "saved"... */
+	bool passed;
+	int exit_status;     /* a cmd's exit status; -1 when none or killed */
+	int64_t duration_ms;
+	struct buf output;   /* last 4 KB of a cmd's output, or the reason */
+};
+
+struct verdict {
+	int64_t id;          /* verdicts row, once recorded; 0 before */
+	int64_t task;
+	bool passed;
+	int64_t at_ms;
+	char *commit;        /* the commit checked, or NULL */
+	char *summary;       /* one line: why it failed, or what passed */
+	struct check_run *runs;
+	size_t run_count;
+};
+
+void verdict_release(struct verdict *verdict);
+
+struct verify_options {
+	const char *root;         /* the project root (checks without commit) */
+	const char *worktree_dir; /* where verification worktrees go */
+	const char *token;        /* unique name for this run's worktree */
+};
+
+/*
+ * Run every check of task id now and fill *out. Reads the ledger without
+ * locking and changes nothing. A failed check is a verdict, not an error;
+ * the error return is for a task that does not exist or a ledger failure.
+ */
+int verify_task(struct ledger *ledger, int64_t id,
+    const struct verify_options *options, struct verdict *out, struct err *err);
+
+/*
+ * Take the next reported task not already being verified, with a
+ * verification claim (token; it expires after the task's checks could have
+ * timed out, so a crashed sweep's task is taken again). only: that task
+ * alone, or 0 for any. Returns 0 with *id, or 1 when there is none.
+ */
+int verify_take(struct ledger *ledger, int64_t only, const char *token,
+    int64_t *id, struct err *err);
+
+/* What recording a verdict did to the task. */
+enum verify_outcome {
+	VERIFY_STALE,      /* no longer ours to decide (token or state changed) */
+	VERIFY_VERIFIED,   /* reported -> verified */
+	VERIFY_REJECTED_TO_OWNER, /* back to claimed by its living owner */
+	VERIFY_REJECTED_TO_OPEN,  /* back to open: the owner is gone */
+	VERIFY_FAILED,     /* attempts used up */
+	VERIFY_STILL_GOOD, /* re-verification of a verified task passed */
+	VERIFY_REOPENED,   /* re-verification failed: verified -> open */
+};
+
+/*
+ * Record verdict for its task in one transaction, with every check run,
+ * and apply it. For a reported task taken with token: pass -> verified
+ * (the claim is released; dependents may become ready); fail -> back to
+ * the owner (claimed, lease renewed, a new attempt) when the owner was seen
+ * within stale_after_ms, else open; past max attempts -> failed. For a
+ * verified task (token NULL): fail -> open, with the reason logged.
+ */
+int verify_record(struct ledger *ledger, struct verdict *verdict,
+    const char *token, int64_t actor, int64_t stale_after_ms,
+    enum verify_outcome *outcome, struct err *err);
+
+/* The last recorded verdict of task id, with its runs; 1 when none. */
+int verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
+    struct err *err);
+
+/* Fill buf with a random token of 16 hex characters. */
+void verify_new_token(struct buf *token);
+
+#endif
