@@ -37,14 +37,18 @@ int agent_check_name(const char *name, struct err *err);
  * session>" bound to it, else the human. A known agent is found without
  * taking the write lock; an unknown one is registered (an event). Fills
  * *out, and makes every later write transaction on ledger carry the
- * agent's heartbeat (see agent_heartbeat()).
+ * agent's heartbeat (see agent_heartbeat()): the ledger keeps a pointer to
+ * *out, which must therefore outlive the ledger's use (one caller per
+ * connection, as one process is one caller).
  */
 int agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
     struct agent *out, struct err *err);
 
 /*
  * The heartbeat of the resolved agent: its last seen time becomes now (a
- * stale agent is active again) and the leases it still holds are renewed.
+ * stale agent is active again) and the leases it still holds are renewed
+ * (those past half their length, so frequent beats do not rewrite every
+ * claim; an expired lease is not revived).
  * Runs inside every write transaction once agent_resolve() succeeded; a
  * command that wrote nothing calls this to beat in a transaction of its own.
  */

@@ -35,9 +35,11 @@ task_parse_id(const char *text, int64_t *id, struct err *err)
 	if (*p < '0' || *p > '9')
 		goto bad;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		if (n > (INT64_MAX - 9) / 10)
+		int digit = *p - '0';
+
+		if (n > (INT64_MAX - digit) / 10)
 			goto bad;
-		n = n * 10 + (*p - '0');
+		n = n * 10 + digit;
 	}
 	if (*p != '\0' || n == 0)
 		goto bad;

@@ -50,7 +50,10 @@ xstrdup(const char *s)
 char *
 xstrndup(const char *s, size_t n)
 {
-	char *p = xmalloc(n + 1);
+	char *p;
+
+	n = strnlen(s, n);
+	p = xmalloc(n + 1);
 
 	memcpy(p, s, n);
 	p[n] = '\0';

@@ -11,6 +11,7 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
+/* A copy of at most the first n bytes of s (fewer if s is shorter). */
 char *xstrndup(const char *s, size_t n);
 
 /* Grow *array (of *alloc elements of elem_size) to hold at least need. */

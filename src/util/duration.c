@@ -19,9 +19,11 @@ duration_parse(const char *text, int64_t *ms)
 	if (*p < '0' || *p > '9')
 		return -1;
 	while (*p >= '0' && *p <= '9') {
-		if (n > (INT64_MAX - 9) / 10)
+		int digit = *p++ - '0';
+
+		if (n > (INT64_MAX - digit) / 10)
 			return -1;
-		n = n * 10 + (*p++ - '0');
+		n = n * 10 + digit;
 	}
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(p, units[i].unit) == 0) {

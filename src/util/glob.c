@@ -8,13 +8,15 @@
 
 /*
  * A compiled glob is a sequence of tokens, each matching one character from
- * a set. A looping token may match any number of characters (including
- * none). Epsilon moves: a looping token may be left for the next token
- * without consuming; skip_to (when >= 0) is a further epsilon target.
+ * a set (an empty set matches nothing). A looping token may match any
+ * number of characters. Epsilon moves, taken without consuming: to the next
+ * token when eps_next is set (every loop, so it may match nothing), and to
+ * skip_to when it is >= 0.
  */
 struct token {
 	uint8_t set[32]; /* bit c set when byte c matches */
 	bool loop;       /* consumes and stays (for * and **) */
+	bool eps_next;   /* may move on to the next token without consuming */
 	int skip_to;     /* extra epsilon target, or -1 */
 };
 
@@ -111,31 +113,52 @@ compile(const char *s, bool with_tail, struct pattern *p)
 {
 	size_t i = 0, len = strlen(s);
 
-	/* "dir/" names the directory, like "dir". */
-	while (len > 1 && s[len - 1] == '/' && s[len - 2] != '\\')
-		len--;
+	/* "dir/" names the directory, like "dir" (unless the / is escaped). */
+	if (len > 1 && s[len - 1] == '/') {
+		size_t backslashes = 0;
+
+		while (backslashes < len - 1 && s[len - 2 - backslashes] == '\\')
+			backslashes++;
+		if (backslashes % 2 == 0)
+			len--;
+	}
 	while (i < len) {
 		struct token *t;
 
 		switch (s[i]) {
 		case '*':
 			if (s[i + 1] == '*') {
-				t = push(p);
-				fill_any(t->set, true);
-				t->loop = true;
+				bool directories = false;
+
 				i += 2;
 				while (s[i] == '*')
 					i++;
 				if (i < len && s[i] == '/') {
-					/* "**" + "/": zero directories too. */
-					t->skip_to = (int)p->count + 1;
-					push_literal(p, '/');
+					directories = true;
 					i++;
 				}
+				if (directories) {
+					/*
+					 * "**" + "/" is zero or more whole
+					 * directories, "(.+/)?": a junction that
+					 * skips it all, else one character, any
+					 * more, and the slash.
+					 */
+					struct token *junction = push(p);
+
+					junction->eps_next = true;
+					junction->skip_to = (int)p->count + 3;
+					fill_any(push(p)->set, true);
+				}
+				t = push(p);
+				fill_any(t->set, true);
+				t->loop = t->eps_next = true;
+				if (directories)
+					push_literal(p, '/');
 			} else {
 				t = push(p);
 				fill_any(t->set, false);
-				t->loop = true;
+				t->loop = t->eps_next = true;
 				i++;
 			}
 			break;
@@ -171,7 +194,7 @@ compile(const char *s, bool with_tail, struct pattern *p)
 		slash->skip_to = (int)p->count + 1;
 		rest = push(p);
 		fill_any(rest->set, true);
-		rest->loop = true;
+		rest->loop = rest->eps_next = true;
 	}
 	return 0;
 }
@@ -213,13 +236,13 @@ intersect(const struct pattern *a, const struct pattern *b)
 			break;
 		}
 		if (i < a->count) {
-			if (a->tokens[i].loop)
+			if (a->tokens[i].eps_next)
 				next[n++] = (i + 1) * width + j;
 			if (a->tokens[i].skip_to >= 0)
 				next[n++] = (size_t)a->tokens[i].skip_to * width + j;
 		}
 		if (j < b->count) {
-			if (b->tokens[j].loop)
+			if (b->tokens[j].eps_next)
 				next[n++] = i * width + j + 1;
 			if (b->tokens[j].skip_to >= 0)
 				next[n++] = i * width + (size_t)b->tokens[j].skip_to;
@@ -259,7 +282,12 @@ match_patterns(const char *a, bool a_tail, const char *b, bool b_tail)
 bool
 glob_overlap(const char *a, const char *b)
 {
-	return match_patterns(a, true, b, true);
+	struct buf why = BUF_INIT;
+	bool invalid = glob_check(a, &why) < 0 || glob_check(b, &why) < 0;
+
+	buf_release(&why);
+	/* When in doubt, they overlap. */
+	return invalid || match_patterns(a, true, b, true);
 }
 
 bool
@@ -303,7 +331,7 @@ glob_check(const char *pattern, struct buf *why)
 			buf_adds(why, "'.' and '..' segments are not allowed");
 			return -1;
 		}
-		if (len == 0 && end != NULL && end[1] != '\0') {
+		if (len == 0 && end != NULL) {
 			buf_adds(why, "empty path segment ('//')");
 			return -1;
 		}

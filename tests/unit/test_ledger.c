@@ -1,0 +1,848 @@
+/*
+ * Unit tests for core/ledger: creating, opening, migrating, transactions,
+ * the write lock, and where the ledger is found.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+#include "core/schema.h"
+
+struct fixture {
+	char dir[PATH_MAX];  /* resolved temp directory */
+	char path[PATH_MAX + 64]; /* dir/sub/ledger.db */
+};
+
+static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char tmpl[] = "/tmp/daicho-test-ledger-XXXXXX";
+
+	if (f == NULL || mkdtemp(tmpl) == NULL || realpath(tmpl, f->dir) == NULL)
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/sub/ledger.db", f->dir);
+	unsetenv("DAICHO_LEDGER");
+	unsetenv("DAICHO_BUSY_TIMEOUT");
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	unsetenv("DAICHO_LEDGER");
+	unsetenv("DAICHO_BUSY_TIMEOUT");
+	return 0;
+}
+
+static int64_t
+query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *
+query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	char *v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A separate, plain SQLite connection to path. */
+static sqlite3 *
+raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL),
+	    SQLITE_OK);
+	return db;
+}
+
+static void
+assert_one_line(const struct err *err)
+{
+	assert_true(err->message.len > 0);
+	assert_null(memchr(err->message.buf, '\n', err->message.len));
+}
+
+static void
+write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void
+test_create_then_open(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	struct stat st;
+	char *mode;
+
+	/* The directory does not exist yet: create makes it. */
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(err.code, ERR_OK);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_non_null(ledger);
+	assert_string_equal(ledger_path(ledger), f->path);
+	assert_non_null(ledger_db(ledger));
+	assert_int_equal(query_int(ledger_db(ledger), "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	mode = query_text(ledger_db(ledger), "PRAGMA journal_mode");
+	assert_string_equal(mode, "wal");
+	free(mode);
+	assert_int_equal(query_int(ledger_db(ledger), "PRAGMA foreign_keys"), 1);
+	assert_int_equal(query_int(ledger_db(ledger), "PRAGMA application_id"),
+	    SCHEMA_APPLICATION_ID);
+	/* Every daicho table is STRICT. */
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM pragma_table_list WHERE "
+			     "schema = 'main' AND type = 'table' AND name NOT "
+			     "LIKE 'sqlite_%' AND strict = 0"),
+	    0);
+	assert_true(query_int(ledger_db(ledger),
+			"SELECT count(*) FROM pragma_table_list WHERE "
+			"schema = 'main' AND name = 'tasks'") == 1);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_schema_version_matches_migrations(void **state)
+{
+	assert_int_equal(schema_migration_count, LEDGER_SCHEMA_VERSION);
+}
+
+static void
+test_wal_is_persistent(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	sqlite3 *db;
+	char *mode;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	/* Seen from an independent connection, the file is in WAL mode. */
+	db = raw_open(f->path);
+	mode = query_text(db, "PRAGMA journal_mode");
+	assert_string_equal(mode, "wal");
+	free(mode);
+	assert_int_equal(query_int(db, "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	sqlite3_close(db);
+	err_release(&err);
+}
+
+static void
+test_second_create_returns_1(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	sqlite3 *db;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	/* Put something in it; a second create must not wipe it. */
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(db,
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "last_seen_ms) VALUES ('keep', 'script', 1, 1)",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(ledger_create(f->path, &err), 1);
+	assert_int_equal(ledger_create(f->path, &err), 1);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents WHERE name = 'keep'"),
+	    1);
+	assert_int_equal(query_int(ledger_db(ledger), "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_create_migrates_old(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	sqlite3 *db = NULL;
+
+	/* An empty SQLite database (user_version 0) exists at path. */
+	snprintf(f->path, sizeof(f->path), "%s/old.db", f->dir);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 0", NULL, NULL,
+			     NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(ledger_create(f->path, &err), 1);
+	db = raw_open(f->path);
+	assert_int_equal(query_int(db, "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	sqlite3_close(db);
+	err_release(&err);
+}
+
+static void
+test_open_migrates_empty_file(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+
+	/* A zero-byte file is an empty SQLite database at version 0. */
+	snprintf(f->path, sizeof(f->path), "%s/empty.db", f->dir);
+	write_file(f->path, "", 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(query_int(ledger_db(ledger), "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM tasks"),
+	    0);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_open_not_sqlite(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	char junk[4096];
+	char back[sizeof(junk)];
+	int fd;
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)('A' + i % 23);
+	snprintf(f->path, sizeof(f->path), "%s/junk.db", f->dir);
+	write_file(f->path, junk, sizeof(junk));
+
+	assert_int_equal(ledger_open(f->path, &ledger, &err), -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_null(ledger);
+	assert_one_line(&err);
+	assert_non_null(strstr(err.message.buf, f->path));
+	assert_non_null(strstr(err.message.buf, "not"));
+
+	/* create refuses it too, and the file is left as it was. */
+	err_release(&err);
+	assert_true(ledger_create(f->path, &err) < 0);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_one_line(&err);
+	fd = open(f->path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
+	close(fd);
+	assert_memory_equal(back, junk, sizeof(junk));
+	err_release(&err);
+}
+
+static void
+test_open_short_text_file(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+
+	snprintf(f->path, sizeof(f->path), "%s/notes.txt", f->dir);
+	write_file(f->path, "hello\n", 6);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_null(ledger);
+	assert_one_line(&err);
+	err_release(&err);
+}
+
+static void
+test_open_other_sqlite_database(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	sqlite3 *db = NULL;
+
+	snprintf(f->path, sizeof(f->path), "%s/other.db", f->dir);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+			     "CREATE TABLE mine (x); INSERT INTO mine VALUES (42)",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(ledger_open(f->path, &ledger, &err), -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_null(ledger);
+	assert_one_line(&err);
+	/* It was not turned into a ledger. */
+	db = raw_open(f->path);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), 0);
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM sqlite_schema WHERE name = 'tasks'"),
+	    0);
+	assert_int_equal(query_int(db, "SELECT x FROM mine"), 42);
+	sqlite3_close(db);
+	err_release(&err);
+}
+
+static void
+test_open_missing(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	struct stat st;
+
+	assert_int_equal(ledger_open(f->path, &ledger, &err), -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_null(ledger);
+	assert_one_line(&err);
+	assert_non_null(strstr(err.message.buf, "daicho init"));
+	assert_non_null(strstr(err.message.buf, f->path));
+	/* Nothing was created. */
+	assert_int_equal(stat(f->path, &st), -1);
+	snprintf(f->path, sizeof(f->path), "%s/sub", f->dir);
+	assert_int_equal(stat(f->path, &st), -1);
+	err_release(&err);
+}
+
+static void
+test_create_parent_is_file(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	char blocker[PATH_MAX + 16];
+
+	/* "sub" is a file, so sub/ledger.db cannot be created. */
+	snprintf(blocker, sizeof(blocker), "%s/sub", f->dir);
+	write_file(blocker, "x", 1);
+	assert_true(ledger_create(f->path, &err) < 0);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_one_line(&err);
+	err_release(&err);
+}
+
+static void
+test_rollback_leaves_no_change(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	sqlite3 *db;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_exec(ledger,
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "last_seen_ms) VALUES ('gone', 'script', 1, 1)",
+			     &err),
+	    0);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents"),
+	    1);
+	ledger_rollback(ledger);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents"),
+	    0);
+	/* A rollback with no transaction open is harmless. */
+	ledger_rollback(ledger);
+
+	/* A committed change is visible to another connection. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_exec(ledger,
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "last_seen_ms) VALUES ('kept', 'script', 1, 1)",
+			     &err),
+	    0);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	db = raw_open(f->path);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM agents"), 1);
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM agents WHERE name = 'kept'"),
+	    1);
+	sqlite3_close(db);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_close_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	sqlite3 *db;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_exec(ledger,
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "last_seen_ms) VALUES ('x', 'script', 1, 1)",
+			     &err),
+	    0);
+	ledger_close(ledger);
+	db = raw_open(f->path);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM agents"), 0);
+	sqlite3_close(db);
+	err_release(&err);
+}
+
+static void
+test_begin_is_immediate(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	sqlite3 *db;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	/* The write lock is held from BEGIN: another writer cannot start. */
+	db = raw_open(f->path);
+	sqlite3_busy_timeout(db, 0);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) & 0xff,
+	    SQLITE_BUSY);
+	/* Readers are not blocked. */
+	assert_int_equal(query_int(db, "SELECT count(*) FROM tasks"), 0);
+	ledger_rollback(ledger);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+test_busy_timeout(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *a = NULL, *b = NULL;
+	int64_t start, waited;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	setenv("DAICHO_BUSY_TIMEOUT", "300ms", 1);
+	assert_int_equal(ledger_open(f->path, &a, &err), 0);
+	assert_int_equal(ledger_open(f->path, &b, &err), 0);
+	assert_int_equal(ledger_begin(a, &err), 0);
+	start = mono_ms();
+	assert_int_equal(ledger_begin(b, &err), -ERR_BUSY);
+	waited = mono_ms() - start;
+	assert_int_equal(err.code, ERR_BUSY);
+	assert_one_line(&err);
+	assert_true(waited >= 250);
+	assert_true(waited < 3000);
+	/* Once a is done, b gets in at once. */
+	ledger_rollback(a);
+	err_release(&err);
+	start = mono_ms();
+	assert_int_equal(ledger_begin(b, &err), 0);
+	assert_true(mono_ms() - start < 250);
+	assert_int_equal(ledger_commit(b, &err), 0);
+	ledger_close(a);
+	ledger_close(b);
+	err_release(&err);
+}
+
+static void
+test_waiter_gets_lock_when_freed(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int fds[2];
+	pid_t pid;
+	char c;
+	int64_t start, waited;
+	int status;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct err child_err = ERR_INIT;
+		struct ledger *held = NULL;
+
+		close(fds[0]);
+		if (ledger_open(f->path, &held, &child_err) < 0 ||
+		    ledger_begin(held, &child_err) < 0)
+			_exit(1);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		usleep(400 * 1000);
+		if (ledger_commit(held, &child_err) < 0)
+			_exit(1);
+		ledger_close(held);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	setenv("DAICHO_BUSY_TIMEOUT", "10s", 1);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	start = mono_ms();
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	waited = mono_ms() - start;
+	assert_true(waited >= 200);
+	assert_true(waited < 5000);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_begin_read_snapshot(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	sqlite3 *db;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(ledger_begin_read(ledger, &err), 0);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents"),
+	    0);
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(db,
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "last_seen_ms) VALUES ('w', 'script', 1, 1)",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	/* Still the snapshot. */
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents"),
+	    0);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents"),
+	    1);
+	sqlite3_close(db);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_stmt_cache_and_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	static const char sql[] = "SELECT count(*) FROM tasks WHERE id > ?";
+	sqlite3_stmt *s1, *s2;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	s1 = ledger_stmt(ledger, sql, &err);
+	assert_non_null(s1);
+	assert_int_equal(sqlite3_bind_int64(s1, 1, 5), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s1), SQLITE_ROW);
+	/* The same literal: the same statement, reset and unbound. */
+	s2 = ledger_stmt(ledger, sql, &err);
+	assert_ptr_equal(s1, s2);
+	assert_int_equal(sqlite3_stmt_busy(s2), 0);
+	{
+		char *expanded = sqlite3_expanded_sql(s2);
+
+		assert_string_equal(expanded,
+		    "SELECT count(*) FROM tasks WHERE id > NULL");
+		sqlite3_free(expanded);
+	}
+	sqlite3_reset(s2);
+
+	/* A bad statement: NULL and an error. */
+	assert_null(ledger_stmt(ledger, "SELECT nonsense FROM nowhere", &err));
+	assert_true(err.code != ERR_OK);
+	assert_one_line(&err);
+	err_release(&err);
+
+	/* ledger_exec maps a failure. */
+	assert_true(ledger_exec(ledger, "INSERT INTO nowhere VALUES (1)", &err) < 0);
+	assert_true(err.code != ERR_OK);
+	assert_one_line(&err);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_error_mapping(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(ledger_error(ledger, SQLITE_BUSY, &err, "testing"),
+	    -ERR_BUSY);
+	assert_int_equal(err.code, ERR_BUSY);
+	assert_one_line(&err);
+	assert_int_equal(ledger_error(ledger, SQLITE_BUSY_SNAPSHOT, &err, "testing"),
+	    -ERR_BUSY);
+	assert_int_equal(ledger_error(ledger, SQLITE_READONLY, &err, "testing"),
+	    -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_one_line(&err);
+	assert_int_equal(ledger_error(ledger, SQLITE_NOTADB, &err, "testing"),
+	    -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_one_line(&err);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+/* ledger_locate */
+
+static void
+test_locate_hint_path(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger_hint hint = { f->path, f->dir };
+	struct buf path = BUF_INIT;
+	bool exists = true;
+
+	setenv("DAICHO_LEDGER", "/somewhere/else.db", 1);
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, f->path);
+	assert_false(exists);
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, f->path);
+	assert_true(exists);
+	buf_release(&path);
+	err_release(&err);
+}
+
+static void
+test_locate_relative_hint(void **state)
+{
+	struct fixture *f = *state;
+	struct ledger_hint hint = { "rel/x.db", f->dir };
+	struct buf path = BUF_INIT;
+	char cwd[PATH_MAX], want[2 * PATH_MAX];
+	bool exists = true;
+
+	/* Relative to the process's cwd: made absolute. */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(want, sizeof(want), "%s/rel/x.db", cwd);
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, want);
+	assert_false(exists);
+	buf_release(&path);
+}
+
+static void
+test_locate_env(void **state)
+{
+	struct fixture *f = *state;
+	struct ledger_hint hint = { NULL, f->dir };
+	struct buf path = BUF_INIT;
+	bool exists = true;
+
+	/* A .daicho ledger in cwd would be found, but the variable wins. */
+	char dot[PATH_MAX + 32];
+	struct err err = ERR_INIT;
+
+	snprintf(dot, sizeof(dot), "%s/.daicho/ledger.db", f->dir);
+	assert_int_equal(ledger_create(dot, &err), 0);
+	setenv("DAICHO_LEDGER", f->path, 1);
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, f->path);
+	assert_false(exists);
+	unsetenv("DAICHO_LEDGER");
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, dot);
+	assert_true(exists);
+	buf_release(&path);
+	err_release(&err);
+}
+
+static void
+test_locate_upward(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	char deep[PATH_MAX + 16], dot[PATH_MAX + 32], cmd[3 * PATH_MAX];
+	struct ledger_hint hint = { NULL, deep };
+	struct buf path = BUF_INIT;
+	bool exists = false;
+
+	snprintf(deep, sizeof(deep), "%s/a/b/c", f->dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", deep);
+	assert_int_equal(system(cmd), 0);
+	snprintf(dot, sizeof(dot), "%s/a/.daicho/ledger.db", f->dir);
+	assert_int_equal(ledger_create(dot, &err), 0);
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, dot);
+	assert_true(exists);
+	buf_release(&path);
+	err_release(&err);
+}
+
+static void
+test_locate_default_for_init(void **state)
+{
+	struct fixture *f = *state;
+	struct ledger_hint hint = { NULL, f->dir };
+	struct buf path = BUF_INIT;
+	char want[PATH_MAX + 32];
+	bool exists = true;
+
+	snprintf(want, sizeof(want), "%s/.daicho/ledger.db", f->dir);
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, want);
+	assert_false(exists);
+	buf_release(&path);
+}
+
+static void
+test_locate_git(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[4 * PATH_MAX], sub[PATH_MAX + 16], want[PATH_MAX + 64],
+	    wt[PATH_MAX + 16];
+	struct ledger_hint hint = { NULL, sub };
+	struct buf path = BUF_INIT;
+	bool exists = true;
+
+	snprintf(cmd, sizeof(cmd),
+	    "cd '%s' && git init -q repo && cd repo && mkdir -p x/y && "
+	    "git -c user.name=t -c user.email=t@t commit -q --allow-empty -m i && "
+	    "git worktree add -q ../wt 2>/dev/null && mkdir -p ../wt/z",
+	    f->dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(sub, sizeof(sub), "%s/repo/x/y", f->dir);
+	snprintf(want, sizeof(want), "%s/repo/.git/daicho/ledger.db", f->dir);
+	/* Even with a .daicho ledger nearer, git wins. */
+	{
+		struct err err = ERR_INIT;
+		char dot[PATH_MAX + 64];
+
+		snprintf(dot, sizeof(dot), "%s/repo/x/.daicho/ledger.db", f->dir);
+		assert_int_equal(ledger_create(dot, &err), 0);
+		err_release(&err);
+	}
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, want);
+	assert_false(exists);
+	/* A linked worktree finds the same ledger. */
+	snprintf(wt, sizeof(wt), "%s/wt/z", f->dir);
+	hint.cwd = wt;
+	ledger_locate(&hint, &path, &exists);
+	assert_string_equal(path.buf, want);
+	assert_false(exists);
+	buf_release(&path);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create_then_open, setup, teardown),
+		cmocka_unit_test(test_schema_version_matches_migrations),
+		cmocka_unit_test_setup_teardown(test_wal_is_persistent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_create_returns_1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_migrates_old, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_migrates_empty_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_not_sqlite, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_short_text_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_other_sqlite_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_parent_is_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollback_leaves_no_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_is_immediate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waiter_gets_lock_when_freed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_read_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stmt_cache_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_mapping, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locate_hint_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locate_relative_hint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locate_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locate_upward, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locate_default_for_init, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locate_git, setup, teardown),
+	};
+
+	/* Tests decide where the ledger is; the environment must not. */
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_COMMON_DIR");
+	unsetenv("GIT_WORK_TREE");
+	unsetenv("DAICHO_LEDGER");
+	return cmocka_run_group_tests_name("ledger", tests, NULL, NULL);
+}
