@@ -32,6 +32,9 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 	&cmd_verify_entry,
 	&cmd_sweep_entry,
+	&cmd_run_entry,
+	&cmd_logs_entry,
+	&cmd_usage_entry,
 	&cmd_release_entry,
 	&cmd_block_entry,
 	&cmd_cancel_entry,
@@ -429,10 +432,10 @@ run(int argc, char **argv, struct err *err)
 	ctx.argv = rest + next;
 	if (ctx.argc < entry->min_args ||
 	    (entry->max_args >= 0 && ctx.argc > entry->max_args)) {
-		rc = err_set(err, ERR_USAGE, "%s (usage: daicho %s)",
+		rc = err_set(err, ERR_USAGE, "%s (usage: daicho %.*s)",
 		    ctx.argc < entry->min_args ? "missing argument"
 					       : "too many arguments",
-		    entry->usage);
+		    (int)strcspn(entry->usage, "\n"), entry->usage);
 		goto done;
 	}
 	ctx.json = globals.json;
@@ -469,7 +472,7 @@ run(int argc, char **argv, struct err *err)
 	 * carried it in their own transaction; a command that wrote nothing
 	 * beats in one of its own.
 	 */
-	if (rc == 0 && ctx.caller.id != 0 && ctx.ledger != NULL &&
+	if (rc == 0 && ctx.caller.name != NULL && ctx.ledger != NULL &&
 	    ledger_commit_count(ctx.ledger) == 0)
 		rc = agent_heartbeat(ctx.ledger, &ctx.caller, err);
 done:

@@ -56,7 +56,7 @@ struct cmd_ctx {
 	struct buf ledger_path;    /* where the ledger is (or would be) */
 	struct agent_claim claim;  /* who the caller says it is */
 	bool explicit_agent;       /* --as, $DAICHO_AGENT or a session variable */
-	struct agent caller;       /* resolved by cmd_caller(); id 0 until then */
+	struct agent caller;       /* resolved by cmd_caller() (name set then) */
 	bool json;                 /* --json */
 	bool quiet;                /* -q */
 	int argc;                  /* positional arguments */
@@ -77,8 +77,15 @@ bool cmd_has(const struct cmd_ctx *ctx, const char *name);
 const char *cmd_opt_next(const struct cmd_ctx *ctx, const char *name,
     size_t *pos);
 
-/* Resolve (once) and return the caller's agent id, or a negative error. */
+/*
+ * Resolve the caller (once) and return its agent id: 0 when it is new to
+ * the ledger (core functions take 0 as "the caller", registered by the
+ * command's first write), or a negative error.
+ */
 int64_t cmd_caller(struct cmd_ctx *ctx);
+
+/* cmd_caller(), registering a new caller now (for ids that must be real). */
+int64_t cmd_caller_registered(struct cmd_ctx *ctx);
 
 /* Parse a task id argument; ERR_USAGE on failure. */
 int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
@@ -122,5 +129,8 @@ extern const struct cmd_entry cmd_log_entry;
 extern const struct cmd_entry cmd_events_entry;
 extern const struct cmd_entry cmd_verify_entry;
 extern const struct cmd_entry cmd_sweep_entry;
+extern const struct cmd_entry cmd_run_entry;
+extern const struct cmd_entry cmd_logs_entry;
+extern const struct cmd_entry cmd_usage_entry;
 
 #endif

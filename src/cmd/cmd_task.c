@@ -10,9 +10,10 @@
 #include "util/clock.h"
 #include "util/duration.h"
 
-/* Split a comma-separated list of after ids into list. */
-static void
-add_split(struct strlist *list, const char *text)
+/* Split a comma-separated list of after ids into list; empty items are
+ * refused. */
+static int
+add_split(struct cmd_ctx *ctx, struct strlist *list, const char *text)
 {
 	const char *p = text;
 
@@ -26,12 +27,15 @@ add_split(struct strlist *list, const char *text)
 		}
 		while (len > 0 && p[len - 1] == ' ')
 			len--;
-		if (len > 0)
-			strlist_add_owned(list, xstrndup(p, len));
+		if (len == 0)
+			return err_set(ctx->err, ERR_USAGE,
+			    "empty task id in --after '%s' (write --after 3,4)", text);
+		strlist_add_owned(list, xstrndup(p, len));
 		if (comma == NULL)
 			break;
 		p = comma + 1;
 	}
+	return 0;
 }
 
 /* Append a JSON value that is a string or an array of strings to list. */
@@ -296,7 +300,8 @@ exec_add(struct cmd_ctx *ctx)
 	spec.parent = cmd_opt(ctx, "parent");
 	pos = 0;
 	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
-		add_split(&spec.after, value);
+		if ((rc = add_split(ctx, &spec.after, value)) < 0)
+			goto done;
 	pos = 0;
 	while ((value = cmd_opt_next(ctx, "touches", &pos)) != NULL)
 		strlist_add(&spec.touches, value);
@@ -509,7 +514,8 @@ exec_ls(struct cmd_ctx *ctx)
 
 		if (me < 0)
 			return (int)me;
-		filter.owner = me;
+		/* A caller new to the ledger holds nothing (-1 matches none). */
+		filter.owner = me ? me : -1;
 		if (filter.ready)
 			return err_set(ctx->err, ERR_USAGE,
 			    "--ready and --mine do not combine (ready tasks have no "

@@ -48,10 +48,23 @@ cmd_caller(struct cmd_ctx *ctx)
 {
 	int rc;
 
-	if (ctx->caller.id != 0)
+	if (ctx->caller.name != NULL)
 		return ctx->caller.id;
 	if ((rc = agent_resolve(ctx->ledger, &ctx->claim, &ctx->caller,
 		 ctx->err)) < 0)
+		return rc;
+	return ctx->caller.id;
+}
+
+int64_t
+cmd_caller_registered(struct cmd_ctx *ctx)
+{
+	int64_t id = cmd_caller(ctx);
+	int rc;
+
+	if (id != 0)
+		return id;
+	if ((rc = agent_heartbeat(ctx->ledger, &ctx->caller, ctx->err)) < 0)
 		return rc;
 	return ctx->caller.id;
 }

@@ -156,6 +156,9 @@ exec_sweep(struct cmd_ctx *ctx)
 		return rc;
 	if ((rc = sweep_options_from(ctx, &options)) < 0)
 		return rc;
+	/* Verification processes record verdicts under this id. */
+	if ((options.actor = cmd_caller_registered(ctx)) < 0)
+		return (int)options.actor;
 	catch_stop_signals();
 	do {
 		struct sweep_stats stats = { 0 };

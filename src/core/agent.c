@@ -7,6 +7,7 @@
 #include "core/event.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/proc.h"
 
 int
 agent_check_name(const char *name, struct err *err)
@@ -74,13 +75,18 @@ find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
 	return 0;
 }
 
+/*
+ * Insert a live agent. pid is the process whose death frees the agent's
+ * claims (a runner's), or 0 for a caller that comes and goes.
+ */
 static int
 register_agent(struct ledger *ledger, const char *name, const char *kind,
-    const char *session, int64_t now, int64_t *id, struct err *err)
+    const char *role, const char *session, int64_t pid, int64_t now,
+    int64_t *id, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "INSERT INTO agents (name, kind, session_id, pid, host, state,"
-	    " started_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, 'active', ?, ?)",
+	    "INSERT INTO agents (name, kind, role, session_id, pid, host, state,"
+	    " started_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?)",
 	    err);
 	char host[256] = "";
 	int rc;
@@ -90,19 +96,23 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 	gethostname(host, sizeof(host) - 1);
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	if (role)
+		sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
 	if (session)
-		sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, getppid());
-	sqlite3_bind_text(st, 5, host, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 6, now);
+		sqlite3_bind_text(st, 4, session, -1, SQLITE_STATIC);
+	if (pid > 0)
+		sqlite3_bind_int64(st, 5, pid);
+	sqlite3_bind_text(st, 6, host, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 7, now);
+	sqlite3_bind_int64(st, 8, now);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return ledger_error(ledger, rc, err, "registering an agent");
 	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
 	return event_append(ledger, *id, "agent-register", 0,
-	    json_pack("{s:s, s:s}", "name", name, "kind", kind), err);
+	    json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role", role),
+	    err);
 }
 
 /* Heartbeat: last seen now, stale → active, renew live leases. */
@@ -143,60 +153,94 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 	return 0;
 }
 
-/* The begin hook: beat inside whatever the command writes. */
+static int find_caller(struct ledger *ledger, const struct agent_claim *claim,
+    int64_t *id, char **name, struct err *err);
+
+/*
+ * The begin hook: register the caller if it is new (re-reading under the
+ * lock first, in case a twin process just did), then beat, inside whatever
+ * the command writes.
+ */
 static int
 beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 {
 	struct agent *agent = arg;
+	int64_t now = clock_now_ms();
+	int rc;
 
-	return touch(ledger, agent->id, clock_now_ms(), err);
+	if (agent->id == 0) {
+		if ((rc = find_live_by_name(ledger, agent->name, &agent->id, err)) < 0)
+			return rc;
+		if (agent->id == 0 &&
+		    (rc = register_agent(ledger, agent->name, agent->kind, NULL,
+			 agent->session_id, 0, now, &agent->id, err)) < 0)
+			return rc;
+		ledger_set_caller(ledger, agent->id);
+	}
+	return touch(ledger, agent->id, now, err);
 }
 
-/* Derive "<kind>-<first 8 letters or digits of session>". */
+/* Derive "<kind>-<the first `want` letters or digits of session>". */
 static char *
-session_name(const char *kind, const char *session)
+session_name(const char *kind, const char *session, size_t want)
 {
 	struct buf name = BUF_INIT;
-	size_t want = strlen(kind) + 9;
+	size_t limit = strlen(kind) + 1 + want;
 
 	buf_addf(&name, "%s-", kind);
-	for (const char *p = session; *p && name.len < want; p++)
+	for (const char *p = session; *p && name.len < limit; p++)
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9'))
 			buf_addch(&name, *p);
 	return buf_detach(&name, NULL);
 }
 
-/* Find the caller's live agent without writing; id 0 when unknown. */
+/*
+ * Find the caller's live agent without writing; id 0 when unknown, with
+ * *name the name to register it under. A session's name is its first 8
+ * characters, more when another live session already has those.
+ */
 static int
 find_caller(struct ledger *ledger, const struct agent_claim *claim,
     int64_t *id, char **name, struct err *err)
 {
+	static const size_t lengths[] = { 8, 16, 32, 56 };
 	int rc;
 
 	*id = 0;
-	if (claim->name == NULL && claim->session_id != NULL) {
-		if ((rc = find_live_by_session(ledger, claim->session_id, id, name,
-			 err)) < 0 || *id != 0)
-			return rc;
-	}
 	free(*name);
-	if (claim->name != NULL)
+	*name = NULL;
+	if (claim->name != NULL) {
 		*name = xstrdup(claim->name);
-	else if (claim->session_id != NULL)
-		*name = session_name(claim->kind, claim->session_id);
-	else
+		return find_live_by_name(ledger, *name, id, err);
+	}
+	if (claim->session_id == NULL) {
 		*name = xstrdup(claim->human_name);
-	return find_live_by_name(ledger, *name, id, err);
+		return find_live_by_name(ledger, *name, id, err);
+	}
+	if ((rc = find_live_by_session(ledger, claim->session_id, id, name,
+		 err)) < 0 || *id != 0)
+		return rc;
+	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+		int64_t holder;
+
+		free(*name);
+		*name = session_name(claim->kind, claim->session_id, lengths[i]);
+		if ((rc = find_live_by_name(ledger, *name, &holder, err)) < 0)
+			return rc;
+		if (holder == 0)
+			return 0;
+	}
+	return err_set(err, ERR_CONFLICT,
+	    "every name derived from session %s is taken (set DAICHO_AGENT to "
+	    "name this session)", claim->session_id);
 }
 
 int
 agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
     struct agent *out, struct err *err)
 {
-	const char *kind = claim->name == NULL && claim->session_id == NULL
-			       ? "human" : claim->kind;
-	const char *session = claim->name == NULL ? claim->session_id : NULL;
+	bool human = claim->name == NULL && claim->session_id == NULL;
 	char *name = NULL;
 	int64_t id = 0;
 	int rc;
@@ -204,29 +248,18 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
 	memset(out, 0, sizeof(*out));
 	if (claim->name != NULL && (rc = agent_check_name(claim->name, err)) < 0)
 		return rc;
-	if ((rc = find_caller(ledger, claim, &id, &name, err)) < 0)
-		goto fail;
-	if (id == 0) {
-		/* First use: register under the lock, re-reading first. */
-		if ((rc = ledger_begin(ledger, err)) < 0)
-			goto fail;
-		if ((rc = find_caller(ledger, claim, &id, &name, err)) < 0 ||
-		    (id == 0 && (rc = register_agent(ledger, name, kind, session,
-				     clock_now_ms(), &id, err)) < 0) ||
-		    (rc = touch(ledger, id, clock_now_ms(), err)) < 0) {
-			ledger_rollback(ledger);
-			goto fail;
-		}
-		if ((rc = ledger_commit(ledger, err)) < 0)
-			goto fail;
+	if ((rc = find_caller(ledger, claim, &id, &name, err)) < 0) {
+		free(name);
+		return rc;
 	}
 	out->id = id;
 	out->name = name;
+	out->kind = xstrdup(human ? "human" : claim->kind);
+	if (claim->name == NULL && claim->session_id != NULL)
+		out->session_id = xstrdup(claim->session_id);
+	ledger_set_caller(ledger, id);
 	ledger_set_begin_hook(ledger, beat_in_transaction, out);
 	return 0;
-fail:
-	free(name);
-	return rc;
 }
 
 int
@@ -245,6 +278,182 @@ void
 agent_release(struct agent *agent)
 {
 	free(agent->name);
-	agent->name = NULL;
-	agent->id = 0;
+	free(agent->kind);
+	free(agent->session_id);
+	memset(agent, 0, sizeof(*agent));
+}
+
+int
+agent_start(struct ledger *ledger, const char *name, const char *kind,
+    const char *role, int64_t pid, int64_t *id, struct err *err)
+{
+	int rc;
+
+	if ((rc = agent_check_name(name, err)) < 0)
+		return rc;
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = find_live_by_name(ledger, name, id, err)) < 0)
+		goto fail;
+	if (*id != 0) {
+		sqlite3_stmt *st = ledger_stmt(ledger,
+		    "UPDATE agents SET pid = ?2, role = ?3, state = 'active',"
+		    " last_seen_ms = ?4 WHERE id = ?1", err);
+
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, *id);
+		if (pid > 0)
+			sqlite3_bind_int64(st, 2, pid);
+		if (role)
+			sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, clock_now_ms());
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			rc = ledger_error(ledger, rc, err, "starting an agent");
+			goto fail;
+		}
+	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid,
+			clock_now_ms(), id, err)) < 0) {
+		goto fail;
+	}
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+agent_end(struct ledger *ledger, int64_t id, struct err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1"
+	    " AND state <> 'ended'", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, clock_now_ms());
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		rc = ledger_error(ledger, rc, err, "ending an agent");
+		goto fail;
+	}
+	if (sqlite3_changes(ledger_db(ledger)) > 0 &&
+	    (rc = event_append(ledger, id, "agent-end", 0, NULL, err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+agent_beat(struct ledger *ledger, const int64_t *ids, size_t count,
+    struct err *err)
+{
+	int64_t now = clock_now_ms();
+	int rc;
+
+	if (count == 0)
+		return 0;
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < count; i++)
+		if ((rc = touch(ledger, ids[i], now, err)) < 0) {
+			ledger_rollback(ledger);
+			return rc;
+		}
+	return ledger_commit(ledger, err);
+}
+
+int
+agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
+    struct err *err)
+{
+	sqlite3_stmt *st;
+	char host[256] = "";
+	int64_t *dead = NULL;
+	size_t dead_count = 0, dead_alloc = 0;
+	int rc;
+
+	*reopened = 0;
+	gethostname(host, sizeof(host) - 1);
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "SELECT id, pid FROM agents WHERE state <> 'ended' AND pid IS NOT NULL"
+	    " AND host = ?", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		pid_t pid = (pid_t)sqlite3_column_int64(st, 1);
+
+		if (!proc_is_alive(pid)) {
+			xgrow((void **)&dead, &dead_alloc, dead_count + 1,
+			    sizeof(*dead));
+			dead[dead_count++] = sqlite3_column_int64(st, 0);
+		}
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		rc = ledger_error(ledger, rc, err, "finding dead agents");
+		goto done;
+	}
+	rc = 0;
+	for (size_t i = 0; i < dead_count && rc == 0; i++) {
+		/* Their claims run out now: the process holding them is gone. */
+		st = ledger_stmt(ledger,
+		    "UPDATE tasks SET lease_expires_ms = ?2 WHERE owner = ?1"
+		    " AND state = 'claimed' AND lease_expires_ms > ?2", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, dead[i]);
+		sqlite3_bind_int64(st, 2, clock_now_ms());
+		rc = sqlite3_step(st);
+		*reopened += sqlite3_changes(ledger_db(ledger));
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			rc = ledger_error(ledger, rc, err, "expiring claims");
+			break;
+		}
+		st = ledger_stmt(ledger,
+		    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1",
+		    err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, dead[i]);
+		sqlite3_bind_int64(st, 2, clock_now_ms());
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "ending an agent");
+		if (rc == 0)
+			rc = event_append(ledger, actor, "agent-end", 0,
+			    json_pack("{s:I, s:s}", "agent", (json_int_t)dead[i],
+				"reason", "its process is gone"), err);
+	}
+done:
+	free(dead);
+	if (rc < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
 }

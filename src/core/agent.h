@@ -6,6 +6,7 @@
 #define DAICHO_AGENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -19,10 +20,16 @@ struct agent_claim {
 	const char *human_name; /* login name, used when nothing else is set */
 };
 
-/* A resolved agent. Strings are owned (agent_release()). */
+/*
+ * A resolved agent. id is 0 while the agent is new to the ledger: it is
+ * registered by the first write transaction that the command commits, so a
+ * refused command leaves no trace. Strings are owned (agent_release()).
+ */
 struct agent {
 	int64_t id;
 	char *name;
+	char *kind;       /* for registering */
+	char *session_id; /* for registering, or NULL */
 };
 
 /*
@@ -34,11 +41,12 @@ int agent_check_name(const char *name, struct err *err);
 /*
  * Resolve the caller, first match wins: claim->name, the live agent bound
  * to claim->session_id, a new agent named "<kind>-<first 8 characters of the
- * session>" bound to it, else the human. A known agent is found without
- * taking the write lock; an unknown one is registered (an event). Fills
- * *out, and makes every later write transaction on ledger carry the
- * agent's heartbeat (see agent_heartbeat()): the ledger keeps a pointer to
- * *out, which must therefore outlive the ledger's use (one caller per
+ * session>" bound to it, else the human. Only reads: an agent new to the
+ * ledger gets out->id 0 and is registered (with an event) inside the first
+ * write transaction on ledger, which then sets out->id and
+ * ledger_caller(). Every write transaction on ledger carries the agent's
+ * heartbeat (see agent_heartbeat()): the ledger keeps a pointer to *out,
+ * which must therefore outlive the ledger's use (one caller per
  * connection, as one process is one caller).
  */
 int agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
@@ -53,6 +61,29 @@ int agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
  * command that wrote nothing calls this to beat in a transaction of its own.
  */
 int agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err);
+
+/*
+ * Register the agent name (or take over the live one of that name) with
+ * kind, role and pid: the process whose death frees its claims (0: none).
+ * Fills *id.
+ */
+int agent_start(struct ledger *ledger, const char *name, const char *kind,
+    const char *role, int64_t pid, int64_t *id, struct err *err);
+
+/* End agent id (its claims stay, visible as such). */
+int agent_end(struct ledger *ledger, int64_t id, struct err *err);
+
+/* Heartbeat for count agents at once (a runner beating for its workers). */
+int agent_beat(struct ledger *ledger, const int64_t *ids, size_t count,
+    struct err *err);
+
+/*
+ * Live agents of this host whose recorded process is gone (a runner killed
+ * with kill -9): their running leases expire now, so their tasks can be
+ * taken at once, and they are ended. *reopened counts the claims freed.
+ */
+int agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
+    struct err *err);
 
 void agent_release(struct agent *agent);
 

@@ -152,17 +152,25 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t now,
 	 * Two ordered streams merged: open tasks through the tasks_ready
 	 * index, and the (few) claims whose lease has run out.
 	 */
+	/*
+	 * INDEXED BY: without statistics the planner prefers tasks_state and
+	 * a sort of every open task; the partial index is already in claim
+	 * order, so the first row is the answer.
+	 */
 	static const char open_sql[] =
-	    "SELECT id, priority, has_touches FROM tasks"
+	    "SELECT id, priority, has_touches FROM tasks INDEXED BY tasks_ready"
 	    " WHERE state = 'open' AND unmet_deps = 0 AND ?1 IS NULL"
+	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
 	    " ORDER BY priority DESC, id";
 	static const char open_label_sql[] =
-	    "SELECT id, priority, has_touches FROM tasks"
+	    "SELECT id, priority, has_touches FROM tasks INDEXED BY tasks_ready"
 	    " WHERE state = 'open' AND unmet_deps = 0 AND id IN"
 	    " (SELECT task FROM labels WHERE label = ?1)"
+	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
 	    " ORDER BY priority DESC, id";
 	static const char expired_sql[] =
 	    "SELECT id, priority, has_touches FROM tasks"
+	    " INDEXED BY tasks_claimed_lease"
 	    " WHERE state = 'claimed' AND lease_expires_ms <= ?2"
 	    " AND unmet_deps = 0 AND attempts < max_attempts"
 	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))"
@@ -182,6 +190,7 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t now,
 		sqlite3_bind_text(open.st, 1, label, -1, SQLITE_STATIC);
 		sqlite3_bind_text(expired.st, 1, label, -1, SQLITE_STATIC);
 	}
+	sqlite3_bind_int64(open.st, 2, now);
 	sqlite3_bind_int64(expired.st, 2, now);
 	if ((rc = cursor_step(ledger, &open, err)) < 0 ||
 	    (rc = cursor_step(ledger, &expired, err)) < 0)
@@ -318,7 +327,7 @@ take(struct ledger *ledger, int64_t agent, int64_t id, int64_t lease_ms,
 	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
 	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
 	    " report_commit = NULL, report_note = NULL, block_reason = NULL,"
-	    " updated_ms = ?4 WHERE id = ?1", err);
+	    " not_before_ms = NULL, updated_ms = ?4 WHERE id = ?1", err);
 	int rc;
 
 	if (st == NULL)
@@ -434,7 +443,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 
 	if (lease_ms <= 0)
 		return err_set(err, ERR_USAGE, "lease must be longer than 0");
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
 		return rc;
 	for (;;) {
 		bool failed = false;
@@ -568,7 +577,7 @@ task_release_claim(struct ledger *ledger, int64_t agent, int64_t id, struct err 
 	struct task_now now = { 0 };
 	int rc;
 
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
 		return rc;
 	if ((rc = require_holder(ledger, agent, id, "release", states, &now,
 		 err)) < 0)
@@ -584,6 +593,49 @@ task_release_claim(struct ledger *ledger, int64_t agent, int64_t id, struct err 
 }
 
 int
+task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, int64_t retry_after_ms, int64_t limit, bool *failed,
+    struct err *err)
+{
+	static const char *const states[] = { "claimed", NULL };
+	struct task_now now = { 0 };
+	int64_t at = clock_now_ms();
+	int rc;
+
+	*failed = false;
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
+		return rc;
+	if ((rc = require_holder(ledger, agent, id, "requeue", states, &now,
+		 err)) < 0)
+		return finish(ledger, rc, &now, err);
+	*failed = now.attempts >= (limit > 0 && limit < now.max_attempts
+					  ? limit : now.max_attempts);
+	if (*failed) {
+		rc = update_task(ledger,
+		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
+		    " updated_ms = ?2 WHERE id = ?1", id, at, NULL, err);
+	} else {
+		sqlite3_stmt *st = ledger_stmt(ledger,
+		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+		    " lease_expires_ms = NULL, not_before_ms = ?2 + ?3,"
+		    " updated_ms = ?2 WHERE id = ?1", err);
+
+		if (st == NULL)
+			return finish(ledger, -(int)err->code, &now, err);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, at);
+		sqlite3_bind_int64(st, 3, retry_after_ms);
+		rc = step_done(ledger, st, err, "requeueing a task");
+	}
+	if (rc == 0)
+		rc = event_append(ledger, agent, *failed ? "fail" : "requeue", id,
+		    json_pack("{s:s, s:I, s:I}", "reason", reason, "attempts",
+			(json_int_t)now.attempts, "retry_after_ms",
+			(json_int_t)(*failed ? 0 : retry_after_ms)), err);
+	return finish(ledger, rc, &now, err);
+}
+
+int
 task_block(struct ledger *ledger, int64_t agent, int64_t id,
     const char *reason, struct err *err)
 {
@@ -594,7 +646,7 @@ task_block(struct ledger *ledger, int64_t agent, int64_t id,
 	if (reason == NULL || *reason == '\0')
 		return err_set(err, ERR_USAGE,
 		    "block needs a reason (--reason TEXT: what the human must do)");
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
 		return rc;
 	if ((rc = require_holder(ledger, agent, id, "block", states, &now,
 		 err)) < 0)
@@ -616,7 +668,7 @@ task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
 	struct task_now now = { 0 };
 	int rc;
 
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
 		return rc;
 	if ((rc = read_now(ledger, id, &now, err)) < 0)
 		return finish(ledger, rc, &now, err);
@@ -645,7 +697,7 @@ task_report(struct ledger *ledger, int64_t agent, int64_t id,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
 		return rc;
 	if ((rc = require_holder(ledger, agent, id, "report", states, &now,
 		 err)) < 0)
@@ -680,7 +732,7 @@ task_save(struct ledger *ledger, int64_t agent, int64_t id,
 	json_t *detail;
 	int rc;
 
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
 		return rc;
 	if ((rc = require_holder(ledger, agent, id, "save", states, &now, err)) < 0)
 		return finish(ledger, rc, &now, err);

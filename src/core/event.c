@@ -21,6 +21,8 @@ event_append(struct ledger *ledger, int64_t actor, const char *kind,
 	if (detail != NULL)
 		text = json_dumps(detail, JSON_COMPACT | JSON_SORT_KEYS);
 	sqlite3_bind_int64(st, 1, clock_now_ms());
+	if (actor == 0)
+		actor = ledger_caller(ledger);
 	if (actor)
 		sqlite3_bind_int64(st, 2, actor);
 	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
@@ -101,4 +103,43 @@ event_last_id(struct ledger *ledger, int64_t *id, struct err *err)
 	if (rc != SQLITE_ROW)
 		return ledger_error(ledger, rc, err, "reading events");
 	return 0;
+}
+
+int
+event_count_among(struct ledger *ledger, const char *kind, int64_t after_id,
+    const char *ids_json, int64_t *count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM events WHERE id > ?1 AND kind = ?2 AND task IN"
+	    " (SELECT value FROM json_each(?3))", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, after_id);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, ids_json, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "counting events");
+	return 0;
+}
+
+int
+event_record(struct ledger *ledger, int64_t actor, const char *kind,
+    int64_t task, json_t *detail, struct err *err)
+{
+	int rc = ledger_begin(ledger, err);
+
+	if (rc < 0) {
+		json_decref(detail);
+		return rc;
+	}
+	if ((rc = event_append(ledger, actor, kind, task, detail, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
 }

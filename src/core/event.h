@@ -23,9 +23,14 @@ struct event {
 
 /*
  * Append an event inside the caller's write transaction. detail (may be
- * NULL) is consumed: its reference is stolen. actor and task may be 0.
+ * NULL) is consumed: its reference is stolen. task may be 0; actor 0 means
+ * the connection's caller (none when there is no caller).
  */
 int event_append(struct ledger *ledger, int64_t actor, const char *kind,
+    int64_t task, json_t *detail, struct err *err);
+
+/* event_append() in a transaction of its own. */
+int event_record(struct ledger *ledger, int64_t actor, const char *kind,
     int64_t task, json_t *detail, struct err *err);
 
 struct event_filter {
@@ -43,6 +48,13 @@ struct event_filter {
 int event_each(struct ledger *ledger, const struct event_filter *filter,
     int (*fn)(const struct event *event, void *arg), void *arg,
     struct err *err);
+
+/*
+ * Count events of kind after event id after_id whose task is in ids_json
+ * (a JSON array text).
+ */
+int event_count_among(struct ledger *ledger, const char *kind,
+    int64_t after_id, const char *ids_json, int64_t *count, struct err *err);
 
 /* The largest event id, 0 when none. */
 int event_last_id(struct ledger *ledger, int64_t *id, struct err *err);

@@ -17,6 +17,17 @@
 
 #define STMT_CACHE_SIZE 64
 
+/*
+ * Checkpointing. Most daicho processes live for one command, and the first
+ * process to open the ledger after all others closed it rebuilds the WAL
+ * index by reading the whole WAL (and forgets what was checkpointed). So a
+ * process that leaves the WAL longer than LEDGER_TRUNCATE_PAGES truncates
+ * it on close, when nobody else is writing; and any connection checkpoints
+ * passively past LEDGER_CHECKPOINT_PAGES so a long-lived one keeps it short.
+ */
+#define LEDGER_TRUNCATE_PAGES 128
+#define LEDGER_CHECKPOINT_PAGES 1000
+
 struct cached_stmt {
 	const char *sql;   /* the literal's address is the key */
 	sqlite3_stmt *stmt;
@@ -31,10 +42,24 @@ struct ledger {
 	int64_t busy_timeout_ms;
 	struct cached_stmt stmts[STMT_CACHE_SIZE];
 	size_t stmt_count;
+	int wal_pages;                /* WAL size after our last commit */
 	ledger_hook_fn begin_hook;    /* run in every write transaction */
 	void *begin_hook_arg;
 	uint64_t commits;             /* write transactions committed */
+	int64_t caller;               /* the caller's agent id, 0 until known */
 };
+
+void
+ledger_set_caller(struct ledger *ledger, int64_t agent)
+{
+	ledger->caller = agent;
+}
+
+int64_t
+ledger_caller(const struct ledger *ledger)
+{
+	return ledger->caller;
+}
 
 void
 ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg)
@@ -144,6 +169,18 @@ ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
 	return 0;
 }
 
+/* SQLite's WAL hook: remember how big the WAL got; see ledger_commit(). */
+static int
+note_wal_size(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct ledger *ledger = arg;
+
+	(void)db;
+	(void)name;
+	ledger->wal_pages = pages;
+	return SQLITE_OK;
+}
+
 static volatile sig_atomic_t alarm_fired;
 
 static void
@@ -224,6 +261,16 @@ ledger_begin(struct ledger *ledger, struct err *err)
 }
 
 int
+ledger_begin_as(struct ledger *ledger, int64_t *agent, struct err *err)
+{
+	int rc = ledger_begin(ledger, err);
+
+	if (rc == 0 && *agent == 0)
+		*agent = ledger->caller;
+	return rc;
+}
+
+int
 ledger_begin_read(struct ledger *ledger, struct err *err)
 {
 	int rc = sqlite3_exec(ledger->db, "BEGIN", NULL, NULL, NULL);
@@ -247,6 +294,15 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	ledger->in_transaction = false;
 	ledger->commits++;
 	drop_write_lock(ledger);
+	/*
+	 * Outside the write lock, so that writers never wait for it: a
+	 * passive checkpoint copies only what no reader still needs.
+	 */
+	if (ledger->wal_pages >= LEDGER_CHECKPOINT_PAGES) {
+		sqlite3_wal_checkpoint_v2(ledger->db, NULL,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		ledger->wal_pages = 0;
+	}
 	return 0;
 }
 
@@ -310,49 +366,58 @@ query_int(struct ledger *ledger, const char *sql, int64_t *value, struct err *er
 	return 0;
 }
 
-/* Apply the migrations the ledger has not seen, in one transaction. */
+/*
+ * Refuse a file that is not a daicho ledger before anything touches it:
+ * another application's database, or one with tables of its own. An empty
+ * database is a ledger to be only when creating. Fills *version.
+ */
 static int
-migrate(struct ledger *ledger, struct err *err)
+identify(struct ledger *ledger, bool create, int64_t *version, struct err *err)
 {
-	int64_t version = 0, app_id = 0;
+	int64_t app_id = 0, tables = 0;
 	int rc;
 
-	if ((rc = query_int(ledger, "PRAGMA user_version", &version, err)) < 0)
+	if ((rc = query_int(ledger, "PRAGMA user_version", version, err)) < 0 ||
+	    (rc = query_int(ledger, "PRAGMA application_id", &app_id, err)) < 0)
 		return rc;
-	if (version >= (int64_t)schema_migration_count) {
-		if (version > (int64_t)schema_migration_count)
-			return err_set(err, ERR_FAILED,
-			    "ledger %s has schema version %lld, newer than this "
-			    "daicho understands (%zu; upgrade daicho)",
-			    ledger->path, (long long)version, schema_migration_count);
+	if (app_id != 0 && app_id != SCHEMA_APPLICATION_ID)
+		return err_set(err, ERR_FAILED,
+		    "%s is not a daicho ledger (it is another application's SQLite "
+		    "database; point --ledger elsewhere)", ledger->path);
+	if (*version > (int64_t)schema_migration_count)
+		return err_set(err, ERR_FAILED,
+		    "ledger %s has schema version %lld, newer than this daicho "
+		    "understands (%zu; upgrade daicho)", ledger->path,
+		    (long long)*version, schema_migration_count);
+	if (*version > 0)
 		return 0;
-	}
+	if ((rc = query_int(ledger, "SELECT count(*) FROM sqlite_schema", &tables,
+		 err)) < 0)
+		return rc;
+	if (tables > 0)
+		return err_set(err, ERR_FAILED,
+		    "%s is not a daicho ledger (a SQLite database with other "
+		    "tables; point --ledger elsewhere)", ledger->path);
+	if (!create)
+		return err_set(err, ERR_FAILED,
+		    "%s is an empty file, not a ledger yet (run 'daicho init' to "
+		    "make it one)", ledger->path);
+	return 0;
+}
+
+/* Apply the migrations the ledger has not seen, in one transaction. */
+static int
+migrate(struct ledger *ledger, int64_t version, struct err *err)
+{
+	int rc;
+
+	if (version >= (int64_t)schema_migration_count)
+		return 0;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
 	/* Re-read under the lock: another process may have migrated. */
 	if ((rc = query_int(ledger, "PRAGMA user_version", &version, err)) < 0)
 		goto fail;
-	if ((rc = query_int(ledger, "PRAGMA application_id", &app_id, err)) < 0)
-		goto fail;
-	if (version == 0 && app_id != 0 && app_id != SCHEMA_APPLICATION_ID) {
-		rc = err_set(err, ERR_FAILED,
-		    "%s is not a daicho ledger (it is another application's "
-		    "SQLite database; point --ledger elsewhere)", ledger->path);
-		goto fail;
-	}
-	if (version == 0) {
-		int64_t tables = 0;
-
-		if ((rc = query_int(ledger,
-			 "SELECT count(*) FROM sqlite_schema", &tables, err)) < 0)
-			goto fail;
-		if (tables > 0) {
-			rc = err_set(err, ERR_FAILED,
-			    "%s is not a daicho ledger (a SQLite database with "
-			    "other tables; point --ledger elsewhere)", ledger->path);
-			goto fail;
-		}
-	}
 	for (int64_t v = version; v < (int64_t)schema_migration_count; v++) {
 		if ((rc = ledger_exec(ledger, schema_migrations[v], err)) < 0)
 			goto fail;
@@ -381,6 +446,7 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	struct buf lock_path = BUF_INIT;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
 		    (create ? SQLITE_OPEN_CREATE : 0);
+	int64_t version = 0;
 	int rc;
 
 	ledger->path = xstrdup(path);
@@ -395,28 +461,34 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	/*
 	 * Most daicho processes live for one command. Closing the last
 	 * connection would checkpoint and delete the WAL, with fsyncs, on
-	 * every command; leave that to SQLite's automatic checkpoints.
+	 * every command; truncate_wal() does it only when it is worth it.
 	 */
 	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* Replaces automatic checkpoints, which would run inside the lock. */
+	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
 	buf_addf(&lock_path, "%s-lock", path);
 	ledger->lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (ledger->lock_fd < 0)
 		ledger->lock_fd = open(lock_path.buf, O_RDONLY | O_CLOEXEC);
 	buf_release(&lock_path);
+	if ((rc = identify(ledger, create, &version, err)) < 0)
+		goto fail;
 	/*
-	 * WAL for concurrent readers; NORMAL sync is durable across process
-	 * crashes (a power loss may lose the last commits, never corrupt).
+	 * WAL for concurrent readers (persistent: set once, when the ledger is
+	 * made); NORMAL sync is durable across process crashes (a power loss
+	 * may lose the last commits, never corrupt).
 	 */
-	rc = sqlite3_exec(ledger->db,
+	rc = sqlite3_exec(ledger->db, version == 0 ?
 	    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-	    "PRAGMA foreign_keys = ON;",
+	    "PRAGMA foreign_keys = ON;" :
+	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
 	    NULL, NULL, NULL);
 	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_READONLY) {
 		rc = ledger_error(ledger, rc, err, "opening it");
 		goto fail;
 	}
-	if ((rc = migrate(ledger, err)) < 0)
+	if ((rc = migrate(ledger, version, err)) < 0)
 		goto fail;
 	*out = ledger;
 	return 0;
@@ -452,12 +524,31 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 	return connect(path, false, out, err);
 }
 
+/*
+ * Leave a short WAL behind: truncate it when this process grew it past
+ * LEDGER_TRUNCATE_PAGES, but only when the write lock is free right now and
+ * no reader is in the way (never waits).
+ */
+static void
+truncate_wal(struct ledger *ledger)
+{
+	if (ledger->wal_pages < LEDGER_TRUNCATE_PAGES || ledger->lock_fd < 0 ||
+	    flock(ledger->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	sqlite3_busy_timeout(ledger->db, 0);
+	sqlite3_wal_checkpoint_v2(ledger->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+	    NULL, NULL);
+	flock(ledger->lock_fd, LOCK_UN);
+}
+
 void
 ledger_close(struct ledger *ledger)
 {
 	if (ledger == NULL)
 		return;
 	ledger_rollback(ledger);
+	if (ledger->db)
+		truncate_wal(ledger);
 	for (size_t i = 0; i < ledger->stmt_count; i++)
 		sqlite3_finalize(ledger->stmts[i].stmt);
 	if (ledger->db)

@@ -24,7 +24,7 @@
 #include "core/err.h"
 
 /* The schema this daicho writes: the number of migrations in schema.c. */
-#define LEDGER_SCHEMA_VERSION 2
+#define LEDGER_SCHEMA_VERSION 3
 
 struct ledger;
 
@@ -62,6 +62,17 @@ const char *ledger_path(const struct ledger *ledger);
 sqlite3 *ledger_db(struct ledger *ledger);
 
 int ledger_begin(struct ledger *ledger, struct err *err);
+
+/*
+ * ledger_begin() for a change made by *agent, where 0 means "the caller of
+ * this connection": after the begin hook ran (which registers a caller new
+ * to the ledger, inside this transaction), *agent is the caller's id.
+ */
+int ledger_begin_as(struct ledger *ledger, int64_t *agent, struct err *err);
+
+/* The caller's agent id once known (0 before), set by the agent module. */
+void ledger_set_caller(struct ledger *ledger, int64_t agent);
+int64_t ledger_caller(const struct ledger *ledger);
 int ledger_begin_read(struct ledger *ledger, struct err *err);
 int ledger_commit(struct ledger *ledger, struct err *err);
 /* Roll back the open transaction, if any, and drop the write lock. */

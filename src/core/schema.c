@@ -126,6 +126,12 @@ const char *const schema_migrations[] = {
 	"  output BLOB NOT NULL,"
 	"  PRIMARY KEY (verdict, seq)"
 	") STRICT, WITHOUT ROWID;",
+
+	/*
+	 * 3: the runner. A task that failed in a runner waits out a backoff
+	 * before it is ready again.
+	 */
+	"ALTER TABLE tasks ADD COLUMN not_before_ms INTEGER;",
 };
 
 const size_t schema_migration_count =

@@ -40,7 +40,7 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 	int64_t now = clock_now_ms();
 	int rc;
 
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		return rc;
 	for (;;) {
 		int64_t id, attempts, max_attempts, expired_ms;

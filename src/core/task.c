@@ -9,6 +9,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/glob.h"
+#include "util/path.h"
 
 static const char *const task_states[] = {
 	"open", "claimed", "reported", "verified", "blocked", "cancelled",
@@ -504,6 +505,11 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		} else if ((rc = existing_task(ledger, spec->after.items[k], at.buf,
 				"after", &after, &verified, err)) < 0) {
 			goto done;
+		} else if (after >= ids[0]) {
+			/* Only now added: it did not exist when named. */
+			rc = err_set(err, ERR_NOT_FOUND, "%safter names no task #%lld",
+			    at.buf, (long long)after);
+			goto done;
 		}
 		if (after == ids[i]) {
 			rc = err_set(err, ERR_CONFLICT,
@@ -579,6 +585,35 @@ done:
 	return rc;
 }
 
+/*
+ * A file: check through a symlink that already leaves the project is
+ * refused now, not only when it is checked.
+ */
+static int
+check_file_paths(struct ledger *ledger, const struct task_spec *specs,
+    size_t count, struct err *err)
+{
+	struct buf root = BUF_INIT, resolved = BUF_INIT, at = BUF_INIT;
+	int rc = 0;
+
+	path_project_root(ledger_path(ledger), &root);
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		for (size_t k = 0; k < specs[i].checks.count && rc == 0; k++) {
+			const char *spec = specs[i].checks.items[k];
+
+			if (strncmp(spec, "file:", 5) == 0 &&
+			    path_resolves_outside(root.buf, spec + 5, &resolved) == 1)
+				rc = err_set(err, ERR_USAGE,
+				    "%sdone-when '%s' leaves the repository (it resolves "
+				    "to %s)", where(&specs[i], &at), spec, resolved.buf);
+		}
+	}
+	buf_release(&root);
+	buf_release(&resolved);
+	buf_release(&at);
+	return rc;
+}
+
 int
 task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
     size_t count, int64_t *ids, struct err *err)
@@ -590,9 +625,11 @@ task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
 	for (size_t i = 0; i < count; i++)
 		if ((rc = check_spec(&specs[i], err)) < 0)
 			return rc;
+	if ((rc = check_file_paths(ledger, specs, count, err)) < 0)
+		return rc;
 	if ((rc = check_batch_graph(specs, count, err)) < 0)
 		return rc;
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < count; i++) {
 		int64_t parent = 0;
@@ -764,5 +801,74 @@ task_each_edge(struct ledger *ledger,
 		return stop;
 	if (rc != SQLITE_DONE)
 		return ledger_error(ledger, rc, err, "reading dependencies");
+	return 0;
+}
+
+int
+task_count_among(struct ledger *ledger, const char *ids_json,
+    const char *state, int64_t *count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
+	    " json_each(?1)) AND (?2 IS NULL OR state = ?2)", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, ids_json, -1, SQLITE_STATIC);
+	if (state)
+		sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "counting tasks");
+	return 0;
+}
+
+int
+task_count_in_flight(struct ledger *ledger, const char *ids_json,
+    int64_t *count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
+	    " json_each(?1)) AND (state = 'reported' OR (state = 'open' AND"
+	    " not_before_ms > ?2))", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, ids_json, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, clock_now_ms());
+	rc = sqlite3_step(st);
+	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "counting tasks");
+	return 0;
+}
+
+int
+task_each_claimed_by(struct ledger *ledger, const char *agents_json,
+    int (*fn)(int64_t task, int64_t owner, void *arg), void *arg,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, owner FROM tasks WHERE state = 'claimed' AND owner IN"
+	    " (SELECT value FROM json_each(?1)) ORDER BY id", err);
+	int rc, stop = 0;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, agents_json, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((stop = fn(sqlite3_column_int64(st, 0),
+			 sqlite3_column_int64(st, 1), arg)) != 0)
+			break;
+	sqlite3_reset(st);
+	if (stop)
+		return stop;
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading claims");
 	return 0;
 }

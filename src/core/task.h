@@ -122,6 +122,28 @@ int task_each(struct ledger *ledger, const struct task_filter *filter,
 int task_count_by_state(struct ledger *ledger, const char *const *states,
     int64_t *counts, size_t count, struct err *err);
 
+/*
+ * Count the tasks whose ids are in ids_json (a JSON array text) that are in
+ * state (NULL: any), into *count.
+ */
+int task_count_among(struct ledger *ledger, const char *ids_json,
+    const char *state, int64_t *count, struct err *err);
+
+/*
+ * Of the tasks in ids_json, count those still in flight for a runner:
+ * reported and awaiting verification, or open but waiting out a backoff.
+ */
+int task_count_in_flight(struct ledger *ledger, const char *ids_json,
+    int64_t *count, struct err *err);
+
+/*
+ * The claimed tasks held by any agent in agents_json (a JSON array of agent
+ * ids): fn is called with each task id and its owner, in id order.
+ */
+int task_each_claimed_by(struct ledger *ledger, const char *agents_json,
+    int (*fn)(int64_t task, int64_t owner, void *arg), void *arg,
+    struct err *err);
+
 /* Every dependency edge (task comes after after), for graphs. */
 int task_each_edge(struct ledger *ledger,
     int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
@@ -140,6 +162,16 @@ int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
 
 /* Give a claimed or blocked task back (open); the attempt is not counted. */
 int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,
+    struct err *err);
+
+/*
+ * End a failed attempt of agent's claimed task id: it becomes open again,
+ * but ready only after retry_after_ms (a backoff); or failed when its
+ * attempts reached limit (or its max attempts, whichever is lower; limit 0:
+ * max attempts). The attempt stays counted. *failed tells which.
+ */
+int task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, int64_t retry_after_ms, int64_t limit, bool *failed,
     struct err *err);
 
 /* Mark a claimed task blocked: it needs a human. reason is required. */

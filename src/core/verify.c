@@ -138,37 +138,35 @@ add_run(struct verdict *v, const char *spec)
 static void
 check_file(const char *root, const char *path, struct check_run *run)
 {
-	struct buf full = BUF_INIT;
+	struct buf full = BUF_INIT, outside = BUF_INIT;
 	struct err syntax = ERR_INIT;
-	char *real_root = NULL, *real = NULL;
 	struct stat st;
-	size_t root_len;
+	int escapes;
 
 	if (task_check_spec(run->spec, &syntax) < 0) {
 		buf_addf(&run->output, "refused: %s", syntax.message.buf);
 		goto done;
 	}
-	real_root = realpath(root, NULL);
-	if (real_root == NULL) {
+	escapes = path_resolves_outside(root, path, &outside);
+	if (escapes < 0) {
 		buf_addf(&run->output, "cannot resolve %s: %s", root, strerror(errno));
 		goto done;
 	}
-	buf_addf(&full, "%s/%s", real_root, path);
-	real = realpath(full.buf, NULL);
-	if (real == NULL) {
+	if (escapes) {
+		buf_addf(&run->output,
+		    "refused: %s resolves to %s, outside the repository", path,
+		    outside.buf);
+		goto done;
+	}
+	buf_addf(&full, "%s/%s", root, path);
+	if (stat(full.buf, &st) < 0) {
 		if (lstat(full.buf, &st) == 0 && S_ISLNK(st.st_mode))
 			buf_addf(&run->output, "%s is a dangling symlink", path);
 		else
 			buf_addf(&run->output, "%s is missing", path);
 		goto done;
 	}
-	root_len = strlen(real_root);
-	if (strncmp(real, real_root, root_len) != 0 || real[root_len] != '/') {
-		buf_addf(&run->output,
-		    "refused: %s resolves to %s, outside the repository", path, real);
-		goto done;
-	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		buf_addf(&run->output, "%s is not a regular file", path);
 		goto done;
 	}
@@ -180,9 +178,8 @@ check_file(const char *root, const char *path, struct check_run *run)
 	buf_addf(&run->output, "%s exists (%lld bytes)", path, (long long)st.st_size);
 done:
 	buf_release(&full);
+	buf_release(&outside);
 	err_release(&syntax);
-	free(real_root);
-	free(real);
 }
 
 static void
@@ -472,7 +469,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 	int rc;
 
 	*outcome = VERIFY_STALE;
-	if ((rc = ledger_begin(ledger, err)) < 0)
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		return rc;
 	/* Re-read what the decision rests on, under the lock. */
 	st = ledger_stmt(ledger,

@@ -128,3 +128,53 @@ done:
 	buf_release(&parent);
 	return rc;
 }
+
+int
+git_rev_parse(const char *repo, const char *rev, struct buf *out)
+{
+	char *argv[] = { "git", "-C", (char *)repo, "rev-parse", "--verify",
+		"--quiet", (char *)rev, NULL };
+	int status;
+
+	buf_reset(out);
+	status = proc_capture(argv, out);
+	while (out->len > 0 && out->buf[out->len - 1] == '\n')
+		out->buf[--out->len] = '\0';
+	return status == 0 && out->len > 0 ? 0 : -1;
+}
+
+int
+git_worktree_add_branch(const char *repo, const char *path, const char *branch,
+    const char *base, struct buf *why)
+{
+	struct buf ref = BUF_INIT, hash = BUF_INIT;
+	int status;
+
+	buf_addf(&ref, "refs/heads/%s", branch);
+	if (git_rev_parse(repo, ref.buf, &hash) == 0) {
+		const char *args[] = { "worktree", "add", "--quiet", path, branch,
+			NULL };
+
+		status = git_in(repo, args);
+	} else {
+		const char *args[] = { "worktree", "add", "--quiet", "-b", branch,
+			path, base, NULL };
+
+		status = git_in(repo, args);
+	}
+	buf_release(&ref);
+	buf_release(&hash);
+	if (status == 0)
+		return 0;
+	buf_addf(why, status < 0 ? "cannot run git" :
+	    "git worktree add of branch %s failed (exit %d)", branch, status);
+	return -1;
+}
+
+void
+git_branch_delete(const char *repo, const char *branch)
+{
+	const char *args[] = { "branch", "--quiet", "-D", branch, NULL };
+
+	git_in(repo, args);
+}

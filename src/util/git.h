@@ -21,6 +21,22 @@ int git_resolve_commit(const char *rev, struct buf *hash, struct buf *why);
 int git_worktree_add(const char *repo, const char *path, const char *commit,
     struct buf *why);
 
+/*
+ * Resolve rev in repo to a full hash into out. Returns 0, or -1 when it
+ * names nothing.
+ */
+int git_rev_parse(const char *repo, const char *rev, struct buf *out);
+
+/*
+ * Add a worktree at path on branch, creating the branch at base when it
+ * does not exist yet. Returns 0, or -1 (why says).
+ */
+int git_worktree_add_branch(const char *repo, const char *path,
+    const char *branch, const char *base, struct buf *why);
+
+/* Delete branch (forcefully). */
+void git_branch_delete(const char *repo, const char *branch);
+
 /* Remove the worktree at path (forcefully), then prune stale records. */
 void git_worktree_remove(const char *repo, const char *path);
 

@@ -313,3 +313,30 @@ path_remove_tree(const char *path)
 		return 0;
 	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+int
+path_resolves_outside(const char *root, const char *rel, struct buf *resolved)
+{
+	struct buf full = BUF_INIT;
+	char *real_root = realpath(root, NULL), *real = NULL;
+	int rc = 0;
+
+	if (real_root == NULL)
+		return -1;
+	buf_addf(&full, "%s/%s", real_root, rel);
+	real = realpath(full.buf, NULL);
+	if (real != NULL) {
+		size_t n = strlen(real_root);
+
+		if (strncmp(real, real_root, n) != 0 ||
+		    (real[n] != '/' && real[n] != '\0')) {
+			buf_reset(resolved);
+			buf_adds(resolved, real);
+			rc = 1;
+		}
+	}
+	buf_release(&full);
+	free(real_root);
+	free(real);
+	return rc;
+}

@@ -32,6 +32,15 @@ int path_find_upward(const char *start, const char *rel, struct buf *out);
  */
 void path_project_root(const char *ledger_path, struct buf *out);
 
+/*
+ * Whether rel, taken inside directory root, resolves (through symlinks) to
+ * a place outside root. Returns 1 and the resolved path in resolved when it
+ * does; 0 when it stays inside or does not exist (yet); -1 when root itself
+ * cannot be resolved.
+ */
+int path_resolves_outside(const char *root, const char *rel,
+    struct buf *resolved);
+
 /* rm -rf path (never following symlinks). Returns 0, or -1 with errno. */
 int path_remove_tree(const char *path);
 

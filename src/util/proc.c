@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,24 +14,67 @@
 
 extern char **environ;
 
+bool
+proc_is_alive(pid_t pid)
+{
+	char path[64];
+	struct buf stat = BUF_INIT;
+	const char *close_paren;
+	bool alive = true;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	/* "pid (comm) S ...": the state follows the last ')'. */
+	if (buf_read_file(&stat, path) == 0 &&
+	    (close_paren = strrchr(stat.buf, ')')) != NULL &&
+	    close_paren[1] == ' ' && close_paren[2] == 'Z')
+		alive = false;
+	buf_release(&stat);
+	return alive;
+}
+
+void
+proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group)
+{
+	sigset_t none, defaults;
+
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGINT);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGPIPE);
+	sigaddset(&defaults, SIGCHLD);
+	posix_spawnattr_setsigmask(attr, &none);
+	posix_spawnattr_setsigdefault(attr, &defaults);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF | (own_group ? POSIX_SPAWN_SETPGROUP : 0));
+	if (own_group)
+		posix_spawnattr_setpgroup(attr, 0);
+}
+
 int
 proc_capture(char *const argv[], struct buf *out)
 {
 	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
 	int pipe_fds[2], status, saved;
 	pid_t pid;
 	int rc;
 
 	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
 		return -1;
+	posix_spawnattr_init(&attr);
+	proc_spawnattr_defaults(&attr, false);
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
 	    O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null",
 	    O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+	rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
 	close(pipe_fds[1]);
 	if (rc != 0) {
 		close(pipe_fds[0]);
@@ -58,9 +102,8 @@ proc_result_release(struct proc_result *result)
 	buf_release(&result->output);
 }
 
-/* environ plus extra, extra's names replacing environ's. Free the array. */
-static char **
-merged_environment(char *const extra[])
+char **
+proc_environment(char *const extra[])
 {
 	size_t n = 0, k = 0, extras = 0;
 	char **env;
@@ -117,7 +160,7 @@ proc_run_shell(const char *command, const char *dir, char *const env_extra[],
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	char *argv[] = { "sh", "-c", (char *)command, NULL };
-	char **env = merged_environment(env_extra);
+	char **env = proc_environment(env_extra);
 	int pipe_fds[2], status = 0, rc;
 	int64_t start = mono_ms(), term_sent_at = 0;
 	bool exited = false, eof = false;
@@ -139,8 +182,7 @@ proc_run_shell(const char *command, const char *dir, char *const env_extra[],
 	if (dir)
 		posix_spawn_file_actions_addchdir_np(&actions, dir);
 	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&attr, 0);
+	proc_spawnattr_defaults(&attr, true);
 	rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);

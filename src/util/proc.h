@@ -5,6 +5,7 @@
 #ifndef DAICHO_PROC_H
 #define DAICHO_PROC_H
 
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +18,26 @@
  */
 int proc_capture(char *const argv[], struct buf *out);
 
+
+/*
+ * Whether process pid exists and is not a zombie (a killed process waits
+ * as a zombie until its parent, or init, reaps it).
+ */
+bool proc_is_alive(pid_t pid);
+
+/*
+ * Spawn attributes every child of daicho gets: an empty signal mask and
+ * default handling of SIGINT, SIGTERM, SIGPIPE and SIGCHLD (whatever the
+ * parent blocks or ignores), and with own_group a process group of its own.
+ */
+void proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group);
+
+/*
+ * environ plus extra ("NAME=VALUE" entries, NULL-terminated), extra's
+ * names replacing environ's. The array is the caller's to free(); its
+ * strings are borrowed. NULL when out of memory.
+ */
+char **proc_environment(char *const extra[]);
 
 /* How a shell command ended. */
 struct proc_result {

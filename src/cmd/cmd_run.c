@@ -1,0 +1,386 @@
+/* The execution engine: run, logs. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/sweep.h"
+#include "core/task.h"
+#include "run/runner.h"
+#include "util/clock.h"
+
+static volatile sig_atomic_t run_signal;
+
+static void
+on_signal(int sig)
+{
+	run_signal = sig;
+}
+
+struct display {
+	struct cmd_ctx *ctx;
+	bool verbose;
+	bool live;          /* a progress line on the terminal */
+	bool line_shown;
+};
+
+static void
+clear_line(struct display *d)
+{
+	if (d->line_shown) {
+		fputs("\r\033[K", stderr);
+		d->line_shown = false;
+	}
+}
+
+static void
+show_started(void *arg, int64_t id, int64_t attempt, const char *agent)
+{
+	struct display *d = arg;
+
+	if (!d->verbose)
+		return;
+	clear_line(d);
+	printf("#%lld started (attempt %lld, %s)\n", (long long)id,
+	    (long long)attempt, agent);
+	fflush(stdout);
+}
+
+static void
+show_ended(void *arg, int64_t id, int status, int64_t duration_ms,
+    const char *outcome)
+{
+	struct display *d = arg;
+	struct buf took = BUF_INIT;
+
+	if (!d->verbose)
+		return;
+	clear_line(d);
+	clock_add_duration(&took, duration_ms);
+	if (status >= 0)
+		printf("#%lld exit %d after %s: %s\n", (long long)id, status, took.buf,
+		    outcome);
+	else
+		printf("#%lld killed after %s: %s\n", (long long)id, took.buf, outcome);
+	fflush(stdout);
+	buf_release(&took);
+}
+
+static void
+show_progress(void *arg, const struct run_progress *p)
+{
+	struct display *d = arg;
+	struct buf line = BUF_INIT;
+	double rate = p->elapsed_ms > 0 ? (double)p->finished * 1000.0 /
+					      (double)p->elapsed_ms : 0;
+
+	if (!d->live)
+		return;
+	buf_addf(&line, "daicho run: %lld running, %lld verified, %lld failed, "
+			"%lld queued, %.1f/s", (long long)p->running,
+	    (long long)p->verified, (long long)p->failed, (long long)p->queued,
+	    rate);
+	if (rate > 0 && p->queued > 0) {
+		buf_adds(&line, ", ETA ");
+		clock_add_duration(&line, (int64_t)((double)(p->queued + p->running) /
+						   rate * 1000.0));
+	}
+	if (p->paused)
+		buf_adds(&line, " (paused: rate limit)");
+	if (p->budget_spent)
+		buf_adds(&line, " (budget spent)");
+	fprintf(stderr, "\r\033[K%s", line.buf);
+	fflush(stderr);
+	d->line_shown = true;
+	buf_release(&line);
+}
+
+static int
+exec_run(struct cmd_ctx *ctx)
+{
+	struct run_options options = { 0 };
+	struct run_summary summary;
+	struct display display = { ctx, cmd_has(ctx, "verbose"), false, false };
+	struct sigaction action;
+	struct buf line = BUF_INIT;
+	const char *value;
+	int64_t jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	if (ctx->argc == 0)
+		return err_set(ctx->err, ERR_USAGE,
+		    "run needs a command after '--' (e.g. daicho run -j 4 -- ./work.sh "
+		    "{id})");
+	options.argv = ctx->argv;
+	options.jobs = jobs > 0 ? (int)jobs : 1;
+	options.retries = -1;
+	options.retry_backoff_ms = 1000;
+	options.grace_ms = 5000;
+	options.lease_ms = TASK_DEFAULT_LEASE_MS;
+	options.sweep_every_ms = 2000;
+	options.stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
+	options.rate_limit_pattern = RUN_DEFAULT_RATE_LIMIT_PATTERN;
+	options.label = cmd_opt(ctx, "label");
+	options.worktree = cmd_has(ctx, "worktree");
+	options.follow = cmd_has(ctx, "follow");
+	if ((value = cmd_opt(ctx, "jobs")) &&
+	    (rc = cmd_integer(ctx, "jobs", value, 1, 1024, &jobs)) < 0)
+		return rc;
+	options.jobs = (int)jobs;
+	if ((value = cmd_opt(ctx, "timeout")) &&
+	    (rc = cmd_duration(ctx, "timeout", value, &options.timeout_ms)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "grace")) &&
+	    (rc = cmd_duration(ctx, "grace", value, &options.grace_ms)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "retries")) &&
+	    (rc = cmd_integer(ctx, "retries", value, 0, 1000, &options.retries)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "retry-backoff")) &&
+	    (rc = cmd_duration(ctx, "retry-backoff", value,
+		 &options.retry_backoff_ms)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "lease")) &&
+	    (rc = cmd_duration(ctx, "lease", value, &options.lease_ms)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "budget-tokens")) &&
+	    (rc = cmd_integer(ctx, "budget-tokens", value, 1, INT64_MAX,
+		 &options.budget_tokens)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "budget-cost")) != NULL) {
+		char *end;
+
+		options.budget_cost = strtod(value, &end);
+		if (*value == '\0' || *end != '\0' || !(options.budget_cost > 0))
+			return err_set(ctx->err, ERR_USAGE,
+			    "bad value '%s' for --budget-cost (want a positive number)",
+			    value);
+	}
+	if ((value = cmd_opt(ctx, "rate-limit-pattern")) != NULL)
+		options.rate_limit_pattern = value;
+	if ((options.actor = cmd_caller_registered(ctx)) < 0)
+		return (int)options.actor;
+	display.live = !ctx->quiet && !display.verbose && isatty(STDERR_FILENO);
+	options.observer.started = show_started;
+	options.observer.ended = show_ended;
+	options.observer.progress = show_progress;
+	options.observer.arg = &display;
+	options.signal_received = &run_signal;
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = on_signal;
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGINT, &action, NULL);
+	sigaction(SIGTERM, &action, NULL);
+	rc = run_tasks(ctx->ledger, &options, &summary, ctx->err);
+	clear_line(&display);
+	if (rc < 0)
+		return rc;
+	if (ctx->json) {
+		rc = cmd_print_json(ctx, json_pack(
+		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:b,"
+		    " s:I, s:o}",
+		    "tasks", (json_int_t)summary.tasks, "launched",
+		    (json_int_t)summary.launched, "verified",
+		    (json_int_t)summary.verified, "failed", (json_int_t)summary.failed,
+		    "retried", (json_int_t)summary.retried, "rate_limited",
+		    (json_int_t)summary.rate_limited, "false_reports",
+		    (json_int_t)summary.false_reports, "claimable",
+		    (json_int_t)summary.claimable, "awaiting_verification",
+		    (json_int_t)summary.awaiting, "recovered",
+		    (json_int_t)summary.recovered, "tokens", (json_int_t)summary.tokens,
+		    "cost", summary.cost, "budget_spent", summary.budget_spent,
+		    "elapsed_ms", (json_int_t)summary.elapsed_ms, "signal",
+		    summary.signal ? json_integer(summary.signal) : json_null()));
+		if (rc < 0)
+			return rc;
+	} else {
+		buf_addf(&line, "daicho run: %lld verified, %lld failed, %lld retried, "
+				"%lld false report%s caught",
+		    (long long)summary.verified, (long long)summary.failed,
+		    (long long)summary.retried, (long long)summary.false_reports,
+		    summary.false_reports == 1 ? "" : "s");
+		if (summary.rate_limited)
+			buf_addf(&line, ", %lld rate-limited", (long long)summary.rate_limited);
+		if (summary.claimable)
+			buf_addf(&line, ", %lld left claimable", (long long)summary.claimable);
+		if (summary.awaiting)
+			buf_addf(&line, ", %lld awaiting verification",
+			    (long long)summary.awaiting);
+		if (summary.recovered)
+			buf_addf(&line, ", %lld recovered from a dead runner",
+			    (long long)summary.recovered);
+		if (summary.budget_spent)
+			buf_addf(&line, ", budget spent (%lld tokens, %.2f)",
+			    (long long)summary.tokens, summary.cost);
+		if (summary.signal)
+			buf_addf(&line, ", stopped by %s",
+			    summary.signal == SIGINT ? "SIGINT" : "SIGTERM");
+		buf_adds(&line, ", ");
+		clock_add_duration(&line, summary.elapsed_ms);
+		printf("%s\n", line.buf);
+		buf_release(&line);
+	}
+	if (summary.signal) {
+		/* 128 + the signal, as a shell reports it; no extra line. */
+		ctx->err->code = (enum err_code)(128 + summary.signal);
+		return -1;
+	}
+	if (summary.verified < summary.tasks)
+		return err_set(ctx->err, ERR_FAILED,
+		    "%lld of %lld tasks did not reach verified (see 'daicho ls' and "
+		    "'daicho logs ID')", (long long)(summary.tasks - summary.verified),
+		    (long long)summary.tasks);
+	return 0;
+}
+
+const struct cmd_entry cmd_run_entry = {
+	.name = "run",
+	.usage = "run [-j N] [--timeout DUR] [--retries K] [--label L] [--worktree] "
+		 "[--budget-tokens N] [--budget-cost X] [--follow] [-v|-q] -- CMD "
+		 "[ARG]...",
+	.summary = "run a command for every ready task, N at once",
+	.help =
+	    "Claims ready tasks and runs CMD ARG... for each, at most N at once\n"
+	    "(default: the number of CPUs). \"{id}\" in an argument becomes the\n"
+	    "task id, and only that: titles and bodies never reach the command\n"
+	    "line. CMD is executed directly, never through a shell (write sh -c\n"
+	    "'...' for one). Each worker gets DAICHO_TASK, DAICHO_AGENT (a worker\n"
+	    "agent of this run) and DAICHO_LEDGER, runs in a process group of its\n"
+	    "own, and writes stdout and stderr to a log per attempt beside the\n"
+	    "ledger ('daicho logs ID'), never to this command's output.\n\n"
+	    "While a worker lives, the runner heart-beats for it. A worker that\n"
+	    "exits 0 without reporting is reported for it; the sweep (which run\n"
+	    "runs itself) then verifies. A non-zero exit, a signal or --timeout\n"
+	    "(SIGTERM to the group, then SIGKILL after --grace, default 5s) is a\n"
+	    "failed attempt: the task is retried after a backoff (--retry-backoff,\n"
+	    "default 1s, doubling) until --retries retries (default: its max\n"
+	    "attempts) are spent, then fails. Exit status 75, or output matching\n"
+	    "--rate-limit-pattern (an extended regex, case-insensitive; default:\n"
+	    "rate limit, 429, too many requests, session/usage limit, quota) on a\n"
+	    "non-zero exit, is a rate limit: the task is requeued without\n"
+	    "spending an attempt and launches pause, 2s doubling to 60s (events\n"
+	    "pause and resume). When the tokens or cost saved by this run's tasks\n"
+	    "reach --budget-tokens / --budget-cost, nothing new is launched.\n\n"
+	    "--worktree runs each task in its own git worktree on branch\n"
+	    "daicho/ID made from the current HEAD; the branch head is the commit\n"
+	    "the sweep verifies. A worktree with commits is never deleted; one\n"
+	    "with no changes is removed once the task is verified.\n\n"
+	    "Ends when nothing is ready, running or awaiting verification (with\n"
+	    "--follow: keeps waiting for new tasks). SIGINT/SIGTERM stop launching,\n"
+	    "pass the signal to the workers, wait for them, and leave unfinished\n"
+	    "tasks claimable; exit 130/143. A run killed with kill -9 leaves\n"
+	    "claims held by its workers: the next run on this machine sees their\n"
+	    "process is gone and takes the tasks at once; elsewhere, the sweep\n"
+	    "does once their lease expires.\n\n"
+	    "Output: on a terminal a live progress line (on stderr); otherwise one\n"
+	    "summary line at the end, per-task lines only with -v, and with -q\n"
+	    "only the summary. Exit 0 only when every task run reached verified.\n\n"
+	    "JSON: {tasks, launched, verified, failed, retried, rate_limited,\n"
+	    "false_reports, claimable, awaiting_verification, recovered, tokens,\n"
+	    "cost, budget_spent, elapsed_ms, signal}\n",
+	.options = (const struct cmd_option[]){
+	    { "jobs", 'j', "N", "workers at once (default: CPUs)" },
+	    { "timeout", 0, "DUR", "kill a worker after DUR" },
+	    { "grace", 0, "DUR", "SIGTERM to SIGKILL (default 5s)" },
+	    { "retries", 0, "K", "retries after a failure (default: attempts)" },
+	    { "retry-backoff", 0, "DUR", "first retry delay (default 1s)" },
+	    { "label", 0, "L", "only tasks labelled L" },
+	    { "worktree", 0, NULL, "a git worktree per task" },
+	    { "budget-tokens", 0, "N", "stop launching after N tokens" },
+	    { "budget-cost", 0, "X", "stop launching after cost X" },
+	    { "rate-limit-pattern", 0, "RE", "output that means a rate limit" },
+	    { "lease", 0, "DUR", "claim lease (default 30m)" },
+	    { "follow", 0, NULL, "keep waiting for new tasks" },
+	    { "verbose", 'v', NULL, "a line per worker start and end" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 0,
+	.max_args = -1,
+	.exec = exec_run,
+};
+
+/* The highest attempt number with a log in dir, or 0. */
+static long
+latest_attempt(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *entry;
+	long latest = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((entry = readdir(d)) != NULL) {
+		char *end;
+		long n = strtol(entry->d_name, &end, 10);
+
+		if (n > latest && strcmp(end, ".log") == 0)
+			latest = n;
+	}
+	closedir(d);
+	return latest;
+}
+
+static int
+exec_logs(struct cmd_ctx *ctx)
+{
+	struct buf dir = BUF_INIT, path = BUF_INIT, content = BUF_INIT;
+	const char *ledger = ledger_path(ctx->ledger), *slash = strrchr(ledger, '/');
+	const char *value;
+	int64_t id, attempt = 0;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "attempt")) &&
+	    (rc = cmd_integer(ctx, "attempt", value, 1, INT64_MAX, &attempt)) < 0)
+		return rc;
+	buf_add(&dir, ledger, slash ? (size_t)(slash - ledger) : 0);
+	buf_addf(&dir, "/logs/%lld", (long long)id);
+	if (attempt == 0)
+		attempt = latest_attempt(dir.buf);
+	buf_addf(&path, "%s/%lld.log", dir.buf, (long long)attempt);
+	if (attempt == 0 || buf_read_file(&content, path.buf) < 0) {
+		struct task task;
+
+		/* Say "no task" when there is none. */
+		if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) == 0) {
+			task_release(&task);
+			rc = attempt == 0
+				 ? err_set(ctx->err, ERR_NOT_FOUND,
+				       "no log for task #%lld (logs are kept for "
+				       "tasks run by 'daicho run')", (long long)id)
+				 : err_set(ctx->err, ERR_NOT_FOUND,
+				       "no log of attempt %lld of task #%lld",
+				       (long long)attempt, (long long)id);
+		}
+		goto done;
+	}
+	if (fwrite(content.buf, 1, content.len, stdout) != content.len)
+		rc = err_set(ctx->err, ERR_FAILED, "cannot write output");
+done:
+	buf_release(&dir);
+	buf_release(&path);
+	buf_release(&content);
+	return rc;
+}
+
+const struct cmd_entry cmd_logs_entry = {
+	.name = "logs",
+	.usage = "logs ID [--attempt N]",
+	.summary = "print a worker's output for a task (latest attempt)",
+	.help =
+	    "'daicho run' writes each attempt's stdout and stderr to\n"
+	    "<ledger dir>/logs/ID/ATTEMPT.log; this prints one, raw.\n"
+	    "Exit 3 when there is none.\n",
+	.options = (const struct cmd_option[]){
+	    { "attempt", 0, "N", "that attempt instead of the latest" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_logs,
+};

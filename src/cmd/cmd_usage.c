@@ -1,0 +1,84 @@
+/* Usage: what the saved results cost. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/usage.h"
+
+struct usage_print {
+	json_t *array;
+	const char *by;
+	bool header;
+};
+
+static int
+usage_one(const struct usage_row *row, void *arg)
+{
+	struct usage_print *p = arg;
+	struct buf key = BUF_INIT;
+
+	if (p->array) {
+		json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f}", "tasks",
+		    (json_int_t)row->tasks, "saves", (json_int_t)row->saves,
+		    "tokens_in", (json_int_t)row->tokens_in, "tokens_out",
+		    (json_int_t)row->tokens_out, "cost", row->cost);
+
+		json_object_set_new(o, p->by, row->key ? json_string(row->key)
+						       : json_null());
+		if (row->key == NULL)
+			json_object_set_new(o, "total", json_true());
+		json_array_append_new(p->array, o);
+		return 0;
+	}
+	if (!p->header) {
+		printf("%-24s %6s %6s %12s %12s %10s\n", p->by[0] == 't' ? "TASK"
+		    : p->by[0] == 'a' ? "AGENT" : "MODEL", "TASKS", "SAVES",
+		    "TOKENS IN", "TOKENS OUT", "COST");
+		p->header = true;
+	}
+	cmd_add_printable(&key, row->key ? row->key : "total");
+	printf("%-24s %6lld %6lld %12lld %12lld %10.4f\n", key.buf,
+	    (long long)row->tasks, (long long)row->saves,
+	    (long long)row->tokens_in, (long long)row->tokens_out, row->cost);
+	buf_release(&key);
+	return 0;
+}
+
+static int
+exec_usage(struct cmd_ctx *ctx)
+{
+	struct usage_print p = { NULL, cmd_opt(ctx, "by"), false };
+	int rc;
+
+	if (p.by == NULL)
+		p.by = "task";
+	if (strcmp(p.by, "task") && strcmp(p.by, "agent") && strcmp(p.by, "model"))
+		return err_set(ctx->err, ERR_USAGE,
+		    "unknown --by '%s' (use task, agent or model)", p.by);
+	if (ctx->json)
+		p.array = json_array();
+	if ((rc = usage_each(ctx->ledger, p.by, usage_one, &p, ctx->err)) < 0) {
+		json_decref(p.array);
+		return rc;
+	}
+	return p.array ? cmd_print_json(ctx, p.array) : 0;
+}
+
+const struct cmd_entry cmd_usage_entry = {
+	.name = "usage",
+	.usage = "usage [--by task|agent|model]",
+	.summary = "sum the tokens and cost recorded by saves",
+	.help =
+	    "Every 'daicho save --tokens-in N --tokens-out N --cost X --model M'\n"
+	    "is counted, replaced results included (they were paid for). Rows by\n"
+	    "task (default), agent or model, most expensive first, then the total.\n\n"
+	    "JSON: an array of {task|agent|model, tasks, saves, tokens_in,\n"
+	    "tokens_out, cost}; the last has the key null and total: true.\n",
+	.options = (const struct cmd_option[]){
+	    { "by", 0, "WHAT", "task (default), agent or model" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_usage,
+};

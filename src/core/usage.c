@@ -1,0 +1,104 @@
+#include "core/usage.h"
+
+#include <string.h>
+
+int
+usage_each(struct ledger *ledger, const char *by,
+    int (*fn)(const struct usage_row *row, void *arg), void *arg,
+    struct err *err)
+{
+	static const char by_task[] =
+	    "SELECT * FROM ("
+	    "SELECT '#' || s.task AS k, 1, count(*), sum(coalesce(s.tokens_in, 0)),"
+	    " sum(coalesce(s.tokens_out, 0)), sum(coalesce(s.cost, 0)) AS c"
+	    " FROM saves s GROUP BY s.task"
+	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
+	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
+	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	static const char by_agent[] =
+	    "SELECT * FROM ("
+	    "SELECT coalesce(a.name, '-') AS k, count(DISTINCT s.task), count(*),"
+	    " sum(coalesce(s.tokens_in, 0)), sum(coalesce(s.tokens_out, 0)),"
+	    " sum(coalesce(s.cost, 0)) AS c"
+	    " FROM saves s LEFT JOIN agents a ON a.id = s.agent GROUP BY s.agent"
+	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
+	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
+	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	static const char by_model[] =
+	    "SELECT * FROM ("
+	    "SELECT coalesce(s.model, '-') AS k, count(DISTINCT s.task), count(*),"
+	    " sum(coalesce(s.tokens_in, 0)), sum(coalesce(s.tokens_out, 0)),"
+	    " sum(coalesce(s.cost, 0)) AS c"
+	    " FROM saves s GROUP BY s.model"
+	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
+	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
+	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	const char *sql = strcmp(by, "agent") == 0 ? by_agent
+			  : strcmp(by, "model") == 0 ? by_model : by_task;
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	int rc, stop = 0;
+
+	if (st == NULL)
+		return -(int)err->code;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct usage_row row = {
+			.key = (const char *)sqlite3_column_text(st, 0),
+			.tasks = sqlite3_column_int64(st, 1),
+			.saves = sqlite3_column_int64(st, 2),
+			.tokens_in = sqlite3_column_int64(st, 3),
+			.tokens_out = sqlite3_column_int64(st, 4),
+			.cost = sqlite3_column_double(st, 5),
+		};
+
+		if ((stop = fn(&row, arg)) != 0)
+			break;
+	}
+	sqlite3_reset(st);
+	if (stop)
+		return stop;
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "summing usage");
+	return 0;
+}
+
+int
+usage_since(struct ledger *ledger, int64_t after_save, const char *tasks_json,
+    int64_t *tokens, double *cost, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT coalesce(sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)),"
+	    " 0), coalesce(sum(cost), 0) FROM saves WHERE id > ?1"
+	    " AND task IN (SELECT value FROM json_each(?2))", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, after_save);
+	sqlite3_bind_text(st, 2, tasks_json, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*tokens = sqlite3_column_int64(st, 0);
+		*cost = sqlite3_column_double(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "summing usage");
+	return 0;
+}
+
+int
+usage_mark(struct ledger *ledger, int64_t *save_id, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT coalesce(max(id), 0) FROM saves", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	rc = sqlite3_step(st);
+	*save_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "reading saves");
+	return 0;
+}

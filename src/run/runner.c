@@ -1,0 +1,894 @@
+#include "run/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/agent.h"
+#include "core/event.h"
+#include "core/sweep.h"
+#include "core/task.h"
+#include "core/usage.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/git.h"
+#include "util/path.h"
+#include "util/proc.h"
+
+#define RATE_LIMIT_FIRST_PAUSE_MS 2000
+#define RATE_LIMIT_MAX_PAUSE_MS 60000
+#define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
+#define LOG_TAIL_BYTES 16384
+
+/* A worker process that is running. */
+struct worker {
+	pid_t pid;             /* 0: this slot is free */
+	int64_t task;
+	int64_t agent;         /* the claim's holder */
+	int64_t attempt;
+	int64_t started_ms;    /* monotonic */
+	bool term_sent;
+	char *log_path;
+	char *worktree;        /* or NULL */
+};
+
+struct runner {
+	struct ledger *ledger;
+	const struct run_options *opt;
+	struct run_summary *sum;
+	struct err *err;
+	struct worker *workers;       /* opt->jobs slots */
+	int64_t running;
+	int64_t *agents;              /* one agent per slot */
+	char **agent_names;
+	struct buf agents_json;
+	int64_t *touched;             /* every task launched, once */
+	size_t touched_count, touched_alloc;
+	struct buf touched_json;
+	int64_t first_event, first_save;
+	pid_t sweep_pid;
+	bool sweep_pending;
+	int64_t next_sweep_ms, next_beat_ms, next_progress_ms, next_budget_ms;
+	int64_t pause_until_ms, pause_ms;
+	bool paused, stopping, nothing_ready;
+	int64_t finished;
+	int64_t start_ms;
+	regex_t rate_re;
+	struct buf ledger_dir;
+	struct buf root;              /* the project root (worktrees) */
+	struct buf base;              /* HEAD when the run started */
+};
+
+static int64_t
+mono_now(void)
+{
+	return clock_mono_ms();
+}
+
+static const char *
+name_of(const struct runner *r, int64_t agent)
+{
+	for (int i = 0; i < r->opt->jobs; i++)
+		if (r->agents[i] == agent)
+			return r->agent_names[i];
+	return NULL;
+}
+
+static bool
+is_running(const struct runner *r, int64_t task)
+{
+	for (int i = 0; i < r->opt->jobs; i++)
+		if (r->workers[i].pid && r->workers[i].task == task)
+			return true;
+	return false;
+}
+
+static void
+touch_task(struct runner *r, int64_t task)
+{
+	for (size_t i = 0; i < r->touched_count; i++)
+		if (r->touched[i] == task)
+			return;
+	xgrow((void **)&r->touched, &r->touched_alloc, r->touched_count + 1,
+	    sizeof(int64_t));
+	r->touched[r->touched_count++] = task;
+	buf_reset(&r->touched_json);
+	buf_addch(&r->touched_json, '[');
+	for (size_t i = 0; i < r->touched_count; i++)
+		buf_addf(&r->touched_json, "%s%lld", i ? "," : "",
+		    (long long)r->touched[i]);
+	buf_addch(&r->touched_json, ']');
+}
+
+/* The worker's argv: every "{id}" in an argument replaced by the id. */
+static char **
+worker_argv(char **argv, int64_t id)
+{
+	size_t n = 0;
+	char **out;
+	char text[32];
+
+	snprintf(text, sizeof(text), "%lld", (long long)id);
+	while (argv[n])
+		n++;
+	out = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		struct buf arg = BUF_INIT;
+		const char *p = argv[i], *hit;
+
+		while ((hit = strstr(p, "{id}")) != NULL) {
+			buf_add(&arg, p, (size_t)(hit - p));
+			buf_adds(&arg, text);
+			p = hit + 4;
+		}
+		buf_adds(&arg, p);
+		out[i] = buf_detach(&arg, NULL);
+	}
+	return out;
+}
+
+static void
+free_argv(char **argv)
+{
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* Make (or reuse) the task's worktree on branch daicho/<id>. */
+static int
+prepare_worktree(struct runner *r, struct worker *w)
+{
+	struct buf path = BUF_INIT, branch = BUF_INIT, why = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&path, "%s/worktrees/%lld", r->ledger_dir.buf, (long long)w->task);
+	buf_addf(&branch, "daicho/%lld", (long long)w->task);
+	if (access(path.buf, F_OK) != 0) {
+		if (path_make_parent_dirs(path.buf, 0755) < 0 ||
+		    git_worktree_add_branch(r->root.buf, path.buf, branch.buf,
+			r->base.buf, &why) < 0)
+			rc = err_set(r->err, ERR_FAILED,
+			    "cannot make a worktree for task #%lld (%s)",
+			    (long long)w->task, why.len ? why.buf : strerror(errno));
+	}
+	if (rc == 0)
+		w->worktree = buf_detach(&path, NULL);
+	buf_release(&path);
+	buf_release(&branch);
+	buf_release(&why);
+	return rc;
+}
+
+/* Start the worker process for w->task held by w->agent. */
+static int
+launch(struct runner *r, struct worker *w)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	struct buf log = BUF_INIT, env_task = BUF_INIT, env_agent = BUF_INIT,
+		   env_ledger = BUF_INIT;
+	char *extra[4], **env, **argv;
+	struct task task;
+	int fd, rc;
+
+	if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
+		return rc;
+	w->attempt = task.attempts;
+	task_release(&task);
+	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
+		return rc;
+	buf_addf(&log, "%s/logs/%lld/%lld.log", r->ledger_dir.buf,
+	    (long long)w->task, (long long)w->attempt);
+	if (path_make_parent_dirs(log.buf, 0755) < 0 ||
+	    (fd = open(log.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		rc = err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
+		    log.buf, strerror(errno));
+		buf_release(&log);
+		return rc;
+	}
+	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
+	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
+	buf_addf(&env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
+	extra[0] = env_task.buf;
+	extra[1] = env_agent.buf;
+	extra[2] = env_ledger.buf;
+	extra[3] = NULL;
+	env = proc_environment(extra);
+	argv = worker_argv(r->opt->argv, w->task);
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
+	    O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
+	if (w->worktree)
+		posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
+	posix_spawnattr_init(&attr);
+	proc_spawnattr_defaults(&attr, true);
+	rc = env ? posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env)
+		 : ENOMEM;
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	close(fd);
+	free(env);
+	free_argv(argv);
+	buf_release(&env_task);
+	buf_release(&env_agent);
+	buf_release(&env_ledger);
+	if (rc != 0) {
+		w->pid = 0;
+		buf_release(&log);
+		return err_set(r->err, ERR_FAILED, "cannot run %s (%s)",
+		    r->opt->argv[0], strerror(rc));
+	}
+	w->log_path = buf_detach(&log, NULL);
+	w->started_ms = mono_now();
+	w->term_sent = false;
+	r->running++;
+	r->sum->launched++;
+	touch_task(r, w->task);
+	if (r->opt->observer.started)
+		r->opt->observer.started(r->opt->observer.arg, w->task, w->attempt,
+		    name_of(r, w->agent));
+	return 0;
+}
+
+struct returned {
+	struct runner *r;
+	int64_t task, owner;
+};
+
+static int
+find_returned(int64_t task, int64_t owner, void *arg)
+{
+	struct returned *found = arg;
+
+	if (is_running(found->r, task))
+		return 0;
+	found->task = task;
+	found->owner = owner;
+	return 1;
+}
+
+/*
+ * Fill free slots: first tasks the sweep sent back to one of our agents,
+ * then the next ready ones. Sets nothing_ready when none could be had.
+ */
+static int
+fill_slots(struct runner *r)
+{
+	r->nothing_ready = false;
+	for (int i = 0; i < r->opt->jobs; i++) {
+		struct worker *w = &r->workers[i];
+		struct returned found = { r, 0, 0 };
+		int rc;
+
+		if (w->pid)
+			continue;
+		rc = task_each_claimed_by(r->ledger, r->agents_json.buf,
+		    find_returned, &found, r->err);
+		if (rc < 0)
+			return rc;
+		if (found.task) {
+			w->task = found.task;
+			w->agent = found.owner;
+		} else {
+			int64_t claimed = 0;
+
+			rc = task_claim(r->ledger, r->agents[i], 0, r->opt->label,
+			    r->opt->lease_ms, &claimed, r->err);
+			if (rc == -ERR_NOT_FOUND) {
+				err_release(r->err);
+				r->nothing_ready = true;
+				return 0;
+			}
+			if (rc < 0)
+				return rc;
+			w->task = claimed;
+			w->agent = r->agents[i];
+		}
+		if ((rc = launch(r, w)) < 0) {
+			/* Give the claim back so the task is not stranded. */
+			struct err ignored = ERR_INIT;
+
+			task_release_claim(r->ledger, w->agent, w->task, &ignored);
+			err_release(&ignored);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Whether the end of the worker's log matches the rate-limit pattern. */
+static bool
+log_says_rate_limited(struct runner *r, const char *path)
+{
+	struct buf tail = BUF_INIT;
+	bool hit = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	{
+		off_t size = lseek(fd, 0, SEEK_END);
+
+		lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
+	}
+	if (buf_read_fd(&tail, fd) == 0) {
+		/* regexec stops at NUL: match each NUL-free piece. */
+		for (size_t at = 0; at < tail.len && !hit;) {
+			hit = regexec(&r->rate_re, tail.buf + at, 0, NULL, 0) == 0;
+			at += strlen(tail.buf + at) + 1;
+		}
+	}
+	close(fd);
+	buf_release(&tail);
+	return hit;
+}
+
+/* The worktree's HEAD when it moved from the base, else NULL (caller frees). */
+static char *
+worktree_commit(struct runner *r, const char *worktree)
+{
+	struct buf head = BUF_INIT;
+
+	if (git_rev_parse(worktree, "HEAD", &head) < 0 ||
+	    strcmp(head.buf, r->base.buf) == 0) {
+		buf_release(&head);
+		return NULL;
+	}
+	return buf_detach(&head, NULL);
+}
+
+static void
+pause_launches(struct runner *r, int64_t task)
+{
+	r->pause_ms = r->pause_ms ? r->pause_ms * 2 : RATE_LIMIT_FIRST_PAUSE_MS;
+	if (r->pause_ms > RATE_LIMIT_MAX_PAUSE_MS)
+		r->pause_ms = RATE_LIMIT_MAX_PAUSE_MS;
+	r->pause_until_ms = mono_now() + r->pause_ms;
+	if (!r->paused) {
+		struct err ignored = ERR_INIT;
+
+		event_record(r->ledger, r->opt->actor, "pause", task,
+		    json_pack("{s:s, s:I}", "reason", "rate limit", "pause_ms",
+			(json_int_t)r->pause_ms), &ignored);
+		err_release(&ignored);
+	}
+	r->paused = true;
+}
+
+/* A worker ended with wait status: decide what becomes of its task. */
+static int
+handle_exit(struct runner *r, struct worker *w, int status)
+{
+	int64_t duration = mono_now() - w->started_ms;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	bool timed_out = w->term_sent;
+	const char *outcome = "nothing to do";
+	struct task task;
+	int rc;
+
+	r->running--;
+	r->finished++;
+	if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
+		goto done;
+	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
+		if (r->stopping && code != 0) {
+			/* We passed it the signal: not the task's failure. */
+			rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+			outcome = "interrupted; left claimable";
+		} else if (!timed_out && (code == 75 ||
+			(code != 0 && log_says_rate_limited(r, w->log_path)))) {
+			/* Not the task's fault: no attempt spent. */
+			rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+			pause_launches(r, w->task);
+			r->sum->rate_limited++;
+			outcome = "rate-limited; requeued, launches paused";
+		} else if (code == 0 && !timed_out) {
+			char *commit = w->worktree ? worktree_commit(r, w->worktree)
+						   : NULL;
+
+			rc = task_report(r->ledger, w->agent, w->task, commit,
+			    "reported by daicho run: the worker exited 0", r->err);
+			free(commit);
+			r->sweep_pending = true;
+			r->pause_ms = 0;
+			outcome = "reported for it";
+		} else {
+			struct buf reason = BUF_INIT;
+			int64_t backoff = r->opt->retry_backoff_ms;
+			bool failed = false;
+
+			if (timed_out)
+				buf_adds(&reason, "timed out");
+			else if (code >= 0)
+				buf_addf(&reason, "exit %d", code);
+			else
+				buf_addf(&reason, "killed by signal %d", WTERMSIG(status));
+			for (int64_t k = 1; k < w->attempt && backoff < RETRY_MAX_BACKOFF_MS; k++)
+				backoff *= 2;
+			if (backoff > RETRY_MAX_BACKOFF_MS)
+				backoff = RETRY_MAX_BACKOFF_MS;
+			rc = task_requeue(r->ledger, w->agent, w->task, reason.buf,
+			    backoff, r->opt->retries >= 0 ? r->opt->retries + 1 : 0,
+			    &failed, r->err);
+			buf_release(&reason);
+			if (!failed)
+				r->sum->retried++;
+			outcome = failed ? "failed: attempts used up" : "requeued for retry";
+		}
+	} else if (strcmp(task.state, "reported") == 0) {
+		r->sweep_pending = true;
+		r->pause_ms = 0;
+		outcome = "reported by the worker";
+	} else {
+		outcome = task.state;
+	}
+	task_release(&task);
+	if (rc == 0) {
+		json_t *detail = json_pack("{s:I, s:I, s:s, s:s}", "attempt",
+		    (json_int_t)w->attempt, "duration_ms", (json_int_t)duration,
+		    "log", w->log_path, "outcome", outcome);
+
+		json_object_set_new(detail, "exit",
+		    code >= 0 ? json_integer(code) : json_null());
+		if (timed_out)
+			json_object_set_new(detail, "timed_out", json_true());
+		rc = event_record(r->ledger, r->opt->actor, "exit", w->task, detail,
+		    r->err);
+	}
+	if (r->opt->observer.ended)
+		r->opt->observer.ended(r->opt->observer.arg, w->task, code, duration,
+		    outcome);
+done:
+	free(w->log_path);
+	free(w->worktree);
+	memset(w, 0, sizeof(*w));
+	return rc;
+}
+
+/* A sweep pass in a child process, so slow checks never stall launching. */
+static void
+start_sweep(struct runner *r)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct sweep_options options = {
+			.jobs = 1,
+			.stale_after_ms = r->opt->stale_after_ms,
+			.actor = r->opt->actor,
+			.stop = r->opt->signal_received,
+		};
+		struct sweep_stats stats = { 0 };
+		struct ledger *own = NULL;
+		struct err err = ERR_INIT;
+		int status = 0;
+
+		if (ledger_open(ledger_path(r->ledger), &own, &err) < 0 ||
+		    sweep_pass(own, &options, &stats, &err) < 0)
+			status = 1;
+		ledger_close(own);
+		_exit(status);
+	}
+	if (pid > 0)
+		r->sweep_pid = pid;
+	r->sweep_pending = false;
+	r->next_sweep_ms = mono_now() + r->opt->sweep_every_ms;
+}
+
+static void
+kill_overdue(struct runner *r)
+{
+	int64_t now = mono_now();
+
+	if (r->opt->timeout_ms <= 0)
+		return;
+	for (int i = 0; i < r->opt->jobs; i++) {
+		struct worker *w = &r->workers[i];
+
+		if (!w->pid || now - w->started_ms < r->opt->timeout_ms)
+			continue;
+		if (!w->term_sent) {
+			kill(-w->pid, SIGTERM);
+			w->term_sent = true;
+		} else if (now - w->started_ms >= r->opt->timeout_ms + r->opt->grace_ms) {
+			kill(-w->pid, SIGKILL);
+		}
+	}
+}
+
+/* Reap every child that ended; workers get their outcome decided. */
+static int
+reap(struct runner *r)
+{
+	pid_t pid;
+	int status, rc = 0;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == r->sweep_pid) {
+			r->sweep_pid = 0;
+			continue;
+		}
+		for (int i = 0; i < r->opt->jobs; i++) {
+			if (r->workers[i].pid == pid) {
+				/* Anything the worker left in its group goes too. */
+				kill(-pid, SIGKILL);
+				if (rc == 0)
+					rc = handle_exit(r, &r->workers[i], status);
+				break;
+			}
+		}
+	}
+	return rc;
+}
+
+static int
+beat(struct runner *r)
+{
+	int64_t interval = r->opt->lease_ms / 4;
+
+	if (interval > 10000)
+		interval = 10000;
+	if (interval < 250)
+		interval = 250;
+	if (mono_now() < r->next_beat_ms)
+		return 0;
+	r->next_beat_ms = mono_now() + interval;
+	return agent_beat(r->ledger, r->agents, (size_t)r->opt->jobs, r->err);
+}
+
+static int
+check_budget(struct runner *r)
+{
+	int64_t tokens = 0;
+	double cost = 0;
+	int rc;
+
+	if ((r->opt->budget_tokens <= 0 && r->opt->budget_cost <= 0) ||
+	    r->touched_count == 0 || mono_now() < r->next_budget_ms)
+		return 0;
+	r->next_budget_ms = mono_now() + 200;
+	if ((rc = usage_since(r->ledger, r->first_save, r->touched_json.buf,
+		 &tokens, &cost, r->err)) < 0)
+		return rc;
+	if ((r->opt->budget_tokens > 0 && tokens >= r->opt->budget_tokens) ||
+	    (r->opt->budget_cost > 0 && cost >= r->opt->budget_cost)) {
+		if (!r->sum->budget_spent) {
+			struct err ignored = ERR_INIT;
+
+			event_record(r->ledger, r->opt->actor, "budget-spent", 0,
+			    json_pack("{s:I, s:f}", "tokens", (json_int_t)tokens,
+				"cost", cost), &ignored);
+			err_release(&ignored);
+		}
+		r->sum->budget_spent = true;
+	}
+	return 0;
+}
+
+static int
+progress(struct runner *r)
+{
+	static const char *const states[] = { "verified", "failed" };
+	struct run_progress p = { 0 };
+	int64_t counts[2] = { 0 }, open = 0;
+	int rc;
+
+	if (r->opt->observer.progress == NULL || mono_now() < r->next_progress_ms)
+		return 0;
+	r->next_progress_ms = mono_now() + 250;
+	for (size_t i = 0; i < 2; i++)
+		if ((rc = task_count_among(r->ledger, r->touched_json.buf, states[i],
+			 &counts[i], r->err)) < 0)
+			return rc;
+	{
+		const char *open_state = "open";
+
+		if ((rc = task_count_by_state(r->ledger, &open_state, &open, 1,
+			 r->err)) < 0)
+			return rc;
+	}
+	p.running = r->running;
+	p.verified = counts[0];
+	p.failed = counts[1];
+	p.queued = open;
+	p.finished = r->finished;
+	p.elapsed_ms = mono_now() - r->start_ms;
+	p.paused = r->paused;
+	p.budget_spent = r->sum->budget_spent;
+	r->opt->observer.progress(r->opt->observer.arg, &p);
+	return 0;
+}
+
+/* Whether anything this run touched may still need it. */
+static int
+work_in_flight(struct runner *r, bool *in_flight)
+{
+	struct returned found = { r, 0, 0 };
+	int64_t count = 0;
+	int rc;
+
+	*in_flight = false;
+	if ((rc = task_each_claimed_by(r->ledger, r->agents_json.buf, find_returned,
+		 &found, r->err)) < 0)
+		return rc;
+	if (found.task) {
+		*in_flight = true;
+		return 0;
+	}
+	if ((rc = task_count_in_flight(r->ledger, r->touched_json.buf, &count,
+		 r->err)) < 0)
+		return rc;
+	*in_flight = count > 0;
+	return 0;
+}
+
+/* Sleep until a child changes state or 50 ms pass. */
+static void
+wait_a_moment(void)
+{
+	sigset_t children;
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+
+	sigemptyset(&children);
+	sigaddset(&children, SIGCHLD);
+	sigtimedwait(&children, NULL, &pause);
+}
+
+static int
+register_agents(struct runner *r)
+{
+	int rc;
+
+	buf_addch(&r->agents_json, '[');
+	for (int i = 0; i < r->opt->jobs; i++) {
+		struct buf name = BUF_INIT;
+
+		buf_addf(&name, "run%ld-%d", (long)getpid(), i + 1);
+		rc = agent_start(r->ledger, name.buf, "script", "run", getpid(),
+		    &r->agents[i], r->err);
+		r->agent_names[i] = buf_detach(&name, NULL);
+		if (rc < 0)
+			return rc;
+		buf_addf(&r->agents_json, "%s%lld", i ? "," : "",
+		    (long long)r->agents[i]);
+	}
+	buf_addch(&r->agents_json, ']');
+	return 0;
+}
+
+/* Stop: pass the signal on, wait for the workers, free their claims. */
+static void
+stop_workers(struct runner *r, int sig)
+{
+	for (int i = 0; i < r->opt->jobs; i++)
+		if (r->workers[i].pid)
+			kill(-r->workers[i].pid, sig);
+	if (r->sweep_pid)
+		kill(r->sweep_pid, SIGTERM);
+}
+
+/* After a stop: our agents' claims go back, so others can take them. */
+static void
+release_held(struct runner *r)
+{
+	for (size_t i = 0; i < r->touched_count; i++) {
+		struct task task;
+		struct err ignored = ERR_INIT;
+
+		if (task_get(r->ledger, r->touched[i], &task, &ignored) == 0) {
+			if (strcmp(task.state, "claimed") == 0 && name_of(r, task.owner_id))
+				task_release_claim(r->ledger, task.owner_id, task.id,
+				    &ignored);
+			task_release(&task);
+		}
+		err_release(&ignored);
+	}
+}
+
+/* Remove the worktrees of verified tasks that changed nothing. */
+static void
+tidy_worktrees(struct runner *r)
+{
+	for (size_t i = 0; i < r->touched_count; i++) {
+		struct buf path = BUF_INIT, branch = BUF_INIT;
+		struct task task;
+		struct err ignored = ERR_INIT;
+		char *commit;
+
+		buf_addf(&path, "%s/worktrees/%lld", r->ledger_dir.buf,
+		    (long long)r->touched[i]);
+		buf_addf(&branch, "daicho/%lld", (long long)r->touched[i]);
+		if (access(path.buf, F_OK) == 0 &&
+		    task_get(r->ledger, r->touched[i], &task, &ignored) == 0) {
+			commit = worktree_commit(r, path.buf);
+			/* Commits are never thrown away; no changes, no worktree. */
+			if (commit == NULL && strcmp(task.state, "verified") == 0) {
+				git_worktree_remove(r->root.buf, path.buf);
+				git_branch_delete(r->root.buf, branch.buf);
+			}
+			free(commit);
+			task_release(&task);
+		}
+		err_release(&ignored);
+		buf_release(&path);
+		buf_release(&branch);
+	}
+}
+
+static int
+summarise(struct runner *r)
+{
+	struct run_summary *s = r->sum;
+	int64_t claimed = 0, open = 0;
+	int rc;
+
+	s->tasks = (int64_t)r->touched_count;
+	if ((rc = task_count_among(r->ledger, r->touched_json.buf, "verified",
+		 &s->verified, r->err)) < 0 ||
+	    (rc = task_count_among(r->ledger, r->touched_json.buf, "failed",
+		 &s->failed, r->err)) < 0 ||
+	    (rc = task_count_among(r->ledger, r->touched_json.buf, "open", &open,
+		 r->err)) < 0 ||
+	    (rc = task_count_among(r->ledger, r->touched_json.buf, "claimed",
+		 &claimed, r->err)) < 0 ||
+	    (rc = task_count_among(r->ledger, r->touched_json.buf, "reported",
+		 &s->awaiting, r->err)) < 0 ||
+	    (rc = event_count_among(r->ledger, "rejected", r->first_event,
+		 r->touched_json.buf, &s->false_reports, r->err)) < 0 ||
+	    (rc = usage_since(r->ledger, r->first_save, r->touched_json.buf,
+		 &s->tokens, &s->cost, r->err)) < 0)
+		return rc;
+	s->claimable = open + claimed;
+	s->elapsed_ms = mono_now() - r->start_ms;
+	return 0;
+}
+
+int
+run_tasks(struct ledger *ledger, const struct run_options *options,
+    struct run_summary *summary, struct err *err)
+{
+	struct runner r = { 0 };
+	sigset_t children, previous;
+	int rc;
+
+	memset(summary, 0, sizeof(*summary));
+	r.ledger = ledger;
+	r.opt = options;
+	r.sum = summary;
+	r.err = err;
+	r.start_ms = mono_now();
+	buf_init(&r.agents_json);
+	buf_init(&r.touched_json);
+	buf_init(&r.ledger_dir);
+	buf_init(&r.root);
+	buf_init(&r.base);
+	buf_adds(&r.touched_json, "[]");
+	if (regcomp(&r.rate_re, options->rate_limit_pattern,
+		REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
+		return err_set(err, ERR_USAGE,
+		    "bad --rate-limit-pattern '%s' (an extended regular expression)",
+		    options->rate_limit_pattern);
+	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
+	r.agents = xcalloc((size_t)options->jobs, sizeof(*r.agents));
+	r.agent_names = xcalloc((size_t)options->jobs, sizeof(char *));
+	sweep_locations(ledger, NULL, &r.root);
+	{
+		const char *path = ledger_path(ledger), *slash = strrchr(path, '/');
+
+		buf_add(&r.ledger_dir, path, slash ? (size_t)(slash - path) : 0);
+	}
+	if (options->worktree && git_rev_parse(r.root.buf, "HEAD", &r.base) < 0) {
+		rc = err_set(err, ERR_FAILED,
+		    "--worktree needs a git repository with a commit at %s", r.root.buf);
+		goto done;
+	}
+	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
+	sigemptyset(&children);
+	sigaddset(&children, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &children, &previous);
+	if ((rc = agent_reap_dead(ledger, options->actor, &summary->recovered,
+		 err)) < 0 ||
+	    (rc = register_agents(&r)) < 0 ||
+	    (rc = event_last_id(ledger, &r.first_event, err)) < 0 ||
+	    (rc = usage_mark(ledger, &r.first_save, err)) < 0)
+		goto unblock;
+	for (;;) {
+		bool in_flight;
+
+		if (!r.stopping && options->signal_received &&
+		    *options->signal_received) {
+			r.stopping = true;
+			summary->signal = *options->signal_received;
+			stop_workers(&r, summary->signal);
+		}
+		if ((rc = reap(&r)) < 0)
+			break;
+		kill_overdue(&r);
+		if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0)
+			break;
+		if (r.paused && mono_now() >= r.pause_until_ms) {
+			struct err ignored = ERR_INIT;
+
+			r.paused = false;
+			event_record(ledger, options->actor, "resume", 0, NULL, &ignored);
+			err_release(&ignored);
+		}
+		if (!r.stopping && !r.paused && !summary->budget_spent &&
+		    (rc = fill_slots(&r)) < 0)
+			break;
+		if (!r.stopping && r.sweep_pid == 0 &&
+		    (r.sweep_pending || (r.touched_count > 0 &&
+					    mono_now() >= r.next_sweep_ms)))
+			start_sweep(&r);
+		if ((rc = progress(&r)) < 0)
+			break;
+		if (r.running == 0 && r.sweep_pid == 0) {
+			if (r.stopping)
+				break;
+			if ((r.nothing_ready || summary->budget_spent) && !r.paused) {
+				if ((rc = work_in_flight(&r, &in_flight)) < 0)
+					break;
+				if (!in_flight && !r.sweep_pending && !options->follow)
+					break;
+			}
+		}
+		wait_a_moment();
+	}
+	if (r.stopping) {
+		/* Wait for the workers the signal was passed to; after the
+		 * grace period, kill what is left. */
+		int64_t kill_at = mono_now() + options->grace_ms;
+
+		while (r.running > 0 || r.sweep_pid) {
+			if (mono_now() >= kill_at) {
+				stop_workers(&r, SIGKILL);
+				if (r.sweep_pid)
+					kill(r.sweep_pid, SIGKILL);
+			}
+			if (reap(&r) < 0)
+				break;
+			wait_a_moment();
+		}
+		release_held(&r);
+	}
+	if (options->worktree)
+		tidy_worktrees(&r);
+	for (int i = 0; i < options->jobs; i++) {
+		struct err ignored = ERR_INIT;
+
+		if (r.agents[i])
+			agent_end(ledger, r.agents[i], &ignored);
+		err_release(&ignored);
+	}
+	if (rc == 0)
+		rc = summarise(&r);
+unblock:
+	sigprocmask(SIG_SETMASK, &previous, NULL);
+done:
+	regfree(&r.rate_re);
+	for (int i = 0; i < options->jobs; i++)
+		free(r.agent_names[i]);
+	free(r.agent_names);
+	free(r.agents);
+	free(r.workers);
+	free(r.touched);
+	buf_release(&r.agents_json);
+	buf_release(&r.touched_json);
+	buf_release(&r.ledger_dir);
+	buf_release(&r.root);
+	buf_release(&r.base);
+	return rc;
+}
