@@ -208,6 +208,8 @@ print_man(FILE *out)
 	      "DAICHO_LEDGER     the ledger's path\n"
 	      "DAICHO_AGENT      the caller's agent name\n"
 	      "DAICHO_BUSY_TIMEOUT  how long to wait for the write lock (default 30s)\n"
+	      "DAICHO_TRACE_LOCK    append \"pid transactions wait_us_max wait_us_total\n"
+	      "                     hold_us_total\" per process to this file\n"
 	      "NO_COLOR          no colour, even on a terminal\n"
 	      ".fi\n", out);
 }

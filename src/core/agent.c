@@ -171,10 +171,14 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 	if (agent->id == 0) {
 		if ((rc = find_live_by_name(ledger, agent->name, &agent->id, err)) < 0)
 			return rc;
-		if (agent->id == 0 &&
-		    (rc = register_agent(ledger, agent->name, agent->kind, NULL,
-			 agent->session_id, 0, now, &agent->id, err)) < 0)
-			return rc;
+		if (agent->id == 0) {
+			if ((rc = register_agent(ledger, agent->name, agent->kind,
+				 NULL, agent->session_id, 0, now, &agent->id,
+				 err)) < 0)
+				return rc;
+			/* A rollback takes the registration back with it. */
+			ledger_forget_on_rollback(ledger, &agent->id);
+		}
 		ledger_set_caller(ledger, agent->id);
 	}
 	return touch(ledger, agent->id, now, err);

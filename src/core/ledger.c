@@ -2,17 +2,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/schema.h"
 #include "util/alloc.h"
 #include "util/duration.h"
+#include "util/filelock.h"
 #include "util/path.h"
 
 #define STMT_CACHE_SIZE 64
@@ -36,7 +35,7 @@ struct cached_stmt {
 struct ledger {
 	sqlite3 *db;
 	char *path;
-	int lock_fd;                  /* "<path>-lock", or -1 */
+	struct filelock *lock;        /* "<path>-lock", or NULL (read-only) */
 	bool locked;                  /* we hold the write lock */
 	bool in_transaction;
 	int64_t busy_timeout_ms;
@@ -47,7 +46,26 @@ struct ledger {
 	void *begin_hook_arg;
 	uint64_t commits;             /* write transactions committed */
 	int64_t caller;               /* the caller's agent id, 0 until known */
+	int64_t *forget_on_rollback;  /* an id registered in this transaction */
+	/* For $DAICHO_TRACE_LOCK: microseconds waited for and holding the lock. */
+	int64_t wait_us_max, wait_us_total, hold_us_total, locked_at_us;
+	int64_t transactions;
 };
+
+static int64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void
+ledger_forget_on_rollback(struct ledger *ledger, int64_t *id)
+{
+	ledger->forget_on_rollback = id;
+}
 
 void
 ledger_set_caller(struct ledger *ledger, int64_t agent)
@@ -181,51 +199,35 @@ note_wal_size(void *arg, sqlite3 *db, const char *name, int pages)
 	return SQLITE_OK;
 }
 
-static volatile sig_atomic_t alarm_fired;
-
-static void
-on_alarm(int sig)
-{
-	(void)sig;
-	alarm_fired = 1;
-}
-
 /*
- * Take the write lock, waiting at most the busy timeout. The wait is a
- * blocking flock interrupted by a one-shot timer, so waiters sleep in the
- * kernel's queue instead of polling.
+ * Take the write lock, waiting at most the busy timeout. Waiters sleep in
+ * the kernel and are woken one at a time (see util/filelock.h).
  */
 static int
 take_write_lock(struct ledger *ledger, struct err *err)
 {
-	struct sigaction action, previous;
-	struct itimerval timer = { 0 }, off = { 0 };
+	int64_t start = mono_us();
 	int rc;
 
-	if (ledger->lock_fd < 0 || ledger->locked)
+	if (ledger->lock == NULL || ledger->locked)
 		return 0;
-	if (flock(ledger->lock_fd, LOCK_EX | LOCK_NB) == 0) {
-		ledger->locked = true;
-		return 0;
+	ledger->transactions++;
+	rc = filelock_acquire(ledger->lock, ledger->busy_timeout_ms);
+	ledger->locked_at_us = mono_us();
+	{
+		int64_t waited = ledger->locked_at_us - start;
+
+		ledger->wait_us_total += waited;
+		if (waited > ledger->wait_us_max)
+			ledger->wait_us_max = waited;
 	}
-	memset(&action, 0, sizeof(action));
-	action.sa_handler = on_alarm; /* no SA_RESTART: flock gets EINTR */
-	sigemptyset(&action.sa_mask);
-	sigaction(SIGALRM, &action, &previous);
-	timer.it_value.tv_sec = ledger->busy_timeout_ms / 1000;
-	timer.it_value.tv_usec = (ledger->busy_timeout_ms % 1000) * 1000;
-	alarm_fired = 0;
-	setitimer(ITIMER_REAL, &timer, NULL);
-	do
-		rc = flock(ledger->lock_fd, LOCK_EX);
-	while (rc < 0 && errno == EINTR && !alarm_fired);
-	setitimer(ITIMER_REAL, &off, NULL);
-	sigaction(SIGALRM, &previous, NULL);
-	if (rc < 0)
+	if (rc == 1)
 		return err_set(err, ERR_BUSY,
-		    "ledger busy (another process held the write lock for %lldms; "
-		    "retry, or raise DAICHO_BUSY_TIMEOUT)",
-		    (long long)ledger->busy_timeout_ms);
+		    "ledger busy (waited %lldms for the write lock; retry, or raise "
+		    "DAICHO_BUSY_TIMEOUT)", (long long)ledger->busy_timeout_ms);
+	if (rc < 0)
+		return err_set(err, ERR_FAILED, "cannot take the ledger's write lock "
+		    "(%s)", strerror(errno));
 	ledger->locked = true;
 	return 0;
 }
@@ -234,8 +236,34 @@ static void
 drop_write_lock(struct ledger *ledger)
 {
 	if (ledger->locked) {
-		flock(ledger->lock_fd, LOCK_UN);
+		filelock_release(ledger->lock);
 		ledger->locked = false;
+		ledger->hold_us_total += mono_us() - ledger->locked_at_us;
+	}
+}
+
+/*
+ * $DAICHO_TRACE_LOCK=FILE: append one line per connection, for measuring
+ * contention: "pid transactions wait_us_max wait_us_total hold_us_total".
+ * One short write with O_APPEND, so lines from many processes never mix.
+ */
+static void
+trace_lock(const struct ledger *ledger)
+{
+	const char *path = getenv("DAICHO_TRACE_LOCK");
+	char line[128];
+	int fd, n;
+
+	if (path == NULL || *path == '\0' || ledger->transactions == 0)
+		return;
+	n = snprintf(line, sizeof(line), "%ld %lld %lld %lld %lld\n",
+	    (long)getpid(), (long long)ledger->transactions,
+	    (long long)ledger->wait_us_max, (long long)ledger->wait_us_total,
+	    (long long)ledger->hold_us_total);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)!write(fd, line, (size_t)n);
+		close(fd);
 	}
 }
 
@@ -292,6 +320,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 		return -(int)err->code;
 	}
 	ledger->in_transaction = false;
+	ledger->forget_on_rollback = NULL;
 	ledger->commits++;
 	drop_write_lock(ledger);
 	/*
@@ -311,6 +340,11 @@ ledger_rollback(struct ledger *ledger)
 {
 	if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
 		sqlite3_exec(ledger->db, "ROLLBACK", NULL, NULL, NULL);
+	if (ledger->in_transaction && ledger->forget_on_rollback) {
+		*ledger->forget_on_rollback = 0;
+		ledger->caller = 0;
+	}
+	ledger->forget_on_rollback = NULL;
 	ledger->in_transaction = false;
 	drop_write_lock(ledger);
 }
@@ -450,7 +484,6 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	int rc;
 
 	ledger->path = xstrdup(path);
-	ledger->lock_fd = -1;
 	ledger->busy_timeout_ms = busy_timeout_ms();
 	rc = sqlite3_open_v2(path, &ledger->db, flags, NULL);
 	if (rc != SQLITE_OK) {
@@ -467,13 +500,14 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	/* Replaces automatic checkpoints, which would run inside the lock. */
 	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
-	buf_addf(&lock_path, "%s-lock", path);
-	ledger->lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (ledger->lock_fd < 0)
-		ledger->lock_fd = open(lock_path.buf, O_RDONLY | O_CLOEXEC);
-	buf_release(&lock_path);
 	if ((rc = identify(ledger, create, &version, err)) < 0)
 		goto fail;
+	/* Only for a ledger: a refused file gets no lock file beside it. A
+	 * read-only place gets none either; writes fail there anyway. */
+	buf_addf(&lock_path, "%s-lock", path);
+	if (filelock_open(lock_path.buf, &ledger->lock) < 0)
+		ledger->lock = NULL;
+	buf_release(&lock_path);
 	/*
 	 * WAL for concurrent readers (persistent: set once, when the ledger is
 	 * made); NORMAL sync is durable across process crashes (a power loss
@@ -501,10 +535,11 @@ int
 ledger_create(const char *path, struct err *err)
 {
 	struct ledger *ledger = NULL;
-	bool existed = access(path, F_OK) == 0;
+	struct stat st;
+	bool existed = stat(path, &st) == 0 && st.st_size > 0;
 	int rc;
 
-	if (!existed && path_make_parent_dirs(path, 0755) < 0)
+	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
 		return err_set(err, ERR_FAILED, "cannot create the directory for %s (%s)",
 		    path, strerror(errno));
 	rc = connect(path, true, &ledger, err);
@@ -532,13 +567,13 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 static void
 truncate_wal(struct ledger *ledger)
 {
-	if (ledger->wal_pages < LEDGER_TRUNCATE_PAGES || ledger->lock_fd < 0 ||
-	    flock(ledger->lock_fd, LOCK_EX | LOCK_NB) < 0)
+	if (ledger->wal_pages < LEDGER_TRUNCATE_PAGES || ledger->lock == NULL ||
+	    filelock_try(ledger->lock) != 0)
 		return;
 	sqlite3_busy_timeout(ledger->db, 0);
 	sqlite3_wal_checkpoint_v2(ledger->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
 	    NULL, NULL);
-	flock(ledger->lock_fd, LOCK_UN);
+	filelock_release(ledger->lock);
 }
 
 void
@@ -549,12 +584,12 @@ ledger_close(struct ledger *ledger)
 	ledger_rollback(ledger);
 	if (ledger->db)
 		truncate_wal(ledger);
+	trace_lock(ledger);
 	for (size_t i = 0; i < ledger->stmt_count; i++)
 		sqlite3_finalize(ledger->stmts[i].stmt);
 	if (ledger->db)
 		sqlite3_close(ledger->db);
-	if (ledger->lock_fd >= 0)
-		close(ledger->lock_fd);
+	filelock_close(ledger->lock);
 	free(ledger->path);
 	free(ledger);
 }

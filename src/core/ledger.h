@@ -4,12 +4,13 @@
  *
  * Writes: ledger_begin() takes the ledger's write lock and starts a
  * BEGIN IMMEDIATE transaction; the caller re-reads what it decides on, writes,
- * and ends with ledger_commit() or ledger_rollback(). The write lock is an
- * flock(2) on "<ledger>-lock": the kernel queues waiters and wakes them the
- * moment the lock is free, where SQLite's own busy handler sleeps with
- * growing back-off and lets a few processes starve the rest. A waiter gives
- * up after the busy timeout ($DAICHO_BUSY_TIMEOUT, default 30s) with
- * ERR_BUSY. The lock dies with its process, so kill -9 never wedges it.
+ * and ends with ledger_commit() or ledger_rollback(). The write lock is a
+ * robust process-shared mutex in "<ledger>-lock" (util/filelock.h): waiters
+ * sleep in the kernel and are woken one at a time the moment it is free,
+ * where SQLite's own busy handler sleeps with growing back-off and lets a
+ * few processes starve the rest, and flock(2) wakes every waiter at once. A
+ * waiter gives up after the busy timeout ($DAICHO_BUSY_TIMEOUT, default
+ * 30s) with ERR_BUSY. When a holder is killed, the next waiter takes over.
  *
  * Reads need no lock (WAL readers never block writers or each other);
  * ledger_begin_read() gives a consistent snapshot across several queries.
@@ -69,6 +70,12 @@ int ledger_begin(struct ledger *ledger, struct err *err);
  * to the ledger, inside this transaction), *agent is the caller's id.
  */
 int ledger_begin_as(struct ledger *ledger, int64_t *agent, struct err *err);
+
+/*
+ * When the open transaction rolls back, set *id to 0 (and forget the
+ * caller): what the begin hook registered in it is gone. Cleared on commit.
+ */
+void ledger_forget_on_rollback(struct ledger *ledger, int64_t *id);
 
 /* The caller's agent id once known (0 before), set by the agent module. */
 void ledger_set_caller(struct ledger *ledger, int64_t agent);

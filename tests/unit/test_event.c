@@ -71,6 +71,11 @@ setup(void **state)
 		err_release(&err);
 		return -1;
 	}
+	/* Resolving only read; the add (actor 0: the caller) registered w1. */
+	if (f->agent.id <= 0 || ledger_caller(f->ledger) != f->agent.id) {
+		fprintf(stderr, "setup: w1 not registered by its first write\n");
+		return -1;
+	}
 	f->task1 = ids[0];
 	f->task2 = ids[1];
 	*state = f;
@@ -177,7 +182,8 @@ test_append_and_read(void **state)
 		json_decref(d);
 	}
 	assert_string_equal(s.kinds[1], "note");
-	assert_null(s.actors[1]);
+	/* Actor 0: the connection's caller. */
+	assert_string_equal(s.actors[1], "w1");
 	assert_int_equal(s.tasks[1], 0);
 	assert_null(s.details[1]);
 	assert_int_equal(s.at[1], NOW_MS + 20);
@@ -273,6 +279,87 @@ test_filters(void **state)
 	err_release(&err);
 }
 
+/* The actor id of event id, or -1 when it has none. */
+static int64_t
+event_actor_id(struct ledger *ledger, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t actor;
+
+	assert_int_equal(sqlite3_prepare_v2(ledger_db(ledger),
+			     "SELECT actor FROM events WHERE id = ?", -1, &st, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_int64(st, 1, id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	actor = sqlite3_column_type(st, 0) == SQLITE_NULL
+		? -1 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return actor;
+}
+
+/*
+ * (d) Actor 0 records the connection's caller: none without one, and a
+ * caller new to the ledger once the transaction registered it.
+ */
+static void
+test_append_actor_zero_is_caller(void **state)
+{
+	struct fixture *f = *state;
+	struct agent_claim claim = { .name = "w2", .kind = "script",
+		.human_name = "me" };
+	struct ledger *l2 = NULL, *l3 = NULL;
+	struct agent a2 = { 0 };
+	struct event_filter filter = { .after_id = f->base_id };
+	struct seen s = { 0 };
+	struct err err = ERR_INIT;
+	int64_t last = 0;
+
+	assert_int_equal(ledger_open(f->path, &l2, &err), 0);
+	assert_int_equal(ledger_open(f->path, &l3, &err), 0);
+
+	/* No caller on l3: actor 0 records no actor. */
+	assert_int_equal(ledger_caller(l3), 0);
+	assert_int_equal(event_record(l3, 0, "anon", 0, NULL, &err), 0);
+
+	/* w2, new: registered by the transaction, then recorded as the actor. */
+	assert_int_equal(agent_resolve(l2, &claim, &a2, &err), 0);
+	assert_int_equal(a2.id, 0);
+	assert_int_equal(ledger_begin(l2, &err), 0);
+	assert_true(a2.id > 0);
+	assert_int_equal(event_append(l2, 0, "mine", f->task2, NULL, &err), 0);
+	/* A given actor is kept, whoever the caller is. */
+	assert_int_equal(event_append(l2, f->agent.id, "theirs", 0, NULL, &err),
+	    0);
+	assert_int_equal(ledger_commit(l2, &err), 0);
+	/* event_record() with 0: the caller too. */
+	assert_int_equal(event_record(l2, 0, "recorded", 0, NULL, &err), 0);
+
+	assert_int_equal(event_each(f->ledger, &filter, collect, &s, &err), 0);
+	assert_int_equal(s.count, 5);
+	assert_string_equal(s.kinds[0], "anon");
+	assert_null(s.actors[0]);
+	assert_int_equal(event_actor_id(f->ledger, s.ids[0]), -1);
+	assert_string_equal(s.kinds[1], "agent-register");
+	assert_string_equal(s.actors[1], "w2");
+	assert_int_equal(event_actor_id(f->ledger, s.ids[1]), a2.id);
+	assert_string_equal(s.kinds[2], "mine");
+	assert_string_equal(s.actors[2], "w2");
+	assert_int_equal(event_actor_id(f->ledger, s.ids[2]), a2.id);
+	assert_int_equal(s.tasks[2], f->task2);
+	assert_string_equal(s.kinds[3], "theirs");
+	assert_string_equal(s.actors[3], "w1");
+	assert_int_equal(event_actor_id(f->ledger, s.ids[3]), f->agent.id);
+	assert_string_equal(s.kinds[4], "recorded");
+	assert_string_equal(s.actors[4], "w2");
+	assert_int_equal(event_last_id(f->ledger, &last, &err), 0);
+	assert_int_equal(last, s.ids[4]);
+	seen_release(&s);
+	ledger_close(l3);
+	ledger_close(l2);
+	agent_release(&a2);
+	err_release(&err);
+}
+
 static void
 test_last_id_empty(void **state)
 {
@@ -301,6 +388,7 @@ main(void)
 		T(test_append_and_read),
 		T(test_rolled_back_event_is_gone),
 		T(test_filters),
+		T(test_append_actor_zero_is_caller),
 		cmocka_unit_test(test_last_id_empty),
 	};
 #undef T

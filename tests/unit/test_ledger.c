@@ -238,21 +238,93 @@ test_create_migrates_old(void **state)
 }
 
 static void
-test_open_migrates_empty_file(void **state)
+test_open_refuses_empty_file(void **state)
 {
 	struct fixture *f = *state;
 	struct err err = ERR_INIT;
 	struct ledger *ledger = NULL;
+	struct stat st;
+	sqlite3 *db;
+	char *mode;
 
-	/* A zero-byte file is an empty SQLite database at version 0. */
+	/*
+	 * A zero-byte file is not a ledger yet: open refuses it, saying to run
+	 * 'daicho init', and leaves it as it was.
+	 */
 	snprintf(f->path, sizeof(f->path), "%s/empty.db", f->dir);
 	write_file(f->path, "", 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), -ERR_FAILED);
+	assert_int_equal(err.code, ERR_FAILED);
+	assert_null(ledger);
+	assert_one_line(&err);
+	assert_non_null(strstr(err.message.buf, f->path));
+	assert_non_null(strstr(err.message.buf, "daicho init"));
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	/* Again: still refused (nothing was half-made by the first try). */
+	err_release(&err);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), -ERR_FAILED);
+	assert_null(ledger);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	err_release(&err);
+
+	/*
+	 * create makes it a ledger (0: created, since nothing was there but
+	 * an empty file; a non-empty old database gives 1, see
+	 * test_create_migrates_old).
+	 */
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	db = raw_open(f->path);
+	assert_int_equal(query_int(db, "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	assert_int_equal(query_int(db, "PRAGMA application_id"),
+	    SCHEMA_APPLICATION_ID);
+	mode = query_text(db, "PRAGMA journal_mode");
+	assert_string_equal(mode, "wal");
+	free(mode);
+	sqlite3_close(db);
+	/* Now it opens, as an empty ledger. */
 	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
 	assert_int_equal(query_int(ledger_db(ledger), "PRAGMA user_version"),
 	    LEDGER_SCHEMA_VERSION);
 	assert_int_equal(query_int(ledger_db(ledger),
 			     "SELECT count(*) FROM tasks"),
 	    0);
+	assert_int_equal(query_int(ledger_db(ledger),
+			     "SELECT count(*) FROM agents"),
+	    0);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+static void
+test_begin_as_maps_zero_to_caller(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int64_t agent;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	/* No caller known: 0 stays 0. */
+	assert_int_equal(ledger_caller(ledger), 0);
+	agent = 0;
+	assert_int_equal(ledger_begin_as(ledger, &agent, &err), 0);
+	assert_int_equal(agent, 0);
+	ledger_rollback(ledger);
+	/* A caller: 0 becomes it; any other id is kept. */
+	ledger_set_caller(ledger, 7);
+	assert_int_equal(ledger_caller(ledger), 7);
+	agent = 0;
+	assert_int_equal(ledger_begin_as(ledger, &agent, &err), 0);
+	assert_int_equal(agent, 7);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	agent = 3;
+	assert_int_equal(ledger_begin_as(ledger, &agent, &err), 0);
+	assert_int_equal(agent, 3);
+	ledger_rollback(ledger);
 	ledger_close(ledger);
 	err_release(&err);
 }
@@ -817,7 +889,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wal_is_persistent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_create_returns_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_migrates_old, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_migrates_empty_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_refuses_empty_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_as_maps_zero_to_caller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_not_sqlite, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_short_text_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_other_sqlite_database, setup, teardown),

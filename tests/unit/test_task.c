@@ -63,7 +63,10 @@ remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return remove(path);
 }
 
-/* Resolve name on ledger into *agent (which must outlive the ledger). */
+/*
+ * Resolve name on ledger into *agent (which must outlive the ledger) and
+ * register it, as the first command of a new agent would.
+ */
 static int64_t
 resolve_agent(struct ledger *ledger, const char *name, struct agent *agent)
 {
@@ -77,8 +80,22 @@ resolve_agent(struct ledger *ledger, const char *name, struct agent *agent)
 		err_release(&err);
 		return -1;
 	}
+	/* Resolving only reads: a new agent has no id until a write. */
+	if (agent->id != 0 || ledger_caller(ledger) != 0) {
+		fprintf(stderr, "agent_resolve(%s) gave id %lld to a new agent\n",
+		    name, (long long)agent->id);
+		err_release(&err);
+		return -1;
+	}
+	/* The first write transaction (here a heartbeat) registers it. */
+	if (agent_heartbeat(ledger, agent, &err) != 0) {
+		fprintf(stderr, "agent_heartbeat(%s): %s\n", name, err.message.buf);
+		err_release(&err);
+		return -1;
+	}
 	err_release(&err);
-	if (agent->name == NULL || strcmp(agent->name, name) != 0 || agent->id <= 0)
+	if (agent->name == NULL || strcmp(agent->name, name) != 0 ||
+	    agent->id <= 0 || ledger_caller(ledger) != agent->id)
 		return -1;
 	return agent->id;
 }
