@@ -1,0 +1,542 @@
+#!/usr/bin/env bats
+# The definition of done (--done-when file:, cmd:, saved, commit), where the
+# checks run, verdicts and their evidence (show), and `daicho verify`.
+
+load verify_helpers
+
+TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
+
+teardown() {
+	# A check that timed out must leave nothing behind; should daicho fail
+	# to kill its process group, end the strays (found by the unique marker,
+	# ended by pid) so that they outlive no test.
+	local pid
+	for pid in $(pgrep -f "$TIMEOUT_MARK" || true); do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+}
+
+# --- file:PATH ---------------------------------------------------------------
+
+@test "file:PATH passes when the file exists and is non-empty: verified, claim released, evidence kept" {
+	daicho add t --done-when file:out.txt >/dev/null
+	claim_report 1 w1
+	echo content >out.txt # 8 bytes, uncommitted: no commit reported, so the project root counts
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 1
+	[ "$(tf 1 .lease_expires_ms)" = null ]
+	[ "$(last_event 1)" = '{"kind":"verified","actor":"root","detail":{"commit":null,"summary":"1 check passed","verdict":1}}' ] ||
+		fail "$(last_event 1)"
+	run tf 1 '.last_verdict | [.task, .passed, .commit, .summary] | @json'
+	assert_output '[1,true,null,"1 check passed"]'
+	run tf 1 '.last_verdict.checks | map({check, passed, exit_status, output}) | @json'
+	assert_output '[{"check":"file:out.txt","passed":true,"exit_status":null,"output":"out.txt exists (8 bytes)"}]'
+}
+
+@test "file:PATH fails when the file is missing, empty or a directory" {
+	daicho add missing --done-when file:missing.txt >/dev/null
+	daicho add empty --done-when file:empty.txt >/dev/null
+	daicho add dir --done-when file:d >/dev/null
+	: >empty.txt
+	mkdir d
+	echo x >d/f
+	for i in 1 2 3; do claim_report $i w1; done
+	sweep_says 0 3 0 0 0
+	for i in 1 2 3; do
+		assert_task $i claimed w1 2
+		[ "$(tf $i .last_verdict.passed)" = false ] || fail "#$i passed"
+		[ "$(last_event $i | jq -r '"\(.kind) \(.detail.to)"')" = "rejected owner" ] || fail "#$i: $(last_event $i)"
+	done
+	[ "$(tf 1 '.last_verdict.checks[0].output')" = "missing.txt is missing" ]
+	[ "$(tf 1 '.last_verdict.summary')" = "file:missing.txt: missing.txt is missing" ]
+	[ "$(tf 2 '.last_verdict.checks[0].output')" = "empty.txt is empty" ]
+	[ "$(tf 3 '.last_verdict.checks[0].output')" = "d is not a regular file" ]
+}
+
+# --- cmd:SHELL ----------------------------------------------------------------
+
+@test "cmd:SHELL passes on exit 0, with \$DAICHO_TASK set, in the project root when no commit is reported" {
+	mkdir sub
+	cd sub # the worker and the sweep both stand in a subdirectory
+	daicho add a >/dev/null
+	daicho add t --done-when 'cmd:echo "task=$DAICHO_TASK pwd=$(pwd)"' >/dev/null
+	claim_report 2 w1
+	sweep_says 1 0 0 0 0
+	assert_task 2 verified w1 1
+	run tf 2 '.last_verdict.checks[0] | [.check, .passed, .exit_status, .output] | @json'
+	assert_output "$(jq -cn --arg o "task=2 pwd=$REPO"$'\n' '["cmd:echo \"task=$DAICHO_TASK pwd=$(pwd)\"", true, 0, $o]')"
+}
+
+@test "cmd:SHELL gets the task only through \$DAICHO_TASK: nothing from the task is pasted into the shell text" {
+	daicho add '$(touch pwned-title)' --body '`touch pwned-body`' --done-when 'cmd:echo "task $DAICHO_TASK"' >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	daicho report 1 --as w1 --note '"; touch pwned-note; echo "'
+	sweep_says 1 0 0 0 0
+	[ "$(tf 1 '.last_verdict.checks[0].output')" = "task 1" ]
+	run ls "$REPO"
+	refute_output --partial pwned
+}
+
+@test "cmd:SHELL fails on a non-zero exit: exit status and output tail recorded" {
+	daicho add t --done-when 'cmd:echo to-stdout; echo to-stderr >&2; exit 3' >/dev/null
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	assert_task 1 claimed w1 2
+	run tf 1 '.last_verdict | [.passed, .summary, .checks[0].passed, .checks[0].exit_status] | @json'
+	assert_output '[false,"cmd:echo to-stdout; echo to-stderr >&2; exit 3: exit 3",false,3]'
+	run tf 1 '.last_verdict.checks[0].output'
+	assert_output $'to-stdout\nto-stderr'
+	run tf 1 '.last_verdict.checks[0].duration_ms | type'
+	assert_output number
+}
+
+@test "cmd:SHELL evidence keeps only the last 4 KB of output" {
+	daicho add t --done-when 'cmd:echo FIRSTLINE; i=0; while [ $i -lt 500 ]; do echo "line $i abcdefghijklmnopqrstuvwxyz"; i=$((i+1)); done; echo LASTLINE; exit 1' >/dev/null
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	daicho show --json 1 | jq -j '.last_verdict.checks[0].output' >"$TEST_ROOT/out"
+	[ "$(wc -c <"$TEST_ROOT/out")" -eq 4096 ] || fail "expected 4096 bytes, got $(wc -c <"$TEST_ROOT/out")"
+	[ "$(tail -n 1 "$TEST_ROOT/out")" = LASTLINE ]
+	[ "$(tail -n 2 "$TEST_ROOT/out" | head -n 1)" = "line 499 abcdefghijklmnopqrstuvwxyz" ]
+	! grep -q FIRSTLINE "$TEST_ROOT/out"
+}
+
+@test "cmd:SHELL with a reported commit runs in a fresh detached worktree at that commit, removed afterwards" {
+	daicho add t --done-when 'cmd:pwd; git rev-parse HEAD; test -f out.txt && test ! -e scratch.txt' >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo work >out.txt
+	git add out.txt
+	git commit -q -m work
+	commit="$(git rev-parse HEAD)"
+	echo untracked >scratch.txt # in the worker's directory, not in the commit
+	daicho report 1 --as w1 --commit HEAD
+	[ "$(tf 1 .commit)" = "$commit" ] # resolved to the full hash at report time
+	git commit -q --allow-empty -m later # HEAD moves on; the check must use the reported commit
+
+	# verify (no --apply) runs it where the sweep would, and cleans up.
+	run --separate-stderr daicho verify --json 1
+	[ "$status" -eq 0 ] || fail "verify: exit $status, stderr: $stderr"
+	assert_no_worktrees
+
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 1
+	[ "$(tf 1 .last_verdict.commit)" = "$commit" ]
+	out="$(tf 1 '.last_verdict.checks[0].output')"
+	[ "$(sed -n 2p <<<"$out")" = "$commit" ] || fail "HEAD in the check: $out"
+	[[ "$(sed -n 1p <<<"$out")" == "$VERIFY_DIR/1-"* ]] || fail "cwd of the check: $out (want under $VERIFY_DIR/1-)"
+	assert_no_worktrees
+}
+
+@test "a cmd: check that times out is rejected, its process group killed, no stray process left" {
+	daicho add t --check-timeout 1s --done-when "cmd:echo begin; $TIMEOUT_MARK & $TIMEOUT_MARK" >/dev/null
+	claim_report 1 w1
+	SECONDS=0
+	sweep_says 0 1 0 0 0
+	[ "$SECONDS" -lt 10 ] || fail "the sweep took ${SECONDS}s with a 1s check timeout"
+	assert_task 1 claimed w1 2
+	run tf 1 '.last_verdict | [.passed, .summary, .checks[0].passed, .checks[0].exit_status, .checks[0].output] | @json'
+	assert_output "$(jq -cn --arg c "cmd:echo begin; $TIMEOUT_MARK & $TIMEOUT_MARK" \
+		'[false, ($c + ": timed out"), false, null, "begin\n[daicho: timed out after 1.0s; process group killed]\n"]')"
+	run daicho show 1
+	assert_line --partial '[daicho: timed out after 1.0s; process group killed]'
+	# Both sleeps (the background one and the foreground one) are gone.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		pgrep -f "$TIMEOUT_MARK" >/dev/null || break
+		sleep 0.1
+	done
+	run pgrep -af "$TIMEOUT_MARK"
+	[ "$status" -eq 1 ] || fail "stray processes left: $output"
+}
+
+@test "--check-timeout and done_when are taken from --batch too" {
+	ok daicho add --batch - <<-'EOF'
+		{"title":"b","done_when":["file:x.txt","cmd:true","saved","commit"],"check_timeout":"2s"}
+	EOF
+	assert_output 1
+	run tf 1 '[.done_when, .check_timeout_ms] | @json'
+	assert_output '[["file:x.txt","cmd:true","saved","commit"],2000]'
+}
+
+# --- saved ---------------------------------------------------------------------
+
+@test "saved fails with no save or an empty save and passes with a non-empty save" {
+	daicho add none --done-when saved >/dev/null
+	daicho add empty --done-when saved >/dev/null
+	daicho add full --done-when saved >/dev/null
+	for i in 1 2 3; do [ "$(daicho claim $i --as w1)" = $i ]; done
+	printf '' | daicho save 2 --as w1
+	printf 'the result' | daicho save 3 --as w1
+	for i in 1 2 3; do daicho report $i --as w1; done
+	sweep_says 1 2 0 0 0
+	assert_task 1 claimed w1 2
+	assert_task 2 claimed w1 2
+	assert_task 3 verified w1 1
+	[ "$(tf 1 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false no result saved" ]
+	[ "$(tf 2 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false the saved result is empty" ]
+	[ "$(tf 3 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "true a result is saved" ]
+}
+
+# --- commit ---------------------------------------------------------------------
+
+@test "commit passes for a commit that changes files and fails for an empty commit or no commit" {
+	daicho add changes --done-when commit >/dev/null
+	daicho add empty --done-when commit >/dev/null
+	daicho add nocommit --done-when commit >/dev/null
+	for i in 1 2 3; do [ "$(daicho claim $i --as w1)" = $i ]; done
+	echo work >work.txt
+	git add work.txt
+	git commit -q -m work
+	c1="$(git rev-parse HEAD)"
+	daicho report 1 --as w1 --commit "$c1"
+	git commit -q --allow-empty -m nothing
+	c2="$(git rev-parse HEAD)"
+	daicho report 2 --as w1 --commit HEAD
+	daicho report 3 --as w1
+	sweep_says 1 2 0 0 0
+	assert_task 1 verified w1 1
+	assert_task 2 claimed w1 2
+	assert_task 3 claimed w1 2
+	[ "$(tf 1 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "true ${c1:0:12} changes files" ]
+	[ "$(tf 2 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false ${c2:0:12} changes nothing" ]
+	[ "$(tf 3 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false no commit reported" ]
+	assert_no_worktrees
+}
+
+# --- where the checks run -----------------------------------------------------
+
+@test "a file left uncommitted in the worker's directory but absent from the reported commit is rejected" {
+	daicho add t --done-when file:out.txt >/dev/null
+	git worktree add -q -b work "$TEST_ROOT/wk"
+	cd "$TEST_ROOT/wk" # the worker's own checkout (same ledger, through the git common dir)
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo "the work" >out.txt # never committed
+	echo other >other.txt
+	git add other.txt
+	git commit -q -m "not the file"
+	daicho report 1 --as w1 --commit HEAD
+	echo "also here" >"$REPO/out.txt" # even the project root has it, uncommitted
+	cd "$REPO"
+	sweep_says 0 1 0 0 0
+	assert_task 1 claimed w1 2
+	run tf 1 '.last_verdict | [.passed, .summary, .checks[0].output] | @json'
+	assert_output '[false,"file:out.txt: out.txt is missing","out.txt is missing"]'
+	[ -f "$TEST_ROOT/wk/out.txt" ] # the worker's file is untouched
+	assert_no_worktrees
+
+	# Once committed and reported again, the same check passes.
+	cd "$TEST_ROOT/wk"
+	git add out.txt
+	git commit -q -m "the file"
+	daicho report 1 --as w1 --commit HEAD
+	cd "$REPO"
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 2
+	assert_no_worktrees
+}
+
+# --- paths that leave the repository --------------------------------------------
+
+@test "add refuses file:../secret, a .. escape and an absolute path (exit 2, ledger unchanged)" {
+	daicho add first >/dev/null # the human is registered
+	snapshot_ledger
+	refused 2 daicho add t --done-when file:../secret
+	assert_equal "$stderr" "daicho: done-when 'file:../secret' leaves the repository ('..' is not allowed)"
+	refused 2 daicho add t --done-when file:sub/../../secret
+	assert_equal "$stderr" "daicho: done-when 'file:sub/../../secret' leaves the repository ('..' is not allowed)"
+	refused 2 daicho add t --done-when file:/etc/hostname
+	assert_equal "$stderr" "daicho: done-when 'file:/etc/hostname' is an absolute path (paths are relative to the repository root)"
+	refused 2 daicho add --batch - <<<'{"title":"t","done_when":["file:../secret"]}'
+	assert_equal "$stderr" "daicho: line 1: done-when 'file:../secret' leaves the repository ('..' is not allowed)"
+	refused 2 daicho add t --done-when bogus
+	assert_ledger_unchanged
+}
+
+@test "add refuses file:PATH through a symlink in the repository that leaves it" {
+	# The issue: "symlinks that leave the tree are refused at add time and at check time".
+	ln -s /etc/hostname out.txt
+	daicho add first >/dev/null
+	snapshot_ledger
+	refused 2 daicho add t --done-when file:out.txt
+	assert_ledger_unchanged
+}
+
+@test "a committed symlink pointing outside the repository is refused at check time" {
+	daicho add t --done-when file:out.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	ln -s /etc/hostname out.txt
+	git add out.txt
+	git commit -q -m "link out"
+	daicho report 1 --as w1 --commit HEAD
+	sweep_says 0 1 0 0 0
+	assert_task 1 claimed w1 2
+	run tf 1 '.last_verdict.checks[0] | [.passed, .output] | @json'
+	assert_output '[false,"refused: out.txt resolves to /etc/hostname, outside the repository"]'
+	assert_no_worktrees
+}
+
+@test "a symlinked directory leading outside the repository is refused at check time (no commit)" {
+	daicho add t --done-when file:etcdir/hostname >/dev/null
+	claim_report 1 w1
+	ln -s /etc etcdir
+	sweep_says 0 1 0 0 0
+	run tf 1 '.last_verdict.checks[0] | [.passed, .output] | @json'
+	assert_output '[false,"refused: etcdir/hostname resolves to /etc/hostname, outside the repository"]'
+}
+
+# --- report --commit ------------------------------------------------------------------
+
+@test "report --commit with a REV that does not exist is refused (exit 3); the task stays claimed" {
+	export DAICHO_NOW_MS=$T0 # heartbeats renew the lease to the same value
+	daicho add t --done-when commit >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	snapshot_ledger
+	refused 3 daicho report 1 --as w1 --commit nosuchrev
+	assert_equal "$stderr" "daicho: no commit 'nosuchrev' in this repository (commit your work, then report its hash)"
+	refused 3 daicho report 1 --as w1 --commit 0123456789abcdef0123456789abcdef01234567
+	assert_ledger_unchanged
+	assert_task 1 claimed w1 1
+	[ "$(event_kinds 1)" = "add claim" ]
+}
+
+# --- verdicts -------------------------------------------------------------------------
+
+@test "a task whose checks pass after one rejection is verified on the second report with attempts = 2" {
+	daicho add t --done-when file:out.txt >/dev/null
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	assert_task 1 claimed w1 2
+	echo done >out.txt
+	daicho report 1 --as w1
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 2
+	run daicho show --json 1
+	jq -e '.state == "verified" and .attempts == 2 and .last_verdict.passed == true' <<<"$output" >/dev/null || fail "$output"
+	[ "$(event_kinds 1)" = "add claim report rejected report verified" ]
+}
+
+@test "--max-attempts 1: a failing report fails the task, with a fail event" {
+	daicho add t --max-attempts 1 --done-when file:out.txt >/dev/null
+	claim_report 1 w1
+	sweep_says 0 1 1 0 0
+	run tf 1 '"\(.state) \(.attempts) \(.max_attempts)"'
+	assert_output "failed 1 1"
+	[ "$(event_kinds 1)" = "add claim report rejected fail" ]
+	run daicho events --json
+	run jq -c '[.[] | select(.task == 1 and (.kind == "rejected" or .kind == "fail")) | {kind, d: (.detail | {to, attempts, reason})}]' <<<"$output"
+	assert_output '[{"kind":"rejected","d":{"to":"failed","attempts":null,"reason":null}},{"kind":"fail","d":{"to":null,"attempts":1,"reason":"attempts exhausted"}}]'
+	refused 4 daicho claim 1 --as w2
+}
+
+@test "dependents become ready only after verification, never on report" {
+	daicho add a --done-when file:a.txt >/dev/null
+	daicho add b --after 1 >/dev/null
+	claim_report 1 w1
+	[ "$(tf 1 .state)" = reported ]
+	run daicho ls --ready --json
+	assert_output '[]'
+	[ "$(tf 2 .unmet_after)" = 1 ]
+	refused 4 daicho claim 2 --as w2
+	sweep_says 0 1 0 0 0 # rejected: still not ready
+	run daicho ls --ready --json
+	assert_output '[]'
+	echo a >a.txt
+	daicho report 1 --as w1
+	run daicho ls --ready --json
+	assert_output '[]'
+	sweep_says 1 0 0 0 0
+	run daicho ls --ready --json
+	[ "$(jq -c 'map(.id)' <<<"$output")" = "[2]" ] || fail "$output"
+	[ "$(tf 2 .unmet_after)" = 0 ]
+	ok daicho claim 2 --as w2
+	assert_output 2
+}
+
+@test "a task with no checks: verified on 'saved' when it has a result, else on the report alone; show says which" {
+	daicho add with-result >/dev/null
+	daicho add report-only >/dev/null
+	run daicho show 1
+	assert_line --regexp '^done when +the report alone \(no checks given, no result saved\)$'
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	[ "$(daicho claim 2 --as w1)" = 2 ]
+	printf 'answer' | daicho save 1 --as w1
+	run daicho show 1
+	assert_line --regexp '^done when +saved \(no checks given; a result is saved\)$'
+	run daicho show 2
+	assert_line --regexp '^done when +the report alone \(no checks given, no result saved\)$'
+	daicho report 1 --as w1
+	daicho report 2 --as w1
+	sweep_says 2 0 0 0 0
+	assert_task 1 verified w1 1
+	assert_task 2 verified w1 1
+	run tf 1 '.last_verdict | [.summary, (.checks | map([.check, .passed, .output]))] | @json'
+	assert_output '["1 check passed",[["saved",true,"a result is saved"]]]'
+	run tf 2 '.last_verdict | [.summary, .checks] | @json'
+	assert_output '["no checks: accepted on the report",[]]'
+}
+
+# --- show ---------------------------------------------------------------------
+
+@test "show prints the evidence of the last verdict: each check, PASS/FAIL and the output tail" {
+	daicho add t --done-when file:README --done-when 'cmd:cat msg.txt; test -f ok' >/dev/null
+	run daicho show 1
+	refute_line --regexp '^verdict'
+	[ "$(tf 1 .last_verdict)" = null ]
+	echo oops >msg.txt
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	run --separate-stderr daicho show 1
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^done when +file:README; cmd:cat msg.txt; test -f ok$'
+	assert_line --regexp '^verdict +REJECTED .*: cmd:cat msg.txt; test -f ok: exit 1$'
+	assert_line --regexp '^ +PASS file:README  \([0-9]+ms\)$'
+	assert_line --regexp '^ +README exists \(6 bytes\)$'
+	assert_line --regexp '^ +FAIL cmd:cat msg.txt; test -f ok  \(exit 1, [0-9.]+m?s\)$'
+	assert_line --regexp '^ +oops$'
+	# After a pass, the new verdict replaces it.
+	echo fine >msg.txt
+	touch ok
+	daicho report 1 --as w1
+	sweep_says 1 0 0 0 0
+	run daicho show 1
+	assert_line --regexp '^verdict +passed .*: 2 checks passed$'
+	assert_line --regexp '^ +PASS cmd:cat msg.txt; test -f ok  \(exit 0, [0-9.]+m?s\)$'
+	assert_line --regexp '^ +fine$'
+	refute_line --partial oops
+}
+
+# --- verify ID ------------------------------------------------------------------
+
+@test "verify ID prints the evidence and changes nothing; exit 5 when a check fails" {
+	daicho add good --done-when file:README >/dev/null
+	daicho add bad --done-when file:a.txt --done-when 'cmd:echo "checking $DAICHO_TASK"' >/dev/null
+	claim_report 1 w1
+	claim_report 2 w1
+	ledger_data >"$TEST_ROOT/dump.before"
+
+	run --separate-stderr daicho verify 1
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	[ -z "$stderr" ]
+	assert_line --index 0 '#1 passes: 1 check passed'
+	assert_line --index 1 --regexp '^  PASS file:README  \([0-9]+ms\)$'
+	assert_line --index 2 '       README exists (6 bytes)'
+	[ "${#lines[@]}" -eq 3 ] || fail "$output"
+
+	run --separate-stderr daicho verify 2
+	[ "$status" -eq 5 ] || fail "exit $status: $stderr"
+	assert_equal "$stderr" "daicho: 1 task failed verification"
+	assert_line --index 0 '#2 FAILS: file:a.txt: a.txt is missing'
+	assert_line --index 1 --regexp '^  FAIL file:a.txt  \([0-9]+ms\)$'
+	assert_line --index 2 '       a.txt is missing'
+	assert_line --index 3 --regexp '^  PASS cmd:echo "checking \$DAICHO_TASK"  \(exit 0, [0-9.]+m?s\)$'
+	assert_line --index 4 '       checking 2'
+
+	run --separate-stderr daicho verify 2 --json
+	[ "$status" -eq 5 ]
+	run jq -c 'map({task, passed, summary, checks: (.checks | map({check, passed}))})' <<<"$output"
+	assert_output '[{"task":2,"passed":false,"summary":"file:a.txt: a.txt is missing","checks":[{"check":"file:a.txt","passed":false},{"check":"cmd:echo \"checking $DAICHO_TASK\"","passed":true}]}]'
+
+	ledger_data >"$TEST_ROOT/dump.after"
+	cmp -s "$TEST_ROOT/dump.before" "$TEST_ROOT/dump.after" ||
+		fail "verify without --apply changed the ledger: $(diff "$TEST_ROOT/dump.before" "$TEST_ROOT/dump.after" | head)"
+	run sql "SELECT id, state, attempts FROM tasks ORDER BY id"
+	assert_output $'1|reported|1\n2|reported|1'
+}
+
+@test "verify ID --apply on a reported task applies the verdict as the sweep would" {
+	daicho add good --done-when file:README >/dev/null
+	daicho add bad --done-when file:a.txt >/dev/null
+	claim_report 1 w1
+	claim_report 2 w1
+
+	run --separate-stderr daicho verify 1 --apply
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_line --index 0 '#1 passes: 1 check passed [verified]'
+	assert_task 1 verified w1 1
+	[ "$(last_event 1 | jq -r .kind)" = verified ]
+
+	run --separate-stderr daicho verify 2 --apply
+	[ "$status" -eq 5 ]
+	assert_line --index 0 '#2 FAILS: file:a.txt: a.txt is missing [rejected: back to its owner]'
+	assert_task 2 claimed w1 2
+	[ "$(last_event 2 | jq -r '"\(.kind) \(.detail.to)"')" = "rejected owner" ]
+
+	# claimed again (not reported): nothing to apply
+	refused 4 daicho verify 2 --apply
+	assert_task 2 claimed w1 2
+}
+
+@test "verify --all-verified lists verified tasks that no longer pass, changing nothing; --apply reopens them" {
+	daicho add a --done-when file:a.txt >/dev/null
+	daicho add dependent --after 1 >/dev/null
+	daicho add still-good --done-when file:README >/dev/null
+	echo a >a.txt
+	claim_report 1 w1
+	claim_report 3 w1
+	sweep_says 2 0 0 0 0
+	[ "$(daicho ls --ready --json | jq -c 'map(.id)')" = "[2]" ]
+	rm a.txt
+	ledger_data >"$TEST_ROOT/dump.before"
+
+	run --separate-stderr daicho verify --all-verified
+	[ "$status" -eq 5 ] || fail "exit $status: $stderr"
+	assert_equal "$stderr" "daicho: 1 task failed verification"
+	assert_line '#1 FAILS: file:a.txt: a.txt is missing'
+	assert_line '#3 passes: 1 check passed'
+	assert_line '2 verified tasks checked, 1 no longer passes'
+	ledger_data >"$TEST_ROOT/dump.after"
+	cmp -s "$TEST_ROOT/dump.before" "$TEST_ROOT/dump.after" ||
+		fail "verify --all-verified changed the ledger: $(diff "$TEST_ROOT/dump.before" "$TEST_ROOT/dump.after" | head)"
+
+	run --separate-stderr daicho verify --all-verified --json
+	[ "$status" -eq 5 ]
+	run jq -c 'map([.task, .passed])' <<<"$output"
+	assert_output '[[1,false],[3,true]]'
+
+	run --separate-stderr daicho verify --all-verified --apply
+	[ "$status" -eq 5 ]
+	assert_line '#1 FAILS: file:a.txt: a.txt is missing [reopened: no longer passes]'
+	assert_line '#3 passes: 1 check passed [still verified]'
+	run sql "SELECT id, state, owner IS NULL FROM tasks ORDER BY id"
+	assert_output $'1|open|1\n2|open|1\n3|verified|0'
+	run last_event 1
+	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":null,"summary":"file:a.txt: a.txt is missing","verdict":3}}'
+	# the dependent is no longer ready; the reopened task is
+	[ "$(daicho ls --ready --json | jq -c 'map(.id)')" = "[1]" ]
+	[ "$(tf 2 .unmet_after)" = 1 ]
+	refused 4 daicho claim 2 --as w2
+}
+
+@test "verify --all-verified re-checks at the recorded commit" {
+	daicho add t --done-when file:out.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo x >out.txt
+	git add out.txt
+	git commit -q -m work
+	daicho report 1 --as w1 --commit HEAD
+	sweep_says 1 0 0 0 0
+	git rm -q out.txt
+	git commit -q -m "remove it later" # the recorded commit still has it
+	run --separate-stderr daicho verify --all-verified
+	[ "$status" -eq 0 ] || fail "exit $status: $output $stderr"
+	assert_line '#1 passes: 1 check passed'
+	assert_no_worktrees
+}
+
+# --- bad input ------------------------------------------------------------------
+
+@test "verify: bad input is refused and changes nothing" {
+	daicho add open-task >/dev/null
+	snapshot_ledger
+	refused 2 daicho verify
+	assert_equal "$stderr" "daicho: verify takes an ID or --all-verified, one of the two"
+	refused 2 daicho verify 1 --all-verified
+	assert_equal "$stderr" "daicho: verify takes an ID or --all-verified, one of the two"
+	refused 2 daicho verify abc
+	refused 3 daicho verify 99
+	assert_equal "$stderr" "daicho: no task #99 (see 'daicho ls')"
+	refused 4 daicho verify 1 --apply
+	assert_equal "$stderr" "daicho: cannot apply a verdict to task #1: it is open (only reported or verified tasks; drop --apply to just run the checks)"
+	assert_ledger_unchanged
+	run sql "SELECT state, attempts FROM tasks"
+	assert_output "open|0"
+}

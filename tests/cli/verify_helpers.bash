@@ -1,0 +1,156 @@
+# Set-up shared by verify.bats and sweep.bats (daicho's definition of done,
+# `verify` and `sweep`).
+#
+# Each test runs in a fresh git repository ($REPO) whose ledger is the
+# default one inside git ($REPO/.git/daicho/ledger.db, so checks without a
+# commit run in $REPO), with no agent identity in the environment and the
+# freshly built ./daicho first on PATH.
+
+bats_require_minimum_version 1.5.0
+
+# bats-support and bats-assert (/usr/lib/bats/*/load): their load.bash files
+# source src/*.bash through a subshell per file; sourcing those files
+# directly is the same and cheaper per test.
+for _f in /usr/lib/bats/bats-support/src/*.bash /usr/lib/bats/bats-assert/src/*.bash; do
+	# shellcheck disable=SC1090
+	source "$_f"
+done
+unset _f
+
+DAICHO_ROOT="${BATS_TEST_DIRNAME%/tests/cli}"
+
+T0=1800000000000 # a fixed clock (ms) for tests that age owners and leases
+
+verify_setup() {
+	TEST_ROOT="$(mktemp -d "$BATS_TEST_TMPDIR/v.XXXXXX")"
+	cd -P "$TEST_ROOT" || return 1
+	TEST_ROOT="$PWD"
+
+	unset DAICHO_AGENT CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID
+	unset DAICHO_NOW_MS DAICHO_BUSY_TIMEOUT DAICHO_LEDGER
+	export NO_COLOR=1
+
+	# git must find no repository above the test directory and no user
+	# configuration.
+	export HOME="$TEST_ROOT/home"
+	mkdir -p "$HOME"
+	export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
+	export GIT_CONFIG_NOSYSTEM=1
+
+	export PATH="$DAICHO_ROOT:$PATH"
+
+	REPO="$TEST_ROOT/repo"
+	mkdir -p "$REPO"
+	git -C "$REPO" init -q -b main
+	git -C "$REPO" config user.email tester@example.com
+	git -C "$REPO" config user.name Tester
+	echo hello >"$REPO/README"
+	git -C "$REPO" add README
+	git -C "$REPO" commit -q -m init
+	cd "$REPO" || return 1
+	daicho init >/dev/null
+	LEDGER="$REPO/.git/daicho/ledger.db"
+	VERIFY_DIR="$REPO/.git/daicho/verify"
+	[ -f "$LEDGER" ] || fail "daicho init did not create $LEDGER"
+}
+
+setup() {
+	verify_setup
+}
+
+# sql QUERY: run one query on the ledger.
+sql() {
+	sqlite3 "$LEDGER" "$1"
+}
+
+# tf ID JQ: one jq expression over `show --json ID`, raw output.
+tf() {
+	daicho show --json "$1" | jq -r "$2"
+}
+
+# The helpers below read the ledger with sqlite3 rather than through
+# `show --json | jq`: jq costs ~50 ms a call and these run many times per
+# test. The tests check the same facts through show/ls/events --json too.
+
+# assert_task ID STATE OWNER ATTEMPTS: the task's state, owner's name (- for
+# none) and attempts.
+assert_task() {
+	local got
+	got="$(sql "SELECT t.state || ' ' || coalesce(a.name, '-') || ' ' || t.attempts
+		FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = $1")"
+	[ "$got" = "$2 $3 $4" ] || fail "task #$1: expected '$2 $3 $4' (state owner attempts), got '$got'"
+}
+
+# last_event ID: the newest event of task ID as compact JSON
+# {kind, actor, detail}.
+last_event() {
+	sql "SELECT json_object('kind', e.kind, 'actor', a.name, 'detail', json(e.detail))
+		FROM events e LEFT JOIN agents a ON a.id = e.actor
+		WHERE e.task = $1 ORDER BY e.id DESC LIMIT 1"
+}
+
+# event_kinds ID: the kinds of task ID's events, space-separated, oldest first.
+event_kinds() {
+	sql "SELECT group_concat(kind, ' ') FROM
+		(SELECT kind FROM events WHERE task = $1 ORDER BY id)"
+}
+
+# ledger_data: the data tables, to prove a command changed nothing.
+ledger_data() {
+	sqlite3 "$LEDGER" '.dump tasks deps labels touches checks saves events'
+}
+
+snapshot_ledger() {
+	ledger_data >"$TEST_ROOT/ledger.before"
+}
+
+assert_ledger_unchanged() {
+	ledger_data >"$TEST_ROOT/ledger.after"
+	cmp -s "$TEST_ROOT/ledger.before" "$TEST_ROOT/ledger.after" ||
+		fail "ledger changed: $(diff "$TEST_ROOT/ledger.before" "$TEST_ROOT/ledger.after" | head -20)"
+}
+
+# refused CODE CMD...: CMD exits CODE, prints nothing on stdout and exactly
+# one line on stderr starting "daicho: ".
+refused() {
+	local code="$1"
+	shift
+	run --separate-stderr "$@"
+	[ "$status" -eq "$code" ] ||
+		fail "expected exit $code from '$*', got $status (stdout: '$output'; stderr: '$stderr')"
+	[ -z "$output" ] || fail "expected empty stdout from '$*', got: '$output'"
+	[ -n "$stderr" ] && [[ "$stderr" != *$'\n'* ]] && [[ "$stderr" == "daicho: "* ]] ||
+		fail "expected one 'daicho: ' line on stderr from '$*', got: '$stderr'"
+}
+
+# ok CMD...: CMD exits 0 with nothing on stderr.
+ok() {
+	run --separate-stderr "$@"
+	[ "$status" -eq 0 ] || fail "expected success from '$*', got exit $status (stderr: '$stderr')"
+	[ -z "$stderr" ] || fail "expected nothing on stderr from '$*', got: '$stderr'"
+}
+
+# claim_report ID AGENT [report options...]: AGENT claims ID and reports it.
+claim_report() {
+	local id="$1" agent="$2"
+	shift 2
+	[ "$(daicho claim "$id" --as "$agent")" = "$id" ] || fail "claim $id --as $agent failed"
+	daicho report "$id" --as "$agent" "$@" || fail "report $id --as $agent $* failed"
+}
+
+# sweep_says V R F E P: one `sweep` pass (extra options in SWEEP_OPTS)
+# printing exactly that summary line.
+sweep_says() {
+	ok daicho sweep ${SWEEP_OPTS:-}
+	assert_output "sweep: $1 verified, $2 rejected, $3 failed, $4 $( (($4 == 1)) && echo lease || echo leases) expired, $5 $( (($5 == 1)) && echo worktree || echo worktrees) pruned"
+}
+
+# assert_no_worktrees: no verification worktree is left on disk nor
+# registered with git.
+assert_no_worktrees() {
+	if [ -d "$VERIFY_DIR" ]; then
+		[ -z "$(ls -A "$VERIFY_DIR")" ] || fail "left in $VERIFY_DIR: $(ls -A "$VERIFY_DIR")"
+	fi
+	run git -C "$REPO" worktree list --porcelain
+	[[ "$output" != *"/daicho/verify/"* ]] || fail "git still lists a verification worktree: $output"
+}

@@ -1,0 +1,132 @@
+# Shared set-up for the stress tests (loaded with `load common`).
+#
+# Every test gets its own directory $T, a private copy of the daicho binary
+# ($D, so a rebuild while the tests run cannot swap it under the workers) and
+# a fresh ledger in $DAICHO_LEDGER.
+
+STRESS_DIR=$BATS_TEST_DIRNAME
+REPO=$(cd "$STRESS_DIR/../.." && pwd)
+WORKER=$STRESS_DIR/worker.sh
+
+# stress_setup [PARENT]: make $T under PARENT (default $BATS_TEST_TMPDIR),
+# copy the binary there and create the ledger. Exports T, D, DAICHO_LEDGER.
+stress_setup() {
+	export LC_ALL=C
+	unset DAICHO_AGENT DAICHO_BUSY_TIMEOUT DAICHO_NOW_MS \
+	    CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID
+	T=$(mktemp -d "${1:-$BATS_TEST_TMPDIR}/stress.XXXXXX")
+	cp "${DAICHO:-$REPO/daicho}" "$T/daicho"
+	D=$T/daicho
+	export T D DAICHO_LEDGER=$T/ledger.db
+	"$D" init >/dev/null
+	mkfifo "$T/nap.fifo"
+}
+
+# nap SECONDS: sleep without starting a process (a process costs ~3-8 ms
+# here): a read with a timeout on a fifo nobody writes to.
+nap() {
+	if [[ -z ${NAP_FD:-} ]]; then
+		exec {NAP_FD}<>"$T/nap.fifo"
+	fi
+	read -r -t "$1" -u "$NAP_FD" _ || true
+}
+
+# q SQL: run SQL on the ledger, plain output.
+q() {
+	sqlite3 -batch -noheader "$DAICHO_LEDGER" "$@"
+}
+
+# add_tasks N MAX_ATTEMPTS: add N tasks with one `add --batch`.
+add_tasks() {
+	local n=$1 max=$2 i
+	for ((i = 1; i <= n; i++)); do
+		printf '{"title":"stress task %d","max_attempts":%d}\n' "$i" "$max"
+	done >"$T/batch.jsonl"
+	"$D" add --batch "$T/batch.jsonl" >"$T/batch.ids"
+	[ "$(wc -l <"$T/batch.ids")" -eq "$n" ]
+	[ "$(q 'SELECT count(*) FROM tasks')" -eq "$n" ]
+}
+
+# now_us: wall clock in microseconds.
+now_us() {
+	local t=$EPOCHREALTIME
+	echo $((10#${t/./}))
+}
+
+# fail_with MESSAGE: print MESSAGE (to the bats output) and fail.
+fail_with() {
+	printf '%s\n' "$@" >&2
+	return 1
+}
+
+# timing_stats DIR: max, median, p99 and count of the per-command wall
+# times recorded by worker.sh in DIR/*.times (column 4, microseconds), as
+# "max_us median_us p99_us count".
+timing_stats() {
+	cat "$1"/*.times | awk '{ print $4 }' | sort -n | awk '
+		{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "0 0 0 0"; exit }
+			p = int(NR * 0.99); if (p < 1) p = 1
+			printf "%d %d %d %d\n", v[NR], v[int((NR + 1) / 2)], v[p], NR
+		}'
+}
+
+# An awk function: the worker name of a DIR/NAME.times file name.
+AWK_WORKER='function worker(f) { sub(/.*\//, "", f); sub(/\.times$/, "", f); return f }'
+
+# slowest DIR N: the N slowest recorded commands (for failure messages).
+slowest() {
+	awk '{ print $4, worker(FILENAME), $1, $2, "rc=" $3 }'" $AWK_WORKER" \
+	    "$1"/*.times | sort -rn | head -n "$2"
+}
+
+# start_workers DIR LEASE NAME...: start one worker.sh per NAME, each in its
+# own session (so `kill -9 -PID` kills it and its daicho child). Appends the
+# pids to the array WORKER_PIDS.
+start_workers() {
+	local dir=$1 lease=$2 name
+	shift 2
+	mkdir -p "$dir"
+	for name in "$@"; do
+		setsid "$WORKER" "$D" "$name" "$lease" "$dir" &
+		WORKER_PIDS+=($!)
+	done
+}
+
+# wait_workers SECONDS PID...: wait for the workers, at most SECONDS. On the
+# deadline, kill what is left (process groups) and return 1.
+wait_workers() {
+	local deadline=$(($(now_us) + $1 * 1000000)) pid left
+	shift
+	while :; do
+		left=()
+		for pid in "$@"; do
+			kill -0 "$pid" 2>/dev/null && left+=("$pid")
+		done
+		((${#left[@]} == 0)) && break
+		if (($(now_us) > deadline)); then
+			for pid in "${left[@]}"; do
+				kill_worker "$pid" || true
+			done
+			return 1
+		fi
+		set -- "${left[@]}"
+		nap 0.1
+	done
+	wait 2>/dev/null || true
+	return 0
+}
+
+# kill_worker PID: kill -9 a worker started in its own session, and the
+# daicho it runs, wherever they are; reap it. Returns 1 when it had already
+# ended. (Right after the start the worker may not have called setsid yet:
+# then the process itself is killed, and its group once more after.)
+kill_worker() {
+	local pid=$1 rc=1
+	kill -9 -- "-$pid" 2>/dev/null && rc=0
+	kill -9 "$pid" 2>/dev/null && rc=0
+	wait "$pid" 2>/dev/null
+	kill -9 -- "-$pid" 2>/dev/null
+	return $rc
+}
