@@ -17,7 +17,8 @@ stress_setup() {
 	T=$(mktemp -d "${1:-$BATS_TEST_TMPDIR}/stress.XXXXXX")
 	cp "${DAICHO:-$REPO/daicho}" "$T/daicho"
 	D=$T/daicho
-	export T D DAICHO_LEDGER=$T/ledger.db
+	# Every daicho process appends how long it waited for the write lock.
+	export T D DAICHO_LEDGER=$T/ledger.db DAICHO_TRACE_LOCK=$T/lock.trace
 	"$D" init >/dev/null
 	mkfifo "$T/nap.fifo"
 }
