@@ -92,17 +92,8 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 int
 event_last_id(struct ledger *ledger, int64_t *id, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, "SELECT max(id) FROM events", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	rc = sqlite3_step(st);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading events");
-	return 0;
+	return ledger_query_int(ledger, "SELECT coalesce(max(id), 0) FROM events",
+	    id, err);
 }
 
 int

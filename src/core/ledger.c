@@ -11,6 +11,7 @@
 #include "core/schema.h"
 #include "util/alloc.h"
 #include "util/duration.h"
+#include "util/clock.h"
 #include "util/filelock.h"
 #include "util/path.h"
 
@@ -52,14 +53,6 @@ struct ledger {
 	int64_t transactions;
 };
 
-static int64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 void
 ledger_forget_on_rollback(struct ledger *ledger, int64_t *id)
@@ -206,14 +199,14 @@ note_wal_size(void *arg, sqlite3 *db, const char *name, int pages)
 static int
 take_write_lock(struct ledger *ledger, struct err *err)
 {
-	int64_t start = mono_us();
+	int64_t start = clock_mono_us();
 	int rc;
 
 	if (ledger->lock == NULL || ledger->locked)
 		return 0;
 	ledger->transactions++;
 	rc = filelock_acquire(ledger->lock, ledger->busy_timeout_ms);
-	ledger->locked_at_us = mono_us();
+	ledger->locked_at_us = clock_mono_us();
 	{
 		int64_t waited = ledger->locked_at_us - start;
 
@@ -238,7 +231,7 @@ drop_write_lock(struct ledger *ledger)
 	if (ledger->locked) {
 		filelock_release(ledger->lock);
 		ledger->locked = false;
-		ledger->hold_us_total += mono_us() - ledger->locked_at_us;
+		ledger->hold_us_total += clock_mono_us() - ledger->locked_at_us;
 	}
 }
 
@@ -381,16 +374,20 @@ ledger_stmt(struct ledger *ledger, const char *sql, struct err *err)
 	return stmt;
 }
 
-static int
-query_int(struct ledger *ledger, const char *sql, int64_t *value, struct err *err)
+int
+ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
+    struct err *err)
 {
 	sqlite3_stmt *stmt = NULL;
 	int rc = sqlite3_prepare_v2(ledger->db, sql, -1, &stmt, NULL);
 
+	*value = 0;
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(stmt);
 		if (rc == SQLITE_ROW) {
 			*value = sqlite3_column_int64(stmt, 0);
+			rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
 			rc = SQLITE_OK;
 		}
 	}
@@ -411,8 +408,8 @@ identify(struct ledger *ledger, bool create, int64_t *version, struct err *err)
 	int64_t app_id = 0, tables = 0;
 	int rc;
 
-	if ((rc = query_int(ledger, "PRAGMA user_version", version, err)) < 0 ||
-	    (rc = query_int(ledger, "PRAGMA application_id", &app_id, err)) < 0)
+	if ((rc = ledger_query_int(ledger, "PRAGMA user_version", version, err)) < 0 ||
+	    (rc = ledger_query_int(ledger, "PRAGMA application_id", &app_id, err)) < 0)
 		return rc;
 	if (app_id != 0 && app_id != SCHEMA_APPLICATION_ID)
 		return err_set(err, ERR_FAILED,
@@ -425,7 +422,7 @@ identify(struct ledger *ledger, bool create, int64_t *version, struct err *err)
 		    (long long)*version, schema_migration_count);
 	if (*version > 0)
 		return 0;
-	if ((rc = query_int(ledger, "SELECT count(*) FROM sqlite_schema", &tables,
+	if ((rc = ledger_query_int(ledger, "SELECT count(*) FROM sqlite_schema", &tables,
 		 err)) < 0)
 		return rc;
 	if (tables > 0)
@@ -450,7 +447,7 @@ migrate(struct ledger *ledger, int64_t version, struct err *err)
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
 	/* Re-read under the lock: another process may have migrated. */
-	if ((rc = query_int(ledger, "PRAGMA user_version", &version, err)) < 0)
+	if ((rc = ledger_query_int(ledger, "PRAGMA user_version", &version, err)) < 0)
 		goto fail;
 	for (int64_t v = version; v < (int64_t)schema_migration_count; v++) {
 		if ((rc = ledger_exec(ledger, schema_migrations[v], err)) < 0)

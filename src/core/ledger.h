@@ -111,6 +111,13 @@ void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
 /* How many write transactions this connection has committed. */
 uint64_t ledger_commit_count(const struct ledger *ledger);
 
+/*
+ * Run sql (a constant, no parameters) and put column 0 of its first row in
+ * *value (0 when there is no row).
+ */
+int ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
+    struct err *err);
+
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);
 

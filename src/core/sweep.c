@@ -231,18 +231,8 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 static int
 count_reported(struct ledger *ledger, int64_t *count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "SELECT count(*) FROM tasks WHERE state = 'reported'", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	rc = sqlite3_step(st);
-	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "counting reported tasks");
-	return 0;
+	return ledger_query_int(ledger,
+	    "SELECT count(*) FROM tasks WHERE state = 'reported'", count, err);
 }
 
 /*

@@ -89,16 +89,6 @@ usage_since(struct ledger *ledger, int64_t after_save, const char *tasks_json,
 int
 usage_mark(struct ledger *ledger, int64_t *save_id, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "SELECT coalesce(max(id), 0) FROM saves", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	rc = sqlite3_step(st);
-	*save_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading saves");
-	return 0;
+	return ledger_query_int(ledger, "SELECT coalesce(max(id), 0) FROM saves",
+	    save_id, err);
 }

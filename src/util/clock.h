@@ -12,8 +12,9 @@
 /* Milliseconds since the epoch, or $DAICHO_NOW_MS when set. */
 int64_t clock_now_ms(void);
 
-/* Monotonic milliseconds, for measuring intervals. */
+/* Monotonic milliseconds and microseconds, for measuring intervals. */
 int64_t clock_mono_ms(void);
+int64_t clock_mono_us(void);
 
 /* Append an age such as "12s", "5m", "3h", "2d" (never negative). */
 void clock_add_age(struct buf *out, int64_t age_ms);

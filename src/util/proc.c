@@ -1,5 +1,7 @@
 #include "util/proc.h"
 
+#include "util/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -144,15 +146,6 @@ keep_tail(struct buf *b, size_t tail)
 	}
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 proc_run_shell(const char *command, const char *dir, char *const env_extra[],
     int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
@@ -162,7 +155,7 @@ proc_run_shell(const char *command, const char *dir, char *const env_extra[],
 	char *argv[] = { "sh", "-c", (char *)command, NULL };
 	char **env = proc_environment(env_extra);
 	int pipe_fds[2], status = 0, rc;
-	int64_t start = mono_ms(), term_sent_at = 0;
+	int64_t start = clock_mono_ms(), term_sent_at = 0;
 	bool exited = false, eof = false;
 	pid_t pid;
 
@@ -196,13 +189,13 @@ proc_run_shell(const char *command, const char *dir, char *const env_extra[],
 	fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
 	while (!exited || !eof) {
 		struct pollfd pfd = { pipe_fds[0], POLLIN, 0 };
-		int64_t now = mono_ms();
+		int64_t now = clock_mono_ms();
 
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = true;
 			/* Whatever the shell left behind in its group goes too. */
 			kill(-pid, SIGKILL);
-			now = mono_ms();
+			now = clock_mono_ms();
 			out->duration_ms = now - start;
 		}
 		if (!exited && timeout_ms > 0 && now - start >= timeout_ms) {
@@ -244,7 +237,7 @@ proc_run_shell(const char *command, const char *dir, char *const env_extra[],
 	close(pipe_fds[0]);
 	keep_tail(&out->output, tail_bytes);
 	if (out->duration_ms == 0)
-		out->duration_ms = mono_ms() - start;
+		out->duration_ms = clock_mono_ms() - start;
 	if (WIFEXITED(status)) {
 		out->exit_status = WEXITSTATUS(status);
 	} else {
