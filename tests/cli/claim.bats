@@ -1,0 +1,330 @@
+#!/usr/bin/env bats
+# daicho claim: by id, --next, leases, touches, dependencies.
+
+load helpers
+
+T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
+
+@test "claim ID prints only the id and takes the task with a 30m lease" {
+	export DAICHO_NOW_MS=$T0
+	daicho add a >/dev/null
+	ok daicho claim 1 --as w1
+	assert_output 1
+	ok daicho show --json 1
+	jq -e --argjson t "$T0" '.state == "claimed" and .owner == "w1" and .attempts == 1 and
+		.lease_expires_ms == $t + 1800000' <<<"$output" >/dev/null || fail "$output"
+	[ "$(sql "SELECT kind FROM events WHERE task = 1 ORDER BY id DESC LIMIT 1")" = claim ]
+}
+
+@test "claim accepts #ID and TID; --json prints {\"id\": N}" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	ok daicho claim '#1' --as w1
+	assert_output 1
+	ok daicho claim T2 --as w1 --json
+	[ "$(jq -r .id <<<"$output")" = 2 ]
+}
+
+@test "claim --lease sets the lease length" {
+	export DAICHO_NOW_MS=$T0
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	daicho add c >/dev/null
+	ok daicho claim 1 --as w1 --lease 500ms
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 500)) ]
+	ok daicho claim 2 --as w2 --lease 4h
+	[ "$(task_field 2 lease_expires_ms)" = $((T0 + 4 * 3600 * 1000)) ]
+	ok daicho claim --next --as w3 --lease 2d
+	[ "$(task_field 3 lease_expires_ms)" = $((T0 + 2 * 86400 * 1000)) ]
+}
+
+@test "claiming a task you already hold succeeds and changes nothing else" {
+	daicho add a >/dev/null
+	ok daicho claim 1 --as w1
+	ok daicho claim 1 --as w1
+	assert_output 1
+	ok daicho claim '#1' --as w1
+	assert_output 1
+	[ "$(task_field 1 attempts)" = 1 ]
+	[ "$(task_field 1 owner)" = w1 ]
+	[ "$(sql "SELECT count(*) FROM events WHERE kind = 'claim'")" = 1 ]
+}
+
+@test "claiming your own task again renews its lease" {
+	daicho add a >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w1 --lease 10m >/dev/null
+	DAICHO_NOW_MS=$((T0 + 60000)) ok daicho claim 1 --as w1 --lease 10m
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 60000 + 600000)) ]
+}
+
+@test "claim of a task held by another: exit 4 naming the holder, ledger unchanged" {
+	export DAICHO_NOW_MS=$T0
+	daicho add a >/dev/null
+	daicho claim 1 --as holder-one >/dev/null
+	register_agent w2
+	snapshot_ledger
+	refused 4 daicho claim 1 --as w2
+	stderr_contains holder-one
+	refused 4 daicho claim 1
+	stderr_contains holder-one
+	assert_ledger_unchanged
+}
+
+@test "claim --next takes the highest priority, then the oldest" {
+	daicho add "p0 oldest" >/dev/null          # 1
+	daicho add "p5" --priority 5 >/dev/null    # 2
+	daicho add "p1" --priority 1 >/dev/null    # 3
+	daicho add "p5 newer" --priority 5 >/dev/null # 4
+	daicho add "p-1" --priority -1 >/dev/null  # 5
+	daicho add "p0 newer" >/dev/null           # 6
+	local got=()
+	for i in 1 2 3 4 5 6; do
+		capture daicho claim --next --as "w$i"
+		assert_success
+		got+=("$output")
+	done
+	[ "${got[*]}" = "2 4 3 1 6 5" ] || fail "claim order: ${got[*]}"
+}
+
+@test "claim --next --label only takes tasks with that label" {
+	daicho add a --priority 9 >/dev/null
+	daicho add b --label gpu >/dev/null
+	daicho add c --label cpu --priority 3 >/dev/null
+	ok daicho claim --next --label gpu --as w1
+	assert_output 2
+	refused 3 daicho claim --next --label gpu --as w1
+	ok daicho claim --next --as w1
+	assert_output 1
+}
+
+@test "claim --next with nothing ready: stdout empty, exit 3, stderr says why; ledger unchanged" {
+	register_agent w1
+	snapshot_ledger
+	refused 3 daicho claim --next --as w1
+	stderr_contains "nothing ready"
+	daicho add a >/dev/null
+	daicho add b --after 1 >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w2 >/dev/null
+	export DAICHO_NOW_MS=$T0
+	snapshot_ledger
+	refused 3 daicho claim --next --as w1
+	stderr_contains "nothing ready"
+	assert_ledger_unchanged
+}
+
+@test "a task whose touches overlap a live claim is skipped by --next and refused by claim ID" {
+	export DAICHO_NOW_MS=$T0
+	daicho add "wide" --touches 'src/**' --priority 1 >/dev/null      # 1
+	daicho add "narrow" --touches 'src/main.c' --priority 9 >/dev/null # 2
+	daicho add "other dir" --touches 'docs/*' >/dev/null              # 3
+	daicho add "glob overlap" --touches 'src/*.[ch]' --priority 8 >/dev/null # 4
+	daicho add "no touches" --priority -5 >/dev/null                  # 5
+	ok daicho claim 1 --as w1
+	register_agent w2
+	ok daicho ls --ready --json
+	[ "$(jq -c '[.[].id]' <<<"$output")" = "[3,5]" ]
+	snapshot_ledger
+	refused 4 daicho claim 2 --as w2
+	stderr_contains "#1"
+	refused 4 daicho claim 4 --as w2
+	assert_ledger_unchanged
+	ok daicho claim --next --as w2
+	assert_output 3
+	ok daicho claim --next --as w2
+	assert_output 5
+	refused 3 daicho claim --next --as w2
+	# Once the wide claim is released the narrow task is claimable again.
+	daicho release 1 --as w1
+	ok daicho claim --next --as w2
+	assert_output 2
+}
+
+@test "overlap is checked between two claimed tasks' globs, both ways" {
+	daicho add "narrow first" --touches 'lib/a.c' >/dev/null
+	daicho add "wide second" --touches 'lib/*' >/dev/null
+	daicho add "unrelated" --touches 'library/x' >/dev/null
+	ok daicho claim 1 --as w1
+	refused 4 daicho claim 2 --as w2
+	ok daicho claim 3 --as w2
+}
+
+@test "a lease that runs out (real time) lets another agent claim; events show lease-expired" {
+	daicho add a >/dev/null
+	ok daicho claim 1 --as w1 --lease 1s
+	refused 4 daicho claim 1 --as w2
+	sleep 1.2
+	ok daicho claim 1 --as w2
+	assert_output 1
+	[ "$(task_field 1 owner)" = w2 ]
+	[ "$(task_field 1 attempts)" = 2 ]
+	ok daicho log 1 --json
+	[ "$(jq -r '[.[].kind] | join(",")' <<<"$output")" = "add,claim,lease-expired,claim" ]
+	ok daicho events --json
+	jq -e '[.[] | select(.kind == "lease-expired" and .task == 1)] | length == 1' <<<"$output" >/dev/null
+}
+
+@test "an expired claim is taken by claim --next too" {
+	daicho add a --priority 5 >/dev/null
+	daicho add b >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w1 --lease 10s >/dev/null
+	DAICHO_NOW_MS=$((T0 + 11000)) ok daicho claim --next --as w2
+	assert_output 1
+	ok daicho events --json
+	[ "$(jq -r '[.[] | select(.task == 1) | .kind] | join(",")' <<<"$output")" = "add,claim,lease-expired,claim" ]
+	[ "$(jq -r '.[] | select(.kind == "lease-expired") | .detail.owner' <<<"$output")" = w1 ]
+}
+
+@test "any command by the holder renews its unexpired leases" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w1 --lease 10s >/dev/null
+	# 8 s later the holder runs an unrelated read-only command.
+	DAICHO_NOW_MS=$((T0 + 8000)) ok daicho ls --as w1
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 18000)) ]
+	# At 15 s the original lease would have run out; it has not.
+	DAICHO_NOW_MS=$((T0 + 15000)) refused 4 daicho claim 1 --as w2
+	stderr_contains w1
+	# DAICHO_AGENT is the same identity.
+	DAICHO_AGENT=w1 DAICHO_NOW_MS=$((T0 + 16000)) ok daicho show 2
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 26000)) ]
+	DAICHO_NOW_MS=$((T0 + 27000)) ok daicho claim 1 --as w2
+	[ "$(task_field 1 owner)" = w2 ]
+}
+
+@test "a command by another agent does not renew the holder's lease" {
+	daicho add a >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w1 --lease 10s >/dev/null
+	DAICHO_NOW_MS=$((T0 + 8000)) ok daicho ls --as w2
+	DAICHO_NOW_MS=$((T0 + 8000)) ok daicho ls
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 10000)) ]
+}
+
+@test "an expired lease is not revived by the old holder's later commands" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w1 --lease 10s >/dev/null
+	DAICHO_NOW_MS=$((T0 + 15000)) ok daicho show 2 --as w1
+	DAICHO_NOW_MS=$((T0 + 16000)) ok daicho claim 1 --as w2
+	assert_output 1
+}
+
+@test "an expired claim whose attempts are used up is not claimable" {
+	daicho add a --max-attempts 1 >/dev/null
+	DAICHO_NOW_MS=$T0 daicho claim 1 --as w1 --lease 1s >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 5000))
+	ok daicho ls --ready --json
+	[ "$(jq length <<<"$output")" = 0 ]
+	refused 3 daicho claim --next --as w2
+	refused 4 daicho claim 1 --as w2
+	[ "$(task_field 1 owner)" != w2 ]
+}
+
+@test "bad --lease: exit 2, ledger unchanged" {
+	daicho add a >/dev/null
+	register_agent w1
+	snapshot_ledger
+	for d in 10x 0s -5m 5 m 1.5h ''; do
+		refused 2 daicho claim 1 --as w1 --lease "$d"
+		refused 2 daicho claim --next --as w1 --lease "$d"
+	done
+	refused 2 daicho claim 1 --as w1 --lease
+	assert_ledger_unchanged
+}
+
+@test "claim with both ID and --next, neither, or junk: exit 2" {
+	daicho add a >/dev/null
+	register_agent w1
+	snapshot_ledger
+	refused 2 daicho claim 1 --next --as w1
+	refused 2 daicho claim --next 1 --as w1
+	refused 2 daicho claim --as w1
+	refused 2 daicho claim abc --as w1
+	refused 2 daicho claim 1 2 --as w1
+	refused 2 daicho claim 1 --bogus --as w1
+	refused 2 daicho claim 1 --label x --as w1
+	assert_ledger_unchanged
+}
+
+@test "claim of an unknown id: exit 3, ledger unchanged" {
+	register_agent w1
+	snapshot_ledger
+	refused 3 daicho claim 42 --as w1
+	stderr_contains 42
+	assert_ledger_unchanged
+}
+
+@test "claim of a task that is not open (reported, blocked, cancelled): exit 4" {
+	export DAICHO_NOW_MS=$T0
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	daicho add c >/dev/null
+	daicho claim 1 --as w1 >/dev/null
+	daicho report 1 --as w1
+	daicho claim 2 --as w1 >/dev/null
+	daicho block 2 --as w1 --reason "need a token"
+	daicho cancel 3
+	register_agent w2
+	snapshot_ledger
+	refused 4 daicho claim 1 --as w2
+	refused 4 daicho claim 2 --as w2
+	refused 4 daicho claim 3 --as w2
+	refused 4 daicho claim 1 --as w1
+	refused 4 daicho claim 3 --as w1
+	refused 3 daicho claim --next --as w2
+	assert_ledger_unchanged
+}
+
+@test "a task after a reported (not verified) task is still not ready" {
+	export DAICHO_NOW_MS=$T0
+	daicho add first >/dev/null
+	daicho add second --after 1 --priority 9 >/dev/null
+	refused 3 daicho claim --next --as w0 --label nothing
+	ok daicho claim --next --as w1
+	assert_output 1
+	daicho report 1 --as w1
+	[ "$(task_field 1 state)" = reported ]
+	[ "$(task_field 2 unmet_after)" = 1 ]
+	ok daicho ls --ready --json
+	[ "$(jq length <<<"$output")" = 0 ]
+	register_agent w2
+	snapshot_ledger
+	refused 3 daicho claim --next --as w2
+	refused 4 daicho claim 2 --as w2
+	assert_ledger_unchanged
+}
+
+@test "a task after a cancelled task never becomes ready" {
+	daicho add first >/dev/null
+	daicho add second --after 1 >/dev/null
+	daicho cancel 1
+	ok daicho ls --ready --json
+	[ "$(jq length <<<"$output")" = 0 ]
+	refused 3 daicho claim --next --as w1
+}
+
+@test "the human is a claimer too when no identity is given" {
+	daicho add a >/dev/null
+	ok daicho claim --next
+	assert_output 1
+	[ "$(task_field 1 owner)" = "$(id -un)" ]
+	ok daicho ls --mine --json
+	[ "$(jq -c '[.[].id]' <<<"$output")" = "[1]" ]
+}
+
+@test "agent sessions: CLAUDE_CODE_SESSION_ID binds an agent named claude-<8 chars>" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	CLAUDE_CODE_SESSION_ID=0123456789abcdef-session ok daicho claim 1
+	owner="$(task_field 1 owner)"
+	[[ "$owner" =~ ^claude-.{8}$ ]] || fail "owner is '$owner'"
+	# The same session is the same agent: it holds the task.
+	CLAUDE_CODE_SESSION_ID=0123456789abcdef-session ok daicho claim 1
+	CLAUDE_CODE_SESSION_ID=0123456789abcdef-session ok daicho ls --mine --json
+	[ "$(jq -c '[.[].id]' <<<"$output")" = "[1]" ]
+	# Another session is another agent.
+	CLAUDE_CODE_SESSION_ID=other-session-id-xyz refused 4 daicho claim 1
+	stderr_contains "$owner"
+	# DAICHO_AGENT and --as come first.
+	CLAUDE_CODE_SESSION_ID=0123456789abcdef-session DAICHO_AGENT=w9 ok daicho claim 2
+	[ "$(task_field 2 owner)" = w9 ]
+}

@@ -1,0 +1,227 @@
+#!/usr/bin/env bats
+# daicho init and where the ledger is found.
+
+load helpers
+
+# A failed read-only test must not leave an immutable file behind (bats could
+# not remove its temporary directory).
+teardown() {
+	[ -z "${IMMUTABLE:-}" ] || chattr -i "$IMMUTABLE" 2>/dev/null || true
+}
+
+@test "init creates a WAL-mode SQLite ledger at \$DAICHO_LEDGER" {
+	export DAICHO_LEDGER="$TEST_ROOT/fresh.db"
+	ok daicho init
+	[ -s "$DAICHO_LEDGER" ]
+	assert_output --partial "$DAICHO_LEDGER"
+	capture sqlite3 "$DAICHO_LEDGER" 'PRAGMA journal_mode'
+	assert_output wal
+	capture sqlite3 "$DAICHO_LEDGER" 'PRAGMA user_version'
+	[ "$output" -gt 0 ]
+	capture sqlite3 "$DAICHO_LEDGER" 'PRAGMA integrity_check'
+	assert_output ok
+}
+
+@test "init --json reports the path and whether it was created" {
+	export DAICHO_LEDGER="$TEST_ROOT/fresh.db"
+	ok daicho init --json
+	[ "$(jq -r .ledger <<<"$output")" = "$DAICHO_LEDGER" ]
+	[ "$(jq -r .created <<<"$output")" = true ]
+	ok daicho init --json
+	[ "$(jq -r .created <<<"$output")" = false ]
+}
+
+@test "init twice succeeds and keeps the tasks" {
+	ok daicho add "keep me"
+	assert_output 1
+	snapshot_ledger
+	ok daicho init
+	assert_ledger_unchanged
+	ok daicho show --json 1
+	[ "$(jq -r .title <<<"$output")" = "keep me" ]
+}
+
+@test "--ledger PATH wins over \$DAICHO_LEDGER" {
+	ok daicho --ledger "$TEST_ROOT/other.db" init
+	[ -s "$TEST_ROOT/other.db" ]
+	ok daicho --ledger "$TEST_ROOT/other.db" add "in other"
+	ok daicho ls --json
+	[ "$(jq length <<<"$output")" = 0 ]
+	ok daicho ls --json --ledger "$TEST_ROOT/other.db"
+	[ "$(jq -r '.[0].title' <<<"$output")" = "in other" ]
+}
+
+@test "\$DAICHO_LEDGER wins over the git repository's ledger" {
+	new_git_repo "$TEST_ROOT/repo"
+	cd "$TEST_ROOT/repo"
+	ok daicho add "env ledger"
+	[ ! -e "$TEST_ROOT/repo/.git/daicho" ]
+	[ "$(sql 'SELECT title FROM tasks')" = "env ledger" ]
+}
+
+@test "in a git repository the ledger is <git common dir>/daicho/ledger.db" {
+	unset DAICHO_LEDGER
+	new_git_repo "$TEST_ROOT/repo"
+	mkdir -p "$TEST_ROOT/repo/sub/dir"
+	cd "$TEST_ROOT/repo/sub/dir"
+	ok daicho init
+	[ -s "$TEST_ROOT/repo/.git/daicho/ledger.db" ]
+	[ ! -e "$TEST_ROOT/repo/sub/dir/.daicho" ]
+	ok daicho add "in repo"
+	[ "$(sqlite3 "$TEST_ROOT/repo/.git/daicho/ledger.db" 'SELECT title FROM tasks')" = "in repo" ]
+}
+
+@test "two git worktrees of one repository share one ledger" {
+	unset DAICHO_LEDGER
+	new_git_repo "$TEST_ROOT/repo"
+	git -C "$TEST_ROOT/repo" worktree add -q "$TEST_ROOT/wt2" -b side
+	git -C "$TEST_ROOT/repo" worktree add -q "$TEST_ROOT/wt3" -b third
+	cd "$TEST_ROOT/repo"
+	ok daicho init
+	cd "$TEST_ROOT/wt2"
+	ok daicho init
+	assert_output --partial "$TEST_ROOT/repo/.git/daicho/ledger.db"
+	ok daicho add "added in wt2"
+	id="$output"
+	[ ! -e "$TEST_ROOT/wt2/.daicho" ]
+
+	cd "$TEST_ROOT/repo"
+	ok daicho show --json "$id"
+	[ "$(jq -r .title <<<"$output")" = "added in wt2" ]
+
+	cd "$TEST_ROOT/wt3"
+	ok daicho add "added in wt3"
+	id3="$output"
+	cd "$TEST_ROOT/wt2"
+	ok daicho ls --json
+	[ "$(jq -r '[.[].title] | join(",")' <<<"$output")" = "added in wt2,added in wt3" ]
+
+	# A claim taken in one worktree is seen from the other.
+	cd "$TEST_ROOT/wt3"
+	ok daicho claim "$id3" --as w3
+	cd "$TEST_ROOT/wt2"
+	refused 4 daicho claim "$id3" --as w2
+	stderr_contains w3
+}
+
+@test "outside git, init creates .daicho/ledger.db in the current directory" {
+	unset DAICHO_LEDGER
+	mkdir -p "$TEST_ROOT/proj"
+	cd "$TEST_ROOT/proj"
+	ok daicho init
+	[ -s "$TEST_ROOT/proj/.daicho/ledger.db" ]
+}
+
+@test ".daicho/ledger.db is searched upward from a subdirectory" {
+	unset DAICHO_LEDGER
+	mkdir -p "$TEST_ROOT/proj/a/b/c"
+	cd "$TEST_ROOT/proj"
+	ok daicho init
+	cd "$TEST_ROOT/proj/a/b/c"
+	ok daicho add "from deep below"
+	[ ! -e "$TEST_ROOT/proj/a/b/c/.daicho" ]
+	[ "$(sqlite3 "$TEST_ROOT/proj/.daicho/ledger.db" 'SELECT title FROM tasks')" = "from deep below" ]
+	cd "$TEST_ROOT/proj/a"
+	ok daicho ls --json
+	[ "$(jq -r '.[0].title' <<<"$output")" = "from deep below" ]
+}
+
+@test "-C DIR finds the ledger from DIR" {
+	unset DAICHO_LEDGER
+	mkdir -p "$TEST_ROOT/proj/sub" "$TEST_ROOT/elsewhere"
+	ok daicho -C "$TEST_ROOT/proj" init
+	[ -s "$TEST_ROOT/proj/.daicho/ledger.db" ]
+	cd "$TEST_ROOT/elsewhere"
+	ok daicho -C "$TEST_ROOT/proj/sub" add "via -C"
+	[ ! -e "$TEST_ROOT/elsewhere/.daicho" ]
+	[ "$(sqlite3 "$TEST_ROOT/proj/.daicho/ledger.db" 'SELECT title FROM tasks')" = "via -C" ]
+}
+
+@test "a command that needs a ledger and finds none says how to create one (exit 1)" {
+	unset DAICHO_LEDGER
+	mkdir -p "$TEST_ROOT/empty"
+	cd "$TEST_ROOT/empty"
+	for cmd in "ls" "add x" "claim --next" "show 1" "events"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "daicho init"
+	done
+	[ ! -e "$TEST_ROOT/empty/.daicho" ]
+}
+
+@test "a missing --ledger or \$DAICHO_LEDGER file is not created by other commands" {
+	refused 1 daicho --ledger "$TEST_ROOT/none.db" add x
+	stderr_contains "daicho init"
+	[ ! -e "$TEST_ROOT/none.db" ]
+	DAICHO_LEDGER="$TEST_ROOT/none2.db" refused 1 daicho ls
+	stderr_contains "daicho init"
+	[ ! -e "$TEST_ROOT/none2.db" ]
+}
+
+@test "a file that is not SQLite: exit 1, clear message, file unchanged" {
+	printf 'these are my notes\nnot a database\n' >"$TEST_ROOT/notes.txt"
+	sum="$(sha256sum <"$TEST_ROOT/notes.txt")"
+	export DAICHO_LEDGER="$TEST_ROOT/notes.txt"
+	for cmd in "ls" "add x" "init" "claim --next --as w1" "events"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "not a daicho ledger"
+		[ "$(sha256sum <"$TEST_ROOT/notes.txt")" = "$sum" ]
+	done
+	[ ! -e "$TEST_ROOT/notes.txt-wal" ]
+	[ ! -e "$TEST_ROOT/notes.txt-journal" ]
+}
+
+@test "a SQLite file that is not a daicho ledger is refused and left unchanged" {
+	sqlite3 "$TEST_ROOT/other.db" 'CREATE TABLE mine (x); INSERT INTO mine VALUES (42);'
+	sum="$(sha256sum <"$TEST_ROOT/other.db")"
+	export DAICHO_LEDGER="$TEST_ROOT/other.db"
+	refused 1 daicho add x
+	stderr_contains "not a daicho ledger"
+	[ "$(sha256sum <"$TEST_ROOT/other.db")" = "$sum" ]
+	[ "$(sqlite3 "$TEST_ROOT/other.db" '.tables')" = mine ]
+}
+
+# Tests run as root, which ignores permission bits; an immutable file
+# (chattr +i) is read-only even for root.
+@test "a read-only ledger file: writes fail with one clear line, exit 1, ledger unchanged" {
+	ok daicho add "before"
+	ok daicho claim 1 --as w1
+	# Flush the WAL into the main file so the file alone holds the data.
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	snapshot_ledger
+	IMMUTABLE="$DAICHO_LEDGER"
+	if ! chattr +i "$DAICHO_LEDGER" 2>/dev/null; then
+		if [ "$(id -u)" = 0 ]; then
+			skip "chattr +i unsupported here and root ignores chmod"
+		fi
+		chmod 444 "$DAICHO_LEDGER"
+	fi
+	sum="$(sha256sum <"$DAICHO_LEDGER")"
+	capture daicho add "after"
+	run_status=$status run_stderr=$stderr run_output=$output
+	capture daicho report 1 --as w1
+	report_status=$status report_stderr=$stderr report_output=$output
+	now_sum="$(sha256sum <"$DAICHO_LEDGER")"
+	chattr -i "$DAICHO_LEDGER" 2>/dev/null || chmod 644 "$DAICHO_LEDGER"
+
+	status=$run_status stderr=$run_stderr output=$run_output
+	assert_refused 1
+	stderr_contains "read-only"
+	status=$report_status stderr=$report_stderr output=$report_output
+	assert_refused 1
+	stderr_contains "read-only"
+	[ "$now_sum" = "$sum" ]
+	assert_ledger_unchanged
+}
+
+@test "a read-only ledger can still be read" {
+	ok daicho add "readable"
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	IMMUTABLE="$DAICHO_LEDGER"
+	chattr +i "$DAICHO_LEDGER" 2>/dev/null || skip "chattr +i unsupported here"
+	capture daicho ls --json
+	chattr -i "$DAICHO_LEDGER"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.[0].title' <<<"$output")" = readable ]
+}
