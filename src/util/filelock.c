@@ -2,7 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,55 +11,50 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/proc.h"
 
-#define FILELOCK_MAGIC 0x4441494cu /* "DAIL" */
-#define FILELOCK_BYTES 4096
+#define FILELOCK_MAGIC 0x4441494du /* "DAIM": ticket lock, layout 2 */
+#define FILELOCK_BYTES 8192
+#define SLOTS 256                  /* waiters that can queue at once */
+#define CHECK_MS 50                /* how often a waiter looks for the dead */
 
-/* The shared page. magic is written last, once the mutex is ready. */
+/*
+ * The shared pages: a ticket lock. A locker takes the next ticket and waits
+ * until "serving" reaches it; unlocking serves the next ticket and wakes
+ * only the process waiting for that one (each waits on its own slot's
+ * futex word), so the lock is handed over first come, first served, with
+ * no thundering herd. pid[slot] records who holds each ticket, so that a
+ * ticket whose process died (holding or waiting) is skipped by the next in
+ * line: a kill -9 never wedges the queue.
+ */
 struct shared {
 	_Atomic uint32_t magic;
-	uint32_t mutex_bytes;      /* sizeof(pthread_mutex_t) of the writer */
-	pthread_mutex_t mutex;
+	_Atomic uint32_t next;          /* the next ticket to hand out */
+	_Atomic uint32_t serving;       /* the ticket that may hold the lock */
+	_Atomic uint32_t turn[SLOTS];   /* futex words: serving, per slot */
+	_Atomic int32_t pid[SLOTS];     /* ticket holder; 0 unknown, -1 gone */
 };
 
 struct filelock {
 	int fd;
 	struct shared *shared;
+	uint32_t ticket;                /* ours, while we hold the lock */
+	uint32_t unknown_serving;       /* a served ticket with no pid yet... */
+	int64_t unknown_since_ms;       /* ...since when */
 };
 
-_Static_assert(sizeof(struct shared) <= FILELOCK_BYTES, "shared page too small");
+_Static_assert(sizeof(struct shared) <= FILELOCK_BYTES, "shared pages too small");
 
-/* Initialise the mutex; the caller holds the file's flock. */
-static int
-init_mutex(struct shared *shared)
+static long
+futex(_Atomic uint32_t *word, int op, uint32_t value,
+    const struct timespec *timeout)
 {
-	pthread_mutexattr_t attr;
-	int rc;
-
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-	rc = pthread_mutex_init(&shared->mutex, &attr);
-	pthread_mutexattr_destroy(&attr);
-	if (rc != 0) {
-		errno = rc;
-		return -1;
-	}
-	shared->mutex_bytes = sizeof(pthread_mutex_t);
-	atomic_store_explicit(&shared->magic, FILELOCK_MAGIC, memory_order_release);
-	return 0;
-}
-
-static bool
-ready(struct shared *shared)
-{
-	return atomic_load_explicit(&shared->magic, memory_order_acquire) ==
-		   FILELOCK_MAGIC &&
-	       shared->mutex_bytes == sizeof(pthread_mutex_t);
+	return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
 }
 
 int
@@ -93,19 +89,14 @@ filelock_open(const char *path, struct filelock **out)
 	lock = xcalloc(1, sizeof(*lock));
 	lock->fd = fd;
 	lock->shared = map;
-	if (!ready(lock->shared)) {
-		int rc = 0;
-
+	if (atomic_load(&lock->shared->magic) != FILELOCK_MAGIC) {
+		/* A new (zeroed) file, or an older layout: start afresh. */
 		flock(fd, LOCK_EX);
-		if (!ready(lock->shared))
-			rc = init_mutex(lock->shared);
-		flock(fd, LOCK_UN);
-		if (rc < 0) {
-			saved = errno;
-			filelock_close(lock);
-			errno = saved;
-			return -1;
+		if (atomic_load(&lock->shared->magic) != FILELOCK_MAGIC) {
+			memset(map, 0, FILELOCK_BYTES);
+			atomic_store(&lock->shared->magic, FILELOCK_MAGIC);
 		}
+		flock(fd, LOCK_UN);
 	}
 	*out = lock;
 	return 0;
@@ -116,72 +107,116 @@ fail:
 	return -1;
 }
 
-/* Turn a pthread lock result into ours, taking over a dead holder's lock. */
-static int
-settle(struct filelock *lock, int rc)
+/* Serve ticket `from + 1` if `from` is still being served; wake its waiter. */
+static void
+serve_after(struct shared *s, uint32_t from)
 {
-	if (rc == EOWNERDEAD) {
-		/* Its transaction never committed: SQLite rolled it back. */
-		pthread_mutex_consistent(&lock->shared->mutex);
-		return 0;
+	uint32_t next = from + 1;
+
+	if (atomic_compare_exchange_strong(&s->serving, &from, next)) {
+		atomic_store(&s->turn[next % SLOTS], next);
+		futex(&s->turn[next % SLOTS], FUTEX_WAKE, INT_MAX, NULL);
 	}
-	if (rc == 0)
-		return 0;
-	if (rc == ETIMEDOUT || rc == EBUSY)
-		return 1;
-	if (rc == ENOTRECOVERABLE) {
-		/* A holder died during a takeover: start the mutex afresh. */
-		flock(lock->fd, LOCK_EX);
-		atomic_store(&lock->shared->magic, 0);
-		rc = init_mutex(lock->shared);
-		flock(lock->fd, LOCK_UN);
-		return rc < 0 ? -1 : 1;
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * While waiting near the front of the queue: if the ticket being served
+ * belongs to a process that is gone (died holding the lock or while queued,
+ * or gave up), move on. A ticket whose taker died before writing its pid
+ * shows pid 0; after two seconds of that it is taken for dead too.
+ */
+static void
+skip_the_dead(struct filelock *lock)
+{
+	struct shared *s = lock->shared;
+	uint32_t serving = atomic_load(&s->serving);
+	int32_t pid;
+
+	if (serving == atomic_load(&s->next))
+		return; /* nobody holds it */
+	pid = atomic_load(&s->pid[serving % SLOTS]);
+	if (pid == 0) {
+		if (lock->unknown_serving != serving || lock->unknown_since_ms == 0) {
+			lock->unknown_serving = serving;
+			lock->unknown_since_ms = now_ms();
+		} else if (now_ms() - lock->unknown_since_ms > 2000) {
+			serve_after(s, serving);
+		}
+		return;
 	}
-	errno = rc;
-	return -1;
+	if (pid == -1 || !proc_is_alive(pid))
+		serve_after(s, serving);
 }
 
 int
 filelock_acquire(struct filelock *lock, int64_t timeout_ms)
 {
-	struct timespec deadline;
-	int rc;
+	struct shared *s = lock->shared;
+	int64_t deadline = now_ms() + timeout_ms;
+	uint32_t ticket;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
+	/* Never queue more than the slots hold (two tickets, one slot). */
+	while (atomic_load(&s->next) - atomic_load(&s->serving) >= SLOTS - 16) {
+		struct timespec pause = { 0, 10 * 1000000L };
+
+		if (now_ms() >= deadline)
+			return 1;
+		skip_the_dead(lock);
+		nanosleep(&pause, NULL);
 	}
+	ticket = atomic_fetch_add(&s->next, 1);
+	atomic_store(&s->pid[ticket % SLOTS], (int32_t)getpid());
+	lock->unknown_since_ms = 0;
 	for (;;) {
-		rc = settle(lock, pthread_mutex_clocklock(&lock->shared->mutex,
-				      CLOCK_MONOTONIC, &deadline));
-		if (rc != 1)
-			return rc;
-		/* A timeout is final; a recovered mutex is tried again. */
-		{
-			struct timespec now;
+		uint32_t turn = atomic_load(&s->turn[ticket % SLOTS]);
+		struct timespec pause = { 0, CHECK_MS * 1000000L };
 
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > deadline.tv_sec ||
-			    (now.tv_sec == deadline.tv_sec &&
-				now.tv_nsec >= deadline.tv_nsec))
-				return 1;
+		if (atomic_load(&s->serving) == ticket) {
+			lock->ticket = ticket;
+			return 0;
 		}
+		if (now_ms() >= deadline) {
+			/* Give the ticket up; if it just came up, pass it on. */
+			atomic_store(&s->pid[ticket % SLOTS], -1);
+			serve_after(s, ticket);
+			return 1;
+		}
+		if (turn != ticket)
+			futex(&s->turn[ticket % SLOTS], FUTEX_WAIT, turn, &pause);
+		/* Only the first few in line look for the dead. */
+		if (ticket - atomic_load(&s->serving) <= 4)
+			skip_the_dead(lock);
 	}
 }
 
 int
 filelock_try(struct filelock *lock)
 {
-	return settle(lock, pthread_mutex_trylock(&lock->shared->mutex));
+	struct shared *s = lock->shared;
+	uint32_t serving = atomic_load(&s->serving), expected = serving;
+
+	/* Free means: nobody holds a ticket at or after serving. */
+	if (!atomic_compare_exchange_strong(&s->next, &expected, serving + 1))
+		return 1;
+	atomic_store(&s->pid[serving % SLOTS], (int32_t)getpid());
+	lock->ticket = serving;
+	return 0;
 }
 
 void
 filelock_release(struct filelock *lock)
 {
-	pthread_mutex_unlock(&lock->shared->mutex);
+	atomic_store(&lock->shared->pid[lock->ticket % SLOTS], -1);
+	serve_after(lock->shared, lock->ticket);
 }
 
 void

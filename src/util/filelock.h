@@ -1,13 +1,17 @@
 /*
  * A write lock shared by every process that opens the same lock file: a
- * robust, process-shared mutex in a memory-mapped file.
+ * ticket lock in a memory-mapped file, first come first served.
  *
  * Why not flock(2): when a flock is released the kernel wakes every
  * waiter, they all race, one wins and the rest go back to sleep. With many
  * processes on few cores that herd starves the holder itself, and waits
- * grow to seconds. A futex-based mutex wakes one waiter at a time. Robust:
- * when a holder dies (kill -9), the next locker takes the lock over
- * instead of waiting forever.
+ * grow to seconds. Why not a plain futex mutex: it wakes one waiter, but a
+ * process that just arrived can take the lock first, again and again, so
+ * some waiters still wait seconds. Here each waiter sleeps on its own futex
+ * word and is woken only when its ticket is served. A ticket whose process
+ * died (kill -9, holding or waiting) is skipped by the next in line, so a
+ * crash never wedges the queue. At most 240 processes queue at once; more
+ * wait to enter the queue.
  */
 #ifndef DAICHO_FILELOCK_H
 #define DAICHO_FILELOCK_H
