@@ -1,5 +1,6 @@
 #include "core/agent.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -396,8 +397,8 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
 	st = ledger_stmt(ledger,
-	    "SELECT id, pid FROM agents WHERE state <> 'ended' AND pid IS NOT NULL"
-	    " AND host = ?", err);
+	    "SELECT id, pid, name FROM agents WHERE state <> 'ended'"
+	    " AND pid IS NOT NULL AND host = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;
@@ -407,9 +408,26 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 		pid_t pid = (pid_t)sqlite3_column_int64(st, 1);
 
 		if (!proc_is_alive(pid)) {
+			struct buf agent_env = BUF_INIT, ledger_env = BUF_INIT;
+			char *needles[3];
+
 			xgrow((void **)&dead, &dead_alloc, dead_count + 1,
 			    sizeof(*dead));
 			dead[dead_count++] = sqlite3_column_int64(st, 0);
+			/*
+			 * Its workers outlive it (each has a process group of
+			 * its own): stop them before their tasks are taken,
+			 * or a task would run twice at once.
+			 */
+			buf_addf(&agent_env, "DAICHO_AGENT=%s",
+			    (const char *)sqlite3_column_text(st, 2));
+			buf_addf(&ledger_env, "DAICHO_LEDGER=%s", ledger_path(ledger));
+			needles[0] = agent_env.buf;
+			needles[1] = ledger_env.buf;
+			needles[2] = NULL;
+			proc_signal_by_environment(needles, SIGKILL);
+			buf_release(&agent_env);
+			buf_release(&ledger_env);
 		}
 	}
 	sqlite3_reset(st);

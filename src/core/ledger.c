@@ -558,14 +558,16 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 
 /*
  * Leave a short WAL behind: truncate it when this process grew it past
- * LEDGER_TRUNCATE_PAGES, but only when the write lock is free right now and
- * no reader is in the way (never waits).
+ * LEDGER_TRUNCATE_PAGES and the ledger is quiet. A checkpoint holds the
+ * write lock while it copies and syncs, so under contention (this process
+ * had to wait for the lock) it is left to the passive checkpoints, which
+ * need no lock; and it never waits for the lock or for readers.
  */
 static void
 truncate_wal(struct ledger *ledger)
 {
 	if (ledger->wal_pages < LEDGER_TRUNCATE_PAGES || ledger->lock == NULL ||
-	    filelock_try(ledger->lock) != 0)
+	    ledger->wait_us_max > 1000 || filelock_try(ledger->lock) != 0)
 		return;
 	sqlite3_busy_timeout(ledger->db, 0);
 	sqlite3_wal_checkpoint_v2(ledger->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,

@@ -56,7 +56,7 @@ struct runner {
 	int64_t first_event, first_save;
 	pid_t sweep_pid;
 	bool sweep_pending;
-	int64_t next_sweep_ms, next_beat_ms, next_progress_ms, next_budget_ms;
+	int64_t next_sweep_ms, next_beat_ms, next_progress_ms;
 	int64_t pause_until_ms, pause_ms;
 	bool paused, stopping, nothing_ready;
 	int64_t finished;
@@ -258,6 +258,35 @@ find_returned(int64_t task, int64_t owner, void *arg)
 	return 1;
 }
 
+static int
+check_budget(struct runner *r)
+{
+	int64_t tokens = 0;
+	double cost = 0;
+	int rc;
+
+	/* Before every launch: saves land when workers exit, never between. */
+	if ((r->opt->budget_tokens <= 0 && r->opt->budget_cost <= 0) ||
+	    r->touched_count == 0)
+		return 0;
+	if ((rc = usage_since(r->ledger, r->first_save, r->touched_json.buf,
+		 &tokens, &cost, r->err)) < 0)
+		return rc;
+	if ((r->opt->budget_tokens > 0 && tokens >= r->opt->budget_tokens) ||
+	    (r->opt->budget_cost > 0 && cost >= r->opt->budget_cost)) {
+		if (!r->sum->budget_spent) {
+			struct err ignored = ERR_INIT;
+
+			event_record(r->ledger, r->opt->actor, "budget-spent", 0,
+			    json_pack("{s:I, s:f}", "tokens", (json_int_t)tokens,
+				"cost", cost), &ignored);
+			err_release(&ignored);
+		}
+		r->sum->budget_spent = true;
+	}
+	return 0;
+}
+
 /*
  * Fill free slots: first tasks the sweep sent back to one of our agents,
  * then the next ready ones. Sets nothing_ready when none could be had.
@@ -273,6 +302,10 @@ fill_slots(struct runner *r)
 
 		if (w->pid)
 			continue;
+		if ((rc = check_budget(r)) < 0)
+			return rc;
+		if (r->sum->budget_spent)
+			return 0;
 		rc = task_each_claimed_by(r->ledger, r->agents_json.buf,
 		    find_returned, &found, r->err);
 		if (rc < 0)
@@ -355,12 +388,13 @@ pause_launches(struct runner *r, int64_t task)
 	if (r->pause_ms > RATE_LIMIT_MAX_PAUSE_MS)
 		r->pause_ms = RATE_LIMIT_MAX_PAUSE_MS;
 	r->pause_until_ms = mono_now() + r->pause_ms;
-	if (!r->paused) {
+	/* Every pause and every extension of one is on the record. */
+	{
 		struct err ignored = ERR_INIT;
 
 		event_record(r->ledger, r->opt->actor, "pause", task,
-		    json_pack("{s:s, s:I}", "reason", "rate limit", "pause_ms",
-			(json_int_t)r->pause_ms), &ignored);
+		    json_pack("{s:s, s:I, s:b}", "reason", "rate limit", "pause_ms",
+			(json_int_t)r->pause_ms, "extended", r->paused), &ignored);
 		err_release(&ignored);
 	}
 	r->paused = true;
@@ -547,35 +581,6 @@ beat(struct runner *r)
 		return 0;
 	r->next_beat_ms = mono_now() + interval;
 	return agent_beat(r->ledger, r->agents, (size_t)r->opt->jobs, r->err);
-}
-
-static int
-check_budget(struct runner *r)
-{
-	int64_t tokens = 0;
-	double cost = 0;
-	int rc;
-
-	if ((r->opt->budget_tokens <= 0 && r->opt->budget_cost <= 0) ||
-	    r->touched_count == 0 || mono_now() < r->next_budget_ms)
-		return 0;
-	r->next_budget_ms = mono_now() + 200;
-	if ((rc = usage_since(r->ledger, r->first_save, r->touched_json.buf,
-		 &tokens, &cost, r->err)) < 0)
-		return rc;
-	if ((r->opt->budget_tokens > 0 && tokens >= r->opt->budget_tokens) ||
-	    (r->opt->budget_cost > 0 && cost >= r->opt->budget_cost)) {
-		if (!r->sum->budget_spent) {
-			struct err ignored = ERR_INIT;
-
-			event_record(r->ledger, r->opt->actor, "budget-spent", 0,
-			    json_pack("{s:I, s:f}", "tokens", (json_int_t)tokens,
-				"cost", cost), &ignored);
-			err_release(&ignored);
-		}
-		r->sum->budget_spent = true;
-	}
-	return 0;
 }
 
 static int

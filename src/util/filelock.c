@@ -176,13 +176,23 @@ filelock_acquire(struct filelock *lock, int64_t timeout_ms)
 	ticket = atomic_fetch_add(&s->next, 1);
 	atomic_store(&s->pid[ticket % SLOTS], (int32_t)getpid());
 	lock->unknown_since_ms = 0;
-	for (;;) {
+	for (unsigned round = 0;; round++) {
 		uint32_t turn = atomic_load(&s->turn[ticket % SLOTS]);
+		uint32_t serving = atomic_load(&s->serving);
 		struct timespec pause = { 0, CHECK_MS * 1000000L };
 
-		if (atomic_load(&s->serving) == ticket) {
+		if (serving == ticket) {
 			lock->ticket = ticket;
 			return 0;
+		}
+		if ((int32_t)(serving - ticket) > 0) {
+			/*
+			 * Passed over: our slot still showed its previous
+			 * holder's mark when our turn came. Queue again.
+			 */
+			ticket = atomic_fetch_add(&s->next, 1);
+			atomic_store(&s->pid[ticket % SLOTS], (int32_t)getpid());
+			continue;
 		}
 		if (now_ms() >= deadline) {
 			/* Give the ticket up; if it just came up, pass it on. */
@@ -192,8 +202,11 @@ filelock_acquire(struct filelock *lock, int64_t timeout_ms)
 		}
 		if (turn != ticket)
 			futex(&s->turn[ticket % SLOTS], FUTEX_WAIT, turn, &pause);
-		/* Only the first few in line look for the dead. */
-		if (ticket - atomic_load(&s->serving) <= 4)
+		/*
+		 * Look for the dead: the first few in line at every wake-up,
+		 * the rest now and then (several dead tickets may lie ahead).
+		 */
+		if (ticket - atomic_load(&s->serving) <= 4 || round % 8 == 0)
 			skip_the_dead(lock);
 	}
 }

@@ -2,6 +2,7 @@
 
 #include "util/clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -34,6 +35,52 @@ proc_is_alive(pid_t pid)
 		alive = false;
 	buf_release(&stat);
 	return alive;
+}
+
+/* Whether the NUL-separated environment env holds every needle. */
+static bool
+environment_has(const struct buf *env, char *const needles[])
+{
+	for (char *const *n = needles; *n; n++) {
+		bool found = false;
+
+		for (size_t at = 0; at < env->len && !found;) {
+			const char *entry = env->buf + at;
+
+			found = strcmp(entry, *n) == 0;
+			at += strlen(entry) + 1;
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int
+proc_signal_by_environment(char *const needles[], int sig)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *entry;
+	int count = 0;
+
+	if (proc == NULL)
+		return 0;
+	while ((entry = readdir(proc)) != NULL) {
+		char path[64];
+		struct buf env = BUF_INIT;
+		char *end;
+		long pid = strtol(entry->d_name, &end, 10);
+
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
+		if (buf_read_file(&env, path) == 0 && environment_has(&env, needles) &&
+		    kill((pid_t)pid, sig) == 0)
+			count++;
+		buf_release(&env);
+	}
+	closedir(proc);
+	return count;
 }
 
 void

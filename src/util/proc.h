@@ -26,6 +26,14 @@ int proc_capture(char *const argv[], struct buf *out);
 bool proc_is_alive(pid_t pid);
 
 /*
+ * Send sig to every process (but this one) whose environment holds all the
+ * "NAME=VALUE" entries in needles (NULL-terminated): how the workers of a
+ * runner that died are found, whatever process group they moved to.
+ * Returns how many were signalled.
+ */
+int proc_signal_by_environment(char *const needles[], int sig);
+
+/*
  * Spawn attributes every child of daicho gets: an empty signal mask and
  * default handling of SIGINT, SIGTERM, SIGPIPE and SIGCHLD (whatever the
  * parent blocks or ignores), and with own_group a process group of its own.

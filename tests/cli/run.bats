@@ -1,0 +1,811 @@
+#!/usr/bin/env bats
+# daicho run: the execution engine. The cap, {id} substitution and the
+# worker's environment, no shell, timeouts and process groups, retries with
+# backoff, rate limits, budgets, signals, logs per attempt, output modes and
+# the exit status, reports for silent workers and false reports caught,
+# --worktree, crash safety, heart-beats, bad input.
+#
+# Worker scripts live in $BIN (written by each test); their start/end times
+# come from $EPOCHREALTIME (microseconds). Sleeps that a test must find or
+# kill have durations used nowhere else (sleep 37.1, 37.2, ...), and
+# worker_pids finds every live worker of this test's ledger by its
+# environment, so no test looks at another's processes.
+
+load run_helpers
+
+# --- the cap -------------------------------------------------------------
+
+# cap_worker: appends "S <usec> ID" and "E <usec> ID" to $1 around a nap
+# of $2 seconds.
+cap_worker() {
+	write_worker cap 't=$EPOCHREALTIME; echo "S ${t/./} $DAICHO_TASK" >>"$1"
+sleep "$2"
+t=$EPOCHREALTIME; echo "E ${t/./} $DAICHO_TASK" >>"$1"'
+}
+
+@test "run -j 3: never more than 3 workers at once, and 3 are reached" {
+	for i in 1 2 3 4 5 6 7 8 9; do daicho add "t$i" >/dev/null; done
+	cap_worker
+	capture daicho run -j 3 -- "$BIN/cap" "$TEST_ROOT/times" 0.3
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 9 verified, 0 failed, 0 retried, 0 false reports caught, "
+	[ -z "$stderr" ]
+	[ "$(grep -c '^S ' times)" -eq 9 ]
+	[ "$(grep -c '^E ' times)" -eq 9 ]
+	run max_overlap times
+	assert_output 3
+	[ "$(sql "SELECT count(*) FROM tasks WHERE state = 'verified'")" -eq 9 ]
+}
+
+@test "run -j 1 runs one worker at a time; the default is the number of CPUs" {
+	for i in 1 2 3; do daicho add "t$i" >/dev/null; done
+	cap_worker
+	ok daicho run -j 1 -- "$BIN/cap" "$TEST_ROOT/times1" 0.1
+	run max_overlap times1
+	assert_output 1
+
+	local cpus
+	cpus="$(getconf _NPROCESSORS_ONLN)"
+	for ((i = 0; i < 2 * cpus; i++)); do daicho add "d$i" >/dev/null; done
+	ok daicho run -- "$BIN/cap" "$TEST_ROOT/times2" 0.3
+	[ "$(grep -c '^S ' times2)" -eq $((2 * cpus)) ]
+	run max_overlap times2
+	assert_output "$cpus"
+}
+
+# --- {id}, the environment, no shell --------------------------------------
+
+@test "run: {id} becomes the task id, and only that; hostile titles and bodies never reach the command line" {
+	local p="$TEST_ROOT/pwned"
+	daicho add "\$(touch $p-1)" --body "\$(touch $p-body) \`touch $p-body2\`" >/dev/null
+	daicho add "x; touch $p-2; #" >/dev/null
+	daicho add "\`touch $p-3\`" >/dev/null
+	daicho add "it's a \"quoted\" 'title' \\ with {id}" >/dev/null
+	daicho add "{id}" >/dev/null
+	daicho add "x -rf {id} \$HOME * && touch $p-6 | touch $p-7" >/dev/null
+	# The titles are stored as given.
+	run sql "SELECT title FROM tasks WHERE id = 1"
+	assert_output "\$(touch $p-1)"
+	mkdir out
+	write_worker argv 'out="$1"; shift; printf "%s\n" "$#" "$@" >"$out/argv.$DAICHO_TASK"'
+	ok daicho run -j 2 -- "$BIN/argv" "$TEST_ROOT/out" '{id}' 'pre-{id}-post' '{id}{id}' \
+		'{ID}' '{ id}' '{id' 'id}' '$HOME' '$(touch pwned-arg)'
+	assert_summary "daicho run: 6 verified, 0 failed, 0 retried, 0 false reports caught, "
+	local id
+	for id in 1 2 3 4 5 6; do
+		run cat "out/argv.$id"
+		assert_output "9
+$id
+pre-$id-post
+$id$id
+{ID}
+{ id}
+{id
+id}
+\$HOME
+\$(touch pwned-arg)"
+	done
+	# Nothing was created by an injection, anywhere.
+	run find "$TEST_ROOT" -name 'pwned*'
+	assert_output ""
+}
+
+@test "run: each worker gets DAICHO_TASK, DAICHO_AGENT (a worker agent of this run) and DAICHO_LEDGER" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	mkdir env
+	export RUN_TEST_PASSED=kept
+	write_worker env 'env | grep -E "^(DAICHO_|RUN_TEST_PASSED=)" | sort >"$1/env.$DAICHO_TASK"
+sleep 0.2'
+	ok daicho run -j 2 -- "$BIN/env" "$TEST_ROOT/env"
+	local id agent agents=()
+	for id in 1 2; do
+		run grep '^DAICHO_TASK=' "env/env.$id"
+		assert_output "DAICHO_TASK=$id"
+		run grep '^RUN_TEST_PASSED=' "env/env.$id"
+		assert_output "RUN_TEST_PASSED=kept"
+		run sed -n 's/^DAICHO_LEDGER=//p' "env/env.$id"
+		[[ "$output" == /* ]] || fail "DAICHO_LEDGER is not absolute: '$output'"
+		[ "$(realpath "$output")" = "$(realpath "$DAICHO_LEDGER")" ]
+		agent="$(sed -n 's/^DAICHO_AGENT=//p' "env/env.$id")"
+		[[ "$agent" =~ ^run[0-9]+-[0-9]+$ ]] || fail "DAICHO_AGENT: '$agent'"
+		agents+=("$agent")
+		# The worker agent is in the ledger: it claimed the task, role run,
+		# ended with the run.
+		run sql "SELECT a.name FROM events e JOIN agents a ON a.id = e.actor
+			WHERE e.task = $id AND e.kind = 'claim'"
+		assert_output "$agent"
+		run sql "SELECT role || ' ' || state FROM agents WHERE name = '$agent'"
+		assert_output "run ended"
+	done
+	# Two workers at once: two agents of the same run.
+	[ "${agents[0]}" != "${agents[1]}" ]
+	[ "${agents[0]%-*}" = "${agents[1]%-*}" ]
+}
+
+@test "run: the command runs directly, never through a shell" {
+	daicho add a >/dev/null
+	ok daicho run -- echo '$HOME' '*' 'a;b' '$(id)' '`id`' '>x' '|' '{id}'
+	run daicho logs 1
+	assert_output '$HOME * a;b $(id) `id` >x | 1'
+	[ ! -e x ]
+	# A shell only when the user writes one.
+	daicho add b >/dev/null
+	ok daicho run -- sh -c 'echo "$1 $DAICHO_TASK"' sh '{id}'
+	run daicho logs 2
+	assert_output "2 2"
+}
+
+@test "run: worker output goes to its log, never to run's stdout or stderr" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	write_worker noisy 'echo "WORKER-OUT $DAICHO_TASK"; echo "WORKER-ERR $DAICHO_TASK" >&2'
+	capture daicho run -j 2 -- "$BIN/noisy"
+	[ "$status" -eq 0 ]
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	[ -z "$stderr" ] || fail "stderr: '$stderr'"
+	run daicho logs 1
+	assert_output $'WORKER-OUT 1\nWORKER-ERR 1'
+	run daicho logs 2
+	assert_output $'WORKER-OUT 2\nWORKER-ERR 2'
+	[ -f "$TEST_ROOT/logs/1/1.log" ]
+	[ -f "$TEST_ROOT/logs/2/1.log" ]
+}
+
+# --- timeouts ------------------------------------------------------------
+
+@test "run --timeout kills the whole process group, counts as a failed attempt, leaves no process" {
+	daicho add slow >/dev/null
+	write_worker slow 'sleep 37.1 & sleep 37.2 & wait'
+	local t0 t1
+	t0="$(now_ms)"
+	capture daicho run --timeout 400ms --grace 300ms --retries 1 --retry-backoff 100ms -- "$BIN/slow"
+	t1="$(now_ms)"
+	[ "$status" -eq 1 ]
+	assert_summary "daicho run: 0 verified, 1 failed, 1 retried, 0 false reports caught, "
+	assert_one_error_line
+	((t1 - t0 < 5000)) || fail "took $((t1 - t0)) ms"
+	run task_row 1
+	[[ "$output" == "failed|2|run"* ]] || fail "task: $output"
+	[ "$(count_events requeue 1)" -eq 1 ]
+	[ "$(count_events fail 1)" -eq 1 ]
+	run sql "SELECT json_extract(detail, '$.reason') FROM events WHERE task = 1 AND kind IN ('requeue', 'fail') ORDER BY id"
+	assert_output $'timed out\ntimed out'
+	run sql "SELECT json_extract(detail, '$.attempt') || ' ' || json_extract(detail, '$.timed_out')
+		FROM events WHERE task = 1 AND kind = 'exit' ORDER BY id"
+	assert_output $'1 1\n2 1'
+	assert_no_workers_left
+	run pgrep -f '^sleep 37\.[12]$'
+	assert_output ""
+}
+
+@test "run --timeout: a worker that ignores SIGTERM is killed after --grace" {
+	daicho add stubborn >/dev/null
+	# An ignored signal stays ignored across exec: sleep ignores TERM too.
+	write_worker stubborn "trap '' TERM; sleep 37.3"
+	local t0 t1
+	t0="$(now_ms)"
+	capture daicho run --timeout 300ms --grace 500ms --retries 0 -- "$BIN/stubborn"
+	t1="$(now_ms)"
+	[ "$status" -eq 1 ]
+	((t1 - t0 >= 800)) || fail "killed before the grace period: $((t1 - t0)) ms"
+	((t1 - t0 < 4000)) || fail "took $((t1 - t0)) ms"
+	run task_row 1
+	[[ "$output" == "failed|1|run"* ]] || fail "task: $output"
+	run sql "SELECT json_extract(detail, '$.timed_out') FROM events WHERE task = 1 AND kind = 'exit'"
+	assert_output 1
+	assert_no_workers_left
+	run pgrep -f '^sleep 37\.3$'
+	assert_output ""
+}
+
+# --- retries -------------------------------------------------------------
+
+# flaky_worker: counts its attempts in $1/n.ID, appends "S <usec>" and
+# "E <usec>" to $1/times.ID, prints "attempt N of ID" and succeeds from
+# attempt $2 on.
+flaky_worker() {
+	write_worker flaky 'f="$1/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+t=$EPOCHREALTIME; echo "S ${t/./}" >>"$1/times.$DAICHO_TASK"
+echo "attempt $n of $DAICHO_TASK"
+t=$EPOCHREALTIME; echo "E ${t/./}" >>"$1/times.$DAICHO_TASK"
+[ "$n" -ge "$2" ]'
+}
+
+@test "run: a worker failing twice is retried with a growing backoff and verified on attempt 3" {
+	daicho add flaky >/dev/null
+	flaky_worker
+	capture daicho run --retry-backoff 200ms -- "$BIN/flaky" "$TEST_ROOT" 3
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 1 verified, 0 failed, 2 retried, 0 false reports caught, "
+	run task_row 1
+	[[ "$output" == "verified|3|run"* ]] || fail "task: $output"
+	[ "$(count_events requeue 1)" -eq 2 ]
+	[ "$(count_events verified 1)" -eq 1 ]
+	run sql "SELECT json_extract(detail, '$.attempts') || ' ' || json_extract(detail, '$.retry_after_ms')
+		FROM events WHERE task = 1 AND kind = 'requeue' ORDER BY id"
+	assert_output $'1 200\n2 400'
+	# The gaps between attempts, measured by the worker: >= 200 ms, then
+	# >= 400 ms, and growing.
+	local -a s e
+	mapfile -t s < <(sed -n 's/^S //p' times.1)
+	mapfile -t e < <(sed -n 's/^E //p' times.1)
+	[ "${#s[@]}" -eq 3 ] && [ "${#e[@]}" -eq 3 ]
+	local gap1=$(((s[1] - e[0]) / 1000)) gap2=$(((s[2] - e[1]) / 1000))
+	((gap1 >= 200)) || fail "first retry after $gap1 ms (backoff 200ms)"
+	((gap2 >= 400)) || fail "second retry after $gap2 ms (backoff 400ms)"
+	((gap2 > gap1)) || fail "backoff did not grow: $gap1 ms then $gap2 ms"
+}
+
+@test "run --retries 0: a failing worker fails after one attempt" {
+	daicho add once >/dev/null
+	capture daicho run --retries 0 -- false
+	[ "$status" -eq 1 ]
+	assert_summary "daicho run: 0 verified, 1 failed, 0 retried, 0 false reports caught, "
+	assert_one_error_line
+	stderr_contains "1 of 1 tasks did not reach verified"
+	run task_row 1
+	[[ "$output" == "failed|1|run"* ]] || fail "task: $output"
+	[ "$(count_events claim 1)" -eq 1 ]
+	[ "$(count_events requeue 1)" -eq 0 ]
+	[ "$(count_events fail 1)" -eq 1 ]
+	run sql "SELECT json_extract(detail, '$.reason') FROM events WHERE task = 1 AND kind = 'fail'"
+	assert_output "exit 1"
+}
+
+@test "run: --retries K allows K+1 attempts; a task's smaller max_attempts wins" {
+	daicho add two >/dev/null
+	daicho add one --max-attempts 1 >/dev/null
+	capture daicho run -j 1 --retries 1 --retry-backoff 50ms -- false
+	[ "$status" -eq 1 ]
+	assert_summary "daicho run: 0 verified, 2 failed, 1 retried, 0 false reports caught, "
+	[ "$(sql "SELECT attempts FROM tasks WHERE id = 1")" -eq 2 ]
+	[ "$(sql "SELECT attempts FROM tasks WHERE id = 2")" -eq 1 ]
+	[ "$(count_events claim 1)" -eq 2 ]
+	[ "$(count_events claim 2)" -eq 1 ]
+	run states
+	assert_output "failed failed"
+}
+
+# --- rate limits ---------------------------------------------------------
+
+@test "run: exit 75 and a 429 message requeue without spending an attempt, with pause and resume events" {
+	daicho add exit75 >/dev/null
+	daicho add http429 >/dev/null
+	daicho add says-429-but-succeeds >/dev/null
+	write_worker rl 'f="$1/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+t=$EPOCHREALTIME; echo "S ${t/./} $n" >>"$1/times.$DAICHO_TASK"
+echo "attempt $n"
+case "$DAICHO_TASK:$n" in
+1:1) sleep 0.5; t=$EPOCHREALTIME; echo "E ${t/./} $n" >>"$1/times.$DAICHO_TASK"; exit 75 ;;
+2:1) echo "HTTP 429 Too Many Requests" >&2; t=$EPOCHREALTIME; echo "E ${t/./} $n" >>"$1/times.$DAICHO_TASK"; exit 1 ;;
+3:*) echo "HTTP 429 Too Many Requests (not a failure: exit 0)" ;;
+esac
+t=$EPOCHREALTIME; echo "E ${t/./} $n" >>"$1/times.$DAICHO_TASK"'
+	# --retries 0: one spent attempt would fail the task.
+	capture daicho run -j 3 --retries 0 -- "$BIN/rl" "$TEST_ROOT"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr (stdout: $output)"
+	assert_summary "daicho run: 3 verified, 0 failed, 0 retried, 0 false reports caught, 2 rate-limited, "
+	# Tasks 1 and 2 ran twice, yet attempts is 1: the rate-limited attempt
+	# was given back.
+	run sql "SELECT id || ' ' || state || ' ' || attempts FROM tasks ORDER BY id"
+	assert_output $'1 verified 1\n2 verified 1\n3 verified 1'
+	[ "$(count_events claim 1)" -eq 2 ]
+	[ "$(count_events claim 2)" -eq 2 ]
+	[ "$(count_events claim 3)" -eq 1 ]
+	# Each rate-limited claim was released (not requeued, not failed).
+	[ "$(count_events release 1)" -eq 1 ]
+	[ "$(count_events release 2)" -eq 1 ]
+	[ "$(count_events release 3)" -eq 0 ]
+	[ "$(count_events requeue)" -eq 0 ]
+	[ "$(count_events fail)" -eq 0 ]
+	# Launches paused, then resumed; the first pause is 2 s; none names
+	# task 3. (Task 2's 429 comes at once, task 1's exit 75 0.5 s later,
+	# during the pause.)
+	[ "$(count_events pause)" -ge 1 ]
+	[ "$(count_events pause 3)" -eq 0 ]
+	[ "$(count_events resume)" -ge 1 ]
+	run sql "SELECT json_extract(detail, '$.pause_ms') FROM events WHERE kind = 'pause' ORDER BY id LIMIT 1"
+	assert_output 2000
+	[ "$(sql "SELECT max(id) FROM events WHERE kind = 'resume'")" -gt \
+		"$(sql "SELECT max(id) FROM events WHERE kind = 'pause'")" ]
+	# No relaunch during the pause: task 1 started again >= 2 s after its
+	# rate-limited exit.
+	local e1 s2
+	e1="$(awk '$1 == "E" && $3 == 1 { print $2 }' times.1)"
+	s2="$(awk '$1 == "S" && $3 == 2 { print $2 }' times.1)"
+	(((s2 - e1) / 1000 >= 2000)) || fail "relaunched $(((s2 - e1) / 1000)) ms after a rate limit"
+}
+
+@test "run: a rate limit during a pause is in the events: they say how long launches stay paused" {
+	daicho add now-429 >/dev/null
+	daicho add later-75 >/dev/null
+	# Task 1 hits a rate limit at once, task 2 half a second later (during
+	# the pause); both succeed on their second run.
+	write_worker rl2 'f="$1/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+case "$DAICHO_TASK:$n" in
+1:1) echo "429 Too Many Requests"; exit 1 ;;
+2:1) sleep 0.5; exit 75 ;;
+esac
+exit 0'
+	capture daicho run -j 2 --retries 0 -- "$BIN/rl2" "$TEST_ROOT"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, 2 rate-limited, "
+	# However the runner combines the two (a longer pause or not), the
+	# resume comes pause_ms after the last pause event (give or take 1.5 s).
+	local pause_at pause_ms resume_at
+	IFS='|' read -r pause_at pause_ms <<<"$(sql "SELECT at_ms, json_extract(detail, '$.pause_ms')
+		FROM events WHERE kind = 'pause' ORDER BY id DESC LIMIT 1")"
+	resume_at="$(sql "SELECT at_ms FROM events WHERE kind = 'resume' ORDER BY id DESC LIMIT 1")"
+	[ -n "$pause_at" ] && [ -n "$resume_at" ] || fail "no pause or no resume event"
+	((resume_at - pause_at >= pause_ms && resume_at - pause_at < pause_ms + 1500)) ||
+		fail "the last pause event says ${pause_ms} ms, but launches resumed $((resume_at - pause_at)) ms after it (events: $(sql "SELECT group_concat(kind || ' ' || coalesce(task, '-') || ' ' || coalesce(detail, ''), '; ') FROM events WHERE kind IN ('pause', 'resume', 'release')"))"
+}
+
+@test "run --rate-limit-pattern: a non-zero exit whose output matches (case-insensitively) is a rate limit" {
+	daicho add a >/dev/null
+	write_worker quota 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+[ "$n" -gt 1 ] && exit 0
+echo "ERROR: Widget QUOTA exhausted, come back later"; exit 3'
+	capture daicho run --retries 0 --rate-limit-pattern 'widget quota' -- "$BIN/quota" "$TEST_ROOT"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 0 false reports caught, 1 rate-limited, "
+	run task_row 1
+	[[ "$output" == "verified|1|run"* ]] || fail "task: $output"
+	[ "$(count_events pause 1)" -eq 1 ]
+	[ "$(count_events resume)" -eq 1 ]
+}
+
+# --- budgets -------------------------------------------------------------
+
+@test "run --budget-tokens: once spent nothing new is launched, running workers finish, the rest stay open" {
+	for i in 1 2 3 4 5; do daicho add "t$i" >/dev/null; done
+	# Task 1 spends the budget at once; task 2, already running, finishes.
+	write_worker spend 'if [ "$DAICHO_TASK" = 1 ]; then
+	echo r | daicho save "$DAICHO_TASK" --tokens-in 300
+else
+	sleep 0.5
+	echo r | daicho save "$DAICHO_TASK" --tokens-in 10
+fi'
+	capture daicho run -j 2 --budget-tokens 100 -- "$BIN/spend"
+	# Every task it ran was verified.
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, budget spent (310 tokens, 0.00), "
+	run sql "SELECT id || ' ' || state || ' ' || attempts FROM tasks ORDER BY id"
+	assert_output $'1 verified 1\n2 verified 1\n3 open 0\n4 open 0\n5 open 0'
+	[ "$(count_events budget-spent)" -eq 1 ]
+	# The rest is claimable.
+	run daicho claim --next --as other
+	assert_output 3
+}
+
+@test "run --budget-tokens -j 1: exactly the tasks needed to reach the budget run" {
+	for i in 1 2 3 4 5 6; do daicho add "t$i" >/dev/null; done
+	capture daicho run -j 1 --budget-tokens 250 -- sh -c 'echo r | daicho save "$DAICHO_TASK" --tokens-in 60 --tokens-out 40'
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 3 verified, 0 failed, 0 retried, 0 false reports caught, budget spent (300 tokens, 0.00), "
+	run states
+	assert_output "verified verified verified open open open"
+}
+
+@test "run --budget-cost -j 1: stops launching once the saved cost reaches the budget" {
+	for i in 1 2 3 4 5; do daicho add "t$i" >/dev/null; done
+	capture daicho --json run -j 1 --budget-cost 0.5 -- sh -c 'echo r | daicho save "$DAICHO_TASK" --cost 0.2'
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	run jq -c '[.tasks, .launched, .verified, .budget_spent, ((.cost * 1000 | round) / 1000)]' <<<"$output"
+	assert_output '[3,3,3,true,0.6]'
+	run states
+	assert_output "verified verified verified open open"
+	[ "$(count_events budget-spent)" -eq 1 ]
+}
+
+# --- signals -------------------------------------------------------------
+
+# sig_worker: traps TERM and INT, writing $1/got.ID, and sleeps $2 s (in
+# the background, so that the trap runs at once). Writes $1/start.ID first.
+sig_worker() {
+	write_worker sig 'trap "echo TERM >\"\$1/got.\$DAICHO_TASK\"; exit 143" TERM
+trap "echo INT >\"\$1/got.\$DAICHO_TASK\"; exit 130" INT
+echo started >"$1/start.$DAICHO_TASK"
+sleep "$2" &
+wait'
+}
+
+@test "run: SIGTERM is passed to the workers, unfinished tasks are left claimable, exit 143" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	sig_worker
+	daicho run -j 2 -- "$BIN/sig" "$TEST_ROOT" 37.4 >out.txt 2>err.txt &
+	RUN_PID=$!
+	wait_until 10 test -f start.1 -a -f start.2
+	kill -TERM "$RUN_PID"
+	wait_exit 10 "$RUN_PID"
+	[ "$status" -eq 143 ]
+	run cat got.1 got.2
+	assert_output $'TERM\nTERM'
+	capture cat out.txt
+	assert_summary "daicho run: 0 verified, 0 failed, 0 retried, 0 false reports caught, 2 left claimable, stopped by SIGTERM, "
+	# Every task is open, unowned, its attempt given back.
+	run sql "SELECT id || ' ' || state || ' ' || attempts || ' ' || coalesce(owner, '-') FROM tasks ORDER BY id"
+	assert_output $'1 open 0 -\n2 open 0 -\n3 open 0 -\n4 open 0 -'
+	assert_no_workers_left
+	run pgrep -f '^sleep 37\.4$'
+	assert_output ""
+	run daicho claim --next --as other
+	assert_output 1
+}
+
+@test "run: SIGINT stops the run the same way, exit 130" {
+	daicho add t1 >/dev/null
+	daicho add t2 >/dev/null
+	sig_worker
+	daicho run -j 1 -- "$BIN/sig" "$TEST_ROOT" 37.5 >out.txt 2>err.txt &
+	RUN_PID=$!
+	wait_until 10 test -f start.1
+	kill -INT "$RUN_PID"
+	wait_exit 10 "$RUN_PID"
+	[ "$status" -eq 130 ]
+	run cat got.1
+	assert_output INT
+	[ ! -e start.2 ]
+	run cat out.txt
+	assert_output --regexp '^daicho run: 0 verified, 0 failed, 0 retried, 0 false reports caught, 1 left claimable, stopped by SIGINT, [0-9.]+m?s$'
+	run sql "SELECT group_concat(state || ' ' || attempts, ',') FROM (SELECT * FROM tasks ORDER BY id)"
+	assert_output "open 0,open 0"
+	assert_no_workers_left
+}
+
+@test "run --follow keeps waiting for new tasks until interrupted" {
+	daicho add first >/dev/null
+	daicho run --follow -- true >out.txt 2>err.txt &
+	RUN_PID=$!
+	wait_until 10 task_is 1 verified
+	# Nothing is left, yet it waits.
+	sleep 0.3
+	kill -0 "$RUN_PID" || fail "run --follow ended when nothing was left"
+	daicho add later >/dev/null
+	wait_until 10 task_is 2 verified
+	kill -TERM "$RUN_PID"
+	wait_exit 10 "$RUN_PID"
+	[ "$status" -eq 143 ]
+	capture cat out.txt
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, stopped by SIGTERM, "
+}
+
+# --- logs ----------------------------------------------------------------
+
+@test "run: a log per attempt; daicho logs ID [--attempt N]" {
+	daicho add retried >/dev/null
+	flaky_worker
+	capture daicho run --retry-backoff 50ms -- "$BIN/flaky" "$TEST_ROOT" 2
+	[ "$status" -eq 0 ]
+	assert_summary "daicho run: 1 verified, 0 failed, 1 retried, 0 false reports caught, "
+	run daicho logs 1 --attempt 1
+	assert_output "attempt 1 of 1"
+	run daicho logs 1 --attempt 2
+	assert_output "attempt 2 of 1"
+	run daicho logs 1
+	assert_output "attempt 2 of 1"
+	cmp -s "$TEST_ROOT/logs/1/1.log" <(echo "attempt 1 of 1")
+	cmp -s "$TEST_ROOT/logs/1/2.log" <(echo "attempt 2 of 1")
+	refused 3 daicho logs 1 --attempt 3
+	daicho add never-run >/dev/null
+	refused 3 daicho logs 2
+	# The exit events name the logs.
+	run sql "SELECT json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
+	assert_output "$TEST_ROOT/logs/1/1.log
+$TEST_ROOT/logs/1/2.log"
+}
+
+# --- output and exit status -----------------------------------------------
+
+@test "run -q prints only the summary line (and errors)" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	capture daicho run -q -- sh -c 'echo noise; echo more noise >&2'
+	[ "$status" -eq 0 ]
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	[ -z "$stderr" ]
+	daicho add c >/dev/null
+	capture daicho run -q --retries 0 -- false
+	[ "$status" -eq 1 ]
+	assert_summary "daicho run: 0 verified, 1 failed, 0 retried, 0 false reports caught, "
+	assert_one_error_line
+}
+
+@test "run -v prints a line per worker start and end, then the summary" {
+	daicho add ok1 >/dev/null
+	daicho add ok2 >/dev/null
+	daicho add bad --max-attempts 1 >/dev/null
+	capture daicho run -v -j 1 -- sh -c '[ "$DAICHO_TASK" != 3 ]'
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 7 ] || fail "output: $output"
+	[[ "${lines[0]}" =~ ^#1\ started\ \(attempt\ 1,\ run[0-9]+-[0-9]+\)$ ]] || fail "${lines[0]}"
+	[[ "${lines[1]}" =~ ^#1\ exit\ 0\ after\ [0-9.]+m?s:\ reported\ for\ it$ ]] || fail "${lines[1]}"
+	[[ "${lines[2]}" =~ ^#2\ started\ \(attempt\ 1,\ run[0-9]+-[0-9]+\)$ ]] || fail "${lines[2]}"
+	[[ "${lines[3]}" =~ ^#2\ exit\ 0\ after\ [0-9.]+m?s:\ reported\ for\ it$ ]] || fail "${lines[3]}"
+	[[ "${lines[4]}" =~ ^#3\ started\ \(attempt\ 1,\ run[0-9]+-[0-9]+\)$ ]] || fail "${lines[4]}"
+	[[ "${lines[5]}" =~ ^#3\ exit\ 1\ after\ [0-9.]+m?s:\ failed ]] || fail "${lines[5]}"
+	[[ "${lines[6]}" =~ $SUMMARY_RE ]] || fail "${lines[6]}"
+	[[ "${lines[6]}" == "daicho run: 2 verified, 1 failed, 0 retried, 0 false reports caught, "* ]]
+	assert_one_error_line
+}
+
+@test "run --json prints one object with the documented fields" {
+	daicho add once-failing >/dev/null
+	daicho add fine >/dev/null
+	flaky_worker
+	capture daicho --json run -j 1 --retry-backoff 50ms -- "$BIN/flaky" "$TEST_ROOT" 2
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
+	local json="$output"
+	run jq -c 'keys_unsorted' <<<"$json"
+	assert_output '["tasks","launched","verified","failed","retried","rate_limited","false_reports","claimable","awaiting_verification","recovered","tokens","cost","budget_spent","elapsed_ms","signal"]'
+	run jq -c 'del(.elapsed_ms)' <<<"$json"
+	assert_output '{"tasks":2,"launched":4,"verified":2,"failed":0,"retried":2,"rate_limited":0,"false_reports":0,"claimable":0,"awaiting_verification":0,"recovered":0,"tokens":0,"cost":0,"budget_spent":false,"signal":null}'
+	run jq -r '.elapsed_ms | type' <<<"$json"
+	assert_output number
+}
+
+@test "run exits 0 only when every task it ran reached verified, else 1 with one error line" {
+	capture daicho run -- true
+	[ "$status" -eq 0 ]
+	assert_summary "daicho run: 0 verified, 0 failed, 0 retried, 0 false reports caught, "
+	daicho add good >/dev/null
+	daicho add bad >/dev/null
+	capture daicho run --retries 0 -- sh -c '[ "$DAICHO_TASK" = 1 ]'
+	[ "$status" -eq 1 ]
+	assert_summary "daicho run: 1 verified, 1 failed, 0 retried, 0 false reports caught, "
+	assert_one_error_line
+	stderr_contains "1 of 2 tasks did not reach verified"
+	daicho add good-again >/dev/null
+	capture daicho run -- true
+	[ "$status" -eq 0 ]
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 0 false reports caught, "
+	[ -z "$stderr" ]
+}
+
+# --- reports and verification ----------------------------------------------
+
+@test "run: a worker that exits 0 without reporting is reported by the runner and verified by its sweep" {
+	daicho add silent --done-when file:made.txt >/dev/null
+	daicho add self-reporting >/dev/null
+	write_worker w 'if [ "$DAICHO_TASK" = 1 ]; then echo x >made.txt; else daicho report "$DAICHO_TASK" --note "by me"; fi'
+	ok daicho run -j 1 -- "$BIN/w"
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	local agent1 agent2
+	agent1="$(sql "SELECT a.name FROM events e JOIN agents a ON a.id = e.actor WHERE e.task = 1 AND e.kind = 'claim'")"
+	agent2="$(sql "SELECT a.name FROM events e JOIN agents a ON a.id = e.actor WHERE e.task = 2 AND e.kind = 'claim'")"
+	# Reported for the silent worker, in its name.
+	run sql "SELECT a.name || ' ' || json_extract(e.detail, '$.note') FROM events e JOIN agents a ON a.id = e.actor
+		WHERE e.task = 1 AND e.kind = 'report'"
+	assert_output "$agent1 reported by daicho run: the worker exited 0"
+	# The worker that reported is not reported twice.
+	run sql "SELECT a.name || ' ' || json_extract(e.detail, '$.note') FROM events e JOIN agents a ON a.id = e.actor
+		WHERE e.task = 2 AND e.kind = 'report'"
+	assert_output "$agent2 by me"
+	run event_kinds 1
+	assert_output "add claim report exit verified"
+	# (The worker's own report may be verified before its exit is
+	# recorded: the order of those two is free.)
+	run sql "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM events WHERE task = 2 ORDER BY kind)"
+	assert_output "add claim exit report verified"
+	run sql "SELECT summary FROM verdicts WHERE task = 1"
+	assert_output "1 check passed"
+}
+
+@test "run: a worker that lies (exits 0 without its file) is rejected by the sweep and retried" {
+	daicho add liar --done-when file:out.txt >/dev/null
+	write_worker liar 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+[ "$n" -ge 2 ] && echo done >out.txt
+exit 0'
+	ok daicho run --retry-backoff 50ms -- "$BIN/liar" "$TEST_ROOT"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 1 false report caught, "
+	run event_kinds 1
+	assert_output "add claim report exit rejected report exit verified"
+	run task_row 1
+	[[ "$output" == "verified|2|run"* ]] || fail "task: $output"
+	run sql "SELECT json_extract(detail, '$.summary') FROM events WHERE task = 1 AND kind = 'rejected'"
+	assert_output "file:out.txt: out.txt is missing"
+}
+
+@test "run: a worker that always lies fails once its attempts are used up" {
+	daicho add liar --done-when file:never.txt --max-attempts 2 >/dev/null
+	capture daicho run --retry-backoff 50ms -- true
+	[ "$status" -eq 1 ]
+	assert_summary "daicho run: 0 verified, 1 failed, 0 retried, 2 false reports caught, "
+	run task_row 1
+	[[ "$output" == "failed|2|run"* ]] || fail "task: $output"
+	[ "$(count_events rejected 1)" -eq 2 ]
+	[ "$(count_events fail 1)" -eq 1 ]
+	[ "$(count_events verified 1)" -eq 0 ]
+}
+
+@test "run: dependencies: a task waits until the one it comes after is verified" {
+	daicho add first >/dev/null
+	daicho add second --after 1 >/dev/null
+	cap_worker
+	ok daicho run -j 2 -- "$BIN/cap" "$TEST_ROOT/times" 0.2
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	# second started after first ended and after first's verified event.
+	local e1 s2
+	e1="$(awk '$1 == "E" && $3 == 1 { print $2 }' times)"
+	s2="$(awk '$1 == "S" && $3 == 2 { print $2 }' times)"
+	((s2 > e1)) || fail "second started before first ended"
+	[ "$(sql "SELECT id FROM events WHERE task = 1 AND kind = 'verified'")" -lt \
+		"$(sql "SELECT id FROM events WHERE task = 2 AND kind = 'claim'")" ]
+}
+
+@test "run --label runs only the tasks with that label" {
+	daicho add red1 --label red >/dev/null
+	daicho add blue --label blue >/dev/null
+	daicho add red2 --label red >/dev/null
+	ok daicho run --label red -- true
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	run states
+	assert_output "verified open verified"
+}
+
+@test "run: the runner heart-beats a live worker's lease; nobody can take the task" {
+	daicho add long >/dev/null
+	daicho run --lease 1s -- sleep 2.2 >out.txt 2>err.txt &
+	RUN_PID=$!
+	wait_until 5 claimed_is 1
+	sleep 1.5
+	# The 1s lease would have run out without heart-beats.
+	refused 4 daicho claim 1 --as intruder
+	wait_exit 10 "$RUN_PID"
+	[ "$status" -eq 0 ]
+	[ "$(count_events lease-expired)" -eq 0 ]
+	run event_kinds 1
+	assert_output "add claim report exit verified"
+}
+
+# --- --worktree ------------------------------------------------------------
+
+@test "run --worktree: a task that commits keeps its worktree and branch and is verified at that commit; one that changes nothing is removed" {
+	unset DAICHO_LEDGER
+	local repo="$TEST_ROOT/repo"
+	new_git_repo "$repo"
+	cd "$repo"
+	daicho init >/dev/null
+	L="$repo/.git/daicho/ledger.db"
+	[ -f "$L" ]
+	local base
+	base="$(git rev-parse HEAD)"
+	daicho add commits --done-when file:made.txt --done-when commit >/dev/null
+	daicho add nothing >/dev/null
+	write_worker wt 'out="$1"
+pwd -P >"$out/pwd.$DAICHO_TASK"
+git rev-parse --abbrev-ref HEAD >"$out/branch.$DAICHO_TASK"
+git rev-parse HEAD >"$out/base.$DAICHO_TASK"
+if [ "$DAICHO_TASK" = 1 ]; then
+	echo made >made.txt
+	git add made.txt
+	git commit -q -m "task 1"
+fi'
+	mkdir "$TEST_ROOT/o"
+	capture daicho run -j 2 --worktree -- "$BIN/wt" "$TEST_ROOT/o"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	local wt="$repo/.git/daicho/worktrees"
+	for id in 1 2; do
+		run cat "$TEST_ROOT/o/pwd.$id"
+		assert_output "$(cd "$repo" && pwd -P)/.git/daicho/worktrees/$id"
+		run cat "$TEST_ROOT/o/branch.$id"
+		assert_output "daicho/$id"
+		run cat "$TEST_ROOT/o/base.$id"
+		assert_output "$base"
+	done
+	# Task 1: its commit is what was reported and verified; worktree and
+	# branch kept.
+	local head1
+	head1="$(git rev-parse daicho/1)"
+	[ "$head1" != "$base" ]
+	[ "$(git rev-parse "daicho/1^")" = "$base" ]
+	run task_field 1 state
+	assert_output verified
+	run task_field 1 commit
+	assert_output "$head1"
+	run sql "SELECT json_extract(detail, '$.commit') FROM events WHERE task = 1 AND kind = 'verified'"
+	assert_output "$head1"
+	[ -f "$wt/1/made.txt" ]
+	run git worktree list --porcelain
+	assert_output --partial "worktree $wt/1"
+	# Task 2: no changes, verified, its worktree (and branch) gone.
+	run task_field 2 state
+	assert_output verified
+	[ ! -e "$wt/2" ]
+	run git worktree list --porcelain
+	refute_output --partial "worktree $wt/2"
+	run git branch --list 'daicho/2'
+	assert_output ""
+	# The main checkout is untouched.
+	[ "$(git rev-parse HEAD)" = "$base" ]
+	[ ! -e made.txt ]
+	run git status --porcelain
+	assert_output ""
+}
+
+# --- crash safety ------------------------------------------------------------
+
+# start_then_kill9 N: 3 tasks, `daicho run -j 2 -- sleep 30.6` in the
+# background until N tasks are claimed, then kill -9 of the runner.
+start_then_kill9() {
+	for i in 1 2 3; do daicho add "t$i" >/dev/null; done
+	daicho run -j 2 -- sleep 30.6 >out1.txt 2>err1.txt &
+	RUN_PID=$!
+	wait_until 10 claimed_is 2
+	# Let both workers start.
+	wait_until 10 claims_are 2
+	sleep 0.2
+	kill -KILL "$RUN_PID"
+	wait "$RUN_PID" 2>/dev/null || true
+	RUN_PID=
+}
+
+@test "run: after kill -9 of a runner, the next run takes its tasks at once and says so" {
+	start_then_kill9
+	run states
+	assert_output "claimed claimed open"
+	local t0 t1
+	t0="$(now_ms)"
+	capture daicho run -j 2 -- true
+	t1="$(now_ms)"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	# Well before the 30m lease.
+	((t1 - t0 < 10000)) || fail "took $((t1 - t0)) ms"
+	assert_summary "daicho run: 3 verified, 0 failed, 0 retried, 0 false reports caught, 2 recovered from a dead runner, "
+	run sql "SELECT id || ' ' || state || ' ' || attempts FROM tasks ORDER BY id"
+	assert_output $'1 verified 2\n2 verified 2\n3 verified 1'
+	[ "$(count_events lease-expired 1)" -eq 1 ]
+	[ "$(count_events lease-expired 2)" -eq 1 ]
+	run sql "SELECT task, count(*) FROM events WHERE kind = 'verified' GROUP BY task ORDER BY task"
+	assert_output $'1|1\n2|1\n3|1'
+}
+
+@test "run: after kill -9 of a runner, its workers do not keep running tasks taken over by the next run" {
+	start_then_kill9
+	capture daicho run -j 2 -- true
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	# Tasks 1 and 2 were run again: the dead run's workers for them must
+	# be gone (else a task runs twice at once).
+	assert_no_workers_left
+}
+
+# --- bad input -----------------------------------------------------------------
+
+@test "run: bad input is refused with exit 2 and changes nothing" {
+	daicho add a >/dev/null
+	snapshot_ledger
+	refused 2 daicho run
+	stderr_contains "needs a command"
+	refused 2 daicho run --
+	refused 2 daicho run -j 0 -- true
+	refused 2 daicho run -j -- true
+	refused 2 daicho run -j abc -- true
+	refused 2 daicho run --timeout 5x -- true
+	refused 2 daicho run --retry-backoff 0.5 -- true
+	refused 2 daicho run --retries -1 -- true
+	refused 2 daicho run --budget-tokens x -- true
+	refused 2 daicho run --budget-cost 0 -- true
+	refused 2 daicho run --rate-limit-pattern '(' -- true
+	refused 2 daicho run --bogus -- true
+	stderr_contains "--bogus"
+	assert_ledger_unchanged
+	run sql "SELECT count(*) FROM agents WHERE role = 'run'"
+	assert_output 0
+}
+
+@test "run: a command that does not exist is an error; the tasks stay claimable" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	refused 1 daicho run -- "$TEST_ROOT/no-such-command"
+	stderr_contains "no-such-command"
+	refused 1 daicho run -- no-such-command-on-path-xyz
+	run sql "SELECT group_concat(state || ' ' || attempts || ' ' || coalesce(owner, '-'), ',') FROM (SELECT * FROM tasks ORDER BY id)"
+	assert_output "open 0 -,open 0 -"
+	run daicho claim --next --as other
+	assert_output 1
+	assert_no_workers_left
+}
