@@ -5,12 +5,12 @@
  * Writes: ledger_begin() takes the ledger's write lock and starts a
  * BEGIN IMMEDIATE transaction; the caller re-reads what it decides on, writes,
  * and ends with ledger_commit() or ledger_rollback(). The write lock is a
- * robust process-shared mutex in "<ledger>-lock" (util/filelock.h): waiters
- * sleep in the kernel and are woken one at a time the moment it is free,
- * where SQLite's own busy handler sleeps with growing back-off and lets a
- * few processes starve the rest, and flock(2) wakes every waiter at once. A
- * waiter gives up after the busy timeout ($DAICHO_BUSY_TIMEOUT, default
- * 30s) with ERR_BUSY. When a holder is killed, the next waiter takes over.
+ * first-come-first-served ticket lock in "<ledger>-lock" (util/filelock.h):
+ * waiters sleep in the kernel and only the next in line is woken, where
+ * SQLite's own busy handler sleeps with growing back-off and lets a few
+ * processes starve the rest. A waiter gives up after the busy timeout
+ * ($DAICHO_BUSY_TIMEOUT, default 30s) with ERR_BUSY. A holder killed with
+ * kill -9 is skipped by the next in line.
  *
  * Reads need no lock (WAL readers never block writers or each other);
  * ledger_begin_read() gives a consistent snapshot across several queries.
