@@ -400,14 +400,29 @@ pause_launches(struct runner *r, int64_t task)
 	r->paused = true;
 }
 
-/* A worker ended with wait status: decide what becomes of its task. */
+/* What the runner does about a worker that ended. */
+enum exit_action {
+	EXIT_NOTHING,     /* the worker reported, or the task moved on */
+	EXIT_INTERRUPTED, /* stopped by our signal: give the claim back */
+	EXIT_RATE_LIMIT,  /* give the claim back, no attempt spent; pause */
+	EXIT_REPORT,      /* exit 0 without a report: report for it */
+	EXIT_REQUEUE,     /* a failed attempt: retry after a backoff, or fail */
+};
+
+/*
+ * A worker ended with wait status: decide what becomes of its task, record
+ * the exit (before acting, so the log reads exit, then what followed, even
+ * when a sweep is quick), then act.
+ */
 static int
 handle_exit(struct runner *r, struct worker *w, int status)
 {
 	int64_t duration = mono_now() - w->started_ms;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	bool timed_out = w->term_sent;
+	bool timed_out = w->term_sent, failed = false;
+	enum exit_action action = EXIT_NOTHING;
 	const char *outcome = "nothing to do";
+	struct buf reason = BUF_INIT;
 	struct task task;
 	int rc;
 
@@ -417,48 +432,18 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		goto done;
 	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
 		if (r->stopping && code != 0) {
-			/* We passed it the signal: not the task's failure. */
-			rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+			action = EXIT_INTERRUPTED;
 			outcome = "interrupted; left claimable";
 		} else if (!timed_out && (code == 75 ||
-			(code != 0 && log_says_rate_limited(r, w->log_path)))) {
-			/* Not the task's fault: no attempt spent. */
-			rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
-			pause_launches(r, w->task);
-			r->sum->rate_limited++;
+			       (code != 0 && log_says_rate_limited(r, w->log_path)))) {
+			action = EXIT_RATE_LIMIT;
 			outcome = "rate-limited; requeued, launches paused";
 		} else if (code == 0 && !timed_out) {
-			char *commit = w->worktree ? worktree_commit(r, w->worktree)
-						   : NULL;
-
-			rc = task_report(r->ledger, w->agent, w->task, commit,
-			    "reported by daicho run: the worker exited 0", r->err);
-			free(commit);
-			r->sweep_pending = true;
-			r->pause_ms = 0;
+			action = EXIT_REPORT;
 			outcome = "reported for it";
 		} else {
-			struct buf reason = BUF_INIT;
-			int64_t backoff = r->opt->retry_backoff_ms;
-			bool failed = false;
-
-			if (timed_out)
-				buf_adds(&reason, "timed out");
-			else if (code >= 0)
-				buf_addf(&reason, "exit %d", code);
-			else
-				buf_addf(&reason, "killed by signal %d", WTERMSIG(status));
-			for (int64_t k = 1; k < w->attempt && backoff < RETRY_MAX_BACKOFF_MS; k++)
-				backoff *= 2;
-			if (backoff > RETRY_MAX_BACKOFF_MS)
-				backoff = RETRY_MAX_BACKOFF_MS;
-			rc = task_requeue(r->ledger, w->agent, w->task, reason.buf,
-			    backoff, r->opt->retries >= 0 ? r->opt->retries + 1 : 0,
-			    &failed, r->err);
-			buf_release(&reason);
-			if (!failed)
-				r->sum->retried++;
-			outcome = failed ? "failed: attempts used up" : "requeued for retry";
+			action = EXIT_REQUEUE;
+			outcome = "failed attempt";
 		}
 	} else if (strcmp(task.state, "reported") == 0) {
 		r->sweep_pending = true;
@@ -468,7 +453,7 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		outcome = task.state;
 	}
 	task_release(&task);
-	if (rc == 0) {
+	{
 		json_t *detail = json_pack("{s:I, s:I, s:s, s:s}", "attempt",
 		    (json_int_t)w->attempt, "duration_ms", (json_int_t)duration,
 		    "log", w->log_path, "outcome", outcome);
@@ -477,13 +462,59 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		    code >= 0 ? json_integer(code) : json_null());
 		if (timed_out)
 			json_object_set_new(detail, "timed_out", json_true());
-		rc = event_record(r->ledger, r->opt->actor, "exit", w->task, detail,
-		    r->err);
+		if ((rc = event_record(r->ledger, r->opt->actor, "exit", w->task,
+			 detail, r->err)) < 0)
+			goto done;
+	}
+	switch (action) {
+	case EXIT_NOTHING:
+		break;
+	case EXIT_INTERRUPTED:
+		/* We passed it the signal: not the task's failure. */
+		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+		break;
+	case EXIT_RATE_LIMIT:
+		/* Not the task's fault: no attempt spent. */
+		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+		pause_launches(r, w->task);
+		r->sum->rate_limited++;
+		break;
+	case EXIT_REPORT: {
+		char *commit = w->worktree ? worktree_commit(r, w->worktree) : NULL;
+
+		rc = task_report(r->ledger, w->agent, w->task, commit,
+		    "reported by daicho run: the worker exited 0", r->err);
+		free(commit);
+		r->sweep_pending = true;
+		r->pause_ms = 0;
+		break;
+	}
+	case EXIT_REQUEUE: {
+		int64_t backoff = r->opt->retry_backoff_ms;
+
+		if (timed_out)
+			buf_adds(&reason, "timed out");
+		else if (code >= 0)
+			buf_addf(&reason, "exit %d", code);
+		else
+			buf_addf(&reason, "killed by signal %d", WTERMSIG(status));
+		for (int64_t k = 1; k < w->attempt && backoff < RETRY_MAX_BACKOFF_MS; k++)
+			backoff *= 2;
+		if (backoff > RETRY_MAX_BACKOFF_MS)
+			backoff = RETRY_MAX_BACKOFF_MS;
+		rc = task_requeue(r->ledger, w->agent, w->task, reason.buf, backoff,
+		    r->opt->retries >= 0 ? r->opt->retries + 1 : 0, &failed, r->err);
+		if (rc == 0 && !failed)
+			r->sum->retried++;
+		outcome = failed ? "failed: attempts used up" : "requeued for retry";
+		break;
+	}
 	}
 	if (r->opt->observer.ended)
 		r->opt->observer.ended(r->opt->observer.arg, w->task, code, duration,
 		    outcome);
 done:
+	buf_release(&reason);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));

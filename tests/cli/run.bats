@@ -584,8 +584,9 @@ $TEST_ROOT/logs/1/2.log"
 	run sql "SELECT a.name || ' ' || json_extract(e.detail, '$.note') FROM events e JOIN agents a ON a.id = e.actor
 		WHERE e.task = 2 AND e.kind = 'report'"
 	assert_output "$agent2 by me"
+	# The runner records the exit before it reports for the worker.
 	run event_kinds 1
-	assert_output "add claim report exit verified"
+	assert_output "add claim exit report verified"
 	# (The worker's own report may be verified before its exit is
 	# recorded: the order of those two is free.)
 	run sql "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM events WHERE task = 2 ORDER BY kind)"
@@ -602,7 +603,9 @@ exit 0'
 	ok daicho run --retry-backoff 50ms -- "$BIN/liar" "$TEST_ROOT"
 	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 1 false report caught, "
 	run event_kinds 1
-	assert_output "add claim report exit rejected report exit verified"
+	# Each exit is recorded before the runner reports for it, so the
+	# sweep's verdict always follows the report it judges.
+	assert_output "add claim exit report rejected exit report verified"
 	run task_row 1
 	[[ "$output" == "verified|2|run"* ]] || fail "task: $output"
 	run sql "SELECT json_extract(detail, '$.summary') FROM events WHERE task = 1 AND kind = 'rejected'"
@@ -658,7 +661,7 @@ exit 0'
 	[ "$status" -eq 0 ]
 	[ "$(count_events lease-expired)" -eq 0 ]
 	run event_kinds 1
-	assert_output "add claim report exit verified"
+	assert_output "add claim exit report verified"
 }
 
 # --- --worktree ------------------------------------------------------------
