@@ -18,7 +18,7 @@
 #include "util/alloc.h"
 #include "util/proc.h"
 
-#define FILELOCK_MAGIC 0x4441494du /* "DAIM": ticket lock, layout 2 */
+#define FILELOCK_MAGIC 0x4441494eu /* "DAIN": ticket lock, layout 3 */
 #define FILELOCK_BYTES 8192
 #define SLOTS 256                  /* waiters that can queue at once */
 #define CHECK_MS 50                /* how often a waiter looks for the dead */
@@ -28,9 +28,11 @@
  * until "serving" reaches it; unlocking serves the next ticket and wakes
  * only the process waiting for that one (each waits on its own slot's
  * futex word), so the lock is handed over first come, first served, with
- * no thundering herd. pid[slot] records who holds each ticket, so that a
- * ticket whose process died (holding or waiting) is skipped by the next in
- * line: a kill -9 never wedges the queue.
+ * no thundering herd. pid[slot] and start[slot] record who holds each
+ * ticket (a pid alone is not enough: pids are reused within minutes when
+ * pid_max is 32768), so that a ticket whose process died (holding or
+ * waiting) is skipped by the next in line: a kill -9 never wedges the
+ * queue.
  */
 struct shared {
 	_Atomic uint32_t magic;
@@ -38,11 +40,13 @@ struct shared {
 	_Atomic uint32_t serving;       /* the ticket that may hold the lock */
 	_Atomic uint32_t turn[SLOTS];   /* futex words: serving, per slot */
 	_Atomic int32_t pid[SLOTS];     /* ticket holder; 0 unknown, -1 gone */
+	_Atomic uint64_t start[SLOTS];  /* its start time: pids are reused */
 };
 
 struct filelock {
 	int fd;
 	struct shared *shared;
+	uint64_t my_start;              /* this process's start time */
 	uint32_t ticket;                /* ours, while we hold the lock */
 	uint32_t unknown_serving;       /* a served ticket with no pid yet... */
 	int64_t unknown_since_ms;       /* ...since when */
@@ -138,23 +142,39 @@ static void
 skip_the_dead(struct filelock *lock)
 {
 	struct shared *s = lock->shared;
-	uint32_t serving = atomic_load(&s->serving);
-	int32_t pid;
 
-	if (serving == atomic_load(&s->next))
-		return; /* nobody holds it */
-	pid = atomic_load(&s->pid[serving % SLOTS]);
-	if (pid == 0) {
-		if (lock->unknown_serving != serving || lock->unknown_since_ms == 0) {
-			lock->unknown_serving = serving;
-			lock->unknown_since_ms = now_ms();
-		} else if (now_ms() - lock->unknown_since_ms > 2000) {
-			serve_after(s, serving);
+	/* Several dead tickets may lie in a row: skip them all now. */
+	for (int skipped = 0; skipped < SLOTS; skipped++) {
+		uint32_t serving = atomic_load(&s->serving);
+		int32_t pid;
+
+		if (serving == atomic_load(&s->next))
+			return; /* nobody holds it */
+		pid = atomic_load(&s->pid[serving % SLOTS]);
+		if (pid == 0) {
+			if (lock->unknown_serving != serving ||
+			    lock->unknown_since_ms == 0) {
+				lock->unknown_serving = serving;
+				lock->unknown_since_ms = now_ms();
+				return;
+			}
+			if (now_ms() - lock->unknown_since_ms <= 2000)
+				return;
+		} else if (pid != -1 && proc_start_time(pid) ==
+					  atomic_load(&s->start[serving % SLOTS])) {
+			return; /* alive: its turn */
 		}
-		return;
-	}
-	if (pid == -1 || !proc_is_alive(pid))
 		serve_after(s, serving);
+	}
+}
+
+/* Mark ticket as ours (start time first: a reader that sees our pid with
+ * the old start time takes us for dead, and we then queue again). */
+static void
+take_slot(struct filelock *lock, uint32_t ticket)
+{
+	atomic_store(&lock->shared->start[ticket % SLOTS], lock->my_start);
+	atomic_store(&lock->shared->pid[ticket % SLOTS], (int32_t)getpid());
 }
 
 int
@@ -173,8 +193,10 @@ filelock_acquire(struct filelock *lock, int64_t timeout_ms)
 		skip_the_dead(lock);
 		nanosleep(&pause, NULL);
 	}
+	if (lock->my_start == 0)
+		lock->my_start = proc_start_time(getpid());
 	ticket = atomic_fetch_add(&s->next, 1);
-	atomic_store(&s->pid[ticket % SLOTS], (int32_t)getpid());
+	take_slot(lock, ticket);
 	lock->unknown_since_ms = 0;
 	for (unsigned round = 0;; round++) {
 		uint32_t turn = atomic_load(&s->turn[ticket % SLOTS]);
@@ -191,7 +213,7 @@ filelock_acquire(struct filelock *lock, int64_t timeout_ms)
 			 * holder's mark when our turn came. Queue again.
 			 */
 			ticket = atomic_fetch_add(&s->next, 1);
-			atomic_store(&s->pid[ticket % SLOTS], (int32_t)getpid());
+			take_slot(lock, ticket);
 			continue;
 		}
 		if (now_ms() >= deadline) {
@@ -218,9 +240,11 @@ filelock_try(struct filelock *lock)
 	uint32_t serving = atomic_load(&s->serving), expected = serving;
 
 	/* Free means: nobody holds a ticket at or after serving. */
+	if (lock->my_start == 0)
+		lock->my_start = proc_start_time(getpid());
 	if (!atomic_compare_exchange_strong(&s->next, &expected, serving + 1))
 		return 1;
-	atomic_store(&s->pid[serving % SLOTS], (int32_t)getpid());
+	take_slot(lock, serving);
 	lock->ticket = serving;
 	return 0;
 }

@@ -17,6 +17,30 @@
 
 extern char **environ;
 
+uint64_t
+proc_start_time(pid_t pid)
+{
+	char path[64];
+	struct buf stat = BUF_INIT;
+	const char *p;
+	uint64_t start = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	/* "pid (comm) S ppid ...": starttime is field 22, the 20th after ')'. */
+	if (pid > 0 && buf_read_file(&stat, path) == 0 &&
+	    (p = strrchr(stat.buf, ')')) != NULL && p[1] == ' ' && p[2] != 'Z') {
+		int field = 3; /* p + 2 is the state, field 3 */
+
+		for (p += 2; *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (field == 22)
+			start = strtoull(p, NULL, 10);
+	}
+	buf_release(&stat);
+	return start;
+}
+
 bool
 proc_is_alive(pid_t pid)
 {

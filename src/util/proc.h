@@ -26,6 +26,13 @@ int proc_capture(char *const argv[], struct buf *out);
 bool proc_is_alive(pid_t pid);
 
 /*
+ * When process pid started (clock ticks since boot, from /proc), which
+ * tells a process from a later one that reused its pid; 0 when there is no
+ * such process or it is a zombie.
+ */
+uint64_t proc_start_time(pid_t pid);
+
+/*
  * Send sig to every process (but this one) whose environment holds all the
  * "NAME=VALUE" entries in needles (NULL-terminated): how the workers of a
  * runner that died are found, whatever process group they moved to.
