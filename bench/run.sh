@@ -2,7 +2,8 @@
 # daicho benchmarks: the "Measure" sections of the foundation and the
 # verification issues. Prints a report and writes the raw numbers to bench/out/.
 #
-#   bench/run.sh            all benchmarks (about 5-8 minutes on 2 cores)
+#   bench/run.sh            all benchmarks (about 6 minutes on a quiet 2-core machine;
+#                           benchmark 2 is bounded by its budgets below)
 #   bench/run.sh 1 3        only benchmarks 1 and 3
 #
 #   1  claim --next as a whole process vs the sqlite3 shell doing the same UPDATE
