@@ -171,6 +171,9 @@ sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
 		stats->pruned++;
 	}
 	closedir(d);
+	/* Once per pass, for leftovers whose directory a crash took away. */
+	if (stats->pruned > 0)
+		git_worktree_prune(root.buf);
 done:
 	buf_release(&dir);
 	buf_release(&root);

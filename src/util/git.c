@@ -85,9 +85,15 @@ git_worktree_remove(const char *repo, const char *path)
 {
 	const char *remove[] = { "worktree", "remove", "--force", "--force", path,
 		NULL };
-	const char *prune[] = { "worktree", "prune", NULL };
 
 	git_in(repo, remove);
+}
+
+void
+git_worktree_prune(const char *repo)
+{
+	const char *prune[] = { "worktree", "prune", NULL };
+
 	git_in(repo, prune);
 }
 

@@ -37,8 +37,15 @@ int git_worktree_add_branch(const char *repo, const char *path,
 /* Delete branch (forcefully). */
 void git_branch_delete(const char *repo, const char *branch);
 
-/* Remove the worktree at path (forcefully), then prune stale records. */
+/* Remove the worktree at path (forcefully), with its record in repo. */
 void git_worktree_remove(const char *repo, const char *path);
+
+/*
+ * Forget worktrees whose directories are gone. Not after every removal: a
+ * prune can delete the half-made record of another process's concurrent
+ * `worktree add`, failing its checkout.
+ */
+void git_worktree_prune(const char *repo);
 
 /*
  * Whether commit exists in repo and differs from its first parent (a root
