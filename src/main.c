@@ -40,6 +40,15 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_cancel_entry,
 	&cmd_log_entry,
 	&cmd_events_entry,
+	&cmd_agent_start_entry,
+	&cmd_agent_end_entry,
+	&cmd_agents_entry,
+	&cmd_wait_entry,
+	&cmd_resume_entry,
+	&cmd_send_entry,
+	&cmd_inbox_entry,
+	&cmd_status_entry,
+	&cmd_handoff_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -80,13 +89,80 @@ struct globals {
 	bool json, quiet, help, version;
 };
 
+/*
+ * The command named by argv[0] (and argv[1] for a two-word command such as
+ * "agent start"); *words says how many words named it. NULL when none.
+ */
 static const struct cmd_entry *
-find_command(const char *name)
+find_command(int argc, char **argv, int *words)
 {
-	for (size_t i = 0; i < COMMAND_COUNT; i++)
-		if (strcmp(commands[i]->name, name) == 0)
+	for (size_t i = 0; i < COMMAND_COUNT && argc >= 2; i++) {
+		const char *name = commands[i]->name, *space = strchr(name, ' ');
+
+		if (space && strlen(argv[0]) == (size_t)(space - name) &&
+		    strncmp(name, argv[0], (size_t)(space - name)) == 0 &&
+		    strcmp(space + 1, argv[1]) == 0) {
+			*words = 2;
 			return commands[i];
+		}
+	}
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		if (strcmp(commands[i]->name, argv[0]) == 0) {
+			*words = 1;
+			return commands[i];
+		}
 	return NULL;
+}
+
+static void print_command_help(const struct cmd_entry *entry, FILE *out);
+
+/*
+ * "daicho agent --help": the help of every command of the two-word family
+ * word. Returns whether word names a family.
+ */
+static bool
+print_family_help(const char *word, FILE *out)
+{
+	size_t len = strlen(word);
+	bool any = false;
+
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		if (strncmp(commands[i]->name, word, len) == 0 &&
+		    commands[i]->name[len] == ' ') {
+			if (any)
+				fputc('\n', out);
+			print_command_help(commands[i], out);
+			any = true;
+		}
+	return any;
+}
+
+/*
+ * The error for an unknown command: for the first word of a two-word
+ * family ("agent"), the words that may follow it.
+ */
+static int
+unknown_command(int argc, char **argv, struct err *err)
+{
+	struct buf family = BUF_INIT;
+	size_t len = strlen(argv[0]);
+	int rc;
+
+	for (size_t i = 0; i < COMMAND_COUNT; i++) {
+		const char *name = commands[i]->name;
+
+		if (strncmp(name, argv[0], len) == 0 && name[len] == ' ')
+			buf_addf(&family, "%s%s", family.len ? ", " : "", name + len + 1);
+	}
+	if (family.len)
+		rc = err_set(err, ERR_USAGE, "unknown command '%s%s%s' ('%s' takes "
+		    "%s; see 'daicho help')", argv[0], argc > 1 ? " " : "",
+		    argc > 1 ? argv[1] : "", argv[0], family.buf);
+	else
+		rc = err_set(err, ERR_USAGE, "unknown command '%s' (see 'daicho "
+		    "help')", argv[0]);
+	buf_release(&family);
+	return rc;
 }
 
 static void
@@ -98,7 +174,7 @@ print_overview(FILE *out)
 	    "One ledger that many agent sessions, scripts and humans share.\n\n"
 	    "Commands:\n");
 	for (size_t i = 0; i < COMMAND_COUNT; i++)
-		fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(out, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(out,
 	    "\nGlobal options (before or after the command name):\n");
 	for (size_t i = 0; i < GLOBAL_COUNT; i++) {
@@ -344,6 +420,8 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 		const char *id = getenv(sessions[i].variable);
 
 		if (id != NULL && *id != '\0') {
+			ctx->session_id = id;
+			ctx->session_kind = sessions[i].kind;
 			ctx->claim.session_id = id;
 			ctx->claim.kind = sessions[i].kind;
 			ctx->explicit_agent = true;
@@ -376,7 +454,7 @@ run(int argc, char **argv, struct err *err)
 	struct cmd_ctx ctx = { 0 };
 	const struct cmd_entry *entry;
 	char **rest = NULL;
-	int next = 0, rc, rest_count;
+	int next = 0, rc, rest_count, words = 1;
 	char *cwd = NULL;
 
 	ctx.err = err;
@@ -399,11 +477,11 @@ run(int argc, char **argv, struct err *err)
 		if (next + 1 < argc && strcmp(argv[next + 1], "--man") == 0) {
 			print_man(stdout);
 		} else if (next + 1 < argc) {
-			const struct cmd_entry *e = find_command(argv[next + 1]);
+			const struct cmd_entry *e = find_command(argc - next - 1,
+			    argv + next + 1, &words);
 
 			if (e == NULL) {
-				rc = err_set(err, ERR_USAGE, "unknown command '%s' (see "
-				    "'daicho help')", argv[next + 1]);
+				rc = unknown_command(argc - next - 1, argv + next + 1, err);
 				goto done;
 			}
 			print_command_help(e, stdout);
@@ -412,13 +490,18 @@ run(int argc, char **argv, struct err *err)
 		}
 		goto done;
 	}
-	entry = find_command(argv[next]);
+	entry = find_command(argc - next, argv + next, &words);
+	if (entry == NULL && next + 1 < argc &&
+	    (strcmp(argv[next + 1], "--help") == 0 ||
+	    strcmp(argv[next + 1], "-h") == 0) &&
+	    print_family_help(argv[next], stdout))
+		goto done;
 	if (entry == NULL) {
-		rc = err_set(err, ERR_USAGE, "unknown command '%s' (see 'daicho help')",
-		    argv[next]);
+		rc = unknown_command(argc - next, argv + next, err);
 		goto done;
 	}
 	ctx.entry = entry;
+	next += words - 1; /* getopt skips argv[0]: the command's last word */
 	/* The command's own options, and global ones, after its name. */
 	rest_count = argc - next;
 	rest = xcalloc((size_t)rest_count + 1, sizeof(char *));

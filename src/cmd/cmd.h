@@ -56,6 +56,8 @@ struct cmd_ctx {
 	struct buf ledger_path;    /* where the ledger is (or would be) */
 	struct agent_claim claim;  /* who the caller says it is */
 	bool explicit_agent;       /* --as, $DAICHO_AGENT or a session variable */
+	const char *session_id;    /* the client session variable's value, or NULL */
+	const char *session_kind;  /* its client (claude, codex, gemini), or NULL */
 	struct agent caller;       /* resolved by cmd_caller() (name set then) */
 	bool json;                 /* --json */
 	bool quiet;                /* -q */
@@ -132,5 +134,24 @@ extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_logs_entry;
 extern const struct cmd_entry cmd_usage_entry;
+extern const struct cmd_entry cmd_agent_start_entry;
+extern const struct cmd_entry cmd_agent_end_entry;
+extern const struct cmd_entry cmd_agents_entry;
+extern const struct cmd_entry cmd_wait_entry;
+extern const struct cmd_entry cmd_resume_entry;
+extern const struct cmd_entry cmd_send_entry;
+extern const struct cmd_entry cmd_inbox_entry;
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_handoff_entry;
+
+/* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
+void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);
+/* Print agents (as agent_list() gives them) as the 'agents' table. */
+void cmd_print_agents(const json_t *agents, int64_t now);
+/* The integer member key of object (0 when missing or null). */
+int64_t cmd_json_int(const json_t *object, const char *key);
+/* The string member key of object, or fallback when missing or null. */
+const char *cmd_json_str(const json_t *object, const char *key,
+    const char *fallback);
 
 #endif

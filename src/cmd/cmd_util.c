@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+
+#include "util/clock.h"
 #include "core/task.h"
 #include "util/duration.h"
 
@@ -143,4 +145,27 @@ cmd_print_json(struct cmd_ctx *ctx, json_t *value)
 		return err_set(ctx->err, ERR_FAILED, "cannot write JSON output");
 	putchar('\n');
 	return 0;
+}
+
+void
+cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms)
+{
+	clock_add_age(out, now_ms - at_ms);
+	buf_adds(out, " ago (");
+	clock_add_timestamp(out, at_ms);
+	buf_addch(out, ')');
+}
+
+int64_t
+cmd_json_int(const json_t *object, const char *key)
+{
+	return json_integer_value(json_object_get(object, key));
+}
+
+const char *
+cmd_json_str(const json_t *object, const char *key, const char *fallback)
+{
+	const char *value = json_string_value(json_object_get(object, key));
+
+	return value ? value : fallback;
 }

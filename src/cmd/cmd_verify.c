@@ -130,17 +130,21 @@ print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s)
 {
 	if (ctx->json)
 		return cmd_print_json(ctx, json_pack(
-		    "{s:I, s:I, s:I, s:I, s:I}", "verified", (json_int_t)s->verified,
-		    "rejected", (json_int_t)s->rejected, "failed",
-		    (json_int_t)s->failed, "expired", (json_int_t)s->expired,
-		    "pruned", (json_int_t)s->pruned));
+		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "verified",
+		    (json_int_t)s->verified, "rejected", (json_int_t)s->rejected,
+		    "failed", (json_int_t)s->failed, "expired",
+		    (json_int_t)s->expired, "pruned", (json_int_t)s->pruned,
+		    "stale", (json_int_t)s->stale, "waits", (json_int_t)s->waits));
 	if (!ctx->quiet)
 		printf("sweep: %lld verified, %lld rejected, %lld failed, %lld "
-		       "lease%s expired, %lld worktree%s pruned\n",
+		       "lease%s expired, %lld worktree%s pruned, %lld agent%s "
+		       "stale, %lld wait%s escalated\n",
 		    (long long)s->verified, (long long)s->rejected,
 		    (long long)s->failed, (long long)s->expired,
 		    s->expired == 1 ? "" : "s", (long long)s->pruned,
-		    s->pruned == 1 ? "" : "s");
+		    s->pruned == 1 ? "" : "s", (long long)s->stale,
+		    s->stale == 1 ? "" : "s", (long long)s->waits,
+		    s->waits == 1 ? "" : "s");
 	return 0;
 }
 
@@ -185,7 +189,11 @@ const struct cmd_entry cmd_sweep_entry = {
 	.summary = "verify reported tasks, expire dead leases (one pass, or a loop)",
 	.help =
 	    "One pass: removes verification worktrees a crashed sweep left\n"
-	    "behind; expires the leases of claims whose holder stopped\n"
+	    "behind; marks stale every agent unseen for --stale-after (not a\n"
+	    "waiting one) and expires its claims; reminds the owner of each wait\n"
+	    "past its --remind time (once), and hands the waits of an owner that\n"
+	    "has ended to the live holder of its role, or flags them for the\n"
+	    "human ('daicho status'); expires the leases of claims whose holder stopped\n"
 	    "heart-beating (the task goes back to open, or to failed when its\n"
 	    "attempts are used up); and verifies every reported task, N at a time\n"
 	    "(-j, default the number of CPUs). A pass moves a task to verified\n"
@@ -196,7 +204,8 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "task with a verification claim, so none is verified twice.\n\n"
 	    "--every DUR repeats until SIGINT or SIGTERM, which end it between\n"
 	    "steps. Prints one summary line per pass.\n\n"
-	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\", \"pruned\"}\n"
+	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\", \"pruned\",\n"
+	    "\"stale\", \"waits\"}\n"
 	    "per pass, one object per line.\n",
 	.options = (const struct cmd_option[]){
 	    { "every", 0, "DUR", "repeat every DUR until interrupted" },

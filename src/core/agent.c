@@ -10,6 +10,19 @@
 #include "util/clock.h"
 #include "util/proc.h"
 
+/*
+ * What goes when an agent ends or turns stale, inside the transaction
+ * that says so: the file reservations it holds.
+ */
+static int
+agent_ended_hook(struct ledger *ledger, int64_t id, struct err *err)
+{
+	(void)ledger;
+	(void)id;
+	(void)err;
+	return 0;
+}
+
 int
 agent_check_name(const char *name, struct err *err)
 {
@@ -38,17 +51,11 @@ find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'", err);
-	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "looking up an agent");
-	return 0;
+	return ledger_step_int(ledger, st, id, NULL, "looking up an agent", err);
 }
 
 /* Find the live agent bound to session; fills id and name, or id = 0. */
@@ -478,4 +485,351 @@ done:
 		return rc;
 	}
 	return ledger_commit(ledger, err);
+}
+
+/* The live holder of a name, as agent_register() weighs it. */
+struct holder {
+	int64_t id;
+	char *session_id;
+	char *kind;
+	char *state;
+	int64_t last_seen_ms;
+	int64_t pid;
+	bool same_host;
+};
+
+static void
+holder_release(struct holder *h)
+{
+	free(h->session_id);
+	free(h->kind);
+	free(h->state);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Read the live holder of name into *h (h->id 0 when none). */
+static int
+read_holder(struct ledger *ledger, const char *name, struct holder *h,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, session_id, kind, state, last_seen_ms, pid, host"
+	    " FROM agents WHERE name = ? AND state <> 'ended'", err);
+	char host[256] = "";
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	if (st == NULL)
+		return -(int)err->code;
+	gethostname(host, sizeof(host) - 1);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *session = (const char *)sqlite3_column_text(st, 1);
+		const char *where = (const char *)sqlite3_column_text(st, 6);
+
+		h->id = sqlite3_column_int64(st, 0);
+		h->session_id = session ? xstrdup(session) : NULL;
+		h->kind = xstrdup((const char *)sqlite3_column_text(st, 2));
+		h->state = xstrdup((const char *)sqlite3_column_text(st, 3));
+		h->last_seen_ms = sqlite3_column_int64(st, 4);
+		h->pid = sqlite3_column_int64(st, 5);
+		h->same_host = where && strcmp(where, host) == 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "looking up an agent");
+	return 0;
+}
+
+/* Whether a live holder may be taken over: stale, or its process gone. */
+static bool
+holder_is_gone(const struct holder *h, int64_t now, int64_t stale_after_ms)
+{
+	if (strcmp(h->state, "stale") == 0)
+		return true;
+	if (h->pid > 0 && h->same_host && !proc_is_alive((pid_t)h->pid))
+		return true;
+	return strcmp(h->state, "active") == 0 &&
+	    now - h->last_seen_ms >= stale_after_ms;
+}
+
+/* Set an agent's name, role (when given), kind and last seen. */
+static int
+update_agent(struct ledger *ledger, int64_t id, const char *name,
+    const char *role, const char *kind, int64_t now, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE agents SET name = ?2, role = coalesce(?3, role), kind = ?4,"
+	    " last_seen_ms = ?5,"
+	    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
+	    " WHERE id = ?1", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (role)
+		sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, now);
+	return ledger_step_done(ledger, st, "updating an agent", err);
+}
+
+/* End agent id now (no event). */
+static int
+end_agent(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1"
+	    " AND state <> 'ended'", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	return ledger_step_done(ledger, st, "ending an agent", err);
+}
+
+/* The body of agent_register(), inside its transaction. */
+static int
+register_locked(struct ledger *ledger, const struct agent_start_request *req,
+    struct agent_started *out, struct err *err)
+{
+	struct holder h;
+	int64_t now = clock_now_ms(), session_agent = 0;
+	char *session_name = NULL;
+	int rc;
+
+	if ((rc = read_holder(ledger, req->name, &h, err)) < 0)
+		return rc;
+	if (h.id != 0 && req->session_id && h.session_id &&
+	    strcmp(h.session_id, req->session_id) == 0) {
+		out->id = h.id;
+		out->again = true;
+		holder_release(&h);
+		return update_agent(ledger, out->id, req->name, req->role,
+		    req->kind, now, err);
+	}
+	if (h.id != 0) {
+		struct buf age = BUF_INIT, stamp = BUF_INIT;
+
+		if (!holder_is_gone(&h, now, req->stale_after_ms)) {
+			clock_add_age(&age, now - h.last_seen_ms);
+			clock_add_timestamp(&stamp, h.last_seen_ms);
+			rc = err_set(err, ERR_CONFLICT,
+			    "agent name '%s' is held by a live %s agent%s%s, seen %s "
+			    "ago at %s (pick another name, or end it with 'daicho "
+			    "agent end %s')", req->name, h.kind,
+			    h.session_id ? " of session " : "",
+			    h.session_id ? h.session_id : "", age.buf, stamp.buf,
+			    req->name);
+			buf_release(&age);
+			buf_release(&stamp);
+			holder_release(&h);
+			return rc;
+		}
+		out->replaced = h.id;
+		rc = end_agent(ledger, h.id, now, err);
+		if (rc == 0)
+			rc = event_append(ledger, h.id, "agent-takeover", 0,
+			    json_pack("{s:s, s:I, s:s}", "name", req->name,
+				"last_seen_ms", (json_int_t)h.last_seen_ms, "was",
+				h.state), err);
+		holder_release(&h);
+		if (rc < 0)
+			return rc;
+	}
+	if (req->session_id &&
+	    (rc = find_live_by_session(ledger, req->session_id, &session_agent,
+		 &session_name, err)) < 0)
+		return rc;
+	if (session_agent != 0) {
+		out->id = session_agent;
+		out->renamed = true;
+		rc = update_agent(ledger, session_agent, req->name, req->role,
+		    req->kind, now, err);
+		if (rc == 0)
+			rc = event_append(ledger, session_agent, "agent-rename", 0,
+			    json_pack("{s:s, s:s, s:s?}", "from", session_name, "to",
+				req->name, "role", req->role), err);
+		free(session_name);
+		return rc;
+	}
+	return register_agent(ledger, req->name, req->kind, req->role,
+	    req->session_id, 0, now, &out->id, err);
+}
+
+int
+agent_register(struct ledger *ledger, const struct agent_start_request *request,
+    struct agent_started *out, struct err *err)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = agent_check_name(request->name, err)) < 0)
+		return rc;
+	if (request->role && *request->role == '\0')
+		return err_set(err, ERR_USAGE, "empty --role");
+	/* The caller is who is being registered: no implicit registration. */
+	ledger_set_begin_hook(ledger, NULL, NULL);
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	if ((rc = register_locked(ledger, request, out, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	ledger_set_caller(ledger, out->id);
+	return ledger_commit(ledger, err);
+}
+
+int
+agent_find_named(struct ledger *ledger, const char *name, int64_t *id,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id FROM agents WHERE name = ?"
+	    " ORDER BY state <> 'ended' DESC, last_seen_ms DESC, id DESC LIMIT 1",
+	    err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	return ledger_step_int(ledger, st, id, NULL, "looking up an agent", err);
+}
+
+int
+agent_end_named(struct ledger *ledger, const char *name, int64_t *id,
+    struct err *err)
+{
+	int64_t caller = 0;
+	int rc;
+
+	if ((rc = ledger_begin_as(ledger, &caller, err)) < 0)
+		return rc;
+	*id = caller;
+	if (name && (rc = find_live_by_name(ledger, name, id, err)) < 0)
+		goto fail;
+	if (*id == 0) {
+		rc = err_set(err, ERR_NOT_FOUND, "no live agent named '%s' (see "
+		    "'daicho agents')", name);
+		goto fail;
+	}
+	if ((rc = end_agent(ledger, *id, clock_now_ms(), err)) < 0)
+		goto fail;
+	if ((rc = agent_ended_hook(ledger, *id, err)) < 0)
+		goto fail;
+	if ((rc = event_append(ledger, caller, "agent-end", 0,
+		 json_pack("{s:I}", "agent", (json_int_t)*id), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
+    json_t **out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT a.id, a.name, a.role, a.kind,"
+	    " CASE WHEN a.state = 'active' AND a.last_seen_ms <= ?1 - ?2"
+	    "  THEN 'stale' ELSE a.state END AS state,"
+	    " a.session_id, a.pid, a.host, a.started_ms, a.last_seen_ms,"
+	    " a.ended_ms,"
+	    " (SELECT json_group_array(t.id) FROM tasks t"
+	    "   WHERE t.owner = a.id AND t.state = 'claimed') AS claims_json,"
+	    " (SELECT count(*) FROM messages m"
+	    "   WHERE m.recipient = a.id AND m.read_ms IS NULL) AS unread,"
+	    " (SELECT json_group_array(json_object('id', w.id, 'what', w.what,"
+	    "   'owner', o.name, 'started_ms', w.started_ms,"
+	    "   'remind_ms', w.remind_ms))"
+	    "   FROM waits w LEFT JOIN agents o ON o.id = w.owner"
+	    "   WHERE w.agent = a.id AND w.ended_ms IS NULL) AS waits_json"
+	    " FROM agents a WHERE ?3 OR a.state <> 'ended'"
+	    " ORDER BY a.name, a.id", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, clock_now_ms());
+	sqlite3_bind_int64(st, 2, stale_after_ms);
+	sqlite3_bind_int(st, 3, all);
+	*out = json_array();
+	if ((rc = ledger_rows_json(ledger, st, *out, "listing agents", err)) < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int
+agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
+    int64_t *marked, struct err *err)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_now_ms();
+	json_t *found = json_array();
+	size_t i;
+	json_t *row;
+	int rc;
+
+	*marked = 0;
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		goto done;
+	st = ledger_stmt(ledger,
+	    "SELECT id, name, last_seen_ms FROM agents WHERE state = 'active'"
+	    " AND last_seen_ms <= ?1 - ?2 AND id <> ?3", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, stale_after_ms);
+	sqlite3_bind_int64(st, 3, actor);
+	if ((rc = ledger_rows_json(ledger, st, found, "finding stale agents",
+		 err)) < 0)
+		goto fail;
+	json_array_foreach(found, i, row) {
+		int64_t id = json_integer_value(json_object_get(row, "id"));
+
+		st = ledger_stmt(ledger,
+		    "UPDATE agents SET state = 'stale' WHERE id = ?", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		if ((rc = ledger_step_done(ledger, st, "marking an agent stale",
+			 err)) < 0)
+			goto fail;
+		/* Its claims run out now; the lease pass reopens them. */
+		st = ledger_stmt(ledger,
+		    "UPDATE tasks SET lease_expires_ms = ?2 WHERE owner = ?1"
+		    " AND state = 'claimed' AND lease_expires_ms > ?2", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, now);
+		if ((rc = ledger_step_done(ledger, st, "expiring claims", err)) < 0)
+			goto fail;
+		if ((rc = agent_ended_hook(ledger, id, err)) < 0)
+			goto fail;
+		if ((rc = event_append(ledger, actor, "agent-stale", 0,
+			 json_pack("{s:I, s:O, s:O}", "agent", (json_int_t)id,
+			     "name", json_object_get(row, "name"), "last_seen_ms",
+			     json_object_get(row, "last_seen_ms")), err)) < 0)
+			goto fail;
+		(*marked)++;
+	}
+	rc = ledger_commit(ledger, err);
+	goto done;
+fail:
+	ledger_rollback(ledger);
+done:
+	json_decref(found);
+	return rc;
 }

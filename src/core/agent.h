@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/err.h"
 #include "core/ledger.h"
 
@@ -86,5 +88,71 @@ int agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
     struct err *err);
 
 void agent_release(struct agent *agent);
+
+/* An agent unseen this long (and not waiting) is stale. */
+#define AGENT_STALE_AFTER_MS (10 * 60 * 1000)
+
+/* What 'daicho agent start' asks for. */
+struct agent_start_request {
+	const char *name;       /* required */
+	const char *role;       /* or NULL: keep / none */
+	const char *kind;       /* claude, codex, gemini, script or human */
+	const char *session_id; /* the caller's client session, or NULL */
+	int64_t stale_after_ms; /* a holder unseen this long may be taken over */
+};
+
+/* What agent_register() did. */
+struct agent_started {
+	int64_t id;            /* the agent now holding the name */
+	int64_t replaced;      /* the stale holder taken over, or 0 */
+	bool again;            /* the caller's session already held the name */
+	bool renamed;          /* the caller's session agent took the name */
+};
+
+/*
+ * Register the caller as request->name, in one transaction. A name is held
+ * by one live agent at a time: when a live agent holds it, the start is the
+ * same session again (role and kind updated), or a take-over when that
+ * holder is stale (unseen for stale_after_ms and not waiting, or its
+ * recorded process is gone) which ends it and is logged; otherwise
+ * ERR_CONFLICT naming the holder and when it was last seen. A session that
+ * already has an agent under another name renames it (its claims and waits
+ * stay with it); else a new agent is bound to the session.
+ */
+int agent_register(struct ledger *ledger, const struct agent_start_request *request,
+    struct agent_started *out, struct err *err);
+
+/*
+ * End the live agent called name (ERR_NOT_FOUND when none), or the caller
+ * when name is NULL. *id is the agent ended.
+ */
+int agent_end_named(struct ledger *ledger, const char *name, int64_t *id,
+    struct err *err);
+
+/*
+ * Agents as a JSON array (new reference in *out), by name: the live ones,
+ * or every one with all. Each object: id, name, role, kind, state (active,
+ * waiting, stale or ended; an active agent unseen for stale_after_ms shows
+ * as stale before the sweep marks it), session_id, pid, host, started_ms,
+ * last_seen_ms, ended_ms, claims (task ids held), unread (messages), and
+ * waits (open: id, what, owner, started_ms, remind_ms).
+ */
+int agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
+    json_t **out, struct err *err);
+
+/*
+ * The sweep's part: mark stale every active agent unseen for
+ * stale_after_ms (a waiting agent is never stale) and expire the leases it
+ * holds, so the claims can be taken. *marked counts the agents.
+ */
+int agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
+    int64_t *marked, struct err *err);
+
+/*
+ * The agent a name addresses: the live one, else the most recent of that
+ * name. Fills *id (0 when no agent ever had the name).
+ */
+int agent_find_named(struct ledger *ledger, const char *name, int64_t *id,
+    struct err *err);
 
 #endif

@@ -592,3 +592,102 @@ ledger_close(struct ledger *ledger)
 	free(ledger->path);
 	free(ledger);
 }
+
+int
+ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
+    struct err *err)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, what);
+	return 0;
+}
+
+int
+ledger_step_int(struct ledger *ledger, sqlite3_stmt *st, int64_t *value,
+    bool *found, const char *what, struct err *err)
+{
+	int rc = sqlite3_step(st);
+
+	*value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if (found)
+		*found = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, what);
+	return 0;
+}
+
+/* The JSON value of column i of st's current row. */
+static json_t *
+column_json(sqlite3_stmt *st, int i)
+{
+	const char *name = sqlite3_column_name(st, i);
+	size_t name_len = strlen(name);
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		return json_integer(sqlite3_column_int64(st, i));
+	case SQLITE_FLOAT:
+		return json_real(sqlite3_column_double(st, i));
+	case SQLITE_NULL:
+		return json_null();
+	default:
+		break;
+	}
+	{
+		const char *text = (const char *)sqlite3_column_text(st, i);
+		size_t len = (size_t)sqlite3_column_bytes(st, i);
+		json_t *value = NULL;
+
+		if (name_len > 5 && strcmp(name + name_len - 5, "_json") == 0)
+			value = json_loadb(text, len, JSON_DECODE_ANY, NULL);
+		if (value == NULL)
+			value = json_stringn(text, len);
+		if (value == NULL) {
+			/* Not UTF-8: keep the ASCII, mark the rest. */
+			char *ascii = xstrndup(text, len);
+
+			for (size_t k = 0; k < len; k++)
+				if ((unsigned char)ascii[k] >= 0x80 || ascii[k] == 0)
+					ascii[k] = '?';
+			value = json_stringn(ascii, len);
+			free(ascii);
+		}
+		return value;
+	}
+}
+
+int
+ledger_rows_json(struct ledger *ledger, sqlite3_stmt *st, json_t *array,
+    const char *what, struct err *err)
+{
+	int rc, columns = sqlite3_column_count(st);
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *row = json_object();
+
+		for (int i = 0; i < columns; i++) {
+			const char *name = sqlite3_column_name(st, i);
+			size_t len = strlen(name);
+
+			if (len > 5 && strcmp(name + len - 5, "_json") == 0) {
+				char *key = xstrndup(name, len - 5);
+
+				json_object_set_new(row, key, column_json(st, i));
+				free(key);
+			} else {
+				json_object_set_new(row, name, column_json(st, i));
+			}
+		}
+		json_array_append_new(array, row);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, what);
+	return 0;
+}

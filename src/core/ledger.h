@@ -18,6 +18,7 @@
 #ifndef DAICHO_LEDGER_H
 #define DAICHO_LEDGER_H
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@
 #include "core/err.h"
 
 /* The schema this daicho writes: the number of migrations in schema.c. */
-#define LEDGER_SCHEMA_VERSION 3
+#define LEDGER_SCHEMA_VERSION 4
 
 struct ledger;
 
@@ -117,6 +118,30 @@ uint64_t ledger_commit_count(const struct ledger *ledger);
  */
 int ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
     struct err *err);
+
+/*
+ * Step st, a statement whose rows are not wanted (a write), to the end and
+ * reset it. Returns 0 or the mapped error about what.
+ */
+int ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
+    struct err *err);
+
+/*
+ * Step st once and put column 0 of its row in *value (0 when there is no
+ * row; *found, when not NULL, says whether there was one). Resets st.
+ * Returns 0 or the mapped error about what.
+ */
+int ledger_step_int(struct ledger *ledger, sqlite3_stmt *st, int64_t *value,
+    bool *found, const char *what, struct err *err);
+
+/*
+ * Step st to the end, appending each row to array as a JSON object keyed by
+ * column name (use AS to name them): integers, reals, text and NULL as
+ * such; a column whose name ends in "_json" holds JSON text and is
+ * embedded parsed. Resets st. Returns 0 or the mapped error about what.
+ */
+int ledger_rows_json(struct ledger *ledger, sqlite3_stmt *st, json_t *array,
+    const char *what, struct err *err);
 
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);

@@ -132,6 +132,55 @@ const char *const schema_migrations[] = {
 	 * before it is ready again.
 	 */
 	"ALTER TABLE tasks ADD COLUMN not_before_ms INTEGER;",
+
+	/*
+	 * 4: waits and messages. A wait belongs to the waiting agent and to
+	 * its owner, who asked for it; its items are what it waits on (task
+	 * items close when the task does). A message is addressed by name and
+	 * resolved at send time to one agent (recipient), or kept by name
+	 * alone when queued for an agent that is gone.
+	 */
+	"CREATE TABLE waits ("
+	"  id INTEGER PRIMARY KEY,"
+	"  agent INTEGER NOT NULL REFERENCES agents(id),"
+	"  owner INTEGER REFERENCES agents(id),"
+	"  what TEXT NOT NULL,"
+	"  remind_ms INTEGER NOT NULL CHECK (remind_ms > 0),"
+	"  started_ms INTEGER NOT NULL,"
+	"  reminded_ms INTEGER,"
+	"  needs_human INTEGER NOT NULL DEFAULT 0,"
+	"  ended_ms INTEGER"
+	") STRICT;"
+	"CREATE INDEX waits_open ON waits(agent) WHERE ended_ms IS NULL;"
+	"CREATE INDEX waits_open_owner ON waits(owner) WHERE ended_ms IS NULL;"
+	"CREATE TABLE wait_items ("
+	"  wait INTEGER NOT NULL REFERENCES waits(id),"
+	"  seq INTEGER NOT NULL,"
+	"  what TEXT NOT NULL,"
+	"  task INTEGER REFERENCES tasks(id),"
+	"  PRIMARY KEY (wait, seq)"
+	") STRICT, WITHOUT ROWID;"
+	"CREATE TABLE messages ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sender INTEGER REFERENCES agents(id),"
+	"  recipient INTEGER REFERENCES agents(id),"
+	"  recipient_name TEXT NOT NULL,"
+	"  addressed_to TEXT NOT NULL,"
+	"  kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN"
+	"    ('message','reminder')),"
+	"  body TEXT NOT NULL,"
+	"  sent_ms INTEGER NOT NULL,"
+	"  recipient_seen_ms INTEGER,"
+	"  queued INTEGER NOT NULL DEFAULT 0,"
+	"  read_ms INTEGER"
+	") STRICT;"
+	"CREATE INDEX messages_unread ON messages(recipient, id)"
+	"  WHERE read_ms IS NULL;"
+	"CREATE INDEX messages_queued ON messages(recipient_name, id)"
+	"  WHERE read_ms IS NULL AND queued = 1;"
+	"CREATE INDEX agents_role ON agents(role) WHERE state <> 'ended';"
+	"CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)"
+	"  WHERE state = 'claimed';",
 };
 
 const size_t schema_migration_count =

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/event.h"
+#include "core/wait.h"
 #include "core/verify.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -319,7 +320,7 @@ int
 sweep_pass(struct ledger *ledger, const struct sweep_options *options,
     struct sweep_stats *stats, struct err *err)
 {
-	int64_t reported = 0;
+	int64_t reported = 0, marked = 0;
 	int jobs = options->jobs > 0 ? options->jobs : 1;
 	int rc;
 
@@ -327,6 +328,14 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 		return rc;
 	if (options->stop && *options->stop)
 		return 0;
+	if ((rc = agent_mark_stale(ledger, options->actor,
+		 options->stale_after_ms, &marked, err)) < 0)
+		return rc;
+	stats->stale += marked;
+	if ((rc = wait_escalate(ledger, options->actor, options->stale_after_ms,
+		 &marked, err)) < 0)
+		return rc;
+	stats->waits += marked;
 	if ((rc = sweep_expire_leases(ledger, options->actor, stats, err)) < 0)
 		return rc;
 	if (options->stop && *options->stop)

@@ -1,5 +1,6 @@
 /*
  * The sweep: one pass verifies every reported task (several at once),
+ * marks agents that stopped heart-beating stale, escalates overdue waits,
  * expires the leases of claims whose holder stopped heart-beating, and
  * removes verification worktrees that a crashed sweep left behind. A pass
  * is idempotent and safe to run from several processes at once: each
@@ -12,10 +13,11 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "core/agent.h"
 #include "core/err.h"
 #include "core/ledger.h"
 
-#define SWEEP_DEFAULT_STALE_AFTER_MS (10 * 60 * 1000)
+#define SWEEP_DEFAULT_STALE_AFTER_MS AGENT_STALE_AFTER_MS
 
 struct sweep_options {
 	int jobs;                /* verifications at once (processes) */
@@ -30,6 +32,8 @@ struct sweep_stats {
 	int64_t failed;    /* rejected or expired with attempts used up */
 	int64_t expired;   /* leases expired */
 	int64_t pruned;    /* leftover worktrees removed */
+	int64_t stale;     /* agents marked stale (their leases expired) */
+	int64_t waits;     /* waits escalated: owners reminded, handed over */
 };
 
 /* One pass, as described above. stats is added to. */

@@ -5,7 +5,8 @@ load helpers
 
 # The commands listed by 'daicho help'.
 commands() {
-	daicho help | awk '/^Commands:/ { f = 1; next } /^$/ { f = 0 } f { print $1 }'
+	daicho help | awk '/^Commands:/ { f = 1; next } /^$/ { f = 0 }
+		f { sub(/^  /, ""); sub(/  .*/, ""); print }'
 }
 
 @test "daicho help lists every command of this issue and exits 0" {
@@ -22,16 +23,18 @@ commands() {
 
 @test "--help for every command exits 0 and prints its usage" {
 	local c n=0
-	for c in $(commands); do
+	while read -r c; do
 		n=$((n + 1))
-		capture daicho "$c" --help
+		# shellcheck disable=SC2086 # two-word commands: "agent start"
+		capture daicho $c --help
 		[ "$status" -eq 0 ] || fail "daicho $c --help exited $status: $stderr"
 		[[ "${lines[0]}" == "usage: daicho $c"* ]] || fail "daicho $c --help: '${lines[0]}'"
 		[ -z "$stderr" ] || fail "daicho $c --help wrote to stderr: $stderr"
-		capture daicho help "$c"
+		# shellcheck disable=SC2086
+		capture daicho help $c
 		[ "$status" -eq 0 ] || fail "daicho help $c exited $status"
 		[[ "${lines[0]}" == "usage: daicho $c"* ]] || fail "daicho help $c: '${lines[0]}'"
-	done
+	done < <(commands)
 	[ "$n" -ge 15 ]
 }
 

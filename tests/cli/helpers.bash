@@ -127,7 +127,7 @@ stderr_contains() {
 # runs). Used to prove a refused command changed nothing.
 ledger_data() {
 	sqlite3 "${1:-$DAICHO_LEDGER}" \
-		'.dump tasks deps labels touches checks saves events'
+		'.dump tasks deps labels touches checks saves events waits wait_items messages'
 }
 
 # snapshot_ledger / assert_ledger_unchanged: compare ledger_data before and

@@ -194,7 +194,7 @@ teardown() {
 	SWEEP_PID=
 	[ "$rc" -eq 0 ] || fail "sweep --every exited $rc after SIGTERM (stderr: $(cat "$TEST_ROOT/sweep.err"))"
 	[ ! -s "$TEST_ROOT/sweep.err" ] || fail "stderr: $(cat "$TEST_ROOT/sweep.err")"
-	[ "$(head -n 1 "$TEST_ROOT/sweep.out")" = "sweep: 1 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned" ]
+	[ "$(head -n 1 "$TEST_ROOT/sweep.out")" = "sweep: 1 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated" ]
 	! grep -v '^sweep: [0-9]* verified, [0-9]* rejected, [0-9]* failed, [0-9]* leases\? expired, [0-9]* worktrees\? pruned$' "$TEST_ROOT/sweep.out" ||
 		fail "unexpected output: $(cat "$TEST_ROOT/sweep.out")"
 	assert_task 1 verified w1 1

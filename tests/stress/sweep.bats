@@ -236,13 +236,13 @@ N_HONEST=$((N_TASKS - N_FALSE))
 		[[ $rc == 0 || $rc == 143 ]] || fail_with "$s exited $rc" "$(cat "$T/$s.err")"
 		[ ! -s "$T/$s.err" ] || fail_with "$s stderr:" "$(cat "$T/$s.err")"
 		# Every line is a pass summary.
-		run grep -Evc '^sweep: [0-9]+ verified, [0-9]+ rejected, [0-9]+ failed, [0-9]+ leases expired, [0-9]+ worktrees pruned$' \
+		run grep -Evc '^sweep: [0-9]+ verified, [0-9]+ rejected, [0-9]+ failed, [0-9]+ leases expired, [0-9]+ worktrees pruned, [0-9]+ agents? stale, [0-9]+ waits? escalated$' \
 		    "$T/$s.out"
 		[ "$output" = 0 ] || fail_with "$s: unexpected output:" "$(cat "$T/$s.out")"
 		# The passes after the last verdict found nothing to do.
 		run tail -n +"$(($(cat "$T/$s.base") + 2))" "$T/$s.out"
 		[ -n "$output" ]
-		run grep -v '^sweep: 0 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned$' \
+		run grep -v '^sweep: 0 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated$' \
 		    <<<"$output"
 		[ "$status" -eq 1 ] || fail_with "$s: a pass after the last verdict did something:" "$output"
 	done
@@ -254,7 +254,7 @@ N_HONEST=$((N_TASKS - N_FALSE))
 		[ "$(cat "$T/$s.last.rc")" -eq 0 ] || fail_with "$s: $(cat "$T/$s.last.err")"
 		[ ! -s "$T/$s.last.err" ]
 		[ "$(cat "$T/$s.last.out")" = \
-		    "sweep: 0 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned" ]
+		    "sweep: 0 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated" ]
 	done
 }
 

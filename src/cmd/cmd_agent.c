@@ -1,0 +1,337 @@
+/* The agent registry and waits: agent start, agent end, agents, wait, resume. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/task.h"
+#include "core/wait.h"
+#include "util/clock.h"
+
+static const char *const kinds[] = { "claude", "codex", "gemini", "script",
+	"human" };
+
+/* --stale-after, defaulting to AGENT_STALE_AFTER_MS. */
+static int
+stale_after(struct cmd_ctx *ctx, int64_t *ms)
+{
+	const char *value = cmd_opt(ctx, "stale-after");
+
+	*ms = AGENT_STALE_AFTER_MS;
+	if (value == NULL)
+		return 0;
+	return cmd_duration(ctx, "stale-after", value, ms);
+}
+
+static int
+exec_agent_start(struct cmd_ctx *ctx)
+{
+	struct agent_start_request req = { 0 };
+	struct agent_started started;
+	bool known_kind = false;
+	int rc;
+
+	req.name = ctx->argv[0];
+	req.role = cmd_opt(ctx, "role");
+	req.kind = cmd_opt(ctx, "kind");
+	req.session_id = ctx->session_id;
+	if (req.kind == NULL)
+		req.kind = ctx->session_kind ? ctx->session_kind : "script";
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		known_kind |= strcmp(kinds[i], req.kind) == 0;
+	if (!known_kind)
+		return err_set(ctx->err, ERR_USAGE, "unknown --kind '%s' (use claude, "
+		    "codex, gemini, script or human)", req.kind);
+	if ((rc = stale_after(ctx, &req.stale_after_ms)) < 0)
+		return rc;
+	if ((rc = agent_register(ctx->ledger, &req, &started, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I, s:s, s:s?, s:s, s:s?, "
+		    "s:o, s:b, s:b}", "id", (json_int_t)started.id, "name", req.name,
+		    "role", req.role, "kind", req.kind, "session_id", req.session_id,
+		    "replaced", started.replaced ? json_integer(started.replaced)
+						 : json_null(), "renamed", started.renamed,
+		    "again", started.again));
+	if (ctx->quiet)
+		return 0;
+	printf("%s agent %s%s%s%s%s", started.again ? "restarted" : "started",
+	    req.name, req.role ? " (role " : "", req.role ? req.role : "",
+	    req.role ? ")" : "", started.replaced
+	    ? ", taking the name over from a stale agent" : "");
+	if (req.session_id)
+		printf(", bound to %s session %s\n", req.kind, req.session_id);
+	else
+		printf("; its commands need DAICHO_AGENT=%s or --as %s\n", req.name,
+		    req.name);
+	return 0;
+}
+
+const struct cmd_entry cmd_agent_start_entry = {
+	.name = "agent start",
+	.usage = "agent start NAME [--role ROLE] [--kind KIND] [--stale-after DUR]",
+	.summary = "register as the agent NAME",
+	.help =
+	    "Registers the caller as NAME. When $CLAUDE_CODE_SESSION_ID,\n"
+	    "$CODEX_THREAD_ID or $GEMINI_SESSION_ID is set, the session is bound to\n"
+	    "NAME: every later daicho command of that session acts as NAME (a\n"
+	    "session that already had an agent renames it, keeping its claims).\n"
+	    "Otherwise commands name it with DAICHO_AGENT=NAME or --as NAME.\n\n"
+	    "A name is held by one live agent at a time. Starting a name held by\n"
+	    "a live agent is refused (exit 4) with its session and when it was\n"
+	    "last seen, unless it is the same session again. A holder unseen for\n"
+	    "--stale-after (default 10m; a waiting agent is never stale), or whose\n"
+	    "process is gone, is taken over: it is ended and the take-over logged.\n\n"
+	    "--kind defaults to the session's client, else script.\n\n"
+	    "JSON: {id, name, role, kind, session_id, replaced (the agent taken\n"
+	    "over, or null), renamed, again}.\n",
+	.options = (const struct cmd_option[]){
+	    { "role", 0, "ROLE", "the role it plays (manager, implementer...)" },
+	    { "kind", 0, "KIND", "claude, codex, gemini, script or human" },
+	    { "stale-after", 0, "DUR", "a holder unseen this long may be taken over" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_agent_start,
+};
+
+static int
+exec_agent_end(struct cmd_ctx *ctx)
+{
+	int64_t id;
+	int rc;
+
+	if (ctx->argc == 0 && !ctx->explicit_agent)
+		return err_set(ctx->err, ERR_USAGE, "which agent? (name it: 'daicho "
+		    "agent end NAME', or run as it with --as or DAICHO_AGENT)");
+	if ((rc = agent_end_named(ctx->ledger, ctx->argc ? ctx->argv[0] : NULL,
+		 &id, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I}", "ended", (json_int_t)id));
+	return 0;
+}
+
+const struct cmd_entry cmd_agent_end_entry = {
+	.name = "agent end",
+	.usage = "agent end [NAME]",
+	.summary = "end an agent (the caller, or NAME)",
+	.help =
+	    "Ends the caller, or the live agent NAME (say, a session that died).\n"
+	    "Its claims and waits stay, visible as such: claims run out with\n"
+	    "their leases; its waits stay listed until resumed. Messages to it are\n"
+	    "refused from now on (see 'daicho send'). Prints nothing.\n\n"
+	    "JSON: {ended: agent id}.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 1,
+	.exec = exec_agent_end,
+};
+
+/* Print one agent row of 'daicho agents'. */
+static void
+print_agent(const json_t *a, int64_t now)
+{
+	struct buf name = BUF_INIT, holds = BUF_INIT, seen = BUF_INIT;
+	json_t *claims = json_object_get(a, "claims"), *waits, *v;
+	size_t i;
+
+	cmd_add_printable(&name, cmd_json_str(a, "name", ""));
+	json_array_foreach(claims, i, v)
+		buf_addf(&holds, "%s#%lld", i ? "," : "",
+		    (long long)json_integer_value(v));
+	if (holds.len == 0)
+		buf_adds(&holds, "-");
+	cmd_add_seen(&seen, cmd_json_int(a, "last_seen_ms"), now);
+	printf("%-20s %-12s %-7s %-8s %-12s %6lld  %s\n", name.buf,
+	    cmd_json_str(a, "role", "-"), cmd_json_str(a, "kind", "-"),
+	    cmd_json_str(a, "state", "-"), holds.buf,
+	    (long long)cmd_json_int(a, "unread"), seen.buf);
+	waits = json_object_get(a, "waits");
+	json_array_foreach(waits, i, v) {
+		struct buf what = BUF_INIT, age = BUF_INIT;
+
+		cmd_add_printable(&what, cmd_json_str(v, "what", ""));
+		clock_add_age(&age, now - cmd_json_int(v, "started_ms"));
+		printf("  waiting #%lld for %s, owner %s, %s old%s\n",
+		    (long long)cmd_json_int(v, "id"), what.buf,
+		    cmd_json_str(v, "owner", "(the human)"), age.buf,
+		    now - cmd_json_int(v, "started_ms") >= cmd_json_int(v, "remind_ms")
+			? " (overdue)" : "");
+		buf_release(&what);
+		buf_release(&age);
+	}
+	buf_release(&name);
+	buf_release(&holds);
+	buf_release(&seen);
+}
+
+void
+cmd_print_agents(const json_t *agents, int64_t now)
+{
+	const json_t *a;
+	size_t i;
+
+	if (json_array_size(agents) > 0)
+		printf("%-20s %-12s %-7s %-8s %-12s %6s  %s\n", "NAME", "ROLE", "KIND",
+		    "STATE", "HOLDS", "UNREAD", "LAST SEEN");
+	json_array_foreach(agents, i, a)
+		print_agent(a, now);
+}
+
+static int
+exec_agents(struct cmd_ctx *ctx)
+{
+	json_t *agents = NULL;
+	int64_t stale;
+	int rc;
+
+	if ((rc = stale_after(ctx, &stale)) < 0)
+		return rc;
+	if ((rc = agent_list(ctx->ledger, cmd_has(ctx, "all"), stale, &agents,
+		 ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, agents);
+	cmd_print_agents(agents, clock_now_ms());
+	json_decref(agents);
+	return 0;
+}
+
+const struct cmd_entry cmd_agents_entry = {
+	.name = "agents",
+	.usage = "agents [--all] [--stale-after DUR]",
+	.summary = "list the live agents, with when each was last seen",
+	.help =
+	    "One row per live agent, by name: role, kind, state, the tasks it\n"
+	    "holds, unread messages, and when it was last seen (age and UTC\n"
+	    "time); under it, each open wait with its owner and age. States:\n"
+	    "active; waiting (never shown as gone, however quiet); stale (unseen\n"
+	    "for --stale-after, default 10m: shown so before the sweep marks it);\n"
+	    "ended (only with --all).\n\n"
+	    "JSON: an array of {id, name, role, kind, state, session_id, pid, host,\n"
+	    "started_ms, last_seen_ms, ended_ms, claims: [task ids], unread,\n"
+	    "waits: [{id, what, owner, started_ms, remind_ms}]}.\n",
+	.options = (const struct cmd_option[]){
+	    { "all", 'a', NULL, "include ended agents" },
+	    { "stale-after", 0, "DUR", "unseen this long is stale (10m)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_agents,
+};
+
+static int
+exec_wait(struct cmd_ctx *ctx)
+{
+	struct wait_request req = { 0 };
+	struct wait_item *items = NULL;
+	const char *value, *remind = cmd_opt(ctx, "remind");
+	size_t pos = 0, count = 0;
+	int64_t id;
+	int rc;
+
+	if (!ctx->explicit_agent) {
+		rc = err_set(ctx->err, ERR_USAGE, "who is waiting? (run as the "
+		    "agent: --as NAME, DAICHO_AGENT, or its session)");
+		goto done;
+	}
+	while ((value = cmd_opt_next(ctx, "for", &pos)) != NULL)
+		count++;
+	items = calloc(count ? count : 1, sizeof(*items));
+	pos = 0;
+	for (size_t i = 0; i < count; i++) {
+		struct err ignored = ERR_INIT;
+
+		items[i].what = cmd_opt_next(ctx, "for", &pos);
+		if (*items[i].what == '\0') {
+			rc = err_set(ctx->err, ERR_USAGE, "empty --for");
+			goto done;
+		}
+		if (task_parse_id(items[i].what, &items[i].task, &ignored) < 0)
+			items[i].task = 0;
+		err_release(&ignored);
+	}
+	req.items = items;
+	req.item_count = count;
+	req.owner = cmd_opt(ctx, "owner");
+	req.remind_ms = WAIT_DEFAULT_REMIND_MS;
+	if (remind && (rc = cmd_duration(ctx, "remind", remind, &req.remind_ms)) < 0)
+		goto done;
+	if ((rc = wait_begin(ctx->ledger, &req, &id, ctx->err)) < 0)
+		goto done;
+	if (ctx->json)
+		rc = cmd_print_json(ctx, json_pack("{s:I}", "wait", (json_int_t)id));
+	else if (!ctx->quiet)
+		printf("wait #%lld\n", (long long)id);
+done:
+	free(items);
+	return rc;
+}
+
+const struct cmd_entry cmd_wait_entry = {
+	.name = "wait",
+	.usage = "wait --for WHAT... [--owner NAME] [--remind DUR]",
+	.summary = "record that the caller is waiting, and who asked it to",
+	.help =
+	    "Puts the caller in the waiting state with a new wait. Each --for is\n"
+	    "one thing waited for: free text, or a task (#12) which counts as\n"
+	    "open until it is verified, cancelled or failed. --owner is the agent\n"
+	    "who asked for the wait and answers for it (none: the human).\n\n"
+	    "A waiting agent is listed by 'agents', 'status' and 'handoff' with\n"
+	    "owner and age, and is never marked stale. Past --remind (default 4h)\n"
+	    "the sweep sends the owner a message and the wait shows as overdue;\n"
+	    "when the owner has ended, the wait goes to the live holder of the\n"
+	    "owner's role, or is flagged for the human. 'daicho resume' ends it.\n\n"
+	    "Prints \"wait #ID\". JSON: {wait: id}.\n",
+	.options = (const struct cmd_option[]){
+	    { "for", 0, "WHAT", "what is waited for (repeat; #ID for a task)" },
+	    { "owner", 0, "NAME", "the agent who asked for the wait" },
+	    { "remind", 0, "DUR", "remind the owner after DUR (4h)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_wait,
+};
+
+static int
+exec_resume(struct cmd_ctx *ctx)
+{
+	int64_t id = 0, ended;
+	int rc;
+
+	if (!ctx->explicit_agent)
+		return err_set(ctx->err, ERR_USAGE, "who resumes? (run as the "
+		    "agent: --as NAME, DAICHO_AGENT, or its session)");
+	if (ctx->argc == 1) {
+		const char *text = ctx->argv[0] + (ctx->argv[0][0] == '#');
+
+		if ((rc = cmd_integer(ctx, "WAIT", text, 1, INT64_MAX, &id)) < 0)
+			return rc;
+	}
+	if ((rc = wait_resume(ctx->ledger, id, &ended, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I}", "ended",
+		    (json_int_t)ended));
+	return 0;
+}
+
+const struct cmd_entry cmd_resume_entry = {
+	.name = "resume",
+	.usage = "resume [WAIT]",
+	.summary = "end the caller's wait (all of them, or WAIT)",
+	.help =
+	    "Ends the caller's open wait WAIT, or all of them; with none left the\n"
+	    "caller is active again. No open wait is exit 3. Prints nothing.\n\n"
+	    "JSON: {ended: how many waits}.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = 1,
+	.exec = exec_resume,
+};

@@ -1,0 +1,146 @@
+/* Messages: send and inbox. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/msg.h"
+#include "util/clock.h"
+
+static int
+exec_send(struct cmd_ctx *ctx)
+{
+	struct msg_request req = { 0 };
+	struct buf text = BUF_INIT;
+	json_t *sent = NULL, *m;
+	const char *stale = cmd_opt(ctx, "stale-after");
+	int64_t now = clock_now_ms();
+	size_t i;
+	int rc;
+
+	req.to = ctx->argv[0];
+	req.queue = cmd_has(ctx, "queue");
+	req.one = cmd_has(ctx, "one");
+	req.stale_after_ms = AGENT_STALE_AFTER_MS;
+	if (stale && (rc = cmd_duration(ctx, "stale-after", stale,
+		 &req.stale_after_ms)) < 0)
+		goto done;
+	if (req.one && strncmp(req.to, "role:", 5) != 0) {
+		rc = err_set(ctx->err, ERR_USAGE, "--one is for role:ROLE addresses");
+		goto done;
+	}
+	if (strcmp(ctx->argv[1], "-") == 0) {
+		if ((rc = cmd_read_input(ctx, "-", &text)) < 0)
+			goto done;
+	} else {
+		buf_adds(&text, ctx->argv[1]);
+	}
+	if (text.len == 0 || strlen(text.buf) != text.len) {
+		rc = err_set(ctx->err, ERR_USAGE, text.len ? "the message contains a "
+		    "NUL byte" : "empty message");
+		goto done;
+	}
+	req.text = text.buf;
+	if ((rc = msg_send(ctx->ledger, &req, &sent, ctx->err)) < 0)
+		goto done;
+	if (ctx->json) {
+		rc = cmd_print_json(ctx, sent);
+		sent = NULL;
+		goto done;
+	}
+	json_array_foreach(sent, i, m) {
+		struct buf seen = BUF_INIT;
+
+		if (ctx->quiet)
+			break;
+		if (cmd_json_int(m, "recipient_seen_ms"))
+			cmd_add_seen(&seen, cmd_json_int(m, "recipient_seen_ms"), now);
+		printf("sent #%lld to %s%s%s%s\n", (long long)cmd_json_int(m, "id"),
+		    cmd_json_str(m, "to", "?"),
+		    json_is_true(json_object_get(m, "queued")) ? " (queued)" : "",
+		    seen.len ? ", seen " : "", seen.buf);
+		buf_release(&seen);
+	}
+done:
+	json_decref(sent);
+	buf_release(&text);
+	return rc;
+}
+
+const struct cmd_entry cmd_send_entry = {
+	.name = "send",
+	.usage = "send TO TEXT|- [--queue] [--one] [--stale-after DUR]",
+	.summary = "send a message to an agent or to every holder of a role",
+	.help =
+	    "TO is an agent name or role:ROLE; TEXT is the message, or - to read\n"
+	    "it from stdin. The address is resolved now, against the ledger: a\n"
+	    "live agent gets it; an ended agent, or one unseen for --stale-after\n"
+	    "(default 10m, not waiting), is refused (exit 3) with when it was last\n"
+	    "seen and who holds its role now. --queue keeps the message instead,\n"
+	    "for the next agent of that name. role:ROLE goes to every live holder,\n"
+	    "or with --one to the most recently seen; none is exit 3. Each message\n"
+	    "records its recipient's last seen time. Messages are plain text,\n"
+	    "never an approval (see 'daicho approve').\n\n"
+	    "Prints \"sent #ID to NAME, seen AGE ago (TIME)\" per recipient.\n"
+	    "JSON: an array of {id, to, recipient_seen_ms, queued}.\n",
+	.options = (const struct cmd_option[]){
+	    { "queue", 0, NULL, "keep it for an agent that is gone" },
+	    { "one", 0, NULL, "role: only the most recently seen holder" },
+	    { "stale-after", 0, "DUR", "unseen this long counts as gone (10m)" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 2,
+	.max_args = 2,
+	.exec = exec_send,
+};
+
+static int
+exec_inbox(struct cmd_ctx *ctx)
+{
+	json_t *messages = NULL, *m;
+	int64_t now = clock_now_ms();
+	size_t i;
+	int rc;
+
+	if (cmd_caller(ctx) < 0)
+		return -(int)ctx->err->code;
+	if ((rc = msg_inbox(ctx->ledger, ctx->caller.name, cmd_has(ctx, "peek"),
+		 &messages, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, messages);
+	json_array_foreach(messages, i, m) {
+		struct buf text = BUF_INIT, age = BUF_INIT;
+
+		cmd_add_printable(&text, cmd_json_str(m, "text", ""));
+		clock_add_age(&age, now - cmd_json_int(m, "sent_ms"));
+		printf("#%lld %s %s ago%s: %s\n", (long long)cmd_json_int(m, "id"),
+		    cmd_json_str(m, "from", "daicho"), age.buf,
+		    strcmp(cmd_json_str(m, "kind", ""), "reminder") == 0
+			? " (reminder)" : "", text.buf);
+		buf_release(&text);
+		buf_release(&age);
+	}
+	json_decref(messages);
+	return 0;
+}
+
+const struct cmd_entry cmd_inbox_entry = {
+	.name = "inbox",
+	.usage = "inbox [--peek]",
+	.summary = "print the caller's unread messages and mark them read",
+	.help =
+	    "Prints the caller's unread messages, oldest first, one per line:\n"
+	    "\"#ID FROM AGE ago: TEXT\" (FROM is daicho for the sweep's reminders).\n"
+	    "They are marked read in the same transaction, so each message is\n"
+	    "delivered once however many readers race; --peek leaves them unread.\n"
+	    "Includes messages queued for the caller's name while it was gone.\n\n"
+	    "JSON: an array of {id, from, to, addressed_to, kind, text, sent_ms,\n"
+	    "recipient_seen_ms, queued}.\n",
+	.options = (const struct cmd_option[]){
+	    { "peek", 0, NULL, "do not mark them read" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_inbox,
+};

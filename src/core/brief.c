@@ -1,0 +1,326 @@
+#include "core/brief.h"
+
+#include <string.h>
+
+#include "core/agent.h"
+#include "core/event.h"
+#include "core/wait.h"
+#include "util/clock.h"
+
+/* The parameters every briefing query may use, by number. */
+struct brief_params {
+	int64_t now_ms;         /* ?1 */
+	int64_t stale_after_ms; /* ?2 */
+	int64_t from;           /* ?3 */
+};
+
+/*
+ * Run the query st with the parameters it uses bound and add its rows to
+ * the array doc[key] (created when missing).
+ */
+static int
+add_rows(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
+    json_t *doc, const char *key, struct err *err)
+{
+	json_t *array = json_object_get(doc, key);
+	int count;
+
+	if (st == NULL)
+		return -(int)err->code;
+	if (array == NULL) {
+		array = json_array();
+		json_object_set_new(doc, key, array);
+	}
+	count = sqlite3_bind_parameter_count(st);
+	if (count >= 1)
+		sqlite3_bind_int64(st, 1, p->now_ms);
+	if (count >= 2)
+		sqlite3_bind_int64(st, 2, p->stale_after_ms);
+	if (count >= 3)
+		sqlite3_bind_int64(st, 3, p->from);
+	return ledger_rows_json(ledger, st, array, key, err);
+}
+
+/* The "needs you" list, most urgent first. */
+static int
+add_needs_you(struct ledger *ledger, const struct brief_params *p, json_t *doc,
+    struct err *err)
+{
+	int rc;
+
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT 'blocked' AS what, id AS task, title,"
+		 " block_reason AS reason FROM tasks WHERE state = 'blocked'"
+		 " ORDER BY priority DESC, id", err), p, doc, "needs_you", err)) < 0)
+		return rc;
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT 'rejected-owner-gone' AS what, t.id AS task, t.title,"
+		 " a.name AS owner, CASE WHEN a.state = 'active' AND"
+		 " a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
+		 " AS owner_state, v.summary"
+		 " FROM tasks t JOIN agents a ON a.id = t.owner"
+		 " JOIN verdicts v ON v.id = (SELECT max(id) FROM verdicts"
+		 "  WHERE task = t.id)"
+		 " WHERE t.state = 'claimed' AND v.passed = 0 AND"
+		 " (a.state IN ('ended','stale') OR"
+		 "  (a.state = 'active' AND a.last_seen_ms <= ?1 - ?2))"
+		 " ORDER BY t.id", err), p, doc, "needs_you", err)) < 0)
+		return rc;
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT CASE WHEN w.needs_human THEN 'wait-needs-human'"
+		 " ELSE 'overdue-wait' END AS what, w.id AS wait, a.name AS agent,"
+		 " o.name AS owner, o.state AS owner_state, w.what AS \"for\","
+		 " w.started_ms FROM waits w JOIN agents a ON a.id = w.agent"
+		 " LEFT JOIN agents o ON o.id = w.owner"
+		 " WHERE w.ended_ms IS NULL AND (w.needs_human OR"
+		 "  w.started_ms + w.remind_ms <= ?1)"
+		 " ORDER BY w.started_ms, w.id", err), p, doc, "needs_you", err)) < 0)
+		return rc;
+	return add_rows(ledger, ledger_stmt(ledger,
+	    "SELECT 'stale-agent-holding' AS what, a.name AS agent,"
+	    " a.last_seen_ms, json_group_array(t.id) AS claims_json"
+	    " FROM agents a JOIN tasks t ON t.owner = a.id AND t.state = 'claimed'"
+	    " WHERE a.state = 'stale' OR"
+	    "  (a.state = 'active' AND a.last_seen_ms <= ?1 - ?2)"
+	    " GROUP BY a.id ORDER BY a.last_seen_ms", err), p, doc, "needs_you",
+	    err);
+}
+
+/* The newest limit events matching the statement, oldest first. */
+static int
+add_events(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
+    int limit, json_t *doc, const char *key, struct err *err)
+{
+	json_t *newest = json_object();
+	json_t *array, *ordered = json_array();
+	size_t n;
+	int rc;
+
+	if (st != NULL)
+		sqlite3_bind_int(st, 4, limit);
+	rc = add_rows(ledger, st, p, newest, key, err);
+	array = json_object_get(newest, key);
+	n = array ? json_array_size(array) : 0;
+	for (size_t i = n; i > 0; i--)
+		json_array_append(ordered, json_array_get(array, i - 1));
+	json_object_set_new(doc, key, ordered);
+	json_decref(newest);
+	return rc;
+}
+
+int
+brief_status(struct ledger *ledger, int64_t stale_after_ms, int events,
+    json_t **out, struct err *err)
+{
+	struct brief_params p = { clock_now_ms(), stale_after_ms, 0 };
+	json_t *doc = json_object(), *agents = NULL, *counts = json_object();
+	static const char *const states[] = { "open", "claimed", "reported",
+		"verified", "blocked", "cancelled", "failed" };
+	sqlite3_stmt *st;
+	int rc;
+
+	json_object_set_new(doc, "now_ms", json_integer(p.now_ms));
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		goto done;
+	if ((rc = add_needs_you(ledger, &p, doc, err)) < 0)
+		goto finish;
+	if ((rc = agent_list(ledger, false, stale_after_ms, &agents, err)) < 0)
+		goto finish;
+	json_object_set_new(doc, "agents", agents);
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		json_object_set_new(counts, states[i], json_integer(0));
+	st = ledger_stmt(ledger,
+	    "SELECT state, count(*) FROM tasks GROUP BY state", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto finish;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_object_set_new(counts, (const char *)sqlite3_column_text(st, 0),
+		    json_integer(sqlite3_column_int64(st, 1)));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		rc = ledger_error(ledger, rc, err, "counting tasks");
+		goto finish;
+	}
+	rc = add_events(ledger, ledger_stmt(ledger,
+	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task,"
+	    " e.detail AS detail_json FROM events e"
+	    " LEFT JOIN agents a ON a.id = e.actor"
+	    " WHERE ?1 IS NOT NULL ORDER BY e.id DESC LIMIT ?4", err), &p, events,
+	    doc, "events", err);
+finish:
+	ledger_rollback(ledger);
+done:
+	json_object_set_new(doc, "tasks", counts);
+	if (rc < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	*out = doc;
+	return rc;
+}
+
+int
+brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
+    json_t **out, struct err *err)
+{
+	struct brief_params p = { clock_now_ms(), stale_after_ms, from };
+	json_t *doc = json_object(), *list = NULL;
+	int rc;
+
+	if (p.from == 0)
+		p.from = ledger_caller(ledger);
+	json_object_set_new(doc, "now_ms", json_integer(p.now_ms));
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		goto done;
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT name AS \"from\", role FROM agents WHERE id = ?3", err), &p,
+		 doc, "from", err)) < 0)
+		goto finish;
+	/* One agent, or none: an object, or null. */
+	list = json_object_get(doc, "from");
+	json_object_set(doc, "role", json_array_size(list)
+	    ? json_object_get(json_array_get(list, 0), "role") : json_null());
+	json_object_set(doc, "from", json_array_size(list)
+	    ? json_object_get(json_array_get(list, 0), "from") : json_null());
+	if ((rc = agent_list(ledger, false, stale_after_ms, &list, err)) < 0)
+		goto finish;
+	json_object_set_new(doc, "agents", list);
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT t.id AS task, t.title, a.name AS owner,"
+		 " CASE WHEN a.state = 'active' AND a.last_seen_ms <= ?1 - ?2"
+		 " THEN 'stale' ELSE a.state END AS owner_state,"
+		 " t.lease_expires_ms FROM tasks t JOIN agents a ON a.id = t.owner"
+		 " WHERE t.state = 'claimed' ORDER BY t.id", err), &p, doc, "claims",
+		 err)) < 0)
+		goto finish;
+	if ((rc = wait_list_open(ledger, &list, err)) < 0)
+		goto finish;
+	json_object_set_new(doc, "waits", list);
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
+		 " m.addressed_to, m.kind, m.body AS text, m.sent_ms"
+		 " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
+		 " JOIN agents f ON f.id = ?3"
+		 " WHERE m.read_ms IS NULL AND (m.recipient = f.id"
+		 "  OR m.addressed_to = 'role:' || f.role"
+		 "  OR (m.queued = 1 AND m.recipient_name = f.name))"
+		 " ORDER BY m.id", err), &p, doc, "unread", err)) < 0)
+		goto finish;
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT t.id AS task, t.title, a.name AS owner,"
+		 " t.report_commit AS \"commit\", t.report_note AS note,"
+		 " t.updated_ms AS reported_ms"
+		 " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
+		 " WHERE t.state = 'reported' ORDER BY t.id", err), &p, doc,
+		 "reported", err)) < 0)
+		goto finish;
+	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+		 "SELECT t.id AS task, t.title, t.state, a.name AS owner,"
+		 " v.summary, v.at_ms FROM tasks t"
+		 " JOIN verdicts v ON v.id = (SELECT max(id) FROM verdicts"
+		 "  WHERE task = t.id)"
+		 " LEFT JOIN agents a ON a.id = t.owner"
+		 " WHERE v.passed = 0 AND t.state IN ('open','claimed','failed')"
+		 " ORDER BY t.id", err), &p, doc, "rejected", err)) < 0)
+		goto finish;
+	rc = add_events(ledger, ledger_stmt(ledger,
+	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task,"
+	    " e.detail AS detail_json FROM events e"
+	    " LEFT JOIN agents a ON a.id = e.actor"
+	    " WHERE ?1 IS NOT NULL AND e.kind IN ('verified','rejected','fail',"
+	    " 'cancel','block','handoff','agent-takeover','wait-reassigned',"
+	    " 'wait-needs-human','approve','deny','budget-spent')"
+	    " ORDER BY e.id DESC LIMIT ?4", err), &p, 20, doc, "decisions", err);
+finish:
+	ledger_rollback(ledger);
+done:
+	if (rc < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	*out = doc;
+	return rc;
+}
+
+int
+brief_transfer(struct ledger *ledger, const char *from, const char *to,
+    int64_t *moved, struct err *err)
+{
+	int64_t caller = 0, from_id = 0, to_id = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	*moved = 0;
+	if ((rc = ledger_begin_as(ledger, &caller, err)) < 0)
+		return rc;
+	from_id = caller;
+	if (from && (rc = agent_find_named(ledger, from, &from_id, err)) < 0)
+		goto fail;
+	if (from_id == 0) {
+		rc = err_set(err, ERR_NOT_FOUND, "no agent named '%s' (see 'daicho "
+		    "agents --all')", from);
+		goto fail;
+	}
+	st = ledger_stmt(ledger,
+	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, to, -1, SQLITE_STATIC);
+	if ((rc = ledger_step_int(ledger, st, &to_id, NULL, "looking up an agent",
+		 err)) < 0)
+		goto fail;
+	if (to_id == 0) {
+		rc = err_set(err, ERR_NOT_FOUND, "no live agent named '%s' to hand "
+		    "over to (it must have started: 'daicho agent start %s')", to, to);
+		goto fail;
+	}
+	if (to_id == from_id) {
+		rc = err_set(err, ERR_USAGE, "cannot hand over to the same agent");
+		goto fail;
+	}
+	st = ledger_stmt(ledger,
+	    "UPDATE waits SET owner = ?2, needs_human = 0, reminded_ms = NULL"
+	    " WHERE owner = ?1 AND ended_ms IS NULL AND agent <> ?2", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, from_id);
+	sqlite3_bind_int64(st, 2, to_id);
+	if ((rc = ledger_step_done(ledger, st, "handing over waits", err)) < 0)
+		goto fail;
+	*moved = sqlite3_changes(ledger_db(ledger));
+	st = ledger_stmt(ledger,
+	    "UPDATE agents SET role = (SELECT role FROM agents WHERE id = ?1)"
+	    " WHERE id = ?2 AND (SELECT role FROM agents WHERE id = ?1)"
+	    " IS NOT NULL", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, from_id);
+	sqlite3_bind_int64(st, 2, to_id);
+	if ((rc = ledger_step_done(ledger, st, "handing over a role", err)) < 0)
+		goto fail;
+	st = ledger_stmt(ledger,
+	    "UPDATE agents SET role = NULL WHERE id = ?1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, from_id);
+	if ((rc = ledger_step_done(ledger, st, "handing over a role", err)) < 0)
+		goto fail;
+	if ((rc = event_append(ledger, caller, "handoff", 0,
+		 json_pack("{s:I, s:I, s:I}", "from", (json_int_t)from_id, "to",
+		     (json_int_t)to_id, "waits", (json_int_t)*moved), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}

@@ -1,0 +1,352 @@
+#include "core/msg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agent.h"
+#include "core/event.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+/* The latest agent called name, as a send sees it. */
+struct addressee {
+	int64_t id;           /* 0: no agent ever had the name */
+	char *role;
+	char *state;          /* effective: active, waiting, stale, ended */
+	int64_t last_seen_ms;
+	int64_t ended_ms;
+};
+
+static void
+addressee_release(struct addressee *a)
+{
+	free(a->role);
+	free(a->state);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Read the agent name addresses: the live one, else the latest ended. */
+static int
+read_addressee(struct ledger *ledger, const char *name, int64_t now,
+    int64_t stale_after_ms, struct addressee *a, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, role, CASE WHEN state = 'active' AND"
+	    " last_seen_ms <= ?2 - ?3 THEN 'stale' ELSE state END,"
+	    " last_seen_ms, ended_ms FROM agents WHERE name = ?1"
+	    " ORDER BY state <> 'ended' DESC, last_seen_ms DESC, id DESC LIMIT 1",
+	    err);
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, stale_after_ms);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *role = (const char *)sqlite3_column_text(st, 1);
+
+		a->id = sqlite3_column_int64(st, 0);
+		a->role = role ? xstrdup(role) : NULL;
+		a->state = xstrdup((const char *)sqlite3_column_text(st, 2));
+		a->last_seen_ms = sqlite3_column_int64(st, 3);
+		a->ended_ms = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "looking up an agent");
+	return 0;
+}
+
+/*
+ * The live, not stale, holders of role, most recently seen first, as a
+ * JSON array of {id, name, last_seen_ms}.
+ */
+static int
+role_holders(struct ledger *ledger, const char *role, int64_t now,
+    int64_t stale_after_ms, json_t **out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, name, last_seen_ms FROM agents WHERE role = ?1"
+	    " AND (state = 'waiting' OR"
+	    "  (state = 'active' AND last_seen_ms > ?2 - ?3))"
+	    " ORDER BY last_seen_ms DESC, id DESC", err);
+
+	*out = json_array();
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, role, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, stale_after_ms);
+	return ledger_rows_json(ledger, st, *out, "finding a role's holders", err);
+}
+
+/* Append "a (seen 3s ago), b (seen 1m ago)" for holders to out. */
+static void
+add_holders(struct buf *out, json_t *holders, int64_t now)
+{
+	size_t i;
+	json_t *h;
+
+	json_array_foreach(holders, i, h) {
+		buf_addf(out, "%s%s (seen ", i ? ", " : "",
+		    json_string_value(json_object_get(h, "name")));
+		clock_add_age(out, now - json_integer_value(json_object_get(h,
+		    "last_seen_ms")));
+		buf_adds(out, " ago)");
+	}
+}
+
+int
+msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
+    const char *kind, const char *text, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "INSERT INTO messages (sender, recipient, recipient_name,"
+	    " addressed_to, kind, body, sent_ms, recipient_seen_ms)"
+	    " SELECT ?1, id, name, name, ?3, ?4, ?5, last_seen_ms"
+	    " FROM agents WHERE id = ?2", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	if (sender)
+		sqlite3_bind_int64(st, 1, sender);
+	sqlite3_bind_int64(st, 2, recipient);
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, clock_now_ms());
+	return ledger_step_done(ledger, st, "storing a message", err);
+}
+
+/* Insert one message; append its {id, to, recipient_seen_ms, queued}. */
+static int
+insert_message(struct ledger *ledger, int64_t sender, int64_t recipient,
+    const char *name, int64_t seen_ms, const struct msg_request *req,
+    int64_t now, json_t *sent, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "INSERT INTO messages (sender, recipient, recipient_name,"
+	    " addressed_to, body, sent_ms, recipient_seen_ms, queued)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err);
+	int64_t id;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, sender);
+	if (recipient)
+		sqlite3_bind_int64(st, 2, recipient);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, req->to, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, req->text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, now);
+	if (seen_ms)
+		sqlite3_bind_int64(st, 7, seen_ms);
+	sqlite3_bind_int(st, 8, req->queue && recipient == 0);
+	if ((rc = ledger_step_done(ledger, st, "storing a message", err)) < 0)
+		return rc;
+	id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	json_array_append_new(sent, json_pack("{s:I, s:s, s:o, s:b}", "id",
+	    (json_int_t)id, "to", name, "recipient_seen_ms",
+	    seen_ms ? json_integer(seen_ms) : json_null(), "queued",
+	    req->queue && recipient == 0));
+	return 0;
+}
+
+/* Send to role:R (already stripped to role). */
+static int
+send_to_role(struct ledger *ledger, int64_t sender, const char *role,
+    const struct msg_request *req, int64_t now, json_t *sent, struct err *err)
+{
+	json_t *holders = NULL, *h;
+	size_t i;
+	int rc;
+
+	if ((rc = role_holders(ledger, role, now, req->stale_after_ms, &holders,
+		 err)) < 0)
+		goto done;
+	if (json_array_size(holders) == 0) {
+		rc = err_set(err, ERR_NOT_FOUND, "no live agent holds role '%s' "
+		    "(see 'daicho agents --all' for who held it)", role);
+		goto done;
+	}
+	json_array_foreach(holders, i, h) {
+		if (i > 0 && req->one)
+			break;
+		if ((rc = insert_message(ledger, sender,
+			 json_integer_value(json_object_get(h, "id")),
+			 json_string_value(json_object_get(h, "name")),
+			 json_integer_value(json_object_get(h, "last_seen_ms")), req,
+			 now, sent, err)) < 0)
+			break;
+	}
+done:
+	json_decref(holders);
+	return rc;
+}
+
+/* The refusal for a gone addressee: when seen, who holds its role now. */
+static int
+refuse_gone(struct ledger *ledger, const char *name, const struct addressee *a,
+    int64_t now, int64_t stale_after_ms, struct err *err)
+{
+	struct buf why = BUF_INIT;
+	json_t *holders = NULL;
+	int rc;
+
+	if (strcmp(a->state, "ended") == 0) {
+		buf_adds(&why, "ended ");
+		clock_add_age(&why, now - (a->ended_ms ? a->ended_ms : a->last_seen_ms));
+		buf_adds(&why, " ago, ");
+	} else {
+		buf_adds(&why, "is stale, ");
+	}
+	buf_adds(&why, "last seen ");
+	clock_add_timestamp(&why, a->last_seen_ms);
+	buf_adds(&why, " (");
+	clock_add_age(&why, now - a->last_seen_ms);
+	buf_adds(&why, " ago); ");
+	if (a->role == NULL) {
+		buf_adds(&why, "it had no role");
+	} else {
+		if ((rc = role_holders(ledger, a->role, now, stale_after_ms,
+			 &holders, err)) < 0)
+			goto done;
+		if (json_array_size(holders) == 0) {
+			buf_addf(&why, "role '%s' has no live holder", a->role);
+		} else {
+			buf_addf(&why, "live holders of its role '%s': ", a->role);
+			add_holders(&why, holders, now);
+		}
+	}
+	rc = err_set(err, ERR_NOT_FOUND, "agent '%s' %s (send to a live agent, "
+	    "or --queue to deliver it if %s comes back)", name, why.buf, name);
+done:
+	json_decref(holders);
+	buf_release(&why);
+	return rc;
+}
+
+int
+msg_send(struct ledger *ledger, const struct msg_request *request,
+    json_t **sent, struct err *err)
+{
+	struct addressee a = { 0 };
+	int64_t sender = 0, now = clock_now_ms();
+	const char *name = request->to;
+	int rc;
+
+	*sent = json_array();
+	if (strncmp(name, "role:", 5) != 0 &&
+	    (rc = agent_check_name(name, err)) < 0)
+		goto done;
+	if (strncmp(name, "role:", 5) == 0 && name[5] == '\0') {
+		rc = err_set(err, ERR_USAGE, "'role:' needs a role name");
+		goto done;
+	}
+	if ((rc = ledger_begin_as(ledger, &sender, err)) < 0)
+		goto done;
+	if (strncmp(name, "role:", 5) == 0) {
+		rc = send_to_role(ledger, sender, name + 5, request, now, *sent, err);
+		goto finish;
+	}
+	if ((rc = read_addressee(ledger, name, now, request->stale_after_ms, &a,
+		 err)) < 0)
+		goto finish;
+	if (a.id != 0 && (strcmp(a.state, "active") == 0 ||
+	    strcmp(a.state, "waiting") == 0)) {
+		rc = insert_message(ledger, sender, a.id, name, a.last_seen_ms,
+		    request, now, *sent, err);
+	} else if (request->queue) {
+		rc = insert_message(ledger, sender, 0, name, a.last_seen_ms, request,
+		    now, *sent, err);
+	} else if (a.id == 0) {
+		rc = err_set(err, ERR_NOT_FOUND, "no agent named '%s' (see 'daicho "
+		    "agents --all'; --queue keeps the message for an agent of that "
+		    "name)", name);
+	} else {
+		rc = refuse_gone(ledger, name, &a, now, request->stale_after_ms, err);
+	}
+finish:
+	if (rc == 0)
+		rc = event_append(ledger, sender, "send", 0,
+		    json_pack("{s:s, s:O}", "to", name, "messages", *sent), err);
+	if (rc < 0)
+		ledger_rollback(ledger);
+	else
+		rc = ledger_commit(ledger, err);
+done:
+	addressee_release(&a);
+	if (rc < 0) {
+		json_decref(*sent);
+		*sent = NULL;
+	}
+	return rc;
+}
+
+int
+msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
+    json_t **messages, struct err *err)
+{
+	static const char *const select_sql =
+	    "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
+	    " m.addressed_to, m.kind, m.body AS text, m.sent_ms,"
+	    " m.recipient_seen_ms, m.queued"
+	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
+	    " WHERE m.read_ms IS NULL AND m.recipient = ?1"
+	    " UNION ALL "
+	    "SELECT m.id, s.name, m.recipient_name, m.addressed_to, m.kind,"
+	    " m.body, m.sent_ms, m.recipient_seen_ms, m.queued"
+	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
+	    " WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient_name = ?2"
+	    " AND m.recipient IS NOT ?1"
+	    " ORDER BY 1";
+	sqlite3_stmt *st;
+	int64_t me = 0;
+	json_t *last;
+	int rc;
+
+	*messages = json_array();
+	/* One SELECT is a consistent snapshot: a peek needs no transaction. */
+	if (peek)
+		me = ledger_caller(ledger);
+	else if ((rc = ledger_begin_as(ledger, &me, err)) < 0) {
+		goto done;
+	}
+	if ((st = ledger_stmt(ledger, select_sql, err)) == NULL) {
+		rc = -(int)err->code;
+		goto finish;
+	}
+	sqlite3_bind_int64(st, 1, me);
+	sqlite3_bind_text(st, 2, caller_name, -1, SQLITE_STATIC);
+	if ((rc = ledger_rows_json(ledger, st, *messages, "reading the inbox",
+		 err)) < 0 || peek || json_array_size(*messages) == 0)
+		goto finish;
+	last = json_array_get(*messages, json_array_size(*messages) - 1);
+	st = ledger_stmt(ledger,
+	    "UPDATE messages SET read_ms = ?3, recipient = ?1"
+	    " WHERE read_ms IS NULL AND id <= ?4 AND (recipient = ?1 OR"
+	    "  (queued = 1 AND recipient_name = ?2))", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto finish;
+	}
+	sqlite3_bind_int64(st, 1, me);
+	sqlite3_bind_text(st, 2, caller_name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, clock_now_ms());
+	sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(last, "id")));
+	rc = ledger_step_done(ledger, st, "marking messages read", err);
+finish:
+	if (!peek && rc < 0)
+		ledger_rollback(ledger);
+	else if (!peek)
+		rc = ledger_commit(ledger, err);
+done:
+	if (rc < 0) {
+		json_decref(*messages);
+		*messages = NULL;
+	}
+	return rc;
+}

@@ -1,0 +1,367 @@
+#include "core/wait.h"
+
+#include <string.h>
+
+#include "core/agent.h"
+#include "core/event.h"
+#include "core/msg.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+/* Whether task id exists. */
+static int
+task_exists(struct ledger *ledger, int64_t id, bool *exists, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, "SELECT 1 FROM tasks WHERE id = ?",
+	    err);
+	int64_t one;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	return ledger_step_int(ledger, st, &one, exists, "looking up a task", err);
+}
+
+/* Set agent id waiting when it has an open wait, else back to active. */
+static int
+settle_state(struct ledger *ledger, int64_t id, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE agents SET state = CASE WHEN EXISTS (SELECT 1 FROM waits"
+	    "  WHERE agent = ?1 AND ended_ms IS NULL) THEN 'waiting'"
+	    "  ELSE 'active' END WHERE id = ?1 AND state <> 'ended'", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	return ledger_step_done(ledger, st, "updating an agent", err);
+}
+
+/* The body of wait_begin(), inside its transaction; me is the caller. */
+static int
+begin_locked(struct ledger *ledger, int64_t me, const struct wait_request *req,
+    int64_t *id, struct err *err)
+{
+	struct buf what = BUF_INIT;
+	int64_t owner = 0;
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (req->owner) {
+		if ((rc = agent_find_named(ledger, req->owner, &owner, err)) < 0)
+			goto done;
+		if (owner == 0) {
+			rc = err_set(err, ERR_NOT_FOUND, "no agent named '%s' to own "
+			    "the wait (see 'daicho agents --all')", req->owner);
+			goto done;
+		}
+		if (owner == me) {
+			rc = err_set(err, ERR_USAGE, "an agent cannot own its own wait "
+			    "(--owner names who asked you to wait)");
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < req->item_count; i++) {
+		bool exists = true;
+
+		if (req->items[i].task &&
+		    (rc = task_exists(ledger, req->items[i].task, &exists, err)) < 0)
+			goto done;
+		if (!exists) {
+			rc = err_set(err, ERR_NOT_FOUND, "no task #%lld to wait for",
+			    (long long)req->items[i].task);
+			goto done;
+		}
+		buf_addf(&what, "%s%s", i ? ", " : "", req->items[i].what);
+	}
+	if ((st = ledger_stmt(ledger,
+		 "INSERT INTO waits (agent, owner, what, remind_ms, started_ms)"
+		 " VALUES (?, ?, ?, ?, ?)", err)) == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, me);
+	if (owner)
+		sqlite3_bind_int64(st, 2, owner);
+	sqlite3_bind_text(st, 3, what.buf, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, req->remind_ms);
+	sqlite3_bind_int64(st, 5, clock_now_ms());
+	if ((rc = ledger_step_done(ledger, st, "recording a wait", err)) < 0)
+		goto done;
+	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	for (size_t i = 0; i < req->item_count; i++) {
+		if ((st = ledger_stmt(ledger,
+			 "INSERT INTO wait_items (wait, seq, what, task)"
+			 " VALUES (?, ?, ?, ?)", err)) == NULL) {
+			rc = -(int)err->code;
+			goto done;
+		}
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_text(st, 3, req->items[i].what, -1, SQLITE_STATIC);
+		if (req->items[i].task)
+			sqlite3_bind_int64(st, 4, req->items[i].task);
+		if ((rc = ledger_step_done(ledger, st, "recording a wait", err)) < 0)
+			goto done;
+	}
+	if ((rc = settle_state(ledger, me, err)) < 0)
+		goto done;
+	rc = event_append(ledger, me, "wait", 0,
+	    json_pack("{s:I, s:s, s:s?, s:I}", "wait", (json_int_t)*id, "for",
+		what.buf, "owner", req->owner, "remind_ms",
+		(json_int_t)req->remind_ms), err);
+done:
+	buf_release(&what);
+	return rc;
+}
+
+int
+wait_begin(struct ledger *ledger, const struct wait_request *request,
+    int64_t *id, struct err *err)
+{
+	int64_t me = 0;
+	int rc;
+
+	if (request->item_count == 0)
+		return err_set(err, ERR_USAGE, "nothing to wait for (give --for)");
+	if (request->remind_ms <= 0)
+		return err_set(err, ERR_USAGE, "--remind must be positive");
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	if ((rc = begin_locked(ledger, me, request, id, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
+}
+
+int
+wait_resume(struct ledger *ledger, int64_t id, int64_t *ended, struct err *err)
+{
+	sqlite3_stmt *st;
+	int64_t me = 0;
+	int rc;
+
+	*ended = 0;
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "UPDATE waits SET ended_ms = ?3 WHERE agent = ?1 AND ended_ms IS NULL"
+	    " AND (?2 = 0 OR id = ?2)", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, me);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 3, clock_now_ms());
+	if ((rc = ledger_step_done(ledger, st, "ending a wait", err)) < 0)
+		goto fail;
+	*ended = sqlite3_changes(ledger_db(ledger));
+	if (*ended == 0) {
+		rc = id ? err_set(err, ERR_NOT_FOUND, "no open wait #%lld of yours "
+			      "(see 'daicho agents')", (long long)id)
+			: err_set(err, ERR_NOT_FOUND, "you have no open wait");
+		goto fail;
+	}
+	if ((rc = settle_state(ledger, me, err)) < 0)
+		goto fail;
+	if ((rc = event_append(ledger, me, "wait-end", 0,
+		 json_pack("{s:o, s:I}", "wait", id ? json_integer(id) : json_null(),
+		     "ended", (json_int_t)*ended), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT w.id, a.name AS agent, a.state AS agent_state,"
+	    " o.name AS owner, o.state AS owner_state, w.what, w.started_ms,"
+	    " w.remind_ms, w.started_ms + w.remind_ms <= ?1 AS overdue,"
+	    " w.reminded_ms, w.needs_human,"
+	    " (SELECT count(*) FROM wait_items i LEFT JOIN tasks t ON t.id = i.task"
+	    "   WHERE i.wait = w.id AND (i.task IS NULL OR t.state NOT IN"
+	    "   ('verified','cancelled','failed'))) AS open_items"
+	    " FROM waits w JOIN agents a ON a.id = w.agent"
+	    " LEFT JOIN agents o ON o.id = w.owner"
+	    " WHERE w.ended_ms IS NULL ORDER BY w.started_ms, w.id", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, clock_now_ms());
+	*out = json_array();
+	if ((rc = ledger_rows_json(ledger, st, *out, "listing waits", err)) < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Give the waits of ended owners to their role's live holder, or the human. */
+static int
+reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
+    int64_t stale_after_ms, int64_t *count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT w.id, w.agent, w.what, o.name AS owner, o.role,"
+	    " (SELECT h.id FROM agents h WHERE h.role = o.role AND h.id <> w.agent"
+	    "   AND (h.state = 'waiting' OR (h.state = 'active' AND"
+	    "   h.last_seen_ms > ?1 - ?2))"
+	    "   ORDER BY h.last_seen_ms DESC, h.id DESC LIMIT 1) AS heir,"
+	    " a.name AS agent_name"
+	    " FROM waits w JOIN agents o ON o.id = w.owner"
+	    " JOIN agents a ON a.id = w.agent"
+	    " WHERE w.ended_ms IS NULL AND w.needs_human = 0"
+	    " AND o.state = 'ended'", err);
+	json_t *orphans = json_array(), *row;
+	size_t i;
+	int rc;
+
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, stale_after_ms);
+	if ((rc = ledger_rows_json(ledger, st, orphans, "finding orphaned waits",
+		 err)) < 0)
+		goto done;
+	json_array_foreach(orphans, i, row) {
+		int64_t wait = json_integer_value(json_object_get(row, "id"));
+		json_t *heir = json_object_get(row, "heir");
+		struct buf text = BUF_INIT;
+
+		st = ledger_stmt(ledger,
+		    "UPDATE waits SET owner = coalesce(?2, owner),"
+		    " needs_human = ?2 IS NULL WHERE id = ?1", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, wait);
+		if (json_is_integer(heir))
+			sqlite3_bind_int64(st, 2, json_integer_value(heir));
+		if ((rc = ledger_step_done(ledger, st, "handing over a wait",
+			 err)) < 0)
+			break;
+		buf_addf(&text, "wait #%lld is yours now: %s is waiting for %s, "
+		    "and its owner %s has ended (tell %s to resume when it may)",
+		    (long long)wait,
+		    json_string_value(json_object_get(row, "agent_name")),
+		    json_string_value(json_object_get(row, "what")),
+		    json_string_value(json_object_get(row, "owner")),
+		    json_string_value(json_object_get(row, "agent_name")));
+		if (json_is_integer(heir))
+			rc = msg_append(ledger, 0, json_integer_value(heir),
+			    "reminder", text.buf, err);
+		buf_release(&text);
+		if (rc == 0)
+			rc = event_append(ledger, actor, json_is_integer(heir)
+				? "wait-reassigned" : "wait-needs-human", 0,
+			    json_pack("{s:I, s:O, s:O}", "wait", (json_int_t)wait,
+				"from", json_object_get(row, "owner"), "to", heir),
+			    err);
+		if (rc < 0)
+			break;
+		(*count)++;
+	}
+done:
+	json_decref(orphans);
+	return rc;
+}
+
+/* Remind the owners of overdue waits, once each. */
+static int
+remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
+    int64_t *count, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT w.id, w.owner, w.what, w.started_ms, a.name AS agent_name,"
+	    " o.state AS owner_state"
+	    " FROM waits w JOIN agents a ON a.id = w.agent"
+	    " LEFT JOIN agents o ON o.id = w.owner"
+	    " WHERE w.ended_ms IS NULL AND w.reminded_ms IS NULL"
+	    " AND w.started_ms + w.remind_ms <= ?1", err);
+	json_t *overdue = json_array(), *row;
+	size_t i;
+	int rc;
+
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, now);
+	if ((rc = ledger_rows_json(ledger, st, overdue, "finding overdue waits",
+		 err)) < 0)
+		goto done;
+	json_array_foreach(overdue, i, row) {
+		int64_t wait = json_integer_value(json_object_get(row, "id"));
+		json_t *owner = json_object_get(row, "owner");
+		const char *owner_state = json_string_value(json_object_get(row,
+		    "owner_state"));
+		bool live = json_is_integer(owner) && owner_state &&
+		    strcmp(owner_state, "ended") != 0;
+		struct buf text = BUF_INIT;
+
+		st = ledger_stmt(ledger,
+		    "UPDATE waits SET reminded_ms = ?2,"
+		    " needs_human = needs_human OR NOT ?3 WHERE id = ?1", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, wait);
+		sqlite3_bind_int64(st, 2, now);
+		sqlite3_bind_int(st, 3, live);
+		if ((rc = ledger_step_done(ledger, st, "reminding of a wait",
+			 err)) < 0)
+			break;
+		buf_addf(&text, "wait #%lld is overdue: %s has waited ",
+		    (long long)wait,
+		    json_string_value(json_object_get(row, "agent_name")));
+		clock_add_age(&text, now - json_integer_value(json_object_get(row,
+		    "started_ms")));
+		buf_addf(&text, " for %s, as you asked (answer it, or tell it to "
+		    "resume)", json_string_value(json_object_get(row, "what")));
+		if (live)
+			rc = msg_append(ledger, 0, json_integer_value(owner),
+			    "reminder", text.buf, err);
+		buf_release(&text);
+		if (rc == 0)
+			rc = event_append(ledger, actor, "wait-overdue", 0,
+			    json_pack("{s:I, s:O, s:b}", "wait", (json_int_t)wait,
+				"owner", owner, "needs_human", !live), err);
+		if (rc < 0)
+			break;
+		(*count)++;
+	}
+done:
+	json_decref(overdue);
+	return rc;
+}
+
+int
+wait_escalate(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
+    int64_t *reminded, struct err *err)
+{
+	int64_t now = clock_now_ms();
+	int rc;
+
+	*reminded = 0;
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		return rc;
+	if ((rc = reassign_orphans(ledger, actor, now, stale_after_ms, reminded,
+		 err)) < 0 ||
+	    (rc = remind_overdue(ledger, actor, now, reminded, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
+}
