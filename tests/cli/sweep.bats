@@ -51,7 +51,7 @@ teardown() {
 	export DAICHO_NOW_MS=$T0
 	daicho add t --done-when file:out.txt >/dev/null
 	claim_report 1 w1
-	DAICHO_NOW_MS=$((T0 + 2000)) SWEEP_OPTS="--stale-after 1s" sweep_says 0 1 0 0 0
+	DAICHO_NOW_MS=$((T0 + 2000)) SWEEP_OPTS="--stale-after 1s" sweep_says 0 1 0 0 0 1
 	# attempts counts attempts begun: the next claim begins the second
 	run tf 1 '[.state, .owner, .attempts, .lease_expires_ms] | @json'
 	assert_output '["open",null,1,null]'
@@ -155,7 +155,7 @@ teardown() {
 	[ "$(event_kinds 1)" = "add claim report verified" ]
 }
 
-@test "sweep --json prints one object with verified, rejected, failed, expired and pruned" {
+@test "sweep --json prints one object with verified, rejected, failed, expired, pruned, stale and waits" {
 	export DAICHO_NOW_MS=$T0
 	daicho add honest --done-when file:README >/dev/null
 	daicho add liar --max-attempts 1 --done-when file:nothing.txt >/dev/null
@@ -168,12 +168,12 @@ teardown() {
 	ok daicho sweep --json
 	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
 	run jq -c . <<<"$output"
-	assert_output '{"verified":1,"rejected":1,"failed":1,"expired":1,"pruned":1}'
+	assert_output '{"verified":1,"rejected":1,"failed":1,"expired":1,"pruned":1,"stale":0,"waits":0}'
 	ok daicho sweep --json
 	run jq -c '[(keys_unsorted | sort), ([.[]] | map(type) | unique)]' <<<"$output"
-	assert_output '[["expired","failed","pruned","rejected","verified"],["number"]]'
+	assert_output '[["expired","failed","pruned","rejected","stale","verified","waits"],["number"]]'
 	run jq -c . <<<"$(daicho sweep --json)"
-	assert_output '{"verified":0,"rejected":0,"failed":0,"expired":0,"pruned":0}'
+	assert_output '{"verified":0,"rejected":0,"failed":0,"expired":0,"pruned":0,"stale":0,"waits":0}'
 }
 
 @test "sweep --every 1s loops until SIGTERM, then exits 0 promptly" {
@@ -195,7 +195,7 @@ teardown() {
 	[ "$rc" -eq 0 ] || fail "sweep --every exited $rc after SIGTERM (stderr: $(cat "$TEST_ROOT/sweep.err"))"
 	[ ! -s "$TEST_ROOT/sweep.err" ] || fail "stderr: $(cat "$TEST_ROOT/sweep.err")"
 	[ "$(head -n 1 "$TEST_ROOT/sweep.out")" = "sweep: 1 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated" ]
-	! grep -v '^sweep: [0-9]* verified, [0-9]* rejected, [0-9]* failed, [0-9]* leases\? expired, [0-9]* worktrees\? pruned$' "$TEST_ROOT/sweep.out" ||
+	! grep -v '^sweep: [0-9]* verified, [0-9]* rejected, [0-9]* failed, [0-9]* leases\? expired, [0-9]* worktrees\? pruned, [0-9]* agents\? stale, [0-9]* waits\? escalated$' "$TEST_ROOT/sweep.out" ||
 		fail "unexpected output: $(cat "$TEST_ROOT/sweep.out")"
 	assert_task 1 verified w1 1
 }

@@ -138,11 +138,13 @@ claim_report() {
 	daicho report "$id" --as "$agent" "$@" || fail "report $id --as $agent $* failed"
 }
 
-# sweep_says V R F E P: one `sweep` pass (extra options in SWEEP_OPTS)
-# printing exactly that summary line.
+# sweep_says V R F E P [S W]: one `sweep` pass (extra options in SWEEP_OPTS)
+# printing exactly that summary line (S agents stale and W waits escalated
+# default to 0).
 sweep_says() {
+	local s="${6:-0}" w="${7:-0}"
 	ok daicho sweep ${SWEEP_OPTS:-}
-	assert_output "sweep: $1 verified, $2 rejected, $3 failed, $4 $( (($4 == 1)) && echo lease || echo leases) expired, $5 $( (($5 == 1)) && echo worktree || echo worktrees) pruned"
+	assert_output "sweep: $1 verified, $2 rejected, $3 failed, $4 $( (($4 == 1)) && echo lease || echo leases) expired, $5 $( (($5 == 1)) && echo worktree || echo worktrees) pruned, $s $( ((s == 1)) && echo agent || echo agents) stale, $w $( ((w == 1)) && echo wait || echo waits) escalated"
 }
 
 # assert_no_worktrees: no verification worktree is left on disk nor
