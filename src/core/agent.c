@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/event.h"
+#include "core/reserve.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/proc.h"
@@ -17,10 +18,7 @@
 static int
 agent_ended_hook(struct ledger *ledger, int64_t id, struct err *err)
 {
-	(void)ledger;
-	(void)id;
-	(void)err;
-	return 0;
+	return reserve_release_agent(ledger, id, err);
 }
 
 int
@@ -147,7 +145,8 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 	 * each claim's row at most twice per lease.
 	 */
 	st = ledger_stmt(ledger,
-	    "UPDATE tasks SET lease_expires_ms = ?2 + lease_ms"
+	    "UPDATE tasks INDEXED BY tasks_owner_claimed"
+	    " SET lease_expires_ms = ?2 + lease_ms"
 	    " WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2"
 	    " AND lease_expires_ms - ?2 < lease_ms / 2", err);
 	if (st == NULL)
@@ -362,7 +361,8 @@ agent_end(struct ledger *ledger, int64_t id, struct err *err)
 		goto fail;
 	}
 	if (sqlite3_changes(ledger_db(ledger)) > 0 &&
-	    (rc = event_append(ledger, id, "agent-end", 0, NULL, err)) < 0)
+	    ((rc = agent_ended_hook(ledger, id, err)) < 0 ||
+	    (rc = event_append(ledger, id, "agent-end", 0, NULL, err)) < 0))
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:
@@ -739,6 +739,7 @@ agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
 	    " a.session_id, a.pid, a.host, a.started_ms, a.last_seen_ms,"
 	    " a.ended_ms,"
 	    " (SELECT json_group_array(t.id) FROM tasks t"
+	    "   INDEXED BY tasks_owner_claimed"
 	    "   WHERE t.owner = a.id AND t.state = 'claimed') AS claims_json,"
 	    " (SELECT count(*) FROM messages m"
 	    "   WHERE m.recipient = a.id AND m.read_ms IS NULL) AS unread,"
