@@ -26,7 +26,7 @@ DEPS_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
 
-LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/run/*.c src/cmd/*.c)
+LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

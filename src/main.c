@@ -49,6 +49,17 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_inbox_entry,
 	&cmd_status_entry,
 	&cmd_handoff_entry,
+	&cmd_reserve_entry,
+	&cmd_unreserve_entry,
+	&cmd_reservations_entry,
+	&cmd_gate_add_entry,
+	&cmd_gate_ls_entry,
+	&cmd_gate_rm_entry,
+	&cmd_gate_exec_entry,
+	&cmd_approvals_entry,
+	&cmd_approve_entry,
+	&cmd_deny_entry,
+	&cmd_hook_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -143,6 +143,17 @@ extern const struct cmd_entry cmd_send_entry;
 extern const struct cmd_entry cmd_inbox_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_handoff_entry;
+extern const struct cmd_entry cmd_reserve_entry;
+extern const struct cmd_entry cmd_unreserve_entry;
+extern const struct cmd_entry cmd_reservations_entry;
+extern const struct cmd_entry cmd_gate_add_entry;
+extern const struct cmd_entry cmd_gate_ls_entry;
+extern const struct cmd_entry cmd_gate_rm_entry;
+extern const struct cmd_entry cmd_gate_exec_entry;
+extern const struct cmd_entry cmd_approvals_entry;
+extern const struct cmd_entry cmd_approve_entry;
+extern const struct cmd_entry cmd_deny_entry;
+extern const struct cmd_entry cmd_hook_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

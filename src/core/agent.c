@@ -834,3 +834,18 @@ done:
 	json_decref(found);
 	return rc;
 }
+
+int
+agent_held_claims(struct ledger *ledger, int64_t agent, json_t **out,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, title FROM tasks INDEXED BY tasks_owner_claimed"
+	    " WHERE owner = ? AND state = 'claimed' ORDER BY id", err);
+
+	*out = json_array();
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, agent);
+	return ledger_rows_json(ledger, st, *out, "reading claims", err);
+}

@@ -149,6 +149,13 @@ int agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_m
     int64_t *marked, struct err *err);
 
 /*
+ * The tasks agent holds claimed (new reference in *out): [{id, title}] in
+ * id order.
+ */
+int agent_held_claims(struct ledger *ledger, int64_t agent, json_t **out,
+    struct err *err);
+
+/*
  * The agent a name addresses: the live one, else the most recent of that
  * name. Fills *id (0 when no agent ever had the name).
  */

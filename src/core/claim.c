@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/agent.h"
 #include "core/event.h"
 #include "core/task.h"
 #include "core/task_internal.h"
@@ -24,6 +25,7 @@ struct live_touches {
 	struct live_touch *items;
 	size_t count, alloc;
 	bool loaded;
+	int64_t agent; /* whose view: its own reservations do not count */
 };
 
 static void
@@ -37,8 +39,12 @@ live_touches_release(struct live_touches *live)
 	memset(live, 0, sizeof(*live));
 }
 
-/* Load the touches of every live claim: claimed with a running lease, or
- * reported and not yet verified. */
+/*
+ * Load the touches of every live claim (claimed with a running lease by an
+ * agent that has not ended, or reported and not yet verified) and the
+ * explicit reservations of live agents other than live->agent (task 0 when
+ * a reservation is for no task); see core/reserve.h.
+ */
 static int
 live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
     struct err *err)
@@ -48,12 +54,23 @@ live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
 	    " JOIN touches g ON g.task = t.id"
 	    " LEFT JOIN agents a ON a.id = t.owner"
 	    " WHERE t.has_touches AND ((t.state = 'claimed' AND"
-	    "  t.lease_expires_ms > ?1) OR t.state = 'reported')", err);
+	    "  t.lease_expires_ms > ?1 AND a.state <> 'ended')"
+	    "  OR t.state = 'reported')"
+	    " UNION ALL "
+	    "SELECT r.glob, coalesce(r.task, 0), a.name FROM reservations r"
+	    " JOIN agents a ON a.id = r.agent LEFT JOIN tasks rt ON rt.id = r.task"
+	    " WHERE r.released_ms IS NULL AND r.expires_ms > ?1 AND r.agent <> ?2"
+	    " AND (a.state = 'waiting' OR (a.state = 'active' AND"
+	    "  a.last_seen_ms > ?1 - ?3))"
+	    " AND (rt.id IS NULL OR rt.state NOT IN"
+	    "  ('verified','cancelled','failed'))", err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, live->agent);
+	sqlite3_bind_int64(st, 3, AGENT_STALE_AFTER_MS);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct live_touch *t;
 		const unsigned char *holder = sqlite3_column_text(st, 2);
@@ -145,8 +162,8 @@ before(const struct cursor *a, const struct cursor *b)
 }
 
 int
-task_ready_each(struct ledger *ledger, const char *label, int64_t now,
-    int (*fn)(int64_t id, void *arg), void *arg, struct err *err)
+task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
+    int64_t now, int (*fn)(int64_t id, void *arg), void *arg, struct err *err)
 {
 	/*
 	 * Two ordered streams merged: open tasks through the tasks_ready
@@ -176,7 +193,7 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t now,
 	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))"
 	    " ORDER BY priority DESC, id";
 	struct cursor open = { 0 }, expired = { 0 };
-	struct live_touches live = { 0 };
+	struct live_touches live = { .agent = agent };
 	int rc;
 
 	open.st = ledger_stmt(ledger, label ? open_label_sql : open_sql, err);
@@ -374,7 +391,7 @@ nothing_ready(struct ledger *ledger, const char *label, struct err *err)
 	if (open > 0)
 		return err_set(err, ERR_NOT_FOUND,
 		    "nothing ready (%lld open task%s waiting on unverified tasks "
-		    "or overlap live claims; see 'daicho ls --state open')",
+		    "or overlap live claims or reservations; see 'daicho ls --state open')",
 		    (long long)open, open == 1 ? "" : "s");
 	if (busy > 0)
 		return err_set(err, ERR_NOT_FOUND,
@@ -414,12 +431,18 @@ claimable(struct ledger *ledger, int64_t agent, int64_t id,
 		    "task #%lld has used all %lld attempts", (long long)id,
 		    (long long)now->max_attempts);
 	if (now->has_touches) {
-		struct live_touches touches = { 0 };
+		struct live_touches touches = { .agent = agent };
 		char *mine = NULL;
 		int overlap = find_overlap(ledger, id, at, &touches, &mine, err);
 		int rc = overlap < -1 ? overlap : 0;
 
-		if (overlap >= 0)
+		if (overlap >= 0 && touches.items[overlap].task == 0)
+			rc = err_set(err, ERR_CONFLICT,
+			    "task #%lld touches %s, which overlaps %s reserved by %s "
+			    "(wait for it to be released)", (long long)id, mine,
+			    touches.items[overlap].glob,
+			    touches.items[overlap].holder);
+		else if (overlap >= 0)
 			rc = err_set(err, ERR_CONFLICT,
 			    "task #%lld touches %s, which overlaps %s held by %s for "
 			    "#%lld (wait for it to be verified or released)",
@@ -452,7 +475,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 		free(now.owner_name);
 		now.owner_name = NULL;
 		if (id == 0) {
-			rc = task_ready_each(ledger, label, at, first_ready,
+			rc = task_ready_each(ledger, label, agent, at, first_ready,
 			    &candidate, err);
 			if (rc < 0)
 				goto fail;

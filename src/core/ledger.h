@@ -26,7 +26,7 @@
 #include "core/err.h"
 
 /* The schema this daicho writes: the number of migrations in schema.c. */
-#define LEDGER_SCHEMA_VERSION 4
+#define LEDGER_SCHEMA_VERSION 5
 
 struct ledger;
 

@@ -181,6 +181,57 @@ const char *const schema_migrations[] = {
 	"CREATE INDEX agents_role ON agents(role) WHERE state <> 'ended';"
 	"CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)"
 	"  WHERE state = 'claimed';",
+
+	/*
+	 * 5: enforcement. Reservations of path globs held by agents (a
+	 * claimed task's touches are reserved too, derived from the claim);
+	 * gates on command patterns; approvals bound to the requesting agent
+	 * and the command's fingerprint (words and directory). A denial is
+	 * remembered by command_key (the words alone) for every agent.
+	 */
+	"CREATE TABLE reservations ("
+	"  id INTEGER PRIMARY KEY,"
+	"  agent INTEGER NOT NULL REFERENCES agents(id),"
+	"  glob TEXT NOT NULL,"
+	"  task INTEGER REFERENCES tasks(id),"
+	"  created_ms INTEGER NOT NULL,"
+	"  expires_ms INTEGER NOT NULL,"
+	"  released_ms INTEGER"
+	") STRICT;"
+	"CREATE INDEX reservations_live ON reservations(agent, glob)"
+	"  WHERE released_ms IS NULL;"
+	"CREATE TABLE gates ("
+	"  id INTEGER PRIMARY KEY,"
+	"  pattern TEXT NOT NULL UNIQUE,"
+	"  approval INTEGER NOT NULL DEFAULT 0,"
+	"  requires TEXT NOT NULL DEFAULT '[]',"
+	"  note TEXT,"
+	"  created_ms INTEGER NOT NULL,"
+	"  created_by INTEGER REFERENCES agents(id)"
+	") STRICT;"
+	"CREATE TABLE approvals ("
+	"  id INTEGER PRIMARY KEY,"
+	"  fingerprint TEXT NOT NULL,"
+	"  command_key TEXT NOT NULL,"
+	"  command TEXT NOT NULL,"
+	"  cwd TEXT NOT NULL,"
+	"  gate INTEGER REFERENCES gates(id),"
+	"  requester INTEGER NOT NULL REFERENCES agents(id),"
+	"  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN"
+	"    ('pending','approved','denied','used')),"
+	"  requested_ms INTEGER NOT NULL,"
+	"  decided_ms INTEGER,"
+	"  decided_by TEXT,"
+	"  decided_tty TEXT,"
+	"  condition TEXT,"
+	"  reason TEXT,"
+	"  expires_ms INTEGER,"
+	"  used_ms INTEGER"
+	") STRICT;"
+	"CREATE INDEX approvals_fingerprint ON approvals(fingerprint, requester);"
+	"CREATE INDEX approvals_denied ON approvals(command_key)"
+	"  WHERE state = 'denied';"
+	"CREATE INDEX approvals_state ON approvals(state, id);",
 };
 
 const size_t schema_migration_count =

@@ -700,7 +700,8 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 	if (filter->ready) {
 		struct each_ready ctx = { ledger, filter, fn, arg, 0, err };
 
-		rc = task_ready_each(ledger, filter->label, clock_now_ms(),
+		rc = task_ready_each(ledger, filter->label, ledger_caller(ledger),
+		    clock_now_ms(),
 		    each_ready_one, &ctx, err);
 		if (rc == 1)
 			rc = 0;

@@ -1591,3 +1591,20 @@ cmdline_fingerprint(const struct cmdline *line, const char *cwd,
 	buf_adds(out, "]\n");
 	buf_adds(out, cwd != NULL ? cwd : "");
 }
+
+void
+cmdline_quote_word(struct buf *out, const char *word)
+{
+	if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+	    "vwxyz0123456789_./:=@%+,-") == strlen(word)) {
+		buf_adds(out, word);
+		return;
+	}
+	buf_addch(out, '\'');
+	for (const char *p = word; *p; p++)
+		if (*p == '\'')
+			buf_adds(out, "'\\''");
+		else
+			buf_addch(out, *p);
+	buf_addch(out, '\'');
+}

@@ -157,4 +157,8 @@ bool cmdline_matches(const struct strlist *pattern_words,
 void cmdline_fingerprint(const struct cmdline *line, const char *cwd,
     struct buf *out);
 
+/* Append word to out as sh would read it back: bare when safe, else in
+ * single quotes. */
+void cmdline_quote_word(struct buf *out, const char *word);
+
 #endif

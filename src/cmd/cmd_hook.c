@@ -1,0 +1,223 @@
+/* Hook adapters: daicho hook claude|codex|gemini EVENT, daicho hook git pre-commit. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "integ/hook.h"
+#include "util/proc.h"
+#include "util/strlist.h"
+
+/* A hook answers within this long, whatever the ledger is doing. */
+#define HOOK_DEADLINE_MS 1800
+
+/* Set when running out of time must block (a shell command's pre-tool-use). */
+static volatile sig_atomic_t deadline_blocks;
+
+static void
+on_deadline(int sig)
+{
+	static const char blocked[] = "daicho: no answer within 2s (the ledger is "
+	    "busy); the command is blocked, try again\n";
+
+	(void)sig;
+	if (deadline_blocks) {
+		(void)!write(STDERR_FILENO, blocked, sizeof(blocked) - 1);
+		_exit(2);
+	}
+	_exit(0);
+}
+
+/* Arm the deadline: SIGALRM after HOOK_DEADLINE_MS. */
+static void
+arm_deadline(void)
+{
+	struct itimerval timer = { { 0, 0 }, { HOOK_DEADLINE_MS / 1000,
+		(HOOK_DEADLINE_MS % 1000) * 1000 } };
+
+	signal(SIGALRM, on_deadline);
+	setitimer(ITIMER_REAL, &timer, NULL);
+}
+
+/* Whether a payload is a shell tool's pre-tool-use (the deadline blocks). */
+static bool
+is_shell_pre_tool(enum hook_event event, const json_t *payload)
+{
+	const char *tool = json_string_value(json_object_get(payload, "tool_name"));
+
+	return event == HOOK_PRE_TOOL && tool &&
+	    (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
+	    strcmp(tool, "exec_command") == 0 || strcmp(tool, "local_shell") == 0 ||
+	    strcmp(tool, "run_shell_command") == 0);
+}
+
+/* Print an answer: JSON on stdout, the message on stderr. */
+static int
+print_answer(struct cmd_ctx *ctx, struct hook_answer *answer)
+{
+	if (answer->output) {
+		char *text = json_dumps(answer->output, JSON_COMPACT);
+
+		if (text)
+			printf("%s\n", text);
+		free(text);
+	}
+	if (answer->exit_status != 0)
+		return err_set(ctx->err, (enum err_code)answer->exit_status, "%s",
+		    answer->message.buf);
+	if (answer->message.len)
+		fprintf(stderr, "%s\n", answer->message.buf);
+	return 0;
+}
+
+/* daicho hook git pre-commit. */
+static int
+git_pre_commit(struct cmd_ctx *ctx)
+{
+	char *argv[] = { "git", "diff", "--cached", "--name-only", "-z", NULL };
+	struct buf staged = BUF_INIT;
+	struct strlist paths = STRLIST_INIT;
+	int64_t caller;
+	int rc, status;
+
+	if (strcmp(ctx->argv[1], "pre-commit") != 0)
+		return err_set(ctx->err, ERR_USAGE, "unknown git hook '%s' (use "
+		    "pre-commit)", ctx->argv[1]);
+	if (access(ctx->ledger_path.buf, F_OK) != 0)
+		return 0; /* no ledger: nothing is reserved */
+	if ((rc = ledger_open(ctx->ledger_path.buf, &ctx->ledger, ctx->err)) < 0)
+		return rc;
+	if ((caller = cmd_caller(ctx)) < 0)
+		return (int)caller;
+	status = proc_capture(argv, &staged);
+	if (status != 0) {
+		rc = err_set(ctx->err, ERR_FAILED, "cannot list the staged files "
+		    "(git diff --cached exited %d)", status);
+		goto done;
+	}
+	for (size_t at = 0; at < staged.len;) {
+		size_t len = strlen(staged.buf + at);
+
+		if (len)
+			strlist_add(&paths, staged.buf + at);
+		at += len + 1;
+	}
+	rc = hook_git_pre_commit(ctx->ledger, caller, paths.items, paths.count,
+	    ctx->err);
+done:
+	strlist_release(&paths);
+	buf_release(&staged);
+	return rc;
+}
+
+static int
+exec_hook(struct cmd_ctx *ctx)
+{
+	struct hook_request req = { 0 };
+	struct hook_answer answer;
+	struct agent_claim claim = { 0 };
+	struct buf input = BUF_INIT;
+	json_t *payload = NULL;
+	json_error_t jerr;
+	int rc;
+
+	if (strcmp(ctx->argv[0], "git") == 0)
+		return git_pre_commit(ctx);
+	if ((rc = hook_parse(ctx->argv[0], ctx->argv[1], &req.client, &req.event,
+		 ctx->err)) < 0)
+		return rc;
+	hook_answer_init(&answer);
+	/* A busy ledger must not hold the agent up: wait 1.5s at most. */
+	setenv("DAICHO_BUSY_TIMEOUT", "1500ms", 0);
+	arm_deadline();
+	if ((rc = cmd_read_input(ctx, "-", &input)) < 0)
+		goto done;
+	payload = json_loadb(input.buf, input.len, 0, &jerr);
+	if (!json_is_object(payload)) {
+		/* Not a hook payload: nothing to enforce it against. */
+		fprintf(stderr, "daicho: the hook input is not a JSON object (%s); "
+		    "allowed\n", jerr.text);
+		goto done;
+	}
+	deadline_blocks = is_shell_pre_tool(req.event, payload);
+	if (access(ctx->ledger_path.buf, F_OK) != 0)
+		goto done; /* no ledger: this project does not use daicho */
+	if ((rc = ledger_open(ctx->ledger_path.buf, &ctx->ledger, ctx->err)) < 0) {
+		hook_answer_unreadable(req.client, req.event, payload,
+		    ctx->err->message.buf, &answer);
+		err_release(ctx->err);
+		*ctx->err = (struct err)ERR_INIT;
+		rc = print_answer(ctx, &answer);
+		goto done;
+	}
+	req.session_id = json_string_value(json_object_get(payload, "session_id"));
+	claim.name = ctx->claim.name;
+	claim.session_id = claim.name ? NULL : req.session_id ? req.session_id
+							: ctx->session_id;
+	claim.kind = req.client == HOOK_CLAUDE ? "claude" : req.client == HOOK_CODEX
+	    ? "codex" : "gemini";
+	claim.human_name = ctx->claim.human_name ? ctx->claim.human_name : "human";
+	if (claim.session_id == NULL && claim.name == NULL)
+		claim.name = claim.human_name;
+	if ((rc = agent_resolve(ctx->ledger, &claim, &ctx->caller, ctx->err)) < 0) {
+		hook_answer_unreadable(req.client, req.event, payload,
+		    ctx->err->message.buf, &answer);
+		err_release(ctx->err);
+		*ctx->err = (struct err)ERR_INIT;
+		rc = print_answer(ctx, &answer);
+		goto done;
+	}
+	req.payload = payload;
+	req.ledger = ctx->ledger;
+	req.caller = &ctx->caller;
+	req.agent_name = getenv("DAICHO_AGENT");
+	if (req.agent_name && *req.agent_name == '\0')
+		req.agent_name = NULL;
+	hook_answer(&req, &answer);
+	rc = print_answer(ctx, &answer);
+done:
+	json_decref(payload);
+	buf_release(&input);
+	hook_answer_release(&answer);
+	return rc;
+}
+
+const struct cmd_entry cmd_hook_entry = {
+	.name = "hook",
+	.usage = "hook claude|codex|gemini EVENT | hook git pre-commit",
+	.summary = "answer an agent client's hook (JSON on stdin) or git's",
+	.help =
+	    "Installed by 'daicho init --claude|--codex|--gemini' (see\n"
+	    "docs/claude-code.md, docs/codex.md, docs/gemini.md); reads the\n"
+	    "client's hook JSON on stdin and answers in its protocol.\n\n"
+	    "Events: claude: session-start, pre-tool-use, post-tool-use, stop,\n"
+	    "session-end; codex: session-start, pre-tool-use, post-tool-use, stop;\n"
+	    "gemini: SessionStart, BeforeTool, AfterTool, SessionEnd (the clients'\n"
+	    "own names, PreToolUse and so on, are accepted too).\n\n"
+	    "session-start registers the session as an agent (named by\n"
+	    "$DAICHO_AGENT, else derived from the session) and tells it, in three\n"
+	    "lines, its name and how to work with daicho. pre-tool-use is a\n"
+	    "heartbeat and delivers unread messages as additional context; for a\n"
+	    "shell command it denies 'daicho approve', 'deny' and 'gate rm', and\n"
+	    "commands a human denied; a command matching a gate with --require\n"
+	    "is denied with the 'daicho gate exec -- CMD' to run instead; one\n"
+	    "matching an --approval gate gets \"ask\" from Claude Code (the person\n"
+	    "confirms in that session) and a deny with those instructions from\n"
+	    "Codex and Gemini; an edit of a path another live agent reserved is\n"
+	    "denied. stop blocks once while the agent holds claimed tasks it has\n"
+	    "neither reported nor released. session-end ends the agent.\n\n"
+	    "Answers within 2s. Errors fail closed (exit 2, the reason on stderr)\n"
+	    "for shell commands that are gated or cannot be checked, and open\n"
+	    "(exit 0) for everything else. No ledger: allowed, silently.\n\n"
+	    "git pre-commit refuses (exit 4) a commit that stages a path reserved\n"
+	    "by another live agent, naming it and when it was last seen.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = 0,
+	.min_args = 2,
+	.max_args = 2,
+	.exec = exec_hook,
+};

@@ -1,0 +1,430 @@
+#include "core/gate.h"
+
+#include <string.h>
+
+#include "core/event.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+int
+gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
+    struct err *err)
+{
+	struct strlist words = STRLIST_INIT;
+	struct buf why = BUF_INIT;
+	json_t *requires = json_array();
+	int64_t me = 0, existing = 0;
+	sqlite3_stmt *st;
+	char *requires_text = NULL;
+	int rc;
+
+	if (cmdline_pattern_check(spec->pattern, &words, &why) < 0) {
+		rc = err_set(err, ERR_USAGE, "invalid gate pattern '%s' (%s)",
+		    spec->pattern, why.buf);
+		goto done;
+	}
+	for (size_t i = 0; i < spec->require_count; i++) {
+		if (*spec->requires[i] == '\0') {
+			rc = err_set(err, ERR_USAGE, "empty --require");
+			goto done;
+		}
+		json_array_append_new(requires, json_string(spec->requires[i]));
+	}
+	if (!spec->approval && spec->require_count == 0) {
+		rc = err_set(err, ERR_USAGE, "a gate needs --approval or --require "
+		    "(else it stops nothing)");
+		goto done;
+	}
+	requires_text = json_dumps(requires, JSON_COMPACT);
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		goto done;
+	if ((st = ledger_stmt(ledger, "SELECT id FROM gates WHERE pattern = ?",
+		 err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, spec->pattern, -1, SQLITE_STATIC);
+	if ((rc = ledger_step_int(ledger, st, &existing, NULL, "reading gates",
+		 err)) < 0)
+		goto fail;
+	if (existing) {
+		rc = err_set(err, ERR_CONFLICT, "gate #%lld already has the pattern "
+		    "'%s' (remove it first: 'daicho gate rm %lld')",
+		    (long long)existing, spec->pattern, (long long)existing);
+		goto fail;
+	}
+	if ((st = ledger_stmt(ledger,
+		 "INSERT INTO gates (pattern, approval, requires, note, created_ms,"
+		 " created_by) VALUES (?, ?, ?, ?, ?, ?)", err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, spec->pattern, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, spec->approval);
+	sqlite3_bind_text(st, 3, requires_text, -1, SQLITE_STATIC);
+	if (spec->note)
+		sqlite3_bind_text(st, 4, spec->note, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, clock_now_ms());
+	sqlite3_bind_int64(st, 6, me);
+	if ((rc = ledger_step_done(ledger, st, "adding a gate", err)) < 0)
+		goto fail;
+	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	if ((rc = event_append(ledger, me, "gate-add", 0,
+		 json_pack("{s:I, s:s, s:b, s:O}", "gate", (json_int_t)*id,
+		     "pattern", spec->pattern, "approval", spec->approval,
+		     "requires", requires), err)) < 0)
+		goto fail;
+	rc = ledger_commit(ledger, err);
+	goto done;
+fail:
+	ledger_rollback(ledger);
+done:
+	free(requires_text);
+	json_decref(requires);
+	strlist_release(&words);
+	buf_release(&why);
+	return rc;
+}
+
+int
+gate_remove(struct ledger *ledger, int64_t id, struct err *err)
+{
+	int64_t me = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	/* Requests keep their history; they no longer name the gate. */
+	if ((st = ledger_stmt(ledger,
+		 "UPDATE approvals SET gate = NULL WHERE gate = ?", err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = ledger_step_done(ledger, st, "removing a gate", err)) < 0)
+		goto fail;
+	if ((st = ledger_stmt(ledger, "DELETE FROM gates WHERE id = ?",
+		 err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = ledger_step_done(ledger, st, "removing a gate", err)) < 0)
+		goto fail;
+	if (sqlite3_changes(ledger_db(ledger)) == 0) {
+		rc = err_set(err, ERR_NOT_FOUND, "no gate #%lld (see 'daicho gate "
+		    "ls')", (long long)id);
+		goto fail;
+	}
+	if ((rc = event_append(ledger, me, "gate-rm", 0,
+		 json_pack("{s:I}", "gate", (json_int_t)id), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+gate_list(struct ledger *ledger, json_t **out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT g.id, g.pattern, g.approval, g.requires AS requires_json,"
+	    " g.note, g.created_ms, a.name AS created_by"
+	    " FROM gates g LEFT JOIN agents a ON a.id = g.created_by"
+	    " ORDER BY g.id", err);
+
+	*out = json_array();
+	if (st == NULL)
+		return -(int)err->code;
+	return ledger_rows_json(ledger, st, *out, "reading gates", err);
+}
+
+int
+gate_match(struct ledger *ledger, const struct cmdline *line, json_t **matching,
+    struct err *err)
+{
+	json_t *all = NULL, *g;
+	size_t i;
+	int rc;
+
+	*matching = json_array();
+	if ((rc = gate_list(ledger, &all, err)) < 0)
+		goto done;
+	json_array_foreach(all, i, g) {
+		struct strlist words = STRLIST_INIT;
+		struct buf why = BUF_INIT;
+
+		/* A stored pattern that no longer parses stops everything. */
+		if (cmdline_pattern_check(json_string_value(json_object_get(g,
+			"pattern")), &words, &why) < 0 || cmdline_matches(&words, line))
+			json_array_append(*matching, g);
+		strlist_release(&words);
+		buf_release(&why);
+	}
+done:
+	json_decref(all);
+	return rc;
+}
+
+int
+approval_find_denial(struct ledger *ledger, const struct approval_key *key,
+    json_t **denial, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT d.id, d.decided_by, d.decided_tty, d.decided_ms, d.reason,"
+	    " r.name AS requester FROM approvals d"
+	    " JOIN agents r ON r.id = d.requester"
+	    " WHERE d.command_key = ?1 AND d.state = 'denied'"
+	    " AND NOT EXISTS (SELECT 1 FROM approvals a WHERE"
+	    "  a.fingerprint = ?2 AND a.requester = ?3 AND a.state = 'approved'"
+	    "  AND a.decided_ms > d.decided_ms)"
+	    " ORDER BY d.decided_ms DESC, d.id DESC LIMIT 1", err);
+	json_t *rows = json_array();
+	int rc;
+
+	*denial = NULL;
+	if (st == NULL) {
+		json_decref(rows);
+		return -(int)err->code;
+	}
+	sqlite3_bind_text(st, 1, key->command_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, ledger_caller(ledger));
+	if ((rc = ledger_rows_json(ledger, st, rows, "reading denials", err)) == 0 &&
+	    json_array_size(rows) > 0)
+		*denial = json_incref(json_array_get(rows, 0));
+	json_decref(rows);
+	return rc;
+}
+
+int
+approval_find_granted(struct ledger *ledger, const struct approval_key *key,
+    json_t **approval, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, condition, decided_by, expires_ms FROM approvals"
+	    " WHERE fingerprint = ?1 AND requester = ?2 AND state = 'approved'"
+	    " AND expires_ms > ?3 ORDER BY id LIMIT 1", err);
+	json_t *rows = json_array();
+	int rc;
+
+	*approval = NULL;
+	if (st == NULL) {
+		json_decref(rows);
+		return -(int)err->code;
+	}
+	sqlite3_bind_text(st, 1, key->fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, ledger_caller(ledger));
+	sqlite3_bind_int64(st, 3, clock_now_ms());
+	if ((rc = ledger_rows_json(ledger, st, rows, "reading approvals",
+		 err)) == 0 && json_array_size(rows) > 0)
+		*approval = json_incref(json_array_get(rows, 0));
+	json_decref(rows);
+	return rc;
+}
+
+int
+approval_use(struct ledger *ledger, int64_t id, struct err *err)
+{
+	int64_t me = 0, now = clock_now_ms();
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	if ((st = ledger_stmt(ledger,
+		 "UPDATE approvals SET state = 'used', used_ms = ?3"
+		 " WHERE id = ?1 AND requester = ?2 AND state = 'approved'"
+		 " AND expires_ms > ?3", err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, me);
+	sqlite3_bind_int64(st, 3, now);
+	if ((rc = ledger_step_done(ledger, st, "using an approval", err)) < 0)
+		goto fail;
+	if (sqlite3_changes(ledger_db(ledger)) == 0) {
+		rc = err_set(err, ERR_CONFLICT, "approval #%lld is no longer usable "
+		    "(used or expired; see 'daicho approvals')", (long long)id);
+		goto fail;
+	}
+	if ((rc = event_append(ledger, me, "approval-used", 0,
+		 json_pack("{s:I}", "approval", (json_int_t)id), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+/* The ERR_REFUSED for a standing denial. */
+static int
+refuse_denied(const struct approval_key *key, const json_t *denial,
+    struct err *err)
+{
+	struct buf when = BUF_INIT;
+	const char *reason = json_string_value(json_object_get(denial, "reason"));
+	int rc;
+
+	clock_add_timestamp(&when, json_integer_value(json_object_get(denial,
+	    "decided_ms")));
+	rc = err_set(err, ERR_REFUSED, "'%s' was denied by %s on %s at %s "
+	    "(approval #%lld, requested by %s)%s%s%s", key->command,
+	    json_string_value(json_object_get(denial, "decided_by")),
+	    json_string_value(json_object_get(denial, "decided_tty")), when.buf,
+	    (long long)json_integer_value(json_object_get(denial, "id")),
+	    json_string_value(json_object_get(denial, "requester")),
+	    reason ? ": \"" : "", reason ? reason : "", reason ? "\"" : "");
+	buf_release(&when);
+	return rc;
+}
+
+int
+approval_request(struct ledger *ledger, const struct approval_key *key,
+    int64_t *id, bool *created, struct err *err)
+{
+	json_t *denial = NULL;
+	int64_t me = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	*created = false;
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	if ((rc = approval_find_denial(ledger, key, &denial, err)) < 0)
+		goto fail;
+	if (denial) {
+		rc = refuse_denied(key, denial, err);
+		json_decref(denial);
+		goto fail;
+	}
+	if ((st = ledger_stmt(ledger,
+		 "SELECT id FROM approvals WHERE fingerprint = ? AND requester = ?"
+		 " AND state = 'pending' ORDER BY id LIMIT 1", err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, key->fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, me);
+	if ((rc = ledger_step_int(ledger, st, id, NULL, "reading approvals",
+		 err)) < 0)
+		goto fail;
+	if (*id != 0) {
+		ledger_rollback(ledger);
+		return 0;
+	}
+	if ((st = ledger_stmt(ledger,
+		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
+		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		 err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, key->fingerprint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->command_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key->command, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, key->cwd, -1, SQLITE_STATIC);
+	if (key->gate)
+		sqlite3_bind_int64(st, 5, key->gate);
+	sqlite3_bind_int64(st, 6, me);
+	sqlite3_bind_int64(st, 7, clock_now_ms());
+	if ((rc = ledger_step_done(ledger, st, "requesting an approval", err)) < 0)
+		goto fail;
+	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	*created = true;
+	if ((rc = event_append(ledger, me, "approval-request", 0,
+		 json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
+		     "command", key->command, "cwd", key->cwd), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+approval_decide(struct ledger *ledger, int64_t id,
+    const struct approval_decision *d, struct err *err)
+{
+	int64_t me = 0, now = clock_now_ms();
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	if ((st = ledger_stmt(ledger,
+		 "UPDATE approvals SET state = ?2, decided_ms = ?3, decided_by = ?4,"
+		 " decided_tty = ?5, condition = ?6, reason = ?7, expires_ms = ?8"
+		 " WHERE id = ?1 AND state = 'pending'", err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, d->approve ? "approved" : "denied", -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_text(st, 4, d->user, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, d->tty, -1, SQLITE_STATIC);
+	if (d->condition)
+		sqlite3_bind_text(st, 6, d->condition, -1, SQLITE_STATIC);
+	if (d->reason)
+		sqlite3_bind_text(st, 7, d->reason, -1, SQLITE_STATIC);
+	if (d->approve)
+		sqlite3_bind_int64(st, 8, now + d->ttl_ms);
+	if ((rc = ledger_step_done(ledger, st, "deciding an approval", err)) < 0)
+		goto fail;
+	if (sqlite3_changes(ledger_db(ledger)) == 0) {
+		sqlite3_stmt *q = ledger_stmt(ledger,
+		    "SELECT state FROM approvals WHERE id = ?", err);
+		const unsigned char *state;
+
+		if (q == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW &&
+		    (state = sqlite3_column_text(q, 0)) != NULL)
+			rc = err_set(err, ERR_CONFLICT, "approval #%lld is %s, not "
+			    "pending (see 'daicho approvals')", (long long)id,
+			    (const char *)state);
+		else
+			rc = err_set(err, ERR_NOT_FOUND, "no approval #%lld (see "
+			    "'daicho approvals')", (long long)id);
+		sqlite3_reset(q);
+		goto fail;
+	}
+	if ((rc = event_append(ledger, me, d->approve ? "approve" : "deny", 0,
+		 json_pack("{s:I, s:s, s:s, s:s?, s:s?}", "approval", (json_int_t)id,
+		     "by", d->user, "tty", d->tty, "if", d->condition, "reason",
+		     d->reason), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+approval_list(struct ledger *ledger, int64_t limit, json_t **out,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT a.id, a.state, a.command, a.cwd, a.gate, g.pattern,"
+	    " r.name AS requester, a.requested_ms, a.decided_ms, a.decided_by,"
+	    " a.decided_tty, a.condition, a.reason, a.expires_ms, a.used_ms"
+	    " FROM approvals a JOIN agents r ON r.id = a.requester"
+	    " LEFT JOIN gates g ON g.id = a.gate"
+	    " WHERE a.state = 'pending' OR a.id IN (SELECT id FROM approvals"
+	    "  WHERE state <> 'pending' ORDER BY id DESC LIMIT ?1)"
+	    " ORDER BY a.state <> 'pending', a.id", err);
+
+	*out = json_array();
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
+	return ledger_rows_json(ledger, st, *out, "reading approvals", err);
+}

@@ -1,0 +1,686 @@
+#include "integ/hook.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gate.h"
+#include "core/msg.h"
+#include "core/reserve.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/cmdline.h"
+#include "util/path.h"
+
+static const char *const client_names[] = { "claude", "codex", "gemini" };
+
+/* Event spellings: daicho's, then the client's own. */
+static const struct {
+	enum hook_event event;
+	const char *ours, *claude, *gemini;
+} event_names[] = {
+	{ HOOK_SESSION_START, "session-start", "SessionStart", "SessionStart" },
+	{ HOOK_PRE_TOOL, "pre-tool-use", "PreToolUse", "BeforeTool" },
+	{ HOOK_POST_TOOL, "post-tool-use", "PostToolUse", "AfterTool" },
+	{ HOOK_STOP, "stop", "Stop", NULL },
+	{ HOOK_SESSION_END, "session-end", "SessionEnd", "SessionEnd" },
+};
+
+#define EVENT_COUNT (sizeof(event_names) / sizeof(event_names[0]))
+
+int
+hook_parse(const char *client, const char *event, enum hook_client *c,
+    enum hook_event *e, struct err *err)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(client, client_names[i]) == 0)
+			break;
+	if (i == 3)
+		return err_set(err, ERR_USAGE, "unknown hook client '%s' (use claude, "
+		    "codex, gemini or git)", client);
+	*c = (enum hook_client)i;
+	for (size_t k = 0; k < EVENT_COUNT; k++) {
+		const char *theirs = *c == HOOK_GEMINI ? event_names[k].gemini
+						       : event_names[k].claude;
+
+		/* Codex has no SessionEnd; Gemini has no Stop. */
+		if ((*c == HOOK_CODEX && event_names[k].event == HOOK_SESSION_END) ||
+		    (*c == HOOK_GEMINI && event_names[k].event == HOOK_STOP))
+			continue;
+		if (strcmp(event, event_names[k].ours) == 0 ||
+		    (theirs && strcmp(event, theirs) == 0) ||
+		    (*c == HOOK_GEMINI && strcmp(event, "before-tool") == 0 &&
+		    event_names[k].event == HOOK_PRE_TOOL) ||
+		    (*c == HOOK_GEMINI && strcmp(event, "after-tool") == 0 &&
+		    event_names[k].event == HOOK_POST_TOOL)) {
+			*e = event_names[k].event;
+			return 0;
+		}
+	}
+	return err_set(err, ERR_USAGE, "unknown %s hook event '%s' (use %s)", client,
+	    event, *c == HOOK_CLAUDE ? "session-start, pre-tool-use, post-tool-use, "
+	    "stop or session-end" : *c == HOOK_CODEX ? "session-start, "
+	    "pre-tool-use, post-tool-use or stop" : "SessionStart, BeforeTool, "
+	    "AfterTool or SessionEnd");
+}
+
+void
+hook_answer_init(struct hook_answer *answer)
+{
+	answer->output = NULL;
+	answer->exit_status = 0;
+	buf_init(&answer->message);
+}
+
+void
+hook_answer_release(struct hook_answer *answer)
+{
+	json_decref(answer->output);
+	answer->output = NULL;
+	buf_release(&answer->message);
+}
+
+/* What a tool does, as far as daicho's rules go. */
+enum tool_kind { TOOL_OTHER, TOOL_SHELL, TOOL_EDIT };
+
+static enum tool_kind
+tool_kind(enum hook_client client, const char *name)
+{
+	static const char *const shells[] = { "Bash", "shell", "exec_command",
+		"local_shell", "run_shell_command" };
+	static const char *const edits[] = { "Edit", "Write", "MultiEdit",
+		"NotebookEdit", "apply_patch", "write_file", "replace" };
+
+	(void)client;
+	if (name == NULL)
+		return TOOL_OTHER;
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (strcmp(name, shells[i]) == 0)
+			return TOOL_SHELL;
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
+		if (strcmp(name, edits[i]) == 0)
+			return TOOL_EDIT;
+	return TOOL_OTHER;
+}
+
+static const char *
+payload_str(const json_t *payload, const char *key)
+{
+	return json_string_value(json_object_get(payload, key));
+}
+
+/*
+ * The shell command of a shell tool call, parsed into line: a string is
+ * split as sh would; an array (Codex's argv form) is taken word by word.
+ * Returns false when there is no command.
+ */
+static bool
+shell_line(const json_t *input, struct cmdline *line, struct buf *shown)
+{
+	const json_t *command = json_object_get(input, "command");
+
+	if (json_is_string(command)) {
+		buf_adds(shown, json_string_value(command));
+		cmdline_parse(json_string_value(command), line, NULL);
+		return true;
+	}
+	if (json_is_array(command) && json_array_size(command) > 0) {
+		size_t n = json_array_size(command);
+		char **argv = xcalloc(n + 1, sizeof(char *));
+
+		for (size_t i = 0; i < n; i++) {
+			const char *w = json_string_value(json_array_get(command, i));
+
+			argv[i] = (char *)(w ? w : "");
+			buf_addf(shown, "%s%s", i ? " " : "", argv[i]);
+		}
+		cmdline_from_argv(argv, n, line);
+		free(argv);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether c runs 'daicho approve', 'daicho deny' or 'daicho gate rm': the
+ * first word after daicho's global options.
+ */
+static bool
+runs_human_only(const struct cmdline_command *c)
+{
+	const struct strlist *w = &c->words;
+
+	if (w->count == 0 || strcmp(w->items[0], "daicho") != 0)
+		return false;
+	for (size_t i = 1; i < w->count; i++) {
+		const char *word = w->items[i];
+
+		if (strcmp(word, "-C") == 0 || strcmp(word, "--ledger") == 0 ||
+		    strcmp(word, "--as") == 0) {
+			i++;
+			continue;
+		}
+		if (word[0] == '-')
+			continue;
+		return strcmp(word, "approve") == 0 || strcmp(word, "deny") == 0 ||
+		    (strcmp(word, "gate") == 0 && i + 1 < w->count &&
+		    strcmp(w->items[i + 1], "rm") == 0);
+	}
+	return false;
+}
+
+/* The paths an edit tool call writes, as given (absolute or relative). */
+static void
+edit_paths(const json_t *input, struct strlist *paths)
+{
+	static const char *const keys[] = { "file_path", "notebook_path", "path" };
+	const json_t *patch = json_object_get(input, "input");
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (json_is_string(json_object_get(input, keys[i])))
+			strlist_add(paths, json_string_value(json_object_get(input,
+			    keys[i])));
+	/* Codex apply_patch: "*** Update File: PATH" lines in the patch text. */
+	if (!json_is_string(patch))
+		patch = json_object_get(input, "command");
+	if (json_is_array(patch))
+		patch = json_array_get(patch, json_array_size(patch) - 1);
+	if (json_is_string(patch)) {
+		static const char *const marks[] = { "*** Add File: ",
+			"*** Update File: ", "*** Delete File: ", "*** Move to: " };
+		const char *text = json_string_value(patch);
+
+		for (const char *line = text; line && *line;) {
+			const char *end = strchr(line, '\n');
+			size_t len = end ? (size_t)(end - line) : strlen(line);
+
+			for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
+				size_t ml = strlen(marks[m]);
+
+				if (len > ml && strncmp(line, marks[m], ml) == 0) {
+					char *p = xstrndup(line + ml, len - ml);
+
+					strlist_add_owned(paths, p);
+				}
+			}
+			line = end ? end + 1 : NULL;
+		}
+	}
+}
+
+/*
+ * path (absolute, or relative to cwd) relative to the root of the work tree
+ * holding it (or of the project, when it is in none). Returns false when
+ * it lies outside.
+ */
+static bool
+repo_relative(const char *path, const char *cwd, const char *ledger_path,
+    struct buf *out)
+{
+	struct buf absolute = BUF_INIT, dir = BUF_INIT, dotgit = BUF_INIT,
+		   root = BUF_INIT;
+	bool inside = false;
+	char *slash;
+
+	if (path[0] == '/')
+		buf_adds(&absolute, path);
+	else
+		buf_addf(&absolute, "%s/%s", cwd ? cwd : ".", path);
+	buf_adds(&dir, absolute.buf);
+	if ((slash = strrchr(dir.buf, '/')) != NULL)
+		*slash = '\0';
+	if (path_find_upward(dir.buf[0] ? dir.buf : "/", ".git", &dotgit) == 0) {
+		buf_add(&root, dotgit.buf, dotgit.len - strlen("/.git"));
+	} else {
+		path_project_root(ledger_path, &root);
+	}
+	if (strncmp(absolute.buf, root.buf, root.len) == 0 &&
+	    absolute.buf[root.len] == '/') {
+		buf_adds(out, absolute.buf + root.len + 1);
+		inside = out->len > 0;
+	}
+	buf_release(&absolute);
+	buf_release(&dir);
+	buf_release(&dotgit);
+	buf_release(&root);
+	return inside;
+}
+
+/* The decision a pre-tool-use answer carries. */
+enum decision { DECIDE_NOTHING, DECIDE_ASK, DECIDE_DENY };
+
+struct verdict {
+	enum decision decision;
+	struct buf reason;
+	struct buf context;
+	bool fail_closed; /* on an internal error: block */
+};
+
+/* Deny (the strongest wins) with a reason. */
+static void
+decide(struct verdict *v, enum decision d, const char *reason)
+{
+	if (d < v->decision)
+		return;
+	if (d > v->decision)
+		buf_reset(&v->reason);
+	else if (v->reason.len)
+		buf_adds(&v->reason, " ");
+	v->decision = d;
+	buf_adds(&v->reason, reason);
+}
+
+/* The rules for a shell command. Returns 0, or an error (fail closed). */
+static int
+check_shell(const struct hook_request *req, const json_t *input,
+    struct verdict *v, struct err *err)
+{
+	struct cmdline line = CMDLINE_INIT;
+	struct buf shown = BUF_INIT, fingerprint = BUF_INIT, key_text = BUF_INIT,
+		   text = BUF_INIT;
+	const char *cwd = payload_str(req->payload, "cwd");
+	json_t *gates = NULL, *denial = NULL, *g, *r;
+	struct approval_key key = { 0 };
+	bool requires = false, approval = false;
+	size_t i, j;
+	int rc = 0;
+
+	if (!shell_line(input, &line, &shown))
+		goto done;
+	v->fail_closed = true;
+	for (i = 0; i < line.count; i++)
+		if (runs_human_only(&line.commands[i])) {
+			decide(v, DECIDE_DENY, "daicho approve, deny and gate rm are "
+			    "for a human at a terminal, never an agent: ask the person "
+			    "to run it in their own shell.");
+			break;
+		}
+	if ((rc = gate_match(req->ledger, &line, &gates, err)) < 0)
+		goto done;
+	cmdline_fingerprint(&line, cwd ? cwd : "", &fingerprint);
+	cmdline_fingerprint(&line, "", &key_text);
+	key.fingerprint = fingerprint.buf;
+	key.command_key = key_text.buf;
+	key.command = shown.buf;
+	if ((rc = approval_find_denial(req->ledger, &key, &denial, err)) < 0)
+		goto done;
+	if (denial) {
+		const char *why = json_string_value(json_object_get(denial, "reason"));
+
+		buf_adds(&text, "daicho: on ");
+		clock_add_timestamp(&text, json_integer_value(json_object_get(denial,
+		    "decided_ms")));
+		buf_addf(&text, ": %s denied this command (approval #%lld)%s%s. Do "
+		    "not run it; choose another way or ask the human.",
+		    json_string_value(json_object_get(denial, "decided_by")),
+		    (long long)json_integer_value(json_object_get(denial, "id")),
+		    why ? ": " : "", why ? why : "");
+		decide(v, DECIDE_DENY, text.buf);
+		buf_reset(&text);
+	}
+	json_array_foreach(gates, i, g) {
+		requires |= json_array_size(json_object_get(g, "requires")) > 0;
+		approval |= json_integer_value(json_object_get(g, "approval")) != 0;
+		buf_addf(&text, "%sgate #%lld '%s'", text.len ? ", " : "",
+		    (long long)json_integer_value(json_object_get(g, "id")),
+		    json_string_value(json_object_get(g, "pattern")));
+		json_array_foreach(json_object_get(g, "requires"), j, r)
+			buf_addf(&text, "%s'%s'", j ? ", " : " (requires ",
+			    json_string_value(r));
+		if (json_array_size(json_object_get(g, "requires")))
+			buf_addch(&text, ')');
+		if (json_is_string(json_object_get(g, "note")))
+			buf_addf(&text, ": %s", json_string_value(json_object_get(g,
+			    "note")));
+	}
+	if (requires || (approval && req->client != HOOK_CLAUDE)) {
+		struct buf reason = BUF_INIT, run = BUF_INIT;
+
+		/* One simple command runs as is; anything more through sh -c. */
+		if (line.count == 1 && json_is_string(json_object_get(input,
+			"command")) && strpbrk(shown.buf, ";&|<>()`$\n") == NULL) {
+			buf_adds(&run, shown.buf);
+		} else {
+			buf_adds(&run, "sh -c ");
+			cmdline_quote_word(&run, shown.buf);
+		}
+		buf_addf(&reason, "This command matches daicho %s. Run it as: "
+		    "daicho gate exec -- %s (which %s).", text.buf, run.buf,
+		    requires && approval ? "checks the requirements and asks a human "
+		    "for an approval" : requires ? "checks the requirements"
+		    : "asks a human for an approval (then run it again)");
+		decide(v, DECIDE_DENY, reason.buf);
+		buf_release(&reason);
+		buf_release(&run);
+	} else if (approval) {
+		struct buf reason = BUF_INIT;
+
+		buf_addf(&reason, "This command matches daicho %s and needs a "
+		    "human's approval: allow it only if you mean it to run now.",
+		    text.buf);
+		decide(v, DECIDE_ASK, reason.buf);
+		buf_release(&reason);
+	}
+	if (gates && json_array_size(gates) == 0 && !line.incomplete)
+		v->fail_closed = false;
+done:
+	json_decref(gates);
+	json_decref(denial);
+	cmdline_release(&line);
+	buf_release(&shown);
+	buf_release(&fingerprint);
+	buf_release(&key_text);
+	buf_release(&text);
+	return rc;
+}
+
+/* The rules for an edit: no path reserved by another live agent. */
+static int
+check_edit(const struct hook_request *req, const json_t *input,
+    struct verdict *v, struct err *err)
+{
+	struct strlist paths = STRLIST_INIT;
+	const char *cwd = payload_str(req->payload, "cwd");
+	int rc = 0;
+
+	edit_paths(input, &paths);
+	for (size_t i = 0; i < paths.count && rc == 0; i++) {
+		struct buf rel = BUF_INIT, reason = BUF_INIT;
+		json_t *holder = NULL;
+
+		if (repo_relative(paths.items[i], cwd, ledger_path(req->ledger),
+			&rel) &&
+		    (rc = reserve_find_covering(req->ledger, req->caller->id, rel.buf,
+			 AGENT_STALE_AFTER_MS, &holder, err)) == 0 && holder) {
+			int64_t seen = json_integer_value(json_object_get(holder,
+			    "holder_seen_ms"));
+
+			buf_addf(&reason, "daicho: %s is reserved by %s (%s",
+			    rel.buf, json_string_value(json_object_get(holder, "holder")),
+			    json_string_value(json_object_get(holder, "glob")));
+			if (json_is_integer(json_object_get(holder, "task")))
+				buf_addf(&reason, ", for #%lld", (long long)
+				    json_integer_value(json_object_get(holder, "task")));
+			buf_adds(&reason, "; last seen ");
+			clock_add_age(&reason, clock_now_ms() - seen);
+			buf_adds(&reason, " ago). Do not edit it: work on something "
+			    "else, or ask the holder ('daicho send NAME TEXT').");
+			decide(v, DECIDE_DENY, reason.buf);
+		}
+		json_decref(holder);
+		buf_release(&rel);
+		buf_release(&reason);
+	}
+	strlist_release(&paths);
+	return rc;
+}
+
+/* Deliver the caller's unread messages into v->context (a heartbeat too). */
+static int
+deliver_messages(const struct hook_request *req, struct verdict *v,
+    struct err *err)
+{
+	json_t *messages = NULL, *m;
+	int64_t now = clock_now_ms();
+	size_t i;
+	int rc;
+
+	if ((rc = msg_inbox(req->ledger, req->caller->name, false, &messages,
+		 err)) < 0)
+		return rc;
+	if (json_array_size(messages) > 0)
+		buf_addf(&v->context, "daicho: %zu unread message%s for %s:",
+		    json_array_size(messages), json_array_size(messages) == 1 ? ""
+		    : "s", req->caller->name);
+	json_array_foreach(messages, i, m) {
+		const char *from = json_string_value(json_object_get(m, "from"));
+
+		buf_addf(&v->context, "\n#%lld from %s, ", (long long)
+		    json_integer_value(json_object_get(m, "id")), from ? from : "daicho");
+		clock_add_age(&v->context, now - json_integer_value(json_object_get(m,
+		    "sent_ms")));
+		buf_addf(&v->context, " ago: %s", json_string_value(json_object_get(m,
+		    "text")));
+	}
+	json_decref(messages);
+	return 0;
+}
+
+/* The JSON answer to a tool event for the client. */
+static json_t *
+render_tool(enum hook_client client, enum hook_event event,
+    const struct verdict *v)
+{
+	static const char *const decisions[] = { NULL, "ask", "deny" };
+	json_t *specific;
+
+	if (v->decision == DECIDE_NOTHING && v->context.len == 0)
+		return NULL;
+	if (client == HOOK_GEMINI) {
+		json_t *out = json_pack("{s:s}", "decision",
+		    v->decision == DECIDE_DENY ? "deny" : "allow");
+
+		if (v->decision == DECIDE_DENY)
+			json_object_set_new(out, "reason", json_string(v->reason.buf));
+		if (v->context.len)
+			json_object_set_new(out, "hookSpecificOutput", json_pack(
+			    "{s:s, s:s}", "hookEventName", event == HOOK_PRE_TOOL
+				? "BeforeTool" : "AfterTool", "additionalContext",
+			    v->context.buf));
+		return out;
+	}
+	specific = json_pack("{s:s}", "hookEventName", event == HOOK_PRE_TOOL
+	    ? "PreToolUse" : "PostToolUse");
+	if (v->decision != DECIDE_NOTHING) {
+		json_object_set_new(specific, "permissionDecision",
+		    json_string(decisions[v->decision]));
+		json_object_set_new(specific, "permissionDecisionReason",
+		    json_string(v->reason.buf));
+	}
+	if (v->context.len)
+		json_object_set_new(specific, "additionalContext",
+		    json_string(v->context.buf));
+	return json_pack("{s:o}", "hookSpecificOutput", specific);
+}
+
+/* pre-tool-use and post-tool-use. */
+static void
+answer_tool(const struct hook_request *req, struct hook_answer *answer)
+{
+	struct verdict v = { DECIDE_NOTHING, BUF_INIT, BUF_INIT, false };
+	const json_t *input = json_object_get(req->payload, "tool_input");
+	enum tool_kind kind = tool_kind(req->client, payload_str(req->payload,
+	    "tool_name"));
+	struct err err = ERR_INIT;
+	int rc = 0;
+
+	if (req->event == HOOK_PRE_TOOL && kind == TOOL_SHELL)
+		rc = check_shell(req, input, &v, &err);
+	else if (req->event == HOOK_PRE_TOOL && kind == TOOL_EDIT)
+		rc = check_edit(req, input, &v, &err);
+	if (rc < 0 && v.fail_closed) {
+		answer->exit_status = 2;
+		buf_addf(&answer->message, "could not check this command against "
+		    "daicho's gates (%s); it is blocked until it can",
+		    err.message.buf);
+		goto done;
+	}
+	if (rc < 0)
+		buf_addf(&answer->message, "daicho: %s", err.message.buf);
+	err_release(&err);
+	/* Messages and the heartbeat: a failure here blocks nothing. */
+	if (deliver_messages(req, &v, &err) < 0)
+		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"
+		    : "", err.message.buf);
+	answer->output = render_tool(req->client, req->event, &v);
+done:
+	err_release(&err);
+	buf_release(&v.reason);
+	buf_release(&v.context);
+}
+
+/* session-start: register the session, tell the agent who it is. */
+static void
+answer_session_start(const struct hook_request *req, struct hook_answer *answer)
+{
+	struct buf text = BUF_INIT;
+	struct err err = ERR_INIT;
+	const char *name = req->caller->name;
+	int rc;
+
+	if (req->agent_name && req->session_id) {
+		struct agent_start_request start = { req->agent_name, NULL,
+			client_names[req->client], req->session_id,
+			AGENT_STALE_AFTER_MS };
+		struct agent_started started;
+
+		rc = agent_register(req->ledger, &start, &started, &err);
+		if (rc == 0) {
+			name = req->agent_name;
+		} else {
+			buf_addf(&answer->message, "daicho: %s", err.message.buf);
+			err_release(&err);
+			rc = agent_heartbeat(req->ledger, req->caller, &err);
+		}
+	} else {
+		rc = agent_heartbeat(req->ledger, req->caller, &err);
+	}
+	if (rc < 0) {
+		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"
+		    : "", err.message.buf);
+		goto done;
+	}
+	buf_addf(&text,
+	    "You are daicho agent %s; this repository's tasks, claims and messages "
+	    "are in its daicho ledger (daicho status shows them).\n"
+	    "Take work with 'daicho claim --next', read it with 'daicho prompt ID', "
+	    "and finish with 'daicho save ID -f FILE' or 'daicho report ID --commit "
+	    "REV'; only a verified task is done.\n"
+	    "Reserve files before editing ('daicho reserve GLOB'); run gated "
+	    "commands with 'daicho gate exec -- CMD'; if told to wait, run 'daicho "
+	    "wait --for WHAT --owner NAME'; messages arrive with your tool calls.",
+	    name);
+	answer->output = json_pack("{s:{s:s, s:s}}", "hookSpecificOutput",
+	    "hookEventName", "SessionStart", "additionalContext", text.buf);
+done:
+	err_release(&err);
+	buf_release(&text);
+}
+
+/* stop: block once while the agent holds unfinished claims. */
+static void
+answer_stop(const struct hook_request *req, struct hook_answer *answer)
+{
+	struct err err = ERR_INIT;
+	struct buf reason = BUF_INIT;
+	json_t *held = NULL, *t;
+	size_t i;
+
+	if (agent_heartbeat(req->ledger, req->caller, &err) < 0 ||
+	    agent_held_claims(req->ledger, req->caller->id, &held, &err) < 0) {
+		buf_addf(&answer->message, "daicho: %s", err.message.buf);
+		goto done;
+	}
+	if (json_array_size(held) == 0 ||
+	    json_is_true(json_object_get(req->payload, "stop_hook_active")))
+		goto done;
+	buf_adds(&reason, "You still hold claimed tasks that are neither reported "
+	    "nor released:");
+	json_array_foreach(held, i, t)
+		buf_addf(&reason, " #%lld (%s)%s", (long long)json_integer_value(
+		    json_object_get(t, "id")), json_string_value(json_object_get(t,
+		    "title")), i + 1 < json_array_size(held) ? "," : ".");
+	buf_adds(&reason, " Report each ('daicho report ID [--commit REV]'), "
+	    "release it ('daicho release ID') or block it ('daicho block ID "
+	    "--reason WHY') before you stop.");
+	answer->output = json_pack("{s:s, s:s}", "decision", "block", "reason",
+	    reason.buf);
+done:
+	json_decref(held);
+	err_release(&err);
+	buf_release(&reason);
+}
+
+/* session-end: the agent ends; its claims and waits stay visible. */
+static void
+answer_session_end(const struct hook_request *req, struct hook_answer *answer)
+{
+	struct err err = ERR_INIT;
+	int64_t id;
+
+	if (req->caller->id != 0 &&
+	    agent_end_named(req->ledger, NULL, &id, &err) < 0)
+		buf_addf(&answer->message, "daicho: %s", err.message.buf);
+	err_release(&err);
+}
+
+void
+hook_answer(const struct hook_request *request, struct hook_answer *answer)
+{
+	switch (request->event) {
+	case HOOK_SESSION_START:
+		answer_session_start(request, answer);
+		break;
+	case HOOK_PRE_TOOL:
+	case HOOK_POST_TOOL:
+		answer_tool(request, answer);
+		break;
+	case HOOK_STOP:
+		answer_stop(request, answer);
+		break;
+	case HOOK_SESSION_END:
+		answer_session_end(request, answer);
+		break;
+	}
+}
+
+void
+hook_answer_unreadable(enum hook_client client, enum hook_event event,
+    const json_t *payload, const char *why, struct hook_answer *answer)
+{
+	if (event == HOOK_PRE_TOOL &&
+	    tool_kind(client, payload_str(payload, "tool_name")) == TOOL_SHELL) {
+		answer->exit_status = 2;
+		buf_addf(&answer->message, "could not read daicho's ledger to check "
+		    "this command against its gates (%s); it is blocked until it can",
+		    why);
+		return;
+	}
+	buf_addf(&answer->message, "daicho: %s", why);
+}
+
+int
+hook_git_pre_commit(struct ledger *ledger, int64_t caller, char *const *paths,
+    size_t path_count, struct err *err)
+{
+	struct buf conflicts = BUF_INIT;
+	size_t count = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < path_count && rc == 0; i++) {
+		json_t *holder = NULL;
+
+		if ((rc = reserve_find_covering(ledger, caller, paths[i],
+			 AGENT_STALE_AFTER_MS, &holder, err)) < 0)
+			break;
+		if (holder) {
+			if (count++ < 5) {
+				buf_addf(&conflicts, "%s%s is reserved by %s (%s, last seen ",
+				    conflicts.len ? "; " : "", paths[i],
+				    json_string_value(json_object_get(holder, "holder")),
+				    json_string_value(json_object_get(holder, "glob")));
+				clock_add_age(&conflicts, clock_now_ms() - json_integer_value(
+				    json_object_get(holder, "holder_seen_ms")));
+				buf_adds(&conflicts, " ago)");
+			}
+			json_decref(holder);
+		}
+	}
+	if (rc == 0 && count > 0)
+		rc = err_set(err, ERR_CONFLICT, "commit refused: %s%s (unstage them, "
+		    "or ask the holder to release them)", conflicts.buf,
+		    count > 5 ? "; and more" : "");
+	buf_release(&conflicts);
+	return rc;
+}

@@ -1,0 +1,94 @@
+/*
+ * Hook adapters: daicho's rules applied where agents act, in the hook
+ * protocols of Claude Code, Codex and Gemini CLI. Each call answers one
+ * hook event from its JSON payload: a JSON document for stdout (or none),
+ * an exit status, and a message for stderr. The command line layer reads
+ * stdin, opens the ledger, resolves the caller and prints the answer.
+ *
+ * Pre-tool-use, for the caller:
+ *   - a shell command that runs 'daicho approve', 'daicho deny' or 'daicho
+ *     gate rm' is denied: those are for a human at a terminal;
+ *   - a command a human denied is denied, with the denial;
+ *   - a command matching a gate with --require is denied with the
+ *     'daicho gate exec -- CMD' to run instead (which checks them); one
+ *     matching an --approval gate is answered "ask" by Claude Code (the
+ *     person confirms in that session's own prompt, even where settings
+ *     would allow it) and denied with the gate exec instructions by Codex
+ *     and Gemini, which cannot ask;
+ *   - an edit of a path reserved by another live agent is denied, naming
+ *     it;
+ *   - unread messages are delivered (marked read) as additional context.
+ * Every event is a heartbeat. Failures fail closed (exit 2) for a shell
+ * command that is gated or whose gates could not be read, and open (exit
+ * 0) for everything else.
+ */
+#ifndef DAICHO_HOOK_H
+#define DAICHO_HOOK_H
+
+#include <jansson.h>
+
+#include "core/agent.h"
+#include "core/err.h"
+#include "core/ledger.h"
+#include "util/buf.h"
+
+enum hook_client { HOOK_CLAUDE, HOOK_CODEX, HOOK_GEMINI };
+
+enum hook_event {
+	HOOK_SESSION_START,
+	HOOK_PRE_TOOL,
+	HOOK_POST_TOOL,
+	HOOK_STOP,
+	HOOK_SESSION_END,
+};
+
+/*
+ * Parse a client ("claude", "codex", "gemini") and one of its events, in
+ * daicho's spelling ("pre-tool-use", "before-tool") or the client's own
+ * ("PreToolUse", "BeforeTool"). ERR_USAGE naming the valid ones.
+ */
+int hook_parse(const char *client, const char *event, enum hook_client *c,
+    enum hook_event *e, struct err *err);
+
+struct hook_request {
+	enum hook_client client;
+	enum hook_event event;
+	json_t *payload;          /* the hook input (borrowed) */
+	struct ledger *ledger;    /* open */
+	struct agent *caller;     /* resolved (id 0 until its first write) */
+	const char *agent_name;   /* $DAICHO_AGENT, to register at start */
+	const char *session_id;   /* the payload's session_id, or NULL */
+};
+
+struct hook_answer {
+	json_t *output;     /* for stdout, or NULL */
+	int exit_status;    /* 0, or 2: block */
+	struct buf message; /* for stderr */
+};
+
+void hook_answer_init(struct hook_answer *answer);
+void hook_answer_release(struct hook_answer *answer);
+
+/*
+ * Answer request into *answer. Never fails: an internal error becomes the
+ * fail-closed or fail-open answer described above, with the error in
+ * answer->message.
+ */
+void hook_answer(const struct hook_request *request, struct hook_answer *answer);
+
+/*
+ * The answer for a client's shell command when the ledger cannot be read at
+ * all: fail closed (exit 2) for shell tools, open for the rest.
+ */
+void hook_answer_unreadable(enum hook_client client, enum hook_event event,
+    const json_t *payload, const char *why, struct hook_answer *answer);
+
+/*
+ * The pre-commit check: the staged paths (repository-relative, one per
+ * entry) that another live agent has reserved. Returns 0 when none, or
+ * ERR_CONFLICT with every conflict named in err.
+ */
+int hook_git_pre_commit(struct ledger *ledger, int64_t caller,
+    char *const *paths, size_t path_count, struct err *err);
+
+#endif
