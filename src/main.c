@@ -60,6 +60,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_approve_entry,
 	&cmd_deny_entry,
 	&cmd_hook_entry,
+	&cmd_doctor_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -154,6 +154,7 @@ extern const struct cmd_entry cmd_approvals_entry;
 extern const struct cmd_entry cmd_approve_entry;
 extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_hook_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

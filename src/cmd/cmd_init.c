@@ -1,39 +1,147 @@
-/* daicho init: create the ledger. */
+/* Setting up: daicho init (the ledger and the integrations) and daicho doctor. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "integ/install.h"
+
+/* The project root of the current directory, appended to out. */
+static void
+project_root(struct buf *out)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	install_project_root(cwd ? cwd : ".", out);
+	free(cwd);
+}
 
 static int
 exec_init(struct cmd_ctx *ctx)
 {
-	int rc = ledger_create(ctx->ledger_path.buf, ctx->err);
+	struct install_report report = { STRLIST_INIT, 0 };
+	struct buf root = BUF_INIT;
+	int created = ledger_create(ctx->ledger_path.buf, ctx->err);
+	int rc = created < 0 ? created : 0;
 
 	if (rc < 0)
-		return rc;
+		goto done;
+	project_root(&root);
+	if ((rc = install_git_hook(root.buf, &report, ctx->err)) < 0)
+		goto done;
+	if (cmd_has(ctx, "claude") &&
+	    (rc = install_claude(root.buf, &report, ctx->err)) < 0)
+		goto done;
+	if (cmd_has(ctx, "codex") &&
+	    (rc = install_codex(root.buf, &report, ctx->err)) < 0)
+		goto done;
+	if (cmd_has(ctx, "gemini") &&
+	    (rc = install_gemini(root.buf, &report, ctx->err)) < 0)
+		goto done;
 	if (ctx->json) {
-		return cmd_print_json(ctx, json_pack("{s:s, s:b}", "ledger",
-		    ctx->ledger_path.buf, "created", rc == 0));
+		json_t *lines = json_array();
+
+		for (size_t i = 0; i < report.lines.count; i++)
+			json_array_append_new(lines, json_string(report.lines.items[i]));
+		rc = cmd_print_json(ctx, json_pack("{s:s, s:b, s:o, s:i}", "ledger",
+		    ctx->ledger_path.buf, "created", created == 0, "files", lines,
+		    "changed", report.changed));
+		goto done;
 	}
-	if (!ctx->quiet)
-		printf("%s daicho ledger at %s\n",
-		    rc == 0 ? "Created" : "Already have a", ctx->ledger_path.buf);
-	return 0;
+	if (ctx->quiet)
+		goto done;
+	printf("%s daicho ledger at %s\n",
+	    created == 0 ? "Created" : "Already have a", ctx->ledger_path.buf);
+	for (size_t i = 0; i < report.lines.count; i++)
+		printf("  %s\n", report.lines.items[i]);
+done:
+	install_report_release(&report);
+	buf_release(&root);
+	return rc;
 }
 
 const struct cmd_entry cmd_init_entry = {
 	.name = "init",
-	.usage = "init",
-	.summary = "create the ledger (harmless when it exists)",
+	.usage = "init [--claude] [--codex] [--gemini]",
+	.summary = "create the ledger and install the hooks (harmless to repeat)",
 	.help =
 	    "Creates the ledger where daicho looks for it: --ledger PATH, else\n"
 	    "$DAICHO_LEDGER, else <git common dir>/daicho/ledger.db inside a git\n"
 	    "repository (so every worktree shares it), else .daicho/ledger.db in\n"
-	    "the current directory. Running it on an existing ledger only brings\n"
-	    "its schema up to date.\n\n"
-	    "JSON: {\"ledger\": PATH, \"created\": BOOL}\n",
-	.options = (const struct cmd_option[]){ { 0 } },
+	    "the current directory. On an existing ledger it only brings the\n"
+	    "schema up to date.\n\n"
+	    "In a git repository it installs the pre-commit hook (daicho hook git\n"
+	    "pre-commit) in the common hooks directory, so every worktree has it;\n"
+	    "an existing hook is kept as pre-commit.local and still runs.\n"
+	    "  --claude  .claude/settings.json hooks (session-start, pre-tool-use,\n"
+	    "            stop, session-end) and .claude/agents/daicho-worker.md\n"
+	    "  --codex   .codex/hooks.json hooks and a daicho section in AGENTS.md\n"
+	    "  --gemini  .gemini/settings.json hooks and a section in GEMINI.md\n"
+	    "Settings are merged, never overwritten; a file you changed is kept.\n"
+	    "Running init again changes nothing. Prints what it wrote or kept.\n"
+	    "Then run 'daicho doctor'.\n\n"
+	    "JSON: {ledger, created, files: [\"wrote PATH\" | \"kept PATH (why)\"],\n"
+	    "changed: files written}.\n",
+	.options = (const struct cmd_option[]){
+	    { "claude", 0, NULL, "install the Claude Code hooks and worker" },
+	    { "codex", 0, NULL, "install the Codex hooks and AGENTS.md section" },
+	    { "gemini", 0, NULL, "install the Gemini CLI hooks and GEMINI.md section" },
+	    { 0 } },
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,
 	.exec = exec_init,
+};
+
+static int
+exec_doctor(struct cmd_ctx *ctx)
+{
+	struct buf root = BUF_INIT;
+	json_t *checks = NULL, *c;
+	size_t i, failed = 0;
+	int rc = 0;
+
+	project_root(&root);
+	install_doctor(root.buf, ctx->ledger_path.buf, &checks);
+	json_array_foreach(checks, i, c)
+		failed += !json_is_true(json_object_get(c, "ok"));
+	if (ctx->json) {
+		rc = cmd_print_json(ctx, json_incref(checks));
+	} else {
+		json_array_foreach(checks, i, c) {
+			bool ok = json_is_true(json_object_get(c, "ok"));
+
+			printf("%-4s  %-22s %s\n", ok ? "ok" : "FAIL",
+			    cmd_json_str(c, "check", ""), cmd_json_str(c, "detail", ""));
+			if (!ok)
+				printf("      %-22s fix: %s\n", "",
+				    cmd_json_str(c, "fix", ""));
+		}
+	}
+	if (rc == 0 && failed)
+		rc = err_set(ctx->err, ERR_FAILED, "%zu problem%s found (fix %s as "
+		    "shown)", failed, failed == 1 ? "" : "s", failed == 1 ? "it"
+		    : "them");
+	json_decref(checks);
+	buf_release(&root);
+	return rc;
+}
+
+const struct cmd_entry cmd_doctor_entry = {
+	.name = "doctor",
+	.usage = "doctor",
+	.summary = "check that the ledger and the agent hooks are in place",
+	.help =
+	    "Checks, and says how to fix: the ledger opens; daicho is on PATH\n"
+	    "(the clients run hooks by name, and a hook that cannot be found\n"
+	    "fails open: nothing is enforced); the git pre-commit hook is\n"
+	    "installed and executable; and for each client set up in this\n"
+	    "project (.claude, .codex, .gemini) that its settings run every\n"
+	    "daicho hook and its worker or instructions are there.\n\n"
+	    "Exit 0 when all pass, else 1. JSON: [{check, ok, detail, fix}].\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = 0,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_doctor,
 };

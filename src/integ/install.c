@@ -1,0 +1,626 @@
+#include "integ/install.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/ledger.h"
+#include "util/buf.h"
+#include "util/path.h"
+#include "util/proc.h"
+
+/* Marks the sections daicho adds to instruction files. */
+#define SECTION_BEGIN "<!-- daicho:begin -->"
+#define SECTION_END "<!-- daicho:end -->"
+/* Marks daicho's git hook. */
+#define GIT_HOOK_MARK "# daicho pre-commit hook"
+
+static const char worker_definition[] =
+    "---\n"
+    "name: daicho-worker\n"
+    "description: Takes one task from the daicho ledger, does it, saves or "
+    "reports the result, and returns only the task id and ok. Use it for "
+    "parallel work a coordinator dispatches; it fetches its own prompt and "
+    "saves its own result, so nothing large passes through the "
+    "coordinator.\n"
+    "tools: Bash, Read, Edit, Write, Glob, Grep\n"
+    "---\n"
+    "You are a daicho worker. Follow this protocol exactly.\n\n"
+    "1. Run `daicho claim --next`. It prints one task id. Exit status 3 "
+    "means nothing is ready: reply `none` and stop.\n"
+    "2. Run `daicho prompt ID`. What it prints is your whole assignment.\n"
+    "3. Before editing files, reserve them: `daicho reserve 'GLOB' --task "
+    "ID`. If that is refused, the files are someone else's: run `daicho "
+    "release ID` and reply `ID released`.\n"
+    "4. Do the work. For code, commit it in your working tree.\n"
+    "5. Finish with `daicho save ID -f RESULT_FILE` (a result) and/or "
+    "`daicho report ID --commit HEAD` (code). Never say done without this: "
+    "an independent sweep verifies the task, and only a verified task is "
+    "done.\n"
+    "6. If you cannot go on without a person, run `daicho block ID "
+    "--reason 'WHY'` and reply `ID blocked`.\n"
+    "7. Reply with only `ID ok`. Never paste the result into your reply: "
+    "the coordinator reads it with `daicho result ID`.\n\n"
+    "Commands a gate stops must run as `daicho gate exec -- CMD`; never run "
+    "`daicho approve` or `daicho deny` (they are for a person). Messages "
+    "for you arrive with your tool calls; answer with `daicho send NAME "
+    "'TEXT'`.\n";
+
+static const char instructions_section[] =
+    SECTION_BEGIN "\n"
+    "## Working with daicho\n\n"
+    "Agents on this repository coordinate through daicho, one shared "
+    "ledger. Its rules are enforced by hooks; these are the commands:\n\n"
+    "- Take work: `daicho claim --next` prints a task id; `daicho prompt "
+    "ID` prints the task.\n"
+    "- Before editing files: `daicho reserve 'GLOB' --task ID` (refused "
+    "when another agent holds them).\n"
+    "- Finish: `daicho save ID -f FILE` and/or `daicho report ID --commit "
+    "HEAD`. Only a task the sweep verified is done.\n"
+    "- Stuck: `daicho block ID --reason 'WHY'`. Told to wait: `daicho wait "
+    "--for WHAT --owner NAME`, then `daicho resume`.\n"
+    "- Messages: `daicho inbox`, `daicho send NAME 'TEXT'`.\n"
+    "- Gated commands run as `daicho gate exec -- CMD`; `daicho approve` and "
+    "`daicho deny` are for a person at a terminal, never an agent.\n"
+    SECTION_END "\n";
+
+static const char git_hook_script[] =
+    "#!/bin/sh\n"
+    GIT_HOOK_MARK " (installed by 'daicho init'): refuses a commit that\n"
+    "# stages a path another live agent has reserved.\n"
+    "if command -v daicho >/dev/null 2>&1; then\n"
+    "\tdaicho hook git pre-commit || exit $?\n"
+    "else\n"
+    "\techo 'daicho is not on PATH: reservations were not checked "
+    "(see daicho doctor)' >&2\n"
+    "fi\n"
+    "# A hook that was here before daicho's still runs.\n"
+    "hook_dir=$(dirname \"$0\")\n"
+    "if [ -x \"$hook_dir/pre-commit.local\" ]; then\n"
+    "\texec \"$hook_dir/pre-commit.local\" \"$@\"\n"
+    "fi\n";
+
+void
+install_report_release(struct install_report *report)
+{
+	strlist_release(&report->lines);
+	report->changed = 0;
+}
+
+/* Add a line to the report. */
+static void
+say(struct install_report *report, const char *verb, const char *path,
+    const char *why)
+{
+	struct buf line = BUF_INIT;
+
+	buf_addf(&line, "%s %s%s%s%s", verb, path, why ? " (" : "", why ? why : "",
+	    why ? ")" : "");
+	strlist_add_owned(&report->lines, buf_detach(&line, NULL));
+}
+
+/* Write data to path atomically (a temporary file renamed over it). */
+static int
+write_file(const char *path, const char *data, size_t len, mode_t mode,
+    struct err *err)
+{
+	struct buf tmp = BUF_INIT;
+	int fd, rc = 0;
+
+	if (path_make_parent_dirs(path, 0777) < 0)
+		return err_set(err, ERR_FAILED, "cannot create the directory of %s "
+		    "(%s)", path, strerror(errno));
+	buf_addf(&tmp, "%s.daicho-%ld", path, (long)getpid());
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || fsync(fd) < 0 ||
+	    close(fd) < 0 || rename(tmp.buf, path) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot write %s (%s)", path,
+		    strerror(errno));
+		unlink(tmp.buf);
+	}
+	buf_release(&tmp);
+	return rc;
+}
+
+void
+install_project_root(const char *cwd, struct buf *out)
+{
+	struct buf dotgit = BUF_INIT;
+
+	if (path_find_upward(cwd, ".git", &dotgit) == 0)
+		buf_add(out, dotgit.buf, dotgit.len - strlen("/.git"));
+	else
+		buf_adds(out, cwd);
+	buf_release(&dotgit);
+}
+
+/* The hooks directory of the repository at root; 1 outside a repository. */
+static int
+git_hooks_dir(const char *root, struct buf *out)
+{
+	char *argv[] = { "git", "-C", (char *)root, "rev-parse", "--path-format="
+		"absolute", "--git-path", "hooks", NULL };
+	struct buf dotgit = BUF_INIT;
+	int status;
+
+	if (path_find_upward(root, ".git", &dotgit) != 0) {
+		buf_release(&dotgit);
+		return 1;
+	}
+	buf_release(&dotgit);
+	status = proc_capture(argv, out);
+	while (out->len && out->buf[out->len - 1] == '\n')
+		out->buf[--out->len] = '\0';
+	return status == 0 && out->len ? 0 : 1;
+}
+
+int
+install_git_hook(const char *root, struct install_report *report,
+    struct err *err)
+{
+	struct buf dir = BUF_INIT, hook = BUF_INIT, local = BUF_INIT,
+		   existing = BUF_INIT;
+	int rc = 0;
+
+	if (git_hooks_dir(root, &dir) != 0)
+		goto done;
+	buf_addf(&hook, "%s/pre-commit", dir.buf);
+	buf_addf(&local, "%s/pre-commit.local", dir.buf);
+	if (buf_read_file(&existing, hook.buf) == 0) {
+		if (strstr(existing.buf, GIT_HOOK_MARK) != NULL) {
+			say(report, "kept", hook.buf, "daicho's hook is installed");
+			goto done;
+		}
+		if (access(local.buf, F_OK) == 0) {
+			rc = err_set(err, ERR_CONFLICT, "both %s and %s exist and neither "
+			    "is daicho's (merge them by hand, then run init again)",
+			    hook.buf, local.buf);
+			goto done;
+		}
+		if (rename(hook.buf, local.buf) < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot move %s aside (%s)",
+			    hook.buf, strerror(errno));
+			goto done;
+		}
+		say(report, "moved", hook.buf, "to pre-commit.local; daicho's hook "
+		    "runs it");
+	}
+	if ((rc = write_file(hook.buf, git_hook_script, sizeof(git_hook_script) - 1,
+		 0755, err)) < 0)
+		goto done;
+	report->changed++;
+	say(report, "wrote", hook.buf, NULL);
+done:
+	buf_release(&dir);
+	buf_release(&hook);
+	buf_release(&local);
+	buf_release(&existing);
+	return rc;
+}
+
+/* Whether a matcher group's hooks already run command_mark. */
+static bool
+group_runs(const json_t *group, const char *command_mark)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(group, "hooks"), i, h) {
+		const char *command = json_string_value(json_object_get(h, "command"));
+
+		if (command && strstr(command, command_mark))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Merge wanted ({event: [groups]}) into the "hooks" object of the JSON
+ * settings file at path; a group is added to an event unless one of the
+ * event's groups already runs "daicho hook CLIENT". Keeps every other key.
+ */
+static int
+merge_hooks_file(const char *path, json_t *wanted, const char *client,
+    struct install_report *report, struct err *err)
+{
+	struct buf text = BUF_INIT, mark = BUF_INIT;
+	json_t *settings = NULL, *hooks, *groups;
+	const char *event;
+	json_error_t jerr;
+	bool changed = false;
+	char *out = NULL;
+	int rc = 0;
+
+	buf_addf(&mark, "daicho hook %s", client);
+	if (buf_read_file(&text, path) == 0) {
+		settings = json_loadb(text.buf, text.len, 0, &jerr);
+		if (!json_is_object(settings)) {
+			rc = err_set(err, ERR_FAILED, "%s is not a JSON object (%s, line "
+			    "%d); fix it, then run init again", path, jerr.text,
+			    jerr.line);
+			goto done;
+		}
+	} else if (errno != ENOENT) {
+		rc = err_set(err, ERR_FAILED, "cannot read %s (%s)", path,
+		    strerror(errno));
+		goto done;
+	} else {
+		settings = json_object();
+	}
+	hooks = json_object_get(settings, "hooks");
+	if (hooks == NULL) {
+		hooks = json_object();
+		json_object_set_new(settings, "hooks", hooks);
+	} else if (!json_is_object(hooks)) {
+		rc = err_set(err, ERR_FAILED, "\"hooks\" in %s is not an object; fix "
+		    "it, then run init again", path);
+		goto done;
+	}
+	json_object_foreach(wanted, event, groups) {
+		json_t *have = json_object_get(hooks, event), *g;
+		bool present = false;
+		size_t i;
+
+		if (have == NULL) {
+			have = json_array();
+			json_object_set_new(hooks, event, have);
+		} else if (!json_is_array(have)) {
+			rc = err_set(err, ERR_FAILED, "hooks.%s in %s is not an array; "
+			    "fix it, then run init again", event, path);
+			goto done;
+		}
+		json_array_foreach(have, i, g)
+			present |= group_runs(g, mark.buf);
+		if (!present) {
+			json_array_extend(have, groups);
+			changed = true;
+		}
+	}
+	if (!changed) {
+		say(report, "kept", path, "its daicho hooks are in place");
+		goto done;
+	}
+	out = json_dumps(settings, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	buf_reset(&text);
+	buf_adds(&text, out);
+	buf_addch(&text, '\n');
+	if ((rc = write_file(path, text.buf, text.len, 0644, err)) < 0)
+		goto done;
+	report->changed++;
+	say(report, "wrote", path, "hooks merged");
+done:
+	free(out);
+	json_decref(settings);
+	buf_release(&text);
+	buf_release(&mark);
+	return rc;
+}
+
+/* Write path with content unless it exists (a user's version is kept). */
+static int
+write_once(const char *path, const char *content, struct install_report *report,
+    struct err *err)
+{
+	struct buf have = BUF_INIT;
+	int rc = 0;
+
+	if (buf_read_file(&have, path) == 0) {
+		say(report, "kept", path, strcmp(have.buf, content) == 0 ? "up to date"
+		    : "it differs from daicho's; yours is kept");
+	} else if ((rc = write_file(path, content, strlen(content), 0644,
+			err)) == 0) {
+		report->changed++;
+		say(report, "wrote", path, NULL);
+	}
+	buf_release(&have);
+	return rc;
+}
+
+/* Append daicho's section to an instructions file unless it has one. */
+static int
+add_section(const char *path, struct install_report *report, struct err *err)
+{
+	struct buf text = BUF_INIT;
+	int rc = 0;
+
+	if (buf_read_file(&text, path) == 0 && strstr(text.buf, SECTION_BEGIN)) {
+		say(report, "kept", path, "it has daicho's section");
+		goto done;
+	}
+	if (text.len && text.buf[text.len - 1] != '\n')
+		buf_addch(&text, '\n');
+	if (text.len)
+		buf_addch(&text, '\n');
+	buf_adds(&text, instructions_section);
+	if ((rc = write_file(path, text.buf, text.len, 0644, err)) < 0)
+		goto done;
+	report->changed++;
+	say(report, "wrote", path, "daicho's section added");
+done:
+	buf_release(&text);
+	return rc;
+}
+
+/* One matcher group running "daicho hook CLIENT EVENT". */
+static json_t *
+group(const char *matcher, const char *client, const char *event, int timeout,
+    bool gemini)
+{
+	json_t *handler = json_object(), *g = json_object();
+	char command[96];
+
+	snprintf(command, sizeof(command), "daicho hook %s %s", client, event);
+	if (gemini) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "daicho-%s", event);
+		json_object_set_new(handler, "name", json_string(name));
+	}
+	json_object_set_new(handler, "type", json_string("command"));
+	json_object_set_new(handler, "command", json_string(command));
+	if (timeout)
+		json_object_set_new(handler, "timeout", json_integer(timeout));
+	if (matcher)
+		json_object_set_new(g, "matcher", json_string(matcher));
+	json_object_set_new(g, "hooks", json_pack("[o]", handler));
+	return json_pack("[o]", g);
+}
+
+int
+install_claude(const char *root, struct install_report *report,
+    struct err *err)
+{
+	struct buf path = BUF_INIT;
+	json_t *wanted = json_object();
+	int rc;
+
+	json_object_set_new(wanted, "SessionStart", group("startup|resume|clear|"
+	    "compact", "claude", "session-start", 10, false));
+	json_object_set_new(wanted, "PreToolUse", group("*", "claude",
+	    "pre-tool-use", 10, false));
+	json_object_set_new(wanted, "Stop", group(NULL, "claude", "stop", 10,
+	    false));
+	json_object_set_new(wanted, "SessionEnd", group(NULL, "claude",
+	    "session-end", 5, false));
+	buf_addf(&path, "%s/.claude/settings.json", root);
+	if ((rc = merge_hooks_file(path.buf, wanted, "claude", report, err)) < 0)
+		goto done;
+	buf_reset(&path);
+	buf_addf(&path, "%s/.claude/agents/daicho-worker.md", root);
+	rc = write_once(path.buf, worker_definition, report, err);
+done:
+	json_decref(wanted);
+	buf_release(&path);
+	return rc;
+}
+
+int
+install_codex(const char *root, struct install_report *report, struct err *err)
+{
+	struct buf path = BUF_INIT;
+	json_t *wanted = json_object();
+	int rc;
+
+	json_object_set_new(wanted, "SessionStart", group(NULL, "codex",
+	    "session-start", 10, false));
+	json_object_set_new(wanted, "PreToolUse", group("*", "codex",
+	    "pre-tool-use", 10, false));
+	json_object_set_new(wanted, "Stop", group(NULL, "codex", "stop", 10,
+	    false));
+	buf_addf(&path, "%s/.codex/hooks.json", root);
+	if ((rc = merge_hooks_file(path.buf, wanted, "codex", report, err)) < 0)
+		goto done;
+	buf_reset(&path);
+	buf_addf(&path, "%s/AGENTS.md", root);
+	rc = add_section(path.buf, report, err);
+done:
+	json_decref(wanted);
+	buf_release(&path);
+	return rc;
+}
+
+int
+install_gemini(const char *root, struct install_report *report,
+    struct err *err)
+{
+	struct buf path = BUF_INIT;
+	json_t *wanted = json_object();
+	int rc;
+
+	json_object_set_new(wanted, "SessionStart", group("*", "gemini",
+	    "SessionStart", 10000, true));
+	json_object_set_new(wanted, "BeforeTool", group("*", "gemini",
+	    "BeforeTool", 10000, true));
+	json_object_set_new(wanted, "AfterTool", group("*", "gemini",
+	    "AfterTool", 10000, true));
+	json_object_set_new(wanted, "SessionEnd", group("*", "gemini",
+	    "SessionEnd", 5000, true));
+	buf_addf(&path, "%s/.gemini/settings.json", root);
+	if ((rc = merge_hooks_file(path.buf, wanted, "gemini", report, err)) < 0)
+		goto done;
+	buf_reset(&path);
+	buf_addf(&path, "%s/GEMINI.md", root);
+	rc = add_section(path.buf, report, err);
+done:
+	json_decref(wanted);
+	buf_release(&path);
+	return rc;
+}
+
+/* Add one check to checks. */
+static void
+check(json_t *checks, const char *name, bool ok, const char *detail,
+    const char *fix)
+{
+	json_array_append_new(checks, json_pack("{s:s, s:b, s:s, s:s?}", "check",
+	    name, "ok", ok, "detail", detail, "fix", ok ? NULL : fix));
+}
+
+/* The executable called name found on $PATH, appended to out; 0 or 1. */
+static int
+find_on_path(const char *name, struct buf *out)
+{
+	const char *path = getenv("PATH");
+	int rc = 1;
+
+	while (path && *path && rc != 0) {
+		size_t len = strcspn(path, ":");
+		struct buf candidate = BUF_INIT;
+
+		buf_addf(&candidate, "%.*s/%s", (int)len, len ? path : ".", name);
+		if (access(candidate.buf, X_OK) == 0) {
+			buf_adds(out, candidate.buf);
+			rc = 0;
+		}
+		buf_release(&candidate);
+		path += len + (path[len] == ':');
+	}
+	return rc;
+}
+
+/*
+ * Check that the settings file at path has, for every event, a group that
+ * runs "daicho hook CLIENT".
+ */
+static void
+check_settings(json_t *checks, const char *name, const char *path,
+    const char *client, const char *const *events, const char *fix)
+{
+	struct buf text = BUF_INIT, missing = BUF_INIT, mark = BUF_INIT,
+		   detail = BUF_INIT;
+	json_t *settings = NULL;
+
+	buf_addf(&mark, "daicho hook %s", client);
+	if (buf_read_file(&text, path) < 0) {
+		buf_addf(&detail, "%s is missing", path);
+		check(checks, name, false, detail.buf, fix);
+		goto done;
+	}
+	settings = json_loadb(text.buf, text.len, 0, NULL);
+	for (const char *const *e = events; *e; e++) {
+		json_t *groups = json_object_get(json_object_get(settings, "hooks"), *e),
+		       *g;
+		bool found = false;
+		size_t i;
+
+		json_array_foreach(groups, i, g)
+			found |= group_runs(g, mark.buf);
+		if (!found)
+			buf_addf(&missing, "%s%s", missing.len ? ", " : "", *e);
+	}
+	if (settings == NULL)
+		buf_addf(&detail, "%s is not valid JSON", path);
+	else if (missing.len)
+		buf_addf(&detail, "%s has no daicho hook for %s", path, missing.buf);
+	else
+		buf_addf(&detail, "%s runs daicho's hooks", path);
+	check(checks, name, settings && missing.len == 0, detail.buf, fix);
+done:
+	json_decref(settings);
+	buf_release(&text);
+	buf_release(&missing);
+	buf_release(&mark);
+	buf_release(&detail);
+}
+
+/* Check that path exists and, when needle is given, holds it. */
+static void
+check_file(json_t *checks, const char *name, const char *path,
+    const char *needle, const char *fix)
+{
+	struct buf text = BUF_INIT, detail = BUF_INIT;
+	bool ok = buf_read_file(&text, path) == 0 &&
+	    (needle == NULL || strstr(text.buf, needle) != NULL);
+
+	buf_addf(&detail, "%s %s", path, ok ? "is in place" : needle && text.len
+	    ? "lacks daicho's part" : "is missing");
+	check(checks, name, ok, detail.buf, fix);
+	buf_release(&text);
+	buf_release(&detail);
+}
+
+void
+install_doctor(const char *root, const char *ledger_path, json_t **checks)
+{
+	static const char *const claude_events[] = { "SessionStart", "PreToolUse",
+		"Stop", "SessionEnd", NULL };
+	static const char *const codex_events[] = { "SessionStart", "PreToolUse",
+		"Stop", NULL };
+	static const char *const gemini_events[] = { "SessionStart", "BeforeTool",
+		"AfterTool", "SessionEnd", NULL };
+	struct buf text = BUF_INIT, path = BUF_INIT;
+	struct ledger *ledger = NULL;
+	struct err err = ERR_INIT;
+
+	*checks = json_array();
+	if (access(ledger_path, F_OK) != 0) {
+		buf_addf(&text, "no ledger at %s", ledger_path);
+		check(*checks, "ledger", false, text.buf, "run 'daicho init'");
+	} else if (ledger_open(ledger_path, &ledger, &err) < 0) {
+		check(*checks, "ledger", false, err.message.buf, "see the error; "
+		    "'daicho init' brings an old schema up to date");
+	} else {
+		buf_addf(&text, "%s (schema %d)", ledger_path, LEDGER_SCHEMA_VERSION);
+		check(*checks, "ledger", true, text.buf, NULL);
+	}
+	ledger_close(ledger);
+	err_release(&err);
+	buf_reset(&text);
+	if (find_on_path("daicho", &path) == 0) {
+		buf_addf(&text, "hooks run %s", path.buf);
+		check(*checks, "daicho on PATH", true, text.buf, NULL);
+	} else {
+		check(*checks, "daicho on PATH", false, "the hooks run 'daicho', which "
+		    "is not on PATH: the clients then skip them silently (a hook that "
+		    "cannot be found fails open)", "'make install' (or put daicho's "
+		    "directory on PATH for the agents' sessions)");
+	}
+	buf_reset(&path);
+	if (git_hooks_dir(root, &path) == 0) {
+		buf_adds(&path, "/pre-commit");
+		check_file(*checks, "git pre-commit hook", path.buf, GIT_HOOK_MARK,
+		    "run 'daicho init' (an existing hook is kept and chained)");
+		if (access(path.buf, F_OK) == 0 && access(path.buf, X_OK) != 0)
+			check(*checks, "git pre-commit hook executable", false, path.buf,
+			    "chmod +x it");
+	}
+	buf_reset(&path);
+	buf_addf(&path, "%s/.claude", root);
+	if (access(path.buf, F_OK) == 0) {
+		buf_adds(&path, "/settings.json");
+		check_settings(*checks, "claude hooks", path.buf, "claude",
+		    claude_events, "run 'daicho init --claude'");
+		buf_reset(&path);
+		buf_addf(&path, "%s/.claude/agents/daicho-worker.md", root);
+		check_file(*checks, "claude worker", path.buf, NULL,
+		    "run 'daicho init --claude'");
+	}
+	buf_reset(&path);
+	buf_addf(&path, "%s/.codex", root);
+	if (access(path.buf, F_OK) == 0) {
+		buf_adds(&path, "/hooks.json");
+		check_settings(*checks, "codex hooks", path.buf, "codex", codex_events,
+		    "run 'daicho init --codex'");
+		buf_reset(&path);
+		buf_addf(&path, "%s/AGENTS.md", root);
+		check_file(*checks, "AGENTS.md", path.buf, SECTION_BEGIN,
+		    "run 'daicho init --codex'");
+	}
+	buf_reset(&path);
+	buf_addf(&path, "%s/.gemini", root);
+	if (access(path.buf, F_OK) == 0) {
+		buf_adds(&path, "/settings.json");
+		check_settings(*checks, "gemini hooks", path.buf, "gemini",
+		    gemini_events, "run 'daicho init --gemini'");
+		buf_reset(&path);
+		buf_addf(&path, "%s/GEMINI.md", root);
+		check_file(*checks, "GEMINI.md", path.buf, SECTION_BEGIN,
+		    "run 'daicho init --gemini'");
+	}
+	buf_release(&text);
+	buf_release(&path);
+}
