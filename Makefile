@@ -83,6 +83,7 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory daicho
 	@bench/run.sh
+	@bench/messages.sh
 
 # The man page is generated from the command table, like --help.
 $(BUILD)/daicho.1: daicho

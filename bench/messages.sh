@@ -344,8 +344,61 @@ bench2() {
 	say ""
 }
 
+# ------------------------------------------------ 3. hooks, whole process
+# The Claude Code pre-tool-use hook as a client runs it: a process fed the
+# hook JSON on stdin. A ledger with 20 gates, 50 reservations of other
+# agents and the caller's one unread message per run (sent by --prepare):
+# a plain Bash command (gates checked, message delivered), a gated one
+# ("ask"), and an Edit of a reserved file ("deny"). Target: well under the
+# 2 s a hook may take; compared with daicho --version and sqlite3.
+bench3() {
+	local dir=$WORK/b3 L f floor i
+	mkdir -p "$dir/src"
+	L=$dir/ledger.db
+	"$D" --ledger "$L" init >/dev/null || die "init"
+	for ((i = 1; i <= 20; i++)); do
+		"$D" --ledger "$L" -q gate add "tool$i deploy *" --approval || die "gate add"
+	done
+	"$D" --ledger "$L" -q gate add 'git merge *' --approval || die "gate add"
+	for ((i = 1; i <= 50; i++)); do
+		"$D" --ledger "$L" --as "other$i" reserve "area$i/**" || die "reserve"
+	done
+	"$D" --ledger "$L" --as other1 reserve 'src/**' || die "reserve"
+	"$D" --ledger "$L" -q agent start me || die "agent start"
+	printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test && ls -la src | grep c"}}' "$dir" >"$dir/plain.json"
+	printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git merge feature"}}' "$dir" >"$dir/gated.json"
+	printf '{"session_id":"s","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"%s/src/main.c","old_string":"a","new_string":"b"}}' "$dir" "$dir" >"$dir/edit.json"
+	f=$WORK/3-hooks.json
+	say "== 3. the Claude Code pre-tool-use hook as a whole process ($RUNS runs, load $(load))"
+	# stdin comes from a file through sh (hyperfine 1.15 has no --input);
+	# the peers pay the same sh.
+	local hook="DAICHO_LEDGER=$L DAICHO_AGENT=me $D hook claude pre-tool-use"
+	bench_hf "$f" --warmup 5 --runs "$RUNS" \
+		--prepare "$D --ledger $L --as other2 send me \"bench note\"" \
+		--prepare "$TRUE" --prepare "$TRUE" --prepare "$TRUE" --prepare "$TRUE" \
+		"sh -c '$hook <$dir/plain.json >/dev/null'" \
+		"sh -c '$hook <$dir/gated.json >/dev/null'" \
+		"sh -c '$hook <$dir/edit.json >/dev/null'" \
+		"sh -c '$D --version </dev/null >/dev/null'" \
+		"sh -c 'true </dev/null'"
+	floor=$(hf "$f" 5 median)
+	header
+	row "$f" 1 "hook: plain Bash, 1 message delivered" "$floor"
+	row "$f" 2 "hook: gated Bash (ask)" "$floor"
+	row "$f" 3 "hook: Edit of a reserved file (deny)" "$floor"
+	row "$f" 4 "daicho --version" "$floor"
+	row "$f" 5 "sh -c true (process floor)"
+	# The answers are what the tests say they are.
+	DAICHO_LEDGER=$L DAICHO_AGENT=me "$D" hook claude pre-tool-use <"$dir/gated.json" |
+		grep -q '"permissionDecision":"ask"' || die "the gated hook did not ask"
+	DAICHO_LEDGER=$L DAICHO_AGENT=me "$D" hook claude pre-tool-use <"$dir/edit.json" |
+		grep -q '"permissionDecision":"deny"' || die "the reserved edit was not denied"
+	say ""
+}
+
 bench1
 bench2
+bench3
 say "load at end: $(load)"
 if [ -n "${BENCH_OUT:-}" ]; then
 	mkdir -p "$BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$BENCH_OUT"/ &&

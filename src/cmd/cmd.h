@@ -91,6 +91,12 @@ int64_t cmd_caller_registered(struct cmd_ctx *ctx);
 
 /* Parse a task id argument; ERR_USAGE on failure. */
 int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
+/*
+ * Parse a positive id argument ("3" or "#3") of the kind what ("wait",
+ * "gate", "approval"); ERR_USAGE naming it.
+ */
+int cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
+    int64_t *id);
 /* Parse a duration option value; ERR_USAGE naming the option. */
 int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
     int64_t *ms);

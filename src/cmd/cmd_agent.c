@@ -35,6 +35,7 @@ exec_agent_start(struct cmd_ctx *ctx)
 	req.role = cmd_opt(ctx, "role");
 	req.kind = cmd_opt(ctx, "kind");
 	req.session_id = ctx->session_id;
+	req.as_self = ctx->claim.name && strcmp(ctx->claim.name, req.name) == 0;
 	if (req.kind == NULL)
 		req.kind = ctx->session_kind ? ctx->session_kind : "script";
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -79,9 +80,13 @@ const struct cmd_entry cmd_agent_start_entry = {
 	    "Otherwise commands name it with DAICHO_AGENT=NAME or --as NAME.\n\n"
 	    "A name is held by one live agent at a time. Starting a name held by\n"
 	    "a live agent is refused (exit 4) with its session and when it was\n"
-	    "last seen, unless it is the same session again. A holder unseen for\n"
+	    "last seen, unless it is the same session again (or, with no session,\n"
+	    "a caller already named NAME by --as or DAICHO_AGENT). A holder unseen for\n"
 	    "--stale-after (default 10m; a waiting agent is never stale), or whose\n"
-	    "process is gone, is taken over: it is ended and the take-over logged.\n\n"
+	    "process is gone, is taken over: it is ended and the take-over logged.\n"
+	    "A name is an identity: the new agent of a name takes over the claims\n"
+	    "and open waits of its ended predecessors (a session that comes back\n"
+	    "after /clear or a crash finishes its own work).\n\n"
 	    "--kind defaults to the session's client, else script.\n\n"
 	    "JSON: {id, name, role, kind, session_id, replaced (the agent taken\n"
 	    "over, or null), renamed, again}.\n",
@@ -124,7 +129,7 @@ const struct cmd_entry cmd_agent_end_entry = {
 	    "refused from now on (see 'daicho send'). Prints nothing.\n\n"
 	    "JSON: {ended: agent id}.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
-	.flags = CMD_NEEDS_LEDGER,
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 1,
 	.exec = exec_agent_end,
@@ -307,12 +312,8 @@ exec_resume(struct cmd_ctx *ctx)
 	if (!ctx->explicit_agent)
 		return err_set(ctx->err, ERR_USAGE, "who resumes? (run as the "
 		    "agent: --as NAME, DAICHO_AGENT, or its session)");
-	if (ctx->argc == 1) {
-		const char *text = ctx->argv[0] + (ctx->argv[0][0] == '#');
-
-		if ((rc = cmd_integer(ctx, "WAIT", text, 1, INT64_MAX, &id)) < 0)
-			return rc;
-	}
+	if (ctx->argc == 1 && (rc = cmd_id_arg(ctx, "wait", ctx->argv[0], &id)) < 0)
+		return rc;
 	if ((rc = wait_resume(ctx->ledger, id, &ended, ctx->err)) < 0)
 		return rc;
 	if (ctx->json)

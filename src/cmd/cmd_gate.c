@@ -178,11 +178,10 @@ const struct cmd_entry cmd_gate_ls_entry = {
 static int
 exec_gate_rm(struct cmd_ctx *ctx)
 {
-	const char *text = ctx->argv[0] + (ctx->argv[0][0] == '#');
 	int64_t id;
 	int rc;
 
-	if ((rc = cmd_integer(ctx, "GATE", text, 1, INT64_MAX, &id)) < 0)
+	if ((rc = cmd_id_arg(ctx, "gate", ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((rc = require_human(ctx, "remove a gate")) < 0)
 		return rc;
@@ -208,7 +207,7 @@ const struct cmd_entry cmd_gate_rm_entry = {
 /* Run a --require or --if command in cwd; 0, or ERR_REFUSED saying so. */
 static int
 check_passes(struct cmd_ctx *ctx, const char *command, const char *cwd,
-    const char *what)
+    const char *what, const char *note)
 {
 	struct proc_result result = { 0 };
 	struct buf tail = BUF_INIT;
@@ -231,12 +230,13 @@ check_passes(struct cmd_ctx *ctx, const char *command, const char *cwd,
 		cmd_add_printable(&tail, line);
 		free(line);
 		if (result.timed_out)
-			rc = err_set(ctx->err, ERR_REFUSED, "%s '%s' timed out; not run",
-			    what, command);
+			rc = err_set(ctx->err, ERR_REFUSED, "%s '%s' timed out; not run%s"
+			    "%s", what, command, note ? "; note: " : "", note ? note : "");
 		else
 			rc = err_set(ctx->err, ERR_REFUSED, "%s '%s' failed (exit %d%s%s)"
-			    "; not run", what, command, result.exit_status,
-			    tail.len ? ": " : "", tail.buf);
+			    "; not run%s%s", what, command, result.exit_status,
+			    tail.len ? ": " : "", tail.buf, note ? "; note: " : "",
+			    note ? note : "");
 	}
 	buf_release(&tail);
 	proc_result_release(&result);
@@ -257,7 +257,8 @@ check_requires(struct cmd_ctx *ctx, json_t *gates, const char *cwd)
 
 			snprintf(what, sizeof(what), "gate #%lld requires",
 			    (long long)cmd_json_int(g, "id"));
-			if ((rc = check_passes(ctx, json_string_value(r), cwd, what)) < 0)
+			if ((rc = check_passes(ctx, json_string_value(r), cwd, what,
+				 cmd_json_str(g, "note", NULL))) < 0)
 				return rc;
 		}
 	}
@@ -269,7 +270,8 @@ check_requires(struct cmd_ctx *ctx, json_t *gates, const char *cwd)
  * command (re-checking its condition), or request one and refuse.
  */
 static int
-check_approval(struct cmd_ctx *ctx, const struct approval_key *key)
+check_approval(struct cmd_ctx *ctx, const struct approval_key *key,
+    const char *note)
 {
 	json_t *granted = NULL, *denial = NULL;
 	int64_t id = 0;
@@ -289,19 +291,25 @@ check_approval(struct cmd_ctx *ctx, const struct approval_key *key)
 		id = cmd_json_int(granted, "id");
 		snprintf(what, sizeof(what), "approval #%lld's condition",
 		    (long long)id);
-		rc = condition ? check_passes(ctx, condition, key->cwd, what) : 0;
+		rc = condition ? check_passes(ctx, condition, key->cwd, what, NULL)
+			       : 0;
 		json_decref(granted);
 		if (rc < 0)
 			return rc;
-		return approval_use(ctx->ledger, id, ctx->err);
+		rc = approval_use(ctx->ledger, id, ctx->err);
+		if (rc != -ERR_CONFLICT)
+			return rc;
+		/* A concurrent run used it first: this run needs its own. */
+		err_release(ctx->err);
+		*ctx->err = (struct err)ERR_INIT;
 	}
 	if ((rc = approval_request(ctx->ledger, key, &id, &created, ctx->err)) < 0)
 		return rc;
 	return err_set(ctx->err, ERR_REFUSED, "'%s' needs a human approval (gate "
-	    "#%lld): request #%lld is %s; a human must run 'daicho approve %lld' "
-	    "at a terminal, then run this again", key->command,
-	    (long long)key->gate, (long long)id, created ? "made" : "pending",
-	    (long long)id);
+	    "#%lld%s%s): request #%lld is %s; a human must run 'daicho approve "
+	    "%lld' at a terminal, then run this again", key->command,
+	    (long long)key->gate, note ? ": " : "", note ? note : "", (long long)id,
+	    created ? "made" : "pending", (long long)id);
 }
 
 static int
@@ -313,6 +321,7 @@ exec_gate_exec(struct cmd_ctx *ctx)
 	json_t *gates = NULL, *g;
 	char *cwd = getcwd(NULL, 0);
 	int64_t approval_gate = 0;
+	const char *approval_note = NULL;
 	size_t i;
 	int rc;
 
@@ -327,8 +336,10 @@ exec_gate_exec(struct cmd_ctx *ctx)
 	if ((rc = check_requires(ctx, gates, cwd)) < 0)
 		goto done;
 	json_array_foreach(gates, i, g)
-		if (approval_gate == 0 && cmd_json_int(g, "approval"))
+		if (approval_gate == 0 && cmd_json_int(g, "approval")) {
 			approval_gate = cmd_json_int(g, "id");
+			approval_note = cmd_json_str(g, "note", NULL);
+		}
 	if (approval_gate) {
 		struct approval_key key;
 
@@ -346,7 +357,7 @@ exec_gate_exec(struct cmd_ctx *ctx)
 		key.gate = approval_gate;
 		if ((rc = cmd_caller_registered(ctx)) < 0)
 			goto done;
-		if ((rc = check_approval(ctx, &key)) < 0)
+		if ((rc = check_approval(ctx, &key, approval_note)) < 0)
 			goto done;
 	}
 	/* Everything passed: become the command. */
@@ -471,13 +482,12 @@ static int
 decide(struct cmd_ctx *ctx, bool approve)
 {
 	struct approval_decision d = { 0 };
-	const char *text = ctx->argv[0] + (ctx->argv[0][0] == '#');
 	const char *ttl = cmd_opt(ctx, "ttl"), *tty;
 	struct passwd *pw = getpwuid(getuid());
 	int64_t id;
 	int rc;
 
-	if ((rc = cmd_integer(ctx, "ID", text, 1, INT64_MAX, &id)) < 0)
+	if ((rc = cmd_id_arg(ctx, "approval", ctx->argv[0], &id)) < 0)
 		return rc;
 	d.approve = approve;
 	d.ttl_ms = APPROVAL_DEFAULT_TTL_MS;

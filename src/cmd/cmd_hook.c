@@ -12,11 +12,17 @@
 #include "util/proc.h"
 #include "util/strlist.h"
 
-/* A hook answers within this long, whatever the ledger is doing. */
+/*
+ * A hook answers within this long, whatever the ledger is doing (Claude
+ * Code gives SessionEnd hooks 1.5 s in all).
+ */
 #define HOOK_DEADLINE_MS 1800
+#define HOOK_END_DEADLINE_MS 1200
 
 /* Set when running out of time must block (a shell command's pre-tool-use). */
 static volatile sig_atomic_t deadline_blocks;
+/* The exit status once the answer is out (-1 before). */
+static volatile sig_atomic_t answered = -1;
 
 static void
 on_deadline(int sig)
@@ -25,6 +31,8 @@ on_deadline(int sig)
 	    "busy); the command is blocked, try again\n";
 
 	(void)sig;
+	if (answered >= 0)
+		_exit(answered); /* answered; only closing the ledger was slow */
 	if (deadline_blocks) {
 		(void)!write(STDERR_FILENO, blocked, sizeof(blocked) - 1);
 		_exit(2);
@@ -32,12 +40,11 @@ on_deadline(int sig)
 	_exit(0);
 }
 
-/* Arm the deadline: SIGALRM after HOOK_DEADLINE_MS. */
+/* Arm the deadline: SIGALRM after ms. */
 static void
-arm_deadline(void)
+arm_deadline(int ms)
 {
-	struct itimerval timer = { { 0, 0 }, { HOOK_DEADLINE_MS / 1000,
-		(HOOK_DEADLINE_MS % 1000) * 1000 } };
+	struct itimerval timer = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000 } };
 
 	signal(SIGALRM, on_deadline);
 	setitimer(ITIMER_REAL, &timer, NULL);
@@ -55,7 +62,11 @@ is_shell_pre_tool(enum hook_event event, const json_t *payload)
 	    strcmp(tool, "run_shell_command") == 0);
 }
 
-/* Print an answer: JSON on stdout, the message on stderr. */
+/*
+ * Print an answer, JSON on stdout and the message on stderr, and flush
+ * them: from here on the deadline only ends the process, with the
+ * answer's status.
+ */
 static int
 print_answer(struct cmd_ctx *ctx, struct hook_answer *answer)
 {
@@ -66,11 +77,17 @@ print_answer(struct cmd_ctx *ctx, struct hook_answer *answer)
 			printf("%s\n", text);
 		free(text);
 	}
-	if (answer->exit_status != 0)
-		return err_set(ctx->err, (enum err_code)answer->exit_status, "%s",
-		    answer->message.buf);
 	if (answer->message.len)
-		fprintf(stderr, "%s\n", answer->message.buf);
+		fprintf(stderr, "%s%s\n", answer->exit_status ? "daicho: " : "",
+		    answer->message.buf);
+	fflush(stdout);
+	fflush(stderr);
+	answered = answer->exit_status;
+	if (answer->exit_status != 0) {
+		/* The reason is out already; main adds nothing. */
+		ctx->err->code = (enum err_code)answer->exit_status;
+		return -answer->exit_status;
+	}
 	return 0;
 }
 
@@ -131,9 +148,10 @@ exec_hook(struct cmd_ctx *ctx)
 		 ctx->err)) < 0)
 		return rc;
 	hook_answer_init(&answer);
-	/* A busy ledger must not hold the agent up: wait 1.5s at most. */
-	setenv("DAICHO_BUSY_TIMEOUT", "1500ms", 0);
-	arm_deadline();
+	/* A busy ledger must not hold the agent up: wait 1s at most. */
+	setenv("DAICHO_BUSY_TIMEOUT", "1000ms", 0);
+	arm_deadline(req.event == HOOK_SESSION_END ? HOOK_END_DEADLINE_MS
+						   : HOOK_DEADLINE_MS);
 	if ((rc = cmd_read_input(ctx, "-", &input)) < 0)
 		goto done;
 	payload = json_loadb(input.buf, input.len, 0, &jerr);
@@ -200,9 +218,12 @@ const struct cmd_entry cmd_hook_entry = {
 	    "own names, PreToolUse and so on, are accepted too).\n\n"
 	    "session-start registers the session as an agent (named by\n"
 	    "$DAICHO_AGENT, else derived from the session) and tells it, in three\n"
-	    "lines, its name and how to work with daicho. pre-tool-use is a\n"
-	    "heartbeat and delivers unread messages as additional context; for a\n"
-	    "shell command it denies 'daicho approve', 'deny' and 'gate rm', and\n"
+	    "lines, its name and how to work with daicho. Every event is a\n"
+	    "heartbeat. Unread messages are delivered (and marked read) as\n"
+	    "additional context: by Claude Code's pre-tool-use, and by the\n"
+	    "post-tool-use of Codex and Gemini, which drop pre-tool context. For a\n"
+	    "shell command pre-tool-use denies 'daicho approve', 'deny' and 'gate\n"
+	    "rm' (also inside script -c, sh -c and the like), and\n"
 	    "commands a human denied; a command matching a gate with --require\n"
 	    "is denied with the 'daicho gate exec -- CMD' to run instead; one\n"
 	    "matching an --approval gate gets \"ask\" from Claude Code (the person\n"

@@ -39,8 +39,9 @@ print_need(const json_t *n, int64_t now)
 		json_array_foreach(claims, i, v)
 			buf_addf(&b, "%s#%lld", i ? ", " : "",
 			    (long long)json_integer_value(v));
-		printf("  %s is stale (seen %s) and holds %s\n",
-		    cmd_json_str(n, "agent", "?"), a.buf, b.buf);
+		printf("  %s is %s (seen %s) and holds %s\n",
+		    cmd_json_str(n, "agent", "?"), cmd_json_str(n, "state", "stale"),
+		    a.buf, b.buf);
 	} else {
 		cmd_add_printable(&a, cmd_json_str(n, "for", ""));
 		clock_add_age(&b, now - cmd_json_int(n, "started_ms"));
@@ -137,7 +138,7 @@ const struct cmd_entry cmd_status_entry = {
 	.help =
 	    "NEEDS YOU, most urgent first: blocked tasks; rejected reports whose\n"
 	    "owner has ended or gone stale; overdue waits and waits with no live\n"
-	    "owner; stale agents still holding claims. Then the live agents with\n"
+	    "owner; stale or ended agents still holding claims. Then the live agents with\n"
 	    "when each was last seen, the task count per state, and the newest\n"
 	    "--events events (default 10).\n\n"
 	    "JSON: {now_ms, needs_you: [{what: blocked|rejected-owner-gone|\n"

@@ -169,3 +169,21 @@ cmd_json_str(const json_t *object, const char *key, const char *fallback)
 
 	return value ? value : fallback;
 }
+
+int
+cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
+    int64_t *id)
+{
+	const char *digits = text + (text[0] == '#');
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(digits, &end, 10);
+	if (*digits < '0' || *digits > '9' || *end != '\0' || errno == ERANGE ||
+	    v < 1)
+		return err_set(ctx->err, ERR_USAGE, "bad %s id '%s' (want a number "
+		    "such as 3 or #3)", what, text);
+	*id = v;
+	return 0;
+}

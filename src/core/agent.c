@@ -82,6 +82,54 @@ find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
 }
 
 /*
+ * A name is an identity that outlives a session: the new agent id of name
+ * takes over the claims still held and the open waits (its own, and those
+ * it owns) of the ended agents of that name, so a session that comes back
+ * under its name (after /clear, a crash, a take-over) can finish its work.
+ * Logged when anything moved.
+ */
+static int
+inherit_name(struct ledger *ledger, int64_t id, const char *name,
+    struct err *err)
+{
+	static const char *const moves[] = {
+		"UPDATE tasks SET owner = ?1 WHERE state = 'claimed' AND owner IN"
+		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
+		"  AND state = 'ended')",
+		"UPDATE waits SET agent = ?1 WHERE ended_ms IS NULL AND agent IN"
+		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
+		"  AND state = 'ended')",
+		"UPDATE waits SET owner = ?1 WHERE ended_ms IS NULL AND owner IN"
+		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
+		"  AND state = 'ended')",
+		"UPDATE agents SET state = 'waiting' WHERE id = ?1 AND EXISTS"
+		" (SELECT 1 FROM waits WHERE agent = ?1 AND ended_ms IS NULL)",
+	};
+	int64_t moved[3] = { 0, 0, 0 };
+	int rc;
+
+	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
+		/* ledger_stmt() caches by address: each literal is its own. */
+		sqlite3_stmt *st = ledger_stmt(ledger, moves[i], err);
+
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		if ((rc = ledger_step_done(ledger, st, "taking over a name", err)) < 0)
+			return rc;
+		if (i < 3)
+			moved[i] = sqlite3_changes(ledger_db(ledger));
+	}
+	if (moved[0] + moved[1] + moved[2] == 0)
+		return 0;
+	return event_append(ledger, id, "agent-inherit", 0,
+	    json_pack("{s:s, s:I, s:I, s:I}", "name", name, "claims",
+		(json_int_t)moved[0], "waits", (json_int_t)moved[1], "owned_waits",
+		(json_int_t)moved[2]), err);
+}
+
+/*
  * Insert a live agent. pid is the process whose death frees the agent's
  * claims (a runner's), or 0 for a caller that comes and goes.
  */
@@ -116,21 +164,40 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 	if (rc != SQLITE_DONE)
 		return ledger_error(ledger, rc, err, "registering an agent");
 	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
-	return event_append(ledger, *id, "agent-register", 0,
-	    json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role", role),
-	    err);
+	if ((rc = event_append(ledger, *id, "agent-register", 0,
+		 json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role",
+		     role), err)) < 0)
+		return rc;
+	return inherit_name(ledger, *id, name, err);
 }
 
-/* Heartbeat: last seen now, stale → active, renew live leases. */
+/*
+ * Heartbeat: last seen now, stale → active, renew live leases. An agent
+ * that was stale comes back without its reservations: they lapsed when it
+ * went quiet (others may hold them now), whether or not a sweep said so.
+ */
 static int
 touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE reservations SET released_ms = ?2 WHERE agent = ?1"
+	    " AND released_ms IS NULL AND EXISTS (SELECT 1 FROM agents"
+	    "  WHERE id = ?1 AND (state = 'stale' OR (state = 'active' AND"
+	    "  last_seen_ms <= ?2 - ?3)))", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, AGENT_STALE_AFTER_MS);
+	if ((rc = ledger_step_done(ledger, st, "releasing lapsed reservations",
+		 err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
 	    "UPDATE agents SET last_seen_ms = ?2,"
 	    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
 	    " WHERE id = ?1", err);
-	int rc;
-
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
@@ -603,8 +670,9 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 
 	if ((rc = read_holder(ledger, req->name, &h, err)) < 0)
 		return rc;
-	if (h.id != 0 && req->session_id && h.session_id &&
-	    strcmp(h.session_id, req->session_id) == 0) {
+	if (h.id != 0 && ((req->session_id && h.session_id &&
+	    strcmp(h.session_id, req->session_id) == 0) ||
+	    (req->as_self && req->session_id == NULL && h.session_id == NULL))) {
 		out->id = h.id;
 		out->again = true;
 		holder_release(&h);

@@ -99,6 +99,8 @@ struct agent_start_request {
 	const char *kind;       /* claude, codex, gemini, script or human */
 	const char *session_id; /* the caller's client session, or NULL */
 	int64_t stale_after_ms; /* a holder unseen this long may be taken over */
+	bool as_self;           /* the caller already acts as name (--as or
+				   DAICHO_AGENT, no session): it is no rival */
 };
 
 /* What agent_register() did. */

@@ -78,12 +78,13 @@ add_needs_you(struct ledger *ledger, const struct brief_params *p, json_t *doc,
 		return rc;
 	return add_rows(ledger, ledger_stmt(ledger,
 	    "SELECT 'stale-agent-holding' AS what, a.name AS agent,"
+	    " CASE a.state WHEN 'active' THEN 'stale' ELSE a.state END AS state,"
 	    " a.last_seen_ms, json_group_array(t.id) AS claims_json"
 	    " FROM agents a JOIN tasks t INDEXED BY tasks_owner_claimed"
 	    "  ON t.owner = a.id AND t.state = 'claimed'"
-	    " WHERE a.state = 'stale' OR"
+	    " WHERE a.state IN ('stale','ended') OR"
 	    "  (a.state = 'active' AND a.last_seen_ms <= ?1 - ?2)"
-	    " GROUP BY a.id ORDER BY a.last_seen_ms", err), p, doc, "needs_you",
+	    " GROUP BY a.id ORDER BY a.last_seen_ms, a.name", err), p, doc, "needs_you",
 	    err);
 }
 

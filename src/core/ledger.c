@@ -15,7 +15,7 @@
 #include "util/filelock.h"
 #include "util/path.h"
 
-#define STMT_CACHE_SIZE 64
+#define STMT_CACHE_SIZE 256
 
 /*
  * Checkpointing. Most daicho processes live for one command, and the first

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/gate.h"
 #include "core/msg.h"
@@ -170,6 +171,37 @@ runs_human_only(const struct cmdline_command *c)
 	return false;
 }
 
+/*
+ * Whether any command of line runs a human-only daicho command, looking
+ * also inside any word that mentions daicho (script -c 'daicho approve 3',
+ * tmux new-window '...'): such a word is split as a command line of its own,
+ * to a depth of three.
+ */
+static bool
+line_runs_human_only(const struct cmdline *line, int depth)
+{
+	for (size_t i = 0; i < line->count; i++) {
+		const struct strlist *w = &line->commands[i].words;
+
+		if (runs_human_only(&line->commands[i]))
+			return true;
+		for (size_t k = 1; k < w->count && depth < 3; k++) {
+			struct cmdline inner = CMDLINE_INIT;
+			bool found;
+
+			if (strstr(w->items[k], "daicho") == NULL ||
+			    strcmp(w->items[k], "daicho") == 0)
+				continue;
+			cmdline_parse(w->items[k], &inner, NULL);
+			found = line_runs_human_only(&inner, depth + 1);
+			cmdline_release(&inner);
+			if (found)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The paths an edit tool call writes, as given (absolute or relative). */
 static void
 edit_paths(const json_t *input, struct strlist *paths)
@@ -228,8 +260,13 @@ repo_relative(const char *path, const char *cwd, const char *ledger_path,
 	else
 		buf_addf(&absolute, "%s/%s", cwd ? cwd : ".", path);
 	buf_adds(&dir, absolute.buf);
-	if ((slash = strrchr(dir.buf, '/')) != NULL)
+	/* The nearest directory that exists: a new file may be in a new one. */
+	do {
+		if ((slash = strrchr(dir.buf, '/')) == NULL)
+			break;
 		*slash = '\0';
+		dir.len = (size_t)(slash - dir.buf);
+	} while (dir.len > 0 && access(dir.buf, F_OK) != 0);
 	if (path_find_upward(dir.buf[0] ? dir.buf : "/", ".git", &dotgit) == 0) {
 		buf_add(&root, dotgit.buf, dotgit.len - strlen("/.git"));
 	} else {
@@ -289,13 +326,10 @@ check_shell(const struct hook_request *req, const json_t *input,
 	if (!shell_line(input, &line, &shown))
 		goto done;
 	v->fail_closed = true;
-	for (i = 0; i < line.count; i++)
-		if (runs_human_only(&line.commands[i])) {
-			decide(v, DECIDE_DENY, "daicho approve, deny and gate rm are "
-			    "for a human at a terminal, never an agent: ask the person "
-			    "to run it in their own shell.");
-			break;
-		}
+	if (line_runs_human_only(&line, 0))
+		decide(v, DECIDE_DENY, "daicho approve, deny and gate rm are for a "
+		    "human at a terminal, never an agent: ask the person to run it in "
+		    "their own shell.");
 	if ((rc = gate_match(req->ledger, &line, &gates, err)) < 0)
 		goto done;
 	cmdline_fingerprint(&line, cwd ? cwd : "", &fingerprint);
@@ -349,7 +383,7 @@ check_shell(const struct hook_request *req, const json_t *input,
 		    "daicho gate exec -- %s (which %s).", text.buf, run.buf,
 		    requires && approval ? "checks the requirements and asks a human "
 		    "for an approval" : requires ? "checks the requirements"
-		    : "asks a human for an approval (then run it again)");
+		    : "asks a human for an approval; run it again once approved");
 		decide(v, DECIDE_DENY, reason.buf);
 		buf_release(&reason);
 		buf_release(&run);
@@ -509,8 +543,17 @@ answer_tool(const struct hook_request *req, struct hook_answer *answer)
 	if (rc < 0)
 		buf_addf(&answer->message, "daicho: %s", err.message.buf);
 	err_release(&err);
-	/* Messages and the heartbeat: a failure here blocks nothing. */
-	if (deliver_messages(req, &v, &err) < 0)
+	/*
+	 * Messages and the heartbeat: a failure here blocks nothing. Claude
+	 * Code takes context before a tool runs; Codex and Gemini CLI take it
+	 * after (their pre-tool context is unsupported or dropped), so they
+	 * only beat then, and unread messages wait for the post-tool event.
+	 */
+	if (req->client == HOOK_CLAUDE || req->event == HOOK_POST_TOOL)
+		rc = deliver_messages(req, &v, &err);
+	else
+		rc = agent_heartbeat(req->ledger, req->caller, &err);
+	if (rc < 0)
 		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"
 		    : "", err.message.buf);
 	answer->output = render_tool(req->client, req->event, &v);
@@ -532,13 +575,20 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 	if (req->agent_name && req->session_id) {
 		struct agent_start_request start = { req->agent_name, NULL,
 			client_names[req->client], req->session_id,
-			AGENT_STALE_AFTER_MS };
+			AGENT_STALE_AFTER_MS, false };
 		struct agent_started started;
 
 		rc = agent_register(req->ledger, &start, &started, &err);
-		if (rc == 0) {
-			name = req->agent_name;
-		} else {
+		if (rc == -ERR_CONFLICT) {
+			/* Say it where the agent reads it, not only in a log. */
+			buf_addf(&text, "WARNING: this session could not take the daicho "
+			    "name %s: %s. Until DAICHO_AGENT names this session "
+			    "uniquely, its daicho commands act as that other agent.\n",
+			    req->agent_name, err.message.buf);
+			buf_addf(&answer->message, "daicho: %s", err.message.buf);
+			err_release(&err);
+			rc = 0;
+		} else if (rc < 0) {
 			buf_addf(&answer->message, "daicho: %s", err.message.buf);
 			err_release(&err);
 			rc = agent_heartbeat(req->ledger, req->caller, &err);
@@ -555,8 +605,8 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 	    "You are daicho agent %s; this repository's tasks, claims and messages "
 	    "are in its daicho ledger (daicho status shows them).\n"
 	    "Take work with 'daicho claim --next', read it with 'daicho prompt ID', "
-	    "and finish with 'daicho save ID -f FILE' or 'daicho report ID --commit "
-	    "REV'; only a verified task is done.\n"
+	    "save a result with 'daicho save ID -f FILE', then always 'daicho "
+	    "report ID [--commit REV]'; only a verified task is done.\n"
 	    "Reserve files before editing ('daicho reserve GLOB'); run gated "
 	    "commands with 'daicho gate exec -- CMD'; if told to wait, run 'daicho "
 	    "wait --for WHAT --owner NAME'; messages arrive with your tool calls.",

@@ -17,7 +17,9 @@
  *     and Gemini, which cannot ask;
  *   - an edit of a path reserved by another live agent is denied, naming
  *     it;
- *   - unread messages are delivered (marked read) as additional context.
+ *   - Claude Code: unread messages are delivered (marked read) as
+ *     additional context; Codex and Gemini CLI get them after the tool
+ *     runs (post-tool-use), since they drop context given before it.
  * Every event is a heartbeat. Failures fail closed (exit 2) for a shell
  * command that is gated or whose gates could not be read, and open (exit
  * 0) for everything else.

@@ -37,10 +37,10 @@ static const char worker_definition[] =
     "ID`. If that is refused, the files are someone else's: run `daicho "
     "release ID` and reply `ID released`.\n"
     "4. Do the work. For code, commit it in your working tree.\n"
-    "5. Finish with `daicho save ID -f RESULT_FILE` (a result) and/or "
-    "`daicho report ID --commit HEAD` (code). Never say done without this: "
-    "an independent sweep verifies the task, and only a verified task is "
-    "done.\n"
+    "5. Finish: save a result with `daicho save ID -f RESULT_FILE`, then "
+    "always `daicho report ID` (add `--commit HEAD` for code). Never say "
+    "done without reporting: an independent sweep verifies the task, and "
+    "only a verified task is done.\n"
     "6. If you cannot go on without a person, run `daicho block ID "
     "--reason 'WHY'` and reply `ID blocked`.\n"
     "7. Reply with only `ID ok`. Never paste the result into your reply: "
@@ -59,8 +59,9 @@ static const char instructions_section[] =
     "ID` prints the task.\n"
     "- Before editing files: `daicho reserve 'GLOB' --task ID` (refused "
     "when another agent holds them).\n"
-    "- Finish: `daicho save ID -f FILE` and/or `daicho report ID --commit "
-    "HEAD`. Only a task the sweep verified is done.\n"
+    "- Finish: `daicho save ID -f FILE` for a result, then always `daicho "
+    "report ID` (`--commit HEAD` for code). Only a task the sweep verified "
+    "is done.\n"
     "- Stuck: `daicho block ID --reason 'WHY'`. Told to wait: `daicho wait "
     "--for WHAT --owner NAME`, then `daicho resume`.\n"
     "- Messages: `daicho inbox`, `daicho send NAME 'TEXT'`.\n"
@@ -409,6 +410,8 @@ install_codex(const char *root, struct install_report *report, struct err *err)
 	    "session-start", 10, false));
 	json_object_set_new(wanted, "PreToolUse", group("*", "codex",
 	    "pre-tool-use", 10, false));
+	json_object_set_new(wanted, "PostToolUse", group("*", "codex",
+	    "post-tool-use", 10, false));
 	json_object_set_new(wanted, "Stop", group(NULL, "codex", "stop", 10,
 	    false));
 	buf_addf(&path, "%s/.codex/hooks.json", root);
@@ -549,7 +552,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	static const char *const claude_events[] = { "SessionStart", "PreToolUse",
 		"Stop", "SessionEnd", NULL };
 	static const char *const codex_events[] = { "SessionStart", "PreToolUse",
-		"Stop", NULL };
+		"PostToolUse", "Stop", NULL };
 	static const char *const gemini_events[] = { "SessionStart", "BeforeTool",
 		"AfterTool", "SessionEnd", NULL };
 	struct buf text = BUF_INIT, path = BUF_INIT;

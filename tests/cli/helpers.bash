@@ -26,6 +26,7 @@ common_setup() {
 
 	# Nothing from the caller's environment may leak in.
 	unset DAICHO_AGENT CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID
+	unset CLAUDECODE GEMINI_CLI CODEX_SANDBOX
 	unset DAICHO_NOW_MS DAICHO_BUSY_TIMEOUT DAICHO_LEDGER
 	export NO_COLOR=1
 
@@ -127,7 +128,7 @@ stderr_contains() {
 # runs). Used to prove a refused command changed nothing.
 ledger_data() {
 	sqlite3 "${1:-$DAICHO_LEDGER}" \
-		'.dump tasks deps labels touches checks saves events waits wait_items messages'
+		'.dump tasks deps labels touches checks saves events waits wait_items messages reservations gates approvals'
 }
 
 # snapshot_ledger / assert_ledger_unchanged: compare ledger_data before and

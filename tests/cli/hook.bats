@@ -1,0 +1,643 @@
+#!/usr/bin/env bats
+# daicho hook claude|codex|gemini EVENT: the clients' hook payloads
+# (tests/fixtures/hooks) in, the exact JSON answers and exit statuses out.
+
+load helpers
+
+T0=1800000000000 # 2027-01-15T08:00:00Z
+MIN=60000
+
+FIXTURES="$DAICHO_ROOT/tests/fixtures/hooks"
+CLAUDE_SESSION=5f2c9a70-1b3d-4e8f-9a0b-c1d2e3f4a5b6
+CODEX_SESSION=019a7c3e-5b2d-7f10-8e4a-3c9d2b1a0f66
+GEMINI_SESSION=a81f2c64-77d0-4b9e-9c2d-5e6f7a8b9c0d
+
+setup() {
+	common_setup
+	# Agent clients set these too; a human-only command must not see them.
+	unset CLAUDECODE CLAUDE_CODE_CHILD_SESSION GEMINI_CLI
+	export DAICHO_NOW_MS=$T0
+}
+
+# payload FIXTURE: write FIXTURE (e.g. claude/stop) with @CWD@ replaced by
+# the test directory (or $HOOK_CWD) to $PAYLOAD.
+payload() {
+	PAYLOAD="$BATS_TEST_TMPDIR/payload.json"
+	sed "s|@CWD@|${HOOK_CWD:-$TEST_ROOT}|g" "$FIXTURES/$1.json" >"$PAYLOAD"
+}
+
+# hook CLIENT EVENT FIXTURE: feed the fixture to 'daicho hook CLIENT EVENT'
+# (capture: status, output, stderr).
+hook() {
+	payload "$3"
+	capture daicho hook "$1" "$2" <"$PAYLOAD"
+}
+
+# assert_json EXPECTED: the last stdout is exactly one line of JSON equal
+# to EXPECTED (key order aside), the exit status 0 and stderr empty.
+assert_json() {
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status (stderr: '$stderr')"
+	[ -z "$stderr" ] || fail "expected nothing on stderr, got: '$stderr'"
+	[ "${#lines[@]}" -eq 1 ] || fail "expected one line of JSON on stdout, got: '$output'"
+	local got want
+	got="$(jq -cS . <<<"$output")" || fail "stdout is not JSON: '$output'"
+	want="$(jq -cS . <<<"$1")" || fail "bad expected JSON in the test: $1"
+	[ "$got" = "$want" ] || fail "JSON differs:
+expected: $want
+actual:   $got"
+}
+
+# assert_silent: exit 0, nothing on stdout nor stderr (nothing to say).
+assert_silent() {
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status (stderr: '$stderr')"
+	[ -z "$output" ] || fail "expected empty stdout, got: '$output'"
+	[ -z "$stderr" ] || fail "expected nothing on stderr, got: '$stderr'"
+}
+
+# claude_pre REASON [DECISION]: Claude Code's PreToolUse answer.
+claude_pre() {
+	jq -cn --arg r "$1" --arg d "${2:-deny}" \
+		'{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: $d, permissionDecisionReason: $r}}'
+}
+
+# gemini_deny REASON: Gemini CLI's BeforeTool deny.
+gemini_deny() {
+	jq -cn --arg r "$1" '{decision: "deny", reason: $r}'
+}
+
+# context_answer EVENT TEXT: a hookSpecificOutput carrying only context.
+context_answer() {
+	jq -cn --arg e "$1" --arg t "$2" '{hookSpecificOutput: {hookEventName: $e, additionalContext: $t}}'
+}
+
+# session_context NAME: the three lines session-start tells agent NAME.
+session_context() {
+	printf '%s\n%s\n%s' \
+		"You are daicho agent $1; this repository's tasks, claims and messages are in its daicho ledger (daicho status shows them)." \
+		"Take work with 'daicho claim --next', read it with 'daicho prompt ID', save a result with 'daicho save ID -f FILE', then always 'daicho report ID [--commit REV]'; only a verified task is done." \
+		"Reserve files before editing ('daicho reserve GLOB'); run gated commands with 'daicho gate exec -- CMD'; if told to wait, run 'daicho wait --for WHAT --owner NAME'; messages arrive with your tool calls."
+}
+
+# agent_json NAME: the (last) agent NAME of 'agents --all --json'.
+agent_json() {
+	daicho agents --all --json | jq -c --arg n "$1" '[.[] | select(.name == $n)] | last'
+}
+
+HUMAN_ONLY="daicho approve, deny and gate rm are for a human at a terminal, never an agent: ask the person to run it in their own shell."
+RESERVED_X="daicho: src/x.c is reserved by other (src/**; last seen 0s ago). Do not edit it: work on something else, or ask the holder ('daicho send NAME TEXT')."
+MERGE_ASK="This command matches daicho gate #1 'git merge *' and needs a human's approval: allow it only if you mean it to run now."
+MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho gate exec -- git merge feature (which asks a human for an approval; run it again once approved)."
+
+# --- Claude Code: PreToolUse -------------------------------------------------
+
+@test "claude: git merge under an --approval gate gets \"ask\" with the gate in the reason" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
+	assert_json "$(claude_pre "$MERGE_ASK" ask)"
+	# the client's own event name is accepted too
+	DAICHO_AGENT=dev hook claude PreToolUse claude/pre-tool-use-bash-git-merge
+	assert_json "$(claude_pre "$MERGE_ASK" ask)"
+}
+
+@test "claude: an agent running 'daicho approve 3' is denied" {
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-daicho-approve
+	assert_json "$(claude_pre "$HUMAN_ONLY")"
+}
+
+@test "claude: a plain command with nothing to say: empty stdout, exit 0" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	assert_silent
+}
+
+@test "claude: an Edit of a path another live agent reserved is denied naming the holder" {
+	daicho reserve 'src/**' --as other
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(claude_pre "$RESERVED_X")"
+	# the holder itself may edit it
+	DAICHO_AGENT=other hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_silent
+	# and a path outside the reservation is free
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-write-docs
+	assert_silent
+}
+
+@test "claude: a reservation held for a task names the task" {
+	daicho add "parser" --touches 'src/**' >/dev/null
+	daicho claim 1 --as other >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(claude_pre "daicho: src/x.c is reserved by other (src/**, for #1; last seen 0s ago). Do not edit it: work on something else, or ask the holder ('daicho send NAME TEXT').")"
+}
+
+@test "claude: a reservation whose holder is stale or ended no longer denies an Edit" {
+	daicho reserve 'src/**' --as other
+	daicho ls --as dev >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 11 * MIN))
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_silent
+	# a live holder that then ends
+	daicho reserve 'src/**' --as third
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(claude_pre "${RESERVED_X/by other/by third}")"
+	daicho agent end third >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_silent
+}
+
+@test "claude: an Edit in a git repository (ledger in .git/daicho) and in a linked worktree is checked against the repo root" {
+	unset DAICHO_LEDGER
+	new_git_repo repo
+	cd repo
+	daicho init >/dev/null
+	[ -f .git/daicho/ledger.db ]
+	daicho reserve 'src/**' --as other
+	HOOK_CWD="$TEST_ROOT/repo" DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(claude_pre "$RESERVED_X")"
+	git worktree add -q ../wt -b dev-branch
+	cd ../wt
+	mkdir src
+	HOOK_CWD="$TEST_ROOT/wt" DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(claude_pre "$RESERVED_X")"
+}
+
+@test "claude: in a linked worktree, a Write creating a new directory is still checked against reservations" {
+	unset DAICHO_LEDGER
+	new_git_repo repo
+	cd repo
+	daicho init >/dev/null
+	daicho reserve 'docs/**' --as other
+	git worktree add -q ../wt -b dev-branch
+	cd ../wt
+	[ ! -e docs ]
+	HOOK_CWD="$TEST_ROOT/wt" DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-write-docs
+	assert_json "$(claude_pre "daicho: docs/notes.md is reserved by other (docs/**; last seen 0s ago). Do not edit it: work on something else, or ask the holder ('daicho send NAME TEXT').")"
+}
+
+@test "claude: an unread message is delivered as additionalContext once, then marked read" {
+	daicho ls --as dev >/dev/null
+	daicho send dev 'please rebase on main' --as other >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	assert_json "$(context_answer PreToolUse "daicho: 1 unread message for dev:
+#1 from other, 0s ago: please rebase on main")"
+	[ "$(sql "SELECT read_ms FROM messages WHERE id = 1")" = "$T0" ]
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	assert_silent
+}
+
+@test "claude: several messages come in order with their ages, alongside a deny" {
+	daicho ls --as dev >/dev/null
+	daicho reserve 'src/**' --as other
+	daicho send dev 'first' --as other >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 2 * MIN))
+	daicho send dev 'second' --as lead >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 3 * MIN))
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(jq -cn --arg r "${RESERVED_X/last seen 0s ago/last seen 3m ago}" --arg c "daicho: 2 unread messages for dev:
+#1 from other, 3m ago: first
+#2 from lead, 1m ago: second" \
+		'{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: $r, additionalContext: $c}}')"
+	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")" = 0 ]
+}
+
+@test "claude: PostToolUse delivers messages too" {
+	daicho ls --as dev >/dev/null
+	daicho send dev 'tests are red on main' --as other >/dev/null
+	DAICHO_AGENT=dev hook claude post-tool-use claude/post-tool-use-bash-plain
+	assert_json "$(context_answer PostToolUse "daicho: 1 unread message for dev:
+#1 from other, 0s ago: tests are red on main")"
+	DAICHO_AGENT=dev hook claude post-tool-use claude/post-tool-use-bash-plain
+	assert_silent
+}
+
+@test "claude: pre-tool-use is a heartbeat" {
+	daicho ls --as dev >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 5 * MIN))
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	assert_silent
+	[ "$(agent_json dev | jq .last_seen_ms)" = $((T0 + 5 * MIN)) ]
+}
+
+@test "claude: a command a human denied is denied, showing who, when and why" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	capture daicho --as other gate exec -- git merge feature
+	[ "$status" -eq 6 ] || fail "gate exec: expected exit 6, got $status ($stderr)"
+	[ "$(sql "SELECT id || ' ' || state FROM approvals")" = "1 pending" ]
+	script -qec "daicho deny 1 --reason 'no'" /dev/null >/dev/null
+	[ "$(sql "SELECT state FROM approvals WHERE id = 1")" = denied ] || fail "deny on a pty did not deny"
+	who="$(sql "SELECT decided_by FROM approvals WHERE id = 1")"
+	[ -n "$who" ]
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
+	assert_json "$(claude_pre "daicho: on 2027-01-15T08:00:00Z: $who denied this command (approval #1): no. Do not run it; choose another way or ask the human.")"
+	# the denial holds with no gate left at all
+	sql "DELETE FROM gates"
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
+	assert_json "$(claude_pre "daicho: on 2027-01-15T08:00:00Z: $who denied this command (approval #1): no. Do not run it; choose another way or ask the human.")"
+}
+
+@test "claude: a gate with --require is denied with the 'daicho gate exec --' to run instead" {
+	daicho gate add 'git push *' --require 'make test' --note 'CI must be green' >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-push
+	assert_json "$(claude_pre "This command matches daicho gate #1 'git push *' (requires 'make test'): CI must be green. Run it as: daicho gate exec -- git push origin main (which checks the requirements).")"
+}
+
+@test "claude: a gate with --require and --approval is denied (not asked)" {
+	daicho gate add 'git merge *' --approval --require 'make test' >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
+	assert_json "$(claude_pre "This command matches daicho gate #1 'git merge *' (requires 'make test'). Run it as: daicho gate exec -- git merge feature (which checks the requirements and asks a human for an approval).")"
+}
+
+@test "claude: a command line that cannot be parsed matches every gate" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-unparsable
+	assert_json "$(claude_pre "$MERGE_ASK" ask)"
+}
+
+@test "claude: 'daicho approve' run through script(1) on a pseudo-terminal is denied too" {
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-script-approve
+	assert_json "$(claude_pre "$HUMAN_ONLY")"
+}
+
+# --- Codex -----------------------------------------------------------------------
+
+@test "codex: an --approval gated command is denied (never \"ask\") with the gate exec instructions" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook codex pre-tool-use codex/pre-tool-use-bash-git-merge
+	assert_json "$(claude_pre "$MERGE_EXEC")"
+	[[ "$output" != *'"ask"'* ]] || fail "Codex does not support ask: $output"
+}
+
+@test "codex: a gated command inside a && chain is denied with a 'sh -c' to run through gate exec" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook codex pre-tool-use codex/pre-tool-use-bash-chain
+	assert_json "$(claude_pre "This command matches daicho gate #1 'git merge *'. Run it as: daicho gate exec -- sh -c 'make test && git merge feature' (which asks a human for an approval; run it again once approved).")"
+}
+
+@test "codex: 'daicho approve 3' is denied; a plain command gets nothing" {
+	DAICHO_AGENT=dev hook codex pre-tool-use codex/pre-tool-use-bash-daicho-approve
+	assert_json "$(claude_pre "$HUMAN_ONLY")"
+	DAICHO_AGENT=dev hook codex pre-tool-use codex/pre-tool-use-bash-plain
+	assert_silent
+}
+
+@test "codex: apply_patch touching a reserved path is denied; one outside it is not" {
+	daicho reserve 'src/**' --as other
+	DAICHO_AGENT=dev hook codex pre-tool-use codex/pre-tool-use-apply-patch
+	assert_json "$(claude_pre "$RESERVED_X")"
+	DAICHO_AGENT=dev hook codex pre-tool-use codex/pre-tool-use-apply-patch-docs
+	assert_silent
+}
+
+@test "codex: stop blocks while a claim is unreported" {
+	daicho add "fix the parser" >/dev/null
+	DAICHO_AGENT=dev daicho claim --next >/dev/null
+	DAICHO_AGENT=dev hook codex stop codex/stop
+	assert_json '{"decision":"block","reason":"You still hold claimed tasks that are neither reported nor released: #1 (fix the parser). Report each ('"'daicho report ID [--commit REV]'"'), release it ('"'daicho release ID'"') or block it ('"'daicho block ID --reason WHY'"') before you stop."}'
+}
+
+# --- Gemini CLI --------------------------------------------------------------------
+
+@test "gemini: BeforeTool run_shell_command under an --approval gate: {decision: deny} with the gate exec instructions" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook gemini BeforeTool gemini/before-tool-shell
+	assert_json "$(gemini_deny "$MERGE_EXEC")"
+	DAICHO_AGENT=dev hook gemini before-tool gemini/before-tool-shell
+	assert_json "$(gemini_deny "$MERGE_EXEC")"
+	DAICHO_AGENT=dev hook gemini pre-tool-use gemini/before-tool-shell
+	assert_json "$(gemini_deny "$MERGE_EXEC")"
+}
+
+@test "gemini: write_file and replace of a reserved path are denied" {
+	daicho reserve 'src/**' --as other
+	DAICHO_AGENT=dev hook gemini BeforeTool gemini/before-tool-write-file
+	assert_json "$(gemini_deny "$RESERVED_X")"
+	DAICHO_AGENT=dev hook gemini BeforeTool gemini/before-tool-replace
+	assert_json "$(gemini_deny "$RESERVED_X")"
+}
+
+@test "gemini: a plain command gets nothing" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	DAICHO_AGENT=dev hook gemini BeforeTool gemini/before-tool-shell-plain
+	assert_silent
+}
+
+@test "gemini: AfterTool delivers an unread message as additionalContext" {
+	daicho ls --as dev >/dev/null
+	daicho send dev 'please rebase on main' --as other >/dev/null
+	DAICHO_AGENT=dev hook gemini AfterTool gemini/after-tool-shell-plain
+	assert_json "$(jq -cn --arg t "daicho: 1 unread message for dev:
+#1 from other, 0s ago: please rebase on main" \
+		'{decision: "allow", hookSpecificOutput: {hookEventName: "AfterTool", additionalContext: $t}}')"
+	DAICHO_AGENT=dev hook gemini AfterTool gemini/after-tool-shell-plain
+	assert_silent
+}
+
+@test "gemini: BeforeTool does not consume messages (Gemini ignores BeforeTool additionalContext)" {
+	daicho ls --as dev >/dev/null
+	daicho send dev 'please rebase on main' --as other >/dev/null
+	DAICHO_AGENT=dev hook gemini BeforeTool gemini/before-tool-shell-plain
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status ($stderr)"
+	[[ "$output" != *additionalContext* ]] || fail "context Gemini would drop: $output"
+	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")" = 1 ]
+	DAICHO_AGENT=dev hook gemini AfterTool gemini/after-tool-shell-plain
+	[[ "$(jq -r .hookSpecificOutput.additionalContext <<<"$output")" == *"please rebase on main" ]] ||
+		fail "AfterTool did not deliver the message: $output"
+}
+
+@test "gemini: SessionStart registers gemini-<session>; SessionEnd ends it" {
+	hook gemini SessionStart gemini/session-start
+	assert_json "$(context_answer SessionStart "$(session_context gemini-a81f2c64)")"
+	agent_json gemini-a81f2c64 | jq -e --arg s "$GEMINI_SESSION" \
+		'.kind == "gemini" and .session_id == $s and .state == "active"' >/dev/null ||
+		fail "$(daicho agents --all --json)"
+	hook gemini SessionEnd gemini/session-end
+	assert_silent
+	[ "$(agent_json gemini-a81f2c64 | jq -r .state)" = ended ]
+}
+
+# --- identity -----------------------------------------------------------------------
+
+@test "session-start (claude) registers the session as claude-<first 8 alnum chars> and names it in 3 lines" {
+	hook claude session-start claude/session-start
+	assert_json "$(context_answer SessionStart "$(session_context claude-5f2c9a70)")"
+	[ "$(jq -r .hookSpecificOutput.additionalContext <<<"$output" | wc -l)" -eq 3 ] ||
+		fail "expected 3 lines of context"
+	daicho agents --json | jq -e --arg s "$CLAUDE_SESSION" \
+		'[.[] | select(.kind != "human")] | length == 1 and .[0].name == "claude-5f2c9a70"
+		 and .[0].kind == "claude" and .[0].session_id == $s and .[0].state == "active"
+		 and .[0].last_seen_ms == '$T0 >/dev/null || fail "$(daicho agents --json)"
+	# a second start of the same session is the same agent
+	hook claude SessionStart claude/session-start
+	assert_json "$(context_answer SessionStart "$(session_context claude-5f2c9a70)")"
+	[ "$(sql "SELECT count(*) FROM agents WHERE kind = 'claude'")" = 1 ]
+}
+
+@test "session-start with DAICHO_AGENT takes that name and binds the session to it" {
+	DAICHO_AGENT=impl hook claude session-start claude/session-start
+	assert_json "$(context_answer SessionStart "$(session_context impl)")"
+	daicho agents --json | jq -e --arg s "$CLAUDE_SESSION" \
+		'[.[] | select(.kind != "human")] | length == 1 and .[0].name == "impl"
+		 and .[0].kind == "claude" and .[0].session_id == $s' >/dev/null ||
+		fail "$(daicho agents --json)"
+	# later hooks of that session, with no DAICHO_AGENT, act as impl
+	daicho send impl 'hello impl' --as other >/dev/null
+	hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	assert_json "$(context_answer PreToolUse "daicho: 1 unread message for impl:
+#1 from other, 0s ago: hello impl")"
+	[ "$(sql "SELECT count(*) FROM agents WHERE kind = 'claude'")" = 1 ]
+}
+
+@test "session-start with DAICHO_AGENT renames the session's derived agent, keeping its claims" {
+	daicho add "a task" >/dev/null
+	payload claude/pre-tool-use-bash-plain
+	CLAUDE_CODE_SESSION_ID=$CLAUDE_SESSION daicho claim --next >/dev/null
+	[ "$(task_field 1 owner)" = claude-5f2c9a70 ]
+	DAICHO_AGENT=impl hook claude session-start claude/session-start
+	assert_json "$(context_answer SessionStart "$(session_context impl)")"
+	[ "$(task_field 1 owner)" = impl ]
+	[ "$(sql "SELECT count(*) FROM agents WHERE kind = 'claude'")" = 1 ]
+}
+
+@test "with no DAICHO_AGENT, a pre-tool-use is identified by the payload's session_id alone" {
+	daicho reserve 'src/**' --as other
+	hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	assert_json "$(claude_pre "$RESERVED_X")"
+	hook codex pre-tool-use codex/pre-tool-use-apply-patch
+	assert_json "$(claude_pre "$RESERVED_X")"
+	hook gemini BeforeTool gemini/before-tool-write-file
+	assert_json "$(gemini_deny "$RESERVED_X")"
+	daicho agents --json | jq -e --arg c "$CLAUDE_SESSION" --arg x "$CODEX_SESSION" --arg g "$GEMINI_SESSION" \
+		'[.[] | select(.session_id != null) | [.name, .kind, .session_id]]
+		 == [["claude-5f2c9a70", "claude", $c], ["codex-019a7c3e", "codex", $x],
+		     ["gemini-a81f2c64", "gemini", $g]]' >/dev/null || fail "$(daicho agents --json)"
+	# the session's own reservation does not stop it
+	CLAUDE_CODE_SESSION_ID=$CLAUDE_SESSION daicho reserve 'docs/**'
+	hook claude pre-tool-use claude/pre-tool-use-write-docs
+	assert_silent
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-write-docs
+	assert_json "$(claude_pre "daicho: docs/notes.md is reserved by claude-5f2c9a70 (docs/**; last seen 0s ago). Do not edit it: work on something else, or ask the holder ('daicho send NAME TEXT').")"
+}
+
+# --- stop and session-end -------------------------------------------------------
+
+STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho release ID') or block it ('daicho block ID --reason WHY') before you stop."
+
+@test "stop with a claimed, unreported task blocks, listing it" {
+	daicho add "fix the parser" >/dev/null
+	daicho add "update the docs" >/dev/null
+	daicho add "someone else's" >/dev/null
+	DAICHO_AGENT=dev daicho claim 1 >/dev/null
+	DAICHO_AGENT=dev daicho claim 2 >/dev/null
+	daicho claim 3 --as other >/dev/null
+	DAICHO_AGENT=dev hook claude stop claude/stop
+	assert_json "$(jq -cn --arg r "You still hold claimed tasks that are neither reported nor released: #1 (fix the parser), #2 (update the docs). $STOP_TAIL" \
+		'{decision: "block", reason: $r}')"
+	# reported and released tasks no longer count
+	DAICHO_AGENT=dev daicho report 1
+	DAICHO_AGENT=dev hook claude Stop claude/stop
+	assert_json "$(jq -cn --arg r "You still hold claimed tasks that are neither reported nor released: #2 (update the docs). $STOP_TAIL" \
+		'{decision: "block", reason: $r}')"
+	DAICHO_AGENT=dev daicho release 2
+	DAICHO_AGENT=dev hook claude stop claude/stop
+	assert_silent
+}
+
+@test "stop with stop_hook_active true does not block again" {
+	daicho add "fix the parser" >/dev/null
+	DAICHO_AGENT=dev daicho claim --next >/dev/null
+	DAICHO_AGENT=dev hook claude stop claude/stop-active
+	assert_silent
+}
+
+@test "stop with no claims says nothing" {
+	daicho ls --as dev >/dev/null
+	DAICHO_AGENT=dev hook claude stop claude/stop
+	assert_silent
+	# nor for a session never seen before
+	hook claude stop claude/stop
+	assert_silent
+}
+
+@test "session-end ends the agent while its claims stay" {
+	daicho add "fix the parser" >/dev/null
+	DAICHO_AGENT=dev daicho claim --next >/dev/null
+	DAICHO_AGENT=dev hook claude session-end claude/session-end
+	assert_silent
+	agent_json dev | jq -e '.state == "ended" and .ended_ms == '$T0 >/dev/null || fail "$(daicho agents --all --json)"
+	daicho agents --json | jq -e '[.[] | select(.name == "dev")] | length == 0' >/dev/null ||
+		fail "dev still live: $(daicho agents --json)"
+	[ "$(task_field 1 state)" = claimed ]
+	[ "$(task_field 1 owner)" = dev ]
+}
+
+@test "session-end by session id alone ends the session's agent" {
+	hook claude session-start claude/session-start
+	hook claude SessionEnd claude/session-end
+	assert_silent
+	[ "$(agent_json claude-5f2c9a70 | jq -r .state)" = ended ]
+}
+
+# --- errors ------------------------------------------------------------------------
+
+@test "an unknown client or event is a usage error (exit 2, one line)" {
+	payload claude/pre-tool-use-bash-plain
+	snapshot_ledger
+	refused 2 daicho hook cursor pre-tool-use <"$PAYLOAD"
+	stderr_contains "unknown hook client 'cursor'"
+	refused 2 daicho hook claude pre-commit <"$PAYLOAD"
+	stderr_contains "unknown claude hook event 'pre-commit'"
+	refused 2 daicho hook codex session-end <"$PAYLOAD"
+	stderr_contains "unknown codex hook event 'session-end'"
+	refused 2 daicho hook gemini stop <"$PAYLOAD"
+	stderr_contains "unknown gemini hook event 'stop'"
+	refused 2 daicho hook claude <"$PAYLOAD"
+	assert_ledger_unchanged
+	[ "$(sql "SELECT count(*) FROM agents")" = 0 ]
+}
+
+@test "input that is not JSON fails open (exit 0) for a non-shell tool" {
+	daicho reserve 'src/**' --as other
+	snapshot_ledger
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-truncated
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status ($stderr)"
+	[ -z "$output" ] || fail "expected empty stdout, got '$output'"
+	assert_ledger_unchanged
+}
+
+@test "no ledger at all: allowed, silently" {
+	# a fresh directory, no ledger made, none named
+	NO_INIT=1 common_setup
+	unset DAICHO_LEDGER
+	mkdir empty
+	cd empty
+	cases=(
+		"pre-tool-use claude/pre-tool-use-bash-git-merge"
+		"pre-tool-use claude/pre-tool-use-bash-daicho-approve"
+		"pre-tool-use claude/pre-tool-use-edit-reserved"
+		"session-start claude/session-start"
+		"stop claude/stop"
+		"session-end claude/session-end"
+	)
+	for pair in "${cases[@]}"; do
+		DAICHO_AGENT=dev hook claude "${pair% *}" "${pair#* }"
+		assert_silent
+	done
+	hook codex pre-tool-use codex/pre-tool-use-bash-git-merge
+	assert_silent
+	hook gemini BeforeTool gemini/before-tool-shell
+	assert_silent
+	[ -z "$(ls -A)" ] || fail "files appeared: $(ls -A)"
+	[ ! -e "$TEST_ROOT/ledger.db" ]
+}
+
+@test "a ledger that is not a database: a shell command fails closed (exit 2), an edit fails open" {
+	# (without its -wal and -shm, which would still hold the pages)
+	rm -f "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
+	printf 'this is not a database, just some text\n%.0s' {1..40} >"$DAICHO_LEDGER"
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	[ "$status" -eq 2 ] || fail "expected exit 2, got $status (stdout '$output', stderr '$stderr')"
+	[ -z "$output" ] || fail "expected empty stdout, got '$output'"
+	assert_one_error_line
+	stderr_contains "could not read daicho's ledger"
+	stderr_contains "it is blocked until it can"
+	hook codex pre-tool-use codex/pre-tool-use-bash-plain
+	[ "$status" -eq 2 ] || fail "codex: expected exit 2, got $status"
+	stderr_contains "it is blocked until it can"
+	hook gemini BeforeTool gemini/before-tool-shell-plain
+	[ "$status" -eq 2 ] || fail "gemini: expected exit 2, got $status"
+	stderr_contains "it is blocked until it can"
+
+	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	[ "$status" -eq 0 ] || fail "edit: expected exit 0, got $status ($stderr)"
+	[ -z "$output" ] || fail "edit: expected empty stdout, got '$output'"
+	hook gemini BeforeTool gemini/before-tool-write-file
+	[ "$status" -eq 0 ] || fail "gemini edit: expected exit 0, got $status ($stderr)"
+	[ -z "$output" ]
+	hook claude session-start claude/session-start
+	[ "$status" -eq 0 ] || fail "session-start: expected exit 0, got $status ($stderr)"
+	hook claude stop claude/stop
+	[ "$status" -eq 0 ] || fail "stop: expected exit 0, got $status ($stderr)"
+	[ -z "$output" ]
+}
+
+# --- a busy ledger ---------------------------------------------------------------
+# Another process holds SQLite's write lock for the whole hook: reads work
+# (WAL), writes (the heartbeat, marking messages read) wait and fail.
+
+# lock_ledger: hold the ledger's write lock from a background sqlite3.
+lock_ledger() {
+	mkfifo "$TEST_ROOT/locker.in"
+	sqlite3 "$DAICHO_LEDGER" <"$TEST_ROOT/locker.in" >"$TEST_ROOT/locker.out" 2>&1 3>&- &
+	LOCKER_PID=$!
+	exec 7>"$TEST_ROOT/locker.in"
+	echo "BEGIN IMMEDIATE; SELECT 'locked';" >&7
+	for _ in $(seq 50); do
+		grep -q locked "$TEST_ROOT/locker.out" && return 0
+		sleep 0.1
+	done
+	fail "could not lock the ledger: $(cat "$TEST_ROOT/locker.out")"
+}
+
+unlock_ledger() {
+	[ -n "${LOCKER_PID:-}" ] || return 0
+	echo "COMMIT;" >&7
+	exec 7>&-
+	wait "$LOCKER_PID" || true
+	LOCKER_PID=
+}
+
+teardown() {
+	unlock_ledger
+}
+
+# timed_hook CLIENT EVENT FIXTURE: hook, and fail if it took 2s or more.
+timed_hook() {
+	local start end
+	payload "$3"
+	start=$(date +%s%N)
+	capture daicho hook "$1" "$2" <"$PAYLOAD"
+	end=$(date +%s%N)
+	ELAPSED_MS=$(((end - start) / 1000000))
+	[ "$ELAPSED_MS" -lt 2000 ] || fail "no answer within 2s: ${ELAPSED_MS}ms"
+}
+
+@test "a busy ledger: a gated shell command is still stopped, within 2s" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	daicho ls --as dev >/dev/null
+	lock_ledger
+	DAICHO_AGENT=dev timed_hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
+	# either the "ask" answer, or blocked (exit 2) with a reason
+	if [ "$status" -eq 0 ]; then
+		[ "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" = ask ] ||
+			fail "a gated command got through a busy ledger: stdout '$output', stderr '$stderr'"
+	else
+		[ "$status" -eq 2 ] || fail "expected exit 0 (ask) or 2, got $status"
+		[ -n "$stderr" ] || fail "blocked with no reason on stderr"
+	fi
+	DAICHO_AGENT=dev timed_hook codex pre-tool-use codex/pre-tool-use-bash-git-merge
+	if [ "$status" -eq 0 ]; then
+		[ "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" = deny ] ||
+			fail "a gated command got through a busy ledger: stdout '$output', stderr '$stderr'"
+	else
+		[ "$status" -eq 2 ] || fail "expected exit 0 (deny) or 2, got $status"
+		[ -n "$stderr" ] || fail "blocked with no reason on stderr"
+	fi
+}
+
+@test "a busy ledger: an ungated shell command, checked against the gates, is allowed (exit 0) within 2s" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	daicho ls --as dev >/dev/null
+	lock_ledger
+	DAICHO_AGENT=dev timed_hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status (stderr: '$stderr')"
+	[ -z "$output" ] || fail "expected empty stdout, got '$output'"
+}
+
+@test "a busy ledger: an Edit of a reserved path is still denied within 2s" {
+	daicho reserve 'src/**' --as other
+	daicho ls --as dev >/dev/null
+	lock_ledger
+	DAICHO_AGENT=dev timed_hook claude pre-tool-use claude/pre-tool-use-edit-reserved
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status (stderr: '$stderr')"
+	[ "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" = deny ] ||
+		fail "the reserved edit was not denied: stdout '$output', stderr '$stderr'"
+}
