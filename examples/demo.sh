@@ -12,6 +12,9 @@ PATH="$here/..:$PATH"
 export PATH
 work=$(mktemp -d "${TMPDIR:-/tmp}/daicho-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# Work there: init installs a git pre-commit hook into the repository it is
+# run in, and the demo must leave the one it was started from alone.
+cd "$work"
 export DAICHO_LEDGER="$work/ledger.db"
 unset DAICHO_AGENT CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID
 
