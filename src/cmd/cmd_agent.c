@@ -160,8 +160,9 @@ print_agent(const json_t *a, int64_t now)
 
 		cmd_add_printable(&what, cmd_json_str(v, "what", ""));
 		clock_add_age(&age, now - cmd_json_int(v, "started_ms"));
-		printf("  waiting #%lld for %s, owner %s, %s old%s\n",
+		printf("  waiting #%lld for %s (%lld open), owner %s, %s old%s\n",
 		    (long long)cmd_json_int(v, "id"), what.buf,
+		    (long long)cmd_json_int(v, "open_items"),
 		    cmd_json_str(v, "owner", "(the human)"), age.buf,
 		    now - cmd_json_int(v, "started_ms") >= cmd_json_int(v, "remind_ms")
 			? " (overdue)" : "");
@@ -218,7 +219,7 @@ const struct cmd_entry cmd_agents_entry = {
 	    "ended (only with --all).\n\n"
 	    "JSON: an array of {id, name, role, kind, state, session_id, pid, host,\n"
 	    "started_ms, last_seen_ms, ended_ms, claims: [task ids], unread,\n"
-	    "waits: [{id, what, owner, started_ms, remind_ms}]}.\n",
+	    "waits: [{id, what, owner, started_ms, remind_ms, open_items}]}.\n",
 	.options = (const struct cmd_option[]){
 	    { "all", 'a', NULL, "include ended agents" },
 	    { "stale-after", 0, "DUR", "unseen this long is stale (10m)" },

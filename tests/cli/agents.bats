@@ -194,16 +194,18 @@ agent_state() {
 	[ "$(agent_state res)" = waiting ]
 	ok daicho agents --json
 	jq -e '.[] | select(.name == "res") | .waits == [{"id":1,"what":"the design review, #1",
-		"owner":"mgr","started_ms":'$T0',"remind_ms":7200000}]' <<<"$output" >/dev/null ||
+		"owner":"mgr","started_ms":'$T0',"remind_ms":7200000,"open_items":2}]' <<<"$output" >/dev/null ||
 		fail "$output"
 	ok daicho agents
-	assert_line "  waiting #1 for the design review, #1, owner mgr, 0s old"
+	assert_line "  waiting #1 for the design review, #1 (2 open), owner mgr, 0s old"
 	ok daicho handoff --json
 	jq -e '.waits[0].open_items == 2' <<<"$output" >/dev/null || fail "$output"
 	# the task item closes when the task is done
 	daicho cancel 1 >/dev/null
 	ok daicho handoff --json
 	jq -e '.waits[0].open_items == 1' <<<"$output" >/dev/null || fail "$output"
+	ok daicho agents
+	assert_line "  waiting #1 for the design review, #1 (1 open), owner mgr, 0s old"
 }
 
 @test "resume ends the waits; the agent is active again" {
