@@ -27,7 +27,7 @@ static volatile sig_atomic_t answered = -1;
 static void
 on_deadline(int sig)
 {
-	static const char blocked[] = "daicho: no answer within 2s (the ledger is "
+	static const char blocked[] = "daicho: no answer in time (the ledger is "
 	    "busy); the command is blocked, try again\n";
 
 	(void)sig;
@@ -231,7 +231,7 @@ const struct cmd_entry cmd_hook_entry = {
 	    "Codex and Gemini; an edit of a path another live agent reserved is\n"
 	    "denied. stop blocks once while the agent holds claimed tasks it has\n"
 	    "neither reported nor released. session-end ends the agent.\n\n"
-	    "Answers within 2s. Errors fail closed (exit 2, the reason on stderr)\n"
+	    "Answers within 1.8s (1.2s for session-end). Errors fail closed (exit 2, the reason on stderr)\n"
 	    "for shell commands that are gated or cannot be checked, and open\n"
 	    "(exit 0) for everything else. No ledger: allowed, silently.\n\n"
 	    "git pre-commit refuses (exit 4) a commit that stages a path reserved\n"

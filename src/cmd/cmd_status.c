@@ -39,7 +39,7 @@ print_need(const json_t *n, int64_t now)
 		json_array_foreach(claims, i, v)
 			buf_addf(&b, "%s#%lld", i ? ", " : "",
 			    (long long)json_integer_value(v));
-		printf("  %s is %s (seen %s) and holds %s\n",
+		printf("  %s is %s, seen %s, and holds %s\n",
 		    cmd_json_str(n, "agent", "?"), cmd_json_str(n, "state", "stale"),
 		    a.buf, b.buf);
 	} else {

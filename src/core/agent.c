@@ -621,14 +621,18 @@ holder_is_gone(const struct holder *h, int64_t now, int64_t stale_after_ms)
 	    now - h->last_seen_ms >= stale_after_ms;
 }
 
-/* Set an agent's name, role (when given), kind and last seen. */
+/*
+ * Set an agent's name, role (when given), kind, session (when it has none)
+ * and last seen.
+ */
 static int
 update_agent(struct ledger *ledger, int64_t id, const char *name,
-    const char *role, const char *kind, int64_t now, struct err *err)
+    const char *role, const char *kind, const char *session, int64_t now,
+    struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "UPDATE agents SET name = ?2, role = coalesce(?3, role), kind = ?4,"
-	    " last_seen_ms = ?5,"
+	    " last_seen_ms = ?5, session_id = coalesce(session_id, ?6),"
 	    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
 	    " WHERE id = ?1", err);
 
@@ -640,6 +644,8 @@ update_agent(struct ledger *ledger, int64_t id, const char *name,
 		sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, now);
+	if (session)
+		sqlite3_bind_text(st, 6, session, -1, SQLITE_STATIC);
 	return ledger_step_done(ledger, st, "updating an agent", err);
 }
 
@@ -672,12 +678,12 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 		return rc;
 	if (h.id != 0 && ((req->session_id && h.session_id &&
 	    strcmp(h.session_id, req->session_id) == 0) ||
-	    (req->as_self && req->session_id == NULL && h.session_id == NULL))) {
+	    (req->as_self && h.session_id == NULL))) {
 		out->id = h.id;
 		out->again = true;
 		holder_release(&h);
 		return update_agent(ledger, out->id, req->name, req->role,
-		    req->kind, now, err);
+		    req->kind, req->session_id, now, err);
 	}
 	if (h.id != 0) {
 		struct buf age = BUF_INIT, stamp = BUF_INIT;
@@ -716,11 +722,13 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 		out->id = session_agent;
 		out->renamed = true;
 		rc = update_agent(ledger, session_agent, req->name, req->role,
-		    req->kind, now, err);
+		    req->kind, NULL, now, err);
 		if (rc == 0)
 			rc = event_append(ledger, session_agent, "agent-rename", 0,
 			    json_pack("{s:s, s:s, s:s?}", "from", session_name, "to",
 				req->name, "role", req->role), err);
+		if (rc == 0)
+			rc = inherit_name(ledger, session_agent, req->name, err);
 		free(session_name);
 		return rc;
 	}

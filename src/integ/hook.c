@@ -575,7 +575,7 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 	if (req->agent_name && req->session_id) {
 		struct agent_start_request start = { req->agent_name, NULL,
 			client_names[req->client], req->session_id,
-			AGENT_STALE_AFTER_MS, false };
+			AGENT_STALE_AFTER_MS, true };
 		struct agent_started started;
 
 		rc = agent_register(req->ledger, &start, &started, &err);

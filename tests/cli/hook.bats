@@ -386,6 +386,30 @@ MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho
 	[ "$(sql "SELECT count(*) FROM agents WHERE kind = 'claude'")" = 1 ]
 }
 
+@test "session-start with DAICHO_AGENT binds the session to an agent started for it beforehand" {
+	daicho agent start impl --role implementer --kind claude >/dev/null
+	capture env DAICHO_AGENT=impl daicho hook claude session-start \
+		< <(sed "s|@CWD@|$TEST_ROOT|g" "$FIXTURES/claude/session-start.json")
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_json "$(context_answer SessionStart "$(session_context impl)")"
+	daicho agents --json | jq -e --arg s "$CLAUDE_SESSION" \
+		'[.[] | select(.name == "impl")] | length == 1 and .[0].role == "implementer"
+		 and .[0].session_id == $s' >/dev/null || fail "$(daicho agents --json)"
+}
+
+@test "agent start NAME in a session whose agent was renamed takes over the ended NAME's claims" {
+	daicho add "a task" >/dev/null
+	daicho claim 1 --as impl >/dev/null
+	daicho agent end impl >/dev/null
+	export CLAUDE_CODE_SESSION_ID=$CLAUDE_SESSION
+	daicho ls >/dev/null # the session's derived agent
+	ok daicho agent start impl
+	[ "$(task_field 1 owner)" = impl ]
+	ok daicho release 1
+	[ "$(sql "SELECT count(*) FROM events WHERE kind = 'agent-inherit'")" = 1 ]
+}
+
 @test "session-start with DAICHO_AGENT renames the session's derived agent, keeping its claims" {
 	daicho add "a task" >/dev/null
 	payload claude/pre-tool-use-bash-plain

@@ -45,8 +45,8 @@ setup() {
 	assert_line --index 2 --regexp '^  #3 rejected, back to w1 who is ended: rejected \(.*\)$'
 	assert_line --index 3 "  wait #1 overdue: res has waited 1h for sign-off (owner mgr, active)"
 	# a claim held by an ended agent needs a human as much as a stale one's
-	assert_line --index 4 "  w1 is ended (seen 1h ago (2027-01-15T08:00:00Z)) and holds #3"
-	assert_line --index 5 "  w2 is stale (seen 1h ago (2027-01-15T08:00:00Z)) and holds #2"
+	assert_line --index 4 "  w1 is ended, seen 1h ago (2027-01-15T08:00:00Z), and holds #3"
+	assert_line --index 5 "  w2 is stale, seen 1h ago (2027-01-15T08:00:00Z), and holds #2"
 	ok daicho status --json
 	jq -e '[.needs_you[].what] == ["blocked","rejected-owner-gone","overdue-wait","stale-agent-holding","stale-agent-holding"]
 		and [.needs_you[3,4].state] == ["ended","stale"]
