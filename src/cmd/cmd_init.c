@@ -1,10 +1,12 @@
 /* Setting up: daicho init (the ledger and the integrations) and daicho doctor. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "integ/install.h"
+#include "util/path.h"
 
 /* The project root of the current directory, appended to out. */
 static void
@@ -14,6 +16,27 @@ project_root(struct buf *out)
 
 	install_project_root(cwd ? cwd : ".", out);
 	free(cwd);
+}
+
+/*
+ * Whether ledger_path is the ledger of the repository at root: under its
+ * git common directory (every worktree's) or inside its work tree. A
+ * ledger elsewhere (--ledger, $DAICHO_LEDGER) may serve other work, so
+ * init installs the git hook there only when asked (--git-hook).
+ */
+static bool
+ledger_of_repository(const char *ledger_path, const char *root)
+{
+	struct buf common = BUF_INIT;
+	size_t root_len = strlen(root);
+	bool ours = strncmp(ledger_path, root, root_len) == 0 &&
+	    ledger_path[root_len] == '/';
+
+	if (!ours && path_git_common_dir(root, &common) == 0)
+		ours = strncmp(ledger_path, common.buf, common.len) == 0 &&
+		    ledger_path[common.len] == '/';
+	buf_release(&common);
+	return ours;
 }
 
 static int
@@ -27,7 +50,9 @@ exec_init(struct cmd_ctx *ctx)
 	if (rc < 0)
 		goto done;
 	project_root(&root);
-	if ((rc = install_git_hook(root.buf, &report, ctx->err)) < 0)
+	if ((cmd_has(ctx, "git-hook") || ledger_of_repository(ctx->ledger_path.buf,
+		 root.buf)) &&
+	    (rc = install_git_hook(root.buf, &report, ctx->err)) < 0)
 		goto done;
 	if (cmd_has(ctx, "claude") &&
 	    (rc = install_claude(root.buf, &report, ctx->err)) < 0)
@@ -62,7 +87,7 @@ done:
 
 const struct cmd_entry cmd_init_entry = {
 	.name = "init",
-	.usage = "init [--claude] [--codex] [--gemini]",
+	.usage = "init [--claude] [--codex] [--gemini] [--git-hook]",
 	.summary = "create the ledger and install the hooks (harmless to repeat)",
 	.help =
 	    "Creates the ledger where daicho looks for it: --ledger PATH, else\n"
@@ -70,9 +95,11 @@ const struct cmd_entry cmd_init_entry = {
 	    "repository (so every worktree shares it), else .daicho/ledger.db in\n"
 	    "the current directory. On an existing ledger it only brings the\n"
 	    "schema up to date.\n\n"
-	    "In a git repository it installs the pre-commit hook (daicho hook git\n"
-	    "pre-commit) in the common hooks directory, so every worktree has it;\n"
-	    "an existing hook is kept as pre-commit.local and still runs.\n"
+	    "In a git repository whose ledger it is (the default location, or a\n"
+	    "ledger inside the work tree) it installs the pre-commit hook (daicho\n"
+	    "hook git pre-commit) in the common hooks directory, so every worktree\n"
+	    "has it; an existing hook is kept as pre-commit.local and still runs.\n"
+	    "With --ledger or $DAICHO_LEDGER elsewhere, only with --git-hook.\n"
 	    "  --claude  .claude/settings.json hooks (session-start, pre-tool-use,\n"
 	    "            stop, session-end) and .claude/agents/daicho-worker.md\n"
 	    "  --codex   .codex/hooks.json hooks and a daicho section in AGENTS.md\n"
@@ -86,6 +113,7 @@ const struct cmd_entry cmd_init_entry = {
 	    { "claude", 0, NULL, "install the Claude Code hooks and worker" },
 	    { "codex", 0, NULL, "install the Codex hooks and AGENTS.md section" },
 	    { "gemini", 0, NULL, "install the Gemini CLI hooks and GEMINI.md section" },
+	    { "git-hook", 0, NULL, "install the git pre-commit hook even for a ledger elsewhere" },
 	    { 0 } },
 	.flags = 0,
 	.min_args = 0,

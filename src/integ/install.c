@@ -586,7 +586,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	if (git_hooks_dir(root, &path) == 0) {
 		buf_adds(&path, "/pre-commit");
 		check_file(*checks, "git pre-commit hook", path.buf, GIT_HOOK_MARK,
-		    "run 'daicho init' (an existing hook is kept and chained)");
+		    "run 'daicho init --git-hook' (an existing hook is kept and "
+		    "chained)");
 		if (access(path.buf, F_OK) == 0 && access(path.buf, X_OK) != 0)
 			check(*checks, "git pre-commit hook executable", false, path.buf,
 			    "chmod +x it");

@@ -178,3 +178,13 @@ tree_sums() {
 	refused 2 daicho init --cursor
 	refused 2 daicho doctor now
 }
+
+@test "a ledger outside the repository gets the git hook only with --git-hook" {
+	export DAICHO_LEDGER="$TEST_ROOT/elsewhere.db"
+	ok daicho init
+	refute_output --partial "pre-commit"
+	[ ! -e .git/hooks/pre-commit ]
+	ok daicho init --git-hook
+	assert_line "  wrote $TEST_ROOT/repo/.git/hooks/pre-commit"
+	grep -q 'daicho hook git pre-commit' .git/hooks/pre-commit
+}
