@@ -655,3 +655,39 @@ done:
 		verdict_release(out);
 	return rc;
 }
+
+int
+verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
+    int64_t stale_after_ms, bool *done, enum verify_outcome *outcome,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'", err);
+	struct verify_options where = { ".", ".", NULL };
+	struct buf token = BUF_INIT;
+	struct verdict verdict;
+	int64_t heavy = 0, taken = 0;
+	int rc;
+
+	*done = false;
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = ledger_step_int(ledger, st, &heavy, NULL, "reading checks",
+		 err)) < 0 || heavy > 0)
+		return rc;
+	verify_new_token(&token);
+	where.token = token.buf;
+	if ((rc = verify_take(ledger, id, token.buf, &taken, err)) != 0) {
+		buf_release(&token);
+		return rc < 0 ? rc : 0; /* 1: not reported, or being verified */
+	}
+	if ((rc = verify_task(ledger, id, &where, &verdict, err)) == 0) {
+		rc = verify_record(ledger, &verdict, token.buf, actor, stale_after_ms,
+		    outcome, err);
+		verdict_release(&verdict);
+	}
+	buf_release(&token);
+	*done = rc == 0;
+	return rc;
+}

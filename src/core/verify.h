@@ -88,6 +88,17 @@ int verify_record(struct ledger *ledger, struct verdict *verdict,
     const char *token, int64_t actor, int64_t stale_after_ms,
     enum verify_outcome *outcome, struct err *err);
 
+/*
+ * Verify reported task id here and now when its checks need no process and
+ * no work tree (it has none, or only "saved"): take it, judge it, record
+ * the verdict, as a sweep would. *done is false when it needs a sweep
+ * instead (real checks, or another verifier has it); *outcome is set when
+ * done.
+ */
+int verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
+    int64_t stale_after_ms, bool *done, enum verify_outcome *outcome,
+    struct err *err);
+
 /* The last recorded verdict of task id, with its runs; 1 when none. */
 int verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
     struct err *err);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <regex.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "core/sweep.h"
 #include "core/task.h"
 #include "core/usage.h"
+#include "core/verify.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/git.h"
@@ -27,6 +29,8 @@
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
 #define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
 #define LOG_TAIL_BYTES 16384
+/* The shortest time between two sweep passes started for new reports. */
+#define SWEEP_GAP_MS 100
 
 /* A worker process that is running. */
 struct worker {
@@ -57,6 +61,7 @@ struct runner {
 	pid_t sweep_pid;
 	bool sweep_pending;
 	int64_t next_sweep_ms, next_beat_ms, next_progress_ms;
+	int64_t sweep_started_ms; /* when the last sweep pass began */
 	int64_t pause_until_ms, pause_ms;
 	bool paused, stopping, nothing_ready;
 	int64_t finished;
@@ -400,9 +405,27 @@ pause_launches(struct runner *r, int64_t task)
 	r->paused = true;
 }
 
+/*
+ * A task just reported: verified here at once when its checks need no
+ * process (none, or only "saved"), else by the next sweep pass.
+ */
+static int
+verify_now_or_later(struct runner *r, int64_t task)
+{
+	enum verify_outcome outcome;
+	bool done;
+	int rc = verify_if_instant(r->ledger, task, r->opt->actor,
+	    r->opt->stale_after_ms, &done, &outcome, r->err);
+
+	if (rc == 0 && !done)
+		r->sweep_pending = true;
+	return rc;
+}
+
 /* What the runner does about a worker that ended. */
 enum exit_action {
-	EXIT_NOTHING,     /* the worker reported, or the task moved on */
+	EXIT_NOTHING,     /* the task moved on */
+	EXIT_VERIFY,      /* the worker reported it: verify it */
 	EXIT_INTERRUPTED, /* stopped by our signal: give the claim back */
 	EXIT_RATE_LIMIT,  /* give the claim back, no attempt spent; pause */
 	EXIT_REPORT,      /* exit 0 without a report: report for it */
@@ -446,7 +469,7 @@ handle_exit(struct runner *r, struct worker *w, int status)
 			outcome = "failed attempt";
 		}
 	} else if (strcmp(task.state, "reported") == 0) {
-		r->sweep_pending = true;
+		action = EXIT_VERIFY;
 		r->pause_ms = 0;
 		outcome = "reported by the worker";
 	} else {
@@ -469,6 +492,9 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	switch (action) {
 	case EXIT_NOTHING:
 		break;
+	case EXIT_VERIFY:
+		rc = verify_now_or_later(r, w->task);
+		break;
 	case EXIT_INTERRUPTED:
 		/* We passed it the signal: not the task's failure. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
@@ -485,7 +511,8 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		rc = task_report(r->ledger, w->agent, w->task, commit,
 		    "reported by daicho run: the worker exited 0", r->err);
 		free(commit);
-		r->sweep_pending = true;
+		if (rc == 0)
+			rc = verify_now_or_later(r, w->task);
 		r->pause_ms = 0;
 		break;
 	}
@@ -550,7 +577,8 @@ start_sweep(struct runner *r)
 	if (pid > 0)
 		r->sweep_pid = pid;
 	r->sweep_pending = false;
-	r->next_sweep_ms = mono_now() + r->opt->sweep_every_ms;
+	r->sweep_started_ms = mono_now();
+	r->next_sweep_ms = r->sweep_started_ms + r->opt->sweep_every_ms;
 }
 
 static void
@@ -801,6 +829,14 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	int rc;
 
 	memset(summary, 0, sizeof(*summary));
+	/*
+	 * The heap is shared with each child between posix_spawn's clone and
+	 * its exec: giving memory back to the kernel then (brk shrinking,
+	 * munmap of big blocks) costs a TLB shootdown on every CPU. A runner
+	 * allocates the same small amounts over and over: keep them.
+	 */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	r.ledger = ledger;
 	r.opt = options;
 	r.sum = summary;
@@ -865,9 +901,15 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 		if (!r.stopping && !r.paused && !summary->budget_spent &&
 		    (rc = fill_slots(&r)) < 0)
 			break;
+		/*
+		 * Reports are verified in batches: a pass at most every
+		 * SWEEP_GAP_MS, not one per finished job (a pass is a process
+		 * and several transactions; short jobs would pay one each).
+		 */
 		if (!r.stopping && r.sweep_pid == 0 &&
-		    (r.sweep_pending || (r.touched_count > 0 &&
-					    mono_now() >= r.next_sweep_ms)))
+		    ((r.sweep_pending &&
+			 mono_now() >= r.sweep_started_ms + SWEEP_GAP_MS) ||
+			(r.touched_count > 0 && mono_now() >= r.next_sweep_ms)))
 			start_sweep(&r);
 		if ((rc = progress(&r)) < 0)
 			break;
