@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "core/task.h"
 #include "core/wait.h"
+#include "util/alloc.h"
 #include "util/clock.h"
 
 static const char *const kinds[] = { "claude", "codex", "gemini", "script",
@@ -247,7 +248,7 @@ exec_wait(struct cmd_ctx *ctx)
 	}
 	while ((value = cmd_opt_next(ctx, "for", &pos)) != NULL)
 		count++;
-	items = calloc(count ? count : 1, sizeof(*items));
+	items = xcalloc(count ? count : 1, sizeof(*items));
 	pos = 0;
 	for (size_t i = 0; i < count; i++) {
 		struct err ignored = ERR_INIT;

@@ -66,7 +66,7 @@ exec_gate_add(struct cmd_ctx *ctx)
 
 	while (cmd_opt_next(ctx, "require", &pos) != NULL)
 		count++;
-	requires = calloc(count + 1, sizeof(*requires));
+	requires = xcalloc(count + 1, sizeof(*requires));
 	pos = 0;
 	for (size_t i = 0; (value = cmd_opt_next(ctx, "require", &pos)) != NULL; i++)
 		requires[i] = (char *)value;
@@ -140,7 +140,7 @@ exec_gate_ls(struct cmd_ctx *ctx)
 
 		cmd_add_printable(&pattern, cmd_json_str(g, "pattern", ""));
 		printf("#%lld  %s%s\n", (long long)cmd_json_int(g, "id"), pattern.buf,
-		    cmd_json_int(g, "approval") ? "  [approval]" : "");
+		    json_is_true(json_object_get(g, "approval")) ? "  [approval]" : "");
 		json_array_foreach(json_object_get(g, "requires"), j, r) {
 			struct buf cmd = BUF_INIT;
 
@@ -210,7 +210,7 @@ check_passes(struct cmd_ctx *ctx, const char *command, const char *cwd,
     const char *what, const char *note)
 {
 	struct proc_result result = { 0 };
-	struct buf tail = BUF_INIT;
+	struct buf tail = BUF_INIT, shown = BUF_INIT;
 	int rc = 0;
 
 	if (proc_run_shell(command, cwd, NULL, CHECK_TIMEOUT_MS, 512,
@@ -229,16 +229,19 @@ check_passes(struct cmd_ctx *ctx, const char *command, const char *cwd,
 		line = xstrndup(result.output.buf + start, end - start);
 		cmd_add_printable(&tail, line);
 		free(line);
+		cmd_add_printable(&shown, command);
 		if (result.timed_out)
 			rc = err_set(ctx->err, ERR_REFUSED, "%s '%s' timed out; not run%s"
-			    "%s", what, command, note ? "; note: " : "", note ? note : "");
+			    "%s", what, shown.buf, note ? "; note: " : "",
+			    note ? note : "");
 		else
 			rc = err_set(ctx->err, ERR_REFUSED, "%s '%s' failed (exit %d%s%s)"
-			    "; not run%s%s", what, command, result.exit_status,
+			    "; not run%s%s", what, shown.buf, result.exit_status,
 			    tail.len ? ": " : "", tail.buf, note ? "; note: " : "",
 			    note ? note : "");
 	}
 	buf_release(&tail);
+	buf_release(&shown);
 	proc_result_release(&result);
 	return rc;
 }
@@ -305,11 +308,18 @@ check_approval(struct cmd_ctx *ctx, const struct approval_key *key,
 	}
 	if ((rc = approval_request(ctx->ledger, key, &id, &created, ctx->err)) < 0)
 		return rc;
-	return err_set(ctx->err, ERR_REFUSED, "'%s' needs a human approval (gate "
-	    "#%lld%s%s): request #%lld is %s; a human must run 'daicho approve "
-	    "%lld' at a terminal, then run this again", key->command,
-	    (long long)key->gate, note ? ": " : "", note ? note : "", (long long)id,
-	    created ? "made" : "pending", (long long)id);
+	{
+		struct buf shown = BUF_INIT;
+
+		cmd_add_printable(&shown, key->command);
+		rc = err_set(ctx->err, ERR_REFUSED, "'%s' needs a human approval "
+		    "(gate #%lld%s%s): request #%lld is %s; a human must run 'daicho "
+		    "approve %lld' at a terminal, then run this again", shown.buf,
+		    (long long)key->gate, note ? ": " : "", note ? note : "",
+		    (long long)id, created ? "made" : "pending", (long long)id);
+		buf_release(&shown);
+		return rc;
+	}
 }
 
 static int
@@ -336,7 +346,7 @@ exec_gate_exec(struct cmd_ctx *ctx)
 	if ((rc = check_requires(ctx, gates, cwd)) < 0)
 		goto done;
 	json_array_foreach(gates, i, g)
-		if (approval_gate == 0 && cmd_json_int(g, "approval")) {
+		if (approval_gate == 0 && json_is_true(json_object_get(g, "approval"))) {
 			approval_gate = cmd_json_int(g, "id");
 			approval_note = cmd_json_str(g, "note", NULL);
 		}
@@ -532,8 +542,9 @@ const struct cmd_entry cmd_approve_entry = {
 	    "Only a human at a terminal may approve: stdin must be a terminal and\n"
 	    "no agent identity may be in the environment (DAICHO_AGENT, --as,\n"
 	    "CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID,\n"
-	    "CLAUDECODE, GEMINI_CLI); otherwise exit 6 and the request stays\n"
-	    "pending. Records who (login), where (tty) and when. Prints nothing.\n",
+	    "CLAUDECODE, GEMINI_CLI, CODEX_SANDBOX); otherwise exit 6 and the\n"
+	    "request stays pending. Records who (login), where (tty) and when.\n"
+	    "Prints nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "if", 0, "CMD", "a condition re-checked just before the run" },
 	    { "ttl", 0, "DUR", "the approval expires after DUR (1h)" },
@@ -551,9 +562,10 @@ const struct cmd_entry cmd_deny_entry = {
 	.help =
 	    "Denies request ID. The denial is remembered for the command's words:\n"
 	    "a request for the same command by any agent, in any directory, is\n"
-	    "refused at once showing who denied it, when and why (until a human\n"
-	    "approves a new request of that agent). Same human-only rule as\n"
-	    "'daicho approve'. Prints nothing.\n",
+	    "refused at once showing who denied it, when and why. The refused\n"
+	    "request is still recorded as pending, so a human who changes their\n"
+	    "mind lifts the denial for that agent and command by approving it.\n"
+	    "Same human-only rule as 'daicho approve'. Prints nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "why, shown to whoever asks again" },
 	    { 0 } },

@@ -54,12 +54,8 @@ arm_deadline(int ms)
 static bool
 is_shell_pre_tool(enum hook_event event, const json_t *payload)
 {
-	const char *tool = json_string_value(json_object_get(payload, "tool_name"));
-
-	return event == HOOK_PRE_TOOL && tool &&
-	    (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
-	    strcmp(tool, "exec_command") == 0 || strcmp(tool, "local_shell") == 0 ||
-	    strcmp(tool, "run_shell_command") == 0);
+	return event == HOOK_PRE_TOOL && hook_is_shell_tool(json_string_value(
+	    json_object_get(payload, "tool_name")));
 }
 
 /*
@@ -197,6 +193,15 @@ exec_hook(struct cmd_ctx *ctx)
 		req.agent_name = NULL;
 	hook_answer(&req, &answer);
 	rc = print_answer(ctx, &answer);
+	/* The answer is out: now the writes it implies (read marks, heartbeat). */
+	{
+		size_t said = answer.message.len;
+
+		hook_finish(&req, &answer);
+		if (answer.message.len > said)
+			fprintf(stderr, "%s\n", answer.message.buf + said +
+			    (answer.message.buf[said] == '\n'));
+	}
 done:
 	json_decref(payload);
 	buf_release(&input);

@@ -185,7 +185,7 @@ print_handoff(const json_t *doc)
 		    cmd_json_str(v, "agent", "?"), cmd_json_str(v, "agent_state", "?"),
 		    what.buf, cmd_json_str(v, "owner", "none: the human"),
 		    cmd_json_str(v, "owner_state", "-"), age.buf,
-		    cmd_json_int(v, "overdue") ? ", overdue" : "",
+		    json_is_true(json_object_get(v, "overdue")) ? ", overdue" : "",
 		    (long long)cmd_json_int(v, "open_items"),
 		    cmd_json_int(v, "open_items") == 1 ? "" : "s");
 		buf_release(&what);
@@ -255,23 +255,37 @@ exec_handoff(struct cmd_ctx *ctx)
 {
 	const char *to = cmd_opt(ctx, "to"), *from = cmd_opt(ctx, "from");
 	int64_t moved = 0, from_id = 0;
-	json_t *doc = NULL;
+	json_t *doc = NULL, *before = NULL;
 	int rc;
 
-	if (to && (rc = brief_transfer(ctx->ledger, from, to, &moved,
-		 ctx->err)) < 0)
-		return rc;
 	if (from && (rc = agent_find_named(ctx->ledger, from, &from_id,
 		 ctx->err)) < 0)
 		return rc;
+	if (from && from_id == 0)
+		return err_set(ctx->err, ERR_NOT_FOUND, "no agent named '%s' (see "
+		    "'daicho agents --all')", from);
 	if (from_id == 0 && (from_id = cmd_caller_registered(ctx)) < 0)
 		return (int)from_id;
-	if ((rc = brief_handoff(ctx->ledger, from_id, AGENT_STALE_AFTER_MS, &doc,
-		 ctx->err)) < 0)
+	/* The role handed over, read before the hand-over moves it. */
+	if (to && (rc = brief_handoff(ctx->ledger, from_id, AGENT_STALE_AFTER_MS,
+		 &before, ctx->err)) < 0)
 		return rc;
+	if (to && (rc = brief_transfer(ctx->ledger, from, to, &moved,
+		 ctx->err)) < 0) {
+		json_decref(before);
+		return rc;
+	}
+	if ((rc = brief_handoff(ctx->ledger, from_id, AGENT_STALE_AFTER_MS, &doc,
+		 ctx->err)) < 0) {
+		json_decref(before);
+		return rc;
+	}
 	if (to) {
+		json_object_set(doc, "role", json_object_get(before, "role"));
+		json_object_set(doc, "unread", json_object_get(before, "unread"));
 		json_object_set_new(doc, "to", json_string(to));
 		json_object_set_new(doc, "waits_moved", json_integer(moved));
+		json_decref(before);
 	}
 	if (ctx->json)
 		return cmd_print_json(ctx, doc);
@@ -298,7 +312,7 @@ const struct cmd_entry cmd_handoff_entry = {
 	    "caller's (or --from's) open waits and role to the live agent NAME,\n"
 	    "and logs it.\n\n"
 	    "JSON: {now_ms, from, role, agents, waits, claims, unread, reported,\n"
-	    "rejected, decisions, to, waits_moved}.\n",
+	    "rejected, decisions}, and with --to also to and waits_moved.\n",
 	.options = (const struct cmd_option[]){
 	    { "to", 0, "NAME", "hand waits and role over to NAME" },
 	    { "from", 0, "NAME", "brief on / hand over NAME's, not the caller's" },

@@ -161,13 +161,15 @@ static int
 print_ids(struct cmd_ctx *ctx, const int64_t *ids, size_t count)
 {
 	if (ctx->json) {
-		json_t *array = json_array();
+		json_t *array;
 
+		if (count == 1 && !cmd_has(ctx, "batch"))
+			return cmd_print_json(ctx, json_pack("{s:I}", "id",
+			    (json_int_t)ids[0]));
+		array = json_array();
 		for (size_t i = 0; i < count; i++)
 			json_array_append_new(array, json_integer(ids[i]));
-		return cmd_print_json(ctx, count == 1 && !cmd_has(ctx, "batch")
-		    ? json_pack("{s:I}", "id", (json_int_t)ids[0])
-		    : json_pack("{s:o}", "ids", array));
+		return cmd_print_json(ctx, json_pack("{s:o}", "ids", array));
 	}
 	if (!ctx->quiet)
 		for (size_t i = 0; i < count; i++)

@@ -131,8 +131,7 @@ cmd_colour(void)
 void
 cmd_add_printable(struct buf *out, const char *text)
 {
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-		buf_addch(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+	buf_add_oneline(out, text);
 }
 
 int

@@ -541,6 +541,8 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 		sqlite3_reset(st);
 		rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "ending an agent");
 		if (rc == 0)
+			rc = agent_ended_hook(ledger, dead[i], err);
+		if (rc == 0)
 			rc = event_append(ledger, actor, "agent-end", 0,
 			    json_pack("{s:I, s:s}", "agent", (json_int_t)dead[i],
 				"reason", "its process is gone"), err);
@@ -705,6 +707,8 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 		}
 		out->replaced = h.id;
 		rc = end_agent(ledger, h.id, now, err);
+		if (rc == 0)
+			rc = agent_ended_hook(ledger, h.id, err);
 		if (rc == 0)
 			rc = event_append(ledger, h.id, "agent-takeover", 0,
 			    json_pack("{s:s, s:I, s:s}", "name", req->name,

@@ -130,7 +130,9 @@ int
 gate_list(struct ledger *ledger, json_t **out, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "SELECT g.id, g.pattern, g.approval, g.requires AS requires_json,"
+	    "SELECT g.id, g.pattern,"
+	    " CASE g.approval WHEN 1 THEN 'true' ELSE 'false' END AS approval_json,"
+	    " g.requires AS requires_json,"
 	    " g.note, g.created_ms, a.name AS created_by"
 	    " FROM gates g LEFT JOIN agents a ON a.id = g.created_by"
 	    " ORDER BY g.id", err);
@@ -174,12 +176,14 @@ approval_find_denial(struct ledger *ledger, const struct approval_key *key,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT d.id, d.decided_by, d.decided_tty, d.decided_ms, d.reason,"
-	    " r.name AS requester FROM approvals d"
+	    " r.name AS requester FROM approvals d INDEXED BY approvals_denied"
 	    " JOIN agents r ON r.id = d.requester"
 	    " WHERE d.command_key = ?1 AND d.state = 'denied'"
-	    " AND NOT EXISTS (SELECT 1 FROM approvals a WHERE"
-	    "  a.fingerprint = ?2 AND a.requester = ?3 AND a.state = 'approved'"
-	    "  AND a.decided_ms > d.decided_ms)"
+	    " AND NOT EXISTS (SELECT 1 FROM approvals a"
+	    "  INDEXED BY approvals_fingerprint WHERE"
+	    "  a.fingerprint = ?2 AND a.requester = ?3"
+	    "  AND a.state IN ('approved','used') AND (a.decided_ms > d.decided_ms"
+	    "  OR (a.decided_ms = d.decided_ms AND a.id > d.id)))"
 	    " ORDER BY d.decided_ms DESC, d.id DESC LIMIT 1", err);
 	json_t *rows = json_array();
 	int rc;
@@ -260,25 +264,34 @@ fail:
 	return rc;
 }
 
-/* The ERR_REFUSED for a standing denial. */
+/*
+ * The ERR_REFUSED for a standing denial; request is the caller's pending
+ * request a human may approve to lift it.
+ */
 static int
 refuse_denied(const struct approval_key *key, const json_t *denial,
-    struct err *err)
+    int64_t request, struct err *err)
 {
-	struct buf when = BUF_INIT;
-	const char *reason = json_string_value(json_object_get(denial, "reason"));
+	struct buf when = BUF_INIT, command = BUF_INIT, reason = BUF_INIT;
+	const char *why = json_string_value(json_object_get(denial, "reason"));
 	int rc;
 
 	clock_add_timestamp(&when, json_integer_value(json_object_get(denial,
 	    "decided_ms")));
+	buf_add_oneline(&command, key->command);
+	if (why)
+		buf_add_oneline(&reason, why);
 	rc = err_set(err, ERR_REFUSED, "'%s' was denied by %s on %s at %s "
-	    "(approval #%lld, requested by %s)%s%s%s", key->command,
+	    "(approval #%lld, requested by %s)%s%s%s; not run (only a human "
+	    "approving request #%lld lifts it)", command.buf,
 	    json_string_value(json_object_get(denial, "decided_by")),
 	    json_string_value(json_object_get(denial, "decided_tty")), when.buf,
 	    (long long)json_integer_value(json_object_get(denial, "id")),
 	    json_string_value(json_object_get(denial, "requester")),
-	    reason ? ": \"" : "", reason ? reason : "", reason ? "\"" : "");
+	    why ? ": \"" : "", reason.buf, why ? "\"" : "", (long long)request);
 	buf_release(&when);
+	buf_release(&command);
+	buf_release(&reason);
 	return rc;
 }
 
@@ -296,11 +309,6 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 		return rc;
 	if ((rc = approval_find_denial(ledger, key, &denial, err)) < 0)
 		goto fail;
-	if (denial) {
-		rc = refuse_denied(key, denial, err);
-		json_decref(denial);
-		goto fail;
-	}
 	if ((st = ledger_stmt(ledger,
 		 "SELECT id FROM approvals WHERE fingerprint = ? AND requester = ?"
 		 " AND state = 'pending' ORDER BY id LIMIT 1", err)) == NULL) {
@@ -314,7 +322,7 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 		goto fail;
 	if (*id != 0) {
 		ledger_rollback(ledger);
-		return 0;
+		goto done;
 	}
 	if ((st = ledger_stmt(ledger,
 		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
@@ -339,8 +347,19 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 		 json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
 		     "command", key->command, "cwd", key->cwd), err)) < 0)
 		goto fail;
-	return ledger_commit(ledger, err);
+	if ((rc = ledger_commit(ledger, err)) < 0)
+		goto done;
+done:
+	/*
+	 * A standing denial refuses at once; the request is kept all the
+	 * same, so that a human can lift the denial by approving it.
+	 */
+	if (denial)
+		rc = refuse_denied(key, denial, *id, err);
+	json_decref(denial);
+	return rc;
 fail:
+	json_decref(denial);
 	ledger_rollback(ledger);
 	return rc;
 }

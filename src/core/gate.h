@@ -64,8 +64,9 @@ struct approval_key {
 };
 
 /*
- * The standing denial of key->command_key newer than any approval the
- * caller holds for it (new reference in *denial, NULL when none):
+ * The standing denial of key->command_key: one that no later approval of
+ * the caller's for this fingerprint (a human reconsidering) has lifted
+ * (new reference in *denial, NULL when none):
  * {id, decided_by, decided_tty, decided_ms, reason, requester}.
  */
 int approval_find_denial(struct ledger *ledger, const struct approval_key *key,

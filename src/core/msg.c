@@ -70,7 +70,7 @@ role_holders(struct ledger *ledger, const char *role, int64_t now,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE role = ?1"
-	    " AND (state = 'waiting' OR"
+	    " AND state <> 'ended' AND (state = 'waiting' OR"
 	    "  (state = 'active' AND last_seen_ms > ?2 - ?3))"
 	    " ORDER BY last_seen_ms DESC, id DESC", err);
 
@@ -286,6 +286,60 @@ done:
 	return rc;
 }
 
+/*
+ * Inside a write transaction by agent me: mark read the messages of list
+ * (objects with an id, or bare ids) that are unread and me's (sent to me,
+ * or queued for name). Through the primary key: only these rows are read.
+ */
+static int
+mark_read(struct ledger *ledger, int64_t me, const char *name,
+    const json_t *list, int64_t *marked, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE messages SET read_ms = ?3, recipient = ?1"
+	    " WHERE id = ?4 AND read_ms IS NULL AND (recipient = ?1 OR"
+	    "  (queued = 1 AND recipient_name = ?2))", err);
+	const json_t *m;
+	size_t i;
+	int rc;
+
+	if (marked)
+		*marked = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	json_array_foreach(list, i, m) {
+		json_int_t id = json_is_integer(m) ? json_integer_value(m)
+		    : json_integer_value(json_object_get(m, "id"));
+
+		sqlite3_bind_int64(st, 1, me);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, clock_now_ms());
+		sqlite3_bind_int64(st, 4, id);
+		if ((rc = ledger_step_done(ledger, st, "marking messages read",
+			 err)) < 0)
+			return rc;
+		if (marked)
+			*marked += sqlite3_changes(ledger_db(ledger));
+	}
+	return 0;
+}
+
+int
+msg_mark_read(struct ledger *ledger, const char *caller_name,
+    const json_t *ids, int64_t *marked, struct err *err)
+{
+	int64_t me = 0;
+	int rc;
+
+	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
+		return rc;
+	if ((rc = mark_read(ledger, me, caller_name, ids, marked, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
+}
+
 int
 msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
     json_t **messages, struct err *err)
@@ -293,19 +347,20 @@ msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
 	static const char *const select_sql =
 	    "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
 	    " m.addressed_to, m.kind, m.body AS text, m.sent_ms,"
-	    " m.recipient_seen_ms, m.queued"
+	    " m.recipient_seen_ms,"
+	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END AS queued_json"
 	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
 	    " WHERE m.read_ms IS NULL AND m.recipient = ?1"
 	    " UNION ALL "
 	    "SELECT m.id, s.name, m.recipient_name, m.addressed_to, m.kind,"
-	    " m.body, m.sent_ms, m.recipient_seen_ms, m.queued"
+	    " m.body, m.sent_ms, m.recipient_seen_ms,"
+	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END"
 	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
 	    " WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient_name = ?2"
 	    " AND m.recipient IS NOT ?1"
 	    " ORDER BY 1";
 	sqlite3_stmt *st;
 	int64_t me = 0;
-	json_t *last;
 	int rc;
 
 	*messages = json_array();
@@ -324,20 +379,7 @@ msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
 	if ((rc = ledger_rows_json(ledger, st, *messages, "reading the inbox",
 		 err)) < 0 || peek || json_array_size(*messages) == 0)
 		goto finish;
-	last = json_array_get(*messages, json_array_size(*messages) - 1);
-	st = ledger_stmt(ledger,
-	    "UPDATE messages SET read_ms = ?3, recipient = ?1"
-	    " WHERE read_ms IS NULL AND id <= ?4 AND (recipient = ?1 OR"
-	    "  (queued = 1 AND recipient_name = ?2))", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
-		goto finish;
-	}
-	sqlite3_bind_int64(st, 1, me);
-	sqlite3_bind_text(st, 2, caller_name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, clock_now_ms());
-	sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(last, "id")));
-	rc = ledger_step_done(ledger, st, "marking messages read", err);
+	rc = mark_read(ledger, me, caller_name, *messages, NULL, err);
 finish:
 	if (!peek && rc < 0)
 		ledger_rollback(ledger);

@@ -52,4 +52,13 @@ int msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
 int msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
     json_t **messages, struct err *err);
 
+/*
+ * Mark the messages ids (a JSON array of ids, as msg_inbox() with peek
+ * listed them) read by the caller, in one transaction (which carries its
+ * heartbeat). Only unread messages of the caller (or queued for
+ * caller_name) are marked; *marked counts them.
+ */
+int msg_mark_read(struct ledger *ledger, const char *caller_name,
+    const json_t *ids, int64_t *marked, struct err *err);
+
 #endif

@@ -169,8 +169,12 @@ reserve_take(struct ledger *ledger, const struct reserve_request *request,
 
 	for (size_t g = 0; g < request->glob_count; g++)
 		if (glob_check(request->globs[g], &why) < 0) {
-			rc = err_set(err, ERR_USAGE, "invalid glob '%s' (%s)",
-			    request->globs[g], why.buf);
+			struct buf shown = BUF_INIT;
+
+			buf_add_oneline(&shown, request->globs[g]);
+			rc = err_set(err, ERR_USAGE, "invalid glob '%s' (%s)", shown.buf,
+			    why.buf);
+			buf_release(&shown);
 			buf_release(&why);
 			return rc;
 		}
@@ -241,21 +245,27 @@ reserve_list(struct ledger *ledger, int64_t stale_after_ms, json_t **out,
 }
 
 int
-reserve_find_covering(struct ledger *ledger, int64_t agent, const char *path,
-    int64_t stale_after_ms, json_t **holder, struct err *err)
+reserve_find_conflicts(struct ledger *ledger, int64_t agent,
+    char *const *paths, size_t path_count, int64_t stale_after_ms,
+    json_t **conflicts, struct err *err)
 {
 	json_t *live = NULL, *r;
 	size_t i;
 	int rc;
 
-	*holder = NULL;
+	*conflicts = json_array();
 	if ((rc = load_live(ledger, agent, stale_after_ms, &live, err)) < 0)
 		goto done;
-	json_array_foreach(live, i, r)
-		if (glob_covers(json_string_value(json_object_get(r, "glob")), path)) {
-			*holder = json_incref(r);
-			break;
-		}
+	for (size_t p = 0; p < path_count; p++)
+		json_array_foreach(live, i, r)
+			if (glob_covers(json_string_value(json_object_get(r, "glob")),
+				paths[p])) {
+				json_t *hit = json_deep_copy(r);
+
+				json_object_set_new(hit, "path", json_string(paths[p]));
+				json_array_append_new(*conflicts, hit);
+				break;
+			}
 done:
 	json_decref(live);
 	return rc;

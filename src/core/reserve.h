@@ -59,12 +59,14 @@ int reserve_list(struct ledger *ledger, int64_t stale_after_ms, json_t **out,
     struct err *err);
 
 /*
- * The live reservation held by an agent other than agent whose glob covers
- * path (repository-relative): *holder gets it as reserve_list() gives it
- * (new reference), or NULL when there is none.
+ * The paths (repository-relative) that a live reservation of an agent other
+ * than agent covers, reading the live set once: *conflicts (new reference)
+ * is an array, in the order of paths, of the covering reservation as
+ * reserve_list() gives it with the path added ("path").
  */
-int reserve_find_covering(struct ledger *ledger, int64_t agent, const char *path,
-    int64_t stale_after_ms, json_t **holder, struct err *err);
+int reserve_find_conflicts(struct ledger *ledger, int64_t agent,
+    char *const *paths, size_t path_count, int64_t stale_after_ms,
+    json_t **conflicts, struct err *err);
 
 /*
  * Release every explicit reservation of agent, inside the caller's

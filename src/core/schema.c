@@ -232,6 +232,13 @@ const char *const schema_migrations[] = {
 	"CREATE INDEX approvals_denied ON approvals(command_key)"
 	"  WHERE state = 'denied';"
 	"CREATE INDEX approvals_state ON approvals(state, id);",
+
+	/*
+	 * 6: agents by name whatever their state (addressing an ended agent,
+	 * its successor inheriting), and by liveness (the sweep's stale scan).
+	 */
+	"CREATE INDEX agents_name ON agents(name, id);"
+	"CREATE INDEX agents_liveness ON agents(state, last_seen_ms);",
 };
 
 const size_t schema_migration_count =

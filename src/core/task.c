@@ -308,8 +308,12 @@ check_spec(const struct task_spec *spec, struct err *err)
 	for (size_t i = 0; i < spec->touches.count; i++) {
 		buf_reset(&why);
 		if (glob_check(spec->touches.items[i], &why) < 0) {
+			struct buf shown = BUF_INIT;
+
+			buf_add_oneline(&shown, spec->touches.items[i]);
 			rc = err_set(err, ERR_USAGE, "%sbad glob '%s' (%s)", prefix,
-			    spec->touches.items[i], why.buf);
+			    shown.buf, why.buf);
+			buf_release(&shown);
 			goto done;
 		}
 	}

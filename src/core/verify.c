@@ -565,7 +565,8 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 			[VERIFY_STILL_GOOD] = "reverified",
 			[VERIFY_REOPENED] = "reopened",
 		};
-		static const char *const back_to[] = {
+		/* Sized by the last outcome, so every outcome indexes it. */
+		static const char *const back_to[VERIFY_REOPENED + 1] = {
 			[VERIFY_REJECTED_TO_OWNER] = "owner",
 			[VERIFY_REJECTED_TO_OPEN] = "open",
 			[VERIFY_FAILED] = "failed",

@@ -183,8 +183,11 @@ wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT w.id, a.name AS agent, a.state AS agent_state,"
 	    " o.name AS owner, o.state AS owner_state, w.what, w.started_ms,"
-	    " w.remind_ms, w.started_ms + w.remind_ms <= ?1 AS overdue,"
-	    " w.reminded_ms, w.needs_human,"
+	    " w.remind_ms, CASE WHEN w.started_ms + w.remind_ms <= ?1 THEN 'true'"
+	    "  ELSE 'false' END AS overdue_json,"
+	    " w.reminded_ms,"
+	    " CASE w.needs_human WHEN 1 THEN 'true' ELSE 'false' END"
+	    "  AS needs_human_json,"
 	    " (SELECT count(*) FROM wait_items i LEFT JOIN tasks t ON t.id = i.task"
 	    "   WHERE i.wait = w.id AND (i.task IS NULL OR t.state NOT IN"
 	    "   ('verified','cancelled','failed'))) AS open_items"
@@ -212,6 +215,7 @@ reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT w.id, w.agent, w.what, o.name AS owner, o.role,"
 	    " (SELECT h.id FROM agents h WHERE h.role = o.role AND h.id <> w.agent"
+	    "   AND h.state <> 'ended'"
 	    "   AND (h.state = 'waiting' OR (h.state = 'active' AND"
 	    "   h.last_seen_ms > ?1 - ?2))"
 	    "   ORDER BY h.last_seen_ms DESC, h.id DESC LIMIT 1) AS heir,"

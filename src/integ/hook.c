@@ -72,6 +72,8 @@ hook_answer_init(struct hook_answer *answer)
 	answer->output = NULL;
 	answer->exit_status = 0;
 	buf_init(&answer->message);
+	answer->delivered = NULL;
+	answer->beat_after = false;
 }
 
 void
@@ -79,26 +81,37 @@ hook_answer_release(struct hook_answer *answer)
 {
 	json_decref(answer->output);
 	answer->output = NULL;
+	json_decref(answer->delivered);
+	answer->delivered = NULL;
 	buf_release(&answer->message);
 }
 
 /* What a tool does, as far as daicho's rules go. */
 enum tool_kind { TOOL_OTHER, TOOL_SHELL, TOOL_EDIT };
 
-static enum tool_kind
-tool_kind(enum hook_client client, const char *name)
+bool
+hook_is_shell_tool(const char *name)
 {
 	static const char *const shells[] = { "Bash", "shell", "exec_command",
 		"local_shell", "run_shell_command" };
+
+	for (size_t i = 0; name && i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (strcmp(name, shells[i]) == 0)
+			return true;
+	return false;
+}
+
+static enum tool_kind
+tool_kind(enum hook_client client, const char *name)
+{
 	static const char *const edits[] = { "Edit", "Write", "MultiEdit",
 		"NotebookEdit", "apply_patch", "write_file", "replace" };
 
 	(void)client;
 	if (name == NULL)
 		return TOOL_OTHER;
-	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
-		if (strcmp(name, shells[i]) == 0)
-			return TOOL_SHELL;
+	if (hook_is_shell_tool(name))
+		return TOOL_SHELL;
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
 		if (strcmp(name, edits[i]) == 0)
 			return TOOL_EDIT;
@@ -355,7 +368,7 @@ check_shell(const struct hook_request *req, const json_t *input,
 	}
 	json_array_foreach(gates, i, g) {
 		requires |= json_array_size(json_object_get(g, "requires")) > 0;
-		approval |= json_integer_value(json_object_get(g, "approval")) != 0;
+		approval |= json_is_true(json_object_get(g, "approval"));
 		buf_addf(&text, "%sgate #%lld '%s'", text.len ? ", " : "",
 		    (long long)json_integer_value(json_object_get(g, "id")),
 		    json_string_value(json_object_get(g, "pattern")));
@@ -414,55 +427,63 @@ static int
 check_edit(const struct hook_request *req, const json_t *input,
     struct verdict *v, struct err *err)
 {
-	struct strlist paths = STRLIST_INIT;
+	struct strlist paths = STRLIST_INIT, relative = STRLIST_INIT;
 	const char *cwd = payload_str(req->payload, "cwd");
-	int rc = 0;
+	json_t *conflicts = NULL, *c;
+	size_t i;
+	int rc;
 
 	edit_paths(input, &paths);
-	for (size_t i = 0; i < paths.count && rc == 0; i++) {
-		struct buf rel = BUF_INIT, reason = BUF_INIT;
-		json_t *holder = NULL;
+	for (i = 0; i < paths.count; i++) {
+		struct buf rel = BUF_INIT;
 
-		if (repo_relative(paths.items[i], cwd, ledger_path(req->ledger),
-			&rel) &&
-		    (rc = reserve_find_covering(req->ledger, req->caller->id, rel.buf,
-			 AGENT_STALE_AFTER_MS, &holder, err)) == 0 && holder) {
-			int64_t seen = json_integer_value(json_object_get(holder,
-			    "holder_seen_ms"));
-
-			buf_addf(&reason, "daicho: %s is reserved by %s (%s",
-			    rel.buf, json_string_value(json_object_get(holder, "holder")),
-			    json_string_value(json_object_get(holder, "glob")));
-			if (json_is_integer(json_object_get(holder, "task")))
-				buf_addf(&reason, ", for #%lld", (long long)
-				    json_integer_value(json_object_get(holder, "task")));
-			buf_adds(&reason, "; last seen ");
-			clock_add_age(&reason, clock_now_ms() - seen);
-			buf_adds(&reason, " ago). Do not edit it: work on something "
-			    "else, or ask the holder ('daicho send NAME TEXT').");
-			decide(v, DECIDE_DENY, reason.buf);
-		}
-		json_decref(holder);
+		if (repo_relative(paths.items[i], cwd, ledger_path(req->ledger), &rel))
+			strlist_add_owned(&relative, buf_detach(&rel, NULL));
 		buf_release(&rel);
+	}
+	rc = reserve_find_conflicts(req->ledger, req->caller->id, relative.items,
+	    relative.count, AGENT_STALE_AFTER_MS, &conflicts, err);
+	json_array_foreach(conflicts, i, c) {
+		struct buf reason = BUF_INIT;
+
+		buf_addf(&reason, "daicho: %s is reserved by %s (%s",
+		    json_string_value(json_object_get(c, "path")),
+		    json_string_value(json_object_get(c, "holder")),
+		    json_string_value(json_object_get(c, "glob")));
+		if (json_is_integer(json_object_get(c, "task")))
+			buf_addf(&reason, ", for #%lld", (long long)json_integer_value(
+			    json_object_get(c, "task")));
+		buf_adds(&reason, "; last seen ");
+		clock_add_age(&reason, clock_now_ms() - json_integer_value(
+		    json_object_get(c, "holder_seen_ms")));
+		buf_adds(&reason, " ago). Do not edit it: work on something else, or "
+		    "ask the holder ('daicho send NAME TEXT').");
+		decide(v, DECIDE_DENY, reason.buf);
 		buf_release(&reason);
 	}
+	json_decref(conflicts);
 	strlist_release(&paths);
+	strlist_release(&relative);
 	return rc;
 }
 
-/* Deliver the caller's unread messages into v->context (a heartbeat too). */
+/*
+ * Put the caller's unread messages into v->context, and their ids in
+ * *delivered (they are marked read by hook_finish(), once printed).
+ */
 static int
 deliver_messages(const struct hook_request *req, struct verdict *v,
-    struct err *err)
+    json_t **delivered, struct err *err)
 {
 	json_t *messages = NULL, *m;
 	int64_t now = clock_now_ms();
 	size_t i;
 	int rc;
 
-	if ((rc = msg_inbox(req->ledger, req->caller->name, false, &messages,
+	if ((rc = msg_inbox(req->ledger, req->caller->name, true, &messages,
 		 err)) < 0)
 		return rc;
+	*delivered = json_array();
 	if (json_array_size(messages) > 0)
 		buf_addf(&v->context, "daicho: %zu unread message%s for %s:",
 		    json_array_size(messages), json_array_size(messages) == 1 ? ""
@@ -476,6 +497,7 @@ deliver_messages(const struct hook_request *req, struct verdict *v,
 		    "sent_ms")));
 		buf_addf(&v->context, " ago: %s", json_string_value(json_object_get(m,
 		    "text")));
+		json_array_append(*delivered, json_object_get(m, "id"));
 	}
 	json_decref(messages);
 	return 0;
@@ -549,11 +571,9 @@ answer_tool(const struct hook_request *req, struct hook_answer *answer)
 	 * after (their pre-tool context is unsupported or dropped), so they
 	 * only beat then, and unread messages wait for the post-tool event.
 	 */
-	if (req->client == HOOK_CLAUDE || req->event == HOOK_POST_TOOL)
-		rc = deliver_messages(req, &v, &err);
-	else
-		rc = agent_heartbeat(req->ledger, req->caller, &err);
-	if (rc < 0)
+	answer->beat_after = true;
+	if ((req->client == HOOK_CLAUDE || req->event == HOOK_POST_TOOL) &&
+	    deliver_messages(req, &v, &answer->delivered, &err) < 0)
 		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"
 		    : "", err.message.buf);
 	answer->output = render_tool(req->client, req->event, &v);
@@ -686,6 +706,23 @@ hook_answer(const struct hook_request *request, struct hook_answer *answer)
 }
 
 void
+hook_finish(const struct hook_request *req, struct hook_answer *answer)
+{
+	struct err err = ERR_INIT;
+	int rc = 0;
+
+	if (answer->delivered && json_array_size(answer->delivered) > 0)
+		rc = msg_mark_read(req->ledger, req->caller->name, answer->delivered,
+		    NULL, &err);
+	else if (answer->beat_after)
+		rc = agent_heartbeat(req->ledger, req->caller, &err);
+	if (rc < 0)
+		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"
+		    : "", err.message.buf);
+	err_release(&err);
+}
+
+void
 hook_answer_unreadable(enum hook_client client, enum hook_event event,
     const json_t *payload, const char *why, struct hook_answer *answer)
 {
@@ -704,33 +741,32 @@ int
 hook_git_pre_commit(struct ledger *ledger, int64_t caller, char *const *paths,
     size_t path_count, struct err *err)
 {
-	struct buf conflicts = BUF_INIT;
-	size_t count = 0;
-	int rc = 0;
+	struct buf text = BUF_INIT;
+	json_t *conflicts = NULL, *c;
+	size_t i;
+	int rc;
 
-	for (size_t i = 0; i < path_count && rc == 0; i++) {
-		json_t *holder = NULL;
-
-		if ((rc = reserve_find_covering(ledger, caller, paths[i],
-			 AGENT_STALE_AFTER_MS, &holder, err)) < 0)
+	if ((rc = reserve_find_conflicts(ledger, caller, paths, path_count,
+		 AGENT_STALE_AFTER_MS, &conflicts, err)) < 0)
+		goto done;
+	json_array_foreach(conflicts, i, c) {
+		if (i == 5)
 			break;
-		if (holder) {
-			if (count++ < 5) {
-				buf_addf(&conflicts, "%s%s is reserved by %s (%s, last seen ",
-				    conflicts.len ? "; " : "", paths[i],
-				    json_string_value(json_object_get(holder, "holder")),
-				    json_string_value(json_object_get(holder, "glob")));
-				clock_add_age(&conflicts, clock_now_ms() - json_integer_value(
-				    json_object_get(holder, "holder_seen_ms")));
-				buf_adds(&conflicts, " ago)");
-			}
-			json_decref(holder);
-		}
+		buf_adds(&text, i ? "; " : "");
+		buf_add_oneline(&text, json_string_value(json_object_get(c, "path")));
+		buf_addf(&text, " is reserved by %s (%s, last seen ",
+		    json_string_value(json_object_get(c, "holder")),
+		    json_string_value(json_object_get(c, "glob")));
+		clock_add_age(&text, clock_now_ms() - json_integer_value(
+		    json_object_get(c, "holder_seen_ms")));
+		buf_adds(&text, " ago)");
 	}
-	if (rc == 0 && count > 0)
+	if (json_array_size(conflicts) > 0)
 		rc = err_set(err, ERR_CONFLICT, "commit refused: %s%s (unstage them, "
-		    "or ask the holder to release them)", conflicts.buf,
-		    count > 5 ? "; and more" : "");
-	buf_release(&conflicts);
+		    "or ask the holder to release them)", text.buf,
+		    json_array_size(conflicts) > 5 ? "; and more" : "");
+done:
+	json_decref(conflicts);
+	buf_release(&text);
 	return rc;
 }

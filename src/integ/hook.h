@@ -66,6 +66,8 @@ struct hook_answer {
 	json_t *output;     /* for stdout, or NULL */
 	int exit_status;    /* 0, or 2: block */
 	struct buf message; /* for stderr */
+	json_t *delivered;  /* ids of the messages in output, or NULL */
+	bool beat_after;    /* hook_finish() must record the heartbeat */
 };
 
 void hook_answer_init(struct hook_answer *answer);
@@ -77,6 +79,20 @@ void hook_answer_release(struct hook_answer *answer);
  * answer->message.
  */
 void hook_answer(const struct hook_request *request, struct hook_answer *answer);
+
+/*
+ * What follows a printed answer: the messages it delivered are marked read
+ * and the caller's heartbeat recorded. Done after printing so that an
+ * answer cut short by the deadline loses no message (at worst one is
+ * delivered twice). Failures are only reported in answer->message.
+ */
+void hook_finish(const struct hook_request *request, struct hook_answer *answer);
+
+/*
+ * Whether a tool is a shell (its input is a command line the gates apply
+ * to).
+ */
+bool hook_is_shell_tool(const char *tool_name);
 
 /*
  * The answer for a client's shell command when the ledger cannot be read at

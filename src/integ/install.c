@@ -383,6 +383,9 @@ install_claude(const char *root, struct install_report *report,
 	    "compact", "claude", "session-start", 10, false));
 	json_object_set_new(wanted, "PreToolUse", group("*", "claude",
 	    "pre-tool-use", 10, false));
+	/* A heartbeat after a long tool call too: a quiet agent goes stale. */
+	json_object_set_new(wanted, "PostToolUse", group("*", "claude",
+	    "post-tool-use", 10, false));
 	json_object_set_new(wanted, "Stop", group(NULL, "claude", "stop", 10,
 	    false));
 	json_object_set_new(wanted, "SessionEnd", group(NULL, "claude",
@@ -550,7 +553,7 @@ void
 install_doctor(const char *root, const char *ledger_path, json_t **checks)
 {
 	static const char *const claude_events[] = { "SessionStart", "PreToolUse",
-		"Stop", "SessionEnd", NULL };
+		"PostToolUse", "Stop", "SessionEnd", NULL };
 	static const char *const codex_events[] = { "SessionStart", "PreToolUse",
 		"PostToolUse", "Stop", NULL };
 	static const char *const gemini_events[] = { "SessionStart", "BeforeTool",
@@ -567,7 +570,10 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		check(*checks, "ledger", false, err.message.buf, "see the error; "
 		    "'daicho init' brings an old schema up to date");
 	} else {
-		buf_addf(&text, "%s (schema %d)", ledger_path, LEDGER_SCHEMA_VERSION);
+		int64_t version = 0;
+
+		ledger_query_int(ledger, "PRAGMA user_version", &version, &err);
+		buf_addf(&text, "%s (schema %lld)", ledger_path, (long long)version);
 		check(*checks, "ledger", true, text.buf, NULL);
 	}
 	ledger_close(ledger);

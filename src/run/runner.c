@@ -847,12 +847,12 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_init(&r.ledger_dir);
 	buf_init(&r.root);
 	buf_init(&r.base);
-	buf_adds(&r.touched_json, "[]");
 	if (regcomp(&r.rate_re, options->rate_limit_pattern,
 		REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
 		return err_set(err, ERR_USAGE,
 		    "bad --rate-limit-pattern '%s' (an extended regular expression)",
 		    options->rate_limit_pattern);
+	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
 	r.agents = xcalloc((size_t)options->jobs, sizeof(*r.agents));
 	r.agent_names = xcalloc((size_t)options->jobs, sizeof(char *));

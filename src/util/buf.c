@@ -158,3 +158,10 @@ buf_read_file(struct buf *b, const char *path)
 	errno = saved;
 	return rc;
 }
+
+void
+buf_add_oneline(struct buf *b, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		buf_addch(b, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+}

@@ -35,6 +35,11 @@ void buf_addch(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+/*
+ * Append text for one line of a terminal or a message: control characters
+ * (newlines included) become '?'.
+ */
+void buf_add_oneline(struct buf *b, const char *text);
 
 /*
  * Append everything readable from fd until EOF. Returns 0, or -1 with errno

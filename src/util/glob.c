@@ -322,6 +322,12 @@ glob_check(const char *pattern, struct buf *why)
 		buf_adds(why, "absolute path; globs are relative to the repository root");
 		return -1;
 	}
+	for (const unsigned char *c = (const unsigned char *)pattern; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			buf_adds(why, "control characters (a newline, a tab) are not "
+			    "allowed");
+			return -1;
+		}
 	for (;;) {
 		const char *end = strchr(seg, '/');
 		size_t len = end ? (size_t)(end - seg) : strlen(seg);

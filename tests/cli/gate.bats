@@ -123,9 +123,9 @@ git_runs() {
      requires: test -f ok"
 	ok daicho gate ls --json
 	jq -e '. == [
-		{"id":1,"pattern":"git merge *","approval":1,"requires":[],"note":"ask the lead first",
+		{"id":1,"pattern":"git merge *","approval":true,"requires":[],"note":"ask the lead first",
 		 "created_ms":'$T0',"created_by":"'"$HUMAN"'"},
-		{"id":2,"pattern":"deploy *","approval":0,"requires":["make test","test -f ok"],"note":null,
+		{"id":2,"pattern":"deploy *","approval":false,"requires":["make test","test -f ok"],"note":null,
 		 "created_ms":'$T0',"created_by":"ops"}]' <<<"$output" >/dev/null || fail "$output"
 }
 
@@ -417,21 +417,42 @@ git_runs() {
 	[ "$(sql "SELECT kind FROM events ORDER BY id DESC LIMIT 1")" = deny ]
 	register_agent B
 	export DAICHO_NOW_MS=$((T0 + 5 * MIN))
-	snapshot_ledger
 	refused 6 daicho gate exec --as B -- git push --force origin main
 	stderr_contains "'git push --force origin main' was denied by $HUMAN on /dev/"
 	stderr_contains "at 2027-01-15T08:00:00Z (approval #1, requested by A): \"never force-push main\""
+	stderr_contains "not run (only a human approving request #2 lifts it)"
+	# the refusal keeps B's request, pending, for a human to reconsider;
+	# asking again adds nothing
+	[ "$(approval 2 .state)" = pending ]
+	snapshot_ledger
+	refused 6 daicho gate exec --as B -- git push --force origin main
 	assert_ledger_unchanged
-	# in another directory, and for A itself, the same
+	# in another directory, and for A itself, the same refusal
 	cd sub
 	refused 6 daicho gate exec --as B -- git push --force origin main
 	stderr_contains "was denied by $HUMAN"
 	cd "$TEST_ROOT"
 	refused 6 daicho gate exec --as A -- git push --force origin main
 	stderr_contains "was denied by $HUMAN"
-	assert_ledger_unchanged
-	[ "$(sql "SELECT count(*) FROM approvals")" = 1 ]
 	[ -z "$(git_runs)" ] || fail "git ran: $(git_runs)"
+}
+
+@test "a human who approves a refused request lifts the denial for that agent and command" {
+	daicho gate add 'git push --force*' --approval >/dev/null
+	refused 6 daicho gate exec --as A -- git push --force origin main
+	human daicho deny 1 --reason "not now"
+	register_agent B
+	refused 6 daicho gate exec --as B -- git push --force origin main
+	stderr_contains "only a human approving request #2 lifts it"
+	human daicho approve 2
+	ok daicho gate exec --as B -- git push --force origin main
+	[ "$(git_runs)" = "push --force origin main" ] || fail "git ran: $(git_runs)"
+	# for B the denial is lifted: the next run asks anew, as any gated one
+	refused 6 daicho gate exec --as B -- git push --force origin main
+	stderr_contains "needs a human approval"
+	# for A it stands
+	refused 6 daicho gate exec --as A -- git push --force origin main
+	stderr_contains "was denied by $HUMAN"
 }
 
 @test "scenario: merge if tests pass: approved with --if 'make test', the tests then fail, the merge is refused" {

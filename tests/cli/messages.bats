@@ -37,7 +37,7 @@ setup() {
 	ok daicho inbox --json --as w1
 	jq -e 'length == 2 and .[0].id == 1 and .[0].from == "mgr" and .[0].to == "w1"
 		and .[0].addressed_to == "w1" and .[0].kind == "message" and .[0].text == "one"
-		and .[0].sent_ms == '$T0' and .[0].recipient_seen_ms == '$T0' and .[0].queued == 0' \
+		and .[0].sent_ms == '$T0' and .[0].recipient_seen_ms == '$T0' and .[0].queued == false' \
 		<<<"$output" >/dev/null || fail "$output"
 	ok daicho inbox --as w1 --json
 	assert_output "[]"

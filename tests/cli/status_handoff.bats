@@ -170,3 +170,20 @@ setup() {
 	ok daicho send role:manager "hello boss" --as mgr --json
 	jq -e '.[0].to == "next"' <<<"$output" >/dev/null || fail "$output"
 }
+
+@test "handoff --from an unknown name is exit 3, not a briefing of the caller" {
+	daicho agent start mgr --role manager >/dev/null
+	refused 3 daicho handoff --as mgr --from mrg
+	stderr_contains "no agent named 'mrg'"
+}
+
+@test "handoff --to says which role it handed over, with that role's unread messages" {
+	daicho agent start mgr --role manager >/dev/null
+	daicho agent start next >/dev/null
+	daicho send role:manager "budget question" --as next >/dev/null
+	ok daicho handoff --as mgr --to next --json
+	jq -e '.role == "manager" and .to == "next" and .waits_moved == 0
+		and (.unread | length) == 1 and .unread[0].text == "budget question"' \
+		<<<"$output" >/dev/null || fail "$output"
+	[ "$(sql "SELECT role FROM agents WHERE name = 'next'")" = manager ]
+}
