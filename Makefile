@@ -74,6 +74,27 @@ asan:
 	@ASAN_OPTIONS=detect_leaks=1 tests/run-unit $(UNIT_BIN:$(BUILD)/%=build-asan/%)
 	@bats --print-output-on-failure tests/cli
 
+# libFuzzer targets (tests/fuzz), each run FUZZ_SECONDS under ASan and
+# UBSan. Needs clang; not part of 'make check'.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := src/util/cmdline.c src/util/glob.c src/util/buf.c \
+	src/util/strlist.c src/util/alloc.c
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)" >&2; exit 1; }
+	@mkdir -p $(BUILD)/fuzz
+	@for t in tests/fuzz/fuzz_*.c; do \
+		n=$$(basename $$t .c); \
+		clang -std=c11 -D_GNU_SOURCE -Isrc -g -O1 \
+			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+			-o $(BUILD)/fuzz/$$n $$t $(FUZZ_SRC) || exit 1; \
+		mkdir -p $(BUILD)/fuzz/$$n.corpus; \
+		echo "== $$n ($(FUZZ_SECONDS) s)"; \
+		$(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			$(BUILD)/fuzz/$$n.corpus >$(BUILD)/fuzz/$$n.log 2>&1 || \
+			{ tail -n 40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
+		grep 'number_of_executed_units' $(BUILD)/fuzz/$$n.log; \
+	done
+
 demo:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory daicho
@@ -102,4 +123,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho
 
-.PHONY: all deps check unit-tests asan demo bench man install format clean
+.PHONY: fuzz all deps check unit-tests asan demo bench man install format clean
