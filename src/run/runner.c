@@ -105,12 +105,10 @@ touch_task(struct runner *r, int64_t task)
 	xgrow((void **)&r->touched, &r->touched_alloc, r->touched_count + 1,
 	    sizeof(int64_t));
 	r->touched[r->touched_count++] = task;
-	buf_reset(&r->touched_json);
-	buf_addch(&r->touched_json, '[');
-	for (size_t i = 0; i < r->touched_count; i++)
-		buf_addf(&r->touched_json, "%s%lld", i ? "," : "",
-		    (long long)r->touched[i]);
-	buf_addch(&r->touched_json, ']');
+	/* "[1,2]" becomes "[1,2,3]": appended, not rewritten (O(n) a job). */
+	r->touched_json.buf[--r->touched_json.len] = '\0';
+	buf_addf(&r->touched_json, "%s%lld]", r->touched_count > 1 ? "," : "",
+	    (long long)task);
 }
 
 /* The worker's argv: every "{id}" in an argument replaced by the id. */
