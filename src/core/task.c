@@ -833,7 +833,7 @@ task_count_among(struct ledger *ledger, const char *ids_json,
 
 int
 task_count_in_flight(struct ledger *ledger, const char *ids_json,
-    int64_t *count, struct err *err)
+    int64_t as_of_ms, int64_t *count, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
@@ -844,7 +844,7 @@ task_count_in_flight(struct ledger *ledger, const char *ids_json,
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_text(st, 1, ids_json, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, clock_now_ms());
+	sqlite3_bind_int64(st, 2, as_of_ms);
 	rc = sqlite3_step(st);
 	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);

@@ -131,9 +131,12 @@ int task_count_among(struct ledger *ledger, const char *ids_json,
 
 /*
  * Of the tasks in ids_json, count those still in flight for a runner:
- * reported and awaiting verification, or open but waiting out a backoff.
+ * reported and awaiting verification, or open but waiting out a backoff
+ * that had not ended at as_of_ms (when the runner last found nothing ready:
+ * a backoff that ended since makes the task ready, not finished).
  */
 int task_count_in_flight(struct ledger *ledger, const char *ids_json,
+    int64_t as_of_ms,
     int64_t *count, struct err *err);
 
 /*

@@ -62,6 +62,7 @@ struct runner {
 	bool sweep_pending;
 	int64_t next_sweep_ms, next_beat_ms, next_progress_ms;
 	int64_t sweep_started_ms; /* when the last sweep pass began */
+	int64_t nothing_ready_ms; /* (ledger clock) when nothing was ready */
 	int64_t pause_until_ms, pause_ms;
 	bool paused, stopping, nothing_ready;
 	int64_t finished;
@@ -324,6 +325,7 @@ fill_slots(struct runner *r)
 			if (rc == -ERR_NOT_FOUND) {
 				err_release(r->err);
 				r->nothing_ready = true;
+				r->nothing_ready_ms = clock_now_ms();
 				return 0;
 			}
 			if (rc < 0)
@@ -690,8 +692,14 @@ work_in_flight(struct runner *r, bool *in_flight)
 		*in_flight = true;
 		return 0;
 	}
-	if ((rc = task_count_in_flight(r->ledger, r->touched_json.buf, &count,
-		 r->err)) < 0)
+	/*
+	 * A backoff that ended after the last launch attempt makes its task
+	 * ready for the next one, not finished; with the budget spent there
+	 * is no next one.
+	 */
+	if ((rc = task_count_in_flight(r->ledger, r->touched_json.buf,
+		 r->sum->budget_spent || r->nothing_ready_ms == 0 ? clock_now_ms()
+		 : r->nothing_ready_ms, &count, r->err)) < 0)
 		return rc;
 	*in_flight = count > 0;
 	return 0;
