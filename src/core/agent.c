@@ -21,6 +21,41 @@ agent_ended_hook(struct ledger *ledger, int64_t id, struct err *err)
 	return reserve_release_agent(ledger, id, err);
 }
 
+/*
+ * End agent id now, inside the caller's transaction: the one way an agent
+ * ends (asked, taken over, its process gone), so what goes with it (its
+ * reservations) always goes. *ended says whether it was live. No event:
+ * each caller says why.
+ */
+static int
+end_agent(struct ledger *ledger, int64_t id, int64_t now, bool *ended,
+    struct err *err)
+{
+	int64_t changed;
+	int rc = ledger_write(ledger,
+	    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1"
+	    " AND state <> 'ended'", id, now, &changed, "ending an agent", err);
+
+	*ended = rc == 0 && changed > 0;
+	if (rc < 0 || !*ended)
+		return rc;
+	return agent_ended_hook(ledger, id, err);
+}
+
+/*
+ * The claims agent holds run out now, inside the caller's transaction (the
+ * lease pass then reopens them). *expired counts them (may be NULL).
+ */
+static int
+expire_claims(struct ledger *ledger, int64_t agent, int64_t now,
+    int64_t *expired, struct err *err)
+{
+	return ledger_write(ledger,
+	    "UPDATE tasks SET lease_expires_ms = ?2 WHERE owner = ?1"
+	    " AND state = 'claimed' AND lease_expires_ms > ?2", agent, now,
+	    expired, "expiring claims", err);
+}
+
 int
 agent_check_name(const char *name, struct err *err)
 {
@@ -407,34 +442,18 @@ fail:
 int
 agent_end(struct ledger *ledger, int64_t id, struct err *err)
 {
-	sqlite3_stmt *st;
+	bool ended;
 	int rc;
 
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
-	    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1"
-	    " AND state <> 'ended'", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
-		goto fail;
+	if ((rc = end_agent(ledger, id, clock_now_ms(), &ended, err)) < 0 ||
+	    (ended && (rc = event_append(ledger, id, "agent-end", 0, NULL,
+		 err)) < 0)) {
+		ledger_rollback(ledger);
+		return rc;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, clock_now_ms());
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		rc = ledger_error(ledger, rc, err, "ending an agent");
-		goto fail;
-	}
-	if (sqlite3_changes(ledger_db(ledger)) > 0 &&
-	    ((rc = agent_ended_hook(ledger, id, err)) < 0 ||
-	    (rc = event_append(ledger, id, "agent-end", 0, NULL, err)) < 0))
-		goto fail;
 	return ledger_commit(ledger, err);
-fail:
-	ledger_rollback(ledger);
-	return rc;
 }
 
 int
@@ -511,37 +530,14 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 	}
 	rc = 0;
 	for (size_t i = 0; i < dead_count && rc == 0; i++) {
+		int64_t expired = 0;
+		bool ended;
+
 		/* Their claims run out now: the process holding them is gone. */
-		st = ledger_stmt(ledger,
-		    "UPDATE tasks SET lease_expires_ms = ?2 WHERE owner = ?1"
-		    " AND state = 'claimed' AND lease_expires_ms > ?2", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
-			break;
-		}
-		sqlite3_bind_int64(st, 1, dead[i]);
-		sqlite3_bind_int64(st, 2, clock_now_ms());
-		rc = sqlite3_step(st);
-		*reopened += sqlite3_changes(ledger_db(ledger));
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
-			rc = ledger_error(ledger, rc, err, "expiring claims");
-			break;
-		}
-		st = ledger_stmt(ledger,
-		    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1",
-		    err);
-		if (st == NULL) {
-			rc = -(int)err->code;
-			break;
-		}
-		sqlite3_bind_int64(st, 1, dead[i]);
-		sqlite3_bind_int64(st, 2, clock_now_ms());
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "ending an agent");
+		rc = expire_claims(ledger, dead[i], clock_now_ms(), &expired, err);
+		*reopened += expired;
 		if (rc == 0)
-			rc = agent_ended_hook(ledger, dead[i], err);
+			rc = end_agent(ledger, dead[i], clock_now_ms(), &ended, err);
 		if (rc == 0)
 			rc = event_append(ledger, actor, "agent-end", 0,
 			    json_pack("{s:I, s:s}", "agent", (json_int_t)dead[i],
@@ -651,20 +647,6 @@ update_agent(struct ledger *ledger, int64_t id, const char *name,
 	return ledger_step_done(ledger, st, "updating an agent", err);
 }
 
-/* End agent id now (no event). */
-static int
-end_agent(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
-{
-	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1"
-	    " AND state <> 'ended'", err);
-
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	return ledger_step_done(ledger, st, "ending an agent", err);
-}
 
 /* The body of agent_register(), inside its transaction. */
 static int
@@ -673,6 +655,7 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 {
 	struct holder h;
 	int64_t now = clock_now_ms(), session_agent = 0;
+	bool ended;
 	char *session_name = NULL;
 	int rc;
 
@@ -706,9 +689,7 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 			return rc;
 		}
 		out->replaced = h.id;
-		rc = end_agent(ledger, h.id, now, err);
-		if (rc == 0)
-			rc = agent_ended_hook(ledger, h.id, err);
+		rc = end_agent(ledger, h.id, now, &ended, err);
 		if (rc == 0)
 			rc = event_append(ledger, h.id, "agent-takeover", 0,
 			    json_pack("{s:s, s:I, s:s}", "name", req->name,
@@ -783,6 +764,7 @@ agent_end_named(struct ledger *ledger, const char *name, int64_t *id,
     struct err *err)
 {
 	int64_t caller = 0;
+	bool ended;
 	int rc;
 
 	if ((rc = ledger_begin_as(ledger, &caller, err)) < 0)
@@ -795,9 +777,7 @@ agent_end_named(struct ledger *ledger, const char *name, int64_t *id,
 		    "'daicho agents')", name);
 		goto fail;
 	}
-	if ((rc = end_agent(ledger, *id, clock_now_ms(), err)) < 0)
-		goto fail;
-	if ((rc = agent_ended_hook(ledger, *id, err)) < 0)
+	if ((rc = end_agent(ledger, *id, clock_now_ms(), &ended, err)) < 0)
 		goto fail;
 	if ((rc = event_append(ledger, caller, "agent-end", 0,
 		 json_pack("{s:I}", "agent", (json_int_t)*id), err)) < 0)
@@ -878,29 +858,11 @@ agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
 	json_array_foreach(found, i, row) {
 		int64_t id = json_integer_value(json_object_get(row, "id"));
 
-		st = ledger_stmt(ledger,
-		    "UPDATE agents SET state = 'stale' WHERE id = ?", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
-			goto fail;
-		}
-		sqlite3_bind_int64(st, 1, id);
-		if ((rc = ledger_step_done(ledger, st, "marking an agent stale",
-			 err)) < 0)
-			goto fail;
-		/* Its claims run out now; the lease pass reopens them. */
-		st = ledger_stmt(ledger,
-		    "UPDATE tasks SET lease_expires_ms = ?2 WHERE owner = ?1"
-		    " AND state = 'claimed' AND lease_expires_ms > ?2", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
-			goto fail;
-		}
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, now);
-		if ((rc = ledger_step_done(ledger, st, "expiring claims", err)) < 0)
-			goto fail;
-		if ((rc = agent_ended_hook(ledger, id, err)) < 0)
+		if ((rc = ledger_write(ledger,
+			 "UPDATE agents SET state = 'stale' WHERE id = ?1", id, 0,
+			 NULL, "marking an agent stale", err)) < 0 ||
+		    (rc = expire_claims(ledger, id, now, NULL, err)) < 0 ||
+		    (rc = agent_ended_hook(ledger, id, err)) < 0)
 			goto fail;
 		if ((rc = event_append(ledger, actor, "agent-stale", 0,
 			 json_pack("{s:I, s:O, s:O}", "agent", (json_int_t)id,

@@ -89,30 +89,19 @@ done:
 int
 gate_remove(struct ledger *ledger, int64_t id, struct err *err)
 {
-	int64_t me = 0;
-	sqlite3_stmt *st;
+	int64_t me = 0, removed = 0;
 	int rc;
 
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
 	/* Requests keep their history; they no longer name the gate. */
-	if ((st = ledger_stmt(ledger,
-		 "UPDATE approvals SET gate = NULL WHERE gate = ?", err)) == NULL) {
-		rc = -(int)err->code;
+	if ((rc = ledger_write(ledger,
+		 "UPDATE approvals SET gate = NULL WHERE gate = ?1", id, 0, NULL,
+		 "removing a gate", err)) < 0 ||
+	    (rc = ledger_write(ledger, "DELETE FROM gates WHERE id = ?1", id, 0,
+		 &removed, "removing a gate", err)) < 0)
 		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	if ((rc = ledger_step_done(ledger, st, "removing a gate", err)) < 0)
-		goto fail;
-	if ((st = ledger_stmt(ledger, "DELETE FROM gates WHERE id = ?",
-		 err)) == NULL) {
-		rc = -(int)err->code;
-		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	if ((rc = ledger_step_done(ledger, st, "removing a gate", err)) < 0)
-		goto fail;
-	if (sqlite3_changes(ledger_db(ledger)) == 0) {
+	if (removed == 0) {
 		rc = err_set(err, ERR_NOT_FOUND, "no gate #%lld (see 'daicho gate "
 		    "ls')", (long long)id);
 		goto fail;

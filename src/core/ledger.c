@@ -608,6 +608,25 @@ ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
 }
 
 int
+ledger_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
+    int64_t *changes, const char *what, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, a);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	if ((rc = ledger_step_done(ledger, st, what, err)) < 0)
+		return rc;
+	if (changes)
+		*changes = sqlite3_changes(ledger->db);
+	return 0;
+}
+
+int
 ledger_step_int(struct ledger *ledger, sqlite3_stmt *st, int64_t *value,
     bool *found, const char *what, struct err *err)
 {

@@ -127,6 +127,15 @@ int ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
     struct err *err);
 
 /*
+ * Run sql (a string literal: a cached statement) binding ?1 = a and, when
+ * it has a second parameter, ?2 = b, to the end. For the many one-line
+ * writes keyed by an id and a time. *changes (may be NULL) gets the rows
+ * changed. Returns 0 or the mapped error about what.
+ */
+int ledger_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
+    int64_t *changes, const char *what, struct err *err);
+
+/*
  * Step st once and put column 0 of its row in *value (0 when there is no
  * row; *found, when not NULL, says whether there was one). Resets st.
  * Returns 0 or the mapped error about what.

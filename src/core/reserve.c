@@ -274,13 +274,8 @@ done:
 int
 reserve_release_agent(struct ledger *ledger, int64_t agent, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	return ledger_write(ledger,
 	    "UPDATE reservations SET released_ms = ?2 WHERE agent = ?1"
-	    " AND released_ms IS NULL", err);
-
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, agent);
-	sqlite3_bind_int64(st, 2, clock_now_ms());
-	return ledger_step_done(ledger, st, "releasing reservations", err);
+	    " AND released_ms IS NULL", agent, clock_now_ms(), NULL,
+	    "releasing reservations", err);
 }

@@ -27,15 +27,11 @@ task_exists(struct ledger *ledger, int64_t id, bool *exists, struct err *err)
 static int
 settle_state(struct ledger *ledger, int64_t id, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	return ledger_write(ledger,
 	    "UPDATE agents SET state = CASE WHEN EXISTS (SELECT 1 FROM waits"
 	    "  WHERE agent = ?1 AND ended_ms IS NULL) THEN 'waiting'"
-	    "  ELSE 'active' END WHERE id = ?1 AND state <> 'ended'", err);
-
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	return ledger_step_done(ledger, st, "updating an agent", err);
+	    "  ELSE 'active' END WHERE id = ?1 AND state <> 'ended'", id, 0, NULL,
+	    "updating an agent", err);
 }
 
 /* The body of wait_begin(), inside its transaction; me is the caller. */
