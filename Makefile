@@ -13,17 +13,26 @@ CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
 DEPS_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# SQLite and jansson are linked statically when their archives exist (they
-# do in Debian's -dev packages): most daicho processes live for one
-# command, and resolving two shared libraries costs a fifth of a claim.
-# STATIC=no links them dynamically.
-STATIC ?= yes
-ifeq ($(STATIC),yes)
-DEPS_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) \
+# How daicho is linked. Most daicho processes live for one command (a claim,
+# a hook answer), so starting one must be cheap: resolving shared libraries
+# at every start costs about a fifth of a claim (bench/RESULTS.md).
+#   STATIC=full  everything, the C library too (needs libc6-dev's libc.a,
+#                which gcc depends on): the default
+#   STATIC=deps  SQLite and jansson; the C library shared (make asan: the
+#                sanitizers cannot link statically)
+#   STATIC=no    everything shared
+STATIC ?= full
+PARTLY_STATIC_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) \
 	-Wl,-Bdynamic -lm
+ifeq ($(STATIC),full)
+DEPS_LIBS = -static $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+else ifeq ($(STATIC),deps)
+DEPS_LIBS = $(PARTLY_STATIC_LIBS)
 else
 DEPS_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 endif
+# Unit tests link cmocka, which Debian ships shared only.
+TEST_LIBS = $(if $(filter no,$(STATIC)),$(DEPS_LIBS),$(PARTLY_STATIC_LIBS))
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
 
 LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
@@ -34,8 +43,15 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 all: daicho
 
+# SQLite's extension loader refers to dlopen(), so a static link warns that
+# dlopen would need glibc's shared libraries at run time. daicho never loads
+# an extension (SQLite keeps that off unless asked), so that one warning is
+# dropped; anything else the linker says is shown.
 daicho: $(MAIN_OBJ) $(BUILD)/libdaicho.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DEPS_LIBS) $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DEPS_LIBS) $(LDFLAGS) 2>$(BUILD)/link.err || \
+		{ cat $(BUILD)/link.err >&2; exit 1; }
+	@grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically linked" \
+		$(BUILD)/link.err >&2 || true
 
 $(BUILD)/libdaicho.a: $(LIB_OBJ)
 	@rm -f $@
@@ -47,8 +63,8 @@ $(BUILD)/%.o: src/%.c
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(DEPS_LIBS) \
-		$(shell $(PKG_CONFIG) --libs cmocka)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(TEST_LIBS) \
+		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
@@ -68,7 +84,7 @@ unit-tests: $(UNIT_BIN)
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan:
 	@scripts/deps.sh check
-	@$(MAKE) --no-print-directory BUILD=build-asan \
+	@$(MAKE) --no-print-directory BUILD=build-asan STATIC=deps \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" daicho unit-tests
 	@ASAN_OPTIONS=detect_leaks=1 tests/run-unit $(UNIT_BIN:$(BUILD)/%=build-asan/%)

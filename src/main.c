@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "util/alloc.h"
+#include "util/user.h"
 
 #define DAICHO_VERSION "0.1.0"
 
@@ -450,12 +450,7 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 		ctx->explicit_agent = true;
 	}
 	if (!ctx->explicit_agent) {
-		/* Only now: getpwuid() may ask a name service. */
-		const char *user = getenv("USER");
-		struct passwd *pw = getpwuid(getuid());
-
-		ctx->claim.human_name = pw && pw->pw_name ? pw->pw_name
-					: user && *user ? user : "human";
+		ctx->claim.human_name = user_login_name();
 	}
 }
 

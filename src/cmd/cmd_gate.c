@@ -3,7 +3,6 @@
  * approve, deny.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/proc.h"
+#include "util/user.h"
 
 /* How long a --require or --if command may run. */
 #define CHECK_TIMEOUT_MS (10 * 60 * 1000)
@@ -493,7 +493,6 @@ decide(struct cmd_ctx *ctx, bool approve)
 {
 	struct approval_decision d = { 0 };
 	const char *ttl = cmd_opt(ctx, "ttl"), *tty;
-	struct passwd *pw = getpwuid(getuid());
 	int64_t id;
 	int rc;
 
@@ -512,8 +511,7 @@ decide(struct cmd_ctx *ctx, bool approve)
 		return rc;
 	tty = ttyname(STDIN_FILENO);
 	d.tty = tty ? tty : "?";
-	d.user = pw && pw->pw_name ? pw->pw_name : getenv("USER") ? getenv("USER")
-								  : "?";
+	d.user = user_login_name();
 	return approval_decide(ctx->ledger, id, &d, ctx->err);
 }
 

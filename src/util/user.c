@@ -1,0 +1,38 @@
+#include "util/user.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+const char *
+user_login_name(void)
+{
+	static const char *name;
+	const char *env;
+	struct passwd *pw;
+	FILE *f;
+
+	if (name != NULL)
+		return name;
+	if ((f = fopen("/etc/passwd", "re")) != NULL) {
+		uid_t uid = getuid();
+
+		while ((pw = fgetpwent(f)) != NULL) {
+			if (pw->pw_uid == uid && pw->pw_name && *pw->pw_name) {
+				name = xstrdup(pw->pw_name);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (name == NULL) {
+		env = getenv("LOGNAME");
+		if (env == NULL || *env == '\0')
+			env = getenv("USER");
+		name = env && *env ? env : "human";
+	}
+	return name;
+}
