@@ -39,6 +39,7 @@ struct ledger {
 	struct filelock *lock;        /* "<path>-lock", or NULL (read-only) */
 	bool locked;                  /* we hold the write lock */
 	bool in_transaction;
+	int nesting;                  /* savepoints inside the transaction */
 	int64_t busy_timeout_ms;
 	struct cached_stmt stmts[STMT_CACHE_SIZE];
 	size_t stmt_count;
@@ -260,12 +261,33 @@ trace_lock(const struct ledger *ledger)
 	}
 }
 
+/*
+ * A begin inside an open transaction: a savepoint. A write needs the
+ * outer transaction to be a write one (holding the lock).
+ */
+static int
+begin_nested(struct ledger *ledger, bool write, struct err *err)
+{
+	int rc;
+
+	if (write && !ledger->locked && ledger->lock != NULL)
+		return err_set(err, ERR_FAILED,
+		    "internal: a write nested inside a read transaction");
+	rc = sqlite3_exec(ledger->db, "SAVEPOINT nested", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "starting a transaction");
+	ledger->nesting++;
+	return 0;
+}
+
 int
 ledger_begin(struct ledger *ledger, struct err *err)
 {
-	int rc = take_write_lock(ledger, err);
+	int rc;
 
-	if (rc < 0)
+	if (ledger->in_transaction)
+		return begin_nested(ledger, true, err);
+	if ((rc = take_write_lock(ledger, err)) < 0)
 		return rc;
 	rc = sqlite3_exec(ledger->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -294,7 +316,11 @@ ledger_begin_as(struct ledger *ledger, int64_t *agent, struct err *err)
 int
 ledger_begin_read(struct ledger *ledger, struct err *err)
 {
-	int rc = sqlite3_exec(ledger->db, "BEGIN", NULL, NULL, NULL);
+	int rc;
+
+	if (ledger->in_transaction)
+		return begin_nested(ledger, false, err);
+	rc = sqlite3_exec(ledger->db, "BEGIN", NULL, NULL, NULL);
 
 	if (rc != SQLITE_OK)
 		return ledger_error(ledger, rc, err, "reading the ledger");
@@ -305,8 +331,19 @@ ledger_begin_read(struct ledger *ledger, struct err *err)
 int
 ledger_commit(struct ledger *ledger, struct err *err)
 {
-	int rc = sqlite3_exec(ledger->db, "COMMIT", NULL, NULL, NULL);
+	int rc;
 
+	if (ledger->nesting > 0) {
+		rc = sqlite3_exec(ledger->db, "RELEASE nested", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			ledger_error(ledger, rc, err, "committing");
+			ledger_rollback(ledger);
+			return -(int)err->code;
+		}
+		ledger->nesting--;
+		return 0;
+	}
+	rc = sqlite3_exec(ledger->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		ledger_error(ledger, rc, err, "committing");
 		ledger_rollback(ledger);
@@ -331,6 +368,12 @@ ledger_commit(struct ledger *ledger, struct err *err)
 void
 ledger_rollback(struct ledger *ledger)
 {
+	if (ledger->nesting > 0) {
+		sqlite3_exec(ledger->db, "ROLLBACK TO nested; RELEASE nested", NULL,
+		    NULL, NULL);
+		ledger->nesting--;
+		return;
+	}
 	if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
 		sqlite3_exec(ledger->db, "ROLLBACK", NULL, NULL, NULL);
 	if (ledger->in_transaction && ledger->forget_on_rollback) {
@@ -580,6 +623,7 @@ ledger_close(struct ledger *ledger)
 {
 	if (ledger == NULL)
 		return;
+	ledger->nesting = 0; /* a ROLLBACK undoes the savepoints too */
 	ledger_rollback(ledger);
 	if (ledger->db)
 		truncate_wal(ledger);

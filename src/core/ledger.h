@@ -14,6 +14,13 @@
  *
  * Reads need no lock (WAL readers never block writers or each other);
  * ledger_begin_read() gives a consistent snapshot across several queries.
+ *
+ * Transactions nest: a begin inside an open transaction is a savepoint, its
+ * commit releases it and its rollback undoes only what it did; the
+ * outermost commit is the one that makes everything durable. So a caller
+ * such as the runner can put several core operations in one transaction
+ * (one commit instead of several) without the core functions knowing. A
+ * write cannot nest inside a read (it would write without the lock).
  */
 #ifndef DAICHO_LEDGER_H
 #define DAICHO_LEDGER_H
@@ -83,7 +90,10 @@ void ledger_set_caller(struct ledger *ledger, int64_t agent);
 int64_t ledger_caller(const struct ledger *ledger);
 int ledger_begin_read(struct ledger *ledger, struct err *err);
 int ledger_commit(struct ledger *ledger, struct err *err);
-/* Roll back the open transaction, if any, and drop the write lock. */
+/*
+ * Roll back the innermost open transaction, if any: a nested one to its
+ * savepoint; the outermost entirely, dropping the write lock.
+ */
 void ledger_rollback(struct ledger *ledger);
 
 /*

@@ -411,6 +411,98 @@ test_open_other_sqlite_database(void **state)
 	err_release(&err);
 }
 
+/* Labels written through the ledger's own connection, to see what sticks. */
+static void
+put_label(struct ledger *ledger, const char *label)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql),
+	    "INSERT INTO labels (task, label) VALUES (%s, '%s')", "1", label);
+	assert_int_equal(sqlite3_exec(ledger_db(ledger), sql, NULL, NULL, NULL),
+	    SQLITE_OK);
+}
+
+static int
+labels_now(const char *path)
+{
+	sqlite3 *db = raw_open(path);
+	int n = query_int(db, "SELECT count(*) FROM labels");
+
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * Nested transactions: an inner commit lands only with the outer one, an
+ * inner rollback undoes only the inner writes, the outermost commit is the
+ * only real one, and a write may not nest inside a read.
+ */
+static void
+test_nested_transactions(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	uint64_t commits;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(sqlite3_exec(ledger_db(ledger),
+			     "INSERT INTO tasks (id, title, created_ms, updated_ms)"
+			     " VALUES (1, 't', 0, 0)", NULL, NULL, NULL),
+	    SQLITE_OK);
+	commits = ledger_commit_count(ledger);
+
+	/* Inner commit, outer rollback: nothing. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "a");
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "b");
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 0); /* not committed yet */
+	ledger_rollback(ledger);
+	assert_int_equal(labels_now(f->path), 0);
+	assert_int_equal(ledger_commit_count(ledger), commits);
+
+	/* Inner rollback, outer commit: only the outer write, one commit. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "c");
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "d");
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_begin_read(ledger, &err), 0); /* read in write */
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	put_label(ledger, "e");
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(ledger_commit_count(ledger), commits + 1);
+	{
+		sqlite3 *db = raw_open(f->path);
+
+		assert_int_equal(query_int(db,
+				     "SELECT count(*) FROM labels WHERE label IN ('c', 'e')"),
+		    2);
+		assert_int_equal(query_int(db, "SELECT count(*) FROM labels"), 2);
+		sqlite3_close(db);
+	}
+
+	/* A write inside a read is refused, and the read goes on. */
+	assert_int_equal(ledger_begin_read(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), -ERR_FAILED);
+	assert_non_null(strstr(err.message.buf, "nested inside a read"));
+	err_release(&err);
+	ledger_rollback(ledger);
+
+	/* Closing inside nested transactions rolls all of them back. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "f");
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "g");
+	ledger_close(ledger);
+	assert_int_equal(labels_now(f->path), 2);
+	err_release(&err);
+}
+
 static void
 test_open_missing(void **state)
 {
@@ -895,6 +987,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_open_short_text_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_other_sqlite_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_transactions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_parent_is_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_leaves_no_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_rolls_back, setup, teardown),
