@@ -1,5 +1,4 @@
 /* The execution engine: run, logs. */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -303,34 +302,38 @@ const struct cmd_entry cmd_run_entry = {
 	.exec = exec_run,
 };
 
-/* The highest attempt number with a log in dir, or 0. */
-static long
-latest_attempt(const char *dir)
+/*
+ * Read the log of attempt of task id into content: <dir>/logs/ID.ATTEMPT.log,
+ * or <dir>/logs/ID/ATTEMPT.log where an earlier daicho wrote it. Returns
+ * 0, or -1 when there is none.
+ */
+static int
+read_log(const char *dir, int64_t id, int64_t attempt, struct buf *content)
 {
-	DIR *d = opendir(dir);
-	struct dirent *entry;
-	long latest = 0;
+	struct buf path = BUF_INIT;
+	int rc;
 
-	if (d == NULL)
-		return 0;
-	while ((entry = readdir(d)) != NULL) {
-		char *end;
-		long n = strtol(entry->d_name, &end, 10);
-
-		if (n > latest && strcmp(end, ".log") == 0)
-			latest = n;
+	buf_addf(&path, "%s/logs/%lld.%lld.log", dir, (long long)id,
+	    (long long)attempt);
+	if ((rc = buf_read_file(content, path.buf)) < 0) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/logs/%lld/%lld.log", dir, (long long)id,
+		    (long long)attempt);
+		rc = buf_read_file(content, path.buf);
 	}
-	closedir(d);
-	return latest;
+	buf_release(&path);
+	return rc < 0 ? -1 : 0;
 }
 
 static int
 exec_logs(struct cmd_ctx *ctx)
 {
-	struct buf dir = BUF_INIT, path = BUF_INIT, content = BUF_INIT;
+	struct buf dir = BUF_INIT, content = BUF_INIT;
 	const char *ledger = ledger_path(ctx->ledger), *slash = strrchr(ledger, '/');
 	const char *value;
+	struct task task;
 	int64_t id, attempt = 0;
+	bool found = false;
 	int rc;
 
 	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
@@ -338,32 +341,31 @@ exec_logs(struct cmd_ctx *ctx)
 	if ((value = cmd_opt(ctx, "attempt")) &&
 	    (rc = cmd_integer(ctx, "attempt", value, 1, INT64_MAX, &attempt)) < 0)
 		return rc;
+	/* Says "no task" when there is none. */
+	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
+		return rc;
 	buf_add(&dir, ledger, slash ? (size_t)(slash - ledger) : 0);
-	buf_addf(&dir, "/logs/%lld", (long long)id);
-	if (attempt == 0)
-		attempt = latest_attempt(dir.buf);
-	buf_addf(&path, "%s/%lld.log", dir.buf, (long long)attempt);
-	if (attempt == 0 || buf_read_file(&content, path.buf) < 0) {
-		struct task task;
-
-		/* Say "no task" when there is none. */
-		if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) == 0) {
-			task_release(&task);
-			rc = attempt == 0
-				 ? err_set(ctx->err, ERR_NOT_FOUND,
-				       "no log for task #%lld (logs are kept for "
-				       "tasks run by 'daicho run')", (long long)id)
-				 : err_set(ctx->err, ERR_NOT_FOUND,
-				       "no log of attempt %lld of task #%lld",
-				       (long long)attempt, (long long)id);
-		}
-		goto done;
+	if (attempt > 0) {
+		found = read_log(dir.buf, id, attempt, &content) == 0;
+	} else {
+		/* The latest attempt that has a log: a log is named after the
+		 * attempt count at launch, and attempts only grow. */
+		for (attempt = task.attempts; attempt > 0 && !found; attempt--)
+			found = read_log(dir.buf, id, attempt, &content) == 0;
+		attempt = 0;
 	}
-	if (fwrite(content.buf, 1, content.len, stdout) != content.len)
+	task_release(&task);
+	if (!found)
+		rc = attempt == 0
+			 ? err_set(ctx->err, ERR_NOT_FOUND,
+			       "no log for task #%lld (logs are kept for tasks run "
+			       "by 'daicho run')", (long long)id)
+			 : err_set(ctx->err, ERR_NOT_FOUND,
+			       "no log of attempt %lld of task #%lld",
+			       (long long)attempt, (long long)id);
+	else if (fwrite(content.buf, 1, content.len, stdout) != content.len)
 		rc = err_set(ctx->err, ERR_FAILED, "cannot write output");
-done:
 	buf_release(&dir);
-	buf_release(&path);
 	buf_release(&content);
 	return rc;
 }
@@ -374,8 +376,9 @@ const struct cmd_entry cmd_logs_entry = {
 	.summary = "print a worker's output for a task (latest attempt)",
 	.help =
 	    "'daicho run' writes each attempt's stdout and stderr to\n"
-	    "<ledger dir>/logs/ID/ATTEMPT.log; this prints one, raw.\n"
-	    "Exit 3 when there is none.\n",
+	    "<ledger dir>/logs/ID.ATTEMPT.log; this prints one, raw (by\n"
+	    "default the latest attempt that has a log). Exit 3 when there\n"
+	    "is none.\n",
 	.options = (const struct cmd_option[]){
 	    { "attempt", 0, "N", "that attempt instead of the latest" },
 	    { 0 } },

@@ -148,8 +148,27 @@ sleep 0.2'
 	assert_output $'WORKER-OUT 1\nWORKER-ERR 1'
 	run daicho logs 2
 	assert_output $'WORKER-OUT 2\nWORKER-ERR 2'
-	[ -f "$TEST_ROOT/logs/1/1.log" ]
-	[ -f "$TEST_ROOT/logs/2/1.log" ]
+	[ -f "$TEST_ROOT/logs/1.1.log" ]
+	[ -f "$TEST_ROOT/logs/2.1.log" ]
+	# One directory for all the logs, none per task.
+	[ "$(find "$TEST_ROOT/logs" -mindepth 1 -type d | wc -l)" -eq 0 ]
+}
+
+@test "logs: a log in the layout of an earlier daicho (logs/ID/ATTEMPT.log) is still found" {
+	daicho add old >/dev/null
+	daicho --as w claim 1 >/dev/null
+	mkdir -p "$TEST_ROOT/logs/1"
+	echo "old layout" >"$TEST_ROOT/logs/1/1.log"
+	run daicho logs 1
+	assert_output "old layout"
+	run daicho logs 1 --attempt 1
+	assert_output "old layout"
+	refused 3 daicho logs 1 --attempt 2
+	# A later attempt made without 'daicho run' has no log: the latest
+	# attempt that has one is shown.
+	sql "UPDATE tasks SET attempts = 2 WHERE id = 1"
+	run daicho logs 1
+	assert_output "old layout"
 }
 
 # --- timeouts ------------------------------------------------------------
@@ -485,15 +504,15 @@ wait'
 	assert_output "attempt 2 of 1"
 	run daicho logs 1
 	assert_output "attempt 2 of 1"
-	cmp -s "$TEST_ROOT/logs/1/1.log" <(echo "attempt 1 of 1")
-	cmp -s "$TEST_ROOT/logs/1/2.log" <(echo "attempt 2 of 1")
+	cmp -s "$TEST_ROOT/logs/1.1.log" <(echo "attempt 1 of 1")
+	cmp -s "$TEST_ROOT/logs/1.2.log" <(echo "attempt 2 of 1")
 	refused 3 daicho logs 1 --attempt 3
 	daicho add never-run >/dev/null
 	refused 3 daicho logs 2
 	# The exit events name the logs.
 	run sql "SELECT json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
-	assert_output "$TEST_ROOT/logs/1/1.log
-$TEST_ROOT/logs/1/2.log"
+	assert_output "$TEST_ROOT/logs/1.1.log
+$TEST_ROOT/logs/1.2.log"
 }
 
 # --- output and exit status -----------------------------------------------
