@@ -512,6 +512,25 @@ fail:
 	return rc;
 }
 
+/*
+ * Configure SQLite for this process, once, before its first use: daicho
+ * never shares a connection or SQLite itself between threads, so the
+ * library's mutexes are dead weight, and so is its memory accounting (a
+ * mutex and counters on every allocation). Fails harmlessly (SQLITE_MISUSE)
+ * when something already used SQLite in this process; then the defaults stay.
+ */
+static void
+configure_sqlite(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /* Open path (creating it when create is set) and configure the connection. */
 static int
 connect(const char *path, bool create, struct ledger **out, struct err *err)
@@ -523,6 +542,7 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	int64_t version = 0;
 	int rc;
 
+	configure_sqlite();
 	ledger->path = xstrdup(path);
 	ledger->busy_timeout_ms = busy_timeout_ms();
 	rc = sqlite3_open_v2(path, &ledger->db, flags, NULL);
