@@ -265,11 +265,32 @@ trace_lock(const struct ledger *ledger)
  * A begin inside an open transaction: a savepoint. A write needs the
  * outer transaction to be a write one (holding the lock).
  */
+/*
+ * Whether SQLite ended the open transaction on its own: some errors (a full
+ * disk, I/O, out of memory, an interrupt) roll back the whole transaction,
+ * savepoints and all. Nested levels must then refuse to go on: a savepoint
+ * begun now would start a new transaction and its release would commit it.
+ */
+static bool
+aborted(const struct ledger *ledger)
+{
+	return ledger->in_transaction && sqlite3_get_autocommit(ledger->db);
+}
+
+static int
+aborted_error(struct err *err)
+{
+	return err_set(err, ERR_FAILED, "the transaction was rolled back by an "
+	    "earlier error; nothing of it was written");
+}
+
 static int
 begin_nested(struct ledger *ledger, bool write, struct err *err)
 {
 	int rc;
 
+	if (aborted(ledger))
+		return aborted_error(err);
 	if (write && !ledger->locked && ledger->lock != NULL)
 		return err_set(err, ERR_FAILED,
 		    "internal: a write nested inside a read transaction");
@@ -333,6 +354,10 @@ ledger_commit(struct ledger *ledger, struct err *err)
 {
 	int rc;
 
+	if (ledger->nesting > 0 && aborted(ledger)) {
+		ledger->nesting--;
+		return aborted_error(err);
+	}
 	if (ledger->nesting > 0) {
 		rc = sqlite3_exec(ledger->db, "RELEASE nested", NULL, NULL, NULL);
 		if (rc != SQLITE_OK) {
@@ -342,6 +367,10 @@ ledger_commit(struct ledger *ledger, struct err *err)
 		}
 		ledger->nesting--;
 		return 0;
+	}
+	if (aborted(ledger)) {
+		ledger_rollback(ledger);
+		return aborted_error(err);
 	}
 	rc = sqlite3_exec(ledger->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -369,8 +398,9 @@ void
 ledger_rollback(struct ledger *ledger)
 {
 	if (ledger->nesting > 0) {
-		sqlite3_exec(ledger->db, "ROLLBACK TO nested; RELEASE nested", NULL,
-		    NULL, NULL);
+		if (!aborted(ledger))
+			sqlite3_exec(ledger->db, "ROLLBACK TO nested; RELEASE nested",
+			    NULL, NULL, NULL);
 		ledger->nesting--;
 		return;
 	}

@@ -20,7 +20,15 @@
  * outermost commit is the one that makes everything durable. So a caller
  * such as the runner can put several core operations in one transaction
  * (one commit instead of several) without the core functions knowing. A
- * write cannot nest inside a read (it would write without the lock).
+ * write cannot nest inside a read (it would write without the lock). When
+ * SQLite rolls the whole transaction back on its own (a full disk, an I/O
+ * error), every nested begin and commit after it fails, and so does the
+ * outermost commit: nothing of the transaction is written.
+ *
+ * A caller that nests must treat a core function's error as that function
+ * treats it alone. A few commit something and still return an error (a
+ * claim refused because the task's attempts are used up records that the
+ * task failed): nested, that record stands only if the caller commits.
  */
 #ifndef DAICHO_LEDGER_H
 #define DAICHO_LEDGER_H

@@ -424,6 +424,20 @@ put_label(struct ledger *ledger, const char *label)
 }
 
 static int
+interrupt_now(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+/* A count read through the ledger's own connection (its snapshot). */
+static int
+query_int_via(struct ledger *ledger, const char *sql)
+{
+	return query_int(ledger_db(ledger), sql);
+}
+
+static int
 labels_now(const char *path)
 {
 	sqlite3 *db = raw_open(path);
@@ -491,7 +505,35 @@ test_nested_transactions(void **state)
 	assert_int_equal(ledger_begin(ledger, &err), -ERR_FAILED);
 	assert_non_null(strstr(err.message.buf, "nested inside a read"));
 	err_release(&err);
-	ledger_rollback(ledger);
+	assert_int_equal(query_int_via(ledger, "SELECT count(*) FROM labels"), 2);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+
+	/*
+	 * SQLite rolls the whole transaction back on an interrupt: the
+	 * nested levels after it fail, the outer commit fails, nothing lands
+	 * (a savepoint begun afterwards would otherwise commit on release).
+	 */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "h");
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	sqlite3_progress_handler(ledger_db(ledger), 1, interrupt_now, NULL);
+	assert_int_not_equal(sqlite3_exec(ledger_db(ledger),
+				 "INSERT INTO labels (task, label) VALUES (1, 'i')",
+				 NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_progress_handler(ledger_db(ledger), 0, NULL, NULL);
+	ledger_rollback(ledger);               /* the inner level */
+	assert_int_equal(ledger_begin(ledger, &err), -ERR_FAILED);
+	assert_non_null(strstr(err.message.buf, "rolled back"));
+	err_release(&err);
+	assert_int_equal(ledger_commit(ledger, &err), -ERR_FAILED);
+	err_release(&err);
+	assert_int_equal(labels_now(f->path), 2);
+	/* And the ledger works on. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label(ledger, "j");
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 3);
 
 	/* Closing inside nested transactions rolls all of them back. */
 	assert_int_equal(ledger_begin(ledger, &err), 0);
@@ -499,7 +541,7 @@ test_nested_transactions(void **state)
 	assert_int_equal(ledger_begin(ledger, &err), 0);
 	put_label(ledger, "g");
 	ledger_close(ledger);
-	assert_int_equal(labels_now(f->path), 2);
+	assert_int_equal(labels_now(f->path), 3);
 	err_release(&err);
 }
 
