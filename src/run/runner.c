@@ -454,9 +454,15 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	const char *outcome = "nothing to do";
 	struct buf reason = BUF_INIT;
 	struct task task;
-	/* Outside the transaction: it runs git. */
-	char *commit = w->worktree && WIFEXITED(status) && WEXITSTATUS(status) == 0
+	/*
+	 * Outside the transaction, so the write lock is not held for them:
+	 * the commit to report (it runs git) when the worker exited 0 in
+	 * time, and whether the log reads like a rate limit when it failed.
+	 */
+	char *commit = w->worktree && code == 0 && !timed_out
 	    ? worktree_commit(r, w->worktree) : NULL;
+	bool rate_limited = !timed_out && (code == 75 ||
+	    (code != 0 && log_says_rate_limited(r, w->log_path)));
 	int rc;
 
 	r->running--;
@@ -474,8 +480,7 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		if (r->stopping && code != 0) {
 			action = EXIT_INTERRUPTED;
 			outcome = "interrupted; left claimable";
-		} else if (!timed_out && (code == 75 ||
-			       (code != 0 && log_says_rate_limited(r, w->log_path)))) {
+		} else if (rate_limited) {
 			action = EXIT_RATE_LIMIT;
 			outcome = "rate-limited; requeued, launches paused";
 		} else if (code == 0 && !timed_out) {
@@ -519,8 +524,10 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	case EXIT_RATE_LIMIT:
 		/* Not the task's fault: no attempt spent. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
-		pause_launches(r, w->task);
-		r->sum->rate_limited++;
+		if (rc == 0) {
+			pause_launches(r, w->task);
+			r->sum->rate_limited++;
+		}
 		break;
 	case EXIT_REPORT: {
 		rc = task_report(r->ledger, w->agent, w->task, commit,
