@@ -348,9 +348,14 @@ exec_logs(struct cmd_ctx *ctx)
 	if (attempt > 0) {
 		found = read_log(dir.buf, id, attempt, &content) == 0;
 	} else {
-		/* The latest attempt that has a log: a log is named after the
-		 * attempt count at launch, and attempts only grow. */
-		for (attempt = task.attempts; attempt > 0 && !found; attempt--)
+		/*
+		 * The latest attempt that has a log. A log is named after the
+		 * attempt count at launch; a claim given back without spending
+		 * its attempt (a rate limit, an interrupted run) lowers the
+		 * count by one, and the next launch reuses the number. So the
+		 * newest log is at most one above the count.
+		 */
+		for (attempt = task.attempts + 1; attempt > 0 && !found; attempt--)
 			found = read_log(dir.buf, id, attempt, &content) == 0;
 		attempt = 0;
 	}

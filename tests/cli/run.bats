@@ -123,6 +123,25 @@ sleep 0.2'
 	[ "${agents[0]%-*}" = "${agents[1]%-*}" ]
 }
 
+@test "run: the runner keeps its caller alive and renews the caller's own claims while it runs" {
+	daicho add mine >/dev/null
+	daicho add job >/dev/null
+	daicho --as orch claim 1 --lease 2s >/dev/null
+	before="$(sql "SELECT last_seen_ms FROM agents WHERE name = 'orch' AND state <> 'ended'")"
+	lease_before="$(sql "SELECT lease_expires_ms FROM tasks WHERE id = 1")"
+	# The runner beats every quarter lease (at least every 250 ms): a 2 s
+	# job sees several beats; the caller's 2 s lease must never lapse.
+	write_worker slow 'sleep 2.5'
+	daicho --as orch run -j 1 --lease 2s -- "$BIN/slow"
+	after="$(sql "SELECT last_seen_ms FROM agents WHERE name = 'orch' AND state <> 'ended'")"
+	lease_after="$(sql "SELECT lease_expires_ms FROM tasks WHERE id = 1")"
+	[ "$after" -ge $((before + 2000)) ] || fail "caller last seen $before -> $after"
+	[ "$lease_after" -gt "$lease_before" ] || fail "lease $lease_before -> $lease_after"
+	[ "$(task_field 1 state)" = claimed ]
+	[ "$(task_field 1 owner)" = orch ]
+	[ "$(task_field 2 state)" = verified ]
+}
+
 @test "run: the command runs directly, never through a shell" {
 	daicho add a >/dev/null
 	ok daicho run -- echo '$HOME' '*' 'a;b' '$(id)' '`id`' '>x' '|' '{id}'
@@ -152,6 +171,22 @@ sleep 0.2'
 	[ -f "$TEST_ROOT/logs/2.1.log" ]
 	# One directory for all the logs, none per task.
 	[ "$(find "$TEST_ROOT/logs" -mindepth 1 -type d | wc -l)" -eq 0 ]
+}
+
+@test "logs: the log of an interrupted attempt is found after its claim was given back" {
+	daicho add t1 >/dev/null
+	write_worker chatty 'echo "output of $DAICHO_TASK"; echo started >"$1/start.$DAICHO_TASK"; sleep 37.6'
+	daicho run -j 1 -- "$BIN/chatty" "$TEST_ROOT" >out.txt 2>err.txt &
+	RUN_PID=$!
+	wait_until 10 test -f start.1
+	kill -INT "$RUN_PID"
+	wait_exit 10 "$RUN_PID"
+	[ "$status" -eq 130 ]
+	# The attempt was given back (attempts 0), its log is attempt 1's.
+	[ "$(sql "SELECT attempts FROM tasks WHERE id = 1")" -eq 0 ]
+	run daicho logs 1
+	assert_success
+	assert_output "output of 1"
 }
 
 @test "logs: a log in the layout of an earlier daicho (logs/ID/ATTEMPT.log) is still found" {
