@@ -16,23 +16,34 @@ DEPS_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # How daicho is linked. Most daicho processes live for one command (a claim,
 # a hook answer), so starting one must be cheap: resolving shared libraries
 # at every start costs about a fifth of a claim (bench/RESULTS.md).
-#   STATIC=full  everything, the C library too (needs libc6-dev's libc.a,
-#                which gcc depends on): the default
+#   STATIC=full  everything, the C library too, as a static PIE (so the
+#                binary keeps address randomisation): the default when the
+#                C library's archive (libc6-dev's libc.a) is there
 #   STATIC=deps  SQLite and jansson; the C library shared (make asan: the
 #                sanitizers cannot link statically)
 #   STATIC=no    everything shared
+ifeq ($(wildcard $(shell $(CC) -print-file-name=libc.a)),)
+STATIC ?= deps
+else
 STATIC ?= full
+endif
 PARTLY_STATIC_LIBS = -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) \
 	-Wl,-Bdynamic -lm
 ifeq ($(STATIC),full)
-DEPS_LIBS = -static $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+DEPS_LIBS = -static-pie $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
 else ifeq ($(STATIC),deps)
 DEPS_LIBS = $(PARTLY_STATIC_LIBS)
-else
+else ifeq ($(STATIC),no)
 DEPS_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+else
+$(error STATIC=$(STATIC): use full, deps or no)
 endif
 # Unit tests link cmocka, which Debian ships shared only.
 TEST_LIBS = $(if $(filter no,$(STATIC)),$(DEPS_LIBS),$(PARTLY_STATIC_LIBS))
+# ./daicho is one file whichever way it was built (make asan builds one with
+# sanitizers): this records how, so that a different way relinks it.
+LINK_MODE = build/link-mode
+LINK_SIGNATURE = $(BUILD) $(CC) $(STATIC) $(CFLAGS) $(LDFLAGS)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
 
 LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
@@ -47,11 +58,18 @@ all: daicho
 # dlopen would need glibc's shared libraries at run time. daicho never loads
 # an extension (SQLite keeps that off unless asked), so that one warning is
 # dropped; anything else the linker says is shown.
-daicho: $(MAIN_OBJ) $(BUILD)/libdaicho.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DEPS_LIBS) $(LDFLAGS) 2>$(BUILD)/link.err || \
+daicho: $(MAIN_OBJ) $(BUILD)/libdaicho.a $(LINK_MODE)
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libdaicho.a $(DEPS_LIBS) \
+		$(LDFLAGS) 2>$(BUILD)/link.err || \
 		{ cat $(BUILD)/link.err >&2; exit 1; }
 	@grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically linked" \
 		$(BUILD)/link.err >&2 || true
+
+$(LINK_MODE): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LINK_SIGNATURE)' | cmp -s - $@ || echo '$(LINK_SIGNATURE)' >$@
+
+FORCE:
 
 $(BUILD)/libdaicho.a: $(LIB_OBJ)
 	@rm -f $@

@@ -11,8 +11,8 @@
  * ready index, commits and prints the id. It
  * does none of what makes daicho's claim safe to use: no ordered write lock,
  * no schema check, no heartbeat or lease renewal, no expired-lease or
- * `touches` check, no event. Built and linked like daicho (statically), so
- * the difference between the two is daicho's own work.
+ * `touches` check, no event. Built, linked (a static PIE) and configured
+ * like daicho, so the difference between the two is daicho's own work.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -62,6 +62,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: claimfloor LEDGER AGENT-ID\n");
 		return 2;
 	}
+	/* As daicho configures SQLite (core/ledger.c). */
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return fail(db, "open");
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/buf.h"
 
 const char *
 user_login_name(void)
@@ -32,7 +33,14 @@ user_login_name(void)
 		env = getenv("LOGNAME");
 		if (env == NULL || *env == '\0')
 			env = getenv("USER");
-		name = env && *env ? env : "human";
+		if (env && *env) {
+			name = env;
+		} else {
+			struct buf uid = BUF_INIT;
+
+			buf_addf(&uid, "uid-%lu", (unsigned long)getuid());
+			name = buf_detach(&uid, NULL);
+		}
 	}
 	return name;
 }

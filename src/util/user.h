@@ -6,12 +6,15 @@
 
 /*
  * The name of the real user id, from /etc/passwd; else $LOGNAME or $USER;
- * else "human". Never NULL; the string lives until the process ends.
+ * else "uid-N" (N the user id, so two users never share a name). Never
+ * NULL; the string lives until the process ends.
  *
- * /etc/passwd is read directly rather than through getpwuid(): daicho is
- * linked statically, and a static getpwuid() must load the name-service
- * libraries of the exact glibc it was built with. A user known only to a
- * directory service (LDAP, SSSD) is named by $LOGNAME or $USER instead.
+ * /etc/passwd is read directly (fgetpwent) rather than through getpwuid():
+ * the default build links the C library statically, and a static
+ * getpwuid() must load the name-service libraries of the exact glibc it was
+ * built with. Every build does the same, so a user has one name whichever
+ * way daicho was linked. A user known only to a directory service (LDAP,
+ * SSSD) is named by $LOGNAME or $USER, or by the user id.
  */
 const char *user_login_name(void);
 

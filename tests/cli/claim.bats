@@ -311,6 +311,16 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	[ "$(jq -c '[.[].id]' <<<"$output")" = "[1]" ]
 }
 
+@test "the human's name comes from the user database, not from the environment" {
+	daicho add a >/dev/null
+	# The login name is the user id's entry in /etc/passwd: \$USER and
+	# \$LOGNAME neither rename nor unname the human.
+	USER=someone-else LOGNAME=someone-else ok daicho claim 1
+	[ "$(task_field 1 owner)" = "$(id -un)" ]
+	env -u USER -u LOGNAME "$(command -v daicho)" release 1
+	[ "$(task_field 1 state)" = open ]
+}
+
 @test "agent sessions: CLAUDE_CODE_SESSION_ID binds an agent named claude-<8 chars>" {
 	daicho add a >/dev/null
 	daicho add b >/dev/null
