@@ -608,13 +608,26 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 			buf_addf(&answer->message, "daicho: %s", err.message.buf);
 			err_release(&err);
 			rc = 0;
-		} else if (rc < 0) {
+		} else if (rc < 0 && rc != -ERR_BUSY) {
 			buf_addf(&answer->message, "daicho: %s", err.message.buf);
 			err_release(&err);
 			rc = agent_heartbeat(req->ledger, req->caller, &err);
 		}
 	} else {
 		rc = agent_heartbeat(req->ledger, req->caller, &err);
+	}
+	/*
+	 * A busy ledger: a second write would wait out the deadline and the
+	 * session would start without knowing daicho. Tell it now; its first
+	 * daicho command registers it (any unknown agent is registered on
+	 * first use).
+	 */
+	if (rc == -ERR_BUSY) {
+		buf_addf(&answer->message, "%sdaicho: %s; this session is registered "
+		    "by its first daicho command", answer->message.len ? "\n" : "",
+		    err.message.buf);
+		err_release(&err);
+		rc = 0;
 	}
 	if (rc < 0) {
 		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"

@@ -665,3 +665,18 @@ timed_hook() {
 	[ "$(jq -r .hookSpecificOutput.permissionDecision <<<"$output")" = deny ] ||
 		fail "the reserved edit was not denied: stdout '$output', stderr '$stderr'"
 }
+
+@test "a busy ledger: session-start still tells the agent about daicho within 2s; its first command registers it" {
+	lock_ledger
+	timed_hook claude session-start claude/session-start
+	[ "$status" -eq 0 ] || fail "expected exit 0, got $status (stderr: '$stderr')"
+	[ "$(jq -cS . <<<"$output")" = "$(context_answer SessionStart "$(session_context claude-5f2c9a70)" | jq -cS .)" ] ||
+		fail "not the session context: '$output'"
+	# One line on stderr says why the session is not registered yet.
+	[ "${#stderr_lines[@]}" -eq 1 ] && [[ "$stderr" == "daicho: ledger busy"*"registered by its first daicho command" ]] ||
+		fail "stderr: '$stderr'"
+	unlock_ledger
+	[ "$(sql "SELECT count(*) FROM agents WHERE kind = 'claude'")" = 0 ]
+	CLAUDE_CODE_SESSION_ID="$CLAUDE_SESSION" daicho ls >/dev/null
+	[ "$(sql "SELECT count(*) FROM agents WHERE name = 'claude-5f2c9a70'")" = 1 ]
+}
