@@ -452,6 +452,7 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	bool timed_out = w->term_sent, failed = false;
 	enum exit_action action = EXIT_NOTHING;
 	const char *outcome = "nothing to do";
+	char moved_on[32];     /* the state the task moved on to, if any */
 	struct buf reason = BUF_INIT;
 	struct task task;
 	/*
@@ -495,7 +496,9 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		r->pause_ms = 0;
 		outcome = "reported by the worker";
 	} else {
-		outcome = task.state;
+		/* Copied: task_release() frees the task's strings. */
+		snprintf(moved_on, sizeof(moved_on), "%s", task.state);
+		outcome = moved_on;
 	}
 	task_release(&task);
 	{
