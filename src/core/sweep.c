@@ -320,7 +320,7 @@ int
 sweep_pass(struct ledger *ledger, const struct sweep_options *options,
     struct sweep_stats *stats, struct err *err)
 {
-	int64_t reported = 0, marked = 0;
+	int64_t reported = 0;
 	int jobs = options->jobs > 0 ? options->jobs : 1;
 	int rc;
 
@@ -328,16 +328,30 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 		return rc;
 	if (options->stop && *options->stop)
 		return 0;
-	if ((rc = agent_mark_stale(ledger, options->actor,
-		 options->stale_after_ms, &marked, err)) < 0)
-		return rc;
-	stats->stale += marked;
-	if ((rc = wait_escalate(ledger, options->actor, options->stale_after_ms,
-		 &marked, err)) < 0)
-		return rc;
-	stats->waits += marked;
-	if ((rc = sweep_expire_leases(ledger, options->actor, stats, err)) < 0)
-		return rc;
+	/*
+	 * The upkeep (stale agents, orphaned and overdue waits, expired
+	 * leases) in one transaction: one commit and one trip through the
+	 * write lock per pass, not three, busy or idle.
+	 */
+	{
+		int64_t stale = 0, waits = 0;
+
+		if ((rc = ledger_begin(ledger, err)) < 0)
+			return rc;
+		if ((rc = agent_mark_stale(ledger, options->actor,
+			 options->stale_after_ms, &stale, err)) < 0 ||
+		    (rc = wait_escalate(ledger, options->actor,
+			 options->stale_after_ms, &waits, err)) < 0 ||
+		    (rc = sweep_expire_leases(ledger, options->actor, stats,
+			 err)) < 0) {
+			ledger_rollback(ledger);
+			return rc;
+		}
+		if ((rc = ledger_commit(ledger, err)) < 0)
+			return rc;
+		stats->stale += stale;
+		stats->waits += waits;
+	}
 	if (options->stop && *options->stop)
 		return 0;
 	if ((rc = count_reported(ledger, &reported, err)) < 0)
