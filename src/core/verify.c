@@ -442,19 +442,7 @@ static int
 update(struct ledger *ledger, const char *sql, int64_t id, int64_t now,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int64(st, 2, now);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "applying a verdict");
-	return 0;
+	return ledger_write(ledger, sql, id, now, NULL, "applying a verdict", err);
 }
 
 int

@@ -29,6 +29,7 @@
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
 #define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
 #define LOG_TAIL_BYTES 16384
+#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
 /* The shortest time between two sweep passes started for new reports. */
 #define SWEEP_GAP_MS 100
 
@@ -197,9 +198,9 @@ launch(struct runner *r, struct worker *w)
 	 */
 	buf_addf(&log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
 	    (long long)w->task, (long long)w->attempt);
-	fd = open(log.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
 	if (fd < 0 && errno == ENOENT && path_make_parent_dirs(log.buf, 0755) == 0)
-		fd = open(log.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
 	if (fd < 0) {
 		rc = err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
 		    log.buf, strerror(errno));
