@@ -65,6 +65,7 @@ main(int argc, char **argv)
 	/* As daicho configures SQLite (core/ledger.c). */
 	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return fail(db, "open");
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
