@@ -210,37 +210,65 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
  * Heartbeat: last seen now, stale → active, renew live leases. An agent
  * that was stale comes back without its reservations: they lapsed when it
  * went quiet (others may hold them now), whether or not a sweep said so.
+ *
+ * Agents call daicho in bursts, and every command beats, so the beat reads
+ * the agent's row first and writes only what changes: the reservations
+ * only when they lapsed, and the row only when it is not active or its
+ * last-seen time is older than AGENT_SEEN_RESOLUTION_MS. A burst of
+ * commands thus writes the agent's row about once a second, not once per
+ * command. Leases are renewed on every beat.
  */
 static int
 touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "UPDATE reservations SET released_ms = ?2 WHERE agent = ?1"
-	    " AND released_ms IS NULL AND EXISTS (SELECT 1 FROM agents"
-	    "  WHERE id = ?1 AND (state = 'stale' OR (state = 'active' AND"
-	    "  last_seen_ms <= ?2 - ?3)))", err);
+	    "SELECT state, last_seen_ms FROM agents WHERE id = ?1", err);
+	bool active = false, lapsed = false, recent = false;
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, AGENT_STALE_AFTER_MS);
-	if ((rc = ledger_step_done(ledger, st, "releasing lapsed reservations",
-		 err)) < 0)
-		return rc;
-	st = ledger_stmt(ledger,
-	    "UPDATE agents SET last_seen_ms = ?2,"
-	    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
-	    " WHERE id = ?1", err);
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
 	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(st, 0);
+		int64_t seen = sqlite3_column_int64(st, 1);
+
+		active = strcmp(state, "active") == 0;
+		lapsed = strcmp(state, "stale") == 0 ||
+			 (active && seen <= now - AGENT_STALE_AFTER_MS);
+		recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
+	}
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "recording a heartbeat");
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading an agent");
+	if (rc == SQLITE_DONE)
+		return 0; /* no such agent: nothing to beat */
+	if (lapsed) {
+		st = ledger_stmt(ledger,
+		    "UPDATE reservations SET released_ms = ?2"
+		    " WHERE agent = ?1 AND released_ms IS NULL", err);
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, now);
+		if ((rc = ledger_step_done(ledger, st,
+			 "releasing lapsed reservations", err)) < 0)
+			return rc;
+	}
+	if (!active || !recent) {
+		st = ledger_stmt(ledger,
+		    "UPDATE agents SET last_seen_ms = ?2,"
+		    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
+		    " WHERE id = ?1", err);
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, now);
+		if ((rc = ledger_step_done(ledger, st, "recording a heartbeat",
+			 err)) < 0)
+			return rc;
+	}
 	/*
 	 * Renew only leases still running (an expired claim is up for grabs)
 	 * and past half their length, so an agent that beats often writes
@@ -255,11 +283,7 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "renewing leases");
-	return 0;
+	return ledger_step_done(ledger, st, "renewing leases", err);
 }
 
 static int find_caller(struct ledger *ledger, const struct agent_claim *claim,

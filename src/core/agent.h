@@ -92,6 +92,10 @@ void agent_release(struct agent *agent);
 /* An agent unseen this long (and not waiting) is stale. */
 #define AGENT_STALE_AFTER_MS (10 * 60 * 1000)
 
+/* How fresh a heartbeat keeps an agent's last-seen time: within this, a
+ * command by an active agent does not rewrite it. */
+#define AGENT_SEEN_RESOLUTION_MS 1000
+
 /* What 'daicho agent start' asks for. */
 struct agent_start_request {
 	const char *name;       /* required */

@@ -167,6 +167,33 @@ agent_state() {
 	[ "$(agent_state w1)" = active ]
 }
 
+@test "a burst of commands rewrites last seen once a second; leases still renew on every beat" {
+	daicho agent start w1 >/dev/null
+	daicho add "t" >/dev/null
+	daicho claim 1 --as w1 --lease 1s >/dev/null
+	seen() { sql "SELECT last_seen_ms FROM agents WHERE name = 'w1'"; }
+	[ "$(seen)" = $T0 ]
+	# within a second of the last write: the row is left as it is ...
+	export DAICHO_NOW_MS=$((T0 + 600))
+	daicho ls --as w1 >/dev/null
+	[ "$(seen)" = $T0 ]
+	# ... but the lease, past half its length, is renewed all the same
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 600 + 1000)) ]
+	# a second after the last write: written again
+	export DAICHO_NOW_MS=$((T0 + 1000))
+	daicho ls --as w1 >/dev/null
+	[ "$(seen)" = $((T0 + 1000)) ]
+	# a clock that went back is not "recent": written
+	export DAICHO_NOW_MS=$((T0 + 900))
+	daicho ls --as w1 >/dev/null
+	[ "$(seen)" = $((T0 + 900)) ]
+	# a waiting agent's last seen is written on every beat
+	sql "UPDATE agents SET state = 'waiting' WHERE name = 'w1'"
+	export DAICHO_NOW_MS=$((T0 + 950))
+	daicho ls --as w1 >/dev/null
+	[ "$(seen)" = $((T0 + 950)) ]
+}
+
 @test "the sweep marks a silent agent stale and frees its claims" {
 	daicho agent start w1 >/dev/null
 	daicho add "t" >/dev/null
