@@ -11,7 +11,7 @@
  * ready index, commits and prints the id. It
  * does none of what makes daicho's claim safe to use: no ordered write lock,
  * no schema check, no heartbeat or lease renewal, no expired-lease or
- * `touches` check, no event. Built, linked (a static PIE) and configured
+ * `touches` check, no event. Built, linked (static, not a PIE) and configured
  * like daicho, so the difference between the two is daicho's own work.
  */
 #include <sqlite3.h>

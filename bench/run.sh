@@ -64,7 +64,7 @@ cp "$src_bin" "$D"
 # The bare-claim peer of benchmark 3, linked the way daicho is (Makefile).
 FLOOR=$WORK/claimfloor
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$FLOOR" "$here/claimfloor.c" \
-	-static-pie -lsqlite3 -lm 2>"$WORK/claimfloor.err" ||
+	-static -no-pie -lsqlite3 -lm 2>"$WORK/claimfloor.err" ||
 	{ cat "$WORK/claimfloor.err" >&2; echo "bench: cannot build claimfloor" >&2; exit 1; }
 
 REPORT=$OUT/report.txt
