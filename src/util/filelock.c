@@ -18,7 +18,7 @@
 #include "util/alloc.h"
 #include "util/proc.h"
 
-#define FILELOCK_MAGIC 0x4441494eu /* "DAIN": ticket lock, layout 3 */
+#define FILELOCK_MAGIC 0x4441494fu /* "DAIO": ticket lock, layout 4 */
 #define FILELOCK_BYTES 8192
 #define SLOTS 256                  /* waiters that can queue at once */
 #define CHECK_MS 50                /* how often a waiter looks for the dead */
@@ -28,11 +28,20 @@
  * until "serving" reaches it; unlocking serves the next ticket and wakes
  * only the process waiting for that one (each waits on its own slot's
  * futex word), so the lock is handed over first come, first served, with
- * no thundering herd. pid[slot] and start[slot] record who holds each
+ * no thundering herd. pid[slot] and mark[slot] record who holds each
  * ticket (a pid alone is not enough: pids are reused within minutes when
  * pid_max is 32768), so that a ticket whose process died (holding or
  * waiting) is skipped by the next in line: a kill -9 never wedges the
  * queue.
+ *
+ * The mark is the boot-time clock, in the kernel's clock ticks, read by
+ * the taker (layout 3 stored the taker's start time, which costs a read of
+ * /proc/self/stat: 0.2 ms here, a twentieth of a claim). The process that
+ * wrote a mark started at or before it; a later process given the same pid
+ * starts after it. So the pid's holder is the ticket's taker exactly when
+ * its start time, from /proc/PID/stat in the same ticks, is at or before
+ * the mark. (A pid reused within the same 10 ms tick would pass for the
+ * taker; that takes pid_max process creations in 10 ms.)
  */
 struct shared {
 	_Atomic uint32_t magic;
@@ -40,13 +49,12 @@ struct shared {
 	_Atomic uint32_t serving;       /* the ticket that may hold the lock */
 	_Atomic uint32_t turn[SLOTS];   /* futex words: serving, per slot */
 	_Atomic int32_t pid[SLOTS];     /* ticket holder; 0 unknown, -1 gone */
-	_Atomic uint64_t start[SLOTS];  /* its start time: pids are reused */
+	_Atomic uint64_t mark[SLOTS];   /* taken no earlier: pids are reused */
 };
 
 struct filelock {
 	int fd;
 	struct shared *shared;
-	uint64_t my_start;              /* this process's start time */
 	uint32_t ticket;                /* ours, while we hold the lock */
 	uint32_t unknown_serving;       /* a served ticket with no pid yet... */
 	int64_t unknown_since_ms;       /* ...since when */
@@ -132,6 +140,29 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Now on the boot-time clock, in the clock ticks of /proc/PID/stat. */
+static uint64_t
+mark_now(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0)
+		hz = 100;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * (uint64_t)hz +
+	       (uint64_t)ts.tv_nsec / (1000000000u / (uint64_t)hz);
+}
+
+/* Whether pid is the process that marked its ticket with mark. */
+static bool
+is_taker(int32_t pid, uint64_t mark)
+{
+	uint64_t start = proc_start_time(pid);
+
+	return start != 0 && start <= mark;
+}
+
 /*
  * While waiting near the front of the queue: if the ticket being served
  * belongs to a process that is gone (died holding the lock or while queued,
@@ -160,20 +191,20 @@ skip_the_dead(struct filelock *lock)
 			}
 			if (now_ms() - lock->unknown_since_ms <= 2000)
 				return;
-		} else if (pid != -1 && proc_start_time(pid) ==
-					  atomic_load(&s->start[serving % SLOTS])) {
+		} else if (pid != -1 &&
+			   is_taker(pid, atomic_load(&s->mark[serving % SLOTS]))) {
 			return; /* alive: its turn */
 		}
 		serve_after(s, serving);
 	}
 }
 
-/* Mark ticket as ours (start time first: a reader that sees our pid with
- * the old start time takes us for dead, and we then queue again). */
+/* Mark ticket as ours (the mark first: a reader that sees our pid with
+ * the slot's previous mark may take us for dead, and we then queue again). */
 static void
 take_slot(struct filelock *lock, uint32_t ticket)
 {
-	atomic_store(&lock->shared->start[ticket % SLOTS], lock->my_start);
+	atomic_store(&lock->shared->mark[ticket % SLOTS], mark_now());
 	atomic_store(&lock->shared->pid[ticket % SLOTS], (int32_t)getpid());
 }
 
@@ -193,8 +224,6 @@ filelock_acquire(struct filelock *lock, int64_t timeout_ms)
 		skip_the_dead(lock);
 		nanosleep(&pause, NULL);
 	}
-	if (lock->my_start == 0)
-		lock->my_start = proc_start_time(getpid());
 	ticket = atomic_fetch_add(&s->next, 1);
 	take_slot(lock, ticket);
 	lock->unknown_since_ms = 0;
@@ -240,8 +269,6 @@ filelock_try(struct filelock *lock)
 	uint32_t serving = atomic_load(&s->serving), expected = serving;
 
 	/* Free means: nobody holds a ticket at or after serving. */
-	if (lock->my_start == 0)
-		lock->my_start = proc_start_time(getpid());
 	if (!atomic_compare_exchange_strong(&s->next, &expected, serving + 1))
 		return 1;
 	take_slot(lock, serving);

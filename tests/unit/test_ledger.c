@@ -768,6 +768,52 @@ test_waiter_gets_lock_when_freed(void **state)
 	err_release(&err);
 }
 
+/* A holder killed with the lock held is skipped, at once, not waited out. */
+static void
+test_dead_holder_is_skipped(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int fds[2];
+	pid_t pid;
+	char c;
+	int64_t start;
+	int status;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct err child_err = ERR_INIT;
+		struct ledger *held = NULL;
+
+		close(fds[0]);
+		if (ledger_open(f->path, &held, &child_err) < 0 ||
+		    ledger_begin(held, &child_err) < 0)
+			_exit(1);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause(); /* holds the lock until killed */
+		_exit(1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	setenv("DAICHO_BUSY_TIMEOUT", "10s", 1);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	start = mono_ms();
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_true(mono_ms() - start < 2000);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
 static void
 test_begin_read_snapshot(void **state)
 {
@@ -1036,6 +1082,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_begin_is_immediate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waiter_gets_lock_when_freed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_holder_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_read_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stmt_cache_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_mapping, setup, teardown),
