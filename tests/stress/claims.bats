@@ -3,7 +3,8 @@
 #
 # 64 worker processes, each its own agent (--as wN), loop
 #   claim --next --lease 30m  /  save ID (stdin)  /  report ID
-# over 5,000 tasks added with one `add --batch`, until nothing is ready.
+# over the tasks added with one `add --batch` (see below for how many),
+# until nothing is ready.
 # The drain runs once (setup_file); each test checks one property of the
 # ledger and the workers' logs afterwards.
 #
@@ -46,7 +47,7 @@ setup() {
 	export LC_ALL=C
 }
 
-@test "claims: 64 workers drain 5,000 tasks within the deadline" {
+@test "claims: 64 workers drain every task (1,500 unless DAICHO_STRESS_TASKS says) within the deadline" {
 	local drain
 	drain=$(cat "$T/drain_us")
 	printf '# drain: %s after %d.%03d s; %s of %d tasks reported\n' \
