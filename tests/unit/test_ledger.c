@@ -718,19 +718,18 @@ test_busy_timeout(void **state)
 	err_release(&err);
 }
 
-static void
-test_waiter_gets_lock_when_freed(void **state)
+/*
+ * Fork a child that opens the ledger at path and takes its write lock;
+ * return its pid once it holds it. The child commits and exits 0 after
+ * hold_ms, or, when hold_ms < 0, holds the lock until it is killed.
+ */
+static pid_t
+fork_lock_holder(const char *path, int hold_ms)
 {
-	struct fixture *f = *state;
-	struct err err = ERR_INIT;
-	struct ledger *ledger = NULL;
 	int fds[2];
 	pid_t pid;
 	char c;
-	int64_t start, waited;
-	int status;
 
-	assert_int_equal(ledger_create(f->path, &err), 0);
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -739,12 +738,15 @@ test_waiter_gets_lock_when_freed(void **state)
 		struct ledger *held = NULL;
 
 		close(fds[0]);
-		if (ledger_open(f->path, &held, &child_err) < 0 ||
+		if (ledger_open(path, &held, &child_err) < 0 ||
 		    ledger_begin(held, &child_err) < 0)
 			_exit(1);
 		if (write(fds[1], "x", 1) != 1)
 			_exit(1);
-		usleep(400 * 1000);
+		if (hold_ms < 0)
+			for (;;)
+				pause();
+		usleep((useconds_t)hold_ms * 1000);
 		if (ledger_commit(held, &child_err) < 0)
 			_exit(1);
 		ledger_close(held);
@@ -753,6 +755,21 @@ test_waiter_gets_lock_when_freed(void **state)
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &c, 1), 1);
 	close(fds[0]);
+	return pid;
+}
+
+static void
+test_waiter_gets_lock_when_freed(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	pid_t pid;
+	int64_t start, waited;
+	int status;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	pid = fork_lock_holder(f->path, 400);
 	setenv("DAICHO_BUSY_TIMEOUT", "10s", 1);
 	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
 	start = mono_ms();
@@ -775,32 +792,12 @@ test_dead_holder_is_skipped(void **state)
 	struct fixture *f = *state;
 	struct err err = ERR_INIT;
 	struct ledger *ledger = NULL;
-	int fds[2];
 	pid_t pid;
-	char c;
 	int64_t start;
 	int status;
 
 	assert_int_equal(ledger_create(f->path, &err), 0);
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct err child_err = ERR_INIT;
-		struct ledger *held = NULL;
-
-		close(fds[0]);
-		if (ledger_open(f->path, &held, &child_err) < 0 ||
-		    ledger_begin(held, &child_err) < 0)
-			_exit(1);
-		if (write(fds[1], "x", 1) != 1)
-			_exit(1);
-		pause(); /* holds the lock until killed */
-		_exit(1);
-	}
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &c, 1), 1);
-	close(fds[0]);
+	pid = fork_lock_holder(f->path, -1);
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
