@@ -207,6 +207,16 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 }
 
 /*
+ * The leases of agent ?1 that a beat at ?2 renews: only leases still
+ * running (an expired claim is up for grabs) and past half their length,
+ * so an agent that beats often writes each claim's row at most twice per
+ * lease.
+ */
+#define DUE_LEASES \
+	" WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2" \
+	" AND lease_expires_ms - ?2 < lease_ms / 2"
+
+/*
  * Heartbeat: last seen now, stale → active, renew live leases. An agent
  * that was stale comes back without its reservations: they lapsed when it
  * went quiet (others may hold them now), whether or not a sweep said so.
@@ -216,19 +226,22 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
  * only when they lapsed, and the row only when it is not active or its
  * last-seen time is older than AGENT_SEEN_RESOLUTION_MS. A burst of
  * commands thus writes the agent's row about once a second, not once per
- * command. Leases are renewed on every beat.
+ * command. Leases are renewed on every beat that finds one due.
  */
 static int
 touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "SELECT state, last_seen_ms FROM agents WHERE id = ?1", err);
-	bool active = false, lapsed = false, recent = false;
+	    "SELECT state, last_seen_ms, EXISTS (SELECT 1 FROM tasks"
+	    " INDEXED BY tasks_owner_claimed" DUE_LEASES ")"
+	    " FROM agents WHERE id = ?1", err);
+	bool active = false, lapsed = false, recent = false, due = false;
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const char *state = (const char *)sqlite3_column_text(st, 0);
@@ -238,6 +251,7 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 		lapsed = strcmp(state, "stale") == 0 ||
 			 (active && seen <= now - AGENT_STALE_AFTER_MS);
 		recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
+		due = sqlite3_column_int(st, 2) != 0;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -269,16 +283,11 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 			 err)) < 0)
 			return rc;
 	}
-	/*
-	 * Renew only leases still running (an expired claim is up for grabs)
-	 * and past half their length, so an agent that beats often writes
-	 * each claim's row at most twice per lease.
-	 */
+	if (!due)
+		return 0;
 	st = ledger_stmt(ledger,
 	    "UPDATE tasks INDEXED BY tasks_owner_claimed"
-	    " SET lease_expires_ms = ?2 + lease_ms"
-	    " WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2"
-	    " AND lease_expires_ms - ?2 < lease_ms / 2", err);
+	    " SET lease_expires_ms = ?2 + lease_ms" DUE_LEASES, err);
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
