@@ -326,6 +326,10 @@ bench3() {
 		"$(calc '%.0f' "$BIG_TASKS / $add_s")" "$(awk '{ printf "%.0f", $2 / 1024 }' "$dir/time" 2>/dev/null)"
 	rm -f "$dir/tasks.jsonl"
 	sqlite3 "$L" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	# The batch wrote ~130 MB that the kernel is still flushing; measured
+	# over that, every process competes with the flush (claimfloor's median
+	# varied 4.8-6.5 ms from run to run). Wait for it to finish.
+	sync
 	# One claim and one listing first (they also warm the page cache): when
 	# they are slow, fewer runs keep this part near 90 s (at least 10 runs).
 	local runs
