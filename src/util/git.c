@@ -42,12 +42,15 @@ done:
 	return rc;
 }
 
-/* Run git -C repo with args (NULL-terminated); output discarded. */
+/*
+ * Run git -C repo with args (NULL-terminated). Its output, stdout and
+ * stderr, goes to output, or is discarded when output is NULL.
+ */
 static int
-git_in(const char *repo, const char *const *args)
+git_in_output(const char *repo, const char *const *args, struct buf *output)
 {
 	char *argv[16];
-	struct buf out = BUF_INIT;
+	struct buf discard = BUF_INIT;
 	size_t n = 0;
 	int status;
 
@@ -57,10 +60,42 @@ git_in(const char *repo, const char *const *args)
 	while (*args && n < 15)
 		argv[n++] = (char *)*args++;
 	argv[n] = NULL;
-	status = proc_capture(argv, &out);
-	buf_release(&out);
+	status = proc_capture_all(argv, output ? output : &discard);
+	buf_release(&discard);
 	return status;
 }
+
+/* Run git -C repo with args (NULL-terminated); output discarded. */
+static int
+git_in(const char *repo, const char *const *args)
+{
+	return git_in_output(repo, args, NULL);
+}
+
+/* Append to why the last line git printed, if any: what it died of. */
+static void
+add_git_reason(struct buf *why, struct buf *output)
+{
+	const char *line;
+
+	while (output->len > 0 && (output->buf[output->len - 1] == '\n' ||
+	    output->buf[output->len - 1] == '\r'))
+		output->buf[--output->len] = '\0';
+	if (output->len == 0)
+		return;
+	line = strrchr(output->buf, '\n');
+	buf_addf(why, ": %s", line ? line + 1 : output->buf);
+}
+
+/*
+ * Times a `git worktree add` is tried. git deletes $GIT_DIR/worktrees when
+ * a removal empties it, and an add that had just made that directory then
+ * cannot make its own entry in it ("could not create directory of
+ * '.git/worktrees/...'"): parallel verifications and runner jobs add and
+ * remove worktrees all the time, so a failed add is tried again. A failed
+ * add leaves nothing behind (git removes what it made).
+ */
+#define WORKTREE_ADD_TRIES 3
 
 int
 git_worktree_add(const char *repo, const char *path, const char *commit,
@@ -68,16 +103,24 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 {
 	const char *args[] = { "worktree", "add", "--detach", "--quiet", path,
 		commit, NULL };
-	int status = git_in(repo, args);
+	struct buf output = BUF_INIT;
+	int status = -1;
 
-	if (status == 0)
-		return 0;
-	if (status < 0)
+	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
+		buf_reset(&output);
+		if ((status = git_in_output(repo, args, &output)) <= 0)
+			break; /* done, or git cannot run at all */
+	}
+	if (status < 0) {
 		buf_addf(why, "cannot run git: %s", strerror(errno));
-	else
-		buf_addf(why, "git worktree add of %.12s failed (exit %d)", commit,
+	} else if (status > 0) {
+		buf_addf(why, "git worktree add of %.12s failed (exit %d", commit,
 		    status);
-	return -1;
+		add_git_reason(why, &output);
+		buf_adds(why, ")");
+	}
+	buf_release(&output);
+	return status == 0 ? 0 : -1;
 }
 
 void
@@ -153,28 +196,40 @@ int
 git_worktree_add_branch(const char *repo, const char *path, const char *branch,
     const char *base, struct buf *why)
 {
-	struct buf ref = BUF_INIT, hash = BUF_INIT;
-	int status;
+	struct buf ref = BUF_INIT, hash = BUF_INIT, output = BUF_INIT;
+	int status = -1;
 
 	buf_addf(&ref, "refs/heads/%s", branch);
-	if (git_rev_parse(repo, ref.buf, &hash) == 0) {
-		const char *args[] = { "worktree", "add", "--quiet", path, branch,
-			NULL };
+	/* Each try asks again whether the branch exists: git makes it before
+	 * the worktree, so a failed try may have made it. */
+	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
+		buf_reset(&output);
+		if (git_rev_parse(repo, ref.buf, &hash) == 0) {
+			const char *args[] = { "worktree", "add", "--quiet", path,
+				branch, NULL };
 
-		status = git_in(repo, args);
-	} else {
-		const char *args[] = { "worktree", "add", "--quiet", "-b", branch,
-			path, base, NULL };
+			status = git_in_output(repo, args, &output);
+		} else {
+			const char *args[] = { "worktree", "add", "--quiet", "-b",
+				branch, path, base, NULL };
 
-		status = git_in(repo, args);
+			status = git_in_output(repo, args, &output);
+		}
+		if (status <= 0)
+			break;
+	}
+	if (status < 0) {
+		buf_addf(why, "cannot run git: %s", strerror(errno));
+	} else if (status > 0) {
+		buf_addf(why, "git worktree add of branch %s failed (exit %d",
+		    branch, status);
+		add_git_reason(why, &output);
+		buf_adds(why, ")");
 	}
 	buf_release(&ref);
 	buf_release(&hash);
-	if (status == 0)
-		return 0;
-	buf_addf(why, status < 0 ? "cannot run git" :
-	    "git worktree add of branch %s failed (exit %d)", branch, status);
-	return -1;
+	buf_release(&output);
+	return status == 0 ? 0 : -1;
 }
 
 void

@@ -126,8 +126,9 @@ proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group)
 		posix_spawnattr_setpgroup(attr, 0);
 }
 
-int
-proc_capture(char *const argv[], struct buf *out)
+/* proc_capture(), with stderr discarded or, when with_stderr, into out. */
+static int
+capture(char *const argv[], struct buf *out, bool with_stderr)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
@@ -143,8 +144,12 @@ proc_capture(char *const argv[], struct buf *out)
 	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
 	    O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null",
-	    O_WRONLY, 0);
+	if (with_stderr)
+		posix_spawn_file_actions_adddup2(&actions, pipe_fds[1],
+		    STDERR_FILENO);
+	else
+		posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
+		    "/dev/null", O_WRONLY, 0);
 	rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
@@ -167,6 +172,18 @@ proc_capture(char *const argv[], struct buf *out)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
+}
+
+int
+proc_capture(char *const argv[], struct buf *out)
+{
+	return capture(argv, out, false);
+}
+
+int
+proc_capture_all(char *const argv[], struct buf *out)
+{
+	return capture(argv, out, true);
 }
 
 void

@@ -18,6 +18,9 @@
  */
 int proc_capture(char *const argv[], struct buf *out);
 
+/* proc_capture(), with stderr appended to out too, interleaved. */
+int proc_capture_all(char *const argv[], struct buf *out);
+
 
 /*
  * Whether process pid exists and is not a zombie (a killed process waits

@@ -12,6 +12,7 @@
 # environment, so no test looks at another's processes.
 
 load run_helpers
+load fake_git
 
 # --- the cap -------------------------------------------------------------
 
@@ -719,6 +720,21 @@ exit 0'
 }
 
 # --- --worktree ------------------------------------------------------------
+
+@test "run --worktree: a worktree add that loses git's race is tried again" {
+	unset DAICHO_LEDGER
+	local repo="$TEST_ROOT/repo"
+	new_git_repo "$repo"
+	cd "$repo"
+	daicho init >/dev/null
+	daicho add t >/dev/null
+	write_worker quiet 'exit 0'
+	fake_worktree_add_failure once
+	capture daicho run --worktree -- "$BIN/quiet"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 0 false reports caught, "
+	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -eq 2 ]
+}
 
 @test "run --worktree: a task that commits keeps its worktree and branch and is verified at that commit; one that changes nothing is removed" {
 	unset DAICHO_LEDGER

@@ -3,6 +3,7 @@
 # checks run, verdicts and their evidence (show), and `daicho verify`.
 
 load verify_helpers
+load fake_git
 
 TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
 
@@ -124,6 +125,37 @@ teardown() {
 	out="$(tf 1 '.last_verdict.checks[0].output')"
 	[ "$(sed -n 2p <<<"$out")" = "$commit" ] || fail "HEAD in the check: $out"
 	[[ "$(sed -n 1p <<<"$out")" == "$VERIFY_DIR/1-"* ]] || fail "cwd of the check: $out (want under $VERIFY_DIR/1-)"
+	assert_no_worktrees
+}
+
+# report_committed_file: task 1, done when out.txt exists, claimed by w1,
+# who commits out.txt and reports that commit.
+report_committed_file() {
+	daicho add t --done-when 'file:out.txt' >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo work >out.txt
+	git add out.txt
+	git commit -q -m work
+	daicho report 1 --as w1 --commit HEAD
+}
+
+@test "a worktree add that loses git's race is tried again: the honest report is verified" {
+	report_committed_file
+	fake_worktree_add_failure once
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 1
+	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -eq 2 ]
+	assert_no_worktrees
+}
+
+@test "a worktree add that keeps failing rejects the report with git's own reason" {
+	report_committed_file
+	fake_worktree_add_failure always
+	sweep_says 0 1 0 0 0
+	out="$(tf 1 '.last_verdict.checks[0].output')"
+	[[ "$out" == *"failed (exit 128: fatal: could not create directory of '.git/worktrees/x': No such file or directory)"* ]] ||
+		fail "checkout evidence: $out"
+	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -gt 1 ]
 	assert_no_worktrees
 }
 
