@@ -18,7 +18,7 @@
 #include "util/alloc.h"
 #include "util/proc.h"
 
-#define FILELOCK_MAGIC 0x4441494fu /* "DAIO": ticket lock, layout 4 */
+#define FILELOCK_MAGIC 0x44414950u /* "DAIP": ticket lock, layout 5 */
 #define FILELOCK_BYTES 8192
 #define SLOTS 256                  /* waiters that can queue at once */
 #define CHECK_MS 50                /* how often a waiter looks for the dead */
@@ -42,19 +42,30 @@
  * its start time, from /proc/PID/stat in the same ticks, is at or before
  * the mark. (A pid reused within the same 10 ms tick would pass for the
  * taker; that takes pid_max process creations in 10 ms.)
+ *
+ * Marks compare only within one boot and pids only within one pid
+ * namespace, and the file outlives both. So the file records the boot it
+ * belongs to (the wall-clock time of the boot, to the second), and a
+ * process that finds another boot's file starts the queue afresh: every
+ * process of that boot is gone. Each slot records its taker's pid
+ * namespace, and a ticket taken in another namespace is treated as dead,
+ * as layout 3 treated it (its pid means nothing here).
  */
 struct shared {
 	_Atomic uint32_t magic;
+	_Atomic int64_t boot_s;         /* wall-clock time of this boot */
 	_Atomic uint32_t next;          /* the next ticket to hand out */
 	_Atomic uint32_t serving;       /* the ticket that may hold the lock */
 	_Atomic uint32_t turn[SLOTS];   /* futex words: serving, per slot */
 	_Atomic int32_t pid[SLOTS];     /* ticket holder; 0 unknown, -1 gone */
 	_Atomic uint64_t mark[SLOTS];   /* taken no earlier: pids are reused */
+	_Atomic uint64_t pidns[SLOTS];  /* the taker's pid namespace, or 0 */
 };
 
 struct filelock {
 	int fd;
 	struct shared *shared;
+	uint64_t pidns;                 /* this process's pid namespace, or 0 */
 	uint32_t ticket;                /* ours, while we hold the lock */
 	uint32_t unknown_serving;       /* a served ticket with no pid yet... */
 	int64_t unknown_since_ms;       /* ...since when */
@@ -69,12 +80,47 @@ futex(_Atomic uint32_t *word, int op, uint32_t value,
 	return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
 }
 
+/* Within this much, two readings of the boot's wall-clock time are the
+ * same boot (the clock may be stepped a little while the machine runs). */
+#define BOOT_SLACK_S 2
+
+/* The wall-clock time this machine booted, in seconds. */
+static int64_t
+boot_time_s(void)
+{
+	struct timespec real, boot;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return (int64_t)real.tv_sec - (int64_t)boot.tv_sec;
+}
+
+/* This process's pid namespace (its inode number), or 0 if unknown. */
+static uint64_t
+pid_namespace(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Whether shared holds the queue of this boot, in the current layout. */
+static bool
+is_current(struct shared *shared, int64_t boot_s)
+{
+	int64_t drift = atomic_load(&shared->boot_s) - boot_s;
+
+	return atomic_load(&shared->magic) == FILELOCK_MAGIC &&
+	       drift <= BOOT_SLACK_S && drift >= -BOOT_SLACK_S;
+}
+
 int
 filelock_open(const char *path, struct filelock **out)
 {
 	struct filelock *lock;
 	struct stat st;
 	void *map;
+	int64_t boot_s;
 	int fd, saved;
 
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -101,11 +147,15 @@ filelock_open(const char *path, struct filelock **out)
 	lock = xcalloc(1, sizeof(*lock));
 	lock->fd = fd;
 	lock->shared = map;
-	if (atomic_load(&lock->shared->magic) != FILELOCK_MAGIC) {
-		/* A new (zeroed) file, or an older layout: start afresh. */
+	lock->pidns = pid_namespace();
+	boot_s = boot_time_s();
+	if (!is_current(lock->shared, boot_s)) {
+		/* A new (zeroed) file, an older layout, or a queue left by
+		 * processes of an earlier boot: start afresh. */
 		flock(fd, LOCK_EX);
-		if (atomic_load(&lock->shared->magic) != FILELOCK_MAGIC) {
+		if (!is_current(lock->shared, boot_s)) {
 			memset(map, 0, FILELOCK_BYTES);
+			atomic_store(&lock->shared->boot_s, boot_s);
 			atomic_store(&lock->shared->magic, FILELOCK_MAGIC);
 		}
 		flock(fd, LOCK_UN);
@@ -154,12 +204,18 @@ mark_now(void)
 	       (uint64_t)ts.tv_nsec / (1000000000u / (uint64_t)hz);
 }
 
-/* Whether pid is the process that marked its ticket with mark. */
+/*
+ * Whether pid, which took a ticket with mark in pid namespace pidns, is
+ * still that process, as seen from namespace my_pidns.
+ */
 static bool
-is_taker(int32_t pid, uint64_t mark)
+is_taker(int32_t pid, uint64_t mark, uint64_t pidns, uint64_t my_pidns)
 {
-	uint64_t start = proc_start_time(pid);
+	uint64_t start;
 
+	if (pidns != 0 && my_pidns != 0 && pidns != my_pidns)
+		return false;
+	start = proc_start_time(pid);
 	return start != 0 && start <= mark;
 }
 
@@ -192,19 +248,23 @@ skip_the_dead(struct filelock *lock)
 			if (now_ms() - lock->unknown_since_ms <= 2000)
 				return;
 		} else if (pid != -1 &&
-			   is_taker(pid, atomic_load(&s->mark[serving % SLOTS]))) {
+			   is_taker(pid, atomic_load(&s->mark[serving % SLOTS]),
+			       atomic_load(&s->pidns[serving % SLOTS]),
+			       lock->pidns)) {
 			return; /* alive: its turn */
 		}
 		serve_after(s, serving);
 	}
 }
 
-/* Mark ticket as ours (the mark first: a reader that sees our pid with
- * the slot's previous mark may take us for dead, and we then queue again). */
+/* Mark ticket as ours: mark and namespace first, then the pid, so that a
+ * reader that sees our pid sees our mark too. (One that still sees the
+ * slot's previous pid takes the ticket for dead, and we queue again.) */
 static void
 take_slot(struct filelock *lock, uint32_t ticket)
 {
 	atomic_store(&lock->shared->mark[ticket % SLOTS], mark_now());
+	atomic_store(&lock->shared->pidns[ticket % SLOTS], lock->pidns);
 	atomic_store(&lock->shared->pid[ticket % SLOTS], (int32_t)getpid());
 }
 
