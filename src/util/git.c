@@ -1,6 +1,7 @@
 #include "util/git.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "util/proc.h"
@@ -91,11 +92,23 @@ add_git_reason(struct buf *why, struct buf *output)
  * Times a `git worktree add` is tried. git deletes $GIT_DIR/worktrees when
  * a removal empties it, and an add that had just made that directory then
  * cannot make its own entry in it ("could not create directory of
- * '.git/worktrees/...'"): parallel verifications and runner jobs add and
- * remove worktrees all the time, so a failed add is tried again. A failed
- * add leaves nothing behind (git removes what it made).
+ * '.git/worktrees/...'", exit 128). Parallel verifications and runner jobs
+ * add and remove worktrees all the time, so an add that failed that way
+ * is tried again; it had made nothing yet but, with -b, the branch. Any
+ * other failure is final: a hook that failed, say, leaves a worktree
+ * behind, and its message is what the user needs to see.
  */
 #define WORKTREE_ADD_TRIES 3
+
+/* Whether a `worktree add` that exited with status, saying output, lost
+ * the race above. */
+static bool
+lost_worktrees_race(int status, const struct buf *output)
+{
+	return status == 128 && output->len > 0 &&
+	       strstr(output->buf, "could not create") != NULL &&
+	       strstr(output->buf, "worktrees/") != NULL;
+}
 
 int
 git_worktree_add(const char *repo, const char *path, const char *commit,
@@ -108,8 +121,9 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 
 	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
 		buf_reset(&output);
-		if ((status = git_in_output(repo, args, &output)) <= 0)
-			break; /* done, or git cannot run at all */
+		status = git_in_output(repo, args, &output);
+		if (!lost_worktrees_race(status, &output))
+			break;
 	}
 	if (status < 0) {
 		buf_addf(why, "cannot run git: %s", strerror(errno));
@@ -215,7 +229,7 @@ git_worktree_add_branch(const char *repo, const char *path, const char *branch,
 
 			status = git_in_output(repo, args, &output);
 		}
-		if (status <= 0)
+		if (!lost_worktrees_race(status, &output))
 			break;
 	}
 	if (status < 0) {

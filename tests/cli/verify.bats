@@ -155,8 +155,18 @@ report_committed_file() {
 	out="$(tf 1 '.last_verdict.checks[0].output')"
 	[[ "$out" == *"failed (exit 128: fatal: could not create directory of '.git/worktrees/x': No such file or directory)"* ]] ||
 		fail "checkout evidence: $out"
-	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -gt 1 ]
+	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -eq 3 ]
 	assert_no_worktrees
+}
+
+@test "a worktree add that fails for another reason is not tried again" {
+	report_committed_file
+	fake_worktree_add_failure other
+	sweep_says 0 1 0 0 0
+	out="$(tf 1 '.last_verdict.checks[0].output')"
+	[[ "$out" == *"failed (exit 128: fatal: hook post-checkout failed)"* ]] ||
+		fail "checkout evidence: $out"
+	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -eq 1 ]
 }
 
 @test "a cmd: check that times out is rejected, its process group killed, no stray process left" {
