@@ -247,8 +247,8 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 		const char *state = (const char *)sqlite3_column_text(st, 0);
 		int64_t seen = sqlite3_column_int64(st, 1);
 
-		active = strcmp(state, "active") == 0;
-		lapsed = strcmp(state, "stale") == 0 ||
+		active = state != NULL && strcmp(state, "active") == 0;
+		lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
 			 (active && seen <= now - AGENT_STALE_AFTER_MS);
 		recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
 		due = sqlite3_column_int(st, 2) != 0;
