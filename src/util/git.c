@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/proc.h"
@@ -110,6 +111,23 @@ lost_worktrees_race(int status, const struct buf *output)
 	       strstr(output->buf, "worktrees/") != NULL;
 }
 
+/* Say in why how a `worktree add` of what, which ended with status saying
+ * output (or, when git could not run, with errno_then), failed; nothing
+ * when it succeeded. */
+static void
+explain_worktree_add(struct buf *why, const char *what, int status,
+    int errno_then, struct buf *output)
+{
+	if (status < 0) {
+		buf_addf(why, "cannot run git: %s", strerror(errno_then));
+	} else if (status > 0) {
+		buf_addf(why, "git worktree add of %s failed (exit %d", what,
+		    status);
+		add_git_reason(why, output);
+		buf_adds(why, ")");
+	}
+}
+
 int
 git_worktree_add(const char *repo, const char *path, const char *commit,
     struct buf *why)
@@ -117,7 +135,8 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 	const char *args[] = { "worktree", "add", "--detach", "--quiet", path,
 		commit, NULL };
 	struct buf output = BUF_INIT;
-	int status = -1;
+	char what[13];
+	int status = -1, errno_then;
 
 	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
 		buf_reset(&output);
@@ -125,14 +144,9 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 		if (!lost_worktrees_race(status, &output))
 			break;
 	}
-	if (status < 0) {
-		buf_addf(why, "cannot run git: %s", strerror(errno));
-	} else if (status > 0) {
-		buf_addf(why, "git worktree add of %.12s failed (exit %d", commit,
-		    status);
-		add_git_reason(why, &output);
-		buf_adds(why, ")");
-	}
+	errno_then = errno;
+	snprintf(what, sizeof(what), "%.12s", commit);
+	explain_worktree_add(why, what, status, errno_then, &output);
 	buf_release(&output);
 	return status == 0 ? 0 : -1;
 }
@@ -211,7 +225,8 @@ git_worktree_add_branch(const char *repo, const char *path, const char *branch,
     const char *base, struct buf *why)
 {
 	struct buf ref = BUF_INIT, hash = BUF_INIT, output = BUF_INIT;
-	int status = -1;
+	struct buf what = BUF_INIT;
+	int status = -1, errno_then;
 
 	buf_addf(&ref, "refs/heads/%s", branch);
 	/* Each try asks again whether the branch exists: git makes it before
@@ -232,14 +247,10 @@ git_worktree_add_branch(const char *repo, const char *path, const char *branch,
 		if (!lost_worktrees_race(status, &output))
 			break;
 	}
-	if (status < 0) {
-		buf_addf(why, "cannot run git: %s", strerror(errno));
-	} else if (status > 0) {
-		buf_addf(why, "git worktree add of branch %s failed (exit %d",
-		    branch, status);
-		add_git_reason(why, &output);
-		buf_adds(why, ")");
-	}
+	errno_then = errno;
+	buf_addf(&what, "branch %s", branch);
+	explain_worktree_add(why, what.buf, status, errno_then, &output);
+	buf_release(&what);
 	buf_release(&ref);
 	buf_release(&hash);
 	buf_release(&output);
