@@ -12,12 +12,15 @@
  * does none of what makes daicho's claim safe to use: no ordered write lock,
  * no schema check, no heartbeat or lease renewal, no expired-lease or
  * `touches` check, no event. Built, linked (static, not a PIE) and configured
- * like daicho, so the difference between the two is daicho's own work.
+ * like daicho, with the same memory mapped ahead (util/prefault.c), so the
+ * difference between the two is daicho's own work.
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "util/prefault.h"
 
 static const char claim_sql[] =
     "UPDATE tasks SET state = 'claimed', owner = ?1, lease_ms = 1800000,"
@@ -62,7 +65,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: claimfloor LEDGER AGENT-ID\n");
 		return 2;
 	}
-	/* As daicho configures SQLite (core/ledger.c). */
+	/* As daicho prepares to open a ledger (main.c, core/ledger.c). */
+	prefault_memory(512 << 10);
 	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);

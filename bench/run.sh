@@ -63,7 +63,8 @@ D=$WORK/daicho
 cp "$src_bin" "$D"
 # The bare-claim peer of benchmark 3, linked the way daicho is (Makefile).
 FLOOR=$WORK/claimfloor
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$FLOOR" "$here/claimfloor.c" \
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -I"$here/../src" -o "$FLOOR" "$here/claimfloor.c" \
+	"$here/../src/util/prefault.c" \
 	-static -no-pie -lsqlite3 -lm 2>"$WORK/claimfloor.err" ||
 	{ cat "$WORK/claimfloor.err" >&2; echo "bench: cannot build claimfloor" >&2; exit 1; }
 

@@ -15,7 +15,11 @@
 
 #include "cmd/cmd.h"
 #include "util/alloc.h"
+#include "util/prefault.h"
 #include "util/user.h"
+
+/* Heap a command on a ledger uses, with room: a claim grows it to ~320 KB. */
+#define PREFAULT_HEAP_BYTES (512 << 10)
 
 #define DAICHO_VERSION "0.1.0"
 
@@ -547,6 +551,8 @@ run(int argc, char **argv, struct err *err)
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
 	if (entry->flags & CMD_NEEDS_LEDGER) {
+		/* SQLite is about to touch most of what it ever will. */
+		prefault_memory(PREFAULT_HEAP_BYTES);
 		if ((rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
 			goto done;
 		if (entry->flags & CMD_AS_AGENT || ctx.explicit_agent) {

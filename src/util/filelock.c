@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/prefault.h"
 #include "util/proc.h"
 
 #define FILELOCK_MAGIC 0x44414950u /* "DAIP": ticket lock, layout 5 */
@@ -144,6 +145,8 @@ filelock_open(const char *path, struct filelock **out)
 	map = mmap(NULL, FILELOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		goto fail;
+	/* Every writer writes both pages: map them in one call. */
+	prefault_writable(map, FILELOCK_BYTES);
 	lock = xcalloc(1, sizeof(*lock));
 	lock->fd = fd;
 	lock->shared = map;
