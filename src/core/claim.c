@@ -163,7 +163,8 @@ before(const struct cursor *a, const struct cursor *b)
 
 int
 task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
-    int64_t now, int (*fn)(int64_t id, void *arg), void *arg, struct err *err)
+    int64_t now, int (*fn)(int64_t id, bool open, void *arg), void *arg,
+    struct err *err)
 {
 	/*
 	 * Two ordered streams merged: open tasks through the tasks_ready
@@ -230,7 +231,7 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 				continue;
 			}
 		}
-		if ((rc = fn(id, arg)) != 0)
+		if ((rc = fn(id, c == &open, arg)) != 0)
 			goto done;
 		if ((rc = cursor_step(ledger, c, err)) < 0)
 			goto done;
@@ -359,10 +360,19 @@ take(struct ledger *ledger, int64_t agent, int64_t id, int64_t lease_ms,
 	    json_pack("{s:I}", "lease_ms", (json_int_t)lease_ms), err);
 }
 
+/* The first task claim --next may take, and whether it is open. */
+struct next_task {
+	int64_t id;
+	bool open;
+};
+
 static int
-first_ready(int64_t id, void *arg)
+first_ready(int64_t id, bool open, void *arg)
 {
-	*(int64_t *)arg = id;
+	struct next_task *next = arg;
+
+	next->id = id;
+	next->open = open;
 	return 1;
 }
 
@@ -470,20 +480,28 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 		return rc;
 	for (;;) {
 		bool failed = false;
+		struct next_task next = { id, false };
 		int64_t candidate = id;
 
 		free(now.owner_name);
 		now.owner_name = NULL;
 		if (id == 0) {
 			rc = task_ready_each(ledger, label, agent, at, first_ready,
-			    &candidate, err);
+			    &next, err);
 			if (rc < 0)
 				goto fail;
 			if (rc == 0) {
 				rc = nothing_ready(ledger, label, err);
 				goto fail;
 			}
+			candidate = next.id;
 		}
+		/*
+		 * An open task from the walk was read in this transaction and
+		 * is claimable as it stands; anything else is read and checked.
+		 */
+		if (next.open)
+			goto take_it;
 		if ((rc = read_now(ledger, candidate, &now, err)) < 0)
 			goto fail;
 		if (strcmp(now.state, "claimed") == 0 && now.owner == agent &&
@@ -522,6 +540,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			    "task #%lld has used all %lld attempts (it is now failed)",
 			    (long long)id, (long long)now.max_attempts);
 		}
+take_it:
 		if ((rc = take(ledger, agent, candidate, lease_ms, at, err)) < 0)
 			goto fail;
 		*claimed = candidate;

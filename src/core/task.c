@@ -676,12 +676,13 @@ struct each_ready {
 };
 
 static int
-each_ready_one(int64_t id, void *arg)
+each_ready_one(int64_t id, bool open, void *arg)
 {
 	struct each_ready *ctx = arg;
 	struct task task;
 	int rc;
 
+	(void)open;
 	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
 		return rc;
 	rc = ctx->fn(&task, ctx->arg);

@@ -24,11 +24,14 @@ int task_load_edges(struct ledger *ledger, struct task *task, struct err *err);
 
 /*
  * Walk the ready tasks in claim order (priority, then id), calling fn with
- * each id until it returns non-zero (which is returned). label: only tasks
- * with that label. now decides which leases are live; agent's own
- * reservations do not stand in its way (0: everyone's do).
+ * each id until it returns non-zero (which is returned). fn also learns
+ * whether the task is open (ready as it stands: open, no unmet dependency,
+ * no overlap) or a claim whose lease ran out (to be taken over). label:
+ * only tasks with that label. now decides which leases are live; agent's
+ * own reservations do not stand in its way (0: everyone's do).
  */
 int task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
-    int64_t now, int (*fn)(int64_t id, void *arg), void *arg, struct err *err);
+    int64_t now, int (*fn)(int64_t id, bool open, void *arg), void *arg,
+    struct err *err);
 
 #endif
