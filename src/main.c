@@ -512,6 +512,9 @@ run(int argc, char **argv, struct err *err)
 		goto done;
 	}
 	ctx.entry = entry;
+	/* A command on a ledger is about to touch most of what it ever will. */
+	if (entry->flags & CMD_NEEDS_LEDGER)
+		prefault_memory(PREFAULT_HEAP_BYTES);
 	next += words - 1; /* getopt skips argv[0]: the command's last word */
 	/* The command's own options, and global ones, after its name. */
 	rest_count = argc - next;
@@ -551,8 +554,6 @@ run(int argc, char **argv, struct err *err)
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
 	if (entry->flags & CMD_NEEDS_LEDGER) {
-		/* SQLite is about to touch most of what it ever will. */
-		prefault_memory(PREFAULT_HEAP_BYTES);
 		if ((rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
 			goto done;
 		if (entry->flags & CMD_AS_AGENT || ctx.explicit_agent) {
