@@ -595,6 +595,8 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	 * every command; truncate_wal() does it only when it is worth it.
 	 */
 	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* PRAGMA foreign_keys = ON, without preparing a statement. */
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
 	/* Replaces automatic checkpoints, which would run inside the lock. */
 	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
@@ -612,10 +614,8 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	 * may lose the last commits, never corrupt).
 	 */
 	rc = sqlite3_exec(ledger->db, version == 0 ?
-	    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-	    "PRAGMA foreign_keys = ON;" :
-	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-	    NULL, NULL, NULL);
+	    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;" :
+	    "PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
 	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_READONLY) {
 		rc = ledger_error(ledger, rc, err, "opening it");
 		goto fail;
