@@ -115,22 +115,32 @@ asan:
 	@bats --print-output-on-failure tests/cli
 
 # libFuzzer targets (tests/fuzz), each run FUZZ_SECONDS under ASan and
-# UBSan. Needs clang; not part of 'make check'.
+# UBSan, from the inputs it found before and the seeds in tests/fuzz/seeds.
+# Needs clang; not part of 'make check'. The library is rebuilt with clang's
+# fuzzing instrumentation; each target links what it uses of it.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC := src/util/cmdline.c src/util/glob.c src/util/buf.c \
-	src/util/strlist.c src/util/alloc.c
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(DEPS_CFLAGS) -g -O1 \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
+$(BUILD)/fuzz/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/libdaicho.a: $(FUZZ_OBJ)
+	@rm -f $@
+	@$(AR) rcs $@ $^
 fuzz:
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)" >&2; exit 1; }
-	@mkdir -p $(BUILD)/fuzz
+	@$(MAKE) --no-print-directory $(BUILD)/fuzz/libdaicho.a
 	@for t in tests/fuzz/fuzz_*.c; do \
 		n=$$(basename $$t .c); \
-		clang -std=c11 -D_GNU_SOURCE -Isrc -g -O1 \
-			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-			-o $(BUILD)/fuzz/$$n $$t $(FUZZ_SRC) || exit 1; \
+		clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $(BUILD)/fuzz/$$n $$t \
+			$(BUILD)/fuzz/libdaicho.a \
+			$$($(PKG_CONFIG) --libs $(PKGS)) -lm || exit 1; \
 		mkdir -p $(BUILD)/fuzz/$$n.corpus; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
 		$(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			$(BUILD)/fuzz/$$n.corpus >$(BUILD)/fuzz/$$n.log 2>&1 || \
+			$(BUILD)/fuzz/$$n.corpus $$(ls -d tests/fuzz/seeds/$$n 2>/dev/null) \
+			>$(BUILD)/fuzz/$$n.log 2>&1 || \
 			{ tail -n 40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
 		grep 'number_of_executed_units' $(BUILD)/fuzz/$$n.log; \
 	done
