@@ -356,6 +356,9 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 		return 0;
 	if ((rc = count_reported(ledger, &reported, err)) < 0)
 		return rc;
+	/* Nothing to verify: an idle pass takes the write lock only once. */
+	if (reported == 0)
+		return 0;
 	if (reported < jobs)
 		jobs = (int)reported;
 	if (jobs <= 1)
