@@ -71,6 +71,24 @@ touch(char *p, size_t len)
 		((volatile char *)p)[i] = 1;
 }
 
+/* Never touched by the program: in .bss, mapped only if prefaulted. */
+static char untouched_data[256 * KB];
+
+/*
+ * Whether malloc serves from a heap grown by sbrk, the one prefault_memory
+ * maps (not so under AddressSanitizer, whose allocator is its own, or with
+ * glibc tunables that change how the heap grows).
+ */
+static bool
+glibc_heap(void)
+{
+	void *p = malloc(64);
+	bool below_break = p != NULL && (uintptr_t)p < (uintptr_t)sbrk(0);
+
+	free(p);
+	return below_break && getenv("GLIBC_TUNABLES") == NULL;
+}
+
 static int
 setup(void **state)
 {
@@ -85,11 +103,19 @@ setup(void **state)
 static void
 skip_without_glibc_heap(void)
 {
+	if (!kernel_can_populate() || !glibc_heap())
+		skip();
+}
+
+/* The program's data and bss are mapped before they are first used. */
+static void
+test_data_is_mapped_before_use(void **state)
+{
+	(void)state;
 	if (!kernel_can_populate())
 		skip();
-#if defined(__SANITIZE_ADDRESS__)
-	skip(); /* AddressSanitizer brings its own allocator */
-#endif
+	assert_int_equal(present_pages(untouched_data, sizeof(untouched_data)),
+	    whole_pages(untouched_data, sizeof(untouched_data)));
 }
 
 /* A block the size of a claim's heap is mapped before it is first touched. */
@@ -124,7 +150,11 @@ test_heap_stays_mapped_after_free(void **state)
 	free(block);
 }
 
-/* A large body still gets a mapping of its own, untouched until used. */
+/*
+ * A large body still gets a mapping of its own, untouched until used. Only
+ * its end is looked at: the write of the block's header may bring in a
+ * whole huge page at its start.
+ */
 static void
 test_large_blocks_are_not_mapped_ahead(void **state)
 {
@@ -134,7 +164,7 @@ test_large_blocks_are_not_mapped_ahead(void **state)
 	skip_without_glibc_heap();
 	block = malloc(8 * MB);
 	assert_non_null(block);
-	assert_int_equal(present_pages(block, 8 * MB), 0);
+	assert_int_equal(present_pages(block + 5 * MB, 3 * MB), 0);
 	free(block);
 }
 
@@ -161,6 +191,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_data_is_mapped_before_use),
 		cmocka_unit_test(test_heap_is_mapped_before_use),
 		cmocka_unit_test(test_heap_stays_mapped_after_free),
 		cmocka_unit_test(test_large_blocks_are_not_mapped_ahead),
