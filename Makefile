@@ -124,7 +124,8 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(DEPS_CFLAGS) -g -O1 \
 FUZZ_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
 $(BUILD)/fuzz/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+	@clang $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+-include $(FUZZ_OBJ:.o=.d)
 $(BUILD)/fuzz/libdaicho.a: $(FUZZ_OBJ)
 	@rm -f $@
 	@$(AR) rcs $@ $^

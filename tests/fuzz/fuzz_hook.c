@@ -5,7 +5,10 @@
  * that shell commands are split and matched and edited paths checked. The
  * input's first byte picks the client and the event, the rest is the
  * payload. An answer must never crash or leak, its exit status is 0 or 2,
- * and what it prints is a JSON object or nothing.
+ * and what it prints is a JSON object or nothing. Each input is answered
+ * inside a transaction that is rolled back, so that none changes what the
+ * next one sees (a session-end would end the caller) and a crash reproduces
+ * from its input alone.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,10 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "core/agent.h"
 #include "core/gate.h"
 #include "core/reserve.h"
 #include "integ/hook.h"
+#include "util/clock.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,8 +73,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	if (mkdtemp(dir) == NULL)
-		return 1;
+	if (mkdtemp(dir) == NULL) {
+		perror("fuzz_hook: mkdtemp");
+		exit(1);
+	}
 	atexit(clean_up);
 	snprintf(path, sizeof(path), "%s/ledger.db", dir);
 	must(ledger_create(path, &err), &err, "create");
@@ -84,11 +92,21 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* An exit status of 0 or 2, and for stdout a JSON object or nothing. */
+static bool
+answer_is_valid(const struct hook_answer *answer)
+{
+	return (answer->exit_status == 0 || answer->exit_status == 2) &&
+	       (answer->output == NULL || json_is_object(answer->output));
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hook_request request = { 0 };
 	struct hook_answer answer;
+	struct err err = ERR_INIT;
+	sqlite3_stmt *seen;
 	json_t *payload;
 
 	if (size < 1)
@@ -105,16 +123,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	request.caller = &caller;
 	request.session_id = json_string_value(json_object_get(payload,
 	    "session_id"));
+	must(ledger_begin(ledger, &err), &err, "begin");
+	/* The other agent stays live, however long the fuzzing runs. */
+	if (sqlite3_prepare_v2(ledger_db(ledger), "UPDATE agents SET"
+		" last_seen_ms = ? WHERE name = 'other'", -1, &seen, NULL) !=
+	    SQLITE_OK)
+		abort();
+	sqlite3_bind_int64(seen, 1, clock_now_ms());
+	if (sqlite3_step(seen) != SQLITE_DONE)
+		abort();
+	sqlite3_finalize(seen);
 	hook_answer_init(&answer);
 	hook_answer(&request, &answer);
-	if ((answer.exit_status != 0 && answer.exit_status != 2) ||
-	    (answer.output != NULL && !json_is_object(answer.output)))
+	if (!answer_is_valid(&answer))
 		abort();
 	hook_answer_release(&answer);
+	ledger_rollback(ledger);
 	hook_answer_init(&answer);
 	hook_answer_unreadable(request.client, request.event, payload, "fuzz",
 	    &answer);
-	if (answer.exit_status != 0 && answer.exit_status != 2)
+	if (!answer_is_valid(&answer))
 		abort();
 	hook_answer_release(&answer);
 	json_decref(payload);
