@@ -258,41 +258,23 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 		return ledger_error(ledger, rc, err, "reading an agent");
 	if (rc == SQLITE_DONE)
 		return 0; /* no such agent: nothing to beat */
-	if (lapsed) {
-		st = ledger_stmt(ledger,
-		    "UPDATE reservations SET released_ms = ?2"
-		    " WHERE agent = ?1 AND released_ms IS NULL", err);
-		if (st == NULL)
-			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, now);
-		if ((rc = ledger_step_done(ledger, st,
-			 "releasing lapsed reservations", err)) < 0)
-			return rc;
-	}
-	if (!active || !recent) {
-		st = ledger_stmt(ledger,
-		    "UPDATE agents SET last_seen_ms = ?2,"
-		    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
-		    " WHERE id = ?1", err);
-		if (st == NULL)
-			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, now);
-		if ((rc = ledger_step_done(ledger, st, "recording a heartbeat",
-			 err)) < 0)
-			return rc;
-	}
+	if (lapsed && (rc = ledger_write(ledger,
+			   "UPDATE reservations SET released_ms = ?2"
+			   " WHERE agent = ?1 AND released_ms IS NULL", id, now,
+			   NULL, "releasing lapsed reservations", err)) < 0)
+		return rc;
+	if ((!active || !recent) && (rc = ledger_write(ledger,
+					 "UPDATE agents SET last_seen_ms = ?2,"
+					 " state = CASE state WHEN 'stale' THEN"
+					 " 'active' ELSE state END WHERE id = ?1",
+					 id, now, NULL, "recording a heartbeat",
+					 err)) < 0)
+		return rc;
 	if (!due)
 		return 0;
-	st = ledger_stmt(ledger,
-	    "UPDATE tasks INDEXED BY tasks_owner_claimed"
-	    " SET lease_expires_ms = ?2 + lease_ms" DUE_LEASES, err);
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	return ledger_step_done(ledger, st, "renewing leases", err);
+	return ledger_write(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
+	    " SET lease_expires_ms = ?2 + lease_ms" DUE_LEASES, id, now, NULL,
+	    "renewing leases", err);
 }
 
 static int find_caller(struct ledger *ledger, const struct agent_claim *claim,

@@ -292,18 +292,6 @@ read_now(struct ledger *ledger, int64_t id, struct task_now *now,
 	return 0;
 }
 
-static int
-step_done(struct ledger *ledger, sqlite3_stmt *st, struct err *err,
-    const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, what);
-	return 0;
-}
-
 /*
  * A claim whose lease ran out is taken over: record that, and fail the task
  * instead when its attempts are spent. *failed tells which.
@@ -320,18 +308,10 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 		(json_int_t)now->lease_expires_ms), err);
 	if (rc < 0 || !*failed)
 		return rc;
-	{
-		sqlite3_stmt *st = ledger_stmt(ledger,
-		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
-		    " updated_ms = ?2 WHERE id = ?1", err);
-
-		if (st == NULL)
-			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, at);
-		if ((rc = step_done(ledger, st, err, "failing a task")) < 0)
-			return rc;
-	}
+	if ((rc = ledger_write(ledger, "UPDATE tasks SET state = 'failed',"
+		 " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1", id, at,
+		 NULL, "failing a task", err)) < 0)
+		return rc;
 	return event_append(ledger, actor, "fail", id,
 	    json_pack("{s:s, s:I}", "reason", "attempts exhausted", "attempts",
 		(json_int_t)now->attempts), err);
@@ -354,7 +334,7 @@ take(struct ledger *ledger, int64_t agent, int64_t id, int64_t lease_ms,
 	sqlite3_bind_int64(st, 2, agent);
 	sqlite3_bind_int64(st, 3, lease_ms);
 	sqlite3_bind_int64(st, 4, at);
-	if ((rc = step_done(ledger, st, err, "claiming a task")) < 0)
+	if ((rc = ledger_step_done(ledger, st, "claiming a task", err)) < 0)
 		return rc;
 	return event_append(ledger, agent, "claim", id,
 	    json_pack("{s:I}", "lease_ms", (json_int_t)lease_ms), err);
@@ -481,7 +461,6 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	for (;;) {
 		bool failed = false;
 		struct next_task next = { id, false };
-		int64_t candidate = id;
 
 		free(now.owner_name);
 		now.owner_name = NULL;
@@ -494,7 +473,6 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				rc = nothing_ready(ledger, label, err);
 				goto fail;
 			}
-			candidate = next.id;
 		}
 		/*
 		 * An open task from the walk was read in this transaction and
@@ -502,7 +480,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 		 */
 		if (next.open)
 			goto take_it;
-		if ((rc = read_now(ledger, candidate, &now, err)) < 0)
+		if ((rc = read_now(ledger, next.id, &now, err)) < 0)
 			goto fail;
 		if (strcmp(now.state, "claimed") == 0 && now.owner == agent &&
 		    now.lease_expires_ms > at) {
@@ -515,18 +493,19 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				rc = -(int)err->code;
 				goto fail;
 			}
-			sqlite3_bind_int64(st, 1, candidate);
+			sqlite3_bind_int64(st, 1, next.id);
 			sqlite3_bind_int64(st, 2, lease_ms);
 			sqlite3_bind_int64(st, 3, at);
-			if ((rc = step_done(ledger, st, err, "renewing a lease")) < 0)
+			if ((rc = ledger_step_done(ledger, st, "renewing a lease",
+				 err)) < 0)
 				goto fail;
-			*claimed = candidate;
+			*claimed = next.id;
 			break;
 		}
-		if ((rc = claimable(ledger, agent, candidate, &now, at, err)) < 0)
+		if ((rc = claimable(ledger, agent, next.id, &now, at, err)) < 0)
 			goto fail;
 		if (strcmp(now.state, "claimed") == 0 &&
-		    (rc = expire_claim(ledger, agent, candidate, &now, at, &failed,
+		    (rc = expire_claim(ledger, agent, next.id, &now, at, &failed,
 			 err)) < 0)
 			goto fail;
 		if (failed) {
@@ -541,9 +520,9 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			    (long long)id, (long long)now.max_attempts);
 		}
 take_it:
-		if ((rc = take(ledger, agent, candidate, lease_ms, at, err)) < 0)
+		if ((rc = take(ledger, agent, next.id, lease_ms, at, err)) < 0)
 			goto fail;
-		*claimed = candidate;
+		*claimed = next.id;
 		break;
 	}
 	free(now.owner_name);
@@ -597,7 +576,7 @@ update_task(struct ledger *ledger, const char *sql, int64_t id, int64_t at,
 	sqlite3_bind_int64(st, 2, at);
 	if (text)
 		sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-	return step_done(ledger, st, err, "updating a task");
+	return ledger_step_done(ledger, st, "updating a task", err);
 }
 
 /* Finish a one-change transaction: commit on success, else roll back. */
@@ -667,7 +646,7 @@ task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, at);
 		sqlite3_bind_int64(st, 3, retry_after_ms);
-		rc = step_done(ledger, st, err, "requeueing a task");
+		rc = ledger_step_done(ledger, st, "requeueing a task", err);
 	}
 	if (rc == 0)
 		rc = event_append(ledger, agent, *failed ? "fail" : "requeue", id,
@@ -756,7 +735,7 @@ task_report(struct ledger *ledger, int64_t agent, int64_t id,
 		sqlite3_bind_text(st, 3, commit, -1, SQLITE_STATIC);
 	if (note)
 		sqlite3_bind_text(st, 4, note, -1, SQLITE_STATIC);
-	rc = step_done(ledger, st, err, "reporting a task");
+	rc = ledger_step_done(ledger, st, "reporting a task", err);
 	if (rc == 0)
 		rc = event_append(ledger, agent, "report", id,
 		    json_pack("{s:s?, s:s?}", "commit", commit, "note", note), err);
@@ -796,7 +775,7 @@ task_save(struct ledger *ledger, int64_t agent, int64_t id,
 		sqlite3_bind_double(st, 7, usage->cost);
 	if (usage->model)
 		sqlite3_bind_text(st, 8, usage->model, -1, SQLITE_STATIC);
-	if ((rc = step_done(ledger, st, err, "saving a result")) < 0)
+	if ((rc = ledger_step_done(ledger, st, "saving a result", err)) < 0)
 		return finish(ledger, rc, &now, err);
 	detail = json_pack("{s:I, s:I}", "save",
 	    (json_int_t)sqlite3_last_insert_rowid(ledger_db(ledger)), "bytes",
