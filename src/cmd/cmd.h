@@ -91,6 +91,13 @@ int64_t cmd_caller_registered(struct cmd_ctx *ctx);
 
 /* Parse a task id argument; ERR_USAGE on failure. */
 int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
+
+/*
+ * The command is about task id (prompt, save, show, ...): parse text into
+ * *id as cmd_task_id() does, and when the caller holds that claim, let
+ * the command's heartbeat renew its maximum hold (core/task.h).
+ */
+int cmd_named_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
 /*
  * Parse a positive id argument ("3" or "#3") of the kind what ("wait",
  * "gate", "approval"); ERR_USAGE naming it.

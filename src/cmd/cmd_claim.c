@@ -9,7 +9,8 @@
 static int
 exec_claim(struct cmd_ctx *ctx)
 {
-	int64_t id = 0, lease_ms = TASK_DEFAULT_LEASE_MS, claimed = 0, agent;
+	int64_t id = 0, claimed = 0, agent;
+	struct claim_terms terms = { TASK_DEFAULT_LEASE_MS, 0, NULL };
 	const char *value;
 	bool next = cmd_has(ctx, "next");
 	int rc;
@@ -22,11 +23,14 @@ exec_claim(struct cmd_ctx *ctx)
 	if (cmd_has(ctx, "label") && !next)
 		return err_set(ctx->err, ERR_USAGE, "--label goes with --next");
 	if ((value = cmd_opt(ctx, "lease")) != NULL &&
-	    (rc = cmd_duration(ctx, "lease", value, &lease_ms)) < 0)
+	    (rc = cmd_duration(ctx, "lease", value, &terms.lease_ms)) < 0)
+		return rc;
+	if ((value = cmd_opt(ctx, "max-hold")) != NULL &&
+	    (rc = cmd_duration(ctx, "max-hold", value, &terms.max_hold_ms)) < 0)
 		return rc;
 	if ((agent = cmd_caller(ctx)) < 0)
 		return (int)agent;
-	if ((rc = task_claim(ctx->ledger, agent, id, cmd_opt(ctx, "label"), lease_ms,
+	if ((rc = task_claim(ctx->ledger, agent, id, cmd_opt(ctx, "label"), &terms,
 		 &claimed, ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
@@ -37,7 +41,7 @@ exec_claim(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_claim_entry = {
 	.name = "claim",
-	.usage = "claim ID | --next [--label L] [--lease DUR]",
+	.usage = "claim ID | --next [--label L] [--lease DUR] [--max-hold DUR]",
 	.summary = "claim a task (exactly one claimer wins) and print its id",
 	.help =
 	    "Takes the task for the caller with a lease (default 30m) and prints\n"
@@ -46,7 +50,16 @@ const struct cmd_entry cmd_claim_entry = {
 	    "claim. Every later command by the same agent renews its leases; a\n"
 	    "claim whose lease runs out may be taken by another agent (that\n"
 	    "counts as a failed attempt).\n\n"
-	    "Claiming a task you already hold renews its lease and succeeds.\n"
+	    "The maximum hold (--max-hold; default three leases, or the ledger's\n"
+	    "'daicho config max-hold') bounds how long commands that do not name\n"
+	    "the task keep renewing it: past that long since the holder last ran\n"
+	    "a command naming it (claim ID, prompt, save, show, result, logs,\n"
+	    "report), the lease is no longer renewed and the claim expires, so a\n"
+	    "worker that died while its agent lives on does not hold the task\n"
+	    "forever. A long-running worker keeps its claim with 'daicho claim\n"
+	    "ID' now and then.\n\n"
+	    "Claiming a task you already hold renews its lease (and the hold)\n"
+	    "and succeeds.\n"
 	    "Exit 3 when nothing is ready (stdout empty, stderr says why); exit 4\n"
 	    "when the task is held by another agent (named), waits on unverified\n"
 	    "tasks, overlaps a live claim, or is not open.\n\n"
@@ -55,6 +68,8 @@ const struct cmd_entry cmd_claim_entry = {
 	    { "next", 0, NULL, "the first ready task" },
 	    { "label", 0, "L", "with --next: only tasks labelled L" },
 	    { "lease", 0, "DUR", "lease length (default 30m)" },
+	    { "max-hold", 0, "DUR", "how long the claim lives without a command "
+	      "naming it (default three leases)" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,

@@ -78,7 +78,7 @@ exec_log(struct cmd_ctx *ctx)
 	struct print_state s = { ctx, NULL, false, false, false, 0, 0 };
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &filter.task)) < 0)
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &filter.task)) < 0)
 		return rc;
 	if (ctx->json)
 		s.array = json_array();

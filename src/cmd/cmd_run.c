@@ -146,6 +146,9 @@ exec_run(struct cmd_ctx *ctx)
 	if ((value = cmd_opt(ctx, "lease")) &&
 	    (rc = cmd_duration(ctx, "lease", value, &options.lease_ms)) < 0)
 		return rc;
+	if ((value = cmd_opt(ctx, "max-hold")) &&
+	    (rc = cmd_duration(ctx, "max-hold", value, &options.max_hold_ms)) < 0)
+		return rc;
 	if ((value = cmd_opt(ctx, "budget-tokens")) &&
 	    (rc = cmd_integer(ctx, "budget-tokens", value, 1, INT64_MAX,
 		 &options.budget_tokens)) < 0)
@@ -239,7 +242,7 @@ exec_run(struct cmd_ctx *ctx)
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "run [-j N] [--timeout DUR] [--retries K] [--label L] [--worktree] "
-		 "[--budget-tokens N] [--budget-cost X] [--follow] [-v|-q] -- CMD "
+		 "[--lease DUR] [--max-hold DUR] [--budget-tokens N] [--budget-cost X] [--follow] [-v|-q] -- CMD "
 		 "[ARG]...",
 	.summary = "run a command for every ready task, N at once",
 	.help =
@@ -293,6 +296,8 @@ const struct cmd_entry cmd_run_entry = {
 	    { "budget-cost", 0, "X", "stop launching after cost X" },
 	    { "rate-limit-pattern", 0, "RE", "output that means a rate limit" },
 	    { "lease", 0, "DUR", "claim lease (default 30m)" },
+	    { "max-hold", 0, "DUR", "how long a claim lives without a command "
+	      "naming its task (default three leases; see 'daicho claim --help')" },
 	    { "follow", 0, NULL, "keep waiting for new tasks" },
 	    { "verbose", 'v', NULL, "a line per worker start and end" },
 	    { 0 } },
@@ -336,7 +341,7 @@ exec_logs(struct cmd_ctx *ctx)
 	bool found = false;
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((value = cmd_opt(ctx, "attempt")) &&
 	    (rc = cmd_integer(ctx, "attempt", value, 1, INT64_MAX, &attempt)) < 0)

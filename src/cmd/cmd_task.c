@@ -410,7 +410,7 @@ exec_show(struct cmd_ctx *ctx)
 	int64_t id, now = clock_now_ms();
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((rc = task_get(ctx->ledger, id, &t, ctx->err)) < 0)
 		return rc;

@@ -78,6 +78,16 @@ cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id)
 }
 
 int
+cmd_named_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id)
+{
+	int rc = task_parse_id(text, id, ctx->err);
+
+	if (rc == 0)
+		ctx->caller.named_task = *id;
+	return rc;
+}
+
+int
 cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
     int64_t *ms)
 {

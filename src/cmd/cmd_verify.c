@@ -128,20 +128,26 @@ sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 static int
 print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s)
 {
+	char held[64] = "";
+
 	if (ctx->json)
 		return cmd_print_json(ctx, json_pack(
-		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "verified",
+		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "verified",
 		    (json_int_t)s->verified, "rejected", (json_int_t)s->rejected,
 		    "failed", (json_int_t)s->failed, "expired",
-		    (json_int_t)s->expired, "pruned", (json_int_t)s->pruned,
+		    (json_int_t)s->expired, "held_too_long",
+		    (json_int_t)s->held_too_long, "pruned", (json_int_t)s->pruned,
 		    "stale", (json_int_t)s->stale, "waits", (json_int_t)s->waits));
+	if (s->held_too_long > 0)
+		snprintf(held, sizeof(held), " (%lld past the max hold)",
+		    (long long)s->held_too_long);
 	if (!ctx->quiet)
 		printf("sweep: %lld verified, %lld rejected, %lld failed, %lld "
-		       "lease%s expired, %lld worktree%s pruned, %lld agent%s "
+		       "lease%s expired%s, %lld worktree%s pruned, %lld agent%s "
 		       "stale, %lld wait%s escalated\n",
 		    (long long)s->verified, (long long)s->rejected,
 		    (long long)s->failed, (long long)s->expired,
-		    s->expired == 1 ? "" : "s", (long long)s->pruned,
+		    s->expired == 1 ? "" : "s", held, (long long)s->pruned,
 		    s->pruned == 1 ? "" : "s", (long long)s->stale,
 		    s->stale == 1 ? "" : "s", (long long)s->waits,
 		    s->waits == 1 ? "" : "s");
@@ -194,7 +200,9 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "past its --remind time (once), and hands the waits of an owner that\n"
 	    "has ended to the live holder of its role, or flags them for the\n"
 	    "human ('daicho status'); expires the leases of claims whose holder stopped\n"
-	    "heart-beating (the task goes back to open, or to failed when its\n"
+	    "heart-beating, and claims whose holder has not named the task for\n"
+	    "their max hold (see 'daicho claim --help'), each with an event that\n"
+	    "says which (the task goes back to open, or to failed when its\n"
 	    "attempts are used up); and verifies every reported task, N at a time\n"
 	    "(-j, default the number of CPUs). A pass moves a task to verified\n"
 	    "and releases its claim; a failure sends it back to its owner\n"
@@ -204,8 +212,8 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "task with a verification claim, so none is verified twice.\n\n"
 	    "--every DUR repeats until SIGINT or SIGTERM, which end it between\n"
 	    "steps. Prints one summary line per pass.\n\n"
-	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\", \"pruned\",\n"
-	    "\"stale\", \"waits\"}\n"
+	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\",\n"
+	    "\"held_too_long\", \"pruned\", \"stale\", \"waits\"}\n"
 	    "per pass, one object per line.\n",
 	.options = (const struct cmd_option[]){
 	    { "every", 0, "DUR", "repeat every DUR until interrupted" },

@@ -23,7 +23,7 @@ exec_prompt(struct cmd_ctx *ctx)
 	int64_t id;
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((rc = task_body(ctx->ledger, id, &body, ctx->err)) == 0)
 		rc = write_raw(ctx, &body);
@@ -69,7 +69,7 @@ exec_save(struct cmd_ctx *ctx)
 	int64_t id, agent;
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((value = cmd_opt(ctx, "tokens-in")) != NULL &&
 	    (rc = cmd_integer(ctx, "tokens-in", value, 0, INT64_MAX,
@@ -132,7 +132,7 @@ exec_result(struct cmd_ctx *ctx)
 	int64_t id;
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((rc = task_result(ctx->ledger, id, &result, ctx->err)) == 0)
 		rc = write_raw(ctx, &result);

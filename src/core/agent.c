@@ -214,7 +214,19 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
  */
 #define DUE_LEASES \
 	" WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2" \
-	" AND lease_expires_ms - ?2 < lease_ms / 2"
+	" AND lease_expires_ms - ?2 < lease_ms / 2" \
+	" AND (max_hold_ms IS NULL OR" \
+	"  lease_expires_ms < claim_named_ms + max_hold_ms)"
+
+/*
+ * A renewed lease runs a lease from now, but never past the maximum hold:
+ * the time since a command last named the task that heartbeats alone may
+ * keep a claim (core/task.h). Claims from before the maximum hold existed
+ * have none.
+ */
+#define RENEWED_LEASE \
+	" CASE WHEN max_hold_ms IS NULL THEN ?2 + lease_ms" \
+	" ELSE min(?2 + lease_ms, claim_named_ms + max_hold_ms) END"
 
 /*
  * Heartbeat: last seen now, stale → active, renew live leases. An agent
@@ -273,8 +285,31 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 	if (!due)
 		return 0;
 	return ledger_write(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
-	    " SET lease_expires_ms = ?2 + lease_ms" DUE_LEASES, id, now, NULL,
+	    " SET lease_expires_ms =" RENEWED_LEASE DUE_LEASES, id, now, NULL,
 	    "renewing leases", err);
+}
+
+/*
+ * The caller named task (a command about it): when agent holds it with a
+ * running lease, that is a sign of life of the work itself. The maximum
+ * hold counts from now, and the lease runs a full lease from now.
+ */
+static int
+touch_named(struct ledger *ledger, int64_t agent, int64_t task, int64_t now,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "UPDATE tasks SET claim_named_ms = ?2,"
+	    " lease_expires_ms = max(lease_expires_ms, ?2 + lease_ms)"
+	    " WHERE id = ?3 AND owner = ?1 AND state = 'claimed'"
+	    " AND lease_expires_ms > ?2", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, agent);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, task);
+	return ledger_step_done(ledger, st, "renewing a claim", err);
 }
 
 static int find_caller(struct ledger *ledger, const struct agent_claim *claim,
@@ -305,6 +340,9 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 		}
 		ledger_set_caller(ledger, agent->id);
 	}
+	if (agent->named_task != 0 &&
+	    (rc = touch_named(ledger, agent->id, agent->named_task, now, err)) < 0)
+		return rc;
 	return touch(ledger, agent->id, now, err);
 }
 

@@ -32,6 +32,8 @@ struct agent {
 	char *name;
 	char *kind;       /* for registering */
 	char *session_id; /* for registering, or NULL */
+	int64_t named_task; /* a task the command names: its beat renews that
+			     * claim's maximum hold too (0: none) */
 };
 
 /*

@@ -12,7 +12,9 @@
 #include "core/task_internal.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/gitref.h"
 #include "util/glob.h"
+#include "util/path.h"
 
 /* A glob held by a live claim, and who holds it. */
 struct live_touch {
@@ -317,27 +319,57 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 		(json_int_t)now->attempts), err);
 }
 
+/*
+ * Give task id to agent under terms. The maximum hold is the terms', else
+ * the ledger's setting, else TASK_MAX_HOLD_LEASES leases; the trunk's
+ * commit (terms->base) is kept as the base that reported work must be new
+ * against.
+ */
 static int
-take(struct ledger *ledger, int64_t agent, int64_t id, int64_t lease_ms,
-    int64_t at, struct err *err)
+take(struct ledger *ledger, int64_t agent, int64_t id,
+    const struct claim_terms *terms, int64_t at, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
 	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
 	    " report_commit = NULL, report_note = NULL, block_reason = NULL,"
-	    " not_before_ms = NULL, updated_ms = ?4 WHERE id = ?1", err);
+	    " not_before_ms = NULL, updated_ms = ?4, claim_base = ?5,"
+	    " claim_named_ms = ?4, max_hold_ms = coalesce(?6,"
+	    "  (SELECT CAST(value AS INTEGER) FROM settings"
+	    "   WHERE key = 'max-hold-ms'), ?3 * " TASK_MAX_HOLD_LEASES_SQL ")"
+	    " WHERE id = ?1 RETURNING max_hold_ms", err);
+	int64_t max_hold_ms = 0;
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, agent);
-	sqlite3_bind_int64(st, 3, lease_ms);
+	sqlite3_bind_int64(st, 3, terms->lease_ms);
 	sqlite3_bind_int64(st, 4, at);
-	if ((rc = ledger_step_done(ledger, st, "claiming a task", err)) < 0)
+	if (terms->base)
+		sqlite3_bind_text(st, 5, terms->base, -1, SQLITE_STATIC);
+	if (terms->max_hold_ms > 0)
+		sqlite3_bind_int64(st, 6, terms->max_hold_ms);
+	if ((rc = ledger_step_int(ledger, st, &max_hold_ms, NULL,
+		 "claiming a task", err)) < 0)
 		return rc;
 	return event_append(ledger, agent, "claim", id,
-	    json_pack("{s:I}", "lease_ms", (json_int_t)lease_ms), err);
+	    json_pack("{s:I, s:I, s:s?}", "lease_ms", (json_int_t)terms->lease_ms,
+		"max_hold_ms", (json_int_t)max_hold_ms, "base", terms->base), err);
+}
+
+int
+task_trunk_tip(struct ledger *ledger, struct buf *out)
+{
+	struct buf git_dir = BUF_INIT;
+	int rc = 1;
+
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) == 0 &&
+	    gitref_head(git_dir.buf, out) == 0)
+		rc = 0;
+	buf_release(&git_dir);
+	return rc;
 }
 
 /* The first task claim --next may take, and whether it is open. */
@@ -448,16 +480,25 @@ claimable(struct ledger *ledger, int64_t agent, int64_t id,
 
 int
 task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
-    int64_t lease_ms, int64_t *claimed, struct err *err)
+    const struct claim_terms *asked, int64_t *claimed, struct err *err)
 {
 	int64_t at = clock_now_ms();
 	struct task_now now = { 0 };
+	struct claim_terms terms = *asked;
+	struct buf base = BUF_INIT;
 	int rc;
 
-	if (lease_ms <= 0)
+	if (terms.lease_ms <= 0)
 		return err_set(err, ERR_USAGE, "lease must be longer than 0");
-	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
+	if (terms.max_hold_ms < 0)
+		return err_set(err, ERR_USAGE, "max hold must be longer than 0");
+	/* Read outside the lock: a few small files, no process. */
+	if (terms.base == NULL && task_trunk_tip(ledger, &base) == 0)
+		terms.base = base.buf;
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0) {
+		buf_release(&base);
 		return rc;
+	}
 	for (;;) {
 		bool failed = false;
 		struct next_task next = { id, false };
@@ -484,9 +525,13 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			goto fail;
 		if (strcmp(now.state, "claimed") == 0 && now.owner == agent &&
 		    now.lease_expires_ms > at) {
-			/* Already ours: renew, nothing else. */
+			/*
+			 * Already ours: renew, nothing else. Naming the task
+			 * is the sign of life the maximum hold counts from.
+			 */
 			sqlite3_stmt *st = ledger_stmt(ledger,
-			    "UPDATE tasks SET lease_ms = ?2, lease_expires_ms = ?3 + ?2"
+			    "UPDATE tasks SET lease_ms = ?2, lease_expires_ms = ?3 + ?2,"
+			    " claim_named_ms = ?3, max_hold_ms = coalesce(?4, max_hold_ms)"
 			    " WHERE id = ?1", err);
 
 			if (st == NULL) {
@@ -494,8 +539,10 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				goto fail;
 			}
 			sqlite3_bind_int64(st, 1, next.id);
-			sqlite3_bind_int64(st, 2, lease_ms);
+			sqlite3_bind_int64(st, 2, terms.lease_ms);
 			sqlite3_bind_int64(st, 3, at);
+			if (terms.max_hold_ms > 0)
+				sqlite3_bind_int64(st, 4, terms.max_hold_ms);
 			if ((rc = ledger_step_done(ledger, st, "renewing a lease",
 				 err)) < 0)
 				goto fail;
@@ -513,6 +560,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				continue;
 			/* Keep the failure; refuse the claim. */
 			free(now.owner_name);
+			buf_release(&base);
 			if ((rc = ledger_commit(ledger, err)) < 0)
 				return rc;
 			return err_set(err, ERR_CONFLICT,
@@ -520,15 +568,17 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			    (long long)id, (long long)now.max_attempts);
 		}
 take_it:
-		if ((rc = take(ledger, agent, next.id, lease_ms, at, err)) < 0)
+		if ((rc = take(ledger, agent, next.id, &terms, at, err)) < 0)
 			goto fail;
 		*claimed = next.id;
 		break;
 	}
 	free(now.owner_name);
+	buf_release(&base);
 	return ledger_commit(ledger, err);
 fail:
 	free(now.owner_name);
+	buf_release(&base);
 	ledger_rollback(ledger);
 	return rc;
 }

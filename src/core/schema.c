@@ -239,6 +239,36 @@ const char *const schema_migrations[] = {
 	 */
 	"CREATE INDEX agents_name ON agents(name, id);"
 	"CREATE INDEX agents_liveness ON agents(state, last_seen_ms);",
+
+	/*
+	 * 7: evidence that cannot be faked, and claims that cannot be
+	 * orphaned. A claim records the trunk's commit when it was taken
+	 * (claim_base: reported work must be new since then), when a command
+	 * of its holder last named the task (claim_named_ms) and how long a
+	 * claim lives past that on generic heartbeats alone (max_hold_ms).
+	 * A task's checks carry a version that every change of them raises,
+	 * and each verdict says which version it ran. Protected globs are
+	 * paths a report must not change; settings hold ledger-wide defaults
+	 * (the protected list, the maximum hold).
+	 */
+	"ALTER TABLE tasks ADD COLUMN claim_base TEXT;"
+	"ALTER TABLE tasks ADD COLUMN claim_named_ms INTEGER;"
+	"ALTER TABLE tasks ADD COLUMN max_hold_ms INTEGER;"
+	"ALTER TABLE tasks ADD COLUMN checks_version INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE verdicts ADD COLUMN checks_version INTEGER;"
+	"CREATE INDEX verdicts_commit ON verdicts(commit_hash)"
+	"  WHERE passed AND commit_hash IS NOT NULL;"
+	"CREATE TABLE protects ("
+	"  task INTEGER NOT NULL REFERENCES tasks(id),"
+	"  glob TEXT NOT NULL,"
+	"  PRIMARY KEY (task, glob)"
+	") STRICT, WITHOUT ROWID;"
+	"CREATE TABLE settings ("
+	"  key TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL,"
+	"  set_ms INTEGER NOT NULL,"
+	"  set_by INTEGER REFERENCES agents(id)"
+	") STRICT, WITHOUT ROWID;",
 };
 
 const size_t schema_migration_count =

@@ -44,15 +44,26 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		return rc;
 	for (;;) {
-		int64_t id, attempts, max_attempts, expired_ms;
+		int64_t id, attempts, max_attempts, expired_ms, max_hold_ms = 0;
 		char *owner = NULL;
-		bool failed;
+		bool failed, held_too_long = false;
+		json_t *detail;
 
+		/*
+		 * A claim ends when its lease runs out, or when its holder
+		 * has not named the task for its maximum hold: heartbeats
+		 * alone stop renewing the lease then (core/agent.c), and a
+		 * lease taken longer than the hold ends with the hold.
+		 */
 		st = ledger_stmt(ledger,
-		    "SELECT t.id, t.attempts, t.max_attempts, t.lease_expires_ms, a.name"
+		    "SELECT t.id, t.attempts, t.max_attempts,"
+		    " min(t.lease_expires_ms,"
+		    "  coalesce(t.claim_named_ms + t.max_hold_ms, t.lease_expires_ms)),"
+		    " a.name, t.claim_named_ms + t.max_hold_ms <= ?1, t.max_hold_ms"
 		    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
-		    " WHERE t.state = 'claimed' AND t.lease_expires_ms <= ?"
-		    " ORDER BY t.lease_expires_ms LIMIT 1", err);
+		    " WHERE t.state = 'claimed' AND (t.lease_expires_ms <= ?1"
+		    "  OR t.claim_named_ms + t.max_hold_ms <= ?1)"
+		    " ORDER BY 4 LIMIT 1", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			goto fail;
@@ -67,6 +78,8 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 			max_attempts = sqlite3_column_int64(st, 2);
 			expired_ms = sqlite3_column_int64(st, 3);
 			owner = name ? xstrdup((const char *)name) : NULL;
+			held_too_long = sqlite3_column_int(st, 5) != 0;
+			max_hold_ms = sqlite3_column_int64(st, 6);
 		}
 		sqlite3_reset(st);
 		if (rc == SQLITE_DONE)
@@ -76,10 +89,17 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 			goto fail;
 		}
 		failed = attempts >= max_attempts;
-		rc = event_append(ledger, actor, "lease-expired", id,
-		    json_pack("{s:s?, s:I, s:s}", "owner", owner, "expired_ms",
-			(json_int_t)expired_ms, "to", failed ? "failed" : "open"),
-		    err);
+		detail = json_pack("{s:s?, s:I, s:s, s:s}", "owner", owner,
+		    "expired_ms", (json_int_t)expired_ms, "to",
+		    failed ? "failed" : "open", "reason", held_too_long
+			? "max hold: no command of the holder named the task"
+			: "lease ran out: the holder stopped heart-beating");
+		if (held_too_long) {
+			json_object_set_new(detail, "max_hold_ms",
+			    json_integer(max_hold_ms));
+			stats->held_too_long++;
+		}
+		rc = event_append(ledger, actor, "lease-expired", id, detail, err);
 		free(owner);
 		if (rc < 0)
 			goto fail;

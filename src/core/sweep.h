@@ -31,6 +31,7 @@ struct sweep_stats {
 	int64_t rejected;  /* reported -> back to owner or open */
 	int64_t failed;    /* rejected or expired with attempts used up */
 	int64_t expired;   /* leases expired */
+	int64_t held_too_long; /* of those, claims past their maximum hold */
 	int64_t pruned;    /* leftover worktrees removed */
 	int64_t stale;     /* agents marked stale (their leases expired) */
 	int64_t waits;     /* waits escalated: owners reminded, handed over */

@@ -153,7 +153,22 @@ int task_each_edge(struct ledger *ledger,
     struct err *err);
 
 /*
- * Claim a task for agent with a lease of lease_ms. With id, that task (it
+ * How long a claim lives on generic heartbeats alone (commands of the
+ * holder that do not name the task), in leases, unless the claim or the
+ * ledger's "max-hold" setting says otherwise.
+ */
+#define TASK_MAX_HOLD_LEASES 3
+#define TASK_MAX_HOLD_LEASES_SQL "3"
+
+/* What a claim asks for. */
+struct claim_terms {
+	int64_t lease_ms;    /* the lease, renewed by the holder's heartbeats */
+	int64_t max_hold_ms; /* the maximum hold; 0: the ledger's default */
+	const char *base;    /* the trunk's commit; NULL: read it now */
+};
+
+/*
+ * Claim a task for agent with a lease of terms->lease_ms. With id, that task (it
  * must be ready, or already held by agent: then the lease is renewed and
  * nothing else changes); with id 0, the first ready task (label: only those
  * with this label). *claimed receives the id. ERR_NOT_FOUND when nothing is
@@ -161,7 +176,17 @@ int task_each_edge(struct ledger *ledger,
  * another agent, waits on others, overlaps a live claim, or is finished.
  */
 int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
-    const char *label, int64_t lease_ms, int64_t *claimed, struct err *err);
+    const char *label, const struct claim_terms *terms, int64_t *claimed,
+    struct err *err);
+
+/*
+ * The commit the trunk (HEAD of the main work tree of the ledger's
+ * repository) is at, read from git's files without starting git: what a
+ * claim records as the base its work must be new against. Returns 0 with
+ * the hash in out; 1 when the ledger is in no git repository or the ref
+ * cannot be read that way.
+ */
+int task_trunk_tip(struct ledger *ledger, struct buf *out);
 
 /* Give a claimed or blocked task back (open); the attempt is not counted. */
 int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,

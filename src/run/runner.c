@@ -327,9 +327,11 @@ fill_slots(struct runner *r)
 			w->agent = found.owner;
 		} else {
 			int64_t claimed = 0;
+			struct claim_terms terms = { r->opt->lease_ms,
+				r->opt->max_hold_ms, NULL };
 
 			rc = task_claim(r->ledger, r->agents[i], 0, r->opt->label,
-			    r->opt->lease_ms, &claimed, r->err);
+			    &terms, &claimed, r->err);
 			if (rc == -ERR_NOT_FOUND) {
 				err_release(r->err);
 				r->nothing_ready = true;

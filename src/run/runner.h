@@ -63,6 +63,7 @@ struct run_options {
 	bool follow;                /* keep waiting for new tasks */
 	const char *rate_limit_pattern; /* extended regex, case-insensitive */
 	int64_t lease_ms;
+	int64_t max_hold_ms;        /* 0: the ledger's default */
 	int64_t sweep_every_ms;
 	int64_t stale_after_ms;
 	int64_t actor;              /* the agent running the runner */

@@ -72,25 +72,18 @@ common_from_git_dir(const char *git_dir, struct buf *out)
 	return rc;
 }
 
-int
-path_git_common_dir(const char *start, struct buf *out)
+/*
+ * path_git_common_dir() as git would answer it with no GIT_DIR or
+ * GIT_COMMON_DIR in the environment: from the .git directory or file in
+ * start or the nearest directory above it.
+ */
+static int
+common_dir_upward(const char *start, struct buf *out)
 {
-	const char *env_common = getenv("GIT_COMMON_DIR");
-	const char *env_dir = getenv("GIT_DIR");
 	struct buf dir = BUF_INIT, dotgit = BUF_INIT, content = BUF_INIT,
 		   git_dir = BUF_INIT;
 	int rc = 1;
 
-	if (env_common != NULL && *env_common != '\0') {
-		join(out, start, env_common);
-		return resolve(out) == 0 ? 0 : 1;
-	}
-	if (env_dir != NULL && *env_dir != '\0') {
-		join(&git_dir, start, env_dir);
-		rc = common_from_git_dir(git_dir.buf, out);
-		buf_release(&git_dir);
-		return rc;
-	}
 	buf_adds(&dir, start);
 	if (resolve(&dir) < 0)
 		goto done;
@@ -132,6 +125,27 @@ done:
 	buf_release(&content);
 	buf_release(&git_dir);
 	return rc;
+}
+
+int
+path_git_common_dir(const char *start, struct buf *out)
+{
+	const char *env_common = getenv("GIT_COMMON_DIR");
+	const char *env_dir = getenv("GIT_DIR");
+	struct buf git_dir = BUF_INIT;
+	int rc;
+
+	if (env_common != NULL && *env_common != '\0') {
+		join(out, start, env_common);
+		return resolve(out) == 0 ? 0 : 1;
+	}
+	if (env_dir != NULL && *env_dir != '\0') {
+		join(&git_dir, start, env_dir);
+		rc = common_from_git_dir(git_dir.buf, out);
+		buf_release(&git_dir);
+		return rc;
+	}
+	return common_dir_upward(start, out);
 }
 
 int
@@ -338,5 +352,30 @@ path_resolves_outside(const char *root, const char *rel, struct buf *resolved)
 	buf_release(&full);
 	free(real_root);
 	free(real);
+	return rc;
+}
+
+int
+path_ledger_git_dir(const char *ledger_path, struct buf *out)
+{
+	struct buf dir = BUF_INIT, root = BUF_INIT;
+	int rc;
+
+	buf_reset(out);
+	path_add_absolute(&dir, ledger_path);
+	cut_last(&dir);
+	if (resolve(&dir) == 0 && strcmp(last_name(&dir), "daicho") == 0) {
+		cut_last(&dir);
+		if (is_git_dir(dir.buf)) {
+			buf_adds(out, dir.buf);
+			rc = 0;
+			goto done;
+		}
+	}
+	path_project_root(ledger_path, &root);
+	rc = common_dir_upward(root.buf, out);
+done:
+	buf_release(&dir);
+	buf_release(&root);
 	return rc;
 }

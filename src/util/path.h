@@ -33,6 +33,15 @@ int path_find_upward(const char *start, const char *rel, struct buf *out);
 void path_project_root(const char *ledger_path, struct buf *out);
 
 /*
+ * The git common directory of the repository a ledger belongs to: for
+ * <git dir>/daicho/ledger.db that git dir, else the one of the project
+ * root (path_project_root()). The environment (GIT_DIR, GIT_COMMON_DIR) is
+ * not consulted: the answer must not depend on who asks. Returns 0 with
+ * the resolved path in out; 1 when the ledger is in no git repository.
+ */
+int path_ledger_git_dir(const char *ledger_path, struct buf *out);
+
+/*
  * Whether rel, taken inside directory root, resolves (through symlinks) to
  * a place outside root. Returns 1 and the resolved path in resolved when it
  * does; 0 when it stays inside or does not exist (yet); -1 when root itself

@@ -580,6 +580,7 @@ test_refused_call_registers_nobody(void **state)
 	struct agent *a1 = &f->agents[0];
 	struct agent *a2 = &f->agents[1];
 	struct task_spec spec = { .title = "one" };
+	struct claim_terms terms = { 60000, 0, NULL };
 	struct err err = ERR_INIT;
 	int64_t id = 0, got = 0, events;
 
@@ -588,7 +589,7 @@ test_refused_call_registers_nobody(void **state)
 	if (task_add(f->ledger, 0, &spec, 1, &id, &err) != 0)
 		fail_err(&err, "task_add");
 	assert_true(a1->id > 0);
-	if (task_claim(f->ledger, 0, id, NULL, 60000, &got, &err) != 0)
+	if (task_claim(f->ledger, 0, id, NULL, &terms, &got, &err) != 0)
 		fail_err(&err, "task_claim");
 	assert_int_equal(got, id);
 	assert_int_equal(query_int(f->ledger, "SELECT owner FROM tasks"), a1->id);
@@ -598,7 +599,7 @@ test_refused_call_registers_nobody(void **state)
 	assert_int_equal(agent_resolve(l2, &c2, a2, &err), 0);
 	assert_int_equal(a2->id, 0);
 	got = 0;
-	assert_int_equal(task_claim(l2, 0, id, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(l2, 0, id, NULL, &terms, &got, &err),
 	    -ERR_CONFLICT);
 	assert_int_equal(err.code, ERR_CONFLICT);
 	assert_non_null(strstr(err.message.buf, "w1"));

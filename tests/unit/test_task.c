@@ -217,14 +217,19 @@ get_task(struct fixture *f, int64_t id, struct task *t)
 	err_release(&err);
 }
 
+/* A one-minute lease, the ledger's default maximum hold. */
+static const struct claim_terms minute_terms = { 60000, 0, NULL };
+
 static int64_t
 claim(struct fixture *f, int64_t agent, int64_t id, int64_t lease_ms)
 {
 	struct err err = ERR_INIT;
 	int64_t got = -1;
 
+	struct claim_terms terms = { lease_ms, 0, NULL };
+
 	if (task_claim(agent == f->w2 ? f->l2 : f->ledger, agent, id, NULL,
-		lease_ms, &got, &err) != 0)
+		&terms, &got, &err) != 0)
 		fail_err(&err, "task_claim");
 	err_release(&err);
 	return got;
@@ -444,13 +449,13 @@ test_add_after_sets_unmet(void **state)
 		struct err err = ERR_INIT;
 		int64_t got = 0;
 
-		assert_int_equal(task_claim(f->ledger, f->w1, b, NULL, 60000, &got,
+		assert_int_equal(task_claim(f->ledger, f->w1, b, NULL, &minute_terms, &got,
 				     &err),
 		    -ERR_CONFLICT);
 		assert_one_line(&err);
 		err_release(&err);
 		assert_int_equal(claim(f, f->w1, 0, 60000), a);
-		assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, 60000, &got,
+		assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, &minute_terms, &got,
 				     &err),
 		    -ERR_NOT_FOUND);
 		assert_one_line(&err);
@@ -743,7 +748,7 @@ test_claim_next_order(void **state)
 	assert_int_equal(claim(f, f->w1, 0, 60000), t1);
 	assert_int_equal(claim(f, f->w1, 0, 60000), t5);
 	assert_int_equal(claim(f, f->w2, 0, 60000), t4);
-	assert_int_equal(task_claim(f->ledger, f->w1, 0, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->ledger, f->w1, 0, NULL, &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	assert_int_equal(err.code, ERR_NOT_FOUND);
 	assert_one_line(&err);
@@ -810,7 +815,7 @@ test_claim_held_by_another(void **state)
 	struct task t;
 
 	assert_int_equal(claim(f, f->w1, id, 60000), id);
-	assert_int_equal(task_claim(f->l2, f->w2, id, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, id, NULL, &minute_terms, &got, &err),
 	    -ERR_CONFLICT);
 	assert_int_equal(err.code, ERR_CONFLICT);
 	assert_contains(err.message.buf, "w1");
@@ -857,18 +862,18 @@ test_claim_unknown_and_finished(void **state)
 	int64_t id = add_task(f, "t", 0, NULL, NULL, NULL), got = -1;
 	struct err err = ERR_INIT;
 
-	assert_int_equal(task_claim(f->ledger, f->w1, 555, NULL, 60000, &got,
+	assert_int_equal(task_claim(f->ledger, f->w1, 555, NULL, &minute_terms, &got,
 			     &err),
 	    -ERR_NOT_FOUND);
 	assert_one_line(&err);
 	err_release(&err);
 	assert_int_equal(task_cancel(f->ledger, f->w1, id, "no", &err), 0);
-	assert_int_equal(task_claim(f->ledger, f->w1, id, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->ledger, f->w1, id, NULL, &minute_terms, &got, &err),
 	    -ERR_CONFLICT);
 	assert_one_line(&err);
 	err_release(&err);
 	/* Nothing ready: the one task is cancelled. */
-	assert_int_equal(task_claim(f->ledger, f->w1, 0, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->ledger, f->w1, 0, NULL, &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	err_release(&err);
 	/* Cancelling twice is a conflict. */
@@ -889,15 +894,15 @@ test_claim_by_label(void **state)
 
 	a = add_task(f, "a", 9, NULL, NULL, (const char *[]){ "x", NULL });
 	b = add_task(f, "b", 0, NULL, NULL, (const char *[]){ "y", NULL });
-	assert_int_equal(task_claim(f->ledger, f->w1, 0, "y", 60000, &got, &err), 0);
+	assert_int_equal(task_claim(f->ledger, f->w1, 0, "y", &minute_terms, &got, &err), 0);
 	assert_int_equal(got, b);
-	assert_int_equal(task_claim(f->ledger, f->w1, 0, "y", 60000, &got, &err),
+	assert_int_equal(task_claim(f->ledger, f->w1, 0, "y", &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	err_release(&err);
-	assert_int_equal(task_claim(f->ledger, f->w1, 0, "zzz", 60000, &got, &err),
+	assert_int_equal(task_claim(f->ledger, f->w1, 0, "zzz", &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	err_release(&err);
-	assert_int_equal(task_claim(f->ledger, f->w1, 0, "x", 60000, &got, &err), 0);
+	assert_int_equal(task_claim(f->ledger, f->w1, 0, "x", &minute_terms, &got, &err), 0);
 	assert_int_equal(got, a);
 	err_release(&err);
 }
@@ -1099,7 +1104,7 @@ test_block(void **state)
 	{
 		int64_t got;
 
-		assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, 60000, &got,
+		assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, &minute_terms, &got,
 				     &err),
 		    -ERR_NOT_FOUND);
 		err_release(&err);
@@ -1124,7 +1129,7 @@ test_lease_expiry(void **state)
 
 	claim(f, f->w1, id, 1000);
 	set_now(NOW_MS + 999);
-	assert_int_equal(task_claim(f->l2, f->w2, id, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, id, NULL, &minute_terms, &got, &err),
 	    -ERR_CONFLICT);
 	err_release(&err);
 	set_now(NOW_MS + 1000);
@@ -1157,11 +1162,11 @@ test_expired_attempts_used_up(void **state)
 	claim(f, f->w1, id, 1000);
 	set_now(NOW_MS + 5000);
 	/* Not claimable by --next. */
-	assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	err_release(&err);
 	/* Nor by id. */
-	assert_int_equal(task_claim(f->l2, f->w2, id, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, id, NULL, &minute_terms, &got, &err),
 	    -ERR_CONFLICT);
 	err_release(&err);
 	get_task(f, id, &t);
@@ -1192,19 +1197,19 @@ test_touches_overlap_unready(void **state)
 	assert_int_equal(task_each(f->ledger, &filter, collect_id, listed, &err), 0);
 	assert_int_equal(listed[0], 1);
 	assert_int_equal(listed[1], c);
-	assert_int_equal(task_claim(f->l2, f->w2, b, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, b, NULL, &minute_terms, &got, &err),
 	    -ERR_CONFLICT);
 	assert_contains(err.message.buf, "config");
 	assert_one_line(&err);
 	err_release(&err);
 	assert_int_equal(claim(f, f->w2, 0, 60000), c);
-	assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	err_release(&err);
 
 	/* Reported is still live. */
 	assert_int_equal(task_report(f->ledger, f->w1, a, NULL, NULL, &err), 0);
-	assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->l2, f->w2, 0, NULL, &minute_terms, &got, &err),
 	    -ERR_NOT_FOUND);
 	err_release(&err);
 	/* Cancelled is not: b becomes ready. */
@@ -1236,7 +1241,7 @@ test_touches_expired_lease_not_live(void **state)
 	assert_int_equal(listed[2], b);
 	/* a comes first again (priority); then b overlaps the new claim. */
 	assert_int_equal(claim(f, f->w2, 0, 60000), a);
-	assert_int_equal(task_claim(f->ledger, f->w1, b, NULL, 60000, &got, &err),
+	assert_int_equal(task_claim(f->ledger, f->w1, b, NULL, &minute_terms, &got, &err),
 	    -ERR_CONFLICT);
 	err_release(&err);
 	assert_int_equal(task_release_claim(f->l2, f->w2, a, &err), 0);

@@ -1,0 +1,21 @@
+/*
+ * Reading a git reference from the files git keeps it in, without running
+ * git: what a claim records, where starting a process would cost more than
+ * the claim itself.
+ */
+#ifndef DAICHO_GITREF_H
+#define DAICHO_GITREF_H
+
+#include "util/buf.h"
+
+/*
+ * The commit that HEAD of git_dir (a repository's common directory, which
+ * holds the main work tree's HEAD) points at: HEAD itself when detached,
+ * else its branch's loose ref file or its line in packed-refs. Returns 0
+ * with the 40 (or 64) hex digits in hash; -1 when it cannot be read this
+ * way (no such file, an unborn branch, a symbolic ref more than five deep,
+ * a reference storage other than files).
+ */
+int gitref_head(const char *git_dir, struct buf *hash);
+
+#endif
