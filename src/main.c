@@ -65,6 +65,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_deny_entry,
 	&cmd_hook_entry,
 	&cmd_doctor_entry,
+	&cmd_config_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -108,6 +108,10 @@ spec_from_json(struct err *err, size_t line, json_t *obj,
 			if ((rc = json_strings(err, line, field, value, &spec->touches,
 				 false)) < 0)
 				return rc;
+		} else if (strcmp(field, "protect") == 0) {
+			if ((rc = json_strings(err, line, field, value, &spec->protects,
+				 false)) < 0)
+				return rc;
 		} else if (strcmp(field, "done_when") == 0) {
 			if ((rc = json_strings(err, line, field, value, &spec->checks,
 				 false)) < 0)
@@ -119,7 +123,8 @@ spec_from_json(struct err *err, size_t line, json_t *obj,
 		} else {
 			return err_set(err, ERR_USAGE,
 			    "line %zu: unknown field '%s' (fields: title, body, key, "
-			    "after, touches, done_when, check_timeout, priority, labels, "
+			    "after, touches, protect, done_when, check_timeout, priority, "
+			    "labels, "
 			    "max_attempts, parent)", line, field);
 		}
 	}

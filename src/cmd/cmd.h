@@ -93,6 +93,14 @@ int64_t cmd_caller_registered(struct cmd_ctx *ctx);
 int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
 
 /*
+ * Refuse (ERR_REFUSED) unless a human is typing: no agent identity is in
+ * the environment (DAICHO_AGENT, an agent client's session variables) nor
+ * given with --as, and with at_terminal stdin is a terminal too. what
+ * names the action ("approve", "change settings").
+ */
+int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what);
+
+/*
  * The command is about task id (prompt, save, show, ...): parse text into
  * *id as cmd_task_id() does, and when the caller holds that claim, let
  * the command's heartbeat renew its maximum hold (core/task.h).
@@ -168,6 +176,7 @@ extern const struct cmd_entry cmd_approve_entry;
 extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_hook_entry;
 extern const struct cmd_entry cmd_doctor_entry;
+extern const struct cmd_entry cmd_config_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

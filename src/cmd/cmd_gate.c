@@ -18,42 +18,6 @@
 /* How long a --require or --if command may run. */
 #define CHECK_TIMEOUT_MS (10 * 60 * 1000)
 
-/*
- * Refuse (ERR_REFUSED) unless a human at a terminal is typing: stdin is a
- * terminal and no agent identity is in the environment. what names the
- * action ("approve", "deny", "remove gates").
- */
-static int
-require_human(struct cmd_ctx *ctx, const char *what)
-{
-	static const char *const agent_variables[] = { "DAICHO_AGENT",
-		"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID",
-		"CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX" };
-	const char *why = NULL;
-	char because[96];
-
-	for (size_t i = 0; i < sizeof(agent_variables) / sizeof(agent_variables[0]);
-	     i++) {
-		const char *value = getenv(agent_variables[i]);
-
-		if (value && *value) {
-			snprintf(because, sizeof(because), "$%s is set: this is an "
-			    "agent's environment", agent_variables[i]);
-			why = because;
-			break;
-		}
-	}
-	if (why == NULL && ctx->claim.name && ctx->explicit_agent)
-		why = "--as names an agent";
-	if (why == NULL && !isatty(STDIN_FILENO))
-		why = "stdin is not a terminal";
-	if (why == NULL)
-		return 0;
-	return err_set(ctx->err, ERR_REFUSED, "only a human at a terminal may %s "
-	    "(%s; a person must type it in their own shell; nothing was "
-	    "changed)", what, why);
-}
-
 static int
 exec_gate_add(struct cmd_ctx *ctx)
 {
@@ -183,7 +147,7 @@ exec_gate_rm(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_id_arg(ctx, "gate", ctx->argv[0], &id)) < 0)
 		return rc;
-	if ((rc = require_human(ctx, "remove a gate")) < 0)
+	if ((rc = cmd_require_human(ctx, true, "remove a gate")) < 0)
 		return rc;
 	return gate_remove(ctx->ledger, id, ctx->err);
 }
@@ -507,7 +471,7 @@ decide(struct cmd_ctx *ctx, bool approve)
 	if ((d.condition && !*d.condition) || (d.reason && !*d.reason))
 		return err_set(ctx->err, ERR_USAGE, "empty --%s",
 		    approve ? "if" : "reason");
-	if ((rc = require_human(ctx, approve ? "approve" : "deny")) < 0)
+	if ((rc = cmd_require_human(ctx, true, approve ? "approve" : "deny")) < 0)
 		return rc;
 	tty = ttyname(STDIN_FILENO);
 	d.tty = tty ? tty : "?";

@@ -138,6 +138,9 @@ exec_add(struct cmd_ctx *ctx)
 	while ((value = cmd_opt_next(ctx, "touches", &pos)) != NULL)
 		strlist_add(&spec.touches, value);
 	pos = 0;
+	while ((value = cmd_opt_next(ctx, "protect", &pos)) != NULL)
+		strlist_add(&spec.protects, value);
+	pos = 0;
 	while ((value = cmd_opt_next(ctx, "done-when", &pos)) != NULL)
 		strlist_add(&spec.checks, value);
 	pos = 0;
@@ -160,7 +163,8 @@ done:
 const struct cmd_entry cmd_add_entry = {
 	.name = "add",
 	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
-		 "[--touches GLOB]... [--done-when CHECK]... [--check-timeout DUR] "
+		 "[--touches GLOB]... [--protect GLOB]... [--done-when CHECK]... "
+		 "[--check-timeout DUR] "
 		 "[--priority N] "
 		 "[--label L]... [--max-attempts N] [--parent ID]\n"
 		 "       daicho add --batch FILE.jsonl|-",
@@ -177,18 +181,28 @@ const struct cmd_entry cmd_add_entry = {
 	    "commit (see below). Defaults: priority 0 (higher is claimed first),\n"
 	    "3 attempts, 10m per cmd: check.\n\n"
 	    "Checks (all must pass; the sweep runs them, never the worker):\n"
-	    "  file:PATH   PATH exists in the repository and is a non-empty file;\n"
-	    "              absolute paths, '..' and symlinks leaving it are refused\n"
+	    "  file:PATH   PATH is a regular, non-empty file in the checkout (a\n"
+	    "              symlink, directory or device is refused, and so are\n"
+	    "              absolute paths and '..')\n"
 	    "  cmd:SHELL   /bin/sh -c SHELL exits 0 within the check timeout, run\n"
-	    "              in the task's checkout with $DAICHO_TASK set\n"
+	    "              in the task's checkout with $DAICHO_TASK set; every\n"
+	    "              process it starts is killed when it ends\n"
 	    "  saved       a non-empty result was saved\n"
-	    "  commit      the reported commit exists and changes something\n"
-	    "With a reported commit, file: and cmd: run in a fresh worktree at\n"
-	    "that commit. A task without checks passes on 'saved' when it has a\n"
-	    "result, else on the report alone.\n\n"
+	    "  commit      the reported commit changes something\n"
+	    "In a git repository, file:, cmd: and commit need a reported commit\n"
+	    "(report --commit): they run in a fresh worktree at that commit, and\n"
+	    "uncommitted files never count. The commit must be on a branch, hold\n"
+	    "work new since the claim (not on the trunk then, not accepted for\n"
+	    "another task) and change no protected path. A task without checks\n"
+	    "passes on 'saved' when it has a result, else on the report alone.\n\n"
+	    "--protect GLOB names paths a report must not change (the tests that\n"
+	    "judge the work, say), on top of the ledger's 'daicho config protect'\n"
+	    "list; a report whose commit changes one since the claim is rejected,\n"
+	    "naming the path. The ledger's list does not apply to paths the task\n"
+	    "declares with --touches; the task's own --protect always does.\n\n"
 	    "--batch reads one JSON object per line, all added in one transaction\n"
 	    "(all or none; an error names the line). Fields: title (required),\n"
-	    "body, priority, max_attempts, labels, touches, done_when,\n"
+	    "body, priority, max_attempts, labels, touches, protect, done_when,\n"
 	    "check_timeout (\"90s\"), after,\n"
 	    "parent, key. after and parent take task ids or the key of another\n"
 	    "line in the batch (forward references allowed); a cycle is refused\n"
@@ -201,6 +215,8 @@ const struct cmd_entry cmd_add_entry = {
 	    { "body-file", 0, "FILE", "read the prompt from FILE ('-': stdin)" },
 	    { "after", 0, "IDS", "ready only after these are verified" },
 	    { "touches", 0, "GLOB", "a path glob the task edits (repeatable)" },
+	    { "protect", 0, "GLOB", "a path glob a report must not change "
+	      "(repeatable)" },
 	    { "done-when", 0, "CHECK", "file:PATH, cmd:SHELL, saved, commit" },
 	    { "check-timeout", 0, "DUR", "time limit of each cmd: check (10m)" },
 	    { "priority", 0, "N", "higher first (default 0)" },
@@ -220,7 +236,8 @@ static json_t *
 task_json(const struct task *t)
 {
 	json_t *o = json_object(), *after = json_array(), *labels = json_array(),
-	       *touches = json_array(), *checks = json_array();
+	       *touches = json_array(), *checks = json_array(),
+	       *protects = json_array();
 
 	json_object_set_new(o, "id", json_integer(t->id));
 	json_object_set_new(o, "title", json_string(t->title));
@@ -242,6 +259,10 @@ task_json(const struct task *t)
 	for (size_t i = 0; i < t->touches.count; i++)
 		json_array_append_new(touches, json_string(t->touches.items[i]));
 	json_object_set_new(o, "touches", touches);
+	for (size_t i = 0; i < t->protects.count; i++)
+		json_array_append_new(protects, json_string(t->protects.items[i]));
+	json_object_set_new(o, "protect", protects);
+	json_object_set_new(o, "checks_version", json_integer(t->checks_version));
 	for (size_t i = 0; i < t->checks.count; i++)
 		json_array_append_new(checks, json_string(t->checks.items[i]));
 	json_object_set_new(o, "done_when", checks);
@@ -484,6 +505,15 @@ exec_show(struct cmd_ctx *ctx)
 			cmd_add_printable(&text, t.touches.items[i]);
 		}
 		show_field("touches", text.buf);
+	}
+	if (t.protects.count) {
+		buf_reset(&text);
+		for (size_t i = 0; i < t.protects.count; i++) {
+			if (i)
+				buf_adds(&text, ", ");
+			cmd_add_printable(&text, t.protects.items[i]);
+		}
+		show_field("protect", text.buf);
 	}
 	buf_reset(&text);
 	if (t.checks.count) {

@@ -3,6 +3,7 @@
  * error messages, input and output.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -195,4 +196,35 @@ cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
 		    "such as 3 or #3)", what, text);
 	*id = v;
 	return 0;
+}
+
+int
+cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what)
+{
+	static const char *const agent_variables[] = { "DAICHO_AGENT",
+		"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID",
+		"CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX" };
+	const char *why = NULL;
+	char because[96];
+
+	for (size_t i = 0; i < sizeof(agent_variables) / sizeof(agent_variables[0]);
+	     i++) {
+		const char *value = getenv(agent_variables[i]);
+
+		if (value && *value) {
+			snprintf(because, sizeof(because), "$%s is set: this is an "
+			    "agent's environment", agent_variables[i]);
+			why = because;
+			break;
+		}
+	}
+	if (why == NULL && ctx->claim.name && ctx->explicit_agent)
+		why = "--as names an agent";
+	if (why == NULL && at_terminal && !isatty(STDIN_FILENO))
+		why = "stdin is not a terminal";
+	if (why == NULL)
+		return 0;
+	return err_set(ctx->err, ERR_REFUSED, "only a human%s may %s "
+	    "(%s; a person must type it in their own shell; nothing was "
+	    "changed)", at_terminal ? " at a terminal" : "", what, why);
 }

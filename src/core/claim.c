@@ -336,7 +336,7 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 	    " not_before_ms = NULL, updated_ms = ?4, claim_base = ?5,"
 	    " claim_named_ms = ?4, max_hold_ms = coalesce(?6,"
 	    "  (SELECT CAST(value AS INTEGER) FROM settings"
-	    "   WHERE key = 'max-hold-ms'), ?3 * " TASK_MAX_HOLD_LEASES_SQL ")"
+	    "   WHERE key = 'max-hold'), ?3 * " TASK_MAX_HOLD_LEASES_SQL ")"
 	    " WHERE id = ?1 RETURNING max_hold_ms", err);
 	int64_t max_hold_ms = 0;
 	int rc;

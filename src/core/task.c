@@ -96,6 +96,7 @@ task_spec_release(struct task_spec *spec)
 {
 	strlist_release(&spec->after);
 	strlist_release(&spec->touches);
+	strlist_release(&spec->protects);
 	strlist_release(&spec->checks);
 	strlist_release(&spec->labels);
 }
@@ -109,8 +110,10 @@ task_release(struct task *task)
 	free(task->report_commit);
 	free(task->report_note);
 	free(task->block_reason);
+	free(task->claim_base);
 	strlist_release(&task->labels);
 	strlist_release(&task->touches);
+	strlist_release(&task->protects);
 	strlist_release(&task->checks);
 	free(task->after);
 	memset(task, 0, sizeof(*task));
@@ -149,6 +152,10 @@ task_read_row(sqlite3_stmt *st, struct task *out)
 	out->result_bytes = sqlite3_column_type(st, 18) == SQLITE_NULL
 				? -1 : sqlite3_column_int64(st, 18);
 	out->check_timeout_ms = sqlite3_column_int64(st, 19);
+	out->checks_version = sqlite3_column_int64(st, 20);
+	out->max_hold_ms = sqlite3_column_int64(st, 21);
+	out->claim_named_ms = sqlite3_column_int64(st, 22);
+	out->claim_base = column_strdup(st, 23);
 }
 
 /* Append every text in column 0 of st (bound to id ?1) to list. */
@@ -182,6 +189,9 @@ task_load_edges(struct ledger *ledger, struct task *task, struct err *err)
 	    (rc = load_strings(ledger,
 		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", task->id,
 		 &task->touches, err)) < 0 ||
+	    (rc = load_strings(ledger,
+		 "SELECT glob FROM protects WHERE task = ? ORDER BY glob", task->id,
+		 &task->protects, err)) < 0 ||
 	    (rc = load_strings(ledger,
 		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", task->id,
 		 &task->checks, err)) < 0 ||
@@ -277,6 +287,26 @@ check_label(const char *label, struct err *err, const char *at)
 	return 0;
 }
 
+/* Check each of globs (what: "" or "protected ") as a path glob. */
+static int
+check_globs(const struct strlist *globs, const char *what, const char *at,
+    struct err *err)
+{
+	struct buf why = BUF_INIT, shown = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < globs->count && rc == 0; i++) {
+		if (glob_check(globs->items[i], &why) < 0) {
+			buf_add_oneline(&shown, globs->items[i]);
+			rc = err_set(err, ERR_USAGE, "%sbad %sglob '%s' (%s)", at, what,
+			    shown.buf, why.buf);
+		}
+	}
+	buf_release(&why);
+	buf_release(&shown);
+	return rc;
+}
+
 /* Validate everything about one spec that needs no ledger. */
 static int
 check_spec(const struct task_spec *spec, struct err *err)
@@ -305,18 +335,9 @@ check_spec(const struct task_spec *spec, struct err *err)
 		    prefix);
 		goto done;
 	}
-	for (size_t i = 0; i < spec->touches.count; i++) {
-		buf_reset(&why);
-		if (glob_check(spec->touches.items[i], &why) < 0) {
-			struct buf shown = BUF_INIT;
-
-			buf_add_oneline(&shown, spec->touches.items[i]);
-			rc = err_set(err, ERR_USAGE, "%sbad glob '%s' (%s)", prefix,
-			    shown.buf, why.buf);
-			buf_release(&shown);
-			goto done;
-		}
-	}
+	if ((rc = check_globs(&spec->touches, "", prefix, err)) < 0 ||
+	    (rc = check_globs(&spec->protects, "protected ", prefix, err)) < 0)
+		goto done;
 	for (size_t i = 0; i < spec->checks.count; i++) {
 		if ((rc = task_check_spec(spec->checks.items[i], err)) < 0) {
 			struct buf msg = BUF_INIT;
@@ -569,6 +590,10 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		rc = insert_pair(ledger,
 		    "INSERT OR IGNORE INTO touches (task, glob) VALUES (?, ?)",
 		    ids[i], spec->touches.items[k], 0, err);
+	for (size_t k = 0; k < spec->protects.count && rc == 0; k++)
+		rc = insert_pair(ledger,
+		    "INSERT OR IGNORE INTO protects (task, glob) VALUES (?, ?)",
+		    ids[i], spec->protects.items[k], 0, err);
 	for (size_t k = 0; k < spec->checks.count && rc == 0; k++) {
 		sqlite3_stmt *st = ledger_stmt(ledger,
 		    "INSERT INTO checks (task, seq, spec) VALUES (?, ?, ?)", err);

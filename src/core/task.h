@@ -34,6 +34,7 @@ struct task_spec {
 	const char *parent;      /* id text, or NULL */
 	struct strlist after;    /* ids ("12", "#12", "T12") or batch keys */
 	struct strlist touches;  /* globs */
+	struct strlist protects; /* globs a report must not change */
 	struct strlist checks;   /* done-when specs */
 	struct strlist labels;
 };
@@ -59,12 +60,17 @@ struct task {
 	int64_t created_ms;
 	int64_t updated_ms;
 	int64_t check_timeout_ms;  /* 0: the default */
+	int64_t checks_version;    /* raised by every change of the checks */
+	int64_t max_hold_ms;       /* of the current claim; 0: none */
+	int64_t claim_named_ms;    /* when its holder last named it; 0: never */
+	char *claim_base;          /* the trunk's commit at the claim, or NULL */
 	int64_t body_bytes;
 	int64_t saves;             /* number of saved results */
 	int64_t result_bytes;      /* size of the latest, -1 when none */
 	/* Filled only when asked for (with_edges). */
 	struct strlist labels;
 	struct strlist touches;
+	struct strlist protects;
 	struct strlist checks;
 	int64_t *after;
 	size_t after_count;

@@ -14,7 +14,8 @@
 	" t.updated_ms, length(t.body),"                                      \
 	" (SELECT count(*) FROM saves s WHERE s.task = t.id),"                \
 	" (SELECT length(s.result) FROM saves s WHERE s.task = t.id"          \
-	"  ORDER BY s.id DESC LIMIT 1), t.check_timeout_ms"
+	"  ORDER BY s.id DESC LIMIT 1), t.check_timeout_ms, t.checks_version," \
+	" t.max_hold_ms, t.claim_named_ms, t.claim_base"
 
 /* Fill out from the current row of st (TASK_COLUMNS), edges not loaded. */
 void task_read_row(sqlite3_stmt *st, struct task *out);

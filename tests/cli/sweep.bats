@@ -86,7 +86,7 @@ teardown() {
 	DAICHO_NOW_MS=$((T0 + 2000)) sweep_says 0 0 0 1 0
 	assert_task 1 open - 1
 	run last_event 1
-	assert_output "{\"kind\":\"lease-expired\",\"actor\":\"root\",\"detail\":{\"expired_ms\":$((T0 + 1000)),\"owner\":\"w1\",\"to\":\"open\"}}"
+	assert_output "{\"kind\":\"lease-expired\",\"actor\":\"root\",\"detail\":{\"expired_ms\":$((T0 + 1000)),\"owner\":\"w1\",\"reason\":\"lease ran out: the holder stopped heart-beating\",\"to\":\"open\"}}"
 
 	export DAICHO_NOW_MS=$((T0 + 3000))
 	ok daicho claim --next --as w2
@@ -168,12 +168,12 @@ teardown() {
 	ok daicho sweep --json
 	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
 	run jq -c . <<<"$output"
-	assert_output '{"verified":1,"rejected":1,"failed":1,"expired":1,"pruned":1,"stale":0,"waits":0}'
+	assert_output '{"verified":1,"rejected":1,"failed":1,"expired":1,"held_too_long":0,"pruned":1,"stale":0,"waits":0}'
 	ok daicho sweep --json
 	run jq -c '[(keys_unsorted | sort), ([.[]] | map(type) | unique)]' <<<"$output"
-	assert_output '[["expired","failed","pruned","rejected","stale","verified","waits"],["number"]]'
+	assert_output '[["expired","failed","held_too_long","pruned","rejected","stale","verified","waits"],["number"]]'
 	run jq -c . <<<"$(daicho sweep --json)"
-	assert_output '{"verified":0,"rejected":0,"failed":0,"expired":0,"pruned":0,"stale":0,"waits":0}'
+	assert_output '{"verified":0,"rejected":0,"failed":0,"expired":0,"held_too_long":0,"pruned":0,"stale":0,"waits":0}'
 }
 
 @test "sweep --every 1s loops until SIGTERM, then exits 0 promptly" {

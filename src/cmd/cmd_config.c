@@ -1,0 +1,131 @@
+/* Settings shared through the ledger: daicho config. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/settings.h"
+#include "util/clock.h"
+
+/* Print one setting's value as a person reads it: a duration, or globs. */
+static void
+print_value(const json_t *value)
+{
+	struct buf text = BUF_INIT;
+	size_t i;
+	json_t *glob;
+
+	if (json_is_integer(value)) {
+		clock_add_duration(&text, json_integer_value(value));
+	} else {
+		json_array_foreach(value, i, glob) {
+			if (i)
+				buf_addch(&text, ' ');
+			cmd_add_printable(&text, json_string_value(glob));
+		}
+	}
+	printf("%s", text.buf);
+	buf_release(&text);
+}
+
+static int
+print_settings(struct cmd_ctx *ctx, const char *key)
+{
+	json_t *rows = NULL, *row;
+	size_t i;
+	int rc;
+
+	if ((rc = settings_show(ctx->ledger, key, &rows, ctx->err)) < 0)
+		return rc;
+	if (ctx->json) {
+		/* cmd_print_json() takes the reference it is given. */
+		rc = cmd_print_json(ctx,
+		    json_incref(key ? json_array_get(rows, 0) : rows));
+		json_decref(rows);
+		return rc;
+	}
+	json_array_foreach(rows, i, row) {
+		bool set = json_is_true(json_object_get(row, "set"));
+
+		if (key && set) {
+			/* One key: its value alone, for scripts. */
+			print_value(json_object_get(row, "value"));
+			putchar('\n');
+			continue;
+		}
+		if (key) {
+			printf("(not set: %s)\n",
+			    json_string_value(json_object_get(row, "default")));
+			continue;
+		}
+		printf("%-10s ", json_string_value(json_object_get(row, "key")));
+		if (set)
+			print_value(json_object_get(row, "value"));
+		else
+			printf("(not set: %s)",
+			    json_string_value(json_object_get(row, "default")));
+		printf("\n           %s\n",
+		    json_string_value(json_object_get(row, "summary")));
+	}
+	json_decref(rows);
+	return 0;
+}
+
+static int
+exec_config(struct cmd_ctx *ctx)
+{
+	bool unset = cmd_has(ctx, "unset");
+	struct strlist values = STRLIST_INIT;
+	int64_t actor;
+	int rc;
+
+	if (unset && ctx->argc != 1)
+		return err_set(ctx->err, ERR_USAGE,
+		    "--unset takes a KEY and no value");
+	if (ctx->argc <= 1 && !unset)
+		return print_settings(ctx, ctx->argc ? ctx->argv[0] : NULL);
+	if ((rc = cmd_require_human(ctx, false, "change settings")) < 0)
+		return rc;
+	if ((actor = cmd_caller(ctx)) < 0)
+		return (int)actor;
+	for (int i = 1; i < ctx->argc; i++)
+		strlist_add(&values, ctx->argv[i]);
+	rc = settings_set(ctx->ledger, actor, ctx->argv[0], unset ? NULL : &values,
+	    ctx->err);
+	strlist_release(&values);
+	return rc;
+}
+
+const struct cmd_entry cmd_config_entry = {
+	.name = "config",
+	.usage = "config [KEY [VALUE...]] | config --unset KEY",
+	.summary = "show or change the defaults every agent of this ledger shares",
+	.help =
+	    "Settings live in the ledger, so every agent, worktree and machine\n"
+	    "that shares it sees the same. A flag on the command line wins over\n"
+	    "a setting; a setting wins over daicho's built-in default.\n\n"
+	    "With no KEY, lists every setting, its value or its default. With\n"
+	    "KEY, prints its value alone. With KEY and VALUE..., sets it; with\n"
+	    "--unset KEY, goes back to the default. Each change is one event\n"
+	    "('config', with the old and the new value).\n\n"
+	    "Settings:\n"
+	    "  max-hold DUR      how long a claim lives when no command of its\n"
+	    "                    holder names the task (default: three leases;\n"
+	    "                    see 'daicho claim --help')\n"
+	    "  protect GLOB...   paths no report may change, for every task:\n"
+	    "                    a report whose commit changes one since the\n"
+	    "                    claim is rejected, naming it. A task's own\n"
+	    "                    --touches exempt it; its --protect adds to it.\n"
+	    "                    Example: daicho config protect 'tests/**' Makefile\n\n"
+	    "Only a human changes settings: a caller with an agent identity\n"
+	    "(--as, $DAICHO_AGENT, an agent client's session) is refused, exit 6.\n\n"
+	    "JSON: an array of {key, summary, set, value, default, set_ms,\n"
+	    "set_by} (value: milliseconds or an array of globs); with KEY, that\n"
+	    "one object.\n",
+	.options = (const struct cmd_option[]){
+	    { "unset", 0, NULL, "go back to the default" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER,
+	.min_args = 0,
+	.max_args = -1,
+	.exec = exec_config,
+};

@@ -1,0 +1,268 @@
+#include "core/settings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/event.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/duration.h"
+#include "util/glob.h"
+
+enum setting_kind {
+	SETTING_DURATION, /* stored as milliseconds, in text */
+	SETTING_GLOBS,    /* stored as a JSON array of globs */
+};
+
+struct setting {
+	const char *key;
+	enum setting_kind kind;
+	const char *summary;
+	const char *fallback; /* what applies when unset */
+};
+
+static const struct setting settings[] = {
+	{ "max-hold", SETTING_DURATION,
+	  "how long a claim lives without a command naming its task",
+	  "three leases" },
+	{ "protect", SETTING_GLOBS,
+	  "paths no report may change (a task's --touches exempt it)",
+	  "none" },
+};
+
+#define SETTING_COUNT (sizeof(settings) / sizeof(settings[0]))
+
+/* The setting called key, or NULL (ERR_USAGE set in err). */
+static const struct setting *
+find_setting(const char *key, struct err *err)
+{
+	struct buf known = BUF_INIT;
+
+	for (size_t i = 0; i < SETTING_COUNT; i++)
+		if (strcmp(settings[i].key, key) == 0)
+			return &settings[i];
+	for (size_t i = 0; i < SETTING_COUNT; i++)
+		buf_addf(&known, "%s%s", i ? ", " : "", settings[i].key);
+	err_set(err, ERR_USAGE, "unknown setting '%s' (settings: %s)", key,
+	    known.buf);
+	buf_release(&known);
+	return NULL;
+}
+
+/* The stored text of values for s: filled into stored. */
+static int
+encode(const struct setting *s, const struct strlist *values,
+    struct buf *stored, struct err *err)
+{
+	if (values->count == 0)
+		return err_set(err, ERR_USAGE, "%s needs a value (or --unset)",
+		    s->key);
+	if (s->kind == SETTING_DURATION) {
+		int64_t ms;
+
+		if (values->count != 1)
+			return err_set(err, ERR_USAGE, "%s takes one duration",
+			    s->key);
+		if (duration_parse(values->items[0], &ms) < 0 || ms <= 0)
+			return err_set(err, ERR_USAGE,
+			    "bad duration '%s' for %s (write a positive number "
+			    "and a unit: 500ms, 20s, 30m, 4h, 2d)",
+			    values->items[0], s->key);
+		buf_addf(stored, "%lld", (long long)ms);
+		return 0;
+	}
+	{
+		json_t *globs = json_array();
+		struct buf why = BUF_INIT;
+		char *text;
+		int rc = 0;
+
+		for (size_t i = 0; i < values->count && rc == 0; i++) {
+			if (glob_check(values->items[i], &why) < 0)
+				rc = err_set(err, ERR_USAGE, "bad glob '%s' for %s (%s)",
+				    values->items[i], s->key, why.buf);
+			json_array_append_new(globs, json_string(values->items[i]));
+		}
+		text = rc == 0 ? json_dumps(globs, JSON_COMPACT) : NULL;
+		if (text)
+			buf_adds(stored, text);
+		free(text);
+		json_decref(globs);
+		buf_release(&why);
+		return rc;
+	}
+}
+
+/* The JSON value of stored text for s (a new reference; null if NULL). */
+static json_t *
+decode(const struct setting *s, const char *stored)
+{
+	json_t *value;
+
+	if (stored == NULL)
+		return json_null();
+	if (s->kind == SETTING_DURATION)
+		return json_integer(strtoll(stored, NULL, 10));
+	value = json_loads(stored, 0, NULL);
+	return value && json_is_array(value) ? value : json_array();
+}
+
+/* The stored text of key into value (cleared first); *found says if set. */
+static int
+read_setting(struct ledger *ledger, const char *key, struct buf *value,
+    bool *found, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT value FROM settings WHERE key = ?", err);
+	int rc;
+
+	buf_reset(value);
+	*found = false;
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*found = true;
+		buf_adds(value, (const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading settings");
+	return 0;
+}
+
+int
+settings_set(struct ledger *ledger, int64_t actor, const char *key,
+    const struct strlist *values, struct err *err)
+{
+	const struct setting *s = find_setting(key, err);
+	struct buf stored = BUF_INIT, old = BUF_INIT;
+	sqlite3_stmt *st;
+	bool was_set;
+	int rc;
+
+	if (s == NULL)
+		return -(int)err->code;
+	if (values && (rc = encode(s, values, &stored, err)) < 0)
+		goto done;
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		goto done;
+	if ((rc = read_setting(ledger, key, &old, &was_set, err)) < 0)
+		goto fail;
+	st = ledger_stmt(ledger, values
+	    ? "INSERT INTO settings (key, value, set_ms, set_by) VALUES (?1, ?2,"
+	      " ?3, ?4) ON CONFLICT (key) DO UPDATE SET value = ?2, set_ms = ?3,"
+	      " set_by = ?4"
+	    : "DELETE FROM settings WHERE key = ?1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (values) {
+		sqlite3_bind_text(st, 2, stored.buf, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, clock_now_ms());
+		if (actor)
+			sqlite3_bind_int64(st, 4, actor);
+	}
+	if ((rc = ledger_step_done(ledger, st, "changing a setting", err)) < 0)
+		goto fail;
+	rc = event_append(ledger, actor, "config", 0,
+	    json_pack("{s:s, s:o, s:o}", "key", key, "old",
+		decode(s, was_set ? old.buf : NULL), "new",
+		decode(s, values ? stored.buf : NULL)), err);
+	if (rc < 0)
+		goto fail;
+	rc = ledger_commit(ledger, err);
+	goto done;
+fail:
+	ledger_rollback(ledger);
+done:
+	buf_release(&stored);
+	buf_release(&old);
+	return rc;
+}
+
+int
+settings_show(struct ledger *ledger, const char *key, json_t **out,
+    struct err *err)
+{
+	const struct setting *only = key ? find_setting(key, err) : NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if (key && only == NULL)
+		return -(int)err->code;
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	*out = json_array();
+	for (size_t i = 0; i < SETTING_COUNT; i++) {
+		const struct setting *s = &settings[i];
+		json_t *row;
+
+		if (only && only != s)
+			continue;
+		st = ledger_stmt(ledger,
+		    "SELECT s.value, s.set_ms, a.name FROM settings s"
+		    " LEFT JOIN agents a ON a.id = s.set_by WHERE s.key = ?", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		sqlite3_bind_text(st, 1, s->key, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		row = json_pack("{s:s, s:s, s:b, s:s}", "key", s->key, "summary",
+		    s->summary, "set", rc == SQLITE_ROW, "default", s->fallback);
+		if (rc == SQLITE_ROW) {
+			const unsigned char *by = sqlite3_column_text(st, 2);
+
+			json_object_set_new(row, "value", decode(s,
+			    (const char *)sqlite3_column_text(st, 0)));
+			json_object_set_new(row, "set_ms",
+			    json_integer(sqlite3_column_int64(st, 1)));
+			json_object_set_new(row, "set_by",
+			    by ? json_string((const char *)by) : json_null());
+		} else {
+			json_object_set_new(row, "value", json_null());
+			json_object_set_new(row, "set_ms", json_null());
+			json_object_set_new(row, "set_by", json_null());
+		}
+		sqlite3_reset(st);
+		json_array_append_new(*out, row);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			rc = ledger_error(ledger, rc, err, "reading settings");
+			break;
+		}
+		rc = 0;
+	}
+	ledger_rollback(ledger);
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int
+settings_protected(struct ledger *ledger, struct strlist *out,
+    struct err *err)
+{
+	struct buf stored = BUF_INIT;
+	bool found;
+	int rc = read_setting(ledger, "protect", &stored, &found, err);
+
+	if (rc == 0 && found) {
+		json_t *globs = json_loads(stored.buf, 0, NULL);
+		size_t i;
+		json_t *glob;
+
+		json_array_foreach(globs, i, glob)
+			if (json_is_string(glob))
+				strlist_add(out, json_string_value(glob));
+		json_decref(globs);
+	}
+	buf_release(&stored);
+	return rc;
+}

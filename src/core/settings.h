@@ -1,0 +1,47 @@
+/*
+ * Settings: defaults kept in the ledger itself, so every agent and every
+ * worktree that shares the ledger sees the same. A flag on the command
+ * line wins over a setting; a setting wins over daicho's built-in default.
+ *
+ * Keys:
+ *   max-hold  a duration: the maximum hold of claims that give none
+ *             (core/task.h); default three leases
+ *   protect   path globs no report may change, for every task (a task's
+ *             own --touches exempt it from these; its --protect adds)
+ */
+#ifndef DAICHO_SETTINGS_H
+#define DAICHO_SETTINGS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/ledger.h"
+#include "util/strlist.h"
+
+/*
+ * Set key to values (as typed: one duration for max-hold, one or more
+ * globs for protect), or unset it when values is NULL, in one transaction
+ * with a "config" event (key, old and new value). ERR_USAGE for an unknown
+ * key or a value that key cannot take, with nothing changed.
+ */
+int settings_set(struct ledger *ledger, int64_t actor, const char *key,
+    const struct strlist *values, struct err *err);
+
+/*
+ * Every known key, or only key: *out receives a new JSON array of objects
+ * {key, summary, set (bool), value (ms for a duration, an array of globs
+ * for a list; null when unset), default (text), set_ms, set_by}. ERR_USAGE
+ * for an unknown key.
+ */
+int settings_show(struct ledger *ledger, const char *key, json_t **out,
+    struct err *err);
+
+/*
+ * The ledger-wide protected globs (key "protect"), appended to out; none
+ * when unset.
+ */
+int settings_protected(struct ledger *ledger, struct strlist *out,
+    struct err *err);
+
+#endif
