@@ -4,6 +4,7 @@
 
 #include "cmd/cmd.h"
 #include "core/task.h"
+#include "core/verify.h"
 #include "util/git.h"
 
 static int
@@ -152,6 +153,18 @@ exec_report(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
+	if (rev == NULL) {
+		bool needs = false;
+
+		if ((rc = verify_needs_commit(ctx->ledger, id, &needs, ctx->err)) < 0)
+			return rc;
+		if (needs)
+			return err_set(ctx->err, ERR_USAGE,
+			    "task #%lld has checks that look at the work, and "
+			    "verification sees only committed work (commit it on a "
+			    "branch, then 'daicho report %lld --commit HEAD')",
+			    (long long)id, (long long)id);
+	}
 	if (rev != NULL) {
 		int found = git_resolve_commit(rev, &hash, &why);
 
@@ -186,7 +199,14 @@ const struct cmd_entry cmd_report_entry = {
 	    "Moves a task the caller holds to reported. This is a claim, not a\n"
 	    "fact: only verification makes the task count as done. --commit names\n"
 	    "the commit that holds the work; it is resolved to a full hash now\n"
-	    "(exit 3 when it does not exist). Prints nothing.\n",
+	    "(exit 3 when it does not exist). Prints nothing.\n\n"
+	    "In a git repository, a task with file:, cmd: or commit checks needs\n"
+	    "--commit (exit 2 without it): verification runs in a fresh worktree\n"
+	    "at that commit and never sees uncommitted files. The sweep accepts\n"
+	    "the commit only when it is on a branch (or tag), holds work that was\n"
+	    "not on the trunk when the task was claimed, was not accepted for\n"
+	    "another task, and changes no protected path (see 'daicho add\n"
+	    "--help'); otherwise the report is rejected with the reason.\n",
 	.options = (const struct cmd_option[]){
 	    { "commit", 0, "REV", "the commit with the work" },
 	    { "note", 0, "TEXT", "a note for the reviewer" },

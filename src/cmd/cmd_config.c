@@ -16,6 +16,8 @@ print_value(const json_t *value)
 
 	if (json_is_integer(value)) {
 		clock_add_duration(&text, json_integer_value(value));
+	} else if (json_is_string(value)) {
+		cmd_add_printable(&text, json_string_value(value));
 	} else {
 		json_array_foreach(value, i, glob) {
 			if (i)
@@ -115,11 +117,15 @@ const struct cmd_entry cmd_config_entry = {
 	    "                    a report whose commit changes one since the\n"
 	    "                    claim is rejected, naming it. A task's own\n"
 	    "                    --touches exempt it; its --protect adds to it.\n"
-	    "                    Example: daicho config protect 'tests/**' Makefile\n\n"
+	    "                    Example: daicho config protect 'tests/**' Makefile\n"
+	    "  trunk BRANCH      the branch reported work must be new against: a\n"
+	    "                    claim records its commit (default: the branch\n"
+	    "                    the main work tree has checked out then)\n\n"
 	    "Only a human changes settings: a caller with an agent identity\n"
 	    "(--as, $DAICHO_AGENT, an agent client's session) is refused, exit 6.\n\n"
 	    "JSON: an array of {key, summary, set, value, default, set_ms,\n"
-	    "set_by} (value: milliseconds or an array of globs); with KEY, that\n"
+	    "set_by} (value: milliseconds, an array of globs or a branch); with\n"
+	    "KEY, that\n"
 	    "one object.\n",
 	.options = (const struct cmd_option[]){
 	    { "unset", 0, NULL, "go back to the default" },

@@ -527,6 +527,10 @@ exec_show(struct cmd_ctx *ctx)
 	} else {
 		buf_adds(&text, "the report alone (no checks given, no result saved)");
 	}
+	if (t.checks_version > 1)
+		buf_addf(&text, "  (checks v%lld: changed after the task was "
+		    "added; see 'daicho log %lld')", (long long)t.checks_version,
+		    (long long)t.id);
 	show_field("done when", text.buf);
 	buf_reset(&text);
 	buf_addf(&text, "%lld bytes ('daicho prompt %lld')", (long long)t.body_bytes,
@@ -568,7 +572,13 @@ exec_show(struct cmd_ctx *ctx)
 		buf_reset(&text);
 		buf_adds(&text, verdict.passed ? "passed " : "REJECTED ");
 		clock_add_age(&text, now - verdict.at_ms);
-		buf_adds(&text, " ago: ");
+		buf_adds(&text, " ago");
+		/* Checks changed since: say which version was run. */
+		if (verdict.checks_version != t.checks_version)
+			buf_addf(&text, " (ran checks v%lld; they are v%lld now)",
+			    (long long)verdict.checks_version,
+			    (long long)t.checks_version);
+		buf_adds(&text, ": ");
 		cmd_add_printable(&text, verdict.summary);
 		show_field("verdict", text.buf);
 		cmd_print_verdict(&verdict, "            ");

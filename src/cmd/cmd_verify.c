@@ -26,9 +26,11 @@ cmd_verdict_json(const struct verdict *v)
 		    "duration_ms", (json_int_t)r->duration_ms, "output", r->output.buf,
 		    r->output.len));
 	}
-	return json_pack("{s:I, s:b, s:I, s:s?, s:s, s:o}", "task",
+	return json_pack("{s:I, s:b, s:I, s:s?, s:o, s:s, s:o}", "task",
 	    (json_int_t)v->task, "passed", v->passed, "at_ms", (json_int_t)v->at_ms,
-	    "commit", v->commit, "summary", v->summary, "checks", checks);
+	    "commit", v->commit, "checks_version", v->checks_version
+		? json_integer(v->checks_version) : json_null(),
+	    "summary", v->summary, "checks", checks);
 }
 
 void

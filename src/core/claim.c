@@ -8,6 +8,7 @@
 
 #include "core/agent.h"
 #include "core/event.h"
+#include "core/settings.h"
 #include "core/task.h"
 #include "core/task_internal.h"
 #include "util/alloc.h"
@@ -362,13 +363,23 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 int
 task_trunk_tip(struct ledger *ledger, struct buf *out)
 {
-	struct buf git_dir = BUF_INIT;
+	struct buf git_dir = BUF_INIT, ref = BUF_INIT, branch = BUF_INIT;
+	struct err ignored = ERR_INIT;
 	int rc = 1;
 
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) == 0 &&
-	    gitref_head(git_dir.buf, out) == 0)
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+		goto done;
+	if (settings_trunk(ledger, &branch, &ignored) == 0 && branch.len > 0)
+		buf_addf(&ref, "refs/heads/%s", branch.buf);
+	else
+		buf_adds(&ref, "HEAD");
+	if (gitref_read(git_dir.buf, ref.buf, out) == 0)
 		rc = 0;
+done:
 	buf_release(&git_dir);
+	buf_release(&ref);
+	buf_release(&branch);
+	err_release(&ignored);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 enum setting_kind {
 	SETTING_DURATION, /* stored as milliseconds, in text */
 	SETTING_GLOBS,    /* stored as a JSON array of globs */
+	SETTING_BRANCH,   /* a branch name, stored as it is */
 };
 
 struct setting {
@@ -28,6 +29,9 @@ static const struct setting settings[] = {
 	{ "protect", SETTING_GLOBS,
 	  "paths no report may change (a task's --touches exempt it)",
 	  "none" },
+	{ "trunk", SETTING_BRANCH,
+	  "the branch reported work must be new against",
+	  "the branch the main work tree has checked out at the claim" },
 };
 
 #define SETTING_COUNT (sizeof(settings) / sizeof(settings[0]))
@@ -71,6 +75,31 @@ encode(const struct setting *s, const struct strlist *values,
 		buf_addf(stored, "%lld", (long long)ms);
 		return 0;
 	}
+	if (s->kind == SETTING_BRANCH) {
+		const char *name = values->items[0];
+		size_t len = strlen(name);
+
+		if (values->count != 1)
+			return err_set(err, ERR_USAGE, "%s takes one branch name",
+			    s->key);
+		/* git's rules, the part that matters for a path under refs/. */
+		if (len == 0 || name[0] == '-' || name[0] == '/' ||
+		    name[len - 1] == '/' || name[len - 1] == '.' ||
+		    strstr(name, "..") || strstr(name, "//") ||
+		    strstr(name, "@{") || strstr(name, "/.") || name[0] == '.' ||
+		    (len >= 5 && strcmp(name + len - 5, ".lock") == 0) ||
+		    name[strcspn(name, " ~^:?*[\\\x7f")] != '\0')
+			return err_set(err, ERR_USAGE,
+			    "bad branch name '%s' for %s (a branch such as main)",
+			    name, s->key);
+		for (const char *p = name; *p; p++)
+			if ((unsigned char)*p < ' ')
+				return err_set(err, ERR_USAGE,
+				    "bad branch name for %s (a control character)",
+				    s->key);
+		buf_adds(stored, name);
+		return 0;
+	}
 	{
 		json_t *globs = json_array();
 		struct buf why = BUF_INIT;
@@ -103,6 +132,8 @@ decode(const struct setting *s, const char *stored)
 		return json_null();
 	if (s->kind == SETTING_DURATION)
 		return json_integer(strtoll(stored, NULL, 10));
+	if (s->kind == SETTING_BRANCH)
+		return json_string(stored);
 	value = json_loads(stored, 0, NULL);
 	return value && json_is_array(value) ? value : json_array();
 }
@@ -264,5 +295,16 @@ settings_protected(struct ledger *ledger, struct strlist *out,
 		json_decref(globs);
 	}
 	buf_release(&stored);
+	return rc;
+}
+
+int
+settings_trunk(struct ledger *ledger, struct buf *branch, struct err *err)
+{
+	bool found;
+	int rc = read_setting(ledger, "trunk", branch, &found, err);
+
+	if (rc == 0 && !found)
+		buf_reset(branch);
 	return rc;
 }

@@ -8,6 +8,8 @@
  *             (core/task.h); default three leases
  *   protect   path globs no report may change, for every task (a task's
  *             own --touches exempt it from these; its --protect adds)
+ *   trunk     the branch reported work must be new against; default the
+ *             branch HEAD of the main work tree names at the claim
  */
 #ifndef DAICHO_SETTINGS_H
 #define DAICHO_SETTINGS_H
@@ -42,6 +44,10 @@ int settings_show(struct ledger *ledger, const char *key, json_t **out,
  * when unset.
  */
 int settings_protected(struct ledger *ledger, struct strlist *out,
+    struct err *err);
+
+/* The "trunk" setting's branch into branch; empty when unset. */
+int settings_trunk(struct ledger *ledger, struct buf *branch,
     struct err *err);
 
 #endif

@@ -9,10 +9,13 @@
 #include <unistd.h>
 
 #include "core/event.h"
+#include "core/settings.h"
+#include "core/sweep.h"
 #include "core/task.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/git.h"
+#include "util/glob.h"
 #include "util/path.h"
 #include "util/proc.h"
 #include "util/strlist.h"
@@ -49,15 +52,42 @@ verify_new_token(struct buf *token)
 struct subject {
 	struct strlist checks;
 	char *commit;
+	char *base;           /* the trunk's commit at the claim, or NULL */
 	int64_t check_timeout_ms;
 	int64_t result_bytes; /* latest save, -1 when none */
+	int64_t checks_version;
+	struct strlist protects; /* the task's own */
+	struct strlist defaults; /* the ledger's ("protect" setting) */
+	struct strlist touches;  /* exempt from the ledger's */
+	int64_t accepted_for; /* another task the commit was accepted for */
 };
 
 static void
 subject_release(struct subject *s)
 {
 	strlist_release(&s->checks);
+	strlist_release(&s->protects);
+	strlist_release(&s->defaults);
+	strlist_release(&s->touches);
 	free(s->commit);
+	free(s->base);
+}
+
+/* Append column 0 of every row of sql (?1 = id) to list. */
+static int
+read_strings(struct ledger *ledger, const char *sql, int64_t id,
+    struct strlist *list, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		strlist_add(list, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading a task");
 }
 
 static int
@@ -73,7 +103,9 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	st = ledger_stmt(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
-	    "  ORDER BY id DESC LIMIT 1)"
+	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version,"
+	    " (SELECT v.task FROM verdicts v WHERE v.passed"
+	    "  AND v.commit_hash = t.report_commit AND v.task <> t.id LIMIT 1)"
 	    " FROM tasks t WHERE id = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -90,6 +122,10 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 					  : sqlite3_column_int64(st, 1);
 		s->result_bytes = sqlite3_column_type(st, 2) == SQLITE_NULL
 				      ? -1 : sqlite3_column_int64(st, 2);
+		commit = sqlite3_column_text(st, 3);
+		s->base = commit ? xstrdup((const char *)commit) : NULL;
+		s->checks_version = sqlite3_column_int64(st, 4);
+		s->accepted_for = sqlite3_column_int64(st, 5);
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
@@ -101,17 +137,17 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		rc = ledger_error(ledger, rc, err, "reading a task");
 		goto done;
 	}
-	st = ledger_stmt(ledger,
-	    "SELECT spec FROM checks WHERE task = ? ORDER BY seq", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	if ((rc = read_strings(ledger,
+		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", id,
+		 &s->checks, err)) < 0 ||
+	    (rc = read_strings(ledger,
+		 "SELECT glob FROM protects WHERE task = ? ORDER BY glob", id,
+		 &s->protects, err)) < 0 ||
+	    (rc = read_strings(ledger,
+		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", id,
+		 &s->touches, err)) < 0)
 		goto done;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		strlist_add(&s->checks, (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading checks");
+	rc = settings_protected(ledger, &s->defaults, err);
 done:
 	ledger_rollback(ledger);
 	if (rc < 0)
@@ -133,12 +169,56 @@ add_run(struct verdict *v, const char *spec)
 	return run;
 }
 
+/* What kind of file mode is, for a file: check that refuses it. */
+static const char *
+file_kind(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISFIFO(mode))
+		return "a named pipe";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * The first directory on the way to path inside root that is a symbolic
+ * link, into link (relative to root): a file: check is met by a file at
+ * its own path only. Returns 1 found, 0 none.
+ */
+static int
+symlinked_directory(const char *root, const char *path, struct buf *link)
+{
+	struct buf full = BUF_INIT;
+	const char *slash;
+	struct stat st;
+	int found = 0;
+
+	for (slash = strchr(path, '/'); slash && !found; slash = strchr(slash + 1,
+	    '/')) {
+		buf_reset(&full);
+		buf_addf(&full, "%s/%.*s", root, (int)(slash - path), path);
+		if (lstat(full.buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+			buf_reset(link);
+			buf_add(link, path, (size_t)(slash - path));
+			found = 1;
+		}
+	}
+	buf_release(&full);
+	return found;
+}
+
 /* file:PATH: inside root (no escape, not even through a symlink), a
- * regular file, not empty. */
+ * regular file (not a symlink, not reached through one), not empty. */
 static void
 check_file(const char *root, const char *path, struct check_run *run)
 {
-	struct buf full = BUF_INIT, outside = BUF_INIT;
+	struct buf full = BUF_INIT, outside = BUF_INIT, link = BUF_INIT;
 	struct err syntax = ERR_INIT;
 	struct stat st;
 	int escapes;
@@ -158,16 +238,26 @@ check_file(const char *root, const char *path, struct check_run *run)
 		    outside.buf);
 		goto done;
 	}
+	if (symlinked_directory(root, path, &link)) {
+		buf_addf(&run->output, "refused: %s is reached through %s, a "
+		    "symbolic link (a file: check needs a regular file at its own "
+		    "path)", path, link.buf);
+		goto done;
+	}
 	buf_addf(&full, "%s/%s", root, path);
-	if (stat(full.buf, &st) < 0) {
-		if (lstat(full.buf, &st) == 0 && S_ISLNK(st.st_mode))
-			buf_addf(&run->output, "%s is a dangling symlink", path);
-		else
-			buf_addf(&run->output, "%s is missing", path);
+	if (lstat(full.buf, &st) < 0) {
+		buf_addf(&run->output, "%s is missing", path);
+		goto done;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		buf_addf(&run->output, "refused: %s is a symbolic link%s (a file: "
+		    "check needs a regular file)", path,
+		    stat(full.buf, &st) < 0 ? " that leads nowhere" : "");
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		buf_addf(&run->output, "%s is not a regular file", path);
+		buf_addf(&run->output, "refused: %s is %s, not a regular file",
+		    path, file_kind(st.st_mode));
 		goto done;
 	}
 	if (st.st_size == 0) {
@@ -179,6 +269,7 @@ check_file(const char *root, const char *path, struct check_run *run)
 done:
 	buf_release(&full);
 	buf_release(&outside);
+	buf_release(&link);
 	err_release(&syntax);
 }
 
@@ -244,6 +335,235 @@ describe_failure(struct buf *out, const struct check_run *run)
 			out->buf[i] = ' ';
 }
 
+/* Whether path is covered by one of globs; the glob in *which. */
+static bool
+covered(const struct strlist *globs, const char *path, const char **which)
+{
+	for (size_t i = 0; i < globs->count; i++) {
+		if (glob_covers(globs->items[i], path)) {
+			*which = globs->items[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The trunk's commit to compare the reported work with: the one recorded
+ * at the claim, else (a claim from before daicho recorded it) the trunk
+ * now, said in note. NULL when the trunk has no commit yet.
+ */
+static char *
+work_base(struct ledger *ledger, const char *root, const struct subject *s,
+    struct buf *note)
+{
+	struct buf tip = BUF_INIT;
+
+	if (s->base)
+		return xstrdup(s->base);
+	if (task_trunk_tip(ledger, &tip) == 0 || git_rev_parse(root, "HEAD",
+	    &tip) == 0) {
+		buf_addf(note, " (no base was recorded at the claim; compared with "
+		    "the trunk now, %.12s)", tip.buf);
+		return buf_detach(&tip, NULL);
+	}
+	buf_release(&tip);
+	return NULL;
+}
+
+/*
+ * The commit is on a branch: a commit on none (git commit-tree, a
+ * detached HEAD) is not kept, and git may collect it.
+ */
+static bool
+check_on_branch(const char *root, const char *commit, struct check_run *run)
+{
+	struct buf ref = BUF_INIT, why = BUF_INIT;
+	int rc = git_ref_containing(root, commit, &ref, &why);
+
+	if (rc == 0)
+		buf_addf(&run->output, "%.12s is on %s", commit, ref.buf);
+	else if (rc == 1)
+		buf_addf(&run->output, "%.12s is on no branch or tag (git may "
+		    "collect it; commit on a branch and report that)", commit);
+	else
+		buf_addf(&run->output, "cannot tell which branch holds %.12s: %s",
+		    commit, why.buf);
+	run->passed = rc == 0;
+	buf_release(&ref);
+	buf_release(&why);
+	return run->passed;
+}
+
+/*
+ * The commit holds work of this claim: not already on the trunk when the
+ * task was claimed (an old commit, the initial one), and not a commit
+ * already accepted for another task.
+ */
+static bool
+check_new_work(const char *root, int64_t id, const struct subject *s,
+    const char *base, const char *note, struct check_run *run)
+{
+	struct buf why = BUF_INIT;
+	int old = base ? git_is_ancestor(root, s->commit, base, &why) : 0;
+
+	if (old == 1)
+		buf_addf(&run->output, "%.12s was already on the trunk (at %.12s) "
+		    "when #%lld was claimed: it holds no new work (commit the "
+		    "task's work and report that commit)%s", s->commit, base,
+		    (long long)id, note);
+	else if (old < 0)
+		buf_addf(&run->output, "cannot tell whether %.12s is new since "
+		    "%.12s: %s", s->commit, base, why.buf);
+	else if (s->accepted_for)
+		buf_addf(&run->output, "%.12s was already accepted for #%lld: a "
+		    "commit counts for one task (commit this task's own work)",
+		    s->commit, (long long)s->accepted_for);
+	else if (base)
+		buf_addf(&run->output, "%.12s holds work not on the trunk at the "
+		    "claim (%.12s)%s", s->commit, base, note);
+	else
+		buf_addf(&run->output, "the trunk had no commit at the claim: all "
+		    "of %.12s is new", s->commit);
+	run->passed = old == 0 && s->accepted_for == 0;
+	buf_release(&why);
+	return run->passed;
+}
+
+/*
+ * The commit changes no protected path since it forked from base: the
+ * task's own --protect globs, and the ledger's "protect" setting except
+ * where the task's --touches say it edits them.
+ */
+static bool
+check_protected(const char *root, const struct subject *s, const char *base,
+    struct check_run *run)
+{
+	struct strlist changed = STRLIST_INIT;
+	struct buf why = BUF_INIT;
+	const char *glob = NULL, *ignored;
+
+	run->passed = false;
+	if (base == NULL) {
+		run->passed = true;
+		buf_adds(&run->output, "no base to compare with (the trunk had no "
+		    "commit at the claim)");
+	} else if (git_changed_paths(root, base, s->commit, &changed, &why) < 0) {
+		buf_addf(&run->output, "cannot list what %.12s changes: %s",
+		    s->commit, why.buf);
+	} else {
+		size_t i;
+
+		for (i = 0; i < changed.count; i++) {
+			const char *path = changed.items[i];
+
+			if (covered(&s->protects, path, &glob)) {
+				buf_addf(&run->output, "%.12s changes %s, which this "
+				    "task protects (--protect '%s'): the work may "
+				    "not change what judges it", s->commit, path,
+				    glob);
+				break;
+			}
+			if (covered(&s->defaults, path, &glob) &&
+			    !covered(&s->touches, path, &ignored)) {
+				buf_addf(&run->output, "%.12s changes %s, which the "
+				    "ledger protects ('daicho config protect': '%s')"
+				    ": the work may not change what judges it",
+				    s->commit, path, glob);
+				break;
+			}
+		}
+		run->passed = i == changed.count;
+		if (run->passed)
+			buf_addf(&run->output, "%.12s changes %zu path%s since %.12s, "
+			    "none protected", s->commit, changed.count,
+			    changed.count == 1 ? "" : "s", base);
+	}
+	strlist_release(&changed);
+	buf_release(&why);
+	return run->passed;
+}
+
+/*
+ * What the report's commit must be before any check is worth running, in
+ * a git repository: there is one when a check needs it (uncommitted files
+ * never count), it is on a branch, it holds new work, and it leaves
+ * protected paths alone. Each question is a run in out; returns whether
+ * all passed. Outside git there is no commit, and nothing to ask.
+ */
+static bool
+check_provenance(struct ledger *ledger, const char *root, int64_t id,
+    const struct subject *s, bool needs_commit, struct verdict *out)
+{
+	struct buf git_dir = BUF_INIT, note = BUF_INIT;
+	char *base = NULL;
+	bool ok = true;
+
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+		goto done;
+	if (s->commit == NULL) {
+		if (needs_commit) {
+			buf_adds(&add_run(out, "committed")->output,
+			    "no commit reported: in a git repository only committed "
+			    "work counts, and files left uncommitted are never seen "
+			    "(report with --commit REV)");
+			ok = false;
+		}
+		goto done;
+	}
+	base = work_base(ledger, root, s, &note);
+	if (needs_commit)
+		ok = check_on_branch(root, s->commit, add_run(out, "on-branch")) &&
+		     check_new_work(root, id, s, base, note.buf,
+			 add_run(out, "new-work"));
+	if (ok && (s->protects.count > 0 || s->defaults.count > 0))
+		ok = check_protected(root, s, base, add_run(out, "protected"));
+done:
+	free(base);
+	buf_release(&git_dir);
+	buf_release(&note);
+	return ok;
+}
+
+/* Run the task's own check spec into run, in dir. */
+static void
+run_check(const char *dir, const char *root, int64_t id,
+    const struct subject *s, const char *spec, struct check_run *run)
+{
+	int64_t start = clock_mono_ms();
+	struct buf why = BUF_INIT;
+
+	if (strncmp(spec, "file:", 5) == 0) {
+		check_file(dir, spec + 5, run);
+	} else if (strncmp(spec, "cmd:", 4) == 0) {
+		check_cmd(dir, spec + 4, id, s->check_timeout_ms, run);
+	} else if (strcmp(spec, "saved") == 0) {
+		run->passed = s->result_bytes > 0;
+		buf_adds(&run->output, s->result_bytes > 0 ? "a result is saved"
+				       : s->result_bytes == 0
+					   ? "the saved result is empty"
+					   : "no result saved");
+	} else if (strcmp(spec, "commit") == 0) {
+		int changes = s->commit ? git_commit_has_changes(root, s->commit,
+						 &why) : -1;
+
+		run->passed = changes == 1;
+		if (s->commit == NULL)
+			buf_adds(&run->output, "no commit reported");
+		else if (changes == 1)
+			buf_addf(&run->output, "%.12s changes files", s->commit);
+		else if (changes == 0)
+			buf_addf(&run->output, "%.12s changes nothing", s->commit);
+		else
+			buf_add(&run->output, why.buf, why.len);
+	} else {
+		buf_addf(&run->output, "unknown check");
+	}
+	if (run->duration_ms == 0)
+		run->duration_ms = clock_mono_ms() - start;
+	buf_release(&why);
+}
+
 int
 verify_task(struct ledger *ledger, int64_t id,
     const struct verify_options *options, struct verdict *out, struct err *err)
@@ -251,7 +571,9 @@ verify_task(struct ledger *ledger, int64_t id,
 	struct subject s;
 	struct buf worktree = BUF_INIT, why = BUF_INIT, summary = BUF_INIT;
 	const char *dir = options->root;
-	bool worktree_made = false, needs_tree = false, checkout_failed = false;
+	bool worktree_made = false, needs_tree = false, needs_commit = false;
+	bool ready;
+	size_t first;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -259,15 +581,21 @@ verify_task(struct ledger *ledger, int64_t id,
 	out->at_ms = clock_now_ms();
 	if ((rc = read_subject(ledger, id, &s, err)) < 0)
 		return rc;
+	out->checks_version = s.checks_version;
 	if (s.commit)
 		out->commit = xstrdup(s.commit);
 	if (s.checks.count == 0 && s.result_bytes >= 0)
 		strlist_add(&s.checks, "saved");
-	for (size_t i = 0; i < s.checks.count; i++)
+	for (size_t i = 0; i < s.checks.count; i++) {
 		if (strncmp(s.checks.items[i], "file:", 5) == 0 ||
 		    strncmp(s.checks.items[i], "cmd:", 4) == 0)
 			needs_tree = true;
-	if (s.commit && needs_tree) {
+		if (strcmp(s.checks.items[i], "commit") == 0)
+			needs_commit = true;
+	}
+	needs_commit = needs_commit || needs_tree;
+	ready = check_provenance(ledger, options->root, id, &s, needs_commit, out);
+	if (ready && s.commit && needs_tree) {
 		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
 		    (long long)id, options->token);
 		if (path_make_parent_dirs(worktree.buf, 0755) < 0 ||
@@ -276,46 +604,25 @@ verify_task(struct ledger *ledger, int64_t id,
 
 			buf_addf(&run->output, "cannot check out %.12s in %s: %s",
 			    s.commit, options->root, why.len ? why.buf : strerror(errno));
-			checkout_failed = true;
+			ready = false;
 		} else {
 			worktree_made = true;
 			dir = worktree.buf;
 		}
 	}
-	for (size_t i = 0; i < s.checks.count && !checkout_failed; i++) {
-		const char *spec = s.checks.items[i];
-		struct check_run *run = add_run(out, spec);
-		int64_t start = clock_mono_ms();
-
-		if (strncmp(spec, "file:", 5) == 0) {
-			check_file(dir, spec + 5, run);
-		} else if (strncmp(spec, "cmd:", 4) == 0) {
-			check_cmd(dir, spec + 4, id, s.check_timeout_ms, run);
-		} else if (strcmp(spec, "saved") == 0) {
-			run->passed = s.result_bytes > 0;
-			buf_adds(&run->output, s.result_bytes > 0 ? "a result is saved"
-					       : s.result_bytes == 0
-						   ? "the saved result is empty"
-						   : "no result saved");
-		} else if (strcmp(spec, "commit") == 0) {
-			int changes = s.commit ? git_commit_has_changes(options->root,
-							  s.commit, &why) : -1;
-
-			run->passed = changes == 1;
-			if (s.commit == NULL)
-				buf_adds(&run->output, "no commit reported");
-			else if (changes == 1)
-				buf_addf(&run->output, "%.12s changes files", s.commit);
-			else if (changes == 0)
-				buf_addf(&run->output, "%.12s changes nothing", s.commit);
-			else
-				buf_add(&run->output, why.buf, why.len);
-		} else {
-			buf_addf(&run->output, "unknown check");
-		}
-		if (run->duration_ms == 0)
-			run->duration_ms = clock_mono_ms() - start;
-	}
+	/*
+	 * The task's checks, each a run in the order given; but every check
+	 * that looks at the checkout runs before any command does, so that no
+	 * command of the work's can make the file a check looks for.
+	 */
+	first = out->run_count;
+	for (size_t i = 0; ready && i < s.checks.count; i++)
+		add_run(out, s.checks.items[i]);
+	for (int commands = 0; ready && commands <= 1; commands++)
+		for (size_t i = 0; i < s.checks.count; i++)
+			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
+				run_check(dir, options->root, id, &s,
+				    s.checks.items[i], &out->runs[first + i]);
 	if (worktree_made)
 		git_worktree_remove(options->root, worktree.buf);
 	out->passed = true;
@@ -327,11 +634,13 @@ verify_task(struct ledger *ledger, int64_t id,
 		}
 	}
 	if (out->passed) {
-		if (out->run_count == 0)
+		size_t checks = out->run_count - first;
+
+		if (checks == 0)
 			buf_adds(&summary, "no checks: accepted on the report");
 		else
-			buf_addf(&summary, "%zu check%s passed", out->run_count,
-			    out->run_count == 1 ? "" : "s");
+			buf_addf(&summary, "%zu check%s passed", checks,
+			    checks == 1 ? "" : "s");
 	}
 	out->summary = buf_detach(&summary, NULL);
 	subject_release(&s);
@@ -393,8 +702,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
     struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary)"
-	    " VALUES (?, ?, ?, ?, ?, ?)", err);
+	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
+	    " checks_version) VALUES (?, ?, ?, ?, ?, ?, ?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -407,6 +716,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 	if (v->commit)
 		sqlite3_bind_text(st, 5, v->commit, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, v->summary, -1, SQLITE_STATIC);
+	if (v->checks_version > 0)
+		sqlite3_bind_int64(st, 7, v->checks_version);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -590,8 +901,8 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
 	st = ledger_stmt(ledger,
-	    "SELECT id, at_ms, passed, commit_hash, summary FROM verdicts"
-	    " WHERE task = ? ORDER BY id DESC LIMIT 1", err);
+	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
+	    " FROM verdicts WHERE task = ? ORDER BY id DESC LIMIT 1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;
@@ -607,6 +918,7 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 		out->passed = sqlite3_column_int(st, 2) != 0;
 		out->commit = commit ? xstrdup((const char *)commit) : NULL;
 		out->summary = xstrdup((const char *)sqlite3_column_text(st, 4));
+		out->checks_version = sqlite3_column_int64(st, 5);
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
@@ -652,8 +964,8 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'", err);
-	struct verify_options where = { ".", ".", NULL };
-	struct buf token = BUF_INIT;
+	struct verify_options where = { NULL, ".", NULL };
+	struct buf token = BUF_INIT, root = BUF_INIT;
 	struct verdict verdict;
 	int64_t heavy = 0, taken = 0;
 	int rc;
@@ -665,9 +977,12 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	if ((rc = ledger_step_int(ledger, st, &heavy, NULL, "reading checks",
 		 err)) < 0 || heavy > 0)
 		return rc;
+	sweep_locations(ledger, NULL, &root);
+	where.root = root.buf;
 	verify_new_token(&token);
 	where.token = token.buf;
 	if ((rc = verify_take(ledger, id, token.buf, &taken, err)) != 0) {
+		buf_release(&root);
 		buf_release(&token);
 		return rc < 0 ? rc : 0; /* 1: not reported, or being verified */
 	}
@@ -676,7 +991,34 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 		    outcome, err);
 		verdict_release(&verdict);
 	}
+	buf_release(&root);
 	buf_release(&token);
 	*done = rc == 0;
+	return rc;
+}
+
+int
+verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
+    struct err *err)
+{
+	sqlite3_stmt *st;
+	struct buf git_dir = BUF_INIT;
+	int64_t count = 0;
+	int rc;
+
+	*needs = false;
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0) {
+		buf_release(&git_dir);
+		return 0;
+	}
+	buf_release(&git_dir);
+	st = ledger_stmt(ledger,
+	    "SELECT count(*) FROM checks WHERE task = ? AND (spec = 'commit'"
+	    " OR spec LIKE 'file:%' OR spec LIKE 'cmd:%')", err);
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	rc = ledger_step_int(ledger, st, &count, NULL, "reading checks", err);
+	*needs = count > 0;
 	return rc;
 }

@@ -35,6 +35,7 @@ struct verdict {
 	bool passed;
 	int64_t at_ms;
 	char *commit;        /* the commit checked, or NULL */
+	int64_t checks_version; /* which version of the task's checks ran */
 	char *summary;       /* one line: why it failed, or what passed */
 	struct check_run *runs;
 	size_t run_count;
@@ -64,6 +65,14 @@ int verify_task(struct ledger *ledger, int64_t id,
  */
 int verify_take(struct ledger *ledger, int64_t only, const char *token,
     int64_t *id, struct err *err);
+
+/*
+ * Whether a report of task id must name a commit: the ledger is in a git
+ * repository and a check of the task (file:, cmd:, commit) looks at the
+ * work, which verification sees only as committed. *needs says.
+ */
+int verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
+    struct err *err);
 
 /* What recording a verdict did to the task. */
 enum verify_outcome {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/proc.h"
+#include "util/strlist.h"
 
 int
 git_resolve_commit(const char *rev, struct buf *hash, struct buf *why)
@@ -45,11 +46,13 @@ done:
 }
 
 /*
- * Run git -C repo with args (NULL-terminated). Its output, stdout and
- * stderr, goes to output, or is discarded when output is NULL.
+ * Run git -C repo with args (NULL-terminated). Its output goes to output
+ * (stdout, and stderr too when with_stderr), or is discarded when output
+ * is NULL.
  */
 static int
-git_in_output(const char *repo, const char *const *args, struct buf *output)
+git_run(const char *repo, const char *const *args, struct buf *output,
+    bool with_stderr)
 {
 	char *argv[16];
 	struct buf discard = BUF_INIT;
@@ -62,9 +65,17 @@ git_in_output(const char *repo, const char *const *args, struct buf *output)
 	while (*args && n < 15)
 		argv[n++] = (char *)*args++;
 	argv[n] = NULL;
-	status = proc_capture_all(argv, output ? output : &discard);
+	status = with_stderr ? proc_capture_all(argv, output ? output : &discard)
+			     : proc_capture(argv, output ? output : &discard);
 	buf_release(&discard);
 	return status;
+}
+
+/* git_run() with stdout and stderr together into output. */
+static int
+git_in_output(const char *repo, const char *const *args, struct buf *output)
+{
+	return git_run(repo, args, output, true);
 }
 
 /* Run git -C repo with args (NULL-terminated); output discarded. */
@@ -263,4 +274,76 @@ git_branch_delete(const char *repo, const char *branch)
 	const char *args[] = { "branch", "--quiet", "-D", branch, NULL };
 
 	git_in(repo, args);
+}
+
+/* Say in why that git (what it was asked) failed with status. */
+static void
+explain_failure(struct buf *why, const char *what, int status)
+{
+	if (status < 0)
+		buf_addf(why, "cannot run git: %s", strerror(errno));
+	else
+		buf_addf(why, "git %s failed (exit %d)", what, status);
+}
+
+int
+git_is_ancestor(const char *repo, const char *ancestor, const char *commit,
+    struct buf *why)
+{
+	const char *args[] = { "merge-base", "--is-ancestor", ancestor, commit,
+		NULL };
+	int status = git_run(repo, args, NULL, false);
+
+	if (status == 0 || status == 1)
+		return status == 0;
+	explain_failure(why, "merge-base --is-ancestor", status);
+	return -1;
+}
+
+int
+git_ref_containing(const char *repo, const char *commit, struct buf *ref,
+    struct buf *why)
+{
+	struct buf contains = BUF_INIT;
+	const char *args[] = { "for-each-ref", "--count=1",
+		"--format=%(refname)", contains.buf, "refs/heads/", "refs/remotes/",
+		"refs/tags/", NULL };
+	int status, rc = -1;
+
+	buf_addf(&contains, "--contains=%s", commit);
+	args[3] = contains.buf;
+	buf_reset(ref);
+	status = git_run(repo, args, ref, false);
+	while (ref->len > 0 && ref->buf[ref->len - 1] == '\n')
+		ref->buf[--ref->len] = '\0';
+	if (status == 0)
+		rc = ref->len > 0 ? 0 : 1;
+	else
+		explain_failure(why, "for-each-ref --contains", status);
+	buf_release(&contains);
+	return rc;
+}
+
+int
+git_changed_paths(const char *repo, const char *base, const char *commit,
+    struct strlist *paths, struct buf *why)
+{
+	struct buf range = BUF_INIT, out = BUF_INIT;
+	const char *args[] = { "diff", "--name-only", "--no-renames", "-z",
+		"--no-ext-diff", "--no-textconv", range.buf, "--", NULL };
+	int status;
+
+	buf_addf(&range, "%s...%s", base, commit);
+	args[6] = range.buf;
+	status = git_run(repo, args, &out, false);
+	if (status == 0) {
+		for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1)
+			if (out.buf[at] != '\0')
+				strlist_add(paths, out.buf + at);
+	} else {
+		explain_failure(why, "diff --name-only", status);
+	}
+	buf_release(&range);
+	buf_release(&out);
+	return status == 0 ? 0 : -1;
 }

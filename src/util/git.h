@@ -5,6 +5,7 @@
 #define DAICHO_GIT_H
 
 #include "util/buf.h"
+#include "util/strlist.h"
 
 /*
  * Resolve rev to the full hash of a commit in the repository of the
@@ -54,5 +55,29 @@ void git_worktree_prune(const char *repo);
  */
 int git_commit_has_changes(const char *repo, const char *commit,
     struct buf *why);
+
+/*
+ * Whether ancestor is commit or one of its ancestors, in repo. Returns 1
+ * it is, 0 it is not, -1 when git fails (a name that is no commit, say;
+ * why says).
+ */
+int git_is_ancestor(const char *repo, const char *ancestor, const char *commit,
+    struct buf *why);
+
+/*
+ * A branch, remote-tracking branch or tag of repo whose history holds
+ * commit: 0 with its full name in ref; 1 when none does (the commit is on
+ * no branch, and git may collect it); -1 when git fails (why says).
+ */
+int git_ref_containing(const char *repo, const char *commit, struct buf *ref,
+    struct buf *why);
+
+/*
+ * The paths commit changed since it forked from base (git diff
+ * base...commit, renames as a deletion and an addition), appended to
+ * paths. Returns 0, or -1 when git fails (why says).
+ */
+int git_changed_paths(const char *repo, const char *base, const char *commit,
+    struct strlist *paths, struct buf *why);
 
 #endif

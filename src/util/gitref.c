@@ -91,18 +91,21 @@ done:
 }
 
 int
-gitref_head(const char *git_dir, struct buf *hash)
+gitref_read(const char *git_dir, const char *name, struct buf *hash)
 {
 	struct buf content = BUF_INIT, ref = BUF_INIT;
 	int rc = -1;
 
-	buf_adds(&ref, "HEAD");
+	if (strcmp(name, "HEAD") != 0 && (strncmp(name, "refs/", 5) != 0 ||
+	    strstr(name, "..") != NULL))
+		return -1;
+	buf_adds(&ref, name);
 	for (int depth = 0; depth <= GITREF_MAX_DEPTH; depth++) {
 		size_t n;
 
 		if (read_file(git_dir, ref.buf, &content) < 0) {
 			/* Not loose: packed, unless it is HEAD itself. */
-			if (depth > 0)
+			if (strcmp(ref.buf, "HEAD") != 0)
 				rc = packed_ref(git_dir, ref.buf, hash);
 			break;
 		}

@@ -9,13 +9,13 @@
 #include "util/buf.h"
 
 /*
- * The commit that HEAD of git_dir (a repository's common directory, which
- * holds the main work tree's HEAD) points at: HEAD itself when detached,
- * else its branch's loose ref file or its line in packed-refs. Returns 0
- * with the 40 (or 64) hex digits in hash; -1 when it cannot be read this
- * way (no such file, an unborn branch, a symbolic ref more than five deep,
- * a reference storage other than files).
+ * The commit that ref ("HEAD", "refs/heads/main") of git_dir (a
+ * repository's common directory, which holds the main work tree's HEAD)
+ * points at, following symbolic refs: a loose ref file or its line in
+ * packed-refs. Returns 0 with the 40 (or 64) hex digits in hash; -1 when
+ * it cannot be read this way (no such ref, an unborn branch, a symbolic
+ * ref more than five deep, a reference storage other than files).
  */
-int gitref_head(const char *git_dir, struct buf *hash);
+int gitref_read(const char *git_dir, const char *ref, struct buf *hash);
 
 #endif

@@ -130,11 +130,32 @@ ok() {
 	[ -z "$stderr" ] || fail "expected nothing on stderr from '$*', got: '$stderr'"
 }
 
-# claim_report ID AGENT [report options...]: AGENT claims ID and reports it.
+# commit_work ID: what an honest worker does before reporting ID: commit
+# everything in $REPO's work tree (tracked or not, .gitignore honoured) as
+# a new commit on HEAD, on the branch work/ID, without touching the
+# checkout or its index. Prints the commit's hash.
+commit_work() {
+	local id="$1" index="$TEST_ROOT/work-index" tree
+	rm -f "$index"
+	tree="$(cd "$REPO" && GIT_INDEX_FILE="$index" git read-tree HEAD &&
+		GIT_INDEX_FILE="$index" git add -A . &&
+		GIT_INDEX_FILE="$index" git write-tree)" || fail "commit_work: no tree"
+	WORK_COMMITS=$((${WORK_COMMITS:-0} + 1))
+	git -C "$REPO" commit-tree "$tree" -p HEAD -m "work on #$id ($WORK_COMMITS)" |
+		tee "$TEST_ROOT/work-commit"
+	git -C "$REPO" update-ref "refs/heads/work/$id" "$(cat "$TEST_ROOT/work-commit")"
+}
+
+# claim_report ID AGENT [report options...]: AGENT claims ID and reports it;
+# without --commit among the options, with commit_work's commit.
 claim_report() {
-	local id="$1" agent="$2"
+	local id="$1" agent="$2" commit
 	shift 2
 	[ "$(daicho claim "$id" --as "$agent")" = "$id" ] || fail "claim $id --as $agent failed"
+	if [[ " $* " != *" --commit "* ]]; then
+		commit="$(commit_work "$id")" || fail "commit_work $id failed"
+		set -- --commit "$commit" "$@"
+	fi
 	daicho report "$id" --as "$agent" "$@" || fail "report $id --as $agent $* failed"
 }
 
