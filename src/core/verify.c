@@ -512,12 +512,21 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		goto done;
 	}
 	base = work_base(ledger, root, s, &note);
-	if (needs_commit)
-		ok = check_on_branch(root, s->commit, add_run(out, "on-branch")) &&
-		     check_new_work(root, id, s, base, note.buf,
-			 add_run(out, "new-work"));
-	if (ok && (s->protects.count > 0 || s->defaults.count > 0))
-		ok = check_protected(root, s, base, add_run(out, "protected"));
+	for (int step = 0; ok && step < 3; step++) {
+		int64_t start = clock_mono_ms();
+		struct check_run *run;
+
+		if (step < 2 && !needs_commit)
+			continue;
+		if (step == 2 && s->protects.count == 0 && s->defaults.count == 0)
+			continue;
+		run = add_run(out, step == 0 ? "on-branch" : step == 1 ? "new-work"
+						   : "protected");
+		ok = step == 0 ? check_on_branch(root, s->commit, run)
+		   : step == 1 ? check_new_work(root, id, s, base, note.buf, run)
+			       : check_protected(root, s, base, run);
+		run->duration_ms = clock_mono_ms() - start;
+	}
 done:
 	free(base);
 	buf_release(&git_dir);

@@ -20,11 +20,11 @@ teardown() {
 	for i in 1 2 3 4 5; do daicho add "t$i" --done-when "file:f$i.txt" >/dev/null; done
 	daicho add untouched-open --done-when file:f6.txt >/dev/null
 	daicho add untouched-claimed --done-when file:f7.txt >/dev/null
-	for i in 1 2 3 4 5; do claim_report $i "w$i"; done
-	[ "$(daicho claim 7 --as w7)" = 7 ]
-	echo 1 >f1.txt
+	echo 1 >f1.txt # committed with each report (claim_report)
 	echo 3 >f3.txt
 	echo 5 >f5.txt
+	for i in 1 2 3 4 5; do claim_report $i "w$i"; done
+	[ "$(daicho claim 7 --as w7)" = 7 ]
 	SWEEP_OPTS="-j 3" sweep_says 3 2 0 0 0
 	run daicho ls --json
 	run jq -r '.[] | "\(.id) \(.state) \(.owner // "-") \(.attempts)"' <<<"$output"
@@ -44,7 +44,7 @@ teardown() {
 	run tf 1 '[.state, .owner, .attempts, .lease_expires_ms] | @json'
 	assert_output "[\"claimed\",\"w1\",2,$((T0 + 500 + 30 * 60 * 1000))]"
 	run last_event 1
-	assert_output '{"kind":"rejected","actor":"root","detail":{"commit":null,"summary":"file:out.txt: out.txt is missing","to":"owner","verdict":1}}'
+	assert_output '{"kind":"rejected","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"file:out.txt: out.txt is missing","to":"owner","verdict":1}}'
 }
 
 @test "a rejection goes back to open when the owner is stale; another worker may take it" {
@@ -56,7 +56,7 @@ teardown() {
 	run tf 1 '[.state, .owner, .attempts, .lease_expires_ms] | @json'
 	assert_output '["open",null,1,null]'
 	run last_event 1
-	assert_output '{"kind":"rejected","actor":"root","detail":{"commit":null,"summary":"file:out.txt: out.txt is missing","to":"open","verdict":1}}'
+	assert_output '{"kind":"rejected","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"file:out.txt: out.txt is missing","to":"open","verdict":1}}'
 	export DAICHO_NOW_MS=$((T0 + 3000))
 	ok daicho claim --next --as w2
 	assert_output 1
@@ -93,7 +93,7 @@ teardown() {
 	assert_output 1
 	assert_task 1 claimed w2 2
 	echo done >done.txt
-	daicho report 1 --as w2
+	daicho report 1 --as w2 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 	assert_task 1 verified w2 2
 	[ "$(event_kinds 1)" = "add claim lease-expired claim report verified" ]

@@ -21,17 +21,19 @@ teardown() {
 
 @test "file:PATH passes when the file exists and is non-empty: verified, claim released, evidence kept" {
 	daicho add t --done-when file:out.txt >/dev/null
+	echo content >out.txt # 8 bytes, committed by claim_report on work/1
 	claim_report 1 w1
-	echo content >out.txt # 8 bytes, uncommitted: no commit reported, so the project root counts
+	c="$(git rev-parse work/1)"
+	base="$(git rev-parse main)"
 	sweep_says 1 0 0 0 0
 	assert_task 1 verified w1 1
 	[ "$(tf 1 .lease_expires_ms)" = null ]
-	[ "$(last_event 1)" = '{"kind":"verified","actor":"root","detail":{"commit":null,"summary":"1 check passed","verdict":1}}' ] ||
+	[ "$(last_event 1)" = '{"kind":"verified","actor":"root","detail":{"commit":"'"$c"'","summary":"1 check passed","verdict":1}}' ] ||
 		fail "$(last_event 1)"
-	run tf 1 '.last_verdict | [.task, .passed, .commit, .summary] | @json'
-	assert_output '[1,true,null,"1 check passed"]'
+	run tf 1 '.last_verdict | [.task, .passed, .commit, .summary, .checks_version] | @json'
+	assert_output '[1,true,"'"$c"'","1 check passed",1]'
 	run tf 1 '.last_verdict.checks | map({check, passed, exit_status, output}) | @json'
-	assert_output '[{"check":"file:out.txt","passed":true,"exit_status":null,"output":"out.txt exists (8 bytes)"}]'
+	assert_output '[{"check":"on-branch","passed":true,"exit_status":null,"output":"'"${c:0:12}"' is on refs/heads/work/1"},{"check":"new-work","passed":true,"exit_status":null,"output":"'"${c:0:12}"' holds work not on the trunk at the claim ('"${base:0:12}"')"},{"check":"file:out.txt","passed":true,"exit_status":null,"output":"out.txt exists (8 bytes)"}]'
 }
 
 @test "file:PATH fails when the file is missing, empty or a directory" {
@@ -48,15 +50,15 @@ teardown() {
 		[ "$(tf $i .last_verdict.passed)" = false ] || fail "#$i passed"
 		[ "$(last_event $i | jq -r '"\(.kind) \(.detail.to)"')" = "rejected owner" ] || fail "#$i: $(last_event $i)"
 	done
-	[ "$(tf 1 '.last_verdict.checks[0].output')" = "missing.txt is missing" ]
+	[ "$(tf 1 'own[0].output')" = "missing.txt is missing" ]
 	[ "$(tf 1 '.last_verdict.summary')" = "file:missing.txt: missing.txt is missing" ]
-	[ "$(tf 2 '.last_verdict.checks[0].output')" = "empty.txt is empty" ]
-	[ "$(tf 3 '.last_verdict.checks[0].output')" = "d is not a regular file" ]
+	[ "$(tf 2 'own[0].output')" = "empty.txt is empty" ]
+	[ "$(tf 3 'own[0].output')" = "refused: d is a directory, not a regular file" ]
 }
 
 # --- cmd:SHELL ----------------------------------------------------------------
 
-@test "cmd:SHELL passes on exit 0, with \$DAICHO_TASK set, in the project root when no commit is reported" {
+@test "cmd:SHELL passes on exit 0, with \$DAICHO_TASK set, at the root of the checkout of the reported commit" {
 	mkdir sub
 	cd sub # the worker and the sweep both stand in a subdirectory
 	daicho add a >/dev/null
@@ -64,16 +66,35 @@ teardown() {
 	claim_report 2 w1
 	sweep_says 1 0 0 0 0
 	assert_task 2 verified w1 1
-	run tf 2 '.last_verdict.checks[0] | [.check, .passed, .exit_status, .output] | @json'
-	assert_output "$(jq -cn --arg o "task=2 pwd=$REPO"$'\n' '["cmd:echo \"task=$DAICHO_TASK pwd=$(pwd)\"", true, 0, $o]')"
+	run tf 2 'own[0] | [.check, .passed, .exit_status] | @json'
+	assert_output '["cmd:echo \"task=$DAICHO_TASK pwd=$(pwd)\"",true,0]'
+	run tf 2 'own[0].output'
+	[[ "$output" == "task=2 pwd=$VERIFY_DIR/2-"* ]] || fail "output: $output"
+}
+
+@test "outside git: cmd: and file: checks run in the project root, and a report needs no commit" {
+	mkdir -p "$TEST_ROOT/plain/sub"
+	cd "$TEST_ROOT/plain"
+	export DAICHO_LEDGER="$TEST_ROOT/plain/.daicho/ledger.db"
+	daicho init >/dev/null
+	cd sub
+	daicho add t --done-when 'cmd:echo "task=$DAICHO_TASK pwd=$(pwd)"' --done-when file:out.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo content >"$TEST_ROOT/plain/out.txt"
+	ok daicho report 1 --as w1
+	ok daicho sweep
+	[ "$(daicho show --json 1 | jq -r .state)" = verified ]
+	run daicho show --json 1
+	run jq -c '.last_verdict.checks | map([.check, .output])' <<<"$output"
+	assert_output "$(jq -cn --arg o "task=1 pwd=$TEST_ROOT/plain"$'\n' '[["cmd:echo \"task=$DAICHO_TASK pwd=$(pwd)\"", $o], ["file:out.txt", "out.txt exists (8 bytes)"]]')"
 }
 
 @test "cmd:SHELL gets the task only through \$DAICHO_TASK: nothing from the task is pasted into the shell text" {
 	daicho add '$(touch pwned-title)' --body '`touch pwned-body`' --done-when 'cmd:echo "task $DAICHO_TASK"' >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
-	daicho report 1 --as w1 --note '"; touch pwned-note; echo "'
+	daicho report 1 --as w1 --commit "$(commit_work 1)" --note '"; touch pwned-note; echo "'
 	sweep_says 1 0 0 0 0
-	[ "$(tf 1 '.last_verdict.checks[0].output')" = "task 1" ]
+	[ "$(tf 1 'own[0].output')" = "task 1" ]
 	run ls "$REPO"
 	refute_output --partial pwned
 }
@@ -83,11 +104,11 @@ teardown() {
 	claim_report 1 w1
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
-	run tf 1 '.last_verdict | [.passed, .summary, .checks[0].passed, .checks[0].exit_status] | @json'
+	run tf 1 '.last_verdict | [.passed, .summary, own[0].passed, own[0].exit_status] | @json'
 	assert_output '[false,"cmd:echo to-stdout; echo to-stderr >&2; exit 3: exit 3",false,3]'
-	run tf 1 '.last_verdict.checks[0].output'
+	run tf 1 'own[0].output'
 	assert_output $'to-stdout\nto-stderr'
-	run tf 1 '.last_verdict.checks[0].duration_ms | type'
+	run tf 1 'own[0].duration_ms | type'
 	assert_output number
 }
 
@@ -95,7 +116,7 @@ teardown() {
 	daicho add t --done-when 'cmd:echo FIRSTLINE; i=0; while [ $i -lt 500 ]; do echo "line $i abcdefghijklmnopqrstuvwxyz"; i=$((i+1)); done; echo LASTLINE; exit 1' >/dev/null
 	claim_report 1 w1
 	sweep_says 0 1 0 0 0
-	daicho show --json 1 | jq -j '.last_verdict.checks[0].output' >"$TEST_ROOT/out"
+	daicho show --json 1 | jq -j "$OWN_CHECKS own[0].output" >"$TEST_ROOT/out"
 	[ "$(wc -c <"$TEST_ROOT/out")" -eq 4096 ] || fail "expected 4096 bytes, got $(wc -c <"$TEST_ROOT/out")"
 	[ "$(tail -n 1 "$TEST_ROOT/out")" = LASTLINE ]
 	[ "$(tail -n 2 "$TEST_ROOT/out" | head -n 1)" = "line 499 abcdefghijklmnopqrstuvwxyz" ]
@@ -122,7 +143,7 @@ teardown() {
 	sweep_says 1 0 0 0 0
 	assert_task 1 verified w1 1
 	[ "$(tf 1 .last_verdict.commit)" = "$commit" ]
-	out="$(tf 1 '.last_verdict.checks[0].output')"
+	out="$(tf 1 'own[0].output')"
 	[ "$(sed -n 2p <<<"$out")" = "$commit" ] || fail "HEAD in the check: $out"
 	[[ "$(sed -n 1p <<<"$out")" == "$VERIFY_DIR/1-"* ]] || fail "cwd of the check: $out (want under $VERIFY_DIR/1-)"
 	assert_no_worktrees
@@ -152,7 +173,7 @@ report_committed_file() {
 	report_committed_file
 	fake_worktree_add_failure always
 	sweep_says 0 1 0 0 0
-	out="$(tf 1 '.last_verdict.checks[0].output')"
+	out="$(tf 1 'own[0].output')"
 	[[ "$out" == *"failed (exit 128: fatal: could not create directory of '.git/worktrees/x': No such file or directory)"* ]] ||
 		fail "checkout evidence: $out"
 	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -eq 3 ]
@@ -163,7 +184,7 @@ report_committed_file() {
 	report_committed_file
 	fake_worktree_add_failure other
 	sweep_says 0 1 0 0 0
-	out="$(tf 1 '.last_verdict.checks[0].output')"
+	out="$(tf 1 'own[0].output')"
 	[[ "$out" == *"failed (exit 128: fatal: hook post-checkout failed)"* ]] ||
 		fail "checkout evidence: $out"
 	[ "$(wc -l <"$TEST_ROOT/fakegit/tries")" -eq 1 ]
@@ -176,7 +197,7 @@ report_committed_file() {
 	sweep_says 0 1 0 0 0
 	[ "$SECONDS" -lt 10 ] || fail "the sweep took ${SECONDS}s with a 1s check timeout"
 	assert_task 1 claimed w1 2
-	run tf 1 '.last_verdict | [.passed, .summary, .checks[0].passed, .checks[0].exit_status, .checks[0].output] | @json'
+	run tf 1 '.last_verdict | [.passed, .summary, own[0].passed, own[0].exit_status, own[0].output] | @json'
 	assert_output "$(jq -cn --arg c "cmd:echo begin; $TIMEOUT_MARK & $TIMEOUT_MARK" \
 		'[false, ($c + ": timed out"), false, null, "begin\n[daicho: timed out after 1.0s; process group killed]\n"]')"
 	run daicho show 1
@@ -213,14 +234,14 @@ report_committed_file() {
 	assert_task 1 claimed w1 2
 	assert_task 2 claimed w1 2
 	assert_task 3 verified w1 1
-	[ "$(tf 1 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false no result saved" ]
-	[ "$(tf 2 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false the saved result is empty" ]
-	[ "$(tf 3 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "true a result is saved" ]
+	[ "$(tf 1 'own[0] | "\(.passed) \(.output)"')" = "false no result saved" ]
+	[ "$(tf 2 'own[0] | "\(.passed) \(.output)"')" = "false the saved result is empty" ]
+	[ "$(tf 3 'own[0] | "\(.passed) \(.output)"')" = "true a result is saved" ]
 }
 
 # --- commit ---------------------------------------------------------------------
 
-@test "commit passes for a commit that changes files and fails for an empty commit or no commit" {
+@test "commit passes for a commit that changes files and fails for an empty commit; a report without a commit is refused" {
 	daicho add changes --done-when commit >/dev/null
 	daicho add empty --done-when commit >/dev/null
 	daicho add nocommit --done-when commit >/dev/null
@@ -233,14 +254,16 @@ report_committed_file() {
 	git commit -q --allow-empty -m nothing
 	c2="$(git rev-parse HEAD)"
 	daicho report 2 --as w1 --commit HEAD
-	daicho report 3 --as w1
-	sweep_says 1 2 0 0 0
+	snapshot_ledger
+	refused 2 daicho report 3 --as w1
+	assert_equal "$stderr" "daicho: task #3 has checks that look at the work, and verification sees only committed work (commit it on a branch, then 'daicho report 3 --commit HEAD')"
+	assert_ledger_unchanged
+	sweep_says 1 1 0 0 0
 	assert_task 1 verified w1 1
 	assert_task 2 claimed w1 2
-	assert_task 3 claimed w1 2
-	[ "$(tf 1 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "true ${c1:0:12} changes files" ]
-	[ "$(tf 2 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false ${c2:0:12} changes nothing" ]
-	[ "$(tf 3 '.last_verdict.checks[0] | "\(.passed) \(.output)"')" = "false no commit reported" ]
+	assert_task 3 claimed w1 1
+	[ "$(tf 1 'own[0] | "\(.passed) \(.output)"')" = "true ${c1:0:12} changes files" ]
+	[ "$(tf 2 'own[0] | "\(.passed) \(.output)"')" = "false ${c2:0:12} changes nothing" ]
 	assert_no_worktrees
 }
 
@@ -260,7 +283,7 @@ report_committed_file() {
 	cd "$REPO"
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
-	run tf 1 '.last_verdict | [.passed, .summary, .checks[0].output] | @json'
+	run tf 1 '.last_verdict | [.passed, .summary, own[0].output] | @json'
 	assert_output '[false,"file:out.txt: out.txt is missing","out.txt is missing"]'
 	[ -f "$TEST_ROOT/wk/out.txt" ] # the worker's file is untouched
 	assert_no_worktrees
@@ -311,17 +334,17 @@ report_committed_file() {
 	daicho report 1 --as w1 --commit HEAD
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
-	run tf 1 '.last_verdict.checks[0] | [.passed, .output] | @json'
+	run tf 1 'own[0] | [.passed, .output] | @json'
 	assert_output '[false,"refused: out.txt resolves to /etc/hostname, outside the repository"]'
 	assert_no_worktrees
 }
 
-@test "a symlinked directory leading outside the repository is refused at check time (no commit)" {
+@test "a committed symlinked directory leading outside the repository is refused at check time" {
 	daicho add t --done-when file:etcdir/hostname >/dev/null
-	claim_report 1 w1
 	ln -s /etc etcdir
+	claim_report 1 w1
 	sweep_says 0 1 0 0 0
-	run tf 1 '.last_verdict.checks[0] | [.passed, .output] | @json'
+	run tf 1 'own[0] | [.passed, .output] | @json'
 	assert_output '[false,"refused: etcdir/hostname resolves to /etc/hostname, outside the repository"]'
 }
 
@@ -348,7 +371,7 @@ report_committed_file() {
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
 	echo done >out.txt
-	daicho report 1 --as w1
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 	assert_task 1 verified w1 2
 	run daicho show --json 1
@@ -382,7 +405,7 @@ report_committed_file() {
 	run daicho ls --ready --json
 	assert_output '[]'
 	echo a >a.txt
-	daicho report 1 --as w1
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	run daicho ls --ready --json
 	assert_output '[]'
 	sweep_says 1 0 0 0 0
@@ -437,7 +460,7 @@ report_committed_file() {
 	# After a pass, the new verdict replaces it.
 	echo fine >msg.txt
 	touch ok
-	daicho report 1 --as w1
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 	run daicho show 1
 	assert_line --regexp '^verdict +passed .*: 2 checks passed$'
@@ -455,27 +478,32 @@ report_committed_file() {
 	claim_report 2 w1
 	ledger_data >"$TEST_ROOT/dump.before"
 
+	c1="$(git rev-parse work/1)"
 	run --separate-stderr daicho verify 1
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	[ -z "$stderr" ]
 	assert_line --index 0 '#1 passes: 1 check passed'
-	assert_line --index 1 --regexp '^  PASS file:README  \([0-9]+ms\)$'
-	assert_line --index 2 '       README exists (6 bytes)'
-	[ "${#lines[@]}" -eq 3 ] || fail "$output"
+	assert_line --index 1 "  at commit $c1"
+	assert_line --index 2 --regexp '^  PASS on-branch  \([0-9]+ms\)$'
+	assert_line --index 3 "       ${c1:0:12} is on refs/heads/work/1"
+	assert_line --index 4 --regexp '^  PASS new-work  \([0-9]+ms\)$'
+	assert_line --index 6 --regexp '^  PASS file:README  \([0-9]+ms\)$'
+	assert_line --index 7 '       README exists (6 bytes)'
+	[ "${#lines[@]}" -eq 8 ] || fail "$output"
 
 	run --separate-stderr daicho verify 2
 	[ "$status" -eq 5 ] || fail "exit $status: $stderr"
 	assert_equal "$stderr" "daicho: 1 task failed verification"
 	assert_line --index 0 '#2 FAILS: file:a.txt: a.txt is missing'
-	assert_line --index 1 --regexp '^  FAIL file:a.txt  \([0-9]+ms\)$'
-	assert_line --index 2 '       a.txt is missing'
-	assert_line --index 3 --regexp '^  PASS cmd:echo "checking \$DAICHO_TASK"  \(exit 0, [0-9.]+m?s\)$'
-	assert_line --index 4 '       checking 2'
+	assert_line --index 6 --regexp '^  FAIL file:a.txt  \([0-9]+ms\)$'
+	assert_line --index 7 '       a.txt is missing'
+	assert_line --index 8 --regexp '^  PASS cmd:echo "checking \$DAICHO_TASK"  \(exit 0, [0-9.]+m?s\)$'
+	assert_line --index 9 '       checking 2'
 
 	run --separate-stderr daicho verify 2 --json
 	[ "$status" -eq 5 ]
 	run jq -c 'map({task, passed, summary, checks: (.checks | map({check, passed}))})' <<<"$output"
-	assert_output '[{"task":2,"passed":false,"summary":"file:a.txt: a.txt is missing","checks":[{"check":"file:a.txt","passed":false},{"check":"cmd:echo \"checking $DAICHO_TASK\"","passed":true}]}]'
+	assert_output '[{"task":2,"passed":false,"summary":"file:a.txt: a.txt is missing","checks":[{"check":"on-branch","passed":true},{"check":"new-work","passed":true},{"check":"file:a.txt","passed":false},{"check":"cmd:echo \"checking $DAICHO_TASK\"","passed":true}]}]'
 
 	ledger_data >"$TEST_ROOT/dump.after"
 	cmp -s "$TEST_ROOT/dump.before" "$TEST_ROOT/dump.after" ||
@@ -508,7 +536,10 @@ report_committed_file() {
 }
 
 @test "verify --all-verified lists verified tasks that no longer pass, changing nothing; --apply reopens them" {
-	daicho add a --done-when file:a.txt >/dev/null
+	# The checks run at the recorded commit, which cannot change; what a
+	# cmd: check depends on outside the repository can.
+	touch "$TEST_ROOT/service-up"
+	daicho add a --done-when file:a.txt --done-when "cmd:test -f $TEST_ROOT/service-up" >/dev/null
 	daicho add dependent --after 1 >/dev/null
 	daicho add still-good --done-when file:README >/dev/null
 	echo a >a.txt
@@ -516,13 +547,13 @@ report_committed_file() {
 	claim_report 3 w1
 	sweep_says 2 0 0 0 0
 	[ "$(daicho ls --ready --json | jq -c 'map(.id)')" = "[2]" ]
-	rm a.txt
+	rm "$TEST_ROOT/service-up"
 	ledger_data >"$TEST_ROOT/dump.before"
 
 	run --separate-stderr daicho verify --all-verified
 	[ "$status" -eq 5 ] || fail "exit $status: $stderr"
 	assert_equal "$stderr" "daicho: 1 task failed verification"
-	assert_line '#1 FAILS: file:a.txt: a.txt is missing'
+	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1"
 	assert_line '#3 passes: 1 check passed'
 	assert_line '2 verified tasks checked, 1 no longer passes'
 	ledger_data >"$TEST_ROOT/dump.after"
@@ -536,12 +567,12 @@ report_committed_file() {
 
 	run --separate-stderr daicho verify --all-verified --apply
 	[ "$status" -eq 5 ]
-	assert_line '#1 FAILS: file:a.txt: a.txt is missing [reopened: no longer passes]'
+	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 [reopened: no longer passes]"
 	assert_line '#3 passes: 1 check passed [still verified]'
 	run sql "SELECT id, state, owner IS NULL FROM tasks ORDER BY id"
 	assert_output $'1|open|1\n2|open|1\n3|verified|0'
 	run last_event 1
-	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":null,"summary":"file:a.txt: a.txt is missing","verdict":3}}'
+	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"cmd:test -f '"$TEST_ROOT"'/service-up: exit 1","verdict":3}}'
 	# the dependent is no longer ready; the reopened task is
 	[ "$(daicho ls --ready --json | jq -c 'map(.id)')" = "[1]" ]
 	[ "$(tf 2 .unmet_after)" = 1 ]

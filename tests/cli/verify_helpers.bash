@@ -63,9 +63,16 @@ sql() {
 	sqlite3 "$LEDGER" "$1"
 }
 
-# tf ID JQ: one jq expression over `show --json ID`, raw output.
+# OWN_CHECKS: a jq function, own, over a task (show --json) or a verdict:
+# the runs of the task's own checks, without the runs that judge where the
+# reported commit came from (committed, on-branch, new-work, protected).
+OWN_CHECKS='def own: [(.last_verdict // .).checks[]
+	| select(.check | IN("committed", "on-branch", "new-work", "protected") | not)];'
+
+# tf ID JQ: one jq expression over `show --json ID`, raw output; own is
+# defined (OWN_CHECKS).
 tf() {
-	daicho show --json "$1" | jq -r "$2"
+	daicho show --json "$1" | jq -r "$OWN_CHECKS $2"
 }
 
 # The helpers below read the ledger with sqlite3 rather than through
