@@ -296,7 +296,7 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 	if (apply && reported) {
 		int64_t taken;
 
-		rc = verify_take(ctx->ledger, id, token.buf, &taken, ctx->err);
+		rc = verify_take(ctx->ledger, id, 0, token.buf, &taken, ctx->err);
 		if (rc == 1)
 			rc = err_set(ctx->err, ERR_CONFLICT,
 			    "task #%lld is being verified by another sweep right now",

@@ -221,7 +221,8 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 
 		verify_new_token(&token);
 		where.token = token.buf;
-		if ((rc = verify_take(ledger, 0, token.buf, &id, err)) != 0)
+		if ((rc = verify_take(ledger, 0, options->reported_by_ms, token.buf,
+			 &id, err)) != 0)
 			break;
 		if ((rc = verify_task(ledger, id, &where, &verdict, err)) < 0)
 			break;
@@ -342,8 +343,15 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 {
 	int64_t reported = 0;
 	int jobs = options->jobs > 0 ? options->jobs : 1;
+	struct sweep_options pass = *options;
 	int rc;
 
+	/*
+	 * A pass verifies the reports that existed when it began: reports
+	 * that keep arriving wait for the next pass, so a pass ends.
+	 */
+	pass.reported_by_ms = clock_now_ms();
+	options = &pass;
 	if ((rc = sweep_prune_worktrees(ledger, stats, err)) < 0)
 		return rc;
 	if (options->stop && *options->stop)

@@ -24,6 +24,7 @@ struct sweep_options {
 	int64_t stale_after_ms;  /* an owner unseen this long is gone */
 	int64_t actor;           /* who runs the sweep, for the record */
 	volatile sig_atomic_t *stop; /* set by a signal: stop between steps */
+	int64_t reported_by_ms;  /* set by sweep_pass(): its start */
 };
 
 struct sweep_stats {

@@ -659,8 +659,8 @@ verify_task(struct ledger *ledger, int64_t id,
 }
 
 int
-verify_take(struct ledger *ledger, int64_t only, const char *token,
-    int64_t *id, struct err *err)
+verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
+    const char *token, int64_t *id, struct err *err)
 {
 	/*
 	 * The claim lasts as long as the task's cmd checks could take, plus
@@ -678,7 +678,7 @@ verify_take(struct ledger *ledger, int64_t only, const char *token,
 	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
 	    " WHERE id = (SELECT id FROM tasks WHERE state = 'reported'"
-	    "  AND (?3 = 0 OR id = ?3)"
+	    "  AND (?3 = 0 OR id = ?3) AND (?4 = 0 OR updated_ms <= ?4)"
 	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)"
 	    "  ORDER BY updated_ms, id LIMIT 1)"
 	    " RETURNING id", err);
@@ -689,6 +689,7 @@ verify_take(struct ledger *ledger, int64_t only, const char *token,
 	sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_int64(st, 3, only);
+	sqlite3_bind_int64(st, 4, reported_by_ms);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
@@ -990,7 +991,7 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	where.root = root.buf;
 	verify_new_token(&token);
 	where.token = token.buf;
-	if ((rc = verify_take(ledger, id, token.buf, &taken, err)) != 0) {
+	if ((rc = verify_take(ledger, id, 0, token.buf, &taken, err)) != 0) {
 		buf_release(&root);
 		buf_release(&token);
 		return rc < 0 ? rc : 0; /* 1: not reported, or being verified */

@@ -226,3 +226,23 @@ teardown() {
 	[ "$(awk '{ print $2 }' "$TEST_ROOT/trace")" -eq 1 ] ||
 		fail "write transactions: $(cat "$TEST_ROOT/trace")"
 }
+
+@test "a pass verifies the reports that existed when it began; a report made meanwhile waits for the next pass" {
+	daicho add slow --done-when "cmd:touch $TEST_ROOT/started; sleep 1" >/dev/null
+	daicho add later --done-when file:README >/dev/null
+	claim_report 1 w1
+	[ "$(daicho claim 2 --as w2)" = 2 ]
+	c2="$(commit_work 2)"
+	daicho sweep -j 1 >"$TEST_ROOT/pass" &
+	SWEEP_PID=$!
+	for _ in $(seq 100); do [ -e "$TEST_ROOT/started" ] && break; sleep 0.05; done
+	[ -e "$TEST_ROOT/started" ] || fail "the check of #1 never started"
+	daicho report 2 --as w2 --commit "$c2"
+	wait "$SWEEP_PID"
+	[ "$(cat "$TEST_ROOT/pass")" = "sweep: 1 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated" ] ||
+		fail "the pass: $(cat "$TEST_ROOT/pass")"
+	assert_task 1 verified w1 1
+	assert_task 2 reported w2 1
+	sweep_says 1 0 0 0 0
+	assert_task 2 verified w2 1
+}
