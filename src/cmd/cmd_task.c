@@ -247,6 +247,12 @@ task_json(const struct task *t)
 	json_object_set_new(o, "owner", t->owner ? json_string(t->owner) : json_null());
 	json_object_set_new(o, "lease_expires_ms",
 	    t->lease_expires_ms ? json_integer(t->lease_expires_ms) : json_null());
+	json_object_set_new(o, "max_hold_ms",
+	    t->max_hold_ms ? json_integer(t->max_hold_ms) : json_null());
+	json_object_set_new(o, "claim_named_ms",
+	    t->claim_named_ms ? json_integer(t->claim_named_ms) : json_null());
+	json_object_set_new(o, "claim_base",
+	    t->claim_base ? json_string(t->claim_base) : json_null());
 	json_object_set_new(o, "attempts", json_integer(t->attempts));
 	json_object_set_new(o, "max_attempts", json_integer(t->max_attempts));
 	for (size_t i = 0; i < t->after_count; i++)
@@ -398,10 +404,12 @@ const struct cmd_entry cmd_ls_entry = {
 	    "States: open, claimed, reported, verified, blocked, cancelled, failed.\n\n"
 	    "JSON: an array of tasks. Task fields (stable): id, title, state,\n"
 	    "priority, parent (id|null), owner (agent name|null), lease_expires_ms\n"
-	    "(ms since the epoch|null), attempts, max_attempts, after (ids),\n"
-	    "unmet_after (how many of them are not verified), labels, touches,\n"
-	    "done_when, check_timeout_ms (null: 10m), body_bytes, saves,\n"
-	    "result_bytes (latest|null), commit,\n"
+	    "(ms since the epoch|null), max_hold_ms, claim_named_ms (when the\n"
+	    "holder last named it) and claim_base (the trunk's commit) of the\n"
+	    "latest claim (null before one), attempts, max_attempts, after\n"
+	    "(ids), unmet_after (how many of them are not verified), labels,\n"
+	    "touches, protect, done_when, checks_version, check_timeout_ms\n"
+	    "(null: 10m), body_bytes, saves, result_bytes (latest|null), commit,\n"
 	    "note, block_reason, created_ms, updated_ms.\n",
 	.options = (const struct cmd_option[]){
 	    { "state", 0, "S", "only tasks in state S" },

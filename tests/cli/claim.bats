@@ -219,6 +219,100 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	[ "$(task_field 1 owner)" != w2 ]
 }
 
+# --- the maximum hold: claims nobody works on ---------------------------------
+
+@test "the orphaned-claim reproduction: a holder that only runs ls --mine loses its claim to the max hold" {
+	# A subagent crashed while its parent session keeps calling tools:
+	# they share one identity, so generic heartbeats keep coming.
+	daicho add one >/dev/null
+	daicho add two >/dev/null
+	ok daicho --as w claim 1 --lease 2s
+	for _ in 1 2 3 4 5 6 7 8; do
+		daicho --as w ls --mine >/dev/null
+		sleep 1
+	done
+	ok daicho sweep
+	assert_output --partial '1 lease expired (1 past the max hold)'
+	ok daicho --as other claim 1
+	assert_output 1
+	ok daicho events --json
+	run jq -c '[.[] | select(.kind == "lease-expired") | .detail | {owner, reason, max_hold_ms}]' <<<"$output"
+	assert_output '[{"owner":"w","reason":"max hold: no command of the holder named the task","max_hold_ms":6000}]'
+}
+
+@test "max hold: heartbeats renew a lease only up to the max hold past the last command naming the task" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	DAICHO_NOW_MS=$T0 ok daicho claim 1 --as w1 --lease 10s --max-hold 25s
+	[ "$(task_field 1 max_hold_ms)" = 25000 ]
+	[ "$(task_field 1 claim_named_ms)" = $T0 ]
+	# Generic commands renew the lease, but never past T0 + 25 s.
+	DAICHO_NOW_MS=$((T0 + 8000)) ok daicho ls --as w1
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 18000)) ]
+	DAICHO_NOW_MS=$((T0 + 17000)) ok daicho ls --as w1
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 25000)) ]
+	DAICHO_NOW_MS=$((T0 + 24000)) ok daicho show 2 --as w1
+	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 25000)) ]
+	DAICHO_NOW_MS=$((T0 + 26000)) ok daicho claim 1 --as w2
+	assert_output 1
+}
+
+@test "max hold: a command naming the task (prompt, save, show, claim ID) keeps the claim alive" {
+	daicho add a >/dev/null
+	DAICHO_NOW_MS=$T0 ok daicho claim 1 --as w1 --lease 10s --max-hold 20s
+	n=0
+	for cmd in "prompt 1" "show 1" "log 1" "claim 1"; do
+		n=$((n + 8000))
+		DAICHO_NOW_MS=$((T0 + n)) ok daicho $cmd --as w1
+		[ "$(task_field 1 claim_named_ms)" = $((T0 + n)) ] || fail "$cmd did not renew the hold"
+		[ "$(task_field 1 lease_expires_ms)" -ge $((T0 + n + 10000)) ] || fail "$cmd did not renew the lease"
+	done
+	printf 'r' | DAICHO_NOW_MS=$((T0 + 40000)) daicho save 1 --as w1
+	[ "$(task_field 1 claim_named_ms)" = $((T0 + 40000)) ]
+	# 40 s in: the claim lives on, held by w1.
+	DAICHO_NOW_MS=$((T0 + 45000)) refused 4 daicho claim 1 --as w2
+	stderr_contains w1
+	# Another agent naming the task renews nothing.
+	DAICHO_NOW_MS=$((T0 + 46000)) ok daicho show 1 --as w2
+	[ "$(task_field 1 claim_named_ms)" = $((T0 + 40000)) ]
+}
+
+@test "max hold: the default is three leases; 'daicho config max-hold' changes it; --max-hold wins" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	daicho add c >/dev/null
+	ok daicho claim 1 --as w1 --lease 10m
+	[ "$(task_field 1 max_hold_ms)" = $((30 * 60 * 1000)) ]
+	ok daicho config max-hold 2h
+	ok daicho claim 2 --as w1 --lease 10m
+	[ "$(task_field 2 max_hold_ms)" = $((2 * 3600 * 1000)) ]
+	ok daicho claim 3 --as w1 --max-hold 45m
+	[ "$(task_field 3 max_hold_ms)" = $((45 * 60 * 1000)) ]
+}
+
+@test "max hold: a lease longer than the hold ends with the hold at the sweep, with an event that says so" {
+	daicho add a >/dev/null
+	DAICHO_NOW_MS=$T0 ok daicho claim 1 --as w1 --lease 1h --max-hold 10m
+	DAICHO_NOW_MS=$((T0 + 9 * 60000)) ok daicho sweep
+	[ "$(task_field 1 state)" = claimed ]
+	DAICHO_NOW_MS=$((T0 + 11 * 60000)) ok daicho sweep
+	assert_output --partial '1 lease expired (1 past the max hold)'
+	[ "$(task_field 1 state)" = open ]
+	ok daicho events --json
+	run jq -c '[.[] | select(.kind == "lease-expired") | .detail | {expired_ms, reason}]' <<<"$output"
+	assert_output '[{"expired_ms":'$((T0 + 600000))',"reason":"max hold: no command of the holder named the task"}]'
+}
+
+@test "bad --max-hold: exit 2, ledger unchanged" {
+	daicho add a >/dev/null
+	register_agent w1
+	snapshot_ledger
+	for d in 10x 0s -5m 5 ''; do
+		refused 2 daicho claim 1 --as w1 --max-hold "$d"
+	done
+	assert_ledger_unchanged
+}
+
 @test "bad --lease: exit 2, ledger unchanged" {
 	daicho add a >/dev/null
 	register_agent w1
