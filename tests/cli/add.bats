@@ -379,3 +379,29 @@ EOF
 	refused 2 daicho add --batch
 	assert_ledger_unchanged
 }
+
+@test "add --protect and protect in --batch store the globs a report must not change; show lists them" {
+	ok daicho add guarded --protect 'tests/**' --protect Makefile --done-when 'cmd:make test'
+	assert_output 2
+	ok daicho add --batch - <<<'{"title":"b","protect":["test.sh"]}'
+	assert_output 3
+	run task_field 2 'protect | join(",")'
+	assert_output 'Makefile,tests/**'
+	run task_field 3 'protect | join(",")'
+	assert_output 'test.sh'
+	run task_field 2 checks_version
+	assert_output 1
+	ok daicho show 2
+	assert_line --regexp '^protect +Makefile, tests/\*\*$'
+}
+
+@test "add --protect with a bad glob: exit 2, one line, ledger unchanged" {
+	snapshot_ledger
+	refused 2 daicho add t --protect '../x'
+	stderr_contains "bad protected glob '../x'"
+	refused 2 daicho add t --protect '/etc/**'
+	refused 2 daicho add --batch - <<<'{"title":"b","protect":["a//b"]}'
+	stderr_contains 'line 1: bad protected glob'
+	refused 2 daicho add --batch - <<<'{"title":"b","protect":[1]}'
+	assert_ledger_unchanged
+}

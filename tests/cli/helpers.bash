@@ -128,7 +128,7 @@ stderr_contains() {
 # runs). Used to prove a refused command changed nothing.
 ledger_data() {
 	sqlite3 "${1:-$DAICHO_LEDGER}" \
-		'.dump tasks deps labels touches checks saves events waits wait_items messages reservations gates approvals'
+		'.dump tasks deps labels touches protects checks saves events waits wait_items messages reservations gates approvals settings verdicts'
 }
 
 # snapshot_ledger / assert_ledger_unchanged: compare ledger_data before and

@@ -613,3 +613,165 @@ report_committed_file() {
 	run sql "SELECT state, attempts FROM tasks"
 	assert_output "open|0"
 }
+
+# --- what counts as evidence ------------------------------------------------------
+
+# rejected_for ID WORDS: the last verdict of ID failed, and its summary
+# contains WORDS.
+rejected_for() {
+	local summary
+	summary="$(tf "$1" .last_verdict.summary)"
+	[ "$(tf "$1" .last_verdict.passed)" = false ] || fail "#$1 passed: $summary"
+	[[ "$summary" == *"$2"* ]] || fail "#$1: expected '$2' in the verdict, got: $summary"
+}
+
+@test "file: is met by a regular file only: a symlink, a symlink to a directory, a path through a symlinked directory are refused, each saying why" {
+	mkdir docs
+	echo real >docs/real.md
+	ln -s README link.md
+	ln -s docs dirlink
+	ln -s nowhere dangling.md
+	daicho add a --done-when file:link.md >/dev/null
+	daicho add b --done-when file:dirlink >/dev/null
+	daicho add c --done-when file:dirlink/real.md >/dev/null
+	daicho add d --done-when file:dangling.md >/dev/null
+	daicho add honest --done-when file:docs/real.md >/dev/null
+	for i in 1 2 3 4 5; do claim_report $i w1; done
+	sweep_says 1 4 0 0 0
+	rejected_for 1 "link.md is a symbolic link (a file: check needs a regular file)"
+	rejected_for 2 "dirlink is a symbolic link"
+	rejected_for 3 "dirlink/real.md is reached through dirlink, a symbolic link"
+	rejected_for 4 "dangling.md is a symbolic link that leads nowhere"
+	assert_task 5 verified w1 1
+}
+
+@test "new work: the initial commit, or an old commit already on the trunk at the claim, is rejected" {
+	echo x >old.txt
+	git add old.txt
+	git commit -q -m "old work"
+	daicho add t --done-when file:old.txt >/dev/null
+	daicho add u --done-when file:README >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	[ "$(daicho claim 2 --as w1)" = 2 ]
+	old="$(git rev-parse HEAD)"
+	daicho report 1 --as w1 --commit HEAD
+	daicho report 2 --as w1 --commit "$(git rev-list --max-parents=0 HEAD)"
+	sweep_says 0 2 0 0 0
+	rejected_for 1 "new-work: ${old:0:12} was already on the trunk (at ${old:0:12}) when #1 was claimed"
+	rejected_for 2 "when #2 was claimed: it holds no new work"
+	assert_task 1 claimed w1 2
+	[ "$(tf 1 .claim_base)" = "$old" ]
+}
+
+@test "new work: a commit already accepted for another task is rejected" {
+	daicho add one --done-when file:README >/dev/null
+	daicho add two --done-when file:README >/dev/null
+	claim_report 1 w1
+	sweep_says 1 0 0 0 0
+	[ "$(daicho claim 2 --as w2)" = 2 ]
+	daicho report 2 --as w2 --commit work/1
+	sweep_says 0 1 0 0 0
+	rejected_for 2 "was already accepted for #1: a commit counts for one task"
+}
+
+@test "new work is judged against the trunk set with 'daicho config trunk', whatever the main checkout has out" {
+	ok daicho config trunk main
+	git checkout -q -b side
+	echo s >side.txt
+	git add side.txt
+	git commit -q -m side # on side, not on main
+	daicho add t --done-when file:side.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	[ "$(tf 1 .claim_base)" = "$(git rev-parse main)" ]
+	daicho report 1 --as w1 --commit side
+	sweep_says 1 0 0 0 0
+}
+
+@test "a commit on no branch (git commit-tree) is rejected; the same work on a branch or a tag is verified" {
+	daicho add t --done-when file:out.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo out >out.txt
+	commit="$(commit_work 1)"
+	git update-ref -d refs/heads/work/1
+	daicho report 1 --as w1 --commit "$commit"
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "on-branch: ${commit:0:12} is on no branch or tag (git may collect it"
+	git tag done-1 "$commit"
+	daicho report 1 --as w1 --commit "$commit"
+	sweep_says 1 0 0 0 0
+	[ "$(tf 1 '.last_verdict.checks[0].output')" = "${commit:0:12} is on refs/tags/done-1" ]
+}
+
+@test "protected paths: a report whose commit changes a path the task protects is rejected, naming it" {
+	printf 'test -s out.md\n' >test.sh
+	git add test.sh
+	git commit -q -m "the test"
+	daicho add t --done-when 'cmd:sh test.sh' --protect test.sh >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	echo 'exit 0' >test.sh # the shortcut
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "protected: "
+	rejected_for 1 "changes test.sh, which this task protects (--protect 'test.sh')"
+	# No check ran: the shortcut's evidence is not worth running.
+	[ "$(tf 1 '[.last_verdict.checks[].check] | join(",")')" = "on-branch,new-work,protected" ]
+	# Honest: the test untouched, the work done.
+	git checkout -q test.sh
+	echo result >out.md
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	sweep_says 1 0 0 0 0
+	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 1 path since $(git rev-parse main | cut -c1-12), none protected" ]
+}
+
+@test "protected paths: the ledger's list applies to every task except paths it declares with --touches" {
+	mkdir tests
+	echo 'true' >tests/run.sh
+	git add tests
+	git commit -q -m tests
+	ok daicho config protect 'tests/**'
+	daicho add worker --done-when file:out.md >/dev/null
+	daicho add test-writer --touches 'tests/**' --done-when file:tests/new.sh >/dev/null
+	daicho add guarded-writer --touches 'tests/**' --protect tests/run.sh --done-when file:tests/new2.sh >/dev/null
+	echo out >out.md
+	echo 'exit 0' >tests/run.sh
+	claim_report 1 w1
+	git checkout -q tests/run.sh
+	echo new >tests/new.sh
+	claim_report 2 w2
+	sweep_says 1 1 0 0 0
+	rejected_for 1 "changes tests/run.sh, which the ledger protects ('daicho config protect': 'tests/**')"
+	assert_task 2 verified w2 1
+	# #3 touches tests/** too (after #2: they overlap), but protects one file.
+	echo 'exit 0' >tests/run.sh
+	echo new >tests/new2.sh
+	claim_report 3 w3
+	sweep_says 0 1 0 0 0
+	rejected_for 3 "changes tests/run.sh, which this task protects (--protect 'tests/run.sh')"
+}
+
+@test "protected paths: deleting or renaming a protected file is a change too" {
+	echo 'true' >check.sh
+	git add check.sh
+	git commit -q -m check
+	daicho add del --protect check.sh --done-when file:README >/dev/null
+	daicho add ren --protect check.sh --done-when file:README >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	git rm -q check.sh
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	git checkout -q HEAD -- check.sh
+	git mv check.sh other.sh
+	[ "$(daicho claim 2 --as w2)" = 2 ]
+	daicho report 2 --as w2 --commit "$(commit_work 2)"
+	sweep_says 0 2 0 0 0
+	rejected_for 1 "changes check.sh"
+	rejected_for 2 "changes check.sh"
+}
+
+@test "the runner's report without a commit, in git, is rejected by the sweep with the reason" {
+	daicho add t --max-attempts 1 --done-when file:README >/dev/null
+	run --separate-stderr daicho run -j 1 -- true
+	[ "$status" -eq 1 ] || fail "run: exit $status, $stderr"
+	[ "$(tf 1 .state)" = failed ]
+	[ "$(tf 1 .last_verdict.summary)" = "committed: no commit reported: in a git repository only committed work counts, and files left uncommitted are never seen (report with --commit REV)" ] ||
+		fail "$(tf 1 .last_verdict.summary)"
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# daicho config: settings shared through the ledger (max-hold, protect,
+# trunk); who may change them; bad input.
+
+load helpers
+
+setup() {
+	common_setup
+	daicho add seed >/dev/null # the human is registered
+}
+
+@test "config lists every setting with its default when none is set" {
+	ok daicho config
+	assert_line --index 0 'max-hold   (not set: three leases)'
+	assert_line --index 2 'protect    (not set: none)'
+	assert_line --index 4 'trunk      (not set: the branch the main work tree has checked out at the claim)'
+	ok daicho config max-hold
+	assert_output '(not set: three leases)'
+	ok daicho config --json
+	run jq -c 'map([.key, .set, .value])' <<<"$output"
+	assert_output '[["max-hold",false,null],["protect",false,null],["trunk",false,null]]'
+}
+
+@test "config KEY VALUE sets a setting, KEY prints it alone, --unset goes back to the default; each change is an event" {
+	ok daicho config max-hold 90m
+	assert_output ''
+	ok daicho config max-hold
+	assert_output '1h30m'
+	ok daicho config protect 'tests/**' Makefile
+	ok daicho config protect
+	assert_output 'tests/** Makefile'
+	ok daicho config trunk main
+	ok daicho config --json protect
+	run jq -c '[.key, .set, .value, .set_by]' <<<"$output"
+	assert_output "[\"protect\",true,[\"tests/**\",\"Makefile\"],\"$(id -un)\"]"
+	ok daicho config --unset max-hold
+	ok daicho config max-hold
+	assert_output '(not set: three leases)'
+	ok daicho events --json
+	run jq -c '[.[] | select(.kind == "config") | .detail]' <<<"$output"
+	assert_output '[{"key":"max-hold","new":5400000,"old":null},{"key":"protect","new":["tests/**","Makefile"],"old":null},{"key":"trunk","new":"main","old":null},{"key":"max-hold","new":null,"old":5400000}]'
+}
+
+@test "config: only a human changes settings; an agent is refused with exit 6 and nothing changes" {
+	snapshot_ledger
+	DAICHO_AGENT=w1 refused 6 daicho config protect none
+	stderr_contains 'only a human may change settings'
+	refused 6 daicho config --as w1 max-hold 1s
+	stderr_contains '--as names an agent'
+	CLAUDE_CODE_SESSION_ID=abc refused 6 daicho config --unset protect
+	assert_ledger_unchanged
+	# Reading is for everyone.
+	DAICHO_AGENT=w1 ok daicho config
+}
+
+@test "config: bad input is refused with exit 2 and changes nothing" {
+	snapshot_ledger
+	refused 2 daicho config nosuch 1
+	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: max-hold, protect, trunk)"
+	refused 2 daicho config nosuch
+	refused 2 daicho config max-hold 0s
+	refused 2 daicho config max-hold 10x
+	refused 2 daicho config max-hold 1h 2h
+	refused 2 daicho config protect '../out'
+	refused 2 daicho config protect 'ok/**' '/abs'
+	refused 2 daicho config trunk 'a..b'
+	refused 2 daicho config trunk '-x'
+	refused 2 daicho config trunk 'has space'
+	refused 2 daicho config trunk main dev
+	refused 2 daicho config --unset
+	refused 2 daicho config --unset max-hold 1h
+	assert_ledger_unchanged
+}
