@@ -52,6 +52,17 @@ setup() {
 	cmp "$TEST_ROOT/body" "$TEST_ROOT/out"
 }
 
+@test "--body-file - and --batch - with stdin closed: refused, nothing added" {
+	snapshot_ledger
+	capture daicho add t --body-file - <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	capture daicho add --batch - <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	assert_ledger_unchanged
+}
+
 @test "a 5 MB body piped on stdin round-trips" {
 	head -c 5000000 /dev/urandom >"$TEST_ROOT/body"
 	# a pipe, not a file, on stdin: reads come in pieces
