@@ -130,6 +130,15 @@ ledger_db(struct ledger *ledger)
 	return ledger->db;
 }
 
+/* The error for a symbolic link at file, one of the ledger's files. */
+static int
+symlink_error(const char *file, struct err *err)
+{
+	return err_set(err, ERR_FAILED,
+	    "%s is a symbolic link (daicho follows no link for the ledger's "
+	    "files; remove it, or point --ledger at the real ledger)", file);
+}
+
 int
 ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 {
@@ -569,21 +578,60 @@ configure_sqlite(void)
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 }
 
+/*
+ * Refuse a symbolic link where daicho or SQLite keeps a file of the ledger
+ * at path: the ledger itself, its -wal, -shm and -journal, and the -lock.
+ * Writing through one would let anyone who can write the directory aim
+ * daicho's writes at any file the caller may write. The opens refuse links
+ * too (SQLITE_OPEN_NOFOLLOW, O_NOFOLLOW), also when one appears after this
+ * check; this is what names the link.
+ */
+static int
+refuse_symlinks(const char *path, struct err *err)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal",
+		"-lock" };
+	struct buf file = BUF_INIT;
+	struct stat st;
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		buf_reset(&file);
+		buf_addf(&file, "%s%s", path, suffixes[i]);
+		if (lstat(file.buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+			rc = symlink_error(file.buf, err);
+			break;
+		}
+	}
+	buf_release(&file);
+	return rc;
+}
+
 /* Open path (creating it when create is set) and configure the connection. */
 static int
 connect(const char *path, bool create, struct ledger **out, struct err *err)
 {
 	struct ledger *ledger = xcalloc(1, sizeof(*ledger));
-	struct buf lock_path = BUF_INIT;
+	struct buf lock_path = BUF_INIT, open_path = BUF_INIT;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-		    (create ? SQLITE_OPEN_CREATE : 0);
+		    SQLITE_OPEN_NOFOLLOW | (create ? SQLITE_OPEN_CREATE : 0);
 	int64_t version = 0;
 	int rc;
 
 	configure_sqlite();
 	ledger->path = xstrdup(path);
 	ledger->busy_timeout_ms = busy_timeout_ms();
-	rc = sqlite3_open_v2(path, &ledger->db, flags, NULL);
+	/*
+	 * SQLITE_OPEN_NOFOLLOW refuses a link anywhere in the path: give it
+	 * the directory resolved, so that only a link at the ledger itself
+	 * is refused (SQLite resolved the directory this way before too).
+	 */
+	if (path_add_resolved_dir(&open_path, path) < 0) {
+		buf_reset(&open_path);
+		buf_adds(&open_path, path);
+	}
+	rc = sqlite3_open_v2(open_path.buf, &ledger->db, flags, NULL);
+	buf_release(&open_path);
 	if (rc != SQLITE_OK) {
 		rc = ledger_error(ledger, rc, err, "opening it");
 		goto fail;
@@ -605,8 +653,14 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	/* Only for a ledger: a refused file gets no lock file beside it. A
 	 * read-only place gets none either; writes fail there anyway. */
 	buf_addf(&lock_path, "%s-lock", path);
-	if (filelock_open(lock_path.buf, &ledger->lock) < 0)
+	if (filelock_open(lock_path.buf, &ledger->lock) < 0) {
 		ledger->lock = NULL;
+		if (errno == ELOOP) {
+			rc = symlink_error(lock_path.buf, err);
+			buf_release(&lock_path);
+			goto fail;
+		}
+	}
 	buf_release(&lock_path);
 	/*
 	 * WAL for concurrent readers (persistent: set once, when the ledger is
@@ -637,6 +691,8 @@ ledger_create(const char *path, struct err *err)
 	bool existed = stat(path, &st) == 0 && st.st_size > 0;
 	int rc;
 
+	if ((rc = refuse_symlinks(path, err)) < 0)
+		return rc;
 	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
 		return err_set(err, ERR_FAILED, "cannot create the directory for %s (%s)",
 		    path, strerror(errno));
@@ -650,6 +706,10 @@ ledger_create(const char *path, struct err *err)
 int
 ledger_open(const char *path, struct ledger **out, struct err *err)
 {
+	int rc;
+
+	if ((rc = refuse_symlinks(path, err)) < 0)
+		return rc;
 	if (access(path, F_OK) != 0)
 		return err_set(err, ERR_FAILED,
 		    "no ledger at %s (run 'daicho init' to create one, or point "

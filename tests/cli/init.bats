@@ -182,6 +182,66 @@ teardown() {
 	[ "$(sqlite3 "$TEST_ROOT/other.db" '.tables')" = mine ]
 }
 
+# symlink_refused FILE: ls and add with a symbolic link at FILE (beside the
+# ledger) to a file outside: both refused naming FILE, the target untouched.
+symlink_refused() {
+	printf 'not yours\n' >"$TEST_ROOT/target"
+	ln -s "$TEST_ROOT/target" "$1"
+	for cmd in "ls" "add x" "init"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "$1 is a symbolic link"
+		[ "$(cat "$TEST_ROOT/target")" = "not yours" ] || fail "$cmd wrote through $1"
+	done
+	rm "$1"
+}
+
+@test "a symbolic link at <ledger>-lock, -wal, -shm or -journal: refused, naming it; its target untouched" {
+	ok daicho add "before"
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	snapshot_ledger
+	mv "$DAICHO_LEDGER-lock" "$TEST_ROOT/lock.saved"
+	symlink_refused "$DAICHO_LEDGER-lock"
+	mv "$TEST_ROOT/lock.saved" "$DAICHO_LEDGER-lock"
+	for suffix in -wal -shm -journal; do
+		rm -f "$DAICHO_LEDGER$suffix"
+		symlink_refused "$DAICHO_LEDGER$suffix"
+	done
+	assert_ledger_unchanged
+	ok daicho ls
+}
+
+@test "the ledger itself a symbolic link: refused, naming it; the file it names untouched" {
+	ok daicho add "before"
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	mv "$DAICHO_LEDGER" "$TEST_ROOT/real.db"
+	rm -f "$DAICHO_LEDGER-lock" "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
+	sum="$(sha256sum <"$TEST_ROOT/real.db")"
+	ln -s "$TEST_ROOT/real.db" "$DAICHO_LEDGER"
+	for cmd in "ls" "add x" "init"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "$DAICHO_LEDGER is a symbolic link"
+	done
+	[ "$(sha256sum <"$TEST_ROOT/real.db")" = "$sum" ]
+	[ ! -e "$TEST_ROOT/real.db-wal" ]
+	[ ! -e "$DAICHO_LEDGER-lock" ]
+	# The real file, named directly, is the ledger.
+	DAICHO_LEDGER="$TEST_ROOT/real.db" ok daicho ls
+	assert_output --partial before
+}
+
+@test "a ledger in a directory reached through a symbolic link works" {
+	mkdir "$TEST_ROOT/real"
+	ln -s "$TEST_ROOT/real" "$TEST_ROOT/link"
+	export DAICHO_LEDGER="$TEST_ROOT/link/ledger.db"
+	ok daicho init
+	ok daicho add "through a link"
+	ok daicho ls
+	assert_output --partial "through a link"
+	[ -f "$TEST_ROOT/real/ledger.db" ] && [ -f "$TEST_ROOT/real/ledger.db-lock" ]
+}
+
 # Tests run as root, which ignores permission bits; an immutable file
 # (chattr +i) is read-only even for root.
 @test "a read-only ledger file: writes fail with one clear line, exit 1, ledger unchanged" {
