@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "util/filelock.h"
 #include "util/path.h"
+#include "util/strlist.h"
 
 #define STMT_CACHE_SIZE 256
 
@@ -49,6 +50,7 @@ struct ledger {
 	uint64_t commits;             /* write transactions committed */
 	int64_t caller;               /* the caller's agent id, 0 until known */
 	int64_t *forget_on_rollback;  /* an id registered in this transaction */
+	bool identified;              /* the file is known to be a ledger */
 	/* For $DAICHO_TRACE_LOCK: microseconds waited for and holding the lock. */
 	int64_t wait_us_max, wait_us_total, hold_us_total, locked_at_us;
 	int64_t transactions;
@@ -130,6 +132,66 @@ ledger_db(struct ledger *ledger)
 	return ledger->db;
 }
 
+/*
+ * Damage. SQLite notices a damaged page only when it reads that page, so a
+ * command that never reads it (an add) would go on writing to a ledger
+ * another command found damaged. The first to meet the damage leaves
+ * "<ledger>-damaged" (holding SQLite's message), and every command refuses
+ * the ledger while it is there, until 'daicho doctor' finds the ledger
+ * whole again (ledger_check_integrity()).
+ */
+#define DAMAGE_MARK_SUFFIX "-damaged"
+
+/* The error for the damaged ledger at path, SQLite having said detail. */
+static int
+damage_error(const char *path, const char *detail, struct err *err)
+{
+	return err_set(err, ERR_FAILED,
+	    "the ledger at %s is damaged (%s; stop the agents, run 'daicho "
+	    "doctor', then restore it from a backup or rebuild it from 'sqlite3 "
+	    "%s .dump' as doctor shows)", path, detail, path);
+}
+
+/* Leave the damage mark beside the ledger, saying detail (once). */
+static void
+mark_damaged(const struct ledger *ledger, const char *detail)
+{
+	struct buf mark = BUF_INIT;
+	int fd;
+
+	if (!ledger->identified)
+		return; /* not a ledger: leave nothing beside someone's file */
+	buf_addf(&mark, "%s" DAMAGE_MARK_SUFFIX, ledger->path);
+	fd = open(mark.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if (fd >= 0) {
+		buf_reset(&mark);
+		buf_addf(&mark, "%s\n", detail);
+		(void)!write(fd, mark.buf, mark.len);
+		close(fd);
+	}
+	buf_release(&mark);
+}
+
+/* Refuse the ledger at path while it carries the damage mark. */
+static int
+refuse_marked_damaged(const char *path, struct err *err)
+{
+	struct buf mark = BUF_INIT, detail = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&mark, "%s" DAMAGE_MARK_SUFFIX, path);
+	if (buf_read_file(&detail, mark.buf) == 0) {
+		detail.len = strcspn(detail.buf, "\n");
+		detail.buf[detail.len] = '\0';
+		rc = damage_error(path, detail.len ? detail.buf :
+		    "a command found it damaged", err);
+	}
+	buf_release(&mark);
+	buf_release(&detail);
+	return rc;
+}
+
 /* The error for a symbolic link at file, one of the ledger's files. */
 static int
 symlink_error(const char *file, struct err *err)
@@ -157,14 +219,15 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 		    "cannot write the ledger while %s (%s is read-only; fix its "
 		    "permissions or use a writable --ledger)", what, path);
 	case SQLITE_NOTADB:
+		if (ledger && ledger->identified)
+			break; /* a ledger, read a moment ago: damaged */
 		return err_set(err, ERR_FAILED,
 		    "%s is not a daicho ledger (not a SQLite database; point "
 		    "--ledger at a ledger, or move the file away and run "
-		    "'daicho init')", path);
+		    "'daicho init'; if it was your ledger, it is damaged: "
+		    "restore it from a backup)", path);
 	case SQLITE_CORRUPT:
-		return err_set(err, ERR_FAILED,
-		    "the ledger %s is damaged (%s; restore it from a copy)", path,
-		    detail);
+		break;
 	case SQLITE_FULL:
 		return err_set(err, ERR_FAILED,
 		    "disk full while %s (%s; free space and retry)", what, path);
@@ -178,6 +241,10 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 		return err_set(err, ERR_FAILED, "ledger error while %s (%s)", what,
 		    detail);
 	}
+	/* SQLITE_CORRUPT, or SQLITE_NOTADB from a ledger. */
+	if (ledger)
+		mark_damaged(ledger, detail);
+	return damage_error(path, detail, err);
 }
 
 int
@@ -590,7 +657,7 @@ static int
 refuse_symlinks(const char *path, struct err *err)
 {
 	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal",
-		"-lock" };
+		"-lock", DAMAGE_MARK_SUFFIX };
 	struct buf file = BUF_INIT;
 	struct stat st;
 	int rc = 0;
@@ -607,9 +674,13 @@ refuse_symlinks(const char *path, struct err *err)
 	return rc;
 }
 
-/* Open path (creating it when create is set) and configure the connection. */
+/*
+ * Open path (creating it when create is set) and configure the connection.
+ * A ledger marked damaged is refused unless despite_damage is set.
+ */
 static int
-connect(const char *path, bool create, struct ledger **out, struct err *err)
+connect(const char *path, bool create, bool despite_damage, struct ledger **out,
+    struct err *err)
 {
 	struct ledger *ledger = xcalloc(1, sizeof(*ledger));
 	struct buf lock_path = BUF_INIT, open_path = BUF_INIT;
@@ -620,6 +691,8 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 
 	configure_sqlite();
 	ledger->path = xstrdup(path);
+	if (!despite_damage && (rc = refuse_marked_damaged(path, err)) < 0)
+		goto fail;
 	ledger->busy_timeout_ms = busy_timeout_ms();
 	/*
 	 * SQLITE_OPEN_NOFOLLOW refuses a link anywhere in the path: give it
@@ -650,6 +723,7 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
 	if ((rc = identify(ledger, create, &version, err)) < 0)
 		goto fail;
+	ledger->identified = true;
 	/* Only for a ledger: a refused file gets no lock file beside it. A
 	 * read-only place gets none either; writes fail there anyway. */
 	buf_addf(&lock_path, "%s-lock", path);
@@ -696,7 +770,7 @@ ledger_create(const char *path, struct err *err)
 	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
 		return err_set(err, ERR_FAILED, "cannot create the directory for %s (%s)",
 		    path, strerror(errno));
-	rc = connect(path, true, &ledger, err);
+	rc = connect(path, true, false, &ledger, err);
 	ledger_close(ledger);
 	if (rc < 0)
 		return rc;
@@ -714,7 +788,70 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 		return err_set(err, ERR_FAILED,
 		    "no ledger at %s (run 'daicho init' to create one, or point "
 		    "--ledger or DAICHO_LEDGER at an existing one)", path);
-	return connect(path, false, out, err);
+	return connect(path, false, false, out, err);
+}
+
+/*
+ * Append each line of text, a row of SQLite's integrity check, to
+ * problems: not "ok", nor the "*** in database main ***" heading.
+ */
+static void
+add_problem_lines(struct strlist *problems, const char *text)
+{
+	while (text && *text) {
+		size_t len = strcspn(text, "\n");
+
+		if (len > 0 && strncmp(text, "ok", len) != 0 &&
+		    strncmp(text, "*** ", 4) != 0)
+			strlist_add_owned(problems, xstrndup(text, len));
+		text += len + (text[len] == '\n');
+	}
+}
+
+int
+ledger_check_integrity(const char *path, struct strlist *problems,
+    struct err *err)
+{
+	struct ledger *ledger = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if ((rc = refuse_symlinks(path, err)) < 0)
+		return rc;
+	if (access(path, F_OK) != 0)
+		return err_set(err, ERR_FAILED, "no ledger at %s (run 'daicho init')",
+		    path);
+	if ((rc = connect(path, false, true, &ledger, err)) < 0)
+		return rc;
+	rc = sqlite3_prepare_v2(ledger->db, "PRAGMA integrity_check(10)", -1, &st,
+	    NULL);
+	if (rc == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			add_problem_lines(problems,
+			    (const char *)sqlite3_column_text(st, 0));
+	}
+	/* Damage that stops the check itself is one more problem. */
+	if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+		strlist_add(problems, sqlite3_errmsg(ledger->db));
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		rc = ledger_error(ledger, rc, err, "checking the ledger");
+	} else {
+		rc = 0;
+		if (problems->count == 0) {
+			struct buf mark = BUF_INIT;
+
+			buf_addf(&mark, "%s" DAMAGE_MARK_SUFFIX, path);
+			unlink(mark.buf);
+			buf_release(&mark);
+		} else {
+			mark_damaged(ledger, problems->items[0]);
+		}
+	}
+	ledger_close(ledger);
+	return rc;
 }
 
 /*

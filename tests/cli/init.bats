@@ -182,6 +182,81 @@ teardown() {
 	[ "$(sqlite3 "$TEST_ROOT/other.db" '.tables')" = mine ]
 }
 
+# damage_page TABLE N: the number of the Nth leaf page of TABLE, after the
+# WAL is checkpointed into the ledger file.
+damage_page() {
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	sql "SELECT pageno FROM dbstat WHERE name = '$1' AND pagetype = 'leaf'
+		ORDER BY pageno LIMIT 1 OFFSET $2"
+}
+
+# damage PAGE: overwrite the b-tree header of page PAGE of the ledger, which
+# SQLite notices only when it reads that page.
+damage() {
+	local size
+	size="$(sql 'PRAGMA page_size')"
+	head -c 16 /dev/zero | tr '\0' '\377' |
+		dd of="$DAICHO_LEDGER" bs=1 seek=$((($1 - 1) * size)) conv=notrunc 2>/dev/null
+}
+
+@test "a damaged ledger: ls meets it, then every command stops with one line saying how to recover; doctor reports it" {
+	for i in $(seq 1 200); do
+		printf '{"title":"task %d %0200d"}\n' "$i" 0
+	done | daicho add --batch - >/dev/null
+	page="$(damage_page tasks 3)"
+	[ -n "$page" ]
+	cp "$DAICHO_LEDGER" "$TEST_ROOT/backup.db"
+	damage "$page"
+	sum="$(sha256sum <"$DAICHO_LEDGER")"
+	# ls meets the damage after printing the rows before it.
+	capture daicho ls
+	[ "$status" -eq 1 ] || fail "ls exited $status"
+	assert_one_error_line
+	stderr_contains "the ledger at $DAICHO_LEDGER is damaged (database disk image is malformed; "
+	# Every command from now on, even one that never reads the damaged page.
+	for cmd in "ls" "add x" "show 1" "status" "claim --next --as w1" "init"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "the ledger at $DAICHO_LEDGER is damaged (database disk image is malformed; "
+		stderr_contains "run 'daicho doctor', then restore it from a backup"
+	done
+	[ "$(sha256sum <"$DAICHO_LEDGER")" = "$sum" ]
+	capture daicho doctor
+	[ "$status" -eq 1 ] || fail "doctor exited $status"
+	assert_line --regexp "^FAIL +ledger integrity +$DAICHO_LEDGER is damaged: .*Page $page"
+	assert_line --partial "fix: stop every agent and daicho process; restore"
+	capture daicho doctor --json
+	[ "$status" -eq 1 ]
+	# One failure for one damage: the ledger does not also fail to open.
+	jq -e '(map(select(.check == "ledger")) | length == 0) and
+		(.[] | select(.check == "ledger integrity") | .ok == false and
+		(.detail | test("Page '"$page"'")) and (.fix | test("sqlite3 .* .dump")))' \
+		<<<"$output" >/dev/null || fail "$output"
+	# Restored from the backup: doctor finds it whole, and commands work again.
+	cp "$TEST_ROOT/backup.db" "$DAICHO_LEDGER"
+	rm -f "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
+	refused 1 daicho add x
+	ok daicho doctor
+	assert_line --regexp '^ok +ledger integrity +'
+	assert_line --regexp '^ok +ledger +'
+	ok daicho add x
+	assert_output 201
+}
+
+@test "a damaged ledger: add stops when it meets the damage itself" {
+	daicho add one >/dev/null
+	daicho add two >/dev/null
+	damage "$(damage_page tasks 0)"
+	sum="$(sha256sum <"$DAICHO_LEDGER")"
+	refused 1 daicho add three
+	stderr_contains "is damaged (database disk image is malformed; "
+	[ "$(sha256sum <"$DAICHO_LEDGER")" = "$sum" ]
+	capture daicho doctor --json
+	[ "$status" -eq 1 ]
+	jq -e 'any(.[]; .check == "ledger integrity" and .ok == false)' <<<"$output" \
+		>/dev/null || fail "$output"
+}
+
 # symlink_refused FILE: ls and add with a symbolic link at FILE (beside the
 # ledger) to a file outside: both refused naming FILE, the target untouched.
 symlink_refused() {
