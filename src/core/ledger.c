@@ -51,6 +51,7 @@ struct ledger {
 	int64_t caller;               /* the caller's agent id, 0 until known */
 	int64_t *forget_on_rollback;  /* an id registered in this transaction */
 	bool identified;              /* the file is known to be a ledger */
+	bool write_refused;           /* a write failed: SQLITE_READONLY */
 	/* For $DAICHO_TRACE_LOCK: microseconds waited for and holding the lock. */
 	int64_t wait_us_max, wait_us_total, hold_us_total, locked_at_us;
 	int64_t transactions;
@@ -130,6 +131,12 @@ sqlite3 *
 ledger_db(struct ledger *ledger)
 {
 	return ledger->db;
+}
+
+bool
+ledger_read_only(struct ledger *ledger)
+{
+	return ledger->write_refused || sqlite3_db_readonly(ledger->db, "main") == 1;
 }
 
 /*
@@ -215,6 +222,8 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 		    "ledger busy while %s (%s; retry, or raise DAICHO_BUSY_TIMEOUT)",
 		    what, detail);
 	case SQLITE_READONLY:
+		if (ledger)
+			ledger->write_refused = true;
 		return err_set(err, ERR_FAILED,
 		    "cannot write the ledger while %s (%s is read-only; fix its "
 		    "permissions or use a writable --ledger)", what, path);
@@ -384,6 +393,11 @@ ledger_begin(struct ledger *ledger, struct err *err)
 
 	if (ledger->in_transaction)
 		return begin_nested(ledger, true, err);
+	if (sqlite3_db_readonly(ledger->db, "main") == 1)
+		return err_set(err, ERR_FAILED, "cannot change the ledger (%s is "
+		    "read-only for this user: the file, its -wal or -shm, or its "
+		    "directory; fix the permissions or use a writable --ledger)",
+		    ledger->path);
 	if ((rc = take_write_lock(ledger, err)) < 0)
 		return rc;
 	rc = sqlite3_exec(ledger->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -675,6 +689,101 @@ refuse_symlinks(const char *path, struct err *err)
 }
 
 /*
+ * Open the connection to name (a path, or a URI with SQLITE_OPEN_URI) with
+ * flags, and configure it.
+ */
+static int
+open_connection(struct ledger *ledger, const char *name, int flags,
+    struct err *err)
+{
+	int rc = sqlite3_open_v2(name, &ledger->db, flags, NULL);
+
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "opening it");
+	sqlite3_extended_result_codes(ledger->db, 1);
+	/*
+	 * Most daicho processes live for one command. Closing the last
+	 * connection would checkpoint and delete the WAL, with fsyncs, on
+	 * every command; truncate_wal() does it only when it is worth it.
+	 */
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* PRAGMA foreign_keys = ON, without preparing a statement. */
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
+	/* Replaces automatic checkpoints, which would run inside the lock. */
+	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
+	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
+	return 0;
+}
+
+static int reopen_immutable(struct ledger *ledger, const char *path,
+    struct err *err);
+
+/*
+ * After the first read of the ledger failed with rc (err filled): when
+ * that is only because SQLite cannot make the WAL's index (<ledger>-shm)
+ * for a caller who may not write beside the ledger, and no WAL exists, the
+ * ledger file alone holds every commit: reopen it with reopen_immutable()
+ * and return 0. A WAL without an index that SQLite can use cannot be read
+ * (the file alone would be out of date): say so. Else return rc as it is.
+ */
+static int
+read_only_fallback(struct ledger *ledger, const char *open_path, int rc,
+    struct err *err)
+{
+	int code = sqlite3_extended_errcode(ledger->db);
+	struct buf wal = BUF_INIT;
+	struct stat st;
+	bool has_wal;
+
+	if (code != SQLITE_READONLY_DIRECTORY && code != SQLITE_READONLY_CANTINIT &&
+	    code != SQLITE_CANTOPEN)
+		return rc;
+	buf_addf(&wal, "%s-wal", ledger->path);
+	has_wal = lstat(wal.buf, &st) == 0;
+	buf_release(&wal);
+	if (has_wal && code == SQLITE_CANTOPEN)
+		return err_set(err, ERR_FAILED, "cannot read the ledger at %s (its "
+		    "-wal holds changes, and this user can neither open nor create "
+		    "its -shm; have the ledger's owner run any daicho command on it, "
+		    "or make its directory writable)", ledger->path);
+	if (has_wal || code == SQLITE_CANTOPEN)
+		return rc;
+	err_release(err);
+	*err = (struct err)ERR_INIT;
+	return reopen_immutable(ledger, open_path, err);
+}
+
+/*
+ * Reopen the ledger at path read-only as an immutable file: SQLite then
+ * needs neither a -shm nor locks, which a caller who can only read the
+ * directory cannot make. Reads see the file as it is; a writer that
+ * starts meanwhile writes to a new WAL, which this connection does not see
+ * (its commits show from the next command on).
+ */
+static int
+reopen_immutable(struct ledger *ledger, const char *path, struct err *err)
+{
+	struct buf uri = BUF_INIT;
+	int rc;
+
+	sqlite3_close(ledger->db);
+	ledger->db = NULL;
+	buf_adds(&uri, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+			buf_addch(&uri, (char)*p);
+		else
+			buf_addf(&uri, "%%%02X", *p);
+	}
+	buf_adds(&uri, "?immutable=1");
+	rc = open_connection(ledger, uri.buf, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, err);
+	buf_release(&uri);
+	return rc;
+}
+
+/*
  * Open path (creating it when create is set) and configure the connection.
  * A ledger marked damaged is refused unless despite_damage is set.
  */
@@ -703,25 +812,13 @@ connect(const char *path, bool create, bool despite_damage, struct ledger **out,
 		buf_reset(&open_path);
 		buf_adds(&open_path, path);
 	}
-	rc = sqlite3_open_v2(open_path.buf, &ledger->db, flags, NULL);
-	buf_release(&open_path);
-	if (rc != SQLITE_OK) {
-		rc = ledger_error(ledger, rc, err, "opening it");
+	if ((rc = open_connection(ledger, open_path.buf, flags, err)) < 0)
 		goto fail;
-	}
-	sqlite3_extended_result_codes(ledger->db, 1);
-	/*
-	 * Most daicho processes live for one command. Closing the last
-	 * connection would checkpoint and delete the WAL, with fsyncs, on
-	 * every command; truncate_wal() does it only when it is worth it.
-	 */
-	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	/* PRAGMA foreign_keys = ON, without preparing a statement. */
-	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
-	/* Replaces automatic checkpoints, which would run inside the lock. */
-	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
-	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
-	if ((rc = identify(ledger, create, &version, err)) < 0)
+	rc = identify(ledger, create, &version, err);
+	if (rc < 0 && !create &&
+	    (rc = read_only_fallback(ledger, open_path.buf, rc, err)) == 0)
+		rc = identify(ledger, create, &version, err);
+	if (rc < 0)
 		goto fail;
 	ledger->identified = true;
 	/* Only for a ledger: a refused file gets no lock file beside it. A
@@ -750,9 +847,11 @@ connect(const char *path, bool create, bool despite_damage, struct ledger **out,
 	}
 	if ((rc = migrate(ledger, version, err)) < 0)
 		goto fail;
+	buf_release(&open_path);
 	*out = ledger;
 	return 0;
 fail:
+	buf_release(&open_path);
 	ledger_close(ledger);
 	return rc;
 }

@@ -89,6 +89,13 @@ int ledger_check_integrity(const char *path, struct strlist *problems,
 
 const char *ledger_path(const struct ledger *ledger);
 
+/*
+ * Whether this process may only read the ledger: SQLite opened it
+ * read-only (the caller cannot write the file, or its WAL), or a write
+ * was refused as read-only.
+ */
+bool ledger_read_only(struct ledger *ledger);
+
 /* The connection, for core modules only. */
 sqlite3 *ledger_db(struct ledger *ledger);
 

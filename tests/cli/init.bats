@@ -7,6 +7,10 @@ load helpers
 # not remove its temporary directory).
 teardown() {
 	[ -z "${IMMUTABLE:-}" ] || chattr -i "$IMMUTABLE" 2>/dev/null || true
+	if [ -n "${READER_DIR:-}" ]; then
+		chmod -R u+w "$READER_DIR" 2>/dev/null || true
+		rm -rf "$READER_DIR"
+	fi
 }
 
 @test "init creates a WAL-mode SQLite ledger at \$DAICHO_LEDGER" {
@@ -359,4 +363,97 @@ symlink_refused() {
 	chattr -i "$DAICHO_LEDGER"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.[0].title' <<<"$output")" = readable ]
+}
+
+# reader_setup: a ledger in $READER_DIR (which another user can reach; the
+# test's own directory may not be), with tasks, a claim, a saved result
+# and an agent, and a copy of daicho there; sets READER to the command that
+# runs a command as a user who may read the ledger but not write it:
+# nobody, when the tests run as root (which ignores permissions), else the
+# tests' own user once the files are read-only.
+reader_setup() {
+	if [ "$(id -u)" = 0 ]; then
+		id nobody >/dev/null 2>&1 || skip "no user 'nobody' to read the ledger as"
+		if command -v setpriv >/dev/null; then
+			READER=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)"
+				--clear-groups --)
+		elif command -v runuser >/dev/null; then
+			READER=(runuser -u nobody --)
+		else
+			skip "neither setpriv nor runuser: cannot run as a user without root's rights"
+		fi
+	else
+		READER=()
+	fi
+	READER_DIR="$(mktemp -d /tmp/daicho-reader.XXXXXX)"
+	chmod 755 "$READER_DIR"
+	cp "$DAICHO_ROOT/daicho" "$READER_DIR/daicho"
+	export DAICHO_LEDGER="$READER_DIR/ledger.db" HOME="$READER_DIR"
+	export PATH="$READER_DIR:$PATH"
+	daicho init >/dev/null
+	daicho add "first" >/dev/null
+	daicho add "second" --body "the prompt" >/dev/null
+	daicho claim 1 --as w1 >/dev/null
+	echo "the result" | daicho save 1 --as w1
+	daicho send w1 "a note" >/dev/null
+}
+
+# reader_lock_down: the ledger, everything beside it and its directory
+# read-only.
+reader_lock_down() {
+	chmod a-w "$READER_DIR"/ledger.db* "$READER_DIR"
+}
+
+# reader_can_read [TITLE]: every reading command works for the reader,
+# and ls shows TITLE; writes fail with one line.
+reader_can_read() {
+	local cmd
+	for cmd in "ls" "ls --json" "ls --as w1" "ls --as newcomer" "show 1" \
+		"status" "handoff" "log 1" "events" "agents" "prompt 2" "result 1" \
+		"graph" "reservations" "approvals" "gate ls" "usage" \
+		"inbox --peek --as w1"; do
+		# shellcheck disable=SC2086
+		capture "${READER[@]}" daicho $cmd
+		[ "$status" -eq 0 ] || fail "'daicho $cmd' as a reader: exit $status: $stderr"
+		[ -z "$stderr" ] || fail "'daicho $cmd' as a reader: $stderr"
+	done
+	capture "${READER[@]}" daicho ls
+	assert_output --partial "first"
+	assert_output --partial "${1:-second}"
+	capture "${READER[@]}" daicho prompt 2
+	assert_output "the prompt"
+	for cmd in "add x" "claim 2 --as w2" "report 1 --as w1" "inbox --as w1"; do
+		# shellcheck disable=SC2086
+		refused 1 "${READER[@]}" daicho $cmd
+		stderr_contains "read-only"
+	done
+}
+
+@test "a ledger the caller may only read (file and directory; no -wal or -shm): reading works, writing fails with one line" {
+	reader_setup
+	snapshot_ledger
+	# The last read-write connection to close removes the WAL and its index.
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	[ ! -e "$DAICHO_LEDGER-wal" ] && [ ! -e "$DAICHO_LEDGER-shm" ]
+	reader_lock_down
+	reader_can_read
+	[ ! -e "$DAICHO_LEDGER-wal" ] && [ ! -e "$DAICHO_LEDGER-shm" ]
+	assert_ledger_unchanged
+}
+
+@test "a ledger the caller may only read, with -wal and -shm it cannot write: reading sees the WAL's commits" {
+	reader_setup
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	daicho add "in the wal only" >/dev/null
+	snapshot_ledger
+	[ -s "$DAICHO_LEDGER-wal" ] && [ -e "$DAICHO_LEDGER-shm" ]
+	reader_lock_down
+	reader_can_read "in the wal only"
+	assert_ledger_unchanged
+	# A WAL without its index, which the reader cannot make: one clear line.
+	chmod u+w "$READER_DIR"
+	rm "$DAICHO_LEDGER-shm"
+	chmod a-w "$READER_DIR"
+	refused 1 "${READER[@]}" daicho ls
+	stderr_contains "cannot read the ledger at $DAICHO_LEDGER (its -wal holds changes"
 }
