@@ -157,6 +157,10 @@ done:
 	return rc;
 }
 
+#define STRINGIFY(x) #x
+#define EXPANDED_STRING(x) STRINGIFY(x)
+#define TITLE_MAX_TEXT EXPANDED_STRING(TASK_TITLE_MAX_BYTES)
+
 const struct cmd_entry cmd_add_entry = {
 	.name = "add",
 	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
@@ -167,6 +171,7 @@ const struct cmd_entry cmd_add_entry = {
 	.summary = "add a task (or many, all or none) and print its id",
 	.help =
 	    "Prints only the new id (one per line for --batch).\n\n"
+	    "The title is one line of at most " TITLE_MAX_TEXT " bytes of UTF-8.\n"
 	    "The body is the task's prompt: any bytes, any size; workers fetch it\n"
 	    "with 'daicho prompt ID'. --after takes ids (12, #12, T12), comma-\n"
 	    "separated or repeated: the task is ready only when all of them are\n"

@@ -290,6 +290,12 @@ check_spec(const struct task_spec *spec, struct err *err)
 		    prefix);
 		goto done;
 	}
+	if (strlen(spec->title) > TASK_TITLE_MAX_BYTES) {
+		rc = err_set(err, ERR_USAGE, "%stitle too long (%zu bytes; a title "
+		    "has at most %d bytes, put the rest in the body)", prefix,
+		    strlen(spec->title), TASK_TITLE_MAX_BYTES);
+		goto done;
+	}
 	if (strchr(spec->title, '\n') || strchr(spec->title, '\r')) {
 		rc = err_set(err, ERR_USAGE,
 		    "%stitle has a line break (a title is one line; put the "

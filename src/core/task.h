@@ -19,6 +19,11 @@
 #include "util/strlist.h"
 
 #define TASK_DEFAULT_MAX_ATTEMPTS 3
+/*
+ * The longest title, in bytes: a title is the one line that every listing
+ * shows; the rest of what a task says belongs in its body (unlimited).
+ */
+#define TASK_TITLE_MAX_BYTES 1000
 #define TASK_DEFAULT_LEASE_MS (30 * 60 * 1000)
 
 /* What "add" is given; one per task, one per line for a batch. */
