@@ -581,7 +581,8 @@ exec_cancel(struct cmd_ctx *ctx)
 		return rc;
 	if ((actor = cmd_caller(ctx)) < 0)
 		return (int)actor;
-	return task_cancel(ctx->ledger, actor, id, cmd_opt(ctx, "reason"), ctx->err);
+	return task_cancel_allowed(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
+	    ctx->err);
 }
 
 const struct cmd_entry cmd_cancel_entry = {
@@ -591,7 +592,10 @@ const struct cmd_entry cmd_cancel_entry = {
 	.help =
 	    "A cancelled task is never claimed again, and tasks that come after\n"
 	    "it never become ready. Verified, failed and cancelled tasks cannot\n"
-	    "be cancelled (exit 4). Prints nothing.\n",
+	    "be cancelled (exit 4). Anyone may cancel an open task; one that an\n"
+	    "agent holds (claimed, blocked or reported) only its holder, the\n"
+	    "agent that added it, or a human (exit 4 for others). Prints\n"
+	    "nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "why, for the log" },
 	    { 0 } },
