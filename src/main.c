@@ -7,6 +7,7 @@
  * error as "daicho: ..." and turns it into the exit status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,7 +461,7 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 }
 
 static int
-run(int argc, char **argv, struct err *err)
+run(int argc, char **argv, bool stdin_closed, struct err *err)
 {
 	struct globals globals = { 0 };
 	struct cmd_ctx ctx = { 0 };
@@ -470,6 +471,7 @@ run(int argc, char **argv, struct err *err)
 	char *cwd = NULL;
 
 	ctx.err = err;
+	ctx.stdin_closed = stdin_closed;
 	buf_init(&ctx.ledger_path);
 	/* Global options before the command name. */
 	if ((rc = parse_options(argc, argv, NULL, &globals, &ctx, &next)) < 0)
@@ -585,12 +587,54 @@ done:
 	return rc;
 }
 
+/*
+ * Put /dev/null on whichever of fds 0, 1 and 2 the caller left closed, so
+ * that no file daicho opens (the ledger, its lock, a log) gets one of
+ * them and receives what is meant for stdout or stderr, or is read as
+ * stdin. It is opened read-only, as SQLite does for the same reason:
+ * writes to it fail with EBADF as they would on the closed descriptor, so
+ * a closed stdout is still reported at exit. Sets *stdin_closed (reading
+ * "-" is then refused: cmd_read_input()). Returns 0, or -1 with errno set
+ * when /dev/null cannot be opened.
+ */
+static int
+cover_closed_standard_fds(bool *stdin_closed)
+{
+	*stdin_closed = false;
+	for (int fd = 0; fd <= 2; fd++) {
+		int opened;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (fd == STDIN_FILENO)
+			*stdin_closed = true;
+		/* The lowest free descriptor: fd, the lower ones being open. */
+		if ((opened = open("/dev/null", O_RDONLY)) < 0)
+			return -1;
+		if (opened != fd) {
+			close(opened);
+			errno = EBADF;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct err err = ERR_INIT;
-	int rc = run(argc, argv, &err);
-	int status = rc < 0 ? (int)err.code : 0;
+	bool stdin_closed;
+	int rc, status;
+
+	if (cover_closed_standard_fds(&stdin_closed) < 0) {
+		fprintf(stderr, "daicho: cannot open /dev/null on a closed standard "
+		    "descriptor (%s; start daicho with stdin, stdout and stderr "
+		    "open)\n", strerror(errno));
+		return ERR_FAILED;
+	}
+	rc = run(argc, argv, stdin_closed, &err);
+	status = rc < 0 ? (int)err.code : 0;
 
 	if (rc < 0 && err.message.len > 0)
 		fprintf(stderr, "daicho: %s\n", err.message.buf);

@@ -61,6 +61,7 @@ struct cmd_ctx {
 	struct agent caller;       /* resolved by cmd_caller() (name set then) */
 	bool json;                 /* --json */
 	bool quiet;                /* -q */
+	bool stdin_closed;         /* daicho was started with fd 0 closed */
 	int argc;                  /* positional arguments */
 	char **argv;
 	struct cmd_value *values;  /* command options in the order given */
@@ -118,7 +119,10 @@ int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
 /* Parse an integer option value in [min, max]; ERR_USAGE naming it. */
 int cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
     int64_t min, int64_t max, int64_t *value);
-/* Read a file's bytes, or stdin's when path is "-", into out. */
+/*
+ * Read a file's bytes, or stdin's when path is "-", into out. Reading "-"
+ * when daicho was started with stdin closed is ERR_FAILED.
+ */
 int cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out);
 
 /* Whether to colour stdout: a terminal and no NO_COLOR. */

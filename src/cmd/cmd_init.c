@@ -162,12 +162,17 @@ const struct cmd_entry cmd_doctor_entry = {
 	.usage = "doctor",
 	.summary = "check that the ledger and the agent hooks are in place",
 	.help =
-	    "Checks, and says how to fix: the ledger opens; daicho is on PATH\n"
+	    "Checks, and says how to fix: the ledger is whole (SQLite's integrity\n"
+	    "check, which reads all of it) and opens; daicho is on PATH\n"
 	    "(the clients run hooks by name, and a hook that cannot be found\n"
 	    "fails open: nothing is enforced); the git pre-commit hook is\n"
 	    "installed and executable; and for each client set up in this\n"
 	    "project (.claude, .codex, .gemini) that its settings run every\n"
 	    "daicho hook and its worker or instructions are there.\n\n"
+	    "A command that meets damage in the ledger leaves <ledger>-damaged\n"
+	    "beside it, and from then on every command refuses the ledger, even\n"
+	    "one that would not read the damaged part, until doctor finds it\n"
+	    "whole again (restored from a backup, or rebuilt as the fix says).\n\n"
 	    "Exit 0 when all pass, else 1. JSON: [{check, ok, detail, fix}].\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,

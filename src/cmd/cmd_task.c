@@ -160,6 +160,10 @@ done:
 	return rc;
 }
 
+#define STRINGIFY(x) #x
+#define EXPANDED_STRING(x) STRINGIFY(x)
+#define TITLE_MAX_TEXT EXPANDED_STRING(TASK_TITLE_MAX_BYTES)
+
 const struct cmd_entry cmd_add_entry = {
 	.name = "add",
 	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
@@ -171,6 +175,7 @@ const struct cmd_entry cmd_add_entry = {
 	.summary = "add a task (or many, all or none) and print its id",
 	.help =
 	    "Prints only the new id (one per line for --batch).\n\n"
+	    "The title is one line of at most " TITLE_MAX_TEXT " bytes of UTF-8.\n"
 	    "The body is the task's prompt: any bytes, any size; workers fetch it\n"
 	    "with 'daicho prompt ID'. --after takes ids (12, #12, T12), comma-\n"
 	    "separated or repeated: the task is ready only when all of them are\n"
@@ -624,7 +629,8 @@ exec_cancel(struct cmd_ctx *ctx)
 		return rc;
 	if ((actor = cmd_caller(ctx)) < 0)
 		return (int)actor;
-	return task_cancel(ctx->ledger, actor, id, cmd_opt(ctx, "reason"), ctx->err);
+	return task_cancel_allowed(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
+	    ctx->err);
 }
 
 const struct cmd_entry cmd_cancel_entry = {
@@ -634,7 +640,10 @@ const struct cmd_entry cmd_cancel_entry = {
 	.help =
 	    "A cancelled task is never claimed again, and tasks that come after\n"
 	    "it never become ready. Verified, failed and cancelled tasks cannot\n"
-	    "be cancelled (exit 4). Prints nothing.\n",
+	    "be cancelled (exit 4). Anyone may cancel an open task; one that an\n"
+	    "agent holds (claimed, blocked or reported) only its holder, the\n"
+	    "agent that added it, or a human (exit 4 for others). Prints\n"
+	    "nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "why, for the log" },
 	    { 0 } },

@@ -120,6 +120,12 @@ int
 cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
 {
 	if (strcmp(path, "-") == 0) {
+		/* ERR_FAILED like any unreadable input (exit 2 from a
+		 * hook would block the agent's tool call). */
+		if (ctx->stdin_closed)
+			return err_set(ctx->err, ERR_FAILED,
+			    "standard input is closed (nothing to read for '-'; "
+			    "pipe the input in or name a file)");
 		if (buf_read_fd(out, STDIN_FILENO) < 0)
 			return err_set(ctx->err, ERR_FAILED,
 			    "cannot read standard input (%s)", strerror(errno));

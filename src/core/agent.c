@@ -433,11 +433,23 @@ agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err)
 {
 	int rc;
 
+	/*
+	 * A caller who may only read the ledger leaves no trace: reading
+	 * must not fail for a heartbeat (or a registration) it cannot write.
+	 */
+	if (ledger_read_only(ledger))
+		return 0;
 	/* ledger_begin() runs the hook, which is the heartbeat. */
 	ledger_set_begin_hook(ledger, beat_in_transaction, agent);
-	if ((rc = ledger_begin(ledger, err)) < 0)
-		return rc;
-	return ledger_commit(ledger, err);
+	if ((rc = ledger_begin(ledger, err)) < 0 ||
+	    (rc = ledger_commit(ledger, err)) < 0) {
+		if (!ledger_read_only(ledger))
+			return rc;
+		err_release(err);
+		*err = (struct err)ERR_INIT;
+		return 0;
+	}
+	return 0;
 }
 
 void

@@ -63,6 +63,8 @@ int agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
  * claim; an expired lease is not revived).
  * Runs inside every write transaction once agent_resolve() succeeded; a
  * command that wrote nothing calls this to beat in a transaction of its own.
+ * On a ledger the caller may only read (ledger_read_only()) it does nothing
+ * and succeeds: the caller stays unregistered (id 0).
  */
 int agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err);
 

@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "util/filelock.h"
 #include "util/path.h"
+#include "util/strlist.h"
 
 #define STMT_CACHE_SIZE 256
 
@@ -49,6 +50,8 @@ struct ledger {
 	uint64_t commits;             /* write transactions committed */
 	int64_t caller;               /* the caller's agent id, 0 until known */
 	int64_t *forget_on_rollback;  /* an id registered in this transaction */
+	bool identified;              /* the file is known to be a ledger */
+	bool write_refused;           /* a write failed: SQLITE_READONLY */
 	/* For $DAICHO_TRACE_LOCK: microseconds waited for and holding the lock. */
 	int64_t wait_us_max, wait_us_total, hold_us_total, locked_at_us;
 	int64_t transactions;
@@ -130,6 +133,81 @@ ledger_db(struct ledger *ledger)
 	return ledger->db;
 }
 
+bool
+ledger_read_only(struct ledger *ledger)
+{
+	return ledger->write_refused || sqlite3_db_readonly(ledger->db, "main") == 1;
+}
+
+/*
+ * Damage. SQLite notices a damaged page only when it reads that page, so a
+ * command that never reads it (an add) would go on writing to a ledger
+ * another command found damaged. The first to meet the damage leaves
+ * "<ledger>-damaged" (holding SQLite's message), and every command refuses
+ * the ledger while it is there, until 'daicho doctor' finds the ledger
+ * whole again (ledger_check_integrity()).
+ */
+#define DAMAGE_MARK_SUFFIX "-damaged"
+
+/* The error for the damaged ledger at path, SQLite having said detail. */
+static int
+damage_error(const char *path, const char *detail, struct err *err)
+{
+	return err_set(err, ERR_FAILED,
+	    "the ledger at %s is damaged (%s; stop the agents, run 'daicho "
+	    "doctor', then restore it from a backup or rebuild it from 'sqlite3 "
+	    "%s .dump' as doctor shows)", path, detail, path);
+}
+
+/* Leave the damage mark beside the ledger, saying detail (once). */
+static void
+mark_damaged(const struct ledger *ledger, const char *detail)
+{
+	struct buf mark = BUF_INIT;
+	int fd;
+
+	if (!ledger->identified)
+		return; /* not a ledger: leave nothing beside someone's file */
+	buf_addf(&mark, "%s" DAMAGE_MARK_SUFFIX, ledger->path);
+	fd = open(mark.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if (fd >= 0) {
+		buf_reset(&mark);
+		buf_addf(&mark, "%s\n", detail);
+		(void)!write(fd, mark.buf, mark.len);
+		close(fd);
+	}
+	buf_release(&mark);
+}
+
+/* Refuse the ledger at path while it carries the damage mark. */
+static int
+refuse_marked_damaged(const char *path, struct err *err)
+{
+	struct buf mark = BUF_INIT, detail = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&mark, "%s" DAMAGE_MARK_SUFFIX, path);
+	if (buf_read_file(&detail, mark.buf) == 0) {
+		detail.len = strcspn(detail.buf, "\n");
+		detail.buf[detail.len] = '\0';
+		rc = damage_error(path, detail.len ? detail.buf :
+		    "a command found it damaged", err);
+	}
+	buf_release(&mark);
+	buf_release(&detail);
+	return rc;
+}
+
+/* The error for a symbolic link at file, one of the ledger's files. */
+static int
+symlink_error(const char *file, struct err *err)
+{
+	return err_set(err, ERR_FAILED,
+	    "%s is a symbolic link (daicho follows no link for the ledger's "
+	    "files; remove it, or point --ledger at the real ledger)", file);
+}
+
 int
 ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 {
@@ -144,18 +222,21 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 		    "ledger busy while %s (%s; retry, or raise DAICHO_BUSY_TIMEOUT)",
 		    what, detail);
 	case SQLITE_READONLY:
+		if (ledger)
+			ledger->write_refused = true;
 		return err_set(err, ERR_FAILED,
 		    "cannot write the ledger while %s (%s is read-only; fix its "
 		    "permissions or use a writable --ledger)", what, path);
 	case SQLITE_NOTADB:
+		if (ledger && ledger->identified)
+			break; /* a ledger, read a moment ago: damaged */
 		return err_set(err, ERR_FAILED,
 		    "%s is not a daicho ledger (not a SQLite database; point "
 		    "--ledger at a ledger, or move the file away and run "
-		    "'daicho init')", path);
+		    "'daicho init'; if it was your ledger, it is damaged: "
+		    "restore it from a backup)", path);
 	case SQLITE_CORRUPT:
-		return err_set(err, ERR_FAILED,
-		    "the ledger %s is damaged (%s; restore it from a copy)", path,
-		    detail);
+		break;
 	case SQLITE_FULL:
 		return err_set(err, ERR_FAILED,
 		    "disk full while %s (%s; free space and retry)", what, path);
@@ -169,6 +250,10 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 		return err_set(err, ERR_FAILED, "ledger error while %s (%s)", what,
 		    detail);
 	}
+	/* SQLITE_CORRUPT, or SQLITE_NOTADB from a ledger. */
+	if (ledger)
+		mark_damaged(ledger, detail);
+	return damage_error(path, detail, err);
 }
 
 int
@@ -308,6 +393,11 @@ ledger_begin(struct ledger *ledger, struct err *err)
 
 	if (ledger->in_transaction)
 		return begin_nested(ledger, true, err);
+	if (sqlite3_db_readonly(ledger->db, "main") == 1)
+		return err_set(err, ERR_FAILED, "cannot change the ledger (%s is "
+		    "read-only for this user: the file, its -wal or -shm, or its "
+		    "directory; fix the permissions or use a writable --ledger)",
+		    ledger->path);
 	if ((rc = take_write_lock(ledger, err)) < 0)
 		return rc;
 	rc = sqlite3_exec(ledger->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -569,25 +659,47 @@ configure_sqlite(void)
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 }
 
-/* Open path (creating it when create is set) and configure the connection. */
+/*
+ * Refuse a symbolic link where daicho or SQLite keeps a file of the ledger
+ * at path: the ledger itself, its -wal, -shm and -journal, and the -lock.
+ * Writing through one would let anyone who can write the directory aim
+ * daicho's writes at any file the caller may write. The opens refuse links
+ * too (SQLITE_OPEN_NOFOLLOW, O_NOFOLLOW), also when one appears after this
+ * check; this is what names the link.
+ */
 static int
-connect(const char *path, bool create, struct ledger **out, struct err *err)
+refuse_symlinks(const char *path, struct err *err)
 {
-	struct ledger *ledger = xcalloc(1, sizeof(*ledger));
-	struct buf lock_path = BUF_INIT;
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-		    (create ? SQLITE_OPEN_CREATE : 0);
-	int64_t version = 0;
-	int rc;
+	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal",
+		"-lock", DAMAGE_MARK_SUFFIX };
+	struct buf file = BUF_INIT;
+	struct stat st;
+	int rc = 0;
 
-	configure_sqlite();
-	ledger->path = xstrdup(path);
-	ledger->busy_timeout_ms = busy_timeout_ms();
-	rc = sqlite3_open_v2(path, &ledger->db, flags, NULL);
-	if (rc != SQLITE_OK) {
-		rc = ledger_error(ledger, rc, err, "opening it");
-		goto fail;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		buf_reset(&file);
+		buf_addf(&file, "%s%s", path, suffixes[i]);
+		if (lstat(file.buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+			rc = symlink_error(file.buf, err);
+			break;
+		}
 	}
+	buf_release(&file);
+	return rc;
+}
+
+/*
+ * Open the connection to name (a path, or a URI with SQLITE_OPEN_URI) with
+ * flags, and configure it.
+ */
+static int
+open_connection(struct ledger *ledger, const char *name, int flags,
+    struct err *err)
+{
+	int rc = sqlite3_open_v2(name, &ledger->db, flags, NULL);
+
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "opening it");
 	sqlite3_extended_result_codes(ledger->db, 1);
 	/*
 	 * Most daicho processes live for one command. Closing the last
@@ -600,13 +712,126 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	/* Replaces automatic checkpoints, which would run inside the lock. */
 	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
-	if ((rc = identify(ledger, create, &version, err)) < 0)
+	return 0;
+}
+
+static int reopen_immutable(struct ledger *ledger, const char *path,
+    struct err *err);
+
+/*
+ * After the first read of the ledger failed with rc (err filled): when
+ * that is only because SQLite cannot make the WAL's index (<ledger>-shm)
+ * for a caller who may not write beside the ledger, and no WAL exists, the
+ * ledger file alone holds every commit: reopen it with reopen_immutable()
+ * and return 0. A WAL without an index that SQLite can use cannot be read
+ * (the file alone would be out of date): say so. Else return rc as it is.
+ */
+static int
+read_only_fallback(struct ledger *ledger, const char *open_path, int rc,
+    struct err *err)
+{
+	int code = sqlite3_extended_errcode(ledger->db);
+	struct buf wal = BUF_INIT;
+	struct stat st;
+	bool has_wal;
+
+	if (code != SQLITE_READONLY_DIRECTORY && code != SQLITE_READONLY_CANTINIT &&
+	    code != SQLITE_CANTOPEN)
+		return rc;
+	buf_addf(&wal, "%s-wal", ledger->path);
+	has_wal = lstat(wal.buf, &st) == 0;
+	buf_release(&wal);
+	if (has_wal && code == SQLITE_CANTOPEN)
+		return err_set(err, ERR_FAILED, "cannot read the ledger at %s (its "
+		    "-wal holds changes, and this user can neither open nor create "
+		    "its -shm; have the ledger's owner run any daicho command on it, "
+		    "or make its directory writable)", ledger->path);
+	if (has_wal || code == SQLITE_CANTOPEN)
+		return rc;
+	err_release(err);
+	*err = (struct err)ERR_INIT;
+	return reopen_immutable(ledger, open_path, err);
+}
+
+/*
+ * Reopen the ledger at path read-only as an immutable file: SQLite then
+ * needs neither a -shm nor locks, which a caller who can only read the
+ * directory cannot make. Reads see the file as it is; a writer that
+ * starts meanwhile writes to a new WAL, which this connection does not see
+ * (its commits show from the next command on).
+ */
+static int
+reopen_immutable(struct ledger *ledger, const char *path, struct err *err)
+{
+	struct buf uri = BUF_INIT;
+	int rc;
+
+	sqlite3_close(ledger->db);
+	ledger->db = NULL;
+	buf_adds(&uri, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+			buf_addch(&uri, (char)*p);
+		else
+			buf_addf(&uri, "%%%02X", *p);
+	}
+	buf_adds(&uri, "?immutable=1");
+	rc = open_connection(ledger, uri.buf, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, err);
+	buf_release(&uri);
+	return rc;
+}
+
+/*
+ * Open path (creating it when create is set) and configure the connection.
+ * A ledger marked damaged is refused unless despite_damage is set.
+ */
+static int
+connect(const char *path, bool create, bool despite_damage, struct ledger **out,
+    struct err *err)
+{
+	struct ledger *ledger = xcalloc(1, sizeof(*ledger));
+	struct buf lock_path = BUF_INIT, open_path = BUF_INIT;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    SQLITE_OPEN_NOFOLLOW | (create ? SQLITE_OPEN_CREATE : 0);
+	int64_t version = 0;
+	int rc;
+
+	configure_sqlite();
+	ledger->path = xstrdup(path);
+	if (!despite_damage && (rc = refuse_marked_damaged(path, err)) < 0)
 		goto fail;
+	ledger->busy_timeout_ms = busy_timeout_ms();
+	/*
+	 * SQLITE_OPEN_NOFOLLOW refuses a link anywhere in the path: give it
+	 * the directory resolved, so that only a link at the ledger itself
+	 * is refused (SQLite resolved the directory this way before too).
+	 */
+	if (path_add_resolved_dir(&open_path, path) < 0) {
+		buf_reset(&open_path);
+		buf_adds(&open_path, path);
+	}
+	if ((rc = open_connection(ledger, open_path.buf, flags, err)) < 0)
+		goto fail;
+	rc = identify(ledger, create, &version, err);
+	if (rc < 0 && !create &&
+	    (rc = read_only_fallback(ledger, open_path.buf, rc, err)) == 0)
+		rc = identify(ledger, create, &version, err);
+	if (rc < 0)
+		goto fail;
+	ledger->identified = true;
 	/* Only for a ledger: a refused file gets no lock file beside it. A
 	 * read-only place gets none either; writes fail there anyway. */
 	buf_addf(&lock_path, "%s-lock", path);
-	if (filelock_open(lock_path.buf, &ledger->lock) < 0)
+	if (filelock_open(lock_path.buf, &ledger->lock) < 0) {
 		ledger->lock = NULL;
+		if (errno == ELOOP) {
+			rc = symlink_error(lock_path.buf, err);
+			buf_release(&lock_path);
+			goto fail;
+		}
+	}
 	buf_release(&lock_path);
 	/*
 	 * WAL for concurrent readers (persistent: set once, when the ledger is
@@ -622,9 +847,11 @@ connect(const char *path, bool create, struct ledger **out, struct err *err)
 	}
 	if ((rc = migrate(ledger, version, err)) < 0)
 		goto fail;
+	buf_release(&open_path);
 	*out = ledger;
 	return 0;
 fail:
+	buf_release(&open_path);
 	ledger_close(ledger);
 	return rc;
 }
@@ -637,10 +864,12 @@ ledger_create(const char *path, struct err *err)
 	bool existed = stat(path, &st) == 0 && st.st_size > 0;
 	int rc;
 
+	if ((rc = refuse_symlinks(path, err)) < 0)
+		return rc;
 	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
 		return err_set(err, ERR_FAILED, "cannot create the directory for %s (%s)",
 		    path, strerror(errno));
-	rc = connect(path, true, &ledger, err);
+	rc = connect(path, true, false, &ledger, err);
 	ledger_close(ledger);
 	if (rc < 0)
 		return rc;
@@ -650,11 +879,78 @@ ledger_create(const char *path, struct err *err)
 int
 ledger_open(const char *path, struct ledger **out, struct err *err)
 {
+	int rc;
+
+	if ((rc = refuse_symlinks(path, err)) < 0)
+		return rc;
 	if (access(path, F_OK) != 0)
 		return err_set(err, ERR_FAILED,
 		    "no ledger at %s (run 'daicho init' to create one, or point "
 		    "--ledger or DAICHO_LEDGER at an existing one)", path);
-	return connect(path, false, out, err);
+	return connect(path, false, false, out, err);
+}
+
+/*
+ * Append each line of text, a row of SQLite's integrity check, to
+ * problems: not "ok", nor the "*** in database main ***" heading.
+ */
+static void
+add_problem_lines(struct strlist *problems, const char *text)
+{
+	while (text && *text) {
+		size_t len = strcspn(text, "\n");
+
+		if (len > 0 && strncmp(text, "ok", len) != 0 &&
+		    strncmp(text, "*** ", 4) != 0)
+			strlist_add_owned(problems, xstrndup(text, len));
+		text += len + (text[len] == '\n');
+	}
+}
+
+int
+ledger_check_integrity(const char *path, struct strlist *problems,
+    struct err *err)
+{
+	struct ledger *ledger = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if ((rc = refuse_symlinks(path, err)) < 0)
+		return rc;
+	if (access(path, F_OK) != 0)
+		return err_set(err, ERR_FAILED, "no ledger at %s (run 'daicho init')",
+		    path);
+	if ((rc = connect(path, false, true, &ledger, err)) < 0)
+		return rc;
+	rc = sqlite3_prepare_v2(ledger->db, "PRAGMA integrity_check(10)", -1, &st,
+	    NULL);
+	if (rc == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			add_problem_lines(problems,
+			    (const char *)sqlite3_column_text(st, 0));
+	}
+	/* Damage that stops the check itself is one more problem. */
+	if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+		strlist_add(problems, sqlite3_errmsg(ledger->db));
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		rc = ledger_error(ledger, rc, err, "checking the ledger");
+	} else {
+		rc = 0;
+		if (problems->count == 0) {
+			struct buf mark = BUF_INIT;
+
+			buf_addf(&mark, "%s" DAMAGE_MARK_SUFFIX, path);
+			unlink(mark.buf);
+			buf_release(&mark);
+		} else {
+			mark_damaged(ledger, problems->items[0]);
+		}
+	}
+	ledger_close(ledger);
+	return rc;
 }
 
 /*

@@ -73,7 +73,28 @@ int ledger_open(const char *path, struct ledger **out, struct err *err);
 
 void ledger_close(struct ledger *ledger);
 
+struct strlist;
+
+/*
+ * Run SQLite's integrity check on the ledger at path, opening it even when
+ * a command found it damaged (every other open refuses it then: the first
+ * command to meet damage marks the ledger, so that commands that never read
+ * the damaged pages stop too). Appends the problems found, the first ten
+ * at most, to *problems (none: the ledger is whole, and the mark is
+ * removed). Returns 0 when the
+ * check ran, whatever it found, or a negative error when it could not.
+ */
+int ledger_check_integrity(const char *path, struct strlist *problems,
+    struct err *err);
+
 const char *ledger_path(const struct ledger *ledger);
+
+/*
+ * Whether this process may only read the ledger: SQLite opened it
+ * read-only (the caller cannot write the file, or its WAL), or a write
+ * was refused as read-only.
+ */
+bool ledger_read_only(struct ledger *ledger);
 
 /* The connection, for core modules only. */
 sqlite3 *ledger_db(struct ledger *ledger);

@@ -320,6 +320,12 @@ check_spec(const struct task_spec *spec, struct err *err)
 		    prefix);
 		goto done;
 	}
+	if (strlen(spec->title) > TASK_TITLE_MAX_BYTES) {
+		rc = err_set(err, ERR_USAGE, "%stitle too long (%zu bytes; a title "
+		    "has at most %d bytes, put the rest in the body)", prefix,
+		    strlen(spec->title), TASK_TITLE_MAX_BYTES);
+		goto done;
+	}
 	if (strchr(spec->title, '\n') || strchr(spec->title, '\r')) {
 		rc = err_set(err, ERR_USAGE,
 		    "%stitle has a line break (a title is one line; put the "
@@ -902,4 +908,69 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
 	if (rc != SQLITE_DONE)
 		return ledger_error(ledger, rc, err, "reading claims");
 	return 0;
+}
+
+/*
+ * Refuse agent's cancel of task id when the task is held by another agent
+ * and agent neither added it nor is a human. 0 when allowed (and when the
+ * task is missing or finished: task_cancel() says so).
+ */
+static int
+may_cancel(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT o.name, c.name, c.id = ?2,"
+	    " (SELECT kind = 'human' FROM agents WHERE id = ?2)"
+	    " FROM tasks t JOIN agents o ON o.id = t.owner"
+	    " LEFT JOIN agents c ON c.id = (SELECT e.actor FROM events e"
+	    "  WHERE e.task = t.id AND e.kind = 'add' ORDER BY e.id LIMIT 1)"
+	    " WHERE t.id = ?1 AND t.owner <> ?2"
+	    " AND t.state IN ('claimed', 'blocked', 'reported')", err);
+	char *holder = NULL, *creator = NULL;
+	bool found, allowed = true;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, agent);
+	rc = sqlite3_step(st);
+	if ((found = rc == SQLITE_ROW)) {
+		holder = xstrdup((const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			creator = xstrdup((const char *)sqlite3_column_text(st, 1));
+		allowed = sqlite3_column_int(st, 2) != 0 ||
+			  sqlite3_column_int(st, 3) != 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		rc = ledger_error(ledger, rc, err, "reading a task");
+	else if (found && !allowed)
+		rc = err_set(err, ERR_CONFLICT,
+		    "cannot cancel task #%lld: it is held by %s, not you (only its "
+		    "holder%s%s%s or a human may cancel it)", (long long)id, holder,
+		    creator ? ", " : "", creator ? creator : "",
+		    creator ? " who added it," : "");
+	else
+		rc = 0;
+	free(holder);
+	free(creator);
+	return rc;
+}
+
+int
+task_cancel_allowed(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, struct err *err)
+{
+	int rc;
+
+	/* One transaction: task_cancel()'s own nests inside it. */
+	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
+		return rc;
+	if ((rc = may_cancel(ledger, agent, id, err)) < 0 ||
+	    (rc = task_cancel(ledger, agent, id, reason, err)) < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
 }

@@ -19,6 +19,11 @@
 #include "util/strlist.h"
 
 #define TASK_DEFAULT_MAX_ATTEMPTS 3
+/*
+ * The longest title, in bytes: a title is the one line that every listing
+ * shows; the rest of what a task says belongs in its body (unlimited).
+ */
+#define TASK_TITLE_MAX_BYTES 1000
 #define TASK_DEFAULT_LEASE_MS (30 * 60 * 1000)
 
 /* What "add" is given; one per task, one per line for a batch. */
@@ -212,8 +217,20 @@ int task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
 int task_block(struct ledger *ledger, int64_t agent, int64_t id,
     const char *reason, struct err *err);
 
-/* Cancel a task that is not verified, failed or already cancelled. */
+/*
+ * Cancel a task that is not verified, failed or already cancelled, whoever
+ * agent is (task_cancel_allowed() checks who may).
+ */
 int task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
+    const char *reason, struct err *err);
+
+/*
+ * task_cancel() for agent, in the same transaction, when agent may: a task
+ * someone holds (claimed, blocked or reported) only by its holder, the
+ * agent that added it, or a human; an open task by anyone. Others get
+ * ERR_CONFLICT naming the holder, as release does.
+ */
+int task_cancel_allowed(struct ledger *ledger, int64_t agent, int64_t id,
     const char *reason, struct err *err);
 
 /*

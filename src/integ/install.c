@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "core/ledger.h"
+#include "core/schema.h"
 #include "util/buf.h"
 #include "util/path.h"
+#include "util/strlist.h"
 #include "util/proc.h"
 
 /* Marks the sections daicho adds to instruction files. */
@@ -466,6 +468,50 @@ check(json_t *checks, const char *name, bool ok, const char *detail,
 	    name, "ok", ok, "detail", detail, "fix", ok ? NULL : fix));
 }
 
+/*
+ * The check that the ledger at path is whole (SQLite's integrity check),
+ * added to *checks. Returns -1 when it is damaged, 0 when it is whole, 1
+ * when the check could not run, adding nothing (opening the ledger, the
+ * "ledger" check, says why).
+ */
+static int
+check_integrity(json_t *checks, const char *path)
+{
+	struct strlist problems = STRLIST_INIT;
+	struct err err = ERR_INIT;
+	struct buf detail = BUF_INIT, fix = BUF_INIT;
+	int rc = 0;
+
+	if (ledger_check_integrity(path, &problems, &err) < 0) {
+		err_release(&err);
+		return 1;
+	}
+	if (problems.count == 0) {
+		check(checks, "ledger integrity", true, "SQLite's integrity check: ok",
+		    NULL);
+	} else {
+		buf_addf(&detail, "%s is damaged: ", path);
+		for (size_t i = 0; i < problems.count && i < 3; i++)
+			buf_addf(&detail, "%s%s", i ? "; " : "", problems.items[i]);
+		if (problems.count > 3)
+			buf_addf(&detail, "; and more");
+		buf_addf(&fix, "stop every agent and daicho process; restore %s "
+		    "from a backup, or rebuild it from what SQLite can still read: "
+		    "sqlite3 %s .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' "
+		    "| sqlite3 NEW.db && sqlite3 NEW.db 'PRAGMA user_version = %d; "
+		    "PRAGMA application_id = %d; PRAGMA journal_mode = WAL', then move "
+		    "NEW.db to %s, delete %s-wal and %s-shm, and run 'daicho doctor' "
+		    "again", path, path, LEDGER_SCHEMA_VERSION, SCHEMA_APPLICATION_ID,
+		    path, path, path);
+		check(checks, "ledger integrity", false, detail.buf, fix.buf);
+		rc = -1;
+	}
+	strlist_release(&problems);
+	buf_release(&detail);
+	buf_release(&fix);
+	return rc;
+}
+
 /* The executable called name found on $PATH, appended to out; 0 or 1. */
 static int
 find_on_path(const char *name, struct buf *out)
@@ -566,15 +612,25 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	if (access(ledger_path, F_OK) != 0) {
 		buf_addf(&text, "no ledger at %s", ledger_path);
 		check(*checks, "ledger", false, text.buf, "run 'daicho init'");
-	} else if (ledger_open(ledger_path, &ledger, &err) < 0) {
-		check(*checks, "ledger", false, err.message.buf, "see the error; "
-		    "'daicho init' brings an old schema up to date");
 	} else {
-		int64_t version = 0;
+		/* First, so that a ledger found whole again loses its mark. */
+		json_t *integrity = json_array();
 
-		ledger_query_int(ledger, "PRAGMA user_version", &version, &err);
-		buf_addf(&text, "%s (schema %lld)", ledger_path, (long long)version);
-		check(*checks, "ledger", true, text.buf, NULL);
+		if (check_integrity(integrity, ledger_path) < 0) {
+			/* Damaged: that check says it all. */
+		} else if (ledger_open(ledger_path, &ledger, &err) < 0) {
+			check(*checks, "ledger", false, err.message.buf, "see the "
+			    "error; 'daicho init' brings an old schema up to date");
+		} else {
+			int64_t version = 0;
+
+			ledger_query_int(ledger, "PRAGMA user_version", &version, &err);
+			buf_addf(&text, "%s (schema %lld)", ledger_path,
+			    (long long)version);
+			check(*checks, "ledger", true, text.buf, NULL);
+		}
+		json_array_extend(*checks, integrity);
+		json_decref(integrity);
 	}
 	ledger_close(ledger);
 	err_release(&err);

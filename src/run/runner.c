@@ -29,7 +29,8 @@
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
 #define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
 #define LOG_TAIL_BYTES 16384
-#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+/* Never through a symbolic link: it would truncate the file it names. */
+#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
 /* The shortest time between two sweep passes started for new reports. */
 #define SWEEP_GAP_MS 100
 
@@ -203,7 +204,8 @@ launch(struct runner *r, struct worker *w)
 		fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
 	if (fd < 0) {
 		rc = err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
-		    log.buf, strerror(errno));
+		    log.buf, errno == ELOOP ? "it is a symbolic link; remove it"
+					    : strerror(errno));
 		buf_release(&log);
 		return rc;
 	}

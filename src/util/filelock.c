@@ -124,7 +124,7 @@ filelock_open(const char *path, struct filelock **out)
 	int64_t boot_s;
 	int fd, saved;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0)

@@ -21,9 +21,10 @@
 struct filelock;
 
 /*
- * Open (creating and initialising when needed) the lock in file path.
- * Returns 0 with *out owned by the caller (filelock_close()), or -1 with
- * errno set.
+ * Open (creating and initialising when needed) the lock in file path,
+ * which must not be a symbolic link (-1 with errno ELOOP: a link would aim
+ * our writes at another file). Returns 0 with *out owned by the caller
+ * (filelock_close()), or -1 with errno set.
  */
 int filelock_open(const char *path, struct filelock **out);
 

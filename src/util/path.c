@@ -230,6 +230,30 @@ path_add_absolute(struct buf *out, const char *path)
 	buf_adds(out, path);
 }
 
+int
+path_add_resolved_dir(struct buf *out, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *real;
+
+	if (slash == NULL)
+		dir = xstrdup(".");
+	else if (slash == path)
+		dir = xstrdup("/");
+	else
+		dir = xstrndup(path, (size_t)(slash - path));
+	real = realpath(dir, NULL);
+	free(dir);
+	if (real == NULL)
+		return -1;
+	buf_adds(out, real);
+	if (out->len == 0 || out->buf[out->len - 1] != '/')
+		buf_addch(out, '/');
+	buf_adds(out, slash ? slash + 1 : path);
+	free(real);
+	return 0;
+}
+
 /* Whether dir looks like a git directory (HEAD and objects/ inside). */
 static int
 is_git_dir(const char *dir)

@@ -56,6 +56,13 @@ int path_remove_tree(const char *path);
 /* mkdir -p for the directory part of file path. Returns 0, or -1/errno. */
 int path_make_parent_dirs(const char *path, mode_t mode);
 
+/*
+ * Append path with its directory resolved (symbolic links and all) and its
+ * last component as it is, so that only that one may still be a link.
+ * Returns 0, or -1 with errno when the directory cannot be resolved.
+ */
+int path_add_resolved_dir(struct buf *out, const char *path);
+
 /* Append the absolute form of path (relative to the cwd), not resolved. */
 void path_add_absolute(struct buf *out, const char *path);
 

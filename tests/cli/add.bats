@@ -52,6 +52,17 @@ setup() {
 	cmp "$TEST_ROOT/body" "$TEST_ROOT/out"
 }
 
+@test "--body-file - and --batch - with stdin closed: refused, nothing added" {
+	snapshot_ledger
+	capture daicho add t --body-file - <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	capture daicho add --batch - <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	assert_ledger_unchanged
+}
+
 @test "a 5 MB body piped on stdin round-trips" {
 	head -c 5000000 /dev/urandom >"$TEST_ROOT/body"
 	# a pipe, not a file, on stdin: reads come in pieces
@@ -212,6 +223,29 @@ setup() {
 	refused 2 daicho add t --body x --body-file "$TEST_ROOT/nothing"
 	refused 2 daicho add t --parent nope
 	assert_ledger_unchanged
+}
+
+@test "a title over 1000 bytes: exit 2 stating the limit, nothing added; 1000 bytes is fine" {
+	snapshot_ledger
+	refused 2 daicho add "$(printf 'a%.0s' $(seq 1 1001))"
+	stderr_contains "title too long (1001 bytes; a title has at most 1000 bytes"
+	# 334 three-byte characters: 1002 bytes, though only 334 characters.
+	refused 2 daicho add "$(printf '\xe5\x8f\xb0%.0s' $(seq 1 334))"
+	stderr_contains "(1002 bytes;"
+	# A 20 MB title through --batch: refused naming the line, not printed.
+	{
+		echo '{"title":"fine"}'
+		printf '{"title":"%s"}\n' "$(head -c 20000000 /dev/zero | tr '\0' x)"
+	} >"$TEST_ROOT/big.jsonl"
+	refused 2 daicho add --batch "$TEST_ROOT/big.jsonl"
+	stderr_contains "line 2: title too long (20000000 bytes; a title has at most 1000 bytes"
+	[ "${#stderr}" -lt 200 ]
+	assert_ledger_unchanged
+	ok daicho add "$(printf 'a%.0s' $(seq 1 1000))"
+	assert_output 2
+	[ "$(sql 'SELECT length(title) FROM tasks WHERE id = 2')" = 1000 ]
+	ok daicho add --help
+	assert_output --partial "at most 1000 bytes"
 }
 
 @test "add with two titles: exit 2, one error line, nothing added" {

@@ -239,6 +239,22 @@ commands() {
 	[ "$status" -ne 0 ]
 }
 
+@test "closed stdout or stderr: output fails, nothing lands in the ledger or its lock" {
+	daicho add t >/dev/null
+	capture bash -c 'daicho ls >&-'
+	[ "$status" -eq 1 ] || fail "ls >&- exited $status"
+	stderr_contains "cannot write output"
+	capture bash -c 'daicho add u >&-'
+	[ "$status" -eq 1 ] || fail "add >&- exited $status"
+	capture bash -c 'daicho show 99 2>&-'
+	[ "$status" -eq 3 ]
+	capture bash -c 'daicho ls >&- 2>&- <&-'
+	[ "$status" -eq 1 ]
+	[ "$(sql 'PRAGMA integrity_check')" = ok ]
+	[ "$(sql 'SELECT group_concat(title) FROM tasks')" = "t,u" ]
+	[ "$(stat -c %s "$DAICHO_LEDGER-lock")" = 8192 ]
+}
+
 @test "NO_COLOR and a pipe: no escape sequences in output" {
 	daicho add a >/dev/null
 	ok daicho ls

@@ -125,9 +125,11 @@ stderr_contains() {
 
 # ledger_data [LEDGER]: a dump of every data table except agents (whose
 # last-seen time and pid legitimately change on every command an agent
-# runs). Used to prove a refused command changed nothing.
+# runs). Used to prove a refused command changed nothing. Read-only, so
+# that it leaves the WAL as it found it (a last read-write connection to
+# close checkpoints the WAL and deletes it and its index).
 ledger_data() {
-	sqlite3 "${1:-$DAICHO_LEDGER}" \
+	sqlite3 -readonly "${1:-$DAICHO_LEDGER}" \
 		'.dump tasks deps labels touches protects checks saves events waits wait_items messages reservations gates approvals settings verdicts'
 }
 

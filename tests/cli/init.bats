@@ -7,6 +7,10 @@ load helpers
 # not remove its temporary directory).
 teardown() {
 	[ -z "${IMMUTABLE:-}" ] || chattr -i "$IMMUTABLE" 2>/dev/null || true
+	if [ -n "${READER_DIR:-}" ]; then
+		chmod -R u+w "$READER_DIR" 2>/dev/null || true
+		rm -rf "$READER_DIR"
+	fi
 }
 
 @test "init creates a WAL-mode SQLite ledger at \$DAICHO_LEDGER" {
@@ -182,6 +186,141 @@ teardown() {
 	[ "$(sqlite3 "$TEST_ROOT/other.db" '.tables')" = mine ]
 }
 
+# damage_page TABLE N: the number of the Nth leaf page of TABLE, after the
+# WAL is checkpointed into the ledger file.
+damage_page() {
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	sql "SELECT pageno FROM dbstat WHERE name = '$1' AND pagetype = 'leaf'
+		ORDER BY pageno LIMIT 1 OFFSET $2"
+}
+
+# damage PAGE: overwrite the b-tree header of page PAGE of the ledger, which
+# SQLite notices only when it reads that page.
+damage() {
+	local size
+	size="$(sql 'PRAGMA page_size')"
+	head -c 16 /dev/zero | tr '\0' '\377' |
+		dd of="$DAICHO_LEDGER" bs=1 seek=$((($1 - 1) * size)) conv=notrunc 2>/dev/null
+}
+
+@test "a damaged ledger: ls meets it, then every command stops with one line saying how to recover; doctor reports it" {
+	for i in $(seq 1 200); do
+		printf '{"title":"task %d %0200d"}\n' "$i" 0
+	done | daicho add --batch - >/dev/null
+	page="$(damage_page tasks 3)"
+	[ -n "$page" ]
+	cp "$DAICHO_LEDGER" "$TEST_ROOT/backup.db"
+	damage "$page"
+	sum="$(sha256sum <"$DAICHO_LEDGER")"
+	# ls meets the damage after printing the rows before it.
+	capture daicho ls
+	[ "$status" -eq 1 ] || fail "ls exited $status"
+	assert_one_error_line
+	stderr_contains "the ledger at $DAICHO_LEDGER is damaged (database disk image is malformed; "
+	# Every command from now on, even one that never reads the damaged page.
+	for cmd in "ls" "add x" "show 1" "status" "claim --next --as w1" "init"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "the ledger at $DAICHO_LEDGER is damaged (database disk image is malformed; "
+		stderr_contains "run 'daicho doctor', then restore it from a backup"
+	done
+	[ "$(sha256sum <"$DAICHO_LEDGER")" = "$sum" ]
+	capture daicho doctor
+	[ "$status" -eq 1 ] || fail "doctor exited $status"
+	assert_line --regexp "^FAIL +ledger integrity +$DAICHO_LEDGER is damaged: .*Page $page"
+	assert_line --partial "fix: stop every agent and daicho process; restore"
+	capture daicho doctor --json
+	[ "$status" -eq 1 ]
+	# One failure for one damage: the ledger does not also fail to open.
+	jq -e '(map(select(.check == "ledger")) | length == 0) and
+		(.[] | select(.check == "ledger integrity") | .ok == false and
+		(.detail | test("Page '"$page"'")) and (.fix | test("sqlite3 .* .dump")))' \
+		<<<"$output" >/dev/null || fail "$output"
+	# Restored from the backup: doctor finds it whole, and commands work again.
+	cp "$TEST_ROOT/backup.db" "$DAICHO_LEDGER"
+	rm -f "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
+	refused 1 daicho add x
+	ok daicho doctor
+	assert_line --regexp '^ok +ledger integrity +'
+	assert_line --regexp '^ok +ledger +'
+	ok daicho add x
+	assert_output 201
+}
+
+@test "a damaged ledger: add stops when it meets the damage itself" {
+	daicho add one >/dev/null
+	daicho add two >/dev/null
+	damage "$(damage_page tasks 0)"
+	sum="$(sha256sum <"$DAICHO_LEDGER")"
+	refused 1 daicho add three
+	stderr_contains "is damaged (database disk image is malformed; "
+	[ "$(sha256sum <"$DAICHO_LEDGER")" = "$sum" ]
+	capture daicho doctor --json
+	[ "$status" -eq 1 ]
+	jq -e 'any(.[]; .check == "ledger integrity" and .ok == false)' <<<"$output" \
+		>/dev/null || fail "$output"
+}
+
+# symlink_refused FILE: ls and add with a symbolic link at FILE (beside the
+# ledger) to a file outside: both refused naming FILE, the target untouched.
+symlink_refused() {
+	printf 'not yours\n' >"$TEST_ROOT/target"
+	ln -s "$TEST_ROOT/target" "$1"
+	for cmd in "ls" "add x" "init"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "$1 is a symbolic link"
+		[ "$(cat "$TEST_ROOT/target")" = "not yours" ] || fail "$cmd wrote through $1"
+	done
+	rm "$1"
+}
+
+@test "a symbolic link at <ledger>-lock, -wal, -shm or -journal: refused, naming it; its target untouched" {
+	ok daicho add "before"
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	snapshot_ledger
+	mv "$DAICHO_LEDGER-lock" "$TEST_ROOT/lock.saved"
+	symlink_refused "$DAICHO_LEDGER-lock"
+	mv "$TEST_ROOT/lock.saved" "$DAICHO_LEDGER-lock"
+	for suffix in -wal -shm -journal; do
+		rm -f "$DAICHO_LEDGER$suffix"
+		symlink_refused "$DAICHO_LEDGER$suffix"
+	done
+	assert_ledger_unchanged
+	ok daicho ls
+}
+
+@test "the ledger itself a symbolic link: refused, naming it; the file it names untouched" {
+	ok daicho add "before"
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	mv "$DAICHO_LEDGER" "$TEST_ROOT/real.db"
+	rm -f "$DAICHO_LEDGER-lock" "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
+	sum="$(sha256sum <"$TEST_ROOT/real.db")"
+	ln -s "$TEST_ROOT/real.db" "$DAICHO_LEDGER"
+	for cmd in "ls" "add x" "init"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		stderr_contains "$DAICHO_LEDGER is a symbolic link"
+	done
+	[ "$(sha256sum <"$TEST_ROOT/real.db")" = "$sum" ]
+	[ ! -e "$TEST_ROOT/real.db-wal" ]
+	[ ! -e "$DAICHO_LEDGER-lock" ]
+	# The real file, named directly, is the ledger.
+	DAICHO_LEDGER="$TEST_ROOT/real.db" ok daicho ls
+	assert_output --partial before
+}
+
+@test "a ledger in a directory reached through a symbolic link works" {
+	mkdir "$TEST_ROOT/real"
+	ln -s "$TEST_ROOT/real" "$TEST_ROOT/link"
+	export DAICHO_LEDGER="$TEST_ROOT/link/ledger.db"
+	ok daicho init
+	ok daicho add "through a link"
+	ok daicho ls
+	assert_output --partial "through a link"
+	[ -f "$TEST_ROOT/real/ledger.db" ] && [ -f "$TEST_ROOT/real/ledger.db-lock" ]
+}
+
 # Tests run as root, which ignores permission bits; an immutable file
 # (chattr +i) is read-only even for root.
 @test "a read-only ledger file: writes fail with one clear line, exit 1, ledger unchanged" {
@@ -224,4 +363,97 @@ teardown() {
 	chattr -i "$DAICHO_LEDGER"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.[0].title' <<<"$output")" = readable ]
+}
+
+# reader_setup: a ledger in $READER_DIR (which another user can reach; the
+# test's own directory may not be), with tasks, a claim, a saved result
+# and an agent, and a copy of daicho there; sets READER to the command that
+# runs a command as a user who may read the ledger but not write it:
+# nobody, when the tests run as root (which ignores permissions), else the
+# tests' own user once the files are read-only.
+reader_setup() {
+	if [ "$(id -u)" = 0 ]; then
+		id nobody >/dev/null 2>&1 || skip "no user 'nobody' to read the ledger as"
+		if command -v setpriv >/dev/null; then
+			READER=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)"
+				--clear-groups --)
+		elif command -v runuser >/dev/null; then
+			READER=(runuser -u nobody --)
+		else
+			skip "neither setpriv nor runuser: cannot run as a user without root's rights"
+		fi
+	else
+		READER=()
+	fi
+	READER_DIR="$(mktemp -d /tmp/daicho-reader.XXXXXX)"
+	chmod 755 "$READER_DIR"
+	cp "$DAICHO_ROOT/daicho" "$READER_DIR/daicho"
+	export DAICHO_LEDGER="$READER_DIR/ledger.db" HOME="$READER_DIR"
+	export PATH="$READER_DIR:$PATH"
+	daicho init >/dev/null
+	daicho add "first" >/dev/null
+	daicho add "second" --body "the prompt" >/dev/null
+	daicho claim 1 --as w1 >/dev/null
+	echo "the result" | daicho save 1 --as w1
+	daicho send w1 "a note" >/dev/null
+}
+
+# reader_lock_down: the ledger, everything beside it and its directory
+# read-only.
+reader_lock_down() {
+	chmod a-w "$READER_DIR"/ledger.db* "$READER_DIR"
+}
+
+# reader_can_read [TITLE]: every reading command works for the reader,
+# and ls shows TITLE; writes fail with one line.
+reader_can_read() {
+	local cmd
+	for cmd in "ls" "ls --json" "ls --as w1" "ls --as newcomer" "show 1" \
+		"status" "handoff" "log 1" "events" "agents" "prompt 2" "result 1" \
+		"graph" "reservations" "approvals" "gate ls" "usage" \
+		"inbox --peek --as w1"; do
+		# shellcheck disable=SC2086
+		capture "${READER[@]}" daicho $cmd
+		[ "$status" -eq 0 ] || fail "'daicho $cmd' as a reader: exit $status: $stderr"
+		[ -z "$stderr" ] || fail "'daicho $cmd' as a reader: $stderr"
+	done
+	capture "${READER[@]}" daicho ls
+	assert_output --partial "first"
+	assert_output --partial "${1:-second}"
+	capture "${READER[@]}" daicho prompt 2
+	assert_output "the prompt"
+	for cmd in "add x" "claim 2 --as w2" "report 1 --as w1" "inbox --as w1"; do
+		# shellcheck disable=SC2086
+		refused 1 "${READER[@]}" daicho $cmd
+		stderr_contains "read-only"
+	done
+}
+
+@test "a ledger the caller may only read (file and directory; no -wal or -shm): reading works, writing fails with one line" {
+	reader_setup
+	snapshot_ledger
+	# The last read-write connection to close removes the WAL and its index.
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	[ ! -e "$DAICHO_LEDGER-wal" ] && [ ! -e "$DAICHO_LEDGER-shm" ]
+	reader_lock_down
+	reader_can_read
+	[ ! -e "$DAICHO_LEDGER-wal" ] && [ ! -e "$DAICHO_LEDGER-shm" ]
+	assert_ledger_unchanged
+}
+
+@test "a ledger the caller may only read, with -wal and -shm it cannot write: reading sees the WAL's commits" {
+	reader_setup
+	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	daicho add "in the wal only" >/dev/null
+	snapshot_ledger
+	[ -s "$DAICHO_LEDGER-wal" ] && [ -e "$DAICHO_LEDGER-shm" ]
+	reader_lock_down
+	reader_can_read "in the wal only"
+	assert_ledger_unchanged
+	# A WAL without its index, which the reader cannot make: one clear line.
+	chmod u+w "$READER_DIR"
+	rm "$DAICHO_LEDGER-shm"
+	chmod a-w "$READER_DIR"
+	refused 1 "${READER[@]}" daicho ls
+	stderr_contains "cannot read the ledger at $DAICHO_LEDGER (its -wal holds changes"
 }

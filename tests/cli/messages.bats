@@ -51,6 +51,14 @@ setup() {
 	jq -e --arg t "$text"$'\n' '.[0].text == $t' <<<"$output" >/dev/null || fail "$output"
 }
 
+@test "send - with stdin closed: refused, nothing sent" {
+	snapshot_ledger
+	capture daicho send w1 - --as mgr <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	assert_ledger_unchanged
+}
+
 @test "an ended agent: refused (exit 3) with its last seen and the live holder of its role" {
 	daicho agent start impl-old --role reviewer >/dev/null
 	daicho agent start impl-new --role reviewer >/dev/null

@@ -144,6 +144,45 @@ setup() {
 	[ "$(task_field 2 state)" = cancelled ]
 }
 
+@test "cancel a task another agent holds: only its holder, the agent that added it or a human may" {
+	daicho add "by w0" --as w0 >/dev/null # 3
+	daicho add "by w0 too" --as w0 >/dev/null # 4
+	daicho add "by w0, open" --as w0 >/dev/null # 5
+	daicho claim 3 --as w1 >/dev/null
+	daicho claim 4 --as w1 >/dev/null
+	daicho claim 1 --as w1 >/dev/null
+	daicho claim 2 --as w1 >/dev/null
+	# Another agent: refused while the task is claimed, blocked or reported.
+	snapshot_ledger
+	refused 4 daicho cancel 3 --as w2
+	stderr_contains "cannot cancel task #3: it is held by w1, not you (only its holder, w0 who added it, or a human may cancel it)"
+	daicho block 1 --reason r --as w1
+	daicho report 2 --as w1
+	snapshot_ledger
+	refused 4 daicho cancel 1 --as w2
+	stderr_contains "held by w1"
+	refused 4 daicho cancel 2 --as w2
+	stderr_contains "held by w1"
+	assert_ledger_unchanged
+	# The agent that added it may.
+	ok daicho cancel 3 --as w0
+	[ "$(task_field 3 state)" = cancelled ]
+	# The holder may.
+	ok daicho cancel 4 --as w1
+	[ "$(task_field 4 state)" = cancelled ]
+	# A human may, whoever added it.
+	ok daicho cancel 1
+	ok daicho cancel 2
+	[ "$(task_field 1 state)" = cancelled ] && [ "$(task_field 2 state)" = cancelled ]
+	[ "$(sql "SELECT a.kind FROM events e JOIN agents a ON a.id = e.actor
+		WHERE e.kind = 'cancel' AND e.task IN (1, 2)")" = "human
+human" ]
+	# Anyone may cancel an open task.
+	ok daicho cancel 5 --as w2
+	ok daicho cancel --help
+	assert_output --partial "only its holder"
+}
+
 @test "cancel a cancelled, verified or failed task: exit 4, ledger unchanged" {
 	daicho add three >/dev/null
 	daicho cancel 1

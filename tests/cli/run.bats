@@ -551,6 +551,17 @@ wait'
 $TEST_ROOT/logs/1.2.log"
 }
 
+@test "run: a symbolic link where a log goes is refused, the file it names untouched" {
+	daicho add linked >/dev/null
+	mkdir -p "$TEST_ROOT/logs"
+	printf 'not yours\n' >"$TEST_ROOT/target"
+	ln -s "$TEST_ROOT/target" "$TEST_ROOT/logs/1.1.log"
+	capture daicho run -- true
+	[ "$status" -ne 0 ]
+	stderr_contains "$TEST_ROOT/logs/1.1.log (it is a symbolic link"
+	[ "$(cat "$TEST_ROOT/target")" = "not yours" ]
+}
+
 # --- output and exit status -----------------------------------------------
 
 @test "run -q prints only the summary line (and errors)" {

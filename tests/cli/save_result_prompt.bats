@@ -48,6 +48,18 @@ setup() {
 	[ "$(jq -r .state <<<"$output")" = claimed ]
 }
 
+@test "save -f - and save with stdin closed: refused, nothing saved" {
+	snapshot_ledger
+	capture daicho save 1 --as w1 -f - <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	capture daicho save 1 --as w1 <&-
+	assert_refused 1
+	stderr_contains "standard input is closed"
+	assert_ledger_unchanged
+	[ "$(sql 'SELECT count(*) FROM saves')" = 0 ]
+}
+
 @test "save -f FILE and save -f - (stdin); --file is the long form" {
 	printf 'from a file\n' >"$TEST_ROOT/a"
 	ok daicho save 1 --as w1 -f "$TEST_ROOT/a"

@@ -104,7 +104,7 @@ event_kinds() {
 
 # ledger_data: the data tables, to prove a command changed nothing.
 ledger_data() {
-	sqlite3 "$LEDGER" '.dump tasks deps labels touches protects checks saves events settings verdicts'
+	sqlite3 -readonly "$LEDGER" '.dump tasks deps labels touches protects checks saves events settings verdicts'
 }
 
 snapshot_ledger() {

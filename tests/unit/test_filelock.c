@@ -229,6 +229,30 @@ test_other_pid_namespace_is_skipped(void **state)
 	filelock_close(lock);
 }
 
+/* A symbolic link at the lock's path is refused, its target untouched. */
+static void
+test_symlink_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct filelock *lock = NULL;
+	char target[PATH_MAX + 16];
+	struct stat st;
+	FILE *file;
+
+	snprintf(target, sizeof(target), "%s/target", f->dir);
+	file = fopen(target, "w");
+	assert_non_null(file);
+	fputs("not a lock", file);
+	fclose(file);
+	assert_int_equal(symlink(target, f->path), 0);
+	assert_int_equal(filelock_open(f->path, &lock), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_null(lock);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 10);
+	unlink(target);
+}
+
 int
 main(void)
 {
@@ -239,6 +263,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_earlier_boot_starts_afresh, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_boot_keeps_its_queue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_pid_namespace_is_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_is_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

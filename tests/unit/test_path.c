@@ -406,6 +406,40 @@ test_add_absolute(void **state)
 	buf_release(&out);
 }
 
+/* path_add_resolved_dir */
+
+static void
+test_add_resolved_dir(void **state)
+{
+	struct fixture *f = *state;
+	struct buf out = BUF_INIT;
+	char want[2 * PATH_MAX];
+
+	sh(f, "mkdir real && ln -s real link && ln -s nowhere real/last");
+	/* The directory is resolved, the last component kept as it is. */
+	assert_int_equal(path_add_resolved_dir(&out, join(f, "link/last")), 0);
+	snprintf(want, sizeof(want), "%s/real/last", f->dir);
+	assert_string_equal(out.buf, want);
+	/* Relative: against the cwd. */
+	assert_int_equal(chdir(f->dir), 0);
+	buf_reset(&out);
+	assert_int_equal(path_add_resolved_dir(&out, "link/x.db"), 0);
+	snprintf(want, sizeof(want), "%s/real/x.db", f->dir);
+	assert_string_equal(out.buf, want);
+	buf_reset(&out);
+	assert_int_equal(path_add_resolved_dir(&out, "y.db"), 0);
+	snprintf(want, sizeof(want), "%s/y.db", f->dir);
+	assert_string_equal(out.buf, want);
+	buf_reset(&out);
+	assert_int_equal(path_add_resolved_dir(&out, "/z.db"), 0);
+	assert_string_equal(out.buf, "/z.db");
+	/* A directory that does not exist. */
+	buf_reset(&out);
+	assert_int_equal(path_add_resolved_dir(&out, "none/z.db"), -1);
+	assert_int_equal(errno, ENOENT);
+	buf_release(&out);
+}
+
 /* path_project_root */
 
 static void
@@ -468,6 +502,7 @@ main(void)
 		T(test_make_parent_dirs_relative),
 		T(test_make_parent_dirs_blocked),
 		T(test_add_absolute),
+		T(test_add_resolved_dir),
 		T(test_project_root),
 		T(test_project_root_worktree_ledger),
 	};

@@ -497,6 +497,7 @@ test_add_refuses_bad_specs(void **state)
 {
 	struct fixture *f = *state;
 	int64_t before = ledger_rows(f->ledger);
+	static char long_title[TASK_TITLE_MAX_BYTES + 2];
 	struct {
 		const char *title;
 		const char *touch;
@@ -515,8 +516,10 @@ test_add_refuses_bad_specs(void **state)
 		{ "bad label", NULL, NULL, "", 0 },
 		{ "bad attempts", NULL, NULL, NULL, -1 },
 		{ "bad utf8 \xff\xfe", NULL, NULL, NULL, 0 },
+		{ long_title, NULL, NULL, NULL, 0 },
 	};
 
+	memset(long_title, 'x', TASK_TITLE_MAX_BYTES + 1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct task_spec spec = { 0 };
 		struct err err = ERR_INIT;
