@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/proc.h"
 #include "util/strlist.h"
@@ -168,7 +169,17 @@ git_worktree_remove(const char *repo, const char *path)
 	const char *remove[] = { "worktree", "remove", "--force", "--force", path,
 		NULL };
 
-	git_in(repo, remove);
+	/*
+	 * Parallel verifications add and remove worktrees at once, and git
+	 * can lose the same race on removal that it loses on adding (its
+	 * worktrees directory emptied and deleted under it): try again while
+	 * the worktree is still there.
+	 */
+	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
+		git_in(repo, remove);
+		if (access(path, F_OK) != 0)
+			break;
+	}
 }
 
 void
