@@ -4,17 +4,17 @@
 
 load verify_helpers
 load fake_git
+load stray_helpers
 
 TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
+# What the checks that must leave nothing behind start (stray_helpers.bash).
+STRAY_PATTERNS=('^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$' '^sleep 317$' '^sleep 319$')
 
 teardown() {
-	# A check that timed out must leave nothing behind; should daicho fail
-	# to kill its process group, end the strays (found by the unique marker,
-	# ended by pid) so that they outlive no test.
-	local pid
-	for pid in $(pgrep -f "$TIMEOUT_MARK" || true); do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	# A check must leave nothing behind; should daicho fail to, end the
+	# strays (found by their unique command lines, ended by pid) so that
+	# they outlive no test.
+	kill_strays "$TIMEOUT_MARK" "${STRAY_PATTERNS[@]}"
 }
 
 # --- file:PATH ---------------------------------------------------------------
@@ -209,6 +209,65 @@ report_committed_file() {
 	done
 	run pgrep -af "$TIMEOUT_MARK"
 	[ "$status" -eq 1 ] || fail "stray processes left: $output"
+}
+
+# report_on_branch CHECK...: task 1, done when every CHECK passes (check
+# timeout $CHECK_TIMEOUT, 30s by default), claimed by w1, who commits on
+# branch work and reports that commit, so that its checks run in a
+# verification worktree at it.
+report_on_branch() {
+	local check args=()
+	for check in "$@"; do
+		args+=(--done-when "$check")
+	done
+	daicho add t --check-timeout "${CHECK_TIMEOUT:-30s}" "${args[@]}" >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ] || fail "claim 1 failed"
+	git checkout -q -b work
+	echo work >out.txt
+	git add out.txt
+	git commit -q -m work
+	daicho report 1 --as w1 --commit HEAD
+}
+
+@test "cmd: checks leave nothing running: not what they setsid, double fork or nohup, nor what that forks" {
+	report_on_branch \
+		"cmd:$(started 'setsid sleep 313 &' '^sleep 313$')" \
+		"cmd:$(started "(sh -c 'sleep 314 &' &);" '^sleep 314$')" \
+		"cmd:$(started 'nohup sleep 315 >/dev/null 2>&1 &' '^sleep 315$')" \
+		"cmd:$(started "setsid sh -c 'sleep 316 & exec sleep 316' &" '^sleep 316$')"
+	SECONDS=0
+	run --separate-stderr daicho verify 1
+	[ "$status" -eq 0 ] || fail "verify: exit $status, stderr: $stderr, output: $output"
+	assert_line --index 0 '#1 passes: 4 checks passed'
+	assert_none_left '^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$'
+	# Nothing waited for the strays (they hold the output pipe open).
+	[ "$SECONDS" -lt 10 ] || fail "verify took ${SECONDS}s"
+	assert_no_worktrees
+}
+
+@test "a cmd: check that times out leaves nothing running, not even what left its process group" {
+	CHECK_TIMEOUT=1s report_on_branch "cmd:$(started 'setsid sleep 317 &' '^sleep 317$') setsid sleep 317"
+	SECONDS=0
+	sweep_says 0 1 0 0 0
+	[ "$SECONDS" -lt 10 ] || fail "the sweep took ${SECONDS}s with a 1s check timeout"
+	assert_task 1 claimed w1 2
+	run tf 1 '.last_verdict.checks[0] | [.passed, .exit_status, .output] | @json'
+	assert_output '[false,null,"[daicho: timed out after 1.0s; process group killed]\n"]'
+	assert_none_left '^sleep 317$'
+}
+
+@test "daicho killed while a check runs leaves nothing of the check running" {
+	report_on_branch "cmd:$(started 'setsid sleep 319 &' '^sleep 319$') sleep 319"
+	daicho verify 1 >/dev/null 2>&1 3>&- &
+	local verifier=$!
+	for _ in $(seq 50); do
+		[ "$(pgrep -fc '^sleep 319$')" -eq 2 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc '^sleep 319$')" -eq 2 ] || fail "the check did not start: $(pgrep -af 'sleep 319')"
+	kill -KILL "$verifier"
+	wait "$verifier" || true
+	assert_none_left '^sleep 319$'
 }
 
 @test "--check-timeout and done_when are taken from --batch too" {
