@@ -467,6 +467,7 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 		if (gemini != NULL && *gemini != '\0') {
 			ctx->claim.client_shell = "gemini";
 			ctx->claim.kind = "gemini";
+			ctx->explicit_agent = true;
 		}
 	}
 }

@@ -121,22 +121,24 @@ find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
  * takes over the claims still held and the open waits (its own, and those
  * it owns) of the ended agents of that name, so a session that comes back
  * under its name (after /clear, a crash, a take-over) can finish its work.
- * Logged when anything moved.
+ * A name derived from session (not NULL) is that session's alone: only
+ * its own ended agents are taken over (the session resumed). Logged when
+ * anything moved.
  */
 static int
 inherit_name(struct ledger *ledger, int64_t id, const char *name,
-    struct err *err)
+    const char *session, struct err *err)
 {
 	static const char *const moves[] = {
 		"UPDATE tasks SET owner = ?1 WHERE state = 'claimed' AND owner IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended')",
+		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
 		"UPDATE waits SET agent = ?1 WHERE ended_ms IS NULL AND agent IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended')",
+		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
 		"UPDATE waits SET owner = ?1 WHERE ended_ms IS NULL AND owner IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended')",
+		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
 		"UPDATE agents SET state = 'waiting' WHERE id = ?1 AND EXISTS"
 		" (SELECT 1 FROM waits WHERE agent = ?1 AND ended_ms IS NULL)",
 	};
@@ -151,6 +153,8 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 			return -(int)err->code;
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		if (session)
+			sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
 		if ((rc = ledger_step_done(ledger, st, "taking over a name", err)) < 0)
 			return rc;
 		if (i < 3)
@@ -166,12 +170,15 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 
 /*
  * Insert a live agent. pid is the process whose death frees the agent's
- * claims (a runner's), or 0 for a caller that comes and goes.
+ * claims (a runner's, an agent client's), or 0 for a caller that comes and
+ * goes. chosen: someone chose name (DAICHO_AGENT, --as, agent start), and
+ * it takes over what its ended predecessors of that name held; a name
+ * derived from session takes over only that session's (inherit_name()).
  */
 static int
 register_agent(struct ledger *ledger, const char *name, const char *kind,
-    const char *role, const char *session, int64_t pid, int64_t now,
-    int64_t *id, struct err *err)
+    const char *role, const char *session, int64_t pid, bool chosen,
+    int64_t now, int64_t *id, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "INSERT INTO agents (name, kind, role, session_id, pid, host, state,"
@@ -203,14 +210,7 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 		 json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role",
 		     role), err)) < 0)
 		return rc;
-	/*
-	 * Only a name someone chose (DAICHO_AGENT, --as, agent start) is an
-	 * identity to take over; a name derived from a session is that
-	 * session's alone.
-	 */
-	if (session != NULL)
-		return 0;
-	return inherit_name(ledger, *id, name, err);
+	return inherit_name(ledger, *id, name, chosen ? NULL : session, err);
 }
 
 /*
@@ -344,8 +344,9 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 			return rc;
 		if (agent->id == 0) {
 			if ((rc = register_agent(ledger, agent->name, agent->kind,
-				 NULL, agent->session_id, agent->client_pid, now,
-				 &agent->id, err)) < 0)
+				 NULL, agent->session_id, agent->client_pid,
+				 agent->session_id == NULL, now, &agent->id,
+				 err)) < 0)
 				return rc;
 			/* A rollback takes the registration back with it. */
 			ledger_forget_on_rollback(ledger, &agent->id);
@@ -635,7 +636,7 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 			rc = ledger_error(ledger, rc, err, "starting an agent");
 			goto fail;
 		}
-	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid,
+	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid, true,
 			clock_now_ms(), id, err)) < 0) {
 		goto fail;
 	}
@@ -919,12 +920,13 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 			    json_pack("{s:s, s:s, s:s?}", "from", session_name, "to",
 				req->name, "role", req->role), err);
 		if (rc == 0)
-			rc = inherit_name(ledger, session_agent, req->name, err);
+			rc = inherit_name(ledger, session_agent, req->name, NULL,
+			    err);
 		free(session_name);
 		return rc;
 	}
 	return register_agent(ledger, req->name, req->kind, req->role,
-	    req->session_id, 0, now, &out->id, err);
+	    req->session_id, 0, true, now, &out->id, err);
 }
 
 int

@@ -694,20 +694,16 @@ done:
 pid_t
 proc_parent(pid_t pid)
 {
-	char path[64], line[512];
-	const char *close_paren;
-	FILE *f;
-	long ppid = 0;
+	char name[24];
+	int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pid_t parent;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (proc_fd < 0)
 		return 0;
-	/* The name in parentheses may hold spaces and parentheses itself. */
-	if (fgets(line, sizeof(line), f) != NULL &&
-	    (close_paren = strrchr(line, ')')) != NULL)
-		sscanf(close_paren + 1, " %*c %ld", &ppid);
-	fclose(f);
-	return (pid_t)ppid;
+	snprintf(name, sizeof(name), "%ld", (long)pid);
+	parent = parent_of(proc_fd, name);
+	close(proc_fd);
+	return parent < 0 ? 0 : parent;
 }
 
 pid_t
