@@ -29,6 +29,7 @@ verdict_release(struct verdict *verdict)
 	}
 	free(verdict->runs);
 	free(verdict->commit);
+	free(verdict->tree);
 	free(verdict->summary);
 	memset(verdict, 0, sizeof(*verdict));
 }
@@ -59,7 +60,6 @@ struct subject {
 	struct strlist protects; /* the task's own */
 	struct strlist defaults; /* the ledger's ("protect" setting) */
 	struct strlist touches;  /* exempt from the ledger's */
-	int64_t accepted_for; /* another task the commit was accepted for */
 };
 
 static void
@@ -71,6 +71,28 @@ subject_release(struct subject *s)
 	strlist_release(&s->touches);
 	free(s->commit);
 	free(s->base);
+}
+
+/*
+ * Another task that commit, or a commit with tree (its content; may be
+ * NULL), was accepted for: *other, or 0.
+ */
+static int
+accepted_elsewhere(struct ledger *ledger, int64_t id, const char *commit,
+    const char *tree, int64_t *other, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT task FROM verdicts WHERE passed AND task <> ?1"
+	    " AND (commit_hash = ?2 OR tree = ?3) LIMIT 1", err);
+
+	*other = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
+	if (tree)
+		sqlite3_bind_text(st, 3, tree, -1, SQLITE_STATIC);
+	return ledger_step_int(ledger, st, other, NULL, "reading verdicts", err);
 }
 
 /* Append column 0 of every row of sql (?1 = id) to list. */
@@ -103,9 +125,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	st = ledger_stmt(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
-	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version,"
-	    " (SELECT v.task FROM verdicts v WHERE v.passed"
-	    "  AND v.commit_hash = t.report_commit AND v.task <> t.id LIMIT 1)"
+	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version"
 	    " FROM tasks t WHERE id = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -125,7 +145,6 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		commit = sqlite3_column_text(st, 3);
 		s->base = commit ? xstrdup((const char *)commit) : NULL;
 		s->checks_version = sqlite3_column_int64(st, 4);
-		s->accepted_for = sqlite3_column_int64(st, 5);
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
@@ -396,37 +415,69 @@ check_on_branch(const char *root, const char *commit, struct check_run *run)
 }
 
 /*
- * The commit holds work of this claim: not already on the trunk when the
- * task was claimed (an old commit, the initial one), and not a commit
- * already accepted for another task.
+ * The commit holds work of this claim: it is not already on the trunk as
+ * it was when the task was claimed (an old commit, the initial one), its
+ * content differs from the trunk's then (an empty commit, a copy of the
+ * trunk, a merge of the trunk and nothing else hold no work), and neither
+ * it nor the same content was accepted for another task. Fills *tree
+ * with the commit's tree.
  */
 static bool
-check_new_work(const char *root, int64_t id, const struct subject *s,
-    const char *base, const char *note, struct check_run *run)
+check_new_work(struct ledger *ledger, const char *root, int64_t id,
+    const struct subject *s, const char *base, const char *note,
+    char **tree, struct check_run *run)
 {
-	struct buf why = BUF_INIT;
+	struct buf why = BUF_INIT, spec = BUF_INIT, mine = BUF_INIT,
+		   theirs = BUF_INIT;
+	struct err err = ERR_INIT;
+	int64_t other = 0;
 	int old = base ? git_is_ancestor(root, s->commit, base, &why) : 0;
 
-	if (old == 1)
+	run->passed = false;
+	buf_addf(&spec, "%s^{tree}", s->commit);
+	if (git_rev_parse(root, spec.buf, &mine) == 0)
+		*tree = xstrdup(mine.buf);
+	if (base) {
+		buf_reset(&spec);
+		buf_addf(&spec, "%s^{tree}", base);
+		git_rev_parse(root, spec.buf, &theirs);
+	}
+	if (old == 1) {
 		buf_addf(&run->output, "%.12s was already on the trunk (at %.12s) "
 		    "when #%lld was claimed: it holds no new work (commit the "
 		    "task's work and report that commit)%s", s->commit, base,
 		    (long long)id, note);
-	else if (old < 0)
+	} else if (old < 0) {
 		buf_addf(&run->output, "cannot tell whether %.12s is new since "
 		    "%.12s: %s", s->commit, base, why.buf);
-	else if (s->accepted_for)
-		buf_addf(&run->output, "%.12s was already accepted for #%lld: a "
-		    "commit counts for one task (commit this task's own work)",
-		    s->commit, (long long)s->accepted_for);
-	else if (base)
-		buf_addf(&run->output, "%.12s holds work not on the trunk at the "
-		    "claim (%.12s)%s", s->commit, base, note);
-	else
-		buf_addf(&run->output, "the trunk had no commit at the claim: all "
-		    "of %.12s is new", s->commit);
-	run->passed = old == 0 && s->accepted_for == 0;
+	} else if (*tree == NULL) {
+		buf_addf(&run->output, "cannot read the tree of %.12s", s->commit);
+	} else if (theirs.len > 0 && strcmp(mine.buf, theirs.buf) == 0) {
+		buf_addf(&run->output, "%.12s holds no change against the trunk at "
+		    "the claim (%.12s): the same content, no new work (commit the "
+		    "task's work and report that commit)%s", s->commit, base, note);
+	} else if (accepted_elsewhere(ledger, id, s->commit, *tree, &other,
+		       &err) < 0) {
+		buf_addf(&run->output, "cannot read the verdicts: %s",
+		    err.message.buf);
+	} else if (other != 0) {
+		buf_addf(&run->output, "%.12s (or the same content) was already "
+		    "accepted for #%lld: work counts for one task (commit this "
+		    "task's own work)", s->commit, (long long)other);
+	} else {
+		run->passed = true;
+		if (base)
+			buf_addf(&run->output, "%.12s holds work not on the trunk at "
+			    "the claim (%.12s)%s", s->commit, base, note);
+		else
+			buf_addf(&run->output, "the trunk had no commit at the claim: "
+			    "all of %.12s is new", s->commit);
+	}
 	buf_release(&why);
+	buf_release(&spec);
+	buf_release(&mine);
+	buf_release(&theirs);
+	err_release(&err);
 	return run->passed;
 }
 
@@ -523,7 +574,8 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		run = add_run(out, step == 0 ? "on-branch" : step == 1 ? "new-work"
 						   : "protected");
 		ok = step == 0 ? check_on_branch(root, s->commit, run)
-		   : step == 1 ? check_new_work(root, id, s, base, note.buf, run)
+		   : step == 1 ? check_new_work(ledger, root, id, s, base, note.buf,
+				 &out->tree, run)
 			       : check_protected(root, s, base, run);
 		run->duration_ms = clock_mono_ms() - start;
 	}
@@ -713,7 +765,7 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
-	    " checks_version) VALUES (?, ?, ?, ?, ?, ?, ?)", err);
+	    " checks_version, tree) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -728,6 +780,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 	sqlite3_bind_text(st, 6, v->summary, -1, SQLITE_STATIC);
 	if (v->checks_version > 0)
 		sqlite3_bind_int64(st, 7, v->checks_version);
+	if (v->tree)
+		sqlite3_bind_text(st, 8, v->tree, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -814,6 +868,35 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		  : strcmp(state, "verified") != 0) {
 		ledger_rollback(ledger);
 		return 0; /* decided elsewhere meanwhile: this verdict is moot */
+	}
+	/*
+	 * Two verifications of the same work for two tasks can pass at once
+	 * (sweep -j N): under the lock, the first to be recorded wins and the
+	 * other is rejected here.
+	 */
+	if (token && v->passed && v->commit) {
+		int64_t other = 0;
+
+		if ((rc = accepted_elsewhere(ledger, v->task, v->commit, v->tree,
+			 &other, err)) < 0)
+			goto fail;
+		if (other != 0) {
+			struct check_run *run = add_run(v, "new-work");
+
+			buf_addf(&run->output, "%.12s (or the same content) was "
+			    "already accepted for #%lld while this report was being "
+			    "verified: work counts for one task (commit this task's "
+			    "own work)", v->commit, (long long)other);
+			free(v->summary);
+			v->summary = NULL;
+			{
+				struct buf summary = BUF_INIT;
+
+				describe_failure(&summary, run);
+				v->summary = buf_detach(&summary, NULL);
+			}
+			v->passed = false;
+		}
 	}
 	if ((rc = insert_verdict(ledger, v, actor, err)) < 0)
 		goto fail;

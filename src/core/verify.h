@@ -36,6 +36,7 @@ struct verdict {
 	int64_t at_ms;
 	char *commit;        /* the commit checked, or NULL */
 	int64_t checks_version; /* which version of the task's checks ran */
+	char *tree;          /* the commit's tree (its content), or NULL */
 	char *summary;       /* one line: why it failed, or what passed */
 	struct check_run *runs;
 	size_t run_count;

@@ -251,7 +251,7 @@ report_on_branch() {
 	sweep_says 0 1 0 0 0
 	[ "$SECONDS" -lt 10 ] || fail "the sweep took ${SECONDS}s with a 1s check timeout"
 	assert_task 1 claimed w1 2
-	run tf 1 '.last_verdict.checks[0] | [.passed, .exit_status, .output] | @json'
+	run tf 1 'own[0] | [.passed, .exit_status, .output] | @json'
 	assert_output '[false,null,"[daicho: timed out after 1.0s; process group killed]\n"]'
 	assert_none_left '^sleep 317$'
 }
@@ -730,7 +730,7 @@ rejected_for() {
 	[ "$(daicho claim 2 --as w2)" = 2 ]
 	daicho report 2 --as w2 --commit work/1
 	sweep_says 0 1 0 0 0
-	rejected_for 2 "was already accepted for #1: a commit counts for one task"
+	rejected_for 2 "(or the same content) was already accepted for #1: work counts for one task"
 }
 
 @test "new work is judged against the trunk set with 'daicho config trunk', whatever the main checkout has out" {
@@ -779,7 +779,7 @@ rejected_for() {
 	echo result >out.md
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
-	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 1 path since $(git rev-parse main | cut -c1-12), none protected" ]
+	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 2 paths since $(git rev-parse main | cut -c1-12), none protected" ]
 }
 
 @test "protected paths: the ledger's list applies to every task except paths it declares with --touches" {
