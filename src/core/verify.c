@@ -482,9 +482,33 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 }
 
 /*
- * The commit changes no protected path since it forked from base: the
- * task's own --protect globs, and the ledger's "protect" setting except
- * where the task's --touches say it edits them.
+ * Whether path is protected for the task: by its own --protect globs, or
+ * by the ledger's "protect" setting unless its --touches name the path.
+ * *glob and *ledger_wide say which.
+ */
+static bool
+is_protected(const struct subject *s, const char *path, const char **glob,
+    bool *ledger_wide)
+{
+	const char *ignored;
+
+	*ledger_wide = false;
+	if (covered(&s->protects, path, glob))
+		return true;
+	*ledger_wide = covered(&s->defaults, path, glob) &&
+		       !covered(&s->touches, path, &ignored);
+	return *ledger_wide;
+}
+
+/*
+ * The commit leaves protected paths as the trunk had them when the task
+ * was claimed (base): the task's own --protect globs, and the ledger's
+ * "protect" setting except where the task's --touches say it edits them.
+ * A change of the worker's, and a checkout of an older version (work
+ * forked from before the judge changed), are changes alike. A protected
+ * path the trunk changed after the claim is a change too: who changed it
+ * cannot be told from git (the worker may commit to the trunk), so such a
+ * task is claimed again, against the new trunk.
  */
 static bool
 check_protected(const char *root, const struct subject *s, const char *base,
@@ -492,44 +516,41 @@ check_protected(const char *root, const struct subject *s, const char *base,
 {
 	struct strlist changed = STRLIST_INIT;
 	struct buf why = BUF_INIT;
-	const char *glob = NULL, *ignored;
+	const char *glob = NULL;
+	bool ledger_wide = false;
+	size_t i;
 
 	run->passed = false;
 	if (base == NULL) {
 		run->passed = true;
 		buf_adds(&run->output, "no base to compare with (the trunk had no "
 		    "commit at the claim)");
-	} else if (git_changed_paths(root, base, s->commit, &changed, &why) < 0) {
+		goto done;
+	}
+	if (git_changed_paths(root, base, s->commit, &changed, &why) < 0) {
 		buf_addf(&run->output, "cannot list what %.12s changes: %s",
 		    s->commit, why.buf);
-	} else {
-		size_t i;
-
-		for (i = 0; i < changed.count; i++) {
-			const char *path = changed.items[i];
-
-			if (covered(&s->protects, path, &glob)) {
-				buf_addf(&run->output, "%.12s changes %s, which this "
-				    "task protects (--protect '%s'): the work may "
-				    "not change what judges it", s->commit, path,
-				    glob);
-				break;
-			}
-			if (covered(&s->defaults, path, &glob) &&
-			    !covered(&s->touches, path, &ignored)) {
-				buf_addf(&run->output, "%.12s changes %s, which the "
-				    "ledger protects ('daicho config protect': '%s')"
-				    ": the work may not change what judges it",
-				    s->commit, path, glob);
-				break;
-			}
-		}
-		run->passed = i == changed.count;
-		if (run->passed)
-			buf_addf(&run->output, "%.12s changes %zu path%s since %.12s, "
-			    "none protected", s->commit, changed.count,
-			    changed.count == 1 ? "" : "s", base);
+		goto done;
 	}
+	for (i = 0; i < changed.count; i++)
+		if (is_protected(s, changed.items[i], &glob, &ledger_wide))
+			break;
+	run->passed = i == changed.count;
+	if (run->passed)
+		buf_addf(&run->output, "%.12s changes %zu path%s against the trunk "
+		    "at the claim (%.12s), none protected", s->commit, changed.count,
+		    changed.count == 1 ? "" : "s", base);
+	else if (ledger_wide)
+		buf_addf(&run->output, "%.12s changes %s, which the ledger protects "
+		    "('daicho config protect': '%s'): the work may not change what "
+		    "judges it (it must be as on the trunk at the claim, %.12s)",
+		    s->commit, changed.items[i], glob, base);
+	else
+		buf_addf(&run->output, "%.12s changes %s, which this task protects "
+		    "(--protect '%s'): the work may not change what judges it (it "
+		    "must be as on the trunk at the claim, %.12s)", s->commit,
+		    changed.items[i], glob, base);
+done:
 	strlist_release(&changed);
 	buf_release(&why);
 	return run->passed;
@@ -712,7 +733,7 @@ verify_task(struct ledger *ledger, int64_t id,
 
 int
 verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
-    const char *token, int64_t *id, struct err *err)
+    int64_t not_owned_by, const char *token, int64_t *id, struct err *err)
 {
 	/*
 	 * The claim lasts as long as the task's cmd checks could take, plus
@@ -731,6 +752,7 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
 	    " WHERE id = (SELECT id FROM tasks WHERE state = 'reported'"
 	    "  AND (?3 = 0 OR id = ?3) AND (?4 = 0 OR updated_ms <= ?4)"
+	    "  AND (?5 = 0 OR owner IS NOT ?5)"
 	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)"
 	    "  ORDER BY updated_ms, id LIMIT 1)"
 	    " RETURNING id", err);
@@ -742,6 +764,7 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_int64(st, 3, only);
 	sqlite3_bind_int64(st, 4, reported_by_ms);
+	sqlite3_bind_int64(st, 5, not_owned_by);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
@@ -1074,7 +1097,7 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	where.root = root.buf;
 	verify_new_token(&token);
 	where.token = token.buf;
-	if ((rc = verify_take(ledger, id, 0, token.buf, &taken, err)) != 0) {
+	if ((rc = verify_take(ledger, id, 0, 0, token.buf, &taken, err)) != 0) {
 		buf_release(&root);
 		buf_release(&token);
 		return rc < 0 ? rc : 0; /* 1: not reported, or being verified */

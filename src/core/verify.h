@@ -63,11 +63,12 @@ int verify_task(struct ledger *ledger, int64_t id,
  * verification claim (token; it expires after the task's checks could have
  * timed out, so a crashed sweep's task is taken again). only: that task
  * alone, or 0 for any; reported_by_ms: only a task reported (or changed
- * since) no later than that, or 0 for any. Returns 0 with *id, or 1 when
+ * since) no later than that, or 0 for any; not_owned_by: never a task
+ * this agent holds (its own report), or 0. Returns 0 with *id, or 1 when
  * there is none.
  */
 int verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
-    const char *token, int64_t *id, struct err *err);
+    int64_t not_owned_by, const char *token, int64_t *id, struct err *err);
 
 /*
  * Whether a report of task id must name a commit: the ledger is in a git

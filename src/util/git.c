@@ -339,13 +339,11 @@ int
 git_changed_paths(const char *repo, const char *base, const char *commit,
     struct strlist *paths, struct buf *why)
 {
-	struct buf range = BUF_INIT, out = BUF_INIT;
+	struct buf out = BUF_INIT;
 	const char *args[] = { "diff", "--name-only", "--no-renames", "-z",
-		"--no-ext-diff", "--no-textconv", range.buf, "--", NULL };
+		"--no-ext-diff", "--no-textconv", base, commit, "--", NULL };
 	int status;
 
-	buf_addf(&range, "%s...%s", base, commit);
-	args[6] = range.buf;
 	status = git_run(repo, args, &out, false);
 	if (status == 0) {
 		for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1)
@@ -354,7 +352,6 @@ git_changed_paths(const char *repo, const char *base, const char *commit,
 	} else {
 		explain_failure(why, "diff --name-only", status);
 	}
-	buf_release(&range);
 	buf_release(&out);
 	return status == 0 ? 0 : -1;
 }

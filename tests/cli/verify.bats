@@ -779,7 +779,7 @@ rejected_for() {
 	echo result >out.md
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
-	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 2 paths since $(git rev-parse main | cut -c1-12), none protected" ]
+	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 2 paths against the trunk at the claim ($(git rev-parse main | cut -c1-12)), none protected" ]
 }
 
 @test "protected paths: the ledger's list applies to every task except paths it declares with --touches" {
