@@ -397,10 +397,18 @@ work_base(struct ledger *ledger, const char *root, const struct subject *s,
 static bool
 check_on_branch(const char *root, const char *commit, struct check_run *run)
 {
-	struct buf ref = BUF_INIT, why = BUF_INIT;
-	int rc = git_ref_containing(root, commit, &ref, &why);
+	struct buf ref = BUF_INIT, why = BUF_INIT, spec = BUF_INIT;
+	int rc;
 
-	if (rc == 0)
+	buf_addf(&spec, "%s^{commit}", commit);
+	rc = git_rev_parse(root, spec.buf, &ref) < 0 ? 2
+	   : git_ref_containing(root, commit, &ref, &why);
+	buf_release(&spec);
+	if (rc == 2)
+		buf_addf(&run->output, "%.12s is not in the repository at %s (it "
+		    "was committed elsewhere: push or fetch it there, on a branch)",
+		    commit, root);
+	else if (rc == 0)
 		buf_addf(&run->output, "%.12s is on %s", commit, ref.buf);
 	else if (rc == 1)
 		buf_addf(&run->output, "%.12s is on no branch or tag (git may "
@@ -565,7 +573,8 @@ done:
  */
 static bool
 check_provenance(struct ledger *ledger, const char *root, int64_t id,
-    const struct subject *s, bool needs_commit, struct verdict *out)
+    const struct subject *s, bool needs_commit, struct verdict *out,
+    char **base_out)
 {
 	struct buf git_dir = BUF_INIT, note = BUF_INIT;
 	char *base = NULL;
@@ -601,9 +610,49 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		run->duration_ms = clock_mono_ms() - start;
 	}
 done:
-	free(base);
+	*base_out = base;
 	buf_release(&git_dir);
 	buf_release(&note);
+	return ok;
+}
+
+/*
+ * The work is all in the commit: no path it changed since base is a
+ * symbolic link that leads out of the checkout at dir (to a file left
+ * uncommitted in some checkout, say, which a cmd: check would then read).
+ * A run in out when one does; returns whether none does.
+ */
+static bool
+check_contained(const char *root, const char *dir, const char *commit,
+    const char *base, struct verdict *out)
+{
+	struct strlist changed = STRLIST_INIT;
+	struct buf why = BUF_INIT, full = BUF_INIT, outside = BUF_INIT;
+	bool ok = true;
+
+	if (base == NULL || git_changed_paths(root, base, commit, &changed,
+	    &why) < 0)
+		goto done; /* new-work and protected said what git could not */
+	for (size_t i = 0; ok && i < changed.count; i++) {
+		struct stat st;
+
+		buf_reset(&full);
+		buf_addf(&full, "%s/%s", dir, changed.items[i]);
+		if (lstat(full.buf, &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
+		buf_reset(&outside);
+		if (path_resolves_outside(dir, changed.items[i], &outside) == 1) {
+			buf_addf(&add_run(out, "in-commit")->output, "%s is a symbolic "
+			    "link to %s, outside the commit: the work must be in the "
+			    "commit", changed.items[i], outside.buf);
+			ok = false;
+		}
+	}
+done:
+	strlist_release(&changed);
+	buf_release(&why);
+	buf_release(&full);
+	buf_release(&outside);
 	return ok;
 }
 
@@ -654,6 +703,7 @@ verify_task(struct ledger *ledger, int64_t id,
 	struct buf worktree = BUF_INIT, why = BUF_INIT, summary = BUF_INIT;
 	const char *dir = options->root;
 	bool worktree_made = false, needs_tree = false, needs_commit = false;
+	char *base = NULL;
 	bool ready;
 	size_t first;
 	int rc;
@@ -676,7 +726,8 @@ verify_task(struct ledger *ledger, int64_t id,
 			needs_commit = true;
 	}
 	needs_commit = needs_commit || needs_tree;
-	ready = check_provenance(ledger, options->root, id, &s, needs_commit, out);
+	ready = check_provenance(ledger, options->root, id, &s, needs_commit, out,
+	    &base);
 	if (ready && s.commit && needs_tree) {
 		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
 		    (long long)id, options->token);
@@ -690,6 +741,8 @@ verify_task(struct ledger *ledger, int64_t id,
 		} else {
 			worktree_made = true;
 			dir = worktree.buf;
+			ready = check_contained(options->root, dir, s.commit, base,
+			    out);
 		}
 	}
 	/*
@@ -725,6 +778,7 @@ verify_task(struct ledger *ledger, int64_t id,
 			    checks == 1 ? "" : "s");
 	}
 	out->summary = buf_detach(&summary, NULL);
+	free(base);
 	subject_release(&s);
 	buf_release(&worktree);
 	buf_release(&why);
@@ -1137,4 +1191,22 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 	rc = ledger_step_int(ledger, st, &count, NULL, "reading checks", err);
 	*needs = count > 0;
 	return rc;
+}
+
+int
+verify_commit_known(struct ledger *ledger, const char *commit, bool *known,
+    struct buf *where)
+{
+	struct buf git_dir = BUF_INIT, spec = BUF_INIT, hash = BUF_INIT;
+
+	*known = true;
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) == 0) {
+		sweep_locations(ledger, NULL, where);
+		buf_addf(&spec, "%s^{commit}", commit);
+		*known = git_rev_parse(where->buf, spec.buf, &hash) == 0;
+	}
+	buf_release(&git_dir);
+	buf_release(&spec);
+	buf_release(&hash);
+	return 0;
 }

@@ -78,6 +78,14 @@ int verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 int verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
     struct err *err);
 
+/*
+ * Whether commit (a full hash) is in the repository of the ledger, where
+ * the sweep will look for it: *known, and that repository's work tree in
+ * where. Always known for a ledger outside git. Returns 0.
+ */
+int verify_commit_known(struct ledger *ledger, const char *commit,
+    bool *known, struct buf *where);
+
 /* What recording a verdict did to the task. */
 enum verify_outcome {
 	VERIFY_STALE,      /* no longer ours to decide (token or state changed) */

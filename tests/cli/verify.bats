@@ -393,9 +393,24 @@ report_on_branch() {
 	daicho report 1 --as w1 --commit HEAD
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
-	run tf 1 'own[0] | [.passed, .output] | @json'
-	assert_output '[false,"refused: out.txt resolves to /etc/hostname, outside the repository"]'
+	run tf 1 '.last_verdict.summary'
+	assert_output 'in-commit: out.txt is a symbolic link to /etc/hostname, outside the commit: the work must be in the commit'
 	assert_no_worktrees
+}
+
+@test "outside git, a symlink pointing outside the project is refused by the file: check itself" {
+	mkdir -p "$TEST_ROOT/plain"
+	cd "$TEST_ROOT/plain"
+	export DAICHO_LEDGER="$TEST_ROOT/plain/.daicho/ledger.db"
+	daicho init >/dev/null
+	daicho add t --done-when file:out.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	ln -s /etc/hostname out.txt
+	daicho report 1 --as w1
+	ok daicho sweep
+	run daicho show --json 1
+	run jq -r '.last_verdict.checks[0].output' <<<"$output"
+	assert_output 'refused: out.txt resolves to /etc/hostname, outside the repository'
 }
 
 @test "a committed symlinked directory leading outside the repository is refused at check time" {
@@ -403,8 +418,8 @@ report_on_branch() {
 	ln -s /etc etcdir
 	claim_report 1 w1
 	sweep_says 0 1 0 0 0
-	run tf 1 'own[0] | [.passed, .output] | @json'
-	assert_output '[false,"refused: etcdir/hostname resolves to /etc/hostname, outside the repository"]'
+	run tf 1 '.last_verdict.summary'
+	assert_output 'in-commit: etcdir is a symbolic link to /etc, outside the commit: the work must be in the commit'
 }
 
 # --- report --commit ------------------------------------------------------------------

@@ -65,9 +65,10 @@ sql() {
 
 # OWN_CHECKS: a jq function, own, over a task (show --json) or a verdict:
 # the runs of the task's own checks, without the runs that judge where the
-# reported commit came from (committed, on-branch, new-work, protected).
+# reported commit came from (committed, on-branch, new-work, protected,
+# in-commit).
 OWN_CHECKS='def own: [(.last_verdict // .).checks[]
-	| select(.check | IN("committed", "on-branch", "new-work", "protected") | not)];'
+	| select(.check | IN("committed", "on-branch", "new-work", "protected", "in-commit") | not)];'
 
 # tf ID JQ: one jq expression over `show --json ID`, raw output; own is
 # defined (OWN_CHECKS).
