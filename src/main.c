@@ -571,7 +571,13 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	if (entry->flags & CMD_NEEDS_LEDGER) {
 		if ((rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
 			goto done;
-		if (entry->flags & CMD_AS_AGENT || ctx.explicit_agent) {
+		/*
+		 * A command from an agent client's shell without its session
+		 * (GEMINI_CLI=1) is resolved where the command needs a caller:
+		 * one that does not needs no identity, and refuses no one.
+		 */
+		if (entry->flags & CMD_AS_AGENT ||
+		    (ctx.explicit_agent && ctx.claim.client_shell == NULL)) {
 			int64_t id = cmd_caller(&ctx);
 
 			if (id < 0) {
