@@ -625,10 +625,8 @@ exec_cancel(struct cmd_ctx *ctx)
 	int64_t id, actor;
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
 		return rc;
-	if ((actor = cmd_caller(ctx)) < 0)
-		return (int)actor;
 	return task_cancel_allowed(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
 	    ctx->err);
 }
