@@ -575,12 +575,11 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		if ((rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
 			goto done;
 		/*
-		 * A command from an agent client's shell without its session
-		 * (GEMINI_CLI=1) is resolved where the command needs a caller:
-		 * one that does not needs no identity, and refuses no one.
+		 * An agent client's shell without its session (GEMINI_CLI=1)
+		 * is an explicit agent too: resolved, or refused, for every
+		 * command alike, and never the human.
 		 */
-		if (entry->flags & CMD_AS_AGENT ||
-		    (ctx.explicit_agent && ctx.claim.client_shell == NULL)) {
+		if (entry->flags & CMD_AS_AGENT || ctx.explicit_agent) {
 			int64_t id = cmd_caller(&ctx);
 
 			if (id < 0) {
