@@ -512,7 +512,7 @@ exec_show(struct cmd_ctx *ctx)
 	if (strcmp(t.state, "claimed") == 0) {
 		if (t.lease_expires_ms > now) {
 			buf_adds(&text, ", lease ends in ");
-			clock_add_age(&text, t.lease_expires_ms - now);
+			clock_add_remaining(&text, t.lease_expires_ms - now);
 		} else {
 			buf_adds(&text, ", lease expired ");
 			clock_add_age(&text, now - t.lease_expires_ms);
