@@ -271,7 +271,9 @@ strips_identity(const char *change)
  * Look at every command and environment change of line, and inside any
  * word that mentions daicho (script -c 'daicho approve 3', tmux
  * new-window '...'): such a word is split as a command line of its own, to
- * a depth of three, for human-only commands and identity changes.
+ * a depth of three, for human-only commands and identity changes. The
+ * words from an argument "daicho" on are a daicho command too (systemd-run
+ * --user daicho approve 3).
  */
 static void
 inspect_line(const struct cmdline *line, int depth, struct shell_findings *f)
@@ -306,6 +308,15 @@ inspect_line(const struct cmdline *line, int depth, struct shell_findings *f)
 		for (size_t k = 0; k < w->count && depth < 3; k++) {
 			struct cmdline inner = CMDLINE_INIT;
 
+			if (k > 0 && strcmp(w->items[k], "daicho") == 0) {
+				/* A launcher daicho does not know: systemd-run
+				 * --user daicho approve 3. */
+				struct cmdline_command rest = { { w->items + k,
+					w->count - k, 0 }, NULL, false };
+
+				inspect_command(&rest, false, f);
+				continue;
+			}
 			if (strstr(w->items[k], "daicho") == NULL ||
 			    strcmp(w->items[k], "daicho") == 0)
 				continue;

@@ -480,6 +480,16 @@ B64_APPROVE="echo ZGFpY2hvIGFwcHJvdmUgMQo= | base64 -d | sh"
 	done
 }
 
+@test "claude: daicho approve behind a launcher daicho does not know (systemd-run, watch, unbuffer) is denied" {
+	local c
+	for c in 'systemd-run --user --pty daicho approve 3' 'watch -n 5 daicho deny 2' \
+		'unbuffer daicho gate rm 1' "tmux new-session -d 'daicho approve 3'"; do
+		answers claude "$c" "$(claude_pre "$HUMAN_ONLY")"
+	done
+	shell claude 'systemd-run --user daicho status'
+	assert_silent
+}
+
 @test "the two ways around at once: a base64 approve piped into sh after env -u is denied, not only asked" {
 	answers claude "env -u DAICHO_AGENT sh -c '$B64_APPROVE'" \
 		"$(claude_pre "$(identity_deny "DAICHO_AGENT removed")")"
