@@ -59,7 +59,8 @@ struct subject {
 	int64_t checks_version;
 	struct strlist protects; /* the task's own */
 	struct strlist defaults; /* the ledger's ("protect" setting) */
-	struct strlist touches;  /* exempt from the ledger's */
+	struct strlist touches;  /* exempt from the ledger's: those a person
+				  * set (none when an agent did) */
 };
 
 static void
@@ -166,7 +167,32 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", id,
 		 &s->touches, err)) < 0)
 		goto done;
-	rc = settings_protected(ledger, &s->defaults, err);
+	if ((rc = settings_protected(ledger, &s->defaults, err)) < 0)
+		goto done;
+	/*
+	 * The task's touches exempt it from the ledger's protected list only
+	 * when a person set them: an agent could otherwise add a task that
+	 * touches all of tests/ and slip past a list only a human may change.
+	 */
+	st = ledger_stmt(ledger,
+	    "SELECT a.kind = 'human' FROM events e JOIN agents a ON a.id = e.actor"
+	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
+	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
+	    " ORDER BY e.id DESC LIMIT 1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	{
+		int64_t human = 0;
+
+		if ((rc = ledger_step_int(ledger, st, &human, NULL,
+			 "reading a task", err)) < 0)
+			goto done;
+		if (!human)
+			strlist_release(&s->touches);
+	}
 done:
 	ledger_rollback(ledger);
 	if (rc < 0)
