@@ -624,6 +624,40 @@ done:
 }
 
 /*
+ * The checks ran the work's own code (a build, a program a test calls),
+ * which could rewrite a protected file before the test that reads it ran:
+ * a protected path changed in the checkout at dir once the checks are done
+ * fails the verdict, with a run saying which.
+ */
+static void
+check_untouched_by_checks(const char *dir, const struct subject *s,
+    struct verdict *out)
+{
+	struct strlist changed = STRLIST_INIT;
+	struct buf why = BUF_INIT;
+	const char *glob;
+	bool ledger_wide;
+
+	if (git_modified_paths(dir, &changed, &why) < 0) {
+		buf_addf(&add_run(out, "protected")->output, "cannot tell what the "
+		    "checks changed in the checkout: %s", why.buf);
+		goto done;
+	}
+	for (size_t i = 0; i < changed.count; i++) {
+		if (is_protected(s, changed.items[i], &glob, &ledger_wide)) {
+			buf_addf(&add_run(out, "protected")->output, "the checks "
+			    "changed %s, which is protected ('%s'), while they ran: "
+			    "the work may not change what judges it", changed.items[i],
+			    glob);
+			break;
+		}
+	}
+done:
+	strlist_release(&changed);
+	buf_release(&why);
+}
+
+/*
  * What the report's commit must be before any check is worth running, in
  * a git repository: there is one when a check needs it (uncommitted files
  * never count), it is on a branch, it holds new work, and it leaves
@@ -855,6 +889,9 @@ verify_task(struct ledger *ledger, int64_t id,
 			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
 				run_check(dir, options->root, id, &s,
 				    s.checks.items[i], &out->runs[first + i]);
+	if (ready && worktree_made &&
+	    (s.protects.count > 0 || s.defaults.count > 0))
+		check_untouched_by_checks(dir, &s, out);
 	if (worktree_made)
 		git_worktree_remove(options->root, worktree.buf);
 	out->passed = true;

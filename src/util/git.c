@@ -450,3 +450,24 @@ git_count_own_commits(const char *repo, const char *commit, const char *base,
 	buf_release(&not);
 	return count;
 }
+
+int
+git_modified_paths(const char *worktree, struct strlist *paths,
+    struct buf *why)
+{
+	const char *args[] = { "status", "--porcelain=v1", "-z",
+		"--untracked-files=no", "--no-renames", "--ignore-submodules", NULL };
+	struct buf out = BUF_INIT;
+	int status = git_run(worktree, args, &out, false);
+
+	if (status == 0) {
+		/* Entries "XY PATH\0"; a path is past the 3 status bytes. */
+		for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1)
+			if (strlen(out.buf + at) > 3)
+				strlist_add(paths, out.buf + at + 3);
+	} else {
+		explain_failure(why, "status", status);
+	}
+	buf_release(&out);
+	return status == 0 ? 0 : -1;
+}

@@ -89,4 +89,12 @@ int git_changed_paths(const char *repo, const char *base, const char *commit,
 long long git_count_own_commits(const char *repo, const char *commit,
     const char *base, const struct strlist *excluded, struct buf *why);
 
+/*
+ * The tracked paths of the checkout at worktree whose content or mode
+ * differs from its index (git status), appended to paths. Returns 0, or -1
+ * when git fails (why says).
+ */
+int git_modified_paths(const char *worktree, struct strlist *paths,
+    struct buf *why);
+
 #endif

@@ -940,3 +940,16 @@ rejected_for() {
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 }
+
+@test "a check that runs the work's own code cannot rewrite a protected file for the check after it" {
+	printf 'test -s out.md\n' >test.sh
+	printf 'true\n' >build.sh
+	git add test.sh build.sh
+	git commit -q -m "test and build"
+	daicho add t --done-when 'cmd:sh build.sh' --done-when 'cmd:sh test.sh' --protect test.sh >/dev/null
+	# The worker's build rewrites the test before it runs.
+	printf "echo 'exit 0' >test.sh\\n" >build.sh
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "protected: the checks changed test.sh, which is protected ('test.sh'), while they ran"
+}
