@@ -664,7 +664,8 @@ reap(struct runner *r)
 static int
 beat(struct runner *r)
 {
-	int64_t interval = r->opt->lease_ms / 4;
+	int64_t interval = r->opt->lease_ms / 4, *tasks;
+	int rc;
 
 	if (interval > 10000)
 		interval = 10000;
@@ -673,7 +674,18 @@ beat(struct runner *r)
 	if (mono_now() < r->next_beat_ms)
 		return 0;
 	r->next_beat_ms = mono_now() + interval;
-	return agent_beat(r->ledger, r->agents, (size_t)r->opt->jobs + 1, r->err);
+	/*
+	 * A worker the runner sees alive is working on its task: the beat
+	 * names that task, so the claim's maximum hold holds while it runs.
+	 */
+	tasks = xcalloc((size_t)r->opt->jobs + 1, sizeof(int64_t));
+	for (int i = 0; i < r->opt->jobs; i++)
+		if (r->workers[i].pid)
+			tasks[i] = r->workers[i].task;
+	rc = agent_beat(r->ledger, r->agents, tasks, (size_t)r->opt->jobs + 1,
+	    r->err);
+	free(tasks);
+	return rc;
 }
 
 static int

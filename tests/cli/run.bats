@@ -893,3 +893,13 @@ start_then_kill9() {
 	assert_output 1
 	assert_no_workers_left
 }
+
+@test "run: a live worker keeps its claim past the maximum hold: the runner names its task" {
+	daicho add slow >/dev/null
+	# A 1 s lease and a 2 s hold; the worker runs 4 s without naming its task.
+	ok daicho run -q -j 1 --lease 1s --max-hold 2s -- sleep 4
+	[ "$(daicho show --json 1 | jq -r .state)" = verified ]
+	ok daicho events --json
+	run jq -c '[.[] | select(.kind == "lease-expired")]' <<<"$output"
+	assert_output '[]'
+}
