@@ -124,6 +124,54 @@ sleep 0.2'
 	[ "${agents[0]%-*}" = "${agents[1]%-*}" ]
 }
 
+@test "run: a worker's client hooks (session-start, stop, session-end) leave the worker to the runner: failures retried, rate limits paused, N slots N agents" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	mkdir o
+	# Each launch is a new client session with the Claude Code hooks
+	# installed: its SessionStart, Stop and SessionEnd hooks run, then it
+	# exits. Task 1 fails once, task 2 hits a rate limit once.
+	write_worker hooked 'out="$1" fix="$2"
+session=$(cat /proc/sys/kernel/random/uuid)
+p() { jq -c --arg s "$session" --arg c "$PWD" ".session_id = \$s | .cwd = \$c" "$fix/$1.json"; }
+f="$out/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+p session-start | daicho hook claude session-start >"$out/start.$DAICHO_TASK.$n"
+p stop | daicho hook claude stop >"$out/stop.$DAICHO_TASK.$n"
+p session-end | daicho hook claude session-end
+case "$DAICHO_TASK:$n" in
+1:1) exit 1 ;;
+2:1) exit 75 ;;
+esac
+exit 0'
+	capture daicho run -j 2 --retry-backoff 50ms -- "$BIN/hooked" "$TEST_ROOT/o" "$DAICHO_ROOT/tests/fixtures/hooks/claude"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 4 verified, 0 failed, 1 retried, 0 false reports caught, 1 rate-limited, "
+	# Two slots, two agents: kind script, role run, no session bound,
+	# ended by the runner alone; no client agent, no inheritance.
+	run sql "SELECT count(*) || ' ' || group_concat(DISTINCT kind || '/' || role || '/' || state) || ' ' || count(session_id) FROM agents WHERE name LIKE 'run%'"
+	assert_output "2 script/run/ended 0"
+	run sql "SELECT count(*) FROM agents WHERE kind = 'claude'"
+	assert_output 0
+	run sql "SELECT count(*) FROM events WHERE kind IN ('agent-register', 'agent-inherit', 'agent-rename', 'agent-takeover') AND json_extract(detail, '$.kind') IS NOT 'script' AND json_extract(detail, '$.kind') IS NOT 'human'"
+	assert_output 0
+	[ "$(count_events agent-end)" -eq 2 ]
+	# Each session was told its own task, and its stop reminder named that
+	# task alone.
+	local f id
+	for f in o/start.*; do
+		id="${f#o/start.}"
+		id="${id%.*}"
+		jq -r .hookSpecificOutput.additionalContext "$f" | grep -q "started by 'daicho run' for task #$id;" ||
+			fail "$f: $(cat "$f")"
+	done
+	for f in o/stop.*; do
+		id="${f#o/stop.}"
+		id="${id%.*}"
+		run jq -r .reason "$f"
+		[[ "$output" == *": #$id (t$id). Report each"* ]] || fail "$f: $output"
+	done
+	[ "$(find o -name 'start.*' | wc -l)" -eq 6 ]
+}
+
 @test "run: the runner keeps its caller alive and renews the caller's own claims while it runs" {
 	daicho add mine >/dev/null
 	daicho add job >/dev/null
