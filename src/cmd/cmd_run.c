@@ -1,4 +1,5 @@
 /* The execution engine: run, logs. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -252,8 +253,9 @@ const struct cmd_entry cmd_run_entry = {
 	    "line. CMD is executed directly, never through a shell (write sh -c\n"
 	    "'...' for one). Each worker gets DAICHO_TASK, DAICHO_AGENT (a worker\n"
 	    "agent of this run) and DAICHO_LEDGER, runs in a process group of its\n"
-	    "own, and writes stdout and stderr to a log per attempt beside the\n"
-	    "ledger ('daicho logs ID'), never to this command's output.\n\n"
+	    "own, and writes stdout and stderr to a log of each launch beside\n"
+	    "the ledger ('daicho logs ID [--attempt N]'; a rate-limited launch\n"
+	    "keeps its own), never to this command's output.\n\n"
 	    "While a worker lives, the runner heart-beats for it. A worker that\n"
 	    "exits 0 without reporting is reported for it; the sweep (which run\n"
 	    "runs itself) then verifies. A non-zero exit, a signal or --timeout\n"
@@ -330,6 +332,42 @@ read_log(const char *dir, int64_t id, int64_t attempt, struct buf *content)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * The highest N of the logs <dir>/logs/ID.N.log of task id (each launch
+ * writes its own, numbered in launch order), or 0 when there is none.
+ */
+static int64_t
+latest_log(const char *dir, int64_t id)
+{
+	struct buf logs = BUF_INIT, prefix = BUF_INIT;
+	struct dirent *entry;
+	int64_t latest = 0;
+	DIR *d;
+
+	buf_addf(&logs, "%s/logs", dir);
+	buf_addf(&prefix, "%lld.", (long long)id);
+	if ((d = opendir(logs.buf)) != NULL) {
+		while ((entry = readdir(d)) != NULL) {
+			const char *name = entry->d_name, *number;
+			char *end;
+			long long n;
+
+			if (strncmp(name, prefix.buf, prefix.len) != 0)
+				continue;
+			number = name + prefix.len;
+			if (*number < '1' || *number > '9')
+				continue;
+			n = strtoll(number, &end, 10);
+			if (strcmp(end, ".log") == 0 && n > latest)
+				latest = n;
+		}
+		closedir(d);
+	}
+	buf_release(&logs);
+	buf_release(&prefix);
+	return latest;
+}
+
 static int
 exec_logs(struct cmd_ctx *ctx)
 {
@@ -352,14 +390,11 @@ exec_logs(struct cmd_ctx *ctx)
 	buf_add(&dir, ledger, slash ? (size_t)(slash - ledger) : 0);
 	if (attempt > 0) {
 		found = read_log(dir.buf, id, attempt, &content) == 0;
+	} else if ((attempt = latest_log(dir.buf, id)) > 0) {
+		found = read_log(dir.buf, id, attempt, &content) == 0;
+		attempt = 0;
 	} else {
-		/*
-		 * The latest attempt that has a log. A log is named after the
-		 * attempt count at launch; a claim given back without spending
-		 * its attempt (a rate limit, an interrupted run) lowers the
-		 * count by one, and the next launch reuses the number. So the
-		 * newest log is at most one above the count.
-		 */
+		/* Logs of an earlier daicho: logs/ID/ATTEMPT.log. */
 		for (attempt = task.attempts + 1; attempt > 0 && !found; attempt--)
 			found = read_log(dir.buf, id, attempt, &content) == 0;
 		attempt = 0;
@@ -383,14 +418,17 @@ exec_logs(struct cmd_ctx *ctx)
 const struct cmd_entry cmd_logs_entry = {
 	.name = "logs",
 	.usage = "logs ID [--attempt N]",
-	.summary = "print a worker's output for a task (latest attempt)",
+	.summary = "print a worker's output for a task (latest launch)",
 	.help =
-	    "'daicho run' writes each attempt's stdout and stderr to\n"
-	    "<ledger dir>/logs/ID.ATTEMPT.log; this prints one, raw (by\n"
-	    "default the latest attempt that has a log). Exit 3 when there\n"
-	    "is none.\n",
+	    "'daicho run' writes the stdout and stderr of each launch of a\n"
+	    "task to a log of its own, <ledger dir>/logs/ID.N.log, N counting\n"
+	    "the launches: a launch given back without spending an attempt (a\n"
+	    "rate limit, an interrupted run) keeps its log, and its relaunch\n"
+	    "gets the next number. The exit event of each launch names its log.\n"
+	    "This prints one, raw: by default the latest, with --attempt N the\n"
+	    "Nth launch. Exit 3 when there is none.\n",
 	.options = (const struct cmd_option[]){
-	    { "attempt", 0, "N", "that attempt instead of the latest" },
+	    { "attempt", 0, "N", "the Nth launch instead of the latest" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,

@@ -29,8 +29,14 @@
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
 #define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
 #define LOG_TAIL_BYTES 16384
-/* Never through a symbolic link: it would truncate the file it names. */
-#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
+/*
+ * A log is always a new file: never one an earlier launch wrote (a
+ * rate-limited launch spends no attempt, and its relaunch must not
+ * overwrite its log), never through a symbolic link.
+ */
+#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+/* How many launch numbers open_log() tries past the attempt count. */
+#define LOG_NUMBER_TRIES 10000
 /* The shortest time between two sweep passes started for new reports. */
 #define SWEEP_GAP_MS 100
 
@@ -43,6 +49,7 @@ struct worker {
 	int64_t started_ms;    /* monotonic */
 	bool term_sent;
 	char *log_path;
+	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
 };
 
@@ -174,6 +181,48 @@ prepare_worktree(struct runner *r, struct worker *w)
 	return rc;
 }
 
+/*
+ * Create the log of this launch of w->task: <ledger dir>/logs/ID.N.log,
+ * N the first number from the attempt count on that no earlier launch
+ * used. Sets w->launch; returns the open descriptor and the path in log,
+ * or a negative error.
+ */
+static int
+open_log(struct runner *r, struct worker *w, struct buf *log)
+{
+	struct stat st;
+	int fd = -1;
+
+	for (int64_t n = w->attempt > 0 ? w->attempt : 1;
+	     n < w->attempt + LOG_NUMBER_TRIES; n++) {
+		buf_reset(log);
+		buf_addf(log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
+		    (long long)w->task, (long long)n);
+		/*
+		 * One directory for all logs: a directory per task would cost
+		 * a mkdir per job, and creating an inode is most of what a
+		 * short job costs the runner. Made when first missing.
+		 */
+		fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
+		if (fd < 0 && errno == ENOENT &&
+		    path_make_parent_dirs(log->buf, 0755) == 0)
+			fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
+		if (fd >= 0) {
+			w->launch = n;
+			return fd;
+		}
+		if (errno != EEXIST)
+			break;
+		if (lstat(log->buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			break;
+		}
+	}
+	return err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
+	    log->buf, errno == ELOOP ? "it is a symbolic link; remove it"
+	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
+}
+
 /* Start the worker process for w->task held by w->agent. */
 static int
 launch(struct runner *r, struct worker *w)
@@ -192,22 +241,9 @@ launch(struct runner *r, struct worker *w)
 	task_release(&task);
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
 		return rc;
-	/*
-	 * One directory for all logs: a directory per task would cost a
-	 * mkdir per job, and creating an inode is most of what a short job
-	 * costs the runner. The directory is made when first missing.
-	 */
-	buf_addf(&log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
-	    (long long)w->task, (long long)w->attempt);
-	fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
-	if (fd < 0 && errno == ENOENT && path_make_parent_dirs(log.buf, 0755) == 0)
-		fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
-	if (fd < 0) {
-		rc = err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
-		    log.buf, errno == ELOOP ? "it is a symbolic link; remove it"
-					    : strerror(errno));
+	if ((fd = open_log(r, w, &log)) < 0) {
 		buf_release(&log);
-		return rc;
+		return fd;
 	}
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
@@ -507,9 +543,10 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	}
 	task_release(&task);
 	{
-		json_t *detail = json_pack("{s:I, s:I, s:s, s:s}", "attempt",
-		    (json_int_t)w->attempt, "duration_ms", (json_int_t)duration,
-		    "log", w->log_path, "outcome", outcome);
+		json_t *detail = json_pack("{s:I, s:I, s:I, s:s, s:s}", "attempt",
+		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
+		    "duration_ms", (json_int_t)duration, "log", w->log_path,
+		    "outcome", outcome);
 
 		json_object_set_new(detail, "exit",
 		    code >= 0 ? json_integer(code) : json_null());

@@ -599,6 +599,30 @@ wait'
 $TEST_ROOT/logs/1.2.log"
 }
 
+@test "run: a rate-limited launch keeps its log; its relaunch writes the next one (daicho logs ID --attempt N shows each)" {
+	daicho add limited >/dev/null
+	write_worker rl_log 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+echo "launch $n"
+[ "$n" -eq 1 ] && { echo "429 Too Many Requests" >&2; exit 75; }
+exit 0'
+	capture daicho run --retries 0 -- "$BIN/rl_log" "$TEST_ROOT"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 0 false reports caught, 1 rate-limited, "
+	# One attempt spent, two launches, two logs.
+	run task_row 1
+	[[ "$output" == "verified|1|"* ]] || fail "task: $output"
+	run daicho logs 1 --attempt 1
+	assert_output $'launch 1\n429 Too Many Requests'
+	run daicho logs 1 --attempt 2
+	assert_output "launch 2"
+	run daicho logs 1
+	assert_output "launch 2"
+	refused 3 daicho logs 1 --attempt 3
+	run sql "SELECT json_extract(detail, '$.launch') || ' ' || json_extract(detail, '$.attempt') || ' ' || json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
+	assert_output "1 1 $TEST_ROOT/logs/1.1.log
+2 1 $TEST_ROOT/logs/1.2.log"
+}
+
 @test "run: a symbolic link where a log goes is refused, the file it names untouched" {
 	daicho add linked >/dev/null
 	mkdir -p "$TEST_ROOT/logs"
