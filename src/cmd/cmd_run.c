@@ -89,8 +89,13 @@ show_progress(void *arg, const struct run_progress *p)
 		clock_add_duration(&line, (int64_t)((double)(p->queued + p->running) /
 						   rate * 1000.0));
 	}
-	if (p->paused)
+	if (p->paused && p->paused_until_ms - clock_now_ms() > 60000) {
+		buf_adds(&line, " (paused until ");
+		clock_add_timestamp(&line, p->paused_until_ms);
+		buf_adds(&line, ": usage limit)");
+	} else if (p->paused) {
 		buf_adds(&line, " (paused: rate limit)");
+	}
 	if (p->budget_spent)
 		buf_adds(&line, " (budget spent)");
 	fprintf(stderr, "\r\033[K%s", line.buf);
@@ -123,7 +128,6 @@ exec_run(struct cmd_ctx *ctx)
 	options.lease_ms = TASK_DEFAULT_LEASE_MS;
 	options.sweep_every_ms = 2000;
 	options.stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
-	options.rate_limit_pattern = RUN_DEFAULT_RATE_LIMIT_PATTERN;
 	options.label = cmd_opt(ctx, "label");
 	options.worktree = cmd_has(ctx, "worktree");
 	options.follow = cmd_has(ctx, "follow");
@@ -262,13 +266,27 @@ const struct cmd_entry cmd_run_entry = {
 	    "(SIGTERM to the group, then SIGKILL after --grace, default 5s) is a\n"
 	    "failed attempt: the task is retried after a backoff (--retry-backoff,\n"
 	    "default 1s, doubling) until --retries retries (default: its max\n"
-	    "attempts) are spent, then fails. Exit status 75, or output matching\n"
-	    "--rate-limit-pattern (an extended regex, case-insensitive; default:\n"
-	    "rate limit, 429, too many requests, session/usage limit, quota) on a\n"
-	    "non-zero exit, is a rate limit: the task is requeued without\n"
-	    "spending an attempt and launches pause, 2s doubling to 60s (events\n"
-	    "pause and resume). When the tokens or cost saved by this run's tasks\n"
-	    "reach --budget-tokens / --budget-cost, nothing new is launched.\n\n"
+	    "attempts) are spent, then fails.\n\n"
+	    "A rate limit gives the claim back without spending an attempt and\n"
+	    "pauses all launches (events pause and resume): exit status 75, or a\n"
+	    "log that says so in the agent clients' own words. In JSON output\n"
+	    "only the clients' error fields count, never ids (\"e429ee32-...\"):\n"
+	    "Claude Code's stream-json result with \"is_error\": true and API\n"
+	    "status 429 or a rate/usage/session limit in its text, or a rejected\n"
+	    "rate_limit_event; Codex's exec --json error and turn.failed events;\n"
+	    "Gemini CLI's QuotaError or 429 error. Such a closing result counts\n"
+	    "even when the worker exits 0. Other lines count on a non-zero exit\n"
+	    "when they say rate limit, too many requests, 429, hit your ... limit,\n"
+	    "usage limit reached, quota exceeded, RESOURCE_EXHAUSTED or exhausted\n"
+	    "your ... quota (--rate-limit-pattern RE, an extended regex matched\n"
+	    "case-insensitively against every line, replaces these words). The\n"
+	    "pause is 2s, doubling to 60s; when the client says when its limit\n"
+	    "lifts (\"resets 9am (Europe/Berlin)\", \"try again at 3:28 PM\",\n"
+	    "\"retry in 39s\", a resetsAt), launches pause until then, however\n"
+	    "long (up to 8 days): a subscription's usage limit is waited out, not\n"
+	    "spent on attempts. The pause event says until when, and why.\n\n"
+	    "When the tokens or cost saved by this run's tasks reach\n"
+	    "--budget-tokens / --budget-cost, nothing new is launched.\n\n"
 	    "--worktree runs each task in its own git worktree on branch\n"
 	    "daicho/ID made from the current HEAD; the branch head is the commit\n"
 	    "the sweep verifies. A worktree with commits is never deleted; one\n"
@@ -296,7 +314,8 @@ const struct cmd_entry cmd_run_entry = {
 	    { "worktree", 0, NULL, "a git worktree per task" },
 	    { "budget-tokens", 0, "N", "stop launching after N tokens" },
 	    { "budget-cost", 0, "X", "stop launching after cost X" },
-	    { "rate-limit-pattern", 0, "RE", "output that means a rate limit" },
+	    { "rate-limit-pattern", 0, "RE", "output lines that mean a rate limit "
+	      "(instead of the built-in words)" },
 	    { "lease", 0, "DUR", "claim lease (default 30m)" },
 	    { "max-hold", 0, "DUR", "how long a claim lives without a command "
 	      "naming its task (default three leases; see 'daicho claim --help')" },

@@ -19,6 +19,7 @@
 #include "core/task.h"
 #include "core/usage.h"
 #include "core/verify.h"
+#include "run/ratelimit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/git.h"
@@ -28,7 +29,7 @@
 #define RATE_LIMIT_FIRST_PAUSE_MS 2000
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
 #define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
-#define LOG_TAIL_BYTES 16384
+#define LOG_TAIL_BYTES 65536
 /*
  * A log is always a new file: never one an earlier launch wrote (a
  * rate-limited launch spends no attempt, and its relaunch must not
@@ -73,10 +74,12 @@ struct runner {
 	int64_t sweep_started_ms; /* when the last sweep pass began */
 	int64_t nothing_ready_ms; /* (ledger clock) when nothing was ready */
 	int64_t pause_until_ms, pause_ms;
+	int64_t pause_wall_until_ms;  /* (wall clock) the pause's end */
 	bool paused, stopping, nothing_ready;
 	int64_t finished;
 	int64_t start_ms;
-	regex_t rate_re;
+	regex_t rate_re;              /* --rate-limit-pattern, if given */
+	bool has_rate_re;
 	struct buf ledger_dir;
 	struct buf root;              /* the project root (worktrees) */
 	struct buf base;              /* HEAD when the run started */
@@ -393,31 +396,29 @@ fill_slots(struct runner *r)
 	return 0;
 }
 
-/* Whether the end of the worker's log matches the rate-limit pattern. */
-static bool
-log_says_rate_limited(struct runner *r, const char *path)
+/*
+ * Read what the end of the worker's log says about a rate limit into *rl
+ * (run/ratelimit.h). exited_ok: the worker exited 0, when only a client's
+ * closing result can say so; a log without the word "error" is not read.
+ */
+static void
+read_rate_limit(struct runner *r, const char *path, bool exited_ok,
+    struct rate_limit *rl)
 {
 	struct buf tail = BUF_INIT;
-	bool hit = false;
+	off_t size;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return false;
-	{
-		off_t size = lseek(fd, 0, SEEK_END);
-
-		lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
-	}
-	if (buf_read_fd(&tail, fd) == 0) {
-		/* regexec stops at NUL: match each NUL-free piece. */
-		for (size_t at = 0; at < tail.len && !hit;) {
-			hit = regexec(&r->rate_re, tail.buf + at, 0, NULL, 0) == 0;
-			at += strlen(tail.buf + at) + 1;
-		}
-	}
+		return;
+	size = lseek(fd, 0, SEEK_END);
+	lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
+	if (buf_read_fd(&tail, fd) == 0 &&
+	    (!exited_ok || memmem(tail.buf, tail.len, "error", 5) != NULL))
+		rate_limit_scan(tail.buf, tail.len, size > LOG_TAIL_BYTES,
+		    r->has_rate_re ? &r->rate_re : NULL, clock_now_ms(), rl);
 	close(fd);
 	buf_release(&tail);
-	return hit;
 }
 
 /* The worktree's HEAD when it moved from the base, else NULL (caller frees). */
@@ -434,20 +435,43 @@ worktree_commit(struct runner *r, const char *worktree)
 	return buf_detach(&head, NULL);
 }
 
+/*
+ * Pause launches after a rate limit: until the time the client said the
+ * limit lifts (a subscription's usage limit: hours, maybe), else 2 s
+ * doubling to 60 s. A pause is only ever made longer.
+ */
 static void
-pause_launches(struct runner *r, int64_t task)
+pause_launches(struct runner *r, int64_t task, const struct rate_limit *rl)
 {
+	int64_t now = clock_now_ms(), pause_ms, until;
+	json_t *detail;
+
 	r->pause_ms = r->pause_ms ? r->pause_ms * 2 : RATE_LIMIT_FIRST_PAUSE_MS;
 	if (r->pause_ms > RATE_LIMIT_MAX_PAUSE_MS)
 		r->pause_ms = RATE_LIMIT_MAX_PAUSE_MS;
-	r->pause_until_ms = mono_now() + r->pause_ms;
+	/* A reset sooner than the backoff's pause does not shorten it. */
+	pause_ms = rl->resets_ms - now > r->pause_ms ? rl->resets_ms - now
+						       : r->pause_ms;
+	until = mono_now() + pause_ms;
+	if (r->paused && until < r->pause_until_ms) {
+		pause_ms = r->pause_until_ms - mono_now();
+		until = r->pause_until_ms;
+	}
+	r->pause_until_ms = until;
+	if (r->pause_wall_until_ms < now + pause_ms)
+		r->pause_wall_until_ms = now + pause_ms;
 	/* Every pause and every extension of one is on the record. */
+	detail = json_pack("{s:s, s:I, s:I, s:b}", "reason",
+	    rl->resets_ms - now > r->pause_ms ? "usage limit" : "rate limit",
+	    "pause_ms", (json_int_t)pause_ms,
+	    "until_ms", (json_int_t)(now + pause_ms), "extended", r->paused);
+	if (rl->said.len)
+		json_object_set_new(detail, "said", json_string(rl->said.buf));
 	{
 		struct err ignored = ERR_INIT;
 
-		event_record(r->ledger, r->opt->actor, "pause", task,
-		    json_pack("{s:s, s:I, s:b}", "reason", "rate limit", "pause_ms",
-			(json_int_t)r->pause_ms, "extended", r->paused), &ignored);
+		event_record(r->ledger, r->opt->actor, "pause", task, detail,
+		    &ignored);
 		err_release(&ignored);
 	}
 	r->paused = true;
@@ -503,9 +527,20 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	 */
 	char *commit = w->worktree && code == 0 && !timed_out
 	    ? worktree_commit(r, w->worktree) : NULL;
-	bool rate_limited = !timed_out && (code == 75 ||
-	    (code != 0 && log_says_rate_limited(r, w->log_path)));
+	struct rate_limit rl;
+	bool rate_limited;
 	int rc;
+
+	/*
+	 * A rate limit: exit 75, or a failure whose log says so, or a
+	 * client's closing result that says so whatever the exit status (a
+	 * worker script may exit 0 after its client failed).
+	 */
+	rate_limit_init(&rl);
+	if (!timed_out && code != 75 && code >= 0)
+		read_rate_limit(r, w->log_path, code == 0, &rl);
+	rate_limited = !timed_out && (code == 75 || (code != 0 && rl.limited) ||
+	    rl.final);
 
 	r->running--;
 	r->finished++;
@@ -570,7 +605,7 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		/* Not the task's fault: no attempt spent. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
 		if (rc == 0) {
-			pause_launches(r, w->task);
+			pause_launches(r, w->task, &rl);
 			r->sum->rate_limited++;
 		}
 		break;
@@ -613,6 +648,7 @@ done:
 		ledger_rollback(r->ledger);
 	free(commit);
 	buf_release(&reason);
+	rate_limit_release(&rl);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
@@ -742,6 +778,7 @@ progress(struct runner *r)
 	p.finished = r->finished;
 	p.elapsed_ms = mono_now() - r->start_ms;
 	p.paused = r->paused;
+	p.paused_until_ms = r->paused ? r->pause_wall_until_ms : 0;
 	p.budget_spent = r->sum->budget_spent;
 	r->opt->observer.progress(r->opt->observer.arg, &p);
 	return 0;
@@ -924,11 +961,14 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_init(&r.ledger_dir);
 	buf_init(&r.root);
 	buf_init(&r.base);
-	if (regcomp(&r.rate_re, options->rate_limit_pattern,
-		REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
-		return err_set(err, ERR_USAGE,
-		    "bad --rate-limit-pattern '%s' (an extended regular expression)",
-		    options->rate_limit_pattern);
+	if (options->rate_limit_pattern) {
+		if (regcomp(&r.rate_re, options->rate_limit_pattern,
+			REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
+			return err_set(err, ERR_USAGE, "bad --rate-limit-pattern "
+			    "'%s' (an extended regular expression)",
+			    options->rate_limit_pattern);
+		r.has_rate_re = true;
+	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
 	/* The workers' agents, and the caller's last: beat() renews them all. */
@@ -1041,7 +1081,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 unblock:
 	sigprocmask(SIG_SETMASK, &previous, NULL);
 done:
-	regfree(&r.rate_re);
+	if (r.has_rate_re)
+		regfree(&r.rate_re);
 	for (int i = 0; i < options->jobs; i++)
 		free(r.agent_names[i]);
 	free(r.agent_names);

@@ -420,6 +420,79 @@ t=$EPOCHREALTIME; echo "E ${t/./} $n" >>"$1/times.$DAICHO_TASK"'
 	(((s2 - e1) / 1000 >= 2000)) || fail "relaunched $(((s2 - e1) / 1000)) ms after a rate limit"
 }
 
+# client_worker: on its first launch, task N prints the fixture named on
+# line N of $TEST_ROOT/plan ("FIXTURE EXIT"; @RESET@ replaced by the
+# content of $TEST_ROOT/reset) and exits with EXIT; later launches print
+# "ok" and exit 0. Start times go to $TEST_ROOT/times.N ("S <usec> <n>").
+client_worker() {
+	write_worker client 'f="$1/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+t=$EPOCHREALTIME; echo "S ${t/./} $n" >>"$1/times.$DAICHO_TASK"
+[ "$n" -gt 1 ] && { echo ok; exit 0; }
+read -r fixture code < <(sed -n "${DAICHO_TASK}p" "$1/plan")
+sed "s/@RESET@/$(cat "$1/reset" 2>/dev/null)/g" "$2/$fixture"
+exit "$code"'
+}
+
+RL_FIXTURES="$DAICHO_ROOT/tests/fixtures/ratelimit"
+
+# run_two_limited_two_failed: run tasks 1-4 on the plan, whose first two
+# are rate limits and last two failures: all verified, the limited ones
+# without spending an attempt, the failed ones on their second.
+run_two_limited_two_failed() {
+	client_worker
+	capture daicho run -j 4 --retries 1 --retry-backoff 50ms -- "$BIN/client" "$TEST_ROOT" "$RL_FIXTURES"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 4 verified, 0 failed, 2 retried, 0 false reports caught, 2 rate-limited, "
+	run sql "SELECT group_concat(attempts, ' ') FROM (SELECT attempts FROM tasks ORDER BY id)"
+	assert_output "1 1 2 2"
+}
+
+@test "run: Claude Code's rate limits are read from its stream-json; its session limit pauses until the reset it gives; uuids with 429 and a connection error are failures" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	local reset
+	reset=$(($(date +%s) + 6))
+	echo "$reset" >reset
+	cat >plan <<-EOF
+	limited-claude-resets-at.jsonl 1
+	limited-claude-api-key-429.jsonl 0
+	healthy-claude-uuid-429.jsonl 1
+	healthy-claude-connection-error.jsonl 1
+	EOF
+	run_two_limited_two_failed
+	# Task 2 exited 0, but its client's closing result said it was
+	# limited.
+	[ "$(count_events release 1)" -eq 1 ]
+	[ "$(count_events release 2)" -eq 1 ]
+	[ "$(count_events requeue 3)" -eq 1 ]
+	[ "$(count_events requeue 4)" -eq 1 ]
+	[ "$(count_events pause 3)" -eq 0 ]
+	[ "$(count_events pause 4)" -eq 0 ]
+	# The session limit paused launches until the time it gave, and said
+	# why; task 1 started again only then.
+	local until said
+	IFS='|' read -r until said <<<"$(sql "SELECT json_extract(detail, '$.until_ms'), json_extract(detail, '$.said')
+		FROM events WHERE kind = 'pause' AND task = 1 AND json_extract(detail, '$.reason') = 'usage limit'")"
+	[ -n "$until" ] || fail "no usage-limit pause: $(sql "SELECT group_concat(detail, '; ') FROM events WHERE kind = 'pause'")"
+	((until >= reset * 1000 - 1500 && until <= reset * 1000 + 1500)) || fail "paused until $until, the reset is ${reset}000"
+	[ "$said" = "API Error: Request rejected (429) · The usage limit has been reached" ] || fail "said: $said"
+	local s2
+	s2="$(awk '$1 == "S" && $3 == 2 { print $2 }' times.1)"
+	((s2 / 1000 >= reset * 1000 - 1000)) || fail "task 1 relaunched $((reset * 1000 - s2 / 1000)) ms before the reset"
+}
+
+@test "run: Codex's and Gemini CLI's rate-limit errors are rate limits; their healthy output with 429 inside is not" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	cat >plan <<-EOF
+	limited-codex-retry-limit.jsonl 1
+	limited-gemini-resource-exhausted.txt 1
+	healthy-codex-failed.jsonl 1
+	healthy-gemini-other-error.txt 1
+	EOF
+	run_two_limited_two_failed
+	run sql "SELECT group_concat(task || ' ' || json_extract(detail, '$.reason'), ', ') FROM (SELECT task, detail FROM events WHERE kind = 'pause' ORDER BY task)"
+	assert_output "1 rate limit, 2 rate limit"
+}
+
 @test "run: a rate limit during a pause is in the events: they say how long launches stay paused" {
 	daicho add now-429 >/dev/null
 	daicho add later-75 >/dev/null
