@@ -129,7 +129,9 @@ exec_run(struct cmd_ctx *ctx)
 	options.sweep_every_ms = 2000;
 	options.stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
 	options.label = cmd_opt(ctx, "label");
-	options.worktree = cmd_has(ctx, "worktree");
+	options.worktree = cmd_has(ctx, "worktree") ||
+	    cmd_opt(ctx, "worktree-dir") != NULL;
+	options.worktree_dir = cmd_opt(ctx, "worktree-dir");
 	options.follow = cmd_has(ctx, "follow");
 	if ((value = cmd_opt(ctx, "jobs")) &&
 	    (rc = cmd_integer(ctx, "jobs", value, 1, 1024, &jobs)) < 0)
@@ -246,7 +248,7 @@ exec_run(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run [-j N] [--timeout DUR] [--retries K] [--label L] [--worktree] "
+	.usage = "run [-j N] [--timeout DUR] [--retries K] [--label L] [--worktree] [--worktree-dir DIR] "
 		 "[--lease DUR] [--max-hold DUR] [--budget-tokens N] [--budget-cost X] [--follow] [-v|-q] -- CMD "
 		 "[ARG]...",
 	.summary = "run a command for every ready task, N at once",
@@ -288,9 +290,18 @@ const struct cmd_entry cmd_run_entry = {
 	    "When the tokens or cost saved by this run's tasks reach\n"
 	    "--budget-tokens / --budget-cost, nothing new is launched.\n\n"
 	    "--worktree runs each task in its own git worktree on branch\n"
-	    "daicho/ID made from the current HEAD; the branch head is the commit\n"
-	    "the sweep verifies. A worktree with commits is never deleted; one\n"
-	    "with no changes is removed once the task is verified.\n\n"
+	    "daicho/ID made from the current HEAD, at DIR/ID: --worktree-dir DIR\n"
+	    "(relative to the project root; it implies --worktree), by default\n"
+	    "<root>/.daicho-worktrees. Not under .git, where Claude Code refuses\n"
+	    "to write; inside the project, whose folder trust (Gemini CLI, Claude\n"
+	    "Code) it shares, and excluded from git through .git/info/exclude.\n"
+	    "Each worktree has the committed client configuration (.claude/,\n"
+	    ".codex/, .gemini/): commit it, or the workers run no daicho hook.\n"
+	    "The branch head is the commit the sweep verifies. When the run ends,\n"
+	    "however it ends, a worktree with no commit and no uncommitted change\n"
+	    "is removed with its branch; one with work is kept, and 'daicho\n"
+	    "sweep' removes it once its task is verified, failed or cancelled and\n"
+	    "its branch is merged (reachable from HEAD) with nothing uncommitted.\n\n"
 	    "Ends when nothing is ready, running or awaiting verification (with\n"
 	    "--follow: keeps waiting for new tasks). SIGINT/SIGTERM stop launching,\n"
 	    "pass the signal to the workers, wait for them, and leave unfinished\n"
@@ -312,6 +323,8 @@ const struct cmd_entry cmd_run_entry = {
 	    { "retry-backoff", 0, "DUR", "first retry delay (default 1s)" },
 	    { "label", 0, "L", "only tasks labelled L" },
 	    { "worktree", 0, NULL, "a git worktree per task" },
+	    { "worktree-dir", 0, "DIR", "where the worktrees go (default "
+	      "<root>/.daicho-worktrees)" },
 	    { "budget-tokens", 0, "N", "stop launching after N tokens" },
 	    { "budget-cost", 0, "X", "stop launching after cost X" },
 	    { "rate-limit-pattern", 0, "RE", "output lines that mean a rate limit "

@@ -83,6 +83,7 @@ struct runner {
 	struct buf ledger_dir;
 	struct buf root;              /* the project root (worktrees) */
 	struct buf base;              /* HEAD when the run started */
+	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
 };
 
 static int64_t
@@ -166,7 +167,7 @@ prepare_worktree(struct runner *r, struct worker *w)
 	struct buf path = BUF_INIT, branch = BUF_INIT, why = BUF_INIT;
 	int rc = 0;
 
-	buf_addf(&path, "%s/worktrees/%lld", r->ledger_dir.buf, (long long)w->task);
+	buf_addf(&path, "%s/%lld", r->worktree_dir.buf, (long long)w->task);
 	buf_addf(&branch, "daicho/%lld", (long long)w->task);
 	if (access(path.buf, F_OK) != 0) {
 		if (path_make_parent_dirs(path.buf, 0755) < 0 ||
@@ -226,6 +227,20 @@ open_log(struct runner *r, struct worker *w, struct buf *log)
 	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
 }
 
+static void drop_unused_worktree(struct runner *r, int64_t task,
+    const char *path);
+
+/* A launch that failed after its worktree was made: no worktree is left. */
+static void
+abandon_worktree(struct runner *r, struct worker *w)
+{
+	if (w->worktree) {
+		drop_unused_worktree(r, w->task, w->worktree);
+		free(w->worktree);
+		w->worktree = NULL;
+	}
+}
+
 /* Start the worker process for w->task held by w->agent. */
 static int
 launch(struct runner *r, struct worker *w)
@@ -245,6 +260,7 @@ launch(struct runner *r, struct worker *w)
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
 		return rc;
 	if ((fd = open_log(r, w, &log)) < 0) {
+		abandon_worktree(r, w);
 		buf_release(&log);
 		return fd;
 	}
@@ -278,6 +294,7 @@ launch(struct runner *r, struct worker *w)
 	buf_release(&env_ledger);
 	if (rc != 0) {
 		w->pid = 0;
+		abandon_worktree(r, w);
 		buf_release(&log);
 		return err_set(r->err, ERR_FAILED, "cannot run %s (%s)",
 		    r->opt->argv[0], strerror(rc));
@@ -876,34 +893,94 @@ release_held(struct runner *r)
 	}
 }
 
-/* Remove the worktrees of verified tasks that changed nothing. */
+/*
+ * Remove task's worktree at path, with its branch, when it holds no work:
+ * no commit past the run's base and no uncommitted change. Work is never
+ * thrown away; a task that is run again gets a new worktree.
+ */
+static void
+drop_unused_worktree(struct runner *r, int64_t task, const char *path)
+{
+	struct buf branch = BUF_INIT;
+	char *commit;
+
+	if (access(path, F_OK) != 0)
+		return;
+	commit = worktree_commit(r, path);
+	if (commit == NULL && git_worktree_is_clean(path) == 1) {
+		buf_addf(&branch, "daicho/%lld", (long long)task);
+		git_worktree_remove(r->root.buf, path);
+		git_branch_delete(r->root.buf, branch.buf);
+	}
+	free(commit);
+	buf_release(&branch);
+}
+
+/*
+ * At the end of a run, whatever became of each task: its worktree goes
+ * unless it holds work (a failed or interrupted run leaves no empty
+ * worktrees and branches behind; 'daicho sweep' removes the others once
+ * their work is merged).
+ */
 static void
 tidy_worktrees(struct runner *r)
 {
 	for (size_t i = 0; i < r->touched_count; i++) {
-		struct buf path = BUF_INIT, branch = BUF_INIT;
-		struct task task;
-		struct err ignored = ERR_INIT;
-		char *commit;
+		struct buf path = BUF_INIT;
 
-		buf_addf(&path, "%s/worktrees/%lld", r->ledger_dir.buf,
+		buf_addf(&path, "%s/%lld", r->worktree_dir.buf,
 		    (long long)r->touched[i]);
-		buf_addf(&branch, "daicho/%lld", (long long)r->touched[i]);
-		if (access(path.buf, F_OK) == 0 &&
-		    task_get(r->ledger, r->touched[i], &task, &ignored) == 0) {
-			commit = worktree_commit(r, path.buf);
-			/* Commits are never thrown away; no changes, no worktree. */
-			if (commit == NULL && strcmp(task.state, "verified") == 0) {
-				git_worktree_remove(r->root.buf, path.buf);
-				git_branch_delete(r->root.buf, branch.buf);
-			}
-			free(commit);
-			task_release(&task);
-		}
-		err_release(&ignored);
+		drop_unused_worktree(r, r->touched[i], path.buf);
 		buf_release(&path);
-		buf_release(&branch);
 	}
+}
+
+/*
+ * Where task worktrees go: --worktree-dir (relative to the project root),
+ * else <root>/.daicho-worktrees. A directory inside the work tree is
+ * excluded from git (info/exclude), so the main checkout never shows it.
+ */
+static int
+set_worktree_dir(struct runner *r)
+{
+	const char *dir = r->opt->worktree_dir;
+	struct buf entry = BUF_INIT, why = BUF_INIT;
+	char *real_dir = NULL, *real_root = NULL;
+	size_t len;
+	int rc = 0;
+
+	if (dir == NULL || *dir == '\0')
+		buf_addf(&r->worktree_dir, "%s/.daicho-worktrees", r->root.buf);
+	else if (dir[0] == '/')
+		buf_adds(&r->worktree_dir, dir);
+	else
+		buf_addf(&r->worktree_dir, "%s/%s", r->root.buf, dir);
+	/* Made now, so that "..", links and all resolve. */
+	buf_adds(&entry, r->worktree_dir.buf);
+	buf_adds(&entry, "/.");
+	if (path_make_parent_dirs(entry.buf, 0755) < 0 ||
+	    (real_dir = realpath(r->worktree_dir.buf, NULL)) == NULL ||
+	    (real_root = realpath(r->root.buf, NULL)) == NULL) {
+		rc = err_set(r->err, ERR_FAILED, "cannot make the worktree "
+		    "directory %s (%s)", r->worktree_dir.buf, strerror(errno));
+		goto done;
+	}
+	buf_reset(&r->worktree_dir);
+	buf_adds(&r->worktree_dir, real_dir);
+	len = strlen(real_root);
+	if (strncmp(real_dir, real_root, len) == 0 && real_dir[len] == '/') {
+		buf_reset(&entry);
+		buf_addf(&entry, "%s/", real_dir + len);
+		if (git_exclude(r->root.buf, entry.buf, &why) < 0)
+			rc = err_set(r->err, ERR_FAILED, "cannot keep %s out of git "
+			    "(%s)", r->worktree_dir.buf, why.buf);
+	}
+done:
+	free(real_dir);
+	free(real_root);
+	buf_release(&entry);
+	buf_release(&why);
+	return rc;
 }
 
 static int
@@ -961,6 +1038,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_init(&r.ledger_dir);
 	buf_init(&r.root);
 	buf_init(&r.base);
+	buf_init(&r.worktree_dir);
 	if (options->rate_limit_pattern) {
 		if (regcomp(&r.rate_re, options->rate_limit_pattern,
 			REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
@@ -986,6 +1064,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 		    "--worktree needs a git repository with a commit at %s", r.root.buf);
 		goto done;
 	}
+	if (options->worktree && (rc = set_worktree_dir(&r)) < 0)
+		goto done;
 	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
 	sigemptyset(&children);
 	sigaddset(&children, SIGCHLD);
@@ -1094,5 +1174,6 @@ done:
 	buf_release(&r.ledger_dir);
 	buf_release(&r.root);
 	buf_release(&r.base);
+	buf_release(&r.worktree_dir);
 	return rc;
 }

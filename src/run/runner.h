@@ -55,6 +55,8 @@ struct run_options {
 	int64_t retry_backoff_ms;   /* first retry delay; doubles */
 	const char *label;          /* only tasks with this label */
 	bool worktree;              /* a git worktree per task */
+	const char *worktree_dir;   /* where (relative to the project root);
+				     * NULL: <root>/.daicho-worktrees */
 	int64_t budget_tokens;      /* 0: no budget */
 	double budget_cost;         /* 0: no budget */
 	bool follow;                /* keep waiting for new tasks */

@@ -917,10 +917,11 @@ fi'
 	capture daicho run -j 2 --worktree -- "$BIN/wt" "$TEST_ROOT/o"
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
-	local wt="$repo/.git/daicho/worktrees"
+	# Outside .git, where Claude Code refuses to write: in the project.
+	local wt="$repo/.daicho-worktrees"
 	for id in 1 2; do
 		run cat "$TEST_ROOT/o/pwd.$id"
-		assert_output "$(cd "$repo" && pwd -P)/.git/daicho/worktrees/$id"
+		assert_output "$(cd "$repo" && pwd -P)/.daicho-worktrees/$id"
 		run cat "$TEST_ROOT/o/branch.$id"
 		assert_output "daicho/$id"
 		run cat "$TEST_ROOT/o/base.$id"
@@ -949,11 +950,70 @@ fi'
 	refute_output --partial "worktree $wt/2"
 	run git branch --list 'daicho/2'
 	assert_output ""
-	# The main checkout is untouched.
+	# The main checkout is untouched, and git does not show the worktrees
+	# (info/exclude, nothing committed).
 	[ "$(git rev-parse HEAD)" = "$base" ]
 	[ ! -e made.txt ]
 	run git status --porcelain
 	assert_output ""
+	grep -qx '/.daicho-worktrees/' "$repo/.git/info/exclude"
+	# Once task 1's branch is merged, the sweep removes its worktree and
+	# branch.
+	git merge -q --ff-only daicho/1
+	run daicho sweep
+	assert_output --partial ", 1 worktree pruned,"
+	[ ! -e "$wt/1" ]
+	run git branch --list 'daicho/*'
+	assert_output ""
+}
+
+@test "run --worktree-dir: worktrees where asked; a failed run leaves no empty worktree nor branch; work is kept until merged" {
+	unset DAICHO_LEDGER
+	local repo="$TEST_ROOT/repo"
+	new_git_repo "$repo"
+	cd "$repo"
+	daicho init >/dev/null
+	L="$repo/.git/daicho/ledger.db"
+	daicho add fails >/dev/null
+	daicho add leaves-a-file >/dev/null
+	daicho add commits >/dev/null
+	# Every attempt fails: task 1 writes nothing, task 2 leaves an
+	# uncommitted file, task 3 commits.
+	write_worker wtfail 'pwd -P >"$1/pwd.$DAICHO_TASK"
+case "$DAICHO_TASK" in
+2) echo draft >draft.txt ;;
+3) echo done >done.txt; git add done.txt; git commit -q -m "task 3" ;;
+esac
+exit 1'
+	mkdir "$TEST_ROOT/o"
+	capture daicho run -j 3 --retries 0 --worktree-dir ../wts -- "$BIN/wtfail" "$TEST_ROOT/o"
+	[ "$status" -eq 1 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 0 verified, 3 failed, 0 retried, 0 false reports caught, "
+	local wts="$TEST_ROOT/wts"
+	[ "$(cat "$TEST_ROOT/o/pwd.1")" = "$(cd "$TEST_ROOT" && pwd -P)/wts/1" ]
+	# Task 1's empty worktree and branch are gone; 2 and 3 hold work.
+	[ ! -e "$wts/1" ]
+	[ -f "$wts/2/draft.txt" ]
+	[ -f "$wts/3/done.txt" ]
+	run git branch --list 'daicho/*'
+	assert_output $'+ daicho/2\n+ daicho/3'
+	# A directory outside the work tree is not added to info/exclude.
+	run grep -c wts "$repo/.git/info/exclude"
+	assert_output 0
+	# The sweep keeps what is not safe elsewhere: the uncommitted file, the
+	# unmerged commit.
+	run daicho sweep
+	assert_output --partial ", 0 worktrees pruned,"
+	[ -e "$wts/2" ] && [ -e "$wts/3" ]
+	rm "$wts/2/draft.txt"
+	git merge -q --ff-only daicho/3
+	run daicho sweep
+	assert_output --partial ", 2 worktrees pruned,"
+	[ ! -e "$wts/2" ] && [ ! -e "$wts/3" ]
+	run git branch --list 'daicho/*'
+	assert_output ""
+	run git worktree list --porcelain
+	refute_output --partial "$wts"
 }
 
 # --- crash safety ------------------------------------------------------------
