@@ -625,10 +625,8 @@ exec_cancel(struct cmd_ctx *ctx)
 	int64_t id, actor;
 	int rc;
 
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
 		return rc;
-	if ((actor = cmd_caller(ctx)) < 0)
-		return (int)actor;
 	return task_cancel_allowed(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
 	    ctx->err);
 }
@@ -655,6 +653,7 @@ const struct cmd_entry cmd_cancel_entry = {
 
 struct graph_state {
 	bool mermaid;
+	json_t *nodes, *edges; /* with --json: collected, not printed */
 };
 
 /* Append title escaped for a dot or mermaid label. */
@@ -679,6 +678,9 @@ graph_node(const struct task *t, void *arg)
 	struct graph_state *s = arg;
 	struct buf label = BUF_INIT;
 
+	if (s->nodes)
+		return json_array_append_new(s->nodes, json_pack("{s:I, s:s, s:s}",
+		    "id", (json_int_t)t->id, "title", t->title, "state", t->state));
 	buf_addf(&label, "#%lld ", (long long)t->id);
 	add_label(&label, t->title, s->mermaid);
 	if (s->mermaid)
@@ -695,6 +697,9 @@ graph_edge(int64_t task, int64_t after, void *arg)
 {
 	struct graph_state *s = arg;
 
+	if (s->edges)
+		return json_array_append_new(s->edges, json_pack("{s:I, s:I}",
+		    "task", (json_int_t)task, "after", (json_int_t)after));
 	if (s->mermaid)
 		printf("  t%lld --> t%lld\n", (long long)after, (long long)task);
 	else
@@ -707,9 +712,26 @@ exec_graph(struct cmd_ctx *ctx)
 {
 	const char *format = cmd_opt(ctx, "format");
 	struct task_filter all = { 0 };
-	struct graph_state s = { false };
+	struct graph_state s = { false, NULL, NULL };
 	int rc;
 
+	if (ctx->json && format != NULL)
+		return err_set(ctx->err, ERR_USAGE,
+		    "--json and --format are two outputs; give one");
+	if (ctx->json) {
+		s.nodes = json_array();
+		s.edges = json_array();
+		if ((rc = task_each(ctx->ledger, &all, graph_node, &s,
+			 ctx->err)) < 0 ||
+		    (rc = task_each_edge(ctx->ledger, graph_edge, &s,
+			 ctx->err)) < 0) {
+			json_decref(s.nodes);
+			json_decref(s.edges);
+			return rc;
+		}
+		return cmd_print_json(ctx, json_pack("{s:o, s:o}", "nodes",
+		    s.nodes, "edges", s.edges));
+	}
 	if (format == NULL || strcmp(format, "dot") == 0)
 		s.mermaid = false;
 	else if (strcmp(format, "mermaid") == 0)
@@ -733,7 +755,8 @@ const struct cmd_entry cmd_graph_entry = {
 	.summary = "print the dependency graph (Graphviz dot or Mermaid)",
 	.help =
 	    "Nodes are tasks (id, title, state); an edge A -> B means B comes\n"
-	    "after A. Render with 'daicho graph | dot -Tsvg > graph.svg'.\n",
+	    "after A. Render with 'daicho graph | dot -Tsvg > graph.svg'.\n\n"
+	    "JSON: {nodes: [{id, title, state}], edges: [{task, after}]}.\n",
 	.options = (const struct cmd_option[]){
 	    { "format", 0, "F", "dot (default) or mermaid" },
 	    { 0 } },

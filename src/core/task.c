@@ -650,6 +650,15 @@ check_file_paths(struct ledger *ledger, const struct task_spec *specs,
 }
 
 int
+task_spec_check(struct ledger *ledger, const struct task_spec *spec,
+    struct err *err)
+{
+	int rc = check_spec(spec, err);
+
+	return rc < 0 ? rc : check_file_paths(ledger, spec, 1, err);
+}
+
+int
 task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
     size_t count, int64_t *ids, struct err *err)
 {
