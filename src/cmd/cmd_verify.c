@@ -205,10 +205,13 @@ exec_sweep(struct cmd_ctx *ctx)
 
 		if ((rc = sweep_pass(ctx->ledger, &options, &stats, ctx->err)) < 0)
 			return rc;
-		/* A loop is a service: a line for each pass that did something. */
+		/*
+		 * A loop is a service: a line for each pass that did something
+		 * (each pass with -v).
+		 */
 		if (!interval_ms)
 			rc = print_sweep(ctx, &stats, 0);
-		else if (sweep_changed(&stats))
+		else if (sweep_changed(&stats) || cmd_has(ctx, "verbose"))
 			rc = print_sweep(ctx, &stats, clock_now_ms());
 		if (rc < 0)
 			return rc;
@@ -252,12 +255,14 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "steps: nothing is verified unless a sweep runs, so keep one running\n"
 	    "(docs/sweep-service.md: a systemd user unit, or tmux). One pass\n"
 	    "prints its summary line; a loop prints one only for a pass that\n"
-	    "changed something, after its UTC time (with --json, at_ms).\n\n"
+	    "changed something (-v: for every pass), after its UTC time (with\n"
+	    "--json, at_ms).\n\n"
 	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\",\n"
 	    "\"held_too_long\", \"pruned\", \"stale\", \"waits\"}\n"
 	    "per pass, one object per line.\n",
 	.options = (const struct cmd_option[]){
 	    { "every", 0, "DUR", "repeat every DUR until interrupted" },
+	    { "verbose", 'v', NULL, "with --every: a line for every pass" },
 	    { "jobs", 'j', "N", "verify N tasks at once (default: CPUs)" },
 	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
 	    { 0 } },

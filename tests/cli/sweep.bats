@@ -277,3 +277,15 @@ teardown() {
 	sweep_says 1 0 0 0 0
 	assert_task 2 verified w2 1
 }
+
+@test "sweep --every -v prints every pass, idle ones too, each after its time" {
+	daicho sweep --every 200ms -v >"$TEST_ROOT/sweep.out" 2>&1 3>&- &
+	SWEEP_PID=$!
+	sleep 1
+	kill -TERM "$SWEEP_PID"
+	wait "$SWEEP_PID" || true
+	SWEEP_PID=
+	run cat "$TEST_ROOT/sweep.out"
+	[ "${#lines[@]}" -ge 2 ] || fail "expected a line per pass: $output"
+	[[ "${lines[0]}" =~ ^[0-9T:-]+Z\ sweep:\ 0\ verified, ]] || fail "$output"
+}
