@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# Codex CLI (the real client, pinned in package-lock.json) with
+# 'daicho init --codex', against a scripted OpenAI Responses stand-in.
+# See helpers.bash and scenarios.bash.
+
+load helpers
+load scenarios
+
+@test "codex: the session is one agent, told its name, and its commands act as it" {
+	scenario_agent_name codex
+}
+
+@test "codex: 'daicho approve N' from the model is denied and the request stays pending" {
+	scenario_approve_denied codex
+}
+
+@test "codex: a gated 'git merge' does not run; Codex reports the deny" {
+	scenario_gated_merge codex
+}
+
+@test "codex: writing a path another agent reserved is denied and nothing is written" {
+	scenario_reserved_edit codex
+}
+
+@test "codex: a message sent before the session reaches the model" {
+	scenario_inbox codex
+}
+
+@test "codex: the stop hook reminds the model of its unreported claim" {
+	scenario_stop_reminder codex
+}
+
+@test "codex: two sessions within a minute (UUIDv7 ids) are two agents; the second inherits nothing" {
+	scenario_two_sessions codex
+}

@@ -1,0 +1,186 @@
+# The end-to-end scenarios of issue 14, each a function of the client
+# (claude, codex or gemini); claude.bats, codex.bats and gemini.bats run
+# them. Each scenario: 'daicho init --CLIENT' in a scratch repository, what
+# the ledger holds before, one or two real sessions against a scripted
+# model, then what the client sent back to the model, the repository and
+# the ledger.
+
+# The session registers one agent of its client, bound to its session id;
+# the model is told that name, and the daicho commands the model runs act
+# as that agent (never as the human).
+scenario_agent_name() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	start_standin "$client" '[{"shell":"daicho reserve \"docs/**\""},{"text":"done."}]'
+	run_session
+	session_ok
+	local agents name
+	agents="$(agents_json)"
+	[ "$(jq length <<<"$agents")" = 1 ] || fail "expected one agent, got: $agents"
+	name="$(jq -r '.[0].name' <<<"$agents")"
+	jq -e --arg k "$client" --arg s "$SESSION_ID" '.[0].kind == $k and .[0].session_id == $s' \
+		<<<"$agents" >/dev/null || fail "expected a $client agent of session $SESSION_ID, got: $agents"
+	[[ "$name" == "$client-"* ]] || fail "expected a name derived from the session, got $name"
+	sent_to_model "You are daicho agent $name;" ||
+		fail "the model was never told its name $name (SessionStart context missing)"
+	# The model's own command acted as the session's agent.
+	local actor
+	actor="$(daicho events --json | jq -r '[.[] | select(.kind == "reserve")][0].actor')"
+	[ "$actor" = "$name" ] ||
+		fail "the model's 'daicho reserve' acted as '$actor', not as the session's agent $name (tool result: $(tool_result_text 0))"
+}
+
+# A pending approval exists; the model runs 'daicho approve 1'. The hook
+# denies it (seen in the tool result the client sends back) and the request
+# is still pending.
+scenario_approve_denied() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho gate add 'git push*' --approval >/dev/null
+	capture daicho gate exec --as other -- git push origin main
+	[ "$status" = 6 ] || fail "gate exec should have made a request (exit 6), got $status: $stderr"
+	start_standin "$client" '[{"shell":"daicho approve 1"},{"text":"done."}]'
+	run_session
+	session_ok
+	local result
+	result="$(tool_result 0)"
+	assert_denied "$result" "daicho approve, deny and gate rm are for a human at a terminal"
+	[ "$(daicho approvals --json | jq -r '.[0].state')" = pending ] ||
+		fail "the approval is no longer pending: $(daicho approvals --json)"
+	[ "$(daicho events --json | jq '[.[] | select(.kind | test("approv"))] | length')" -le 1 ] ||
+		fail "approval events: $(daicho events)"
+}
+
+# A gate that needs an approval covers 'git merge *'; the model runs
+# 'git merge x'. It does not run (HEAD and the work tree unchanged), and the
+# client reports the deny (Codex, Gemini) or the ask (Claude Code, which
+# in -p mode cannot ask and refuses).
+scenario_gated_merge() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	new_branch_with_commit x
+	daicho gate add 'git merge *' --approval >/dev/null
+	local head
+	head="$(git rev-parse HEAD)"
+	start_standin "$client" '[{"shell":"git merge x"},{"text":"done."}]'
+	run_session
+	session_ok
+	[ "$(git rev-parse HEAD)" = "$head" ] || fail "git merge ran: HEAD moved to $(git log --oneline -1)"
+	[ ! -e x.txt ] || fail "git merge ran: x.txt is in the work tree"
+	local result
+	result="$(tool_result 0)"
+	case "$client" in
+	claude)
+		# "ask" in -p mode: refused, and listed as a permission denial.
+		jq -e '.error == true' <<<"$result" >/dev/null || fail "the tool call was not refused: $result"
+		jq -e '.text | contains("matches daicho gate #1 '"'git merge *'"'")' <<<"$result" >/dev/null ||
+			fail "the refusal does not name the gate: $result"
+		jq -e 'select(.type == "result") | .permission_denials[] | select(.tool_name == "Bash" and (.tool_input.command == "git merge x"))' \
+			"$SESSION_OUT" >/dev/null || fail "Claude Code lists no permission denial for git merge: $(jq -c 'select(.type == "result") | .permission_denials' "$SESSION_OUT")"
+		;;
+	*) assert_denied "$result" "matches daicho gate #1 'git merge *'" ;;
+	esac
+}
+
+# Another agent reserved src/**; the model creates src/new.c. Denied, no
+# file.
+scenario_reserved_edit() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho reserve 'src/**' --as other >/dev/null
+	start_standin "$client" "$(jq -nc --arg p "$REPO/src/new.c" '[{write: $p, content: "int x;\n"}, {text: "done."}]')"
+	run_session
+	session_ok
+	[ ! -e src/new.c ] || fail "the reserved path was written: $(cat src/new.c)"
+	assert_denied "$(tool_result 0)" "src/new.c is reserved by other (src/**"
+	git diff --quiet HEAD || fail "the work tree changed: $(git status --short)"
+}
+
+# A message sent before the session to the agent the session will be
+# (named with DAICHO_AGENT) reaches the model with a tool call, and is then
+# read.
+scenario_inbox() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho agent start impl-1 --kind "$client" >/dev/null
+	local msg="hello from mgr $RANDOM$RANDOM"
+	daicho send --as mgr impl-1 "$msg" >/dev/null
+	E2E_ENV=(DAICHO_AGENT=impl-1)
+	start_standin "$client" '[{"shell":"echo one"},{"shell":"echo two"},{"text":"done."}]'
+	run_session
+	session_ok
+	sent_to_model "$msg" || fail "the message never reached the model (requests: $(requests | jq -c '{n, turn}' | tr '\n' ' '))"
+	[ "$(daicho agents --all --json | jq '[.[] | select(.name == "impl-1")] | map(.unread) | add')" = 0 ] ||
+		fail "the message is still unread: $(daicho agents --all)"
+}
+
+# The session holds a claimed task and ends its turn: the stop hook blocks
+# the stop once with a reminder, which reaches the model.
+scenario_stop_reminder() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho add 'Write the parser' >/dev/null
+	start_standin "$client" '[{"shell":"daicho claim --next"},{"text":"I am done."},{"text":"Still done."}]'
+	run_session
+	session_ok
+	sent_to_model "You still hold claimed tasks that are neither reported nor released: #1 (Write the parser)" ||
+		fail "the stop reminder never reached the model (requests: $(requests | jq -c '{n, turn}' | tr '\n' ' '))"
+}
+
+# Two sessions started within a minute, one after the other: the first
+# claims a task, ends (its agent is ended, as 'daicho agent end' would),
+# the second must be another agent that inherits nothing.
+scenario_two_sessions() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho add 'The first session takes this' >/dev/null
+	start_standin "$client" '[{"shell":"daicho claim --next"},{"text":"done."},{"text":"done."}]'
+	run_session
+	session_ok
+	local first_sid="$SESSION_ID" first
+	first="$(agents_json | jq -r --arg s "$first_sid" '.[] | select(.session_id == $s) | .name')"
+	[ -n "$first" ] || fail "the first session registered no agent: $(agents_json)"
+	local owner
+	owner="$(daicho show 1 --json | jq -r .owner)"
+	[ "$owner" = "$first" ] ||
+		fail "the first session's 'daicho claim --next' claimed #1 as '$owner', not as its agent $first (the model's daicho commands must act as the session's agent)"
+	# Codex has no session-end hook: end its agent as a person would.
+	if agents_json | jq -e --arg n "$first" '.[] | select(.name == $n and .state != "ended")' >/dev/null; then
+		daicho agent end "$first" >/dev/null
+	fi
+	run_session
+	session_ok
+	[ "$SESSION_ID" != "$first_sid" ] || fail "the client reused session id $SESSION_ID"
+	local second
+	second="$(agents_json | jq -r --arg s "$SESSION_ID" '.[] | select(.session_id == $s) | .name')"
+	[ -n "$second" ] || fail "the second session ($SESSION_ID) registered no agent: $(agents_json)"
+	[ "$second" != "$first" ] ||
+		fail "sessions $first_sid and $SESSION_ID got the same agent name $first"
+	! daicho events --json | jq -e '.[] | select(.kind == "agent-inherit")' >/dev/null ||
+		fail "the second session inherited: $(daicho events | grep inherit)"
+	[ "$(daicho show 1 --json | jq -r .owner)" = "$first" ] ||
+		fail "#1 moved from $first to $(daicho show 1 --json | jq -r .owner)"
+}
+
+# assert_denied RESULT_JSON REASON: the tool result (see tool_result) is the
+# client's form of a hook's deny, and carries daicho's REASON.
+assert_denied() {
+	local result="$1" reason="$2"
+	case "$CLIENT" in
+	claude) jq -e '.error == true' <<<"$result" >/dev/null || fail "not an error tool result: $result" ;;
+	codex) jq -e '.text | contains("blocked by PreToolUse hook")' <<<"$result" >/dev/null ||
+		fail "not blocked by the hook: $result" ;;
+	gemini) jq -e '.error == true and (.text | contains("blocked"))' <<<"$result" >/dev/null ||
+		fail "not blocked by the hook: $result" ;;
+	esac
+	jq -e --arg r "$reason" '.text | contains($r)' <<<"$result" >/dev/null ||
+		fail "the tool result does not carry daicho's reason '$reason': $result"
+}
+
+# capture CMD...: run CMD; set status, output and stderr (stdin: none).
+capture() {
+	status=0
+	"$@" </dev/null >"$TEST_ROOT/.out" 2>"$TEST_ROOT/.err" || status=$?
+	output="$(cat "$TEST_ROOT/.out")"
+	stderr="$(cat "$TEST_ROOT/.err")"
+}
