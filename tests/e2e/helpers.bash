@@ -132,10 +132,16 @@ start_standin() {
 
 # configure_client CLIENT: the client's own configuration in HOME, pointing
 # it at the stand-in and trusting REPO (and, for Codex, its hooks).
+# CLIENT_ENV: the environment (NAME=VALUE...) the client needs besides.
 configure_client() {
 	case "$1" in
-	claude) ;; # all by environment, see run_session
+	claude)
+		CLIENT_ENV=(ANTHROPIC_BASE_URL="http://127.0.0.1:$STANDIN_PORT"
+			ANTHROPIC_API_KEY=sk-e2e-not-a-key
+			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1)
+		;;
 	codex)
+		CLIENT_ENV=(OPENAI_API_KEY=sk-e2e-not-a-key)
 		export CODEX_HOME="$TEST_ROOT/codex-home"
 		mkdir -p "$CODEX_HOME"
 		# gpt-5.5: a model Codex knows, so that it offers apply_patch.
@@ -154,6 +160,8 @@ configure_client() {
 		EOF
 		;;
 	gemini)
+		CLIENT_ENV=(GEMINI_API_KEY=e2e-not-a-key
+			GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$STANDIN_PORT")
 		mkdir -p "$HOME/.gemini"
 		echo '{"security":{"auth":{"selectedType":"gemini-api-key"}}}' >"$HOME/.gemini/settings.json"
 		jq -n --arg r "$REPO" '{($r): "TRUST_FOLDER"}' >"$HOME/.gemini/trustedFolders.json"
@@ -176,25 +184,19 @@ run_session() {
 	case "$CLIENT" in
 	claude)
 		SESSION_ID="${CLAUDE_SIDS[$((SESSION - 1))]:-$(cat /proc/sys/kernel/random/uuid)}"
-		cmd=(env ANTHROPIC_BASE_URL="http://127.0.0.1:$STANDIN_PORT"
-			ANTHROPIC_API_KEY=sk-e2e-not-a-key
-			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1
-			"${E2E_ENV[@]}"
-			claude -p "$prompt" --output-format stream-json --verbose
+		cmd=(claude -p "$prompt" --output-format stream-json --verbose
 			--include-hook-events --session-id "$SESSION_ID" --model claude-sonnet-4-5
 			--allowedTools "Bash,Read,Edit,Write")
 		;;
 	codex)
-		cmd=(env OPENAI_API_KEY=sk-e2e-not-a-key "${E2E_ENV[@]}"
-			codex exec --json -s danger-full-access --dangerously-bypass-hook-trust "$prompt")
+		cmd=(codex exec --json -s danger-full-access --dangerously-bypass-hook-trust "$prompt")
 		;;
 	gemini)
-		cmd=(env GEMINI_API_KEY=e2e-not-a-key
-			GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$STANDIN_PORT" "${E2E_ENV[@]}"
-			gemini -p "$prompt" -m gemini-2.5-flash --approval-mode yolo
+		cmd=(gemini -p "$prompt" -m gemini-2.5-flash --approval-mode yolo
 			--output-format stream-json)
 		;;
 	esac
+	cmd=(env "${CLIENT_ENV[@]}" "${E2E_ENV[@]}" "${cmd[@]}")
 	SESSION_STATUS=0
 	timeout -k 5 "$E2E_SESSION_TIMEOUT" "${cmd[@]}" </dev/null >"$SESSION_OUT" 2>"$SESSION_ERR" ||
 		SESSION_STATUS=$?

@@ -184,3 +184,55 @@ capture() {
 	output="$(cat "$TEST_ROOT/.out")"
 	stderr="$(cat "$TEST_ROOT/.err")"
 }
+
+# Headless workers: 'daicho run -j 3' launches examples/worker-CLIENT.sh
+# for 6 tasks; each session's model fetches its prompt, writes its artefact
+# (out/ID.md), saves it and reports, all with the client's hooks installed.
+# All 6 must be verified, each result the task's own prompt.
+scenario_workers() {
+	run_workers "$1"
+	local i
+	for i in 1 2 3 4 5 6; do
+		[ "$(cat "out/$i.md")" = "Write chapter $i of the handbook." ] || fail "out/$i.md: $(cat "out/$i.md")"
+		[ "$(daicho result "$i")" = "Write chapter $i of the handbook." ] || fail "the result of #$i: $(daicho result "$i")"
+	done
+}
+
+# The same run: a worker launched by the runner belongs to the runner, so
+# the client's hooks leave its agent alone: one agent per slot, keeping its
+# role, and nothing inherited by name.
+scenario_workers_lifecycle() {
+	run_workers "$1"
+	local agents
+	agents="$(agents_json | jq -c '[.[] | select(.name | startswith("run"))]')"
+	jq -e 'length == 3 and all(.role == "run")' <<<"$agents" >/dev/null ||
+		fail "expected 3 worker agents (role run), one per slot, got $(jq length <<<"$agents"): $(daicho agents --all)"
+	! daicho events --json | jq -e '.[] | select(.kind == "agent-inherit")' >/dev/null ||
+		fail "worker agents inherited claims by name: $(daicho events | grep -e agent-)"
+}
+
+# run_workers CLIENT: 6 tasks through 'daicho run -j 3 -- worker-CLIENT.sh';
+# all 6 verified.
+run_workers() {
+	local client="$1" i
+	daicho init --"$client" >/dev/null
+	for i in 1 2 3 4 5 6; do
+		daicho add "Chapter $i" --body "Write chapter $i of the handbook." --done-when saved >/dev/null
+	done
+	# The model's turns, the same for every task: the task comes from the
+	# environment the runner gives the worker.
+	start_standin "$client" '[
+		{"shell": "mkdir -p out && daicho prompt \"$DAICHO_TASK\" >\"out/$DAICHO_TASK.md\""},
+		{"shell": "daicho save \"$DAICHO_TASK\" -f \"out/$DAICHO_TASK.md\""},
+		{"shell": "daicho report \"$DAICHO_TASK\""},
+		{"text": "ok"}]'
+	export "${CLIENT_ENV[@]}"
+	export CLAUDE_WORKER_ARGS="--model claude-sonnet-4-5"
+	export CODEX_WORKER_ARGS="--dangerously-bypass-hook-trust"
+	export GEMINI_WORKER_ARGS="-m gemini-2.5-flash"
+	capture timeout 150 daicho run -j 3 --json -- "$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
+	local why="daicho run exited $status: $output $stderr
+$(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&1 | tail -n 5; done)"
+	[ "$status" = 0 ] || fail "$why"
+	jq -e '.tasks == 6 and .verified == 6' <<<"$output" >/dev/null || fail "$why"
+}
