@@ -41,3 +41,7 @@ load scenarios
 	CLAUDE_SIDS=("0199aaaa-${rest1#*-}" "0199aaaa-${rest2#*-}")
 	scenario_two_sessions claude
 }
+
+@test "claude: 'daicho agent end' from the model sticks" {
+	scenario_agent_end_sticks claude
+}

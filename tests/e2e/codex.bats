@@ -33,3 +33,11 @@ load scenarios
 @test "codex: two sessions within a minute (UUIDv7 ids) are two agents; the second inherits nothing" {
 	scenario_two_sessions codex
 }
+
+@test "codex: 'daicho agent end' from the model sticks" {
+	scenario_agent_end_sticks codex
+}
+
+@test "codex: doctor says when Codex does not trust the project's hooks" {
+	scenario_untrusted_hooks codex
+}

@@ -29,3 +29,7 @@ load scenarios
 @test "gemini: two sessions within a minute are two agents; the second inherits nothing" {
 	scenario_two_sessions gemini
 }
+
+@test "gemini: doctor says when Gemini CLI does not trust the folder" {
+	scenario_untrusted_hooks gemini
+}

@@ -164,7 +164,8 @@ configure_client() {
 			GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$STANDIN_PORT")
 		mkdir -p "$HOME/.gemini"
 		echo '{"security":{"auth":{"selectedType":"gemini-api-key"}}}' >"$HOME/.gemini/settings.json"
-		jq -n --arg r "$REPO" '{($r): "TRUST_FOLDER"}' >"$HOME/.gemini/trustedFolders.json"
+		[ -n "${E2E_UNTRUSTED:-}" ] ||
+			jq -n --arg r "$REPO" '{($r): "TRUST_FOLDER"}' >"$HOME/.gemini/trustedFolders.json"
 		;;
 	esac
 }
@@ -174,7 +175,9 @@ configure_client() {
 # (the client's stdout: JSON lines), SESSION_ERR, SESSION_STATUS and
 # SESSION_ID (the client's id of the session). Extra environment for the
 # client: E2E_ENV (an array of NAME=VALUE). Claude Code's session ids can be
-# chosen: CLAUDE_SIDS[N-1] for the Nth session of the test.
+# chosen: CLAUDE_SIDS[N-1] for the Nth session of the test. E2E_UNTRUSTED=1:
+# Codex without --dangerously-bypass-hook-trust, Gemini CLI in a folder it
+# does not trust, with --skip-trust (see configure_client).
 run_session() {
 	local prompt="${1:-Do the work.}"
 	SESSION=$((SESSION + 1))
@@ -189,11 +192,15 @@ run_session() {
 			--allowedTools "Bash,Read,Edit,Write")
 		;;
 	codex)
-		cmd=(codex exec --json -s danger-full-access --dangerously-bypass-hook-trust "$prompt")
+		cmd=(codex exec --json -s danger-full-access "$prompt")
+		# The hooks' trust: Codex runs none until a person trusts them.
+		[ -n "${E2E_UNTRUSTED:-}" ] || cmd+=(--dangerously-bypass-hook-trust)
 		;;
 	gemini)
 		cmd=(gemini -p "$prompt" -m gemini-2.5-flash --approval-mode yolo
 			--output-format stream-json)
+		# What Gemini CLI's own error suggests for an untrusted folder.
+		[ -z "${E2E_UNTRUSTED:-}" ] || cmd+=(--skip-trust)
 		;;
 	esac
 	cmd=(env "${CLIENT_ENV[@]}" "${E2E_ENV[@]}" "${cmd[@]}")

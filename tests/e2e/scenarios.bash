@@ -236,3 +236,45 @@ $(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&
 	[ "$status" = 0 ] || fail "$why"
 	jq -e '.tasks == 6 and .verified == 6' <<<"$output" >/dev/null || fail "$why"
 }
+
+# The model ends its own agent ('daicho agent end'), then runs one more
+# command. The agent stays ended: no hook of the same session registers it
+# again or lets it inherit, and after the session it holds nothing.
+scenario_agent_end_sticks() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho add 'Write the parser' >/dev/null
+	start_standin "$client" '[{"shell":"daicho claim --next"},{"shell":"daicho agent end"},{"shell":"echo after"},{"text":"done."},{"text":"done."}]'
+	run_session
+	session_ok
+	local name
+	name="$(agents_json | jq -r --arg s "$SESSION_ID" '[.[] | select(.session_id == $s)][0].name')"
+	[ "$name" != null ] || fail "the session registered no agent: $(agents_json)"
+	local after_end
+	after_end="$(daicho events --json | jq -c --arg n "$name" '
+		(map(select(.kind == "agent-end" and .actor == $n)) | first | .id) as $e |
+		if $e == null then "no agent-end" else
+		[.[] | select(.id > $e and .actor == $n and (.kind == "agent-register" or .kind == "agent-inherit")) | .kind] end')"
+	[ "$after_end" = '[]' ] ||
+		fail "after 'daicho agent end' the session's agent $name came back: $after_end ($(daicho events | grep -e agent-))"
+	! agents_json | jq -e --arg n "$name" '.[] | select(.name == $n and .state != "ended")' >/dev/null ||
+		fail "$name is live after the session: $(daicho agents --all)"
+}
+
+# A session whose client does not load the project's hooks (Codex hooks not
+# trusted; Gemini CLI with --skip-trust in an untrusted folder) enforces
+# nothing: the real client shows it (no hook ran, so no agent), and
+# 'daicho doctor' must say so and how to fix it.
+scenario_untrusted_hooks() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	E2E_UNTRUSTED=1
+	start_standin "$client" '[{"shell":"echo hi"},{"text":"done."}]'
+	run_session
+	session_ok
+	[ "$(agents_json | jq 'length')" = 0 ] ||
+		fail "a hook ran after all, the premise of this test is gone: $(daicho agents --all)"
+	capture daicho doctor
+	[ "$status" != 0 ] && grep -qi 'trust' <<<"$output$stderr" ||
+		fail "daicho doctor (exit $status) does not say that $client does not trust the hooks: $output $stderr"
+}
