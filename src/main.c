@@ -456,7 +456,19 @@ gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
 		ctx->explicit_agent = true;
 	}
 	if (!ctx->explicit_agent) {
+		const char *gemini = getenv("GEMINI_CLI");
+
 		ctx->claim.human_name = user_login_name();
+		/*
+		 * Gemini CLI's shell tool sets GEMINI_CLI=1 but not the session:
+		 * the command is its session agent's (found by process), never
+		 * the human's.
+		 */
+		if (gemini != NULL && *gemini != '\0') {
+			ctx->claim.client_shell = "gemini";
+			ctx->claim.kind = "gemini";
+			ctx->explicit_agent = true;
+		}
 	}
 }
 

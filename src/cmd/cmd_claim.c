@@ -178,6 +178,22 @@ exec_report(struct cmd_ctx *ctx)
 			    "then report its hash)", rev);
 		if (rc < 0)
 			goto done;
+		/* Resolved here; the sweep looks in the ledger's repository. */
+		{
+			struct buf where = BUF_INIT;
+			bool known;
+
+			verify_commit_known(ctx->ledger, hash.buf, &known, &where);
+			if (!known)
+				rc = err_set(ctx->err, ERR_NOT_FOUND,
+				    "commit %.12s is not in the repository of this "
+				    "ledger (%s), where it is verified (push or fetch "
+				    "it there, on a branch, then report it)", hash.buf,
+				    where.buf);
+			buf_release(&where);
+			if (rc < 0)
+				goto done;
+		}
 	}
 	if ((agent = cmd_caller(ctx)) < 0) {
 		rc = (int)agent;

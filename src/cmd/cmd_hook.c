@@ -177,6 +177,15 @@ exec_hook(struct cmd_ctx *ctx)
 	claim.human_name = ctx->claim.human_name ? ctx->claim.human_name : "human";
 	if (claim.session_id == NULL && claim.name == NULL)
 		claim.name = claim.human_name;
+	/*
+	 * A session that starts (or resumes) may start again after its agent
+	 * ended; every other hook leaves an ended session ended. Gemini CLI's
+	 * process is recorded, so that its shell commands, which it gives no
+	 * session variable, find the session (core/agent.h).
+	 */
+	claim.starting = req.event == HOOK_SESSION_START;
+	if (claim.starting && req.client == HOOK_GEMINI)
+		claim.client_pid = proc_client_ancestor();
 	if ((rc = agent_resolve(ctx->ledger, &claim, &ctx->caller, ctx->err)) < 0) {
 		hook_answer_unreadable(req.client, req.event, payload,
 		    ctx->err->message.buf, &answer);

@@ -124,6 +124,9 @@ sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 		return rc;
 	if ((options->actor = cmd_caller(ctx)) < 0)
 		return (int)options->actor;
+	/* An agent never judges its own report; a person may. */
+	if (strcmp(ctx->caller.kind, "human") != 0)
+		options->not_owned_by = options->actor;
 	return 0;
 }
 
@@ -293,10 +296,19 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;
 	where.token = token.buf;
+	if (apply && reported && options->not_owned_by != 0 &&
+	    task.owner_id == options->not_owned_by) {
+		rc = err_set(ctx->err, ERR_REFUSED,
+		    "task #%lld is your own report: its verdict comes from a sweep "
+		    "someone else runs (a person, another agent, daicho run); "
+		    "'daicho verify %lld' without --apply shows what it would say",
+		    (long long)id, (long long)id);
+		goto done;
+	}
 	if (apply && reported) {
 		int64_t taken;
 
-		rc = verify_take(ctx->ledger, id, 0, token.buf, &taken, ctx->err);
+		rc = verify_take(ctx->ledger, id, 0, 0, token.buf, &taken, ctx->err);
 		if (rc == 1)
 			rc = err_set(ctx->err, ERR_CONFLICT,
 			    "task #%lld is being verified by another sweep right now",

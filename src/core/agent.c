@@ -121,22 +121,24 @@ find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
  * takes over the claims still held and the open waits (its own, and those
  * it owns) of the ended agents of that name, so a session that comes back
  * under its name (after /clear, a crash, a take-over) can finish its work.
- * Logged when anything moved.
+ * A name derived from session (not NULL) is that session's alone: only
+ * its own ended agents are taken over (the session resumed). Logged when
+ * anything moved.
  */
 static int
 inherit_name(struct ledger *ledger, int64_t id, const char *name,
-    struct err *err)
+    const char *session, struct err *err)
 {
 	static const char *const moves[] = {
 		"UPDATE tasks SET owner = ?1 WHERE state = 'claimed' AND owner IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended')",
+		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
 		"UPDATE waits SET agent = ?1 WHERE ended_ms IS NULL AND agent IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended')",
+		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
 		"UPDATE waits SET owner = ?1 WHERE ended_ms IS NULL AND owner IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended')",
+		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
 		"UPDATE agents SET state = 'waiting' WHERE id = ?1 AND EXISTS"
 		" (SELECT 1 FROM waits WHERE agent = ?1 AND ended_ms IS NULL)",
 	};
@@ -151,6 +153,8 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 			return -(int)err->code;
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		if (session)
+			sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
 		if ((rc = ledger_step_done(ledger, st, "taking over a name", err)) < 0)
 			return rc;
 		if (i < 3)
@@ -166,12 +170,15 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 
 /*
  * Insert a live agent. pid is the process whose death frees the agent's
- * claims (a runner's), or 0 for a caller that comes and goes.
+ * claims (a runner's, an agent client's), or 0 for a caller that comes and
+ * goes. chosen: someone chose name (DAICHO_AGENT, --as, agent start), and
+ * it takes over what its ended predecessors of that name held; a name
+ * derived from session takes over only that session's (inherit_name()).
  */
 static int
 register_agent(struct ledger *ledger, const char *name, const char *kind,
-    const char *role, const char *session, int64_t pid, int64_t now,
-    int64_t *id, struct err *err)
+    const char *role, const char *session, int64_t pid, bool chosen,
+    int64_t now, int64_t *id, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "INSERT INTO agents (name, kind, role, session_id, pid, host, state,"
@@ -203,7 +210,7 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 		 json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role",
 		     role), err)) < 0)
 		return rc;
-	return inherit_name(ledger, *id, name, err);
+	return inherit_name(ledger, *id, name, chosen ? NULL : session, err);
 }
 
 /*
@@ -313,7 +320,7 @@ touch_named(struct ledger *ledger, int64_t agent, int64_t task, int64_t now,
 }
 
 static int find_caller(struct ledger *ledger, const struct agent_claim *claim,
-    int64_t *id, char **name, struct err *err);
+    int64_t *id, char **name, bool *ended, struct err *err);
 
 /*
  * The begin hook: register the caller if it is new (re-reading under the
@@ -327,12 +334,18 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 	int64_t now = clock_now_ms();
 	int rc;
 
+	if (agent->ended)
+		return err_set(err, ERR_REFUSED,
+		    "this session's daicho agent %s has ended, and an ended session "
+		    "stays ended (start a new session, or name this one with "
+		    "DAICHO_AGENT=NAME)", agent->name);
 	if (agent->id == 0) {
 		if ((rc = find_live_by_name(ledger, agent->name, &agent->id, err)) < 0)
 			return rc;
 		if (agent->id == 0) {
 			if ((rc = register_agent(ledger, agent->name, agent->kind,
-				 NULL, agent->session_id, 0, now, &agent->id,
+				 NULL, agent->session_id, agent->client_pid,
+				 agent->session_id == NULL, now, &agent->id,
 				 err)) < 0)
 				return rc;
 			/* A rollback takes the registration back with it. */
@@ -362,18 +375,116 @@ session_name(const char *kind, const char *session, size_t want)
 }
 
 /*
- * Find the caller's live agent without writing; id 0 when unknown, with
- * *name the name to register it under. A session's name is its first 8
- * characters, more when another live session already has those.
+ * The agent an ended session had: its name into *name (id 0 when the
+ * session never had one, or has a live one).
+ */
+static int
+find_ended_session(struct ledger *ledger, const char *session, int64_t *id,
+    char **name, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, name FROM agents a WHERE session_id = ?1"
+	    " AND state = 'ended' AND NOT EXISTS (SELECT 1 FROM agents b"
+	    "  WHERE b.session_id = ?1 AND b.state <> 'ended')"
+	    " ORDER BY id DESC LIMIT 1", err);
+	int rc;
+
+	*id = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, session, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		*name = xstrdup((const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "looking up a session");
+	return 0;
+}
+
+/*
+ * Whether a name derived from session is taken: some agent of another
+ * session, or of none (a name given by DAICHO_AGENT, the human), has or
+ * ever had it. An ended agent counts: a name is an identity that outlives
+ * its session, and inheriting its claims must never happen by accident.
+ */
+static int
+session_name_taken(struct ledger *ledger, const char *name,
+    const char *session, bool *taken, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT EXISTS (SELECT 1 FROM agents INDEXED BY agents_name"
+	    " WHERE name = ?1 AND (session_id IS NULL OR session_id <> ?2))",
+	    err);
+	int64_t yes = 0;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, session, -1, SQLITE_STATIC);
+	rc = ledger_step_int(ledger, st, &yes, NULL, "looking up an agent", err);
+	*taken = yes != 0;
+	return rc;
+}
+
+/*
+ * The live agent of client whose process is an ancestor of this process
+ * (its shell tool runs our command): id and name, or id 0.
+ */
+static int
+find_by_client_process(struct ledger *ledger, const char *client, int64_t *id,
+    char **name, char **session, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT id, name, session_id FROM agents WHERE kind = ? AND pid = ?"
+	    " AND host = ? AND state <> 'ended'"
+	    " ORDER BY last_seen_ms DESC LIMIT 1", err);
+	char host[256] = "";
+	int rc = 0;
+
+	*id = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	gethostname(host, sizeof(host) - 1);
+	for (pid_t pid = proc_parent(getpid()), depth = 0; pid > 1 && depth < 64;
+	     pid = proc_parent(pid), depth++) {
+		const unsigned char *bound;
+
+		sqlite3_bind_text(st, 1, client, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, pid);
+		sqlite3_bind_text(st, 3, host, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*id = sqlite3_column_int64(st, 0);
+			*name = xstrdup((const char *)sqlite3_column_text(st, 1));
+			bound = sqlite3_column_text(st, 2);
+			*session = bound ? xstrdup((const char *)bound) : NULL;
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return ledger_error(ledger, rc, err, "looking up a session");
+		if (*id != 0)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Find the caller's agent without writing; id 0 when unknown, with *name
+ * the name to register it under. *ended says the session's agent ended.
  */
 static int
 find_caller(struct ledger *ledger, const struct agent_claim *claim,
-    int64_t *id, char **name, struct err *err)
+    int64_t *id, char **name, bool *ended, struct err *err)
 {
 	static const size_t lengths[] = { 8, 16, 32, 56 };
 	int rc;
 
 	*id = 0;
+	*ended = false;
 	free(*name);
 	*name = NULL;
 	if (claim->name != NULL) {
@@ -387,14 +498,26 @@ find_caller(struct ledger *ledger, const struct agent_claim *claim,
 	if ((rc = find_live_by_session(ledger, claim->session_id, id, name,
 		 err)) < 0 || *id != 0)
 		return rc;
+	if (!claim->starting) {
+		int64_t gone = 0;
+
+		if ((rc = find_ended_session(ledger, claim->session_id, &gone, name,
+			 err)) < 0)
+			return rc;
+		if (gone != 0) {
+			*ended = true;
+			return 0;
+		}
+	}
 	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
-		int64_t holder;
+		bool taken = true;
 
 		free(*name);
 		*name = session_name(claim->kind, claim->session_id, lengths[i]);
-		if ((rc = find_live_by_name(ledger, *name, &holder, err)) < 0)
+		if ((rc = session_name_taken(ledger, *name, claim->session_id,
+			 &taken, err)) < 0)
 			return rc;
-		if (holder == 0)
+		if (!taken)
 			return 0;
 	}
 	return err_set(err, ERR_CONFLICT,
@@ -407,20 +530,37 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
     struct agent *out, struct err *err)
 {
 	bool human = claim->name == NULL && claim->session_id == NULL;
-	char *name = NULL;
+	char *name = NULL, *session = NULL;
 	int64_t id = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (claim->name != NULL && (rc = agent_check_name(claim->name, err)) < 0)
 		return rc;
-	if ((rc = find_caller(ledger, claim, &id, &name, err)) < 0) {
+	if (human && claim->client_shell != NULL) {
+		/* An agent client's command is never the human's. */
+		if ((rc = find_by_client_process(ledger, claim->client_shell, &id,
+			 &name, &session, err)) < 0)
+			return rc;
+		if (id == 0)
+			return err_set(err, ERR_REFUSED,
+			    "this command runs in a %s session whose daicho agent is "
+			    "unknown, and an agent's command never counts as the "
+			    "human's (name the session: start the client with "
+			    "DAICHO_AGENT=NAME, or install the hooks with 'daicho init "
+			    "--%s' so that its session start registers it)",
+			    claim->client_shell, claim->client_shell);
+		out->session_id = session;
+		human = false;
+	} else if ((rc = find_caller(ledger, claim, &id, &name, &out->ended,
+			err)) < 0) {
 		free(name);
 		return rc;
 	}
 	out->id = id;
 	out->name = name;
 	out->kind = xstrdup(human ? "human" : claim->kind);
+	out->client_pid = claim->client_pid;
 	if (claim->name == NULL && claim->session_id != NULL)
 		out->session_id = xstrdup(claim->session_id);
 	ledger_set_caller(ledger, id);
@@ -433,6 +573,8 @@ agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err)
 {
 	int rc;
 
+	if (agent->ended)
+		return 0; /* an ended session stays ended */
 	/*
 	 * A caller who may only read the ledger leaves no trace: reading
 	 * must not fail for a heartbeat (or a registration) it cannot write.
@@ -494,7 +636,7 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 			rc = ledger_error(ledger, rc, err, "starting an agent");
 			goto fail;
 		}
-	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid,
+	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid, true,
 			clock_now_ms(), id, err)) < 0) {
 		goto fail;
 	}
@@ -778,12 +920,13 @@ register_locked(struct ledger *ledger, const struct agent_start_request *req,
 			    json_pack("{s:s, s:s, s:s?}", "from", session_name, "to",
 				req->name, "role", req->role), err);
 		if (rc == 0)
-			rc = inherit_name(ledger, session_agent, req->name, err);
+			rc = inherit_name(ledger, session_agent, req->name, NULL,
+			    err);
 		free(session_name);
 		return rc;
 	}
 	return register_agent(ledger, req->name, req->kind, req->role,
-	    req->session_id, 0, now, &out->id, err);
+	    req->session_id, 0, true, now, &out->id, err);
 }
 
 int

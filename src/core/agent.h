@@ -20,6 +20,14 @@ struct agent_claim {
 	const char *session_id; /* a client session variable, or NULL */
 	const char *kind;       /* claude, codex, gemini, script or human */
 	const char *human_name; /* login name, used when nothing else is set */
+	const char *client_shell; /* an agent client's shell without its
+				   * session variable (Gemini CLI's sets only
+				   * GEMINI_CLI=1): the client whose session
+				   * agent is looked up by process, or NULL */
+	bool starting;          /* the session starts (again): an ended agent
+				 * of the session does not stop it */
+	int64_t client_pid;     /* the client's process, recorded when the
+				 * agent is registered (0: none) */
 };
 
 /*
@@ -32,6 +40,9 @@ struct agent {
 	char *name;
 	char *kind;       /* for registering */
 	char *session_id; /* for registering, or NULL */
+	int64_t client_pid; /* for registering: the agent client's process */
+	bool ended;       /* the session's agent ended: a command of the session
+			   * may read, but never registers or beats it again */
 	int64_t named_task; /* a task the command names: its beat renews that
 			     * claim's maximum hold too (0: none) */
 };
@@ -43,9 +54,16 @@ struct agent {
 int agent_check_name(const char *name, struct err *err);
 
 /*
- * Resolve the caller, first match wins: claim->name, the live agent bound
- * to claim->session_id, a new agent named "<kind>-<first 8 characters of the
- * session>" bound to it, else the human. Only reads: an agent new to the
+ * Resolve the caller, first match wins: claim->name; the live agent bound
+ * to claim->session_id; when the agent of that session ended (and the
+ * session is not starting), that ended agent, with out->ended set (reads
+ * go on; the first write is refused with ERR_REFUSED); a new agent named
+ * "<kind>-<the first 8 letters and digits of the session>" bound to it,
+ * with 16, 32, then 56 when an agent of any other session (or none) ever
+ * had that name, so distinct sessions never share a name; for
+ * claim->client_shell, the live agent of that client whose process is an
+ * ancestor of this one, else ERR_REFUSED (a command run by an agent client
+ * is never the human's); else the human. Only reads: an agent new to the
  * ledger gets out->id 0 and is registered (with an event) inside the first
  * write transaction on ledger, which then sets out->id and
  * ledger_caller(). Every write transaction on ledger carries the agent's

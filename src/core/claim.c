@@ -373,6 +373,16 @@ task_trunk_tip(struct ledger *ledger, struct buf *out)
 		buf_addf(&ref, "refs/heads/%s", branch.buf);
 	else
 		buf_adds(&ref, "HEAD");
+	/*
+	 * A main work tree with no branch out (detached at an older commit)
+	 * says nothing about the trunk: main, or master, is it then.
+	 */
+	if (branch.len == 0 && gitref_head_is_detached(git_dir.buf) == 1 &&
+	    (gitref_read(git_dir.buf, "refs/heads/main", out) == 0 ||
+		gitref_read(git_dir.buf, "refs/heads/master", out) == 0)) {
+		rc = 0;
+		goto done;
+	}
 	if (gitref_read(git_dir.buf, ref.buf, out) == 0)
 		rc = 0;
 done:

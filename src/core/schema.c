@@ -247,7 +247,9 @@ const char *const schema_migrations[] = {
 	 * of its holder last named the task (claim_named_ms) and how long a
 	 * claim lives past that on generic heartbeats alone (max_hold_ms).
 	 * A task's checks carry a version that every change of them raises,
-	 * and each verdict says which version it ran. Protected globs are
+	 * and each verdict says which version it ran, and the tree of the
+	 * commit it accepted (the same work under another hash counts once).
+	 * Protected globs are
 	 * paths a report must not change; settings hold ledger-wide defaults
 	 * (the protected list, the maximum hold).
 	 */
@@ -256,8 +258,11 @@ const char *const schema_migrations[] = {
 	"ALTER TABLE tasks ADD COLUMN max_hold_ms INTEGER;"
 	"ALTER TABLE tasks ADD COLUMN checks_version INTEGER NOT NULL DEFAULT 1;"
 	"ALTER TABLE verdicts ADD COLUMN checks_version INTEGER;"
+	"ALTER TABLE verdicts ADD COLUMN tree TEXT;"
 	"CREATE INDEX verdicts_commit ON verdicts(commit_hash)"
 	"  WHERE passed AND commit_hash IS NOT NULL;"
+	"CREATE INDEX verdicts_tree ON verdicts(tree)"
+	"  WHERE passed AND tree IS NOT NULL;"
 	"CREATE TABLE protects ("
 	"  task INTEGER NOT NULL REFERENCES tasks(id),"
 	"  glob TEXT NOT NULL,"

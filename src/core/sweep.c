@@ -221,8 +221,8 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 
 		verify_new_token(&token);
 		where.token = token.buf;
-		if ((rc = verify_take(ledger, 0, options->reported_by_ms, token.buf,
-			 &id, err)) != 0)
+		if ((rc = verify_take(ledger, 0, options->reported_by_ms,
+			 options->not_owned_by, token.buf, &id, err)) != 0)
 			break;
 		if ((rc = verify_task(ledger, id, &where, &verdict, err)) < 0)
 			break;

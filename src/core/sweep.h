@@ -25,6 +25,8 @@ struct sweep_options {
 	int64_t actor;           /* who runs the sweep, for the record */
 	volatile sig_atomic_t *stop; /* set by a signal: stop between steps */
 	int64_t reported_by_ms;  /* set by sweep_pass(): its start */
+	int64_t not_owned_by;    /* an agent whose own reports are left for
+				  * another sweep (0: none) */
 };
 
 struct sweep_stats {

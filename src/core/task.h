@@ -191,11 +191,13 @@ int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
     struct err *err);
 
 /*
- * The commit the trunk (HEAD of the main work tree of the ledger's
- * repository) is at, read from git's files without starting git: what a
- * claim records as the base its work must be new against. Returns 0 with
- * the hash in out; 1 when the ledger is in no git repository or the ref
- * cannot be read that way.
+ * The commit the trunk is at, read from git's files without starting git:
+ * what a claim records as the base its work must be new against. The
+ * trunk is the branch of the "trunk" setting, else the branch the main
+ * work tree of the ledger's repository has out (when it is detached:
+ * main, else master, else its commit). Returns 0 with the hash in out; 1
+ * when the ledger is in no git repository or the ref cannot be read that
+ * way.
  */
 int task_trunk_tip(struct ledger *ledger, struct buf *out);
 

@@ -29,6 +29,7 @@ verdict_release(struct verdict *verdict)
 	}
 	free(verdict->runs);
 	free(verdict->commit);
+	free(verdict->tree);
 	free(verdict->summary);
 	memset(verdict, 0, sizeof(*verdict));
 }
@@ -59,7 +60,6 @@ struct subject {
 	struct strlist protects; /* the task's own */
 	struct strlist defaults; /* the ledger's ("protect" setting) */
 	struct strlist touches;  /* exempt from the ledger's */
-	int64_t accepted_for; /* another task the commit was accepted for */
 };
 
 static void
@@ -71,6 +71,28 @@ subject_release(struct subject *s)
 	strlist_release(&s->touches);
 	free(s->commit);
 	free(s->base);
+}
+
+/*
+ * Another task that commit, or a commit with tree (its content; may be
+ * NULL), was accepted for: *other, or 0.
+ */
+static int
+accepted_elsewhere(struct ledger *ledger, int64_t id, const char *commit,
+    const char *tree, int64_t *other, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT task FROM verdicts WHERE passed AND task <> ?1"
+	    " AND (commit_hash = ?2 OR tree = ?3) LIMIT 1", err);
+
+	*other = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
+	if (tree)
+		sqlite3_bind_text(st, 3, tree, -1, SQLITE_STATIC);
+	return ledger_step_int(ledger, st, other, NULL, "reading verdicts", err);
 }
 
 /* Append column 0 of every row of sql (?1 = id) to list. */
@@ -103,9 +125,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	st = ledger_stmt(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
-	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version,"
-	    " (SELECT v.task FROM verdicts v WHERE v.passed"
-	    "  AND v.commit_hash = t.report_commit AND v.task <> t.id LIMIT 1)"
+	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version"
 	    " FROM tasks t WHERE id = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -125,7 +145,6 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		commit = sqlite3_column_text(st, 3);
 		s->base = commit ? xstrdup((const char *)commit) : NULL;
 		s->checks_version = sqlite3_column_int64(st, 4);
-		s->accepted_for = sqlite3_column_int64(st, 5);
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
@@ -378,10 +397,18 @@ work_base(struct ledger *ledger, const char *root, const struct subject *s,
 static bool
 check_on_branch(const char *root, const char *commit, struct check_run *run)
 {
-	struct buf ref = BUF_INIT, why = BUF_INIT;
-	int rc = git_ref_containing(root, commit, &ref, &why);
+	struct buf ref = BUF_INIT, why = BUF_INIT, spec = BUF_INIT;
+	int rc;
 
-	if (rc == 0)
+	buf_addf(&spec, "%s^{commit}", commit);
+	rc = git_rev_parse(root, spec.buf, &ref) < 0 ? 2
+	   : git_ref_containing(root, commit, &ref, &why);
+	buf_release(&spec);
+	if (rc == 2)
+		buf_addf(&run->output, "%.12s is not in the repository at %s (it "
+		    "was committed elsewhere: push or fetch it there, on a branch)",
+		    commit, root);
+	else if (rc == 0)
 		buf_addf(&run->output, "%.12s is on %s", commit, ref.buf);
 	else if (rc == 1)
 		buf_addf(&run->output, "%.12s is on no branch or tag (git may "
@@ -396,44 +423,100 @@ check_on_branch(const char *root, const char *commit, struct check_run *run)
 }
 
 /*
- * The commit holds work of this claim: not already on the trunk when the
- * task was claimed (an old commit, the initial one), and not a commit
- * already accepted for another task.
+ * The commit holds work of this claim: it is not already on the trunk as
+ * it was when the task was claimed (an old commit, the initial one), its
+ * content differs from the trunk's then (an empty commit, a copy of the
+ * trunk, a merge of the trunk and nothing else hold no work), and neither
+ * it nor the same content was accepted for another task. Fills *tree
+ * with the commit's tree.
  */
 static bool
-check_new_work(const char *root, int64_t id, const struct subject *s,
-    const char *base, const char *note, struct check_run *run)
+check_new_work(struct ledger *ledger, const char *root, int64_t id,
+    const struct subject *s, const char *base, const char *note,
+    char **tree, struct check_run *run)
 {
-	struct buf why = BUF_INIT;
+	struct buf why = BUF_INIT, spec = BUF_INIT, mine = BUF_INIT,
+		   theirs = BUF_INIT;
+	struct err err = ERR_INIT;
+	int64_t other = 0;
 	int old = base ? git_is_ancestor(root, s->commit, base, &why) : 0;
 
-	if (old == 1)
+	run->passed = false;
+	buf_addf(&spec, "%s^{tree}", s->commit);
+	if (git_rev_parse(root, spec.buf, &mine) == 0)
+		*tree = xstrdup(mine.buf);
+	if (base) {
+		buf_reset(&spec);
+		buf_addf(&spec, "%s^{tree}", base);
+		git_rev_parse(root, spec.buf, &theirs);
+	}
+	if (old == 1) {
 		buf_addf(&run->output, "%.12s was already on the trunk (at %.12s) "
 		    "when #%lld was claimed: it holds no new work (commit the "
 		    "task's work and report that commit)%s", s->commit, base,
 		    (long long)id, note);
-	else if (old < 0)
+	} else if (old < 0) {
 		buf_addf(&run->output, "cannot tell whether %.12s is new since "
 		    "%.12s: %s", s->commit, base, why.buf);
-	else if (s->accepted_for)
-		buf_addf(&run->output, "%.12s was already accepted for #%lld: a "
-		    "commit counts for one task (commit this task's own work)",
-		    s->commit, (long long)s->accepted_for);
-	else if (base)
-		buf_addf(&run->output, "%.12s holds work not on the trunk at the "
-		    "claim (%.12s)%s", s->commit, base, note);
-	else
-		buf_addf(&run->output, "the trunk had no commit at the claim: all "
-		    "of %.12s is new", s->commit);
-	run->passed = old == 0 && s->accepted_for == 0;
+	} else if (*tree == NULL) {
+		buf_addf(&run->output, "cannot read the tree of %.12s", s->commit);
+	} else if (theirs.len > 0 && strcmp(mine.buf, theirs.buf) == 0) {
+		buf_addf(&run->output, "%.12s holds no change against the trunk at "
+		    "the claim (%.12s): the same content, no new work (commit the "
+		    "task's work and report that commit)%s", s->commit, base, note);
+	} else if (accepted_elsewhere(ledger, id, s->commit, *tree, &other,
+		       &err) < 0) {
+		buf_addf(&run->output, "cannot read the verdicts: %s",
+		    err.message.buf);
+	} else if (other != 0) {
+		buf_addf(&run->output, "%.12s (or the same content) was already "
+		    "accepted for #%lld: work counts for one task (commit this "
+		    "task's own work)", s->commit, (long long)other);
+	} else {
+		run->passed = true;
+		if (base)
+			buf_addf(&run->output, "%.12s holds work not on the trunk at "
+			    "the claim (%.12s)%s", s->commit, base, note);
+		else
+			buf_addf(&run->output, "the trunk had no commit at the claim: "
+			    "all of %.12s is new", s->commit);
+	}
 	buf_release(&why);
+	buf_release(&spec);
+	buf_release(&mine);
+	buf_release(&theirs);
+	err_release(&err);
 	return run->passed;
 }
 
 /*
- * The commit changes no protected path since it forked from base: the
- * task's own --protect globs, and the ledger's "protect" setting except
- * where the task's --touches say it edits them.
+ * Whether path is protected for the task: by its own --protect globs, or
+ * by the ledger's "protect" setting unless its --touches name the path.
+ * *glob and *ledger_wide say which.
+ */
+static bool
+is_protected(const struct subject *s, const char *path, const char **glob,
+    bool *ledger_wide)
+{
+	const char *ignored;
+
+	*ledger_wide = false;
+	if (covered(&s->protects, path, glob))
+		return true;
+	*ledger_wide = covered(&s->defaults, path, glob) &&
+		       !covered(&s->touches, path, &ignored);
+	return *ledger_wide;
+}
+
+/*
+ * The commit leaves protected paths as the trunk had them when the task
+ * was claimed (base): the task's own --protect globs, and the ledger's
+ * "protect" setting except where the task's --touches say it edits them.
+ * A change of the worker's, and a checkout of an older version (work
+ * forked from before the judge changed), are changes alike. A protected
+ * path the trunk changed after the claim is a change too: who changed it
+ * cannot be told from git (the worker may commit to the trunk), so such a
+ * task is claimed again, against the new trunk.
  */
 static bool
 check_protected(const char *root, const struct subject *s, const char *base,
@@ -441,44 +524,41 @@ check_protected(const char *root, const struct subject *s, const char *base,
 {
 	struct strlist changed = STRLIST_INIT;
 	struct buf why = BUF_INIT;
-	const char *glob = NULL, *ignored;
+	const char *glob = NULL;
+	bool ledger_wide = false;
+	size_t i;
 
 	run->passed = false;
 	if (base == NULL) {
 		run->passed = true;
 		buf_adds(&run->output, "no base to compare with (the trunk had no "
 		    "commit at the claim)");
-	} else if (git_changed_paths(root, base, s->commit, &changed, &why) < 0) {
+		goto done;
+	}
+	if (git_changed_paths(root, base, s->commit, &changed, &why) < 0) {
 		buf_addf(&run->output, "cannot list what %.12s changes: %s",
 		    s->commit, why.buf);
-	} else {
-		size_t i;
-
-		for (i = 0; i < changed.count; i++) {
-			const char *path = changed.items[i];
-
-			if (covered(&s->protects, path, &glob)) {
-				buf_addf(&run->output, "%.12s changes %s, which this "
-				    "task protects (--protect '%s'): the work may "
-				    "not change what judges it", s->commit, path,
-				    glob);
-				break;
-			}
-			if (covered(&s->defaults, path, &glob) &&
-			    !covered(&s->touches, path, &ignored)) {
-				buf_addf(&run->output, "%.12s changes %s, which the "
-				    "ledger protects ('daicho config protect': '%s')"
-				    ": the work may not change what judges it",
-				    s->commit, path, glob);
-				break;
-			}
-		}
-		run->passed = i == changed.count;
-		if (run->passed)
-			buf_addf(&run->output, "%.12s changes %zu path%s since %.12s, "
-			    "none protected", s->commit, changed.count,
-			    changed.count == 1 ? "" : "s", base);
+		goto done;
 	}
+	for (i = 0; i < changed.count; i++)
+		if (is_protected(s, changed.items[i], &glob, &ledger_wide))
+			break;
+	run->passed = i == changed.count;
+	if (run->passed)
+		buf_addf(&run->output, "%.12s changes %zu path%s against the trunk "
+		    "at the claim (%.12s), none protected", s->commit, changed.count,
+		    changed.count == 1 ? "" : "s", base);
+	else if (ledger_wide)
+		buf_addf(&run->output, "%.12s changes %s, which the ledger protects "
+		    "('daicho config protect': '%s'): the work may not change what "
+		    "judges it (it must be as on the trunk at the claim, %.12s)",
+		    s->commit, changed.items[i], glob, base);
+	else
+		buf_addf(&run->output, "%.12s changes %s, which this task protects "
+		    "(--protect '%s'): the work may not change what judges it (it "
+		    "must be as on the trunk at the claim, %.12s)", s->commit,
+		    changed.items[i], glob, base);
+done:
 	strlist_release(&changed);
 	buf_release(&why);
 	return run->passed;
@@ -493,7 +573,8 @@ check_protected(const char *root, const struct subject *s, const char *base,
  */
 static bool
 check_provenance(struct ledger *ledger, const char *root, int64_t id,
-    const struct subject *s, bool needs_commit, struct verdict *out)
+    const struct subject *s, bool needs_commit, struct verdict *out,
+    char **base_out)
 {
 	struct buf git_dir = BUF_INIT, note = BUF_INIT;
 	char *base = NULL;
@@ -523,14 +604,55 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		run = add_run(out, step == 0 ? "on-branch" : step == 1 ? "new-work"
 						   : "protected");
 		ok = step == 0 ? check_on_branch(root, s->commit, run)
-		   : step == 1 ? check_new_work(root, id, s, base, note.buf, run)
+		   : step == 1 ? check_new_work(ledger, root, id, s, base, note.buf,
+				 &out->tree, run)
 			       : check_protected(root, s, base, run);
 		run->duration_ms = clock_mono_ms() - start;
 	}
 done:
-	free(base);
+	*base_out = base;
 	buf_release(&git_dir);
 	buf_release(&note);
+	return ok;
+}
+
+/*
+ * The work is all in the commit: no path it changed since base is a
+ * symbolic link that leads out of the checkout at dir (to a file left
+ * uncommitted in some checkout, say, which a cmd: check would then read).
+ * A run in out when one does; returns whether none does.
+ */
+static bool
+check_contained(const char *root, const char *dir, const char *commit,
+    const char *base, struct verdict *out)
+{
+	struct strlist changed = STRLIST_INIT;
+	struct buf why = BUF_INIT, full = BUF_INIT, outside = BUF_INIT;
+	bool ok = true;
+
+	if (base == NULL || git_changed_paths(root, base, commit, &changed,
+	    &why) < 0)
+		goto done; /* new-work and protected said what git could not */
+	for (size_t i = 0; ok && i < changed.count; i++) {
+		struct stat st;
+
+		buf_reset(&full);
+		buf_addf(&full, "%s/%s", dir, changed.items[i]);
+		if (lstat(full.buf, &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
+		buf_reset(&outside);
+		if (path_resolves_outside(dir, changed.items[i], &outside) == 1) {
+			buf_addf(&add_run(out, "in-commit")->output, "%s is a symbolic "
+			    "link to %s, outside the commit: the work must be in the "
+			    "commit", changed.items[i], outside.buf);
+			ok = false;
+		}
+	}
+done:
+	strlist_release(&changed);
+	buf_release(&why);
+	buf_release(&full);
+	buf_release(&outside);
 	return ok;
 }
 
@@ -581,6 +703,7 @@ verify_task(struct ledger *ledger, int64_t id,
 	struct buf worktree = BUF_INIT, why = BUF_INIT, summary = BUF_INIT;
 	const char *dir = options->root;
 	bool worktree_made = false, needs_tree = false, needs_commit = false;
+	char *base = NULL;
 	bool ready;
 	size_t first;
 	int rc;
@@ -603,7 +726,8 @@ verify_task(struct ledger *ledger, int64_t id,
 			needs_commit = true;
 	}
 	needs_commit = needs_commit || needs_tree;
-	ready = check_provenance(ledger, options->root, id, &s, needs_commit, out);
+	ready = check_provenance(ledger, options->root, id, &s, needs_commit, out,
+	    &base);
 	if (ready && s.commit && needs_tree) {
 		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
 		    (long long)id, options->token);
@@ -617,6 +741,8 @@ verify_task(struct ledger *ledger, int64_t id,
 		} else {
 			worktree_made = true;
 			dir = worktree.buf;
+			ready = check_contained(options->root, dir, s.commit, base,
+			    out);
 		}
 	}
 	/*
@@ -652,6 +778,7 @@ verify_task(struct ledger *ledger, int64_t id,
 			    checks == 1 ? "" : "s");
 	}
 	out->summary = buf_detach(&summary, NULL);
+	free(base);
 	subject_release(&s);
 	buf_release(&worktree);
 	buf_release(&why);
@@ -660,7 +787,7 @@ verify_task(struct ledger *ledger, int64_t id,
 
 int
 verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
-    const char *token, int64_t *id, struct err *err)
+    int64_t not_owned_by, const char *token, int64_t *id, struct err *err)
 {
 	/*
 	 * The claim lasts as long as the task's cmd checks could take, plus
@@ -679,6 +806,7 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
 	    " WHERE id = (SELECT id FROM tasks WHERE state = 'reported'"
 	    "  AND (?3 = 0 OR id = ?3) AND (?4 = 0 OR updated_ms <= ?4)"
+	    "  AND (?5 = 0 OR owner IS NOT ?5)"
 	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)"
 	    "  ORDER BY updated_ms, id LIMIT 1)"
 	    " RETURNING id", err);
@@ -690,6 +818,7 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_int64(st, 3, only);
 	sqlite3_bind_int64(st, 4, reported_by_ms);
+	sqlite3_bind_int64(st, 5, not_owned_by);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
@@ -713,7 +842,7 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
-	    " checks_version) VALUES (?, ?, ?, ?, ?, ?, ?)", err);
+	    " checks_version, tree) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -728,6 +857,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 	sqlite3_bind_text(st, 6, v->summary, -1, SQLITE_STATIC);
 	if (v->checks_version > 0)
 		sqlite3_bind_int64(st, 7, v->checks_version);
+	if (v->tree)
+		sqlite3_bind_text(st, 8, v->tree, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -814,6 +945,35 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		  : strcmp(state, "verified") != 0) {
 		ledger_rollback(ledger);
 		return 0; /* decided elsewhere meanwhile: this verdict is moot */
+	}
+	/*
+	 * Two verifications of the same work for two tasks can pass at once
+	 * (sweep -j N): under the lock, the first to be recorded wins and the
+	 * other is rejected here.
+	 */
+	if (token && v->passed && v->commit) {
+		int64_t other = 0;
+
+		if ((rc = accepted_elsewhere(ledger, v->task, v->commit, v->tree,
+			 &other, err)) < 0)
+			goto fail;
+		if (other != 0) {
+			struct check_run *run = add_run(v, "new-work");
+
+			buf_addf(&run->output, "%.12s (or the same content) was "
+			    "already accepted for #%lld while this report was being "
+			    "verified: work counts for one task (commit this task's "
+			    "own work)", v->commit, (long long)other);
+			free(v->summary);
+			v->summary = NULL;
+			{
+				struct buf summary = BUF_INIT;
+
+				describe_failure(&summary, run);
+				v->summary = buf_detach(&summary, NULL);
+			}
+			v->passed = false;
+		}
 	}
 	if ((rc = insert_verdict(ledger, v, actor, err)) < 0)
 		goto fail;
@@ -991,7 +1151,7 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	where.root = root.buf;
 	verify_new_token(&token);
 	where.token = token.buf;
-	if ((rc = verify_take(ledger, id, 0, token.buf, &taken, err)) != 0) {
+	if ((rc = verify_take(ledger, id, 0, 0, token.buf, &taken, err)) != 0) {
 		buf_release(&root);
 		buf_release(&token);
 		return rc < 0 ? rc : 0; /* 1: not reported, or being verified */
@@ -1031,4 +1191,22 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 	rc = ledger_step_int(ledger, st, &count, NULL, "reading checks", err);
 	*needs = count > 0;
 	return rc;
+}
+
+int
+verify_commit_known(struct ledger *ledger, const char *commit, bool *known,
+    struct buf *where)
+{
+	struct buf git_dir = BUF_INIT, spec = BUF_INIT, hash = BUF_INIT;
+
+	*known = true;
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) == 0) {
+		sweep_locations(ledger, NULL, where);
+		buf_addf(&spec, "%s^{commit}", commit);
+		*known = git_rev_parse(where->buf, spec.buf, &hash) == 0;
+	}
+	buf_release(&git_dir);
+	buf_release(&spec);
+	buf_release(&hash);
+	return 0;
 }

@@ -36,6 +36,7 @@ struct verdict {
 	int64_t at_ms;
 	char *commit;        /* the commit checked, or NULL */
 	int64_t checks_version; /* which version of the task's checks ran */
+	char *tree;          /* the commit's tree (its content), or NULL */
 	char *summary;       /* one line: why it failed, or what passed */
 	struct check_run *runs;
 	size_t run_count;
@@ -62,11 +63,12 @@ int verify_task(struct ledger *ledger, int64_t id,
  * verification claim (token; it expires after the task's checks could have
  * timed out, so a crashed sweep's task is taken again). only: that task
  * alone, or 0 for any; reported_by_ms: only a task reported (or changed
- * since) no later than that, or 0 for any. Returns 0 with *id, or 1 when
+ * since) no later than that, or 0 for any; not_owned_by: never a task
+ * this agent holds (its own report), or 0. Returns 0 with *id, or 1 when
  * there is none.
  */
 int verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
-    const char *token, int64_t *id, struct err *err);
+    int64_t not_owned_by, const char *token, int64_t *id, struct err *err);
 
 /*
  * Whether a report of task id must name a commit: the ledger is in a git
@@ -75,6 +77,14 @@ int verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
  */
 int verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
     struct err *err);
+
+/*
+ * Whether commit (a full hash) is in the repository of the ledger, where
+ * the sweep will look for it: *known, and that repository's work tree in
+ * where. Always known for a ledger outside git. Returns 0.
+ */
+int verify_commit_known(struct ledger *ledger, const char *commit,
+    bool *known, struct buf *where);
 
 /* What recording a verdict did to the task. */
 enum verify_outcome {

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/proc.h"
 #include "util/strlist.h"
@@ -139,19 +140,74 @@ explain_worktree_add(struct buf *why, const char *what, int status,
 	}
 }
 
+/*
+ * The "-c" options that keep a checkout to what is committed: no hook
+ * runs, and no content filter that the repository's own configuration
+ * defines (.git/config, where anything that can write the ledger can write
+ * too) rewrites a file on its way out. Filters set up for the user or the
+ * system (git-lfs, say) still apply. Appended to argv.
+ */
+static void
+add_plain_checkout_options(const char *repo, struct strlist *argv)
+{
+	char *list[] = { "git", "-C", (char *)repo, "config", "--local", "-z",
+		"--get-regexp", "^filter\\.", NULL };
+	struct buf out = BUF_INIT, option = BUF_INIT;
+
+	strlist_add(argv, "-c");
+	strlist_add(argv, "core.hooksPath=/dev/null");
+	if (proc_capture(list, &out) != 0)
+		goto done;
+	/* Entries "filter.NAME.KEY\nVALUE\0"; NAME may hold dots. */
+	for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1) {
+		const char *key = out.buf + at, *end = strchr(key, '\n');
+		const char *dot;
+		size_t key_len = end ? (size_t)(end - key) : strlen(key);
+
+		dot = memrchr(key, '.', key_len);
+		if (dot == NULL || dot <= key + 7)
+			continue;
+		buf_reset(&option);
+		buf_addf(&option, "filter.%.*s.smudge=cat", (int)(dot - key - 7),
+		    key + 7);
+		strlist_add(argv, "-c");
+		strlist_add(argv, option.buf);
+		buf_reset(&option);
+		buf_addf(&option, "filter.%.*s.process=", (int)(dot - key - 7),
+		    key + 7);
+		strlist_add(argv, "-c");
+		strlist_add(argv, option.buf);
+	}
+done:
+	buf_release(&out);
+	buf_release(&option);
+}
+
 int
 git_worktree_add(const char *repo, const char *path, const char *commit,
     struct buf *why)
 {
-	const char *args[] = { "worktree", "add", "--detach", "--quiet", path,
-		commit, NULL };
+	struct strlist argv = STRLIST_INIT;
 	struct buf output = BUF_INIT;
 	char what[13];
 	int status = -1, errno_then;
 
+	strlist_add(&argv, "git");
+	strlist_add(&argv, "-C");
+	strlist_add(&argv, repo);
+	add_plain_checkout_options(repo, &argv);
+	strlist_add(&argv, "worktree");
+	strlist_add(&argv, "add");
+	strlist_add(&argv, "--detach");
+	strlist_add(&argv, "--quiet");
+	strlist_add(&argv, "--end-of-options");
+	strlist_add(&argv, path);
+	strlist_add(&argv, commit);
+	strlist_add_owned(&argv, NULL);
+	argv.count--; /* the NULL ends argv; it is not an entry */
 	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
 		buf_reset(&output);
-		status = git_in_output(repo, args, &output);
+		status = proc_capture_all(argv.items, &output);
 		if (!lost_worktrees_race(status, &output))
 			break;
 	}
@@ -159,6 +215,7 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 	snprintf(what, sizeof(what), "%.12s", commit);
 	explain_worktree_add(why, what, status, errno_then, &output);
 	buf_release(&output);
+	strlist_release(&argv);
 	return status == 0 ? 0 : -1;
 }
 
@@ -168,7 +225,17 @@ git_worktree_remove(const char *repo, const char *path)
 	const char *remove[] = { "worktree", "remove", "--force", "--force", path,
 		NULL };
 
-	git_in(repo, remove);
+	/*
+	 * Parallel verifications add and remove worktrees at once, and git
+	 * can lose the same race on removal that it loses on adding (its
+	 * worktrees directory emptied and deleted under it): try again while
+	 * the worktree is still there.
+	 */
+	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
+		git_in(repo, remove);
+		if (access(path, F_OK) != 0)
+			break;
+	}
 }
 
 void
@@ -328,13 +395,11 @@ int
 git_changed_paths(const char *repo, const char *base, const char *commit,
     struct strlist *paths, struct buf *why)
 {
-	struct buf range = BUF_INIT, out = BUF_INIT;
+	struct buf out = BUF_INIT;
 	const char *args[] = { "diff", "--name-only", "--no-renames", "-z",
-		"--no-ext-diff", "--no-textconv", range.buf, "--", NULL };
+		"--no-ext-diff", "--no-textconv", base, commit, "--", NULL };
 	int status;
 
-	buf_addf(&range, "%s...%s", base, commit);
-	args[6] = range.buf;
 	status = git_run(repo, args, &out, false);
 	if (status == 0) {
 		for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1)
@@ -343,7 +408,6 @@ git_changed_paths(const char *repo, const char *base, const char *commit,
 	} else {
 		explain_failure(why, "diff --name-only", status);
 	}
-	buf_release(&range);
 	buf_release(&out);
 	return status == 0 ? 0 : -1;
 }

@@ -73,9 +73,9 @@ int git_ref_containing(const char *repo, const char *commit, struct buf *ref,
     struct buf *why);
 
 /*
- * The paths commit changed since it forked from base (git diff
- * base...commit, renames as a deletion and an addition), appended to
- * paths. Returns 0, or -1 when git fails (why says).
+ * The paths whose content or mode differs between the trees of base and
+ * commit (git diff base commit; a rename as a deletion and an addition),
+ * appended to paths. Returns 0, or -1 when git fails (why says).
  */
 int git_changed_paths(const char *repo, const char *base, const char *commit,
     struct strlist *paths, struct buf *why);

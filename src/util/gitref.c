@@ -127,3 +127,15 @@ gitref_read(const char *git_dir, const char *name, struct buf *hash)
 	buf_release(&ref);
 	return rc;
 }
+
+int
+gitref_head_is_detached(const char *git_dir)
+{
+	struct buf content = BUF_INIT;
+	int rc = -1;
+
+	if (read_file(git_dir, "HEAD", &content) == 0)
+		rc = strncmp(content.buf, "ref: ", 5) == 0 ? 0 : 1;
+	buf_release(&content);
+	return rc;
+}

@@ -18,4 +18,10 @@
  */
 int gitref_read(const char *git_dir, const char *ref, struct buf *hash);
 
+/*
+ * Whether HEAD of git_dir names a branch (0) or a commit (1, detached);
+ * -1 when it cannot be read.
+ */
+int gitref_head_is_detached(const char *git_dir);
+
 #endif

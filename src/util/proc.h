@@ -1,6 +1,6 @@
 /*
  * Running programs: directly (no shell) capturing what they print, and
- * shell commands with a timeout in a process group of their own.
+ * shell commands with a timeout, ended with all they started.
  */
 #ifndef DAICHO_PROC_H
 #define DAICHO_PROC_H
@@ -57,6 +57,16 @@ void proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group);
  */
 char **proc_environment(char *const extra[]);
 
+/* The parent of process pid (from /proc), or 0 when unknown. */
+pid_t proc_parent(pid_t pid);
+
+/*
+ * The process that started this one through any shells and wrappers
+ * (sh, bash, env, timeout, ...): the first ancestor that is none of them,
+ * as an agent client is for its hooks. 0 when unknown.
+ */
+pid_t proc_client_ancestor(void);
+
 /* How a shell command ended. */
 struct proc_result {
 	int exit_status;     /* 0-255; -1 when ended by a signal */
@@ -72,10 +82,24 @@ void proc_result_release(struct proc_result *result);
  * Run "/bin/sh -c command" in directory dir, in a process group of its
  * own, stdin from /dev/null, stdout and stderr together into out->output
  * (only the last tail_bytes are kept). env_extra holds "NAME=VALUE" entries
- * (NULL-terminated) added to the environment. When timeout_ms passes, the
- * whole group gets SIGTERM, then SIGKILL two seconds later; when the shell
- * ends, whatever is left of its group is killed, so no check leaves stray
- * processes. Returns 0, or -1 with errno when it could not be started.
+ * (NULL-terminated) added to the environment. When timeout_ms (> 0)
+ * passes, the shell's group gets SIGTERM, then SIGKILL two seconds later.
+ *
+ * Nothing the command started outlives it: when the shell has ended (by
+ * itself, at the timeout, or killed) every process descended from it gets
+ * SIGKILL, also those that left its group or session (setsid, setpgid) or
+ * lost their parent (double forks, "nohup ... &"), and proc_run_shell()
+ * returns only once they are all gone and reaped. This is done by a
+ * supervisor process forked per command, a child subreaper (Linux); the
+ * caller is never made one, its other children are neither signalled nor
+ * reaped, and signals go only to the command's process group and its
+ * descendants (never kill(-1)). If the caller dies, even by SIGKILL, the
+ * supervisor ends the command and all it started at once. A process stuck
+ * in the kernel (D state) dies only when its call returns: the supervisor
+ * waits for that five seconds at most.
+ *
+ * Returns 0, or -1 with errno when the command could not be started.
+ * out is always initialised; proc_result_release() it.
  */
 int proc_run_shell(const char *command, const char *dir,
     char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,

@@ -1,6 +1,7 @@
 #include "util/strlist.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/alloc.h"
 
@@ -25,4 +26,13 @@ strlist_release(struct strlist *list)
 	free(list->items);
 	list->items = NULL;
 	list->count = list->alloc = 0;
+}
+
+bool
+strlist_contains(const struct strlist *list, const char *s)
+{
+	for (size_t i = 0; i < list->count; i++)
+		if (strcmp(list->items[i], s) == 0)
+			return true;
+	return false;
 }

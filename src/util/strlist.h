@@ -5,6 +5,7 @@
 #ifndef DAICHO_STRLIST_H
 #define DAICHO_STRLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strlist {
@@ -19,5 +20,7 @@ void strlist_add(struct strlist *list, const char *s);
 /* Append s itself; the list takes ownership. */
 void strlist_add_owned(struct strlist *list, char *s);
 void strlist_release(struct strlist *list);
+/* Whether s is one of the list's strings (a linear search). */
+bool strlist_contains(const struct strlist *list, const char *s);
 
 #endif

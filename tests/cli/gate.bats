@@ -2,6 +2,7 @@
 # daicho gate add / gate ls / gate rm / gate exec, approvals, approve, deny.
 
 load helpers
+load stray_helpers
 
 T0=1800000000000
 MIN=60000
@@ -38,6 +39,12 @@ setup() {
 	chmod +x "$TEST_ROOT/bin/git" "$TEST_ROOT/bin/make" "$TEST_ROOT/bin/deploy"
 	export PATH="$TEST_ROOT/bin:$PATH"
 	HUMAN="$(id -un)"
+}
+
+teardown() {
+	# A --require must leave nothing running; should daicho fail to, end
+	# the strays by pid so that they outlive no test.
+	kill_strays '^sleep 318$'
 }
 
 # on_pty CMD...: run CMD on a pseudo-terminal (util-linux script), as a
@@ -212,6 +219,15 @@ git_runs() {
 	[ -e deployed ] || fail "deploy did not run"
 	# make test ran once for deploy2 (and failed), once for deploy
 	[ "$(cat make.log)" = $'test\ntest' ]
+}
+
+@test "gate exec: a --require leaves nothing running, not even what it setsid" {
+	daicho gate add 'deploy *' --require "$(started 'setsid sleep 318 &' '^sleep 318$')" >/dev/null
+	register_agent A
+	capture daicho gate exec --as A -- deploy prod
+	[ "$status" -eq 3 ] || fail "exit $status ($stderr)"
+	assert_output "deploying prod"
+	assert_none_left '^sleep 318$'
 }
 
 @test "gate exec shows the gate's note when the gate stops a command" {

@@ -128,7 +128,9 @@ teardown() {
 	local mark='sleep 31.7182'
 	daicho add t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
-	git commit -q --allow-empty -m work
+	echo work >work.txt
+	git add work.txt
+	git commit -q -m work
 	daicho report 1 --as w1 --commit HEAD
 	DAICHO_NOW_MS=$T0 daicho sweep >"$TEST_ROOT/s1.out" 2>&1 3>&- &
 	SWEEP_PID=$!

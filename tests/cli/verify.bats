@@ -4,17 +4,17 @@
 
 load verify_helpers
 load fake_git
+load stray_helpers
 
 TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
+# What the checks that must leave nothing behind start (stray_helpers.bash).
+STRAY_PATTERNS=('^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$' '^sleep 317$' '^sleep 319$')
 
 teardown() {
-	# A check that timed out must leave nothing behind; should daicho fail
-	# to kill its process group, end the strays (found by the unique marker,
-	# ended by pid) so that they outlive no test.
-	local pid
-	for pid in $(pgrep -f "$TIMEOUT_MARK" || true); do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	# A check must leave nothing behind; should daicho fail to, end the
+	# strays (found by their unique command lines, ended by pid) so that
+	# they outlive no test.
+	kill_strays "$TIMEOUT_MARK" "${STRAY_PATTERNS[@]}"
 }
 
 # --- file:PATH ---------------------------------------------------------------
@@ -211,6 +211,65 @@ report_committed_file() {
 	[ "$status" -eq 1 ] || fail "stray processes left: $output"
 }
 
+# report_on_branch CHECK...: task 1, done when every CHECK passes (check
+# timeout $CHECK_TIMEOUT, 30s by default), claimed by w1, who commits on
+# branch work and reports that commit, so that its checks run in a
+# verification worktree at it.
+report_on_branch() {
+	local check args=()
+	for check in "$@"; do
+		args+=(--done-when "$check")
+	done
+	daicho add t --check-timeout "${CHECK_TIMEOUT:-30s}" "${args[@]}" >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ] || fail "claim 1 failed"
+	git checkout -q -b work
+	echo work >out.txt
+	git add out.txt
+	git commit -q -m work
+	daicho report 1 --as w1 --commit HEAD
+}
+
+@test "cmd: checks leave nothing running: not what they setsid, double fork or nohup, nor what that forks" {
+	report_on_branch \
+		"cmd:$(started 'setsid sleep 313 &' '^sleep 313$')" \
+		"cmd:$(started "(sh -c 'sleep 314 &' &);" '^sleep 314$')" \
+		"cmd:$(started 'nohup sleep 315 >/dev/null 2>&1 &' '^sleep 315$')" \
+		"cmd:$(started "setsid sh -c 'sleep 316 & exec sleep 316' &" '^sleep 316$')"
+	SECONDS=0
+	run --separate-stderr daicho verify 1
+	[ "$status" -eq 0 ] || fail "verify: exit $status, stderr: $stderr, output: $output"
+	assert_line --index 0 '#1 passes: 4 checks passed'
+	assert_none_left '^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$'
+	# Nothing waited for the strays (they hold the output pipe open).
+	[ "$SECONDS" -lt 10 ] || fail "verify took ${SECONDS}s"
+	assert_no_worktrees
+}
+
+@test "a cmd: check that times out leaves nothing running, not even what left its process group" {
+	CHECK_TIMEOUT=1s report_on_branch "cmd:$(started 'setsid sleep 317 &' '^sleep 317$') setsid sleep 317"
+	SECONDS=0
+	sweep_says 0 1 0 0 0
+	[ "$SECONDS" -lt 10 ] || fail "the sweep took ${SECONDS}s with a 1s check timeout"
+	assert_task 1 claimed w1 2
+	run tf 1 'own[0] | [.passed, .exit_status, .output] | @json'
+	assert_output '[false,null,"[daicho: timed out after 1.0s; process group killed]\n"]'
+	assert_none_left '^sleep 317$'
+}
+
+@test "daicho killed while a check runs leaves nothing of the check running" {
+	report_on_branch "cmd:$(started 'setsid sleep 319 &' '^sleep 319$') sleep 319"
+	daicho verify 1 >/dev/null 2>&1 3>&- &
+	local verifier=$!
+	for _ in $(seq 50); do
+		[ "$(pgrep -fc '^sleep 319$')" -eq 2 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc '^sleep 319$')" -eq 2 ] || fail "the check did not start: $(pgrep -af 'sleep 319')"
+	kill -KILL "$verifier"
+	wait "$verifier" || true
+	assert_none_left '^sleep 319$'
+}
+
 @test "--check-timeout and done_when are taken from --batch too" {
 	ok daicho add --batch - <<-'EOF'
 		{"title":"b","done_when":["file:x.txt","cmd:true","saved","commit"],"check_timeout":"2s"}
@@ -334,9 +393,24 @@ report_committed_file() {
 	daicho report 1 --as w1 --commit HEAD
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
-	run tf 1 'own[0] | [.passed, .output] | @json'
-	assert_output '[false,"refused: out.txt resolves to /etc/hostname, outside the repository"]'
+	run tf 1 '.last_verdict.summary'
+	assert_output 'in-commit: out.txt is a symbolic link to /etc/hostname, outside the commit: the work must be in the commit'
 	assert_no_worktrees
+}
+
+@test "outside git, a symlink pointing outside the project is refused by the file: check itself" {
+	mkdir -p "$TEST_ROOT/plain"
+	cd "$TEST_ROOT/plain"
+	export DAICHO_LEDGER="$TEST_ROOT/plain/.daicho/ledger.db"
+	daicho init >/dev/null
+	daicho add t --done-when file:out.txt >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	ln -s /etc/hostname out.txt
+	daicho report 1 --as w1
+	ok daicho sweep
+	run daicho show --json 1
+	run jq -r '.last_verdict.checks[0].output' <<<"$output"
+	assert_output 'refused: out.txt resolves to /etc/hostname, outside the repository'
 }
 
 @test "a committed symlinked directory leading outside the repository is refused at check time" {
@@ -344,8 +418,8 @@ report_committed_file() {
 	ln -s /etc etcdir
 	claim_report 1 w1
 	sweep_says 0 1 0 0 0
-	run tf 1 'own[0] | [.passed, .output] | @json'
-	assert_output '[false,"refused: etcdir/hostname resolves to /etc/hostname, outside the repository"]'
+	run tf 1 '.last_verdict.summary'
+	assert_output 'in-commit: etcdir is a symbolic link to /etc, outside the commit: the work must be in the commit'
 }
 
 # --- report --commit ------------------------------------------------------------------
@@ -671,7 +745,7 @@ rejected_for() {
 	[ "$(daicho claim 2 --as w2)" = 2 ]
 	daicho report 2 --as w2 --commit work/1
 	sweep_says 0 1 0 0 0
-	rejected_for 2 "was already accepted for #1: a commit counts for one task"
+	rejected_for 2 "(or the same content) was already accepted for #1: work counts for one task"
 }
 
 @test "new work is judged against the trunk set with 'daicho config trunk', whatever the main checkout has out" {
@@ -720,7 +794,7 @@ rejected_for() {
 	echo result >out.md
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
-	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 1 path since $(git rev-parse main | cut -c1-12), none protected" ]
+	[ "$(tf 1 '.last_verdict.checks[2].output')" = "$(git rev-parse work/1 | cut -c1-12) changes 2 paths against the trunk at the claim ($(git rev-parse main | cut -c1-12)), none protected" ]
 }
 
 @test "protected paths: the ledger's list applies to every task except paths it declares with --touches" {

@@ -65,9 +65,10 @@ sql() {
 
 # OWN_CHECKS: a jq function, own, over a task (show --json) or a verdict:
 # the runs of the task's own checks, without the runs that judge where the
-# reported commit came from (committed, on-branch, new-work, protected).
+# reported commit came from (committed, on-branch, new-work, protected,
+# in-commit).
 OWN_CHECKS='def own: [(.last_verdict // .).checks[]
-	| select(.check | IN("committed", "on-branch", "new-work", "protected") | not)];'
+	| select(.check | IN("committed", "on-branch", "new-work", "protected", "in-commit") | not)];'
 
 # tf ID JQ: one jq expression over `show --json ID`, raw output; own is
 # defined (OWN_CHECKS).
@@ -138,16 +139,19 @@ ok() {
 }
 
 # commit_work ID: what an honest worker does before reporting ID: commit
-# everything in $REPO's work tree (tracked or not, .gitignore honoured) as
-# a new commit on HEAD, on the branch work/ID, without touching the
-# checkout or its index. Prints the commit's hash.
+# everything in $REPO's work tree (tracked or not, .gitignore honoured),
+# plus a note of its own (work/ID.txt, different for every call: work
+# always changes something) as a new commit on HEAD, on the branch work/ID,
+# without touching the checkout or its index. Prints the commit's hash.
 commit_work() {
-	local id="$1" index="$TEST_ROOT/work-index" tree
+	local id="$1" index="$TEST_ROOT/work-index" tree note
 	rm -f "$index"
+	WORK_COMMITS=$((${WORK_COMMITS:-0} + 1))
+	note="$(printf 'work on #%s (%s)\n' "$id" "$WORK_COMMITS" | git -C "$REPO" hash-object -w --stdin)"
 	tree="$(cd "$REPO" && GIT_INDEX_FILE="$index" git read-tree HEAD &&
 		GIT_INDEX_FILE="$index" git add -A . &&
+		GIT_INDEX_FILE="$index" git update-index --add --cacheinfo "100644,$note,work/$id.txt" &&
 		GIT_INDEX_FILE="$index" git write-tree)" || fail "commit_work: no tree"
-	WORK_COMMITS=$((${WORK_COMMITS:-0} + 1))
 	git -C "$REPO" commit-tree "$tree" -p HEAD -m "work on #$id ($WORK_COMMITS)" |
 		tee "$TEST_ROOT/work-commit"
 	git -C "$REPO" update-ref "refs/heads/work/$id" "$(cat "$TEST_ROOT/work-commit")"

@@ -1,0 +1,42 @@
+# Helpers for tests that a shell command daicho runs (a cmd: check, a
+# gate's --require) leaves no process behind, wherever the process went:
+# verify.bats and gate.bats. The processes are sleeps of lengths no other
+# process uses, found by their whole command line (pgrep -f '^sleep N$').
+
+# started CMD PATTERN: shell text that runs CMD (which must end with '&' or
+# ';'), then waits, up to 5 s, until a process whose command line matches
+# PATTERN runs, and fails (exit 9) if none does: so that a test finding
+# nothing left knows there was something to leave.
+started() {
+	printf "%s i=0; until pgrep -f '%s' >/dev/null; do [ \$i -lt 500 ] || exit 9; i=\$((i + 1)); sleep 0.01; done;" "$1" "$2"
+}
+
+# assert_none_left PATTERN...: within 2 s no process's command line matches
+# any PATTERN (daicho ends them when the command ends; the wait only covers
+# the kernel's bookkeeping).
+assert_none_left() {
+	local pattern found left
+	for _ in $(seq 20); do
+		left=""
+		for pattern in "$@"; do
+			found="$(pgrep -af "$pattern" || true)"
+			if [ -n "$found" ]; then
+				left+=$'\n'"$found"
+			fi
+		done
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "stray processes left: $left"
+}
+
+# kill_strays PATTERN...: SIGKILL each process matching a PATTERN, by pid,
+# so that what daicho failed to end outlives no test.
+kill_strays() {
+	local pattern pid
+	for pattern in "$@"; do
+		for pid in $(pgrep -f "$pattern" || true); do
+			kill -KILL "$pid" 2>/dev/null || true
+		done
+	done
+}
