@@ -104,19 +104,22 @@ protocol_of() {
 	esac
 }
 
-# model_script JSON: the turns of the model (see standin.js), for the
-# sessions to come. Starts the stand-in of CLIENT's protocol, once per test.
-# Usage: start_standin CLIENT 'JSON LIST OF TURNS'
+# start_standin CLIENT SCRIPT: starts the stand-in of CLIENT's protocol
+# (once per test) with SCRIPT, the model's turns (a JSON list, or
+# {turns, faults, vars}: see standin.js), and configures the client for it.
+# It serves at most STANDIN_MAX_REQUESTS requests (default 100).
 start_standin() {
 	local client="$1" turns="$2"
 	CLIENT="$client"
 	STANDIN_LOG="$TEST_ROOT/requests.jsonl"
 	printf '%s\n' "$turns" >"$TEST_ROOT/script.json"
-	jq -e 'type == "array"' "$TEST_ROOT/script.json" >/dev/null || fail "the script is not a JSON list: $turns"
+	jq -e 'type == "array" or (.turns | type) == "array"' "$TEST_ROOT/script.json" >/dev/null ||
+		fail "the script is not a JSON list of turns, nor {turns, faults}: $turns"
 	: >"$STANDIN_LOG"
+	rm -f "$TEST_ROOT/port"
 	node "$E2E_DIR/standin.js" --protocol "$(protocol_of "$client")" \
 		--script "$TEST_ROOT/script.json" --log "$STANDIN_LOG" \
-		--port-file "$TEST_ROOT/port" --max-requests 100 --lifetime 170 --idle 100 \
+		--port-file "$TEST_ROOT/port" --max-requests "${STANDIN_MAX_REQUESTS:-100}" --lifetime 170 --idle 100 \
 		2>"$TEST_ROOT/standin.err" &
 	STANDIN_PID=$!
 	local i
@@ -138,7 +141,8 @@ configure_client() {
 	claude)
 		CLIENT_ENV=(ANTHROPIC_BASE_URL="http://127.0.0.1:$STANDIN_PORT"
 			ANTHROPIC_API_KEY=sk-e2e-not-a-key
-			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1)
+			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1
+			CLAUDE_CODE_MAX_RETRIES=0)
 		;;
 	codex)
 		CLIENT_ENV=(OPENAI_API_KEY=sk-e2e-not-a-key)
@@ -163,7 +167,8 @@ configure_client() {
 		CLIENT_ENV=(GEMINI_API_KEY=e2e-not-a-key
 			GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$STANDIN_PORT")
 		mkdir -p "$HOME/.gemini"
-		echo '{"security":{"auth":{"selectedType":"gemini-api-key"}}}' >"$HOME/.gemini/settings.json"
+		# One attempt at the model: a scripted 429 must not be retried for minutes.
+		echo '{"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"maxAttempts":1}}' >"$HOME/.gemini/settings.json"
 		[ -n "${E2E_UNTRUSTED:-}" ] ||
 			jq -n --arg r "$REPO" '{($r): "TRUST_FOLDER"}' >"$HOME/.gemini/trustedFolders.json"
 		;;
@@ -252,6 +257,20 @@ tool_result() {
 	esac
 }
 
+# tool_errors: the distinct errors that tool calls met, as the client sent
+# them back to the model (a hook's deny, the client's own refusal), one a
+# line, for failure messages.
+tool_errors() {
+	case "$(protocol_of "$CLIENT")" in
+	anthropic) requests | jq -r '.body.messages[-1].content | arrays | .[] |
+		select(.type == "tool_result" and .is_error == true) |
+		if (.content | type) == "string" then .content else (.content | tostring) end' ;;
+	openai) requests | jq -r '.body.input[-1] | select(.type | test("output$")?) |
+		.output | tostring | select(test("blocked|denied|rejected|error"; "i"))' ;;
+	gemini) requests | jq -r '.body.contents[-1].parts[]?.functionResponse.response.error // empty' ;;
+	esac 2>/dev/null | sed 's|/tmp/[^ ]*/repo|REPO|g' | sort -u | head -n 10
+}
+
 # tool_result_text K: the text of tool_result K.
 tool_result_text() {
 	tool_result "$1" | jq -r .text
@@ -260,7 +279,7 @@ tool_result_text() {
 # sent_to_model TEXT: some request after the first one carries TEXT
 # (anywhere in what the client sent to the model).
 sent_to_model() {
-	requests | jq -e --arg s "$1" 'select(.n > 1 and (.body | tostring | contains($s)))' >/dev/null
+	requests | jq -se --arg s "$1" 'any(.[]; .n > 1 and (.body | tostring | contains($s)))' >/dev/null
 }
 
 # agent_json NAME: the ledger's row of agent NAME (also ended ones).

@@ -75,7 +75,7 @@ scenario_gated_merge() {
 		jq -e '.error == true' <<<"$result" >/dev/null || fail "the tool call was not refused: $result"
 		jq -e '.text | contains("matches daicho gate #1 '"'git merge *'"'")' <<<"$result" >/dev/null ||
 			fail "the refusal does not name the gate: $result"
-		jq -e 'select(.type == "result") | .permission_denials[] | select(.tool_name == "Bash" and (.tool_input.command == "git merge x"))' \
+		jq -se 'any(.[] | select(.type == "result") | .permission_denials[]; .tool_name == "Bash" and .tool_input.command == "git merge x")' \
 			"$SESSION_OUT" >/dev/null || fail "Claude Code lists no permission denial for git merge: $(jq -c 'select(.type == "result") | .permission_denials' "$SESSION_OUT")"
 		;;
 	*) assert_denied "$result" "matches daicho gate #1 'git merge *'" ;;
@@ -145,7 +145,7 @@ scenario_two_sessions() {
 	[ "$owner" = "$first" ] ||
 		fail "the first session's 'daicho claim --next' claimed #1 as '$owner', not as its agent $first (the model's daicho commands must act as the session's agent)"
 	# Codex has no session-end hook: end its agent as a person would.
-	if agents_json | jq -e --arg n "$first" '.[] | select(.name == $n and .state != "ended")' >/dev/null; then
+	if agents_json | jq -e --arg n "$first" 'any(.[]; .name == $n and .state != "ended")' >/dev/null; then
 		daicho agent end "$first" >/dev/null
 	fi
 	run_session
@@ -156,7 +156,7 @@ scenario_two_sessions() {
 	[ -n "$second" ] || fail "the second session ($SESSION_ID) registered no agent: $(agents_json)"
 	[ "$second" != "$first" ] ||
 		fail "sessions $first_sid and $SESSION_ID got the same agent name $first"
-	! daicho events --json | jq -e '.[] | select(.kind == "agent-inherit")' >/dev/null ||
+	! daicho events --json | jq -e 'any(.[]; .kind == "agent-inherit")' >/dev/null ||
 		fail "the second session inherited: $(daicho events | grep inherit)"
 	[ "$(daicho show 1 --json | jq -r .owner)" = "$first" ] ||
 		fail "#1 moved from $first to $(daicho show 1 --json | jq -r .owner)"
@@ -193,8 +193,9 @@ scenario_workers() {
 	run_workers "$1"
 	local i
 	for i in 1 2 3 4 5 6; do
-		[ "$(cat "out/$i.md")" = "Write chapter $i of the handbook." ] || fail "out/$i.md: $(cat "out/$i.md")"
-		[ "$(daicho result "$i")" = "Write chapter $i of the handbook." ] || fail "the result of #$i: $(daicho result "$i")"
+		sent_to_model "Write chapter $i of the handbook." || fail "the prompt of #$i never reached a model"
+		[ "$(cat "out/$i.md")" = "Chapter $i, as asked." ] || fail "out/$i.md: $(cat "out/$i.md")"
+		[ "$(daicho result "$i")" = "Chapter $i, as asked." ] || fail "the result of #$i: $(daicho result "$i")"
 	done
 }
 
@@ -207,34 +208,75 @@ scenario_workers_lifecycle() {
 	agents="$(agents_json | jq -c '[.[] | select(.name | startswith("run"))]')"
 	jq -e 'length == 3 and all(.role == "run")' <<<"$agents" >/dev/null ||
 		fail "expected 3 worker agents (role run), one per slot, got $(jq length <<<"$agents"): $(daicho agents --all)"
-	! daicho events --json | jq -e '.[] | select(.kind == "agent-inherit")' >/dev/null ||
+	! daicho events --json | jq -e 'any(.[]; .kind == "agent-inherit")' >/dev/null ||
 		fail "worker agents inherited claims by name: $(daicho events | grep -e agent-)"
 }
 
-# run_workers CLIENT: 6 tasks through 'daicho run -j 3 -- worker-CLIENT.sh';
-# all 6 verified.
+# run_workers CLIENT [FAULTS [RUN OPTION...]]: 6 tasks through 'daicho run
+# -j 3 RUN OPTION... -- worker-CLIENT.sh {id}'; all 6 verified. FAULTS: the
+# stand-in's faults (see standin.js), as a JSON list. Sets output to the
+# run's JSON.
 run_workers() {
-	local client="$1" i
+	local client="$1" faults="${2:-[]}" i
+	shift 2 || shift $#
 	daicho init --"$client" >/dev/null
 	for i in 1 2 3 4 5 6; do
 		daicho add "Chapter $i" --body "Write chapter $i of the handbook." --done-when saved >/dev/null
 	done
-	# The model's turns, the same for every task: the task comes from the
-	# environment the runner gives the worker.
-	start_standin "$client" '[
-		{"shell": "mkdir -p out && daicho prompt \"$DAICHO_TASK\" >\"out/$DAICHO_TASK.md\""},
-		{"shell": "daicho save \"$DAICHO_TASK\" -f \"out/$DAICHO_TASK.md\""},
-		{"shell": "daicho report \"$DAICHO_TASK\""},
-		{"text": "ok"}]'
+	STANDIN_MAX_REQUESTS=400
+	# The model's turns, the same for every task: the shell commands take
+	# the task from the environment the runner gives the worker; the file
+	# is written with the client's own tool, named from the task id in the
+	# worker's prompt.
+	start_standin "$client" "$(jq -nc --argjson faults "$faults" '{faults: $faults,
+		vars: {task: "Task ([0-9]+) is already claimed"}, turns: [
+		{shell: "daicho prompt \"$DAICHO_TASK\""},
+		{write: "out/{{task}}.md", content: "Chapter {{task}}, as asked.\n"},
+		{shell: "daicho save \"$DAICHO_TASK\" -f \"out/$DAICHO_TASK.md\""},
+		{shell: "daicho report \"$DAICHO_TASK\""},
+		{text: "{{task}} ok"}]}')"
 	export "${CLIENT_ENV[@]}"
 	export CLAUDE_WORKER_ARGS="--model claude-sonnet-4-5"
 	export CODEX_WORKER_ARGS="--dangerously-bypass-hook-trust"
 	export GEMINI_WORKER_ARGS="-m gemini-2.5-flash"
-	capture timeout 150 daicho run -j 3 --json -- "$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
+	capture timeout 150 daicho run -j 3 --retry-backoff 100ms "$@" --json -- \
+		"$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
 	local why="daicho run exited $status: $output $stderr
-$(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&1 | tail -n 5; done)"
+$(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&1 | tail -n 5; done)
+== what the tool calls met:
+$(tool_errors)"
 	[ "$status" = 0 ] || fail "$why"
 	jq -e '.tasks == 6 and .verified == 6' <<<"$output" >/dev/null || fail "$why"
+}
+
+# The faults of a real pipeline, from the model's side: the worker of #2
+# fails (its client exits non-zero on an HTTP 400), the worker of #3 is
+# rate-limited (HTTP 429 in the API's own error format; the client says so
+# in its own words), and the worker of #4 says it is done without saving
+# or reporting. The runner retries the first, pauses for the second
+# without spending an attempt, and the sweep rejects the third, which is
+# retried; all 6 end verified.
+scenario_workers_faults() {
+	run_workers "$1" '[
+		{"match": "Task 2 is", "answer": {"http": 400}},
+		{"match": "Task 3 is", "answer": {"http": 429}},
+		{"match": "Task 4 is", "answer": {"text": "Done! Chapter 4 is written."}}]' -j 6
+	jq -e '.retried >= 1 and .rate_limited >= 1 and .false_reports >= 1' <<<"$output" >/dev/null ||
+		fail "expected a retry, a rate limit and a false report: $output
+$(daicho events | grep -v -e agent- -e ' add ')
+$(for i in 2 3 4; do echo "== #$i"; daicho log "$i" | tail -n 8; done)"
+	local attempts
+	attempts="$(daicho show 3 --json | jq .attempts)"
+	[ "$attempts" = 1 ] || fail "the rate-limited #3 spent an attempt: $attempts ($(daicho log 3))"
+}
+
+# The same 6 tasks with a git worktree per task (daicho run --worktree),
+# where the agent must be allowed to write.
+scenario_workers_worktree() {
+	run_workers "$1" '[]' --worktree
+	# Verified tasks that committed nothing leave no worktree behind.
+	[ "$(git worktree list --porcelain | grep -c '^worktree ')" = 1 ] ||
+		fail "worktrees left behind: $(git worktree list)"
 }
 
 # The model ends its own agent ('daicho agent end'), then runs one more
@@ -257,7 +299,7 @@ scenario_agent_end_sticks() {
 		[.[] | select(.id > $e and .actor == $n and (.kind == "agent-register" or .kind == "agent-inherit")) | .kind] end')"
 	[ "$after_end" = '[]' ] ||
 		fail "after 'daicho agent end' the session's agent $name came back: $after_end ($(daicho events | grep -e agent-))"
-	! agents_json | jq -e --arg n "$name" '.[] | select(.name == $n and .state != "ended")' >/dev/null ||
+	! agents_json | jq -e --arg n "$name" 'any(.[]; .name == $n and .state != "ended")' >/dev/null ||
 		fail "$name is live after the session: $(daicho agents --all)"
 }
 

@@ -26,6 +26,16 @@
 // client makes on the side (titles, checks) do not shift the script. Past
 // the end of the script the answer is the text "done.".
 //
+// The script can also be {"turns": [...], "faults": [...]}, each fault
+// {"match": "TEXT", "times": N, "answer": TURN}: the first N sessions whose
+// first request contains TEXT (a task id in the worker's prompt, say) get
+// the fault's answer instead of turn 0 ({"http": 429}: a rate limit,
+// {"http": 400}: the client fails, {"text": "T"}: it claims to be done,
+// and says T again for the rest of that session).
+// And "vars": {"NAME": "REGEX"}: "{{NAME}}" in a turn's strings becomes
+// the first group REGEX matches in the request (the task id in a worker's
+// prompt, say), so that one script serves many sessions.
+//
 // Each client gets its own protocol: Anthropic Messages (POST
 // /v1/messages, SSE), OpenAI Responses (POST /v1/responses, SSE) and Gemini
 // (POST .../models/M:streamGenerateContent?alt=sse, or :generateContent).
@@ -58,8 +68,39 @@ function parseArgs(argv) {
 }
 
 const opts = parseArgs(process.argv);
-const script = JSON.parse(fs.readFileSync(opts.script, 'utf8'));
-if (!Array.isArray(script)) throw new Error('the script must be a JSON list of turns');
+const loaded = JSON.parse(fs.readFileSync(opts.script, 'utf8'));
+const script = Array.isArray(loaded) ? loaded : loaded.turns;
+const faults = (Array.isArray(loaded) ? [] : loaded.faults || []).map(f => ({ ...f, left: f.times || 1 }));
+const vars = Object.entries((!Array.isArray(loaded) && loaded.vars) || {}).map(([k, re]) => [k, new RegExp(re)]);
+
+// TURN with {{NAME}} replaced from the request's raw text.
+function substitute(turn, raw) {
+	if (!vars.length || !turn) return turn;
+	let text = JSON.stringify(turn);
+	for (const [k, re] of vars) {
+		const m = raw.match(re);
+		if (m) text = text.split(`{{${k}}}`).join(m[1]);
+	}
+	return JSON.parse(text);
+}
+if (!Array.isArray(script)) throw new Error('the script must be a JSON list of turns, or {turns, faults}');
+
+// The turn that answers a scripted request at turn index K. A session
+// that got a fault's text keeps getting it (a stop hook that makes the
+// client go on does not make the model do the work).
+function pickTurn(k, raw) {
+	const told = faults.find(f => f.answer.text !== undefined && raw.includes(f.match) &&
+		raw.includes(JSON.stringify(f.answer.text).slice(1, -1)));
+	if (k > 0 && told) return substitute(told.answer, raw);
+	if (k === 0) {
+		const f = faults.find(f => f.left > 0 && raw.includes(f.match));
+		if (f) {
+			f.left--;
+			return substitute(f.answer, raw);
+		}
+	}
+	return k < script.length ? substitute(script[k], raw) : { text: undefined };
+}
 
 let served = 0;
 let ids = 0;
@@ -273,7 +314,7 @@ const server = http.createServer((req, res) => {
 		if (kind === 'model' || kind === 'stream') {
 			const scripted = hasTools(opts.protocol, body);
 			turnIndex = scripted ? modelTurns(opts.protocol, body) : null;
-			const turn = scripted && turnIndex < script.length ? script[turnIndex] : { text: scripted ? undefined : 'ok' };
+			const turn = scripted ? pickTurn(turnIndex, raw) : { text: 'ok' };
 			log({ n, method: req.method, url: req.url, turn: turnIndex, body });
 			if (turn.http) httpError(res, opts.protocol, turn.http);
 			else if (opts.protocol === 'anthropic') anthropicAnswer(res, body, turn);
