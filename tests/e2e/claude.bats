@@ -45,3 +45,7 @@ load scenarios
 @test "claude: 'daicho agent end' from the model sticks" {
 	scenario_agent_end_sticks claude
 }
+
+@test "claude: the model's ways around 'daicho approve' approve nothing" {
+	scenario_approve_workarounds claude
+}

@@ -41,3 +41,7 @@ load scenarios
 @test "codex: doctor says when Codex does not trust the project's hooks" {
 	scenario_untrusted_hooks codex
 }
+
+@test "codex: the model's ways around 'daicho approve' approve nothing" {
+	scenario_approve_workarounds codex
+}

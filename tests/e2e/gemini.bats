@@ -33,3 +33,7 @@ load scenarios
 @test "gemini: doctor says when Gemini CLI does not trust the folder" {
 	scenario_untrusted_hooks gemini
 }
+
+@test "gemini: the model's ways around 'daicho approve' approve nothing" {
+	scenario_approve_workarounds gemini
+}

@@ -22,11 +22,13 @@ E2E_BIN="$E2E_DIR/node_modules/.bin"
 # How long one client session may take before it is killed (seconds).
 E2E_SESSION_TIMEOUT="${E2E_SESSION_TIMEOUT:-90}"
 
-# e2e_setup_file: skip on DAICHO_E2E=skip; else install the clients if
-# needed (tests/e2e/setup.sh), failing with its reason.
+# e2e_setup_file: on DAICHO_E2E=skip, one loud line (setup then skips each
+# test); else install the clients if needed (tests/e2e/setup.sh), failing
+# with its reason.
 e2e_setup_file() {
 	if [ "${DAICHO_E2E:-}" = skip ]; then
-		skip "DAICHO_E2E=skip: the end-to-end tests with the real agent clients did NOT run"
+		echo "# *** DAICHO_E2E=skip: $(basename "$BATS_TEST_FILENAME") SKIPPED: daicho was NOT tested with the real agent clients ***" >&3
+		return 0
 	fi
 	local out
 	if ! out="$("$E2E_DIR/setup.sh" 2>&1)"; then
@@ -82,6 +84,7 @@ e2e_setup() {
 # What every test file does around each test (claude.bats, codex.bats...).
 setup_file() { e2e_setup_file; }
 setup() {
+	[ "${DAICHO_E2E:-}" != skip ] || skip "DAICHO_E2E=skip"
 	e2e_setup
 	E2E_ENV=()
 }
