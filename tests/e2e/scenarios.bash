@@ -30,15 +30,21 @@ scenario_agent_name() {
 		fail "the model's 'daicho reserve' acted as '$actor', not as the session's agent $name (tool result: $(tool_result_text 0))"
 }
 
+# pending_approval CLIENT: 'daicho init --CLIENT', and approval request #1
+# (agent other's 'git push origin main', under an --approval gate) pending.
+pending_approval() {
+	daicho init --"$1" >/dev/null
+	daicho gate add 'git push*' --approval >/dev/null
+	capture daicho gate exec --as other -- git push origin main
+	[ "$status" = 6 ] || fail "gate exec should have made a request (exit 6), got $status: $stderr"
+}
+
 # A pending approval exists; the model runs 'daicho approve 1'. The hook
 # denies it (seen in the tool result the client sends back) and the request
 # is still pending.
 scenario_approve_denied() {
 	local client="$1"
-	daicho init --"$client" >/dev/null
-	daicho gate add 'git push*' --approval >/dev/null
-	capture daicho gate exec --as other -- git push origin main
-	[ "$status" = 6 ] || fail "gate exec should have made a request (exit 6), got $status: $stderr"
+	pending_approval "$client"
 	start_standin "$client" '[{"shell":"daicho approve 1"},{"text":"done."}]'
 	run_session
 	session_ok
@@ -329,10 +335,7 @@ scenario_untrusted_hooks() {
 # approved by anyone.
 scenario_approve_workarounds() {
 	local client="$1"
-	daicho init --"$client" >/dev/null
-	daicho gate add 'git push*' --approval >/dev/null
-	capture daicho gate exec --as other -- git push origin main
-	[ "$status" = 6 ] || fail "gate exec should have made a request (exit 6), got $status: $stderr"
+	pending_approval "$client"
 	local b64 py
 	b64="$(printf 'daicho approve 1' | base64)"
 	py='import os, pty
