@@ -222,9 +222,23 @@ scenario_workers_lifecycle() {
 # -j 3 RUN OPTION... -- worker-CLIENT.sh {id}'; all 6 verified. FAULTS: the
 # stand-in's faults (see standin.js), as a JSON list. Sets output to the
 # run's JSON.
+#
+# The plain run (no FAULTS, no options) is made once per file and client:
+# the next test that asks for it gets the same repository, ledger and
+# requests to read (a test of its own would take as long again).
 run_workers() {
 	local client="$1" faults="${2:-[]}" i
 	shift 2 || shift $#
+	local cache=""
+	if [ "$faults" = '[]' ] && [ $# = 0 ]; then
+		cache="$BATS_FILE_TMPDIR/workers-$client"
+		if [ -f "$cache" ]; then
+			# shellcheck disable=SC1090
+			source "$cache"
+			cd "$REPO" || return 1
+			return 0
+		fi
+	fi
 	daicho init --"$client" >/dev/null
 	for i in 1 2 3 4 5 6; do
 		daicho add "Chapter $i" --body "Write chapter $i of the handbook." --done-when saved >/dev/null
@@ -253,6 +267,8 @@ $(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&
 $(tool_errors)"
 	[ "$status" = 0 ] || fail "$why"
 	jq -e '.tasks == 6 and .verified == 6' <<<"$output" >/dev/null || fail "$why"
+	[ -z "$cache" ] || declare -p TEST_ROOT REPO CLIENT STANDIN_LOG output |
+		sed 's/^declare -- /declare -g /;t;s/^declare -\([a-z]*\) /declare -g\1 /' >"$cache"
 }
 
 # The faults of a real pipeline, from the model's side: the worker of #2
