@@ -55,7 +55,7 @@ one_run() {
 	"$1" init -q
 	seq "$RUN_TASKS" | awk '{ printf "{\"title\":\"job %d\"}\n", $1 }' | "$1" add --batch - -q
 	t0=$(now_ns)
-	"$1" run -q -j 8 -- true
+	"$1" run -q -j 8 -- true >/dev/null 2>&1
 	t1=$(now_ns)
 	unset DAICHO_LEDGER
 	rm -rf "$dir"

@@ -102,6 +102,12 @@ int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
 int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what);
 
 /*
+ * For one-task commands: parse the ID argument (argv[0]) into *id and
+ * resolve the caller into *agent. Returns 0 or the error.
+ */
+int cmd_task_and_caller(struct cmd_ctx *ctx, int64_t *id, int64_t *agent);
+
+/*
  * The command is about task id (prompt, save, show, ...): parse text into
  * *id as cmd_task_id() does, and when the caller holds that claim, let
  * the command's heartbeat renew its maximum hold (core/task.h).
@@ -181,6 +187,9 @@ extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_hook_entry;
 extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_config_entry;
+extern const struct cmd_entry cmd_edit_entry;
+extern const struct cmd_entry cmd_reopen_entry;
+extern const struct cmd_entry cmd_unblock_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/repair.h"
 #include "core/task.h"
 #include "core/verify.h"
 #include "util/git.h"
@@ -78,38 +79,36 @@ const struct cmd_entry cmd_claim_entry = {
 	.exec = exec_claim,
 };
 
-/* Parse the ID argument and resolve the caller, for one-task commands. */
-static int
-task_and_caller(struct cmd_ctx *ctx, int64_t *id, int64_t *agent)
-{
-	int rc;
-
-	if ((rc = cmd_task_id(ctx, ctx->argv[0], id)) < 0)
-		return rc;
-	if ((*agent = cmd_caller(ctx)) < 0)
-		return (int)*agent;
-	return 0;
-}
-
 static int
 exec_release(struct cmd_ctx *ctx)
 {
 	int64_t id, agent;
 	int rc;
 
-	if ((rc = task_and_caller(ctx, &id, &agent)) < 0)
+	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
+	if (cmd_has(ctx, "force")) {
+		if ((rc = cmd_require_human(ctx, false, "release --force")) < 0)
+			return rc;
+		return task_release_forced(ctx->ledger, agent, id, ctx->err);
+	}
 	return task_release_claim(ctx->ledger, agent, id, ctx->err);
 }
 
 const struct cmd_entry cmd_release_entry = {
 	.name = "release",
-	.usage = "release ID",
+	.usage = "release ID [--force]",
 	.summary = "give a claimed or blocked task back (open again)",
 	.help =
 	    "Only the holder may release. The attempt is not counted against the\n"
-	    "task's max attempts. Prints nothing.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
+	    "task's max attempts. Prints nothing.\n\n"
+	    "--force: a human takes a claimed, blocked or reported task back from\n"
+	    "whoever holds it (an agent is refused, exit 6): open again, the\n"
+	    "attempt not counted, a 'release' event with forced, and a message to\n"
+	    "the holder to stop.\n",
+	.options = (const struct cmd_option[]){
+	    { "force", 0, NULL, "a human takes it back from any holder" },
+	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -122,7 +121,7 @@ exec_block(struct cmd_ctx *ctx)
 	int64_t id, agent;
 	int rc;
 
-	if ((rc = task_and_caller(ctx, &id, &agent)) < 0)
+	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
 	return task_block(ctx->ledger, agent, id, cmd_opt(ctx, "reason"), ctx->err);
 }

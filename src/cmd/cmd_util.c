@@ -79,6 +79,18 @@ cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id)
 }
 
 int
+cmd_task_and_caller(struct cmd_ctx *ctx, int64_t *id, int64_t *agent)
+{
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], id)) < 0)
+		return rc;
+	if ((*agent = cmd_caller(ctx)) < 0)
+		return (int)*agent;
+	return 0;
+}
+
+int
 cmd_named_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id)
 {
 	int rc = task_parse_id(text, id, ctx->err);

@@ -31,7 +31,8 @@ static const struct setting settings[] = {
 	  "none" },
 	{ "trunk", SETTING_BRANCH,
 	  "the branch reported work must be new against",
-	  "the branch the main work tree has checked out at the claim" },
+	  "the branch the main work tree has out at the claim; main, else "
+	  "master, when it is detached" },
 };
 
 #define SETTING_COUNT (sizeof(settings) / sizeof(settings[0]))

@@ -20,6 +20,13 @@
 /* Fill out from the current row of st (TASK_COLUMNS), edges not loaded. */
 void task_read_row(sqlite3_stmt *st, struct task *out);
 
+/*
+ * Validate spec as add does (title, globs, checks and their paths, labels;
+ * not its edges). Returns 0 or ERR_USAGE.
+ */
+int task_spec_check(struct ledger *ledger, const struct task_spec *spec,
+    struct err *err);
+
 /* Load labels, touches, checks and after into task. */
 int task_load_edges(struct ledger *ledger, struct task *task, struct err *err);
 

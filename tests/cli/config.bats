@@ -13,7 +13,7 @@ setup() {
 	ok daicho config
 	assert_line --index 0 'max-hold   (not set: three leases)'
 	assert_line --index 2 'protect    (not set: none)'
-	assert_line --index 4 'trunk      (not set: the branch the main work tree has checked out at the claim)'
+	assert_line --index 4 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
 	ok daicho config max-hold
 	assert_output '(not set: three leases)'
 	ok daicho config --json

@@ -463,12 +463,27 @@ test_resolve_session_bound_agent_renamed(void **state)
 	assert_int_equal(b->id, a->id);
 	assert_string_equal(b->name, "w9");
 	assert_int_equal(ledger_caller(f->ledger), a->id);
-	/* Once it ended, the session gets a new agent: resolved, not written. */
+	/*
+	 * Once it ended, the session stays ended: resolved as that ended
+	 * agent, whose first write is refused and registers nothing...
+	 */
 	assert_int_equal(sqlite3_exec(ledger_db(f->ledger),
 			     "UPDATE agents SET state = 'ended' WHERE name = 'w9'",
 			     NULL, NULL, NULL),
 	    SQLITE_OK);
 	assert_int_equal(agent_resolve(f->ledger, &by_session, c, &err), 0);
+	assert_true(c->ended);
+	assert_int_equal(c->id, 0);
+	assert_string_equal(c->name, "w9");
+	assert_int_equal(ledger_begin(f->ledger, &err), -ERR_REFUSED);
+	assert_non_null(strstr(err.message.buf, "an ended session stays ended"));
+	err_release(&err);
+	assert_int_equal(count_agents(f->ledger), 1);
+	agent_release(c);
+	/* ...until the session starts again: then it gets a new agent. */
+	by_session.starting = true;
+	assert_int_equal(agent_resolve(f->ledger, &by_session, c, &err), 0);
+	assert_false(c->ended);
 	assert_int_equal(c->id, 0);
 	assert_string_equal(c->name, "gemini-s777");
 	assert_int_equal(ledger_caller(f->ledger), 0);

@@ -1,0 +1,235 @@
+/* Repairs of work in flight: edit, reopen, unblock. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/agent.h"
+#include "core/repair.h"
+#include "core/task.h"
+
+/*
+ * The values of a repeatable list option into list: NULL when the option
+ * was not given; an empty list when its only value is "" (none).
+ */
+static const struct strlist *
+list_option(struct cmd_ctx *ctx, const char *name, struct strlist *list)
+{
+	size_t pos = 0;
+	const char *value;
+
+	if (!cmd_has(ctx, name))
+		return NULL;
+	while ((value = cmd_opt_next(ctx, name, &pos)) != NULL)
+		if (*value != '\0')
+			strlist_add(list, value);
+	return list;
+}
+
+/* Split comma-separated ids of every value of option name into list. */
+static void
+ids_option(struct cmd_ctx *ctx, const char *name, struct strlist *list)
+{
+	size_t pos = 0;
+	const char *value;
+
+	while ((value = cmd_opt_next(ctx, name, &pos)) != NULL) {
+		const char *p = value;
+
+		while (*p) {
+			size_t n = strcspn(p, ",");
+
+			if (n > 0) {
+				char *id = strndup(p, n);
+
+				strlist_add_owned(list, id);
+			}
+			p += n + (p[n] == ',');
+		}
+	}
+}
+
+static int
+exec_edit(struct cmd_ctx *ctx)
+{
+	struct strlist labels = STRLIST_INIT, touches = STRLIST_INIT,
+		       protects = STRLIST_INIT, checks = STRLIST_INIT;
+	struct task_edit edit = { 0 };
+	struct buf body = BUF_INIT;
+	json_t *changed = NULL;
+	const char *value;
+	int64_t id, actor;
+	int rc;
+
+	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	edit.title = cmd_opt(ctx, "title");
+	if (cmd_has(ctx, "body") && cmd_has(ctx, "body-file"))
+		return err_set(ctx->err, ERR_USAGE,
+		    "give --body or --body-file, not both");
+	if ((value = cmd_opt(ctx, "body")) != NULL) {
+		buf_adds(&body, value);
+		edit.set_body = true;
+	} else if ((value = cmd_opt(ctx, "body-file")) != NULL) {
+		if ((rc = cmd_read_input(ctx, value, &body)) < 0)
+			goto done;
+		edit.set_body = true;
+	}
+	edit.body = body.buf;
+	edit.body_bytes = body.len;
+	if ((value = cmd_opt(ctx, "priority")) != NULL) {
+		if ((rc = cmd_integer(ctx, "priority", value, -1000000000,
+			 1000000000, &edit.priority)) < 0)
+			goto done;
+		edit.set_priority = true;
+	}
+	if ((value = cmd_opt(ctx, "max-attempts")) != NULL) {
+		if ((rc = cmd_integer(ctx, "max-attempts", value, 1, 1000000,
+			 &edit.max_attempts)) < 0)
+			goto done;
+		edit.set_max_attempts = true;
+	}
+	if ((value = cmd_opt(ctx, "check-timeout")) != NULL) {
+		if ((rc = cmd_duration(ctx, "check-timeout", value,
+			 &edit.check_timeout_ms)) < 0)
+			goto done;
+		edit.set_check_timeout = true;
+	}
+	edit.labels = list_option(ctx, "label", &labels);
+	edit.touches = list_option(ctx, "touches", &touches);
+	edit.protects = list_option(ctx, "protect", &protects);
+	edit.checks = list_option(ctx, "done-when", &checks);
+	ids_option(ctx, "after", &edit.after);
+	ids_option(ctx, "not-after", &edit.not_after);
+	if (ctx->value_count == 0) {
+		rc = err_set(ctx->err, ERR_USAGE,
+		    "edit needs something to change (see 'daicho edit --help')");
+		goto done;
+	}
+	if ((actor = cmd_caller(ctx)) < 0) {
+		rc = (int)actor;
+		goto done;
+	}
+	if ((rc = task_edit(ctx->ledger, actor, id, &edit, &changed,
+		 ctx->err)) < 0)
+		goto done;
+	if (ctx->json)
+		rc = cmd_print_json(ctx, json_pack("{s:I, s:O}", "id", (json_int_t)id,
+		    "changed", changed));
+done:
+	json_decref(changed);
+	strlist_release(&labels);
+	strlist_release(&touches);
+	strlist_release(&protects);
+	strlist_release(&checks);
+	strlist_release(&edit.after);
+	strlist_release(&edit.not_after);
+	buf_release(&body);
+	return rc;
+}
+
+const struct cmd_entry cmd_edit_entry = {
+	.name = "edit",
+	.usage = "edit ID [--title T] [--body TEXT | --body-file FILE|-] "
+		 "[--priority N] [--label L]... [--after IDS] [--not-after IDS] "
+		 "[--done-when CHECK]... [--check-timeout DUR] [--touches GLOB]... "
+		 "[--protect GLOB]... [--max-attempts N]",
+	.summary = "change a task after it was added",
+	.help =
+	    "Changes what is given and nothing else, in one transaction with an\n"
+	    "'edit' event that names each field changed (old and new values for\n"
+	    "the checks and the scope). Prints nothing (--json: {id, changed}).\n\n"
+	    "--label, --done-when, --touches and --protect replace the whole list\n"
+	    "(repeat them for several; '' alone means none). --after adds edges and\n"
+	    "--not-after removes them (ids, comma-separated or repeated); an edge\n"
+	    "that would close a cycle is refused, naming it (exit 4). Values are\n"
+	    "checked as 'daicho add' checks them.\n\n"
+	    "Changing what judges or bounds the work (--done-when,\n"
+	    "--check-timeout, --touches, --protect) is for a human or the agent\n"
+	    "that added the task (exit 6 otherwise): the task's checks get a new\n"
+	    "version, which every later verdict states, and the agent holding the\n"
+	    "task (if another) is sent a message. Any state may be edited; a\n"
+	    "reported task's next verdict runs the new checks.\n",
+	.options = (const struct cmd_option[]){
+	    { "title", 0, "T", "a new title" },
+	    { "body", 0, "TEXT", "a new body, given inline" },
+	    { "body-file", 0, "FILE", "a new body from FILE ('-': stdin)" },
+	    { "priority", 0, "N", "a new priority" },
+	    { "label", 0, "L", "the labels (repeatable; replaces them)" },
+	    { "after", 0, "IDS", "also come after these" },
+	    { "not-after", 0, "IDS", "no longer come after these" },
+	    { "done-when", 0, "CHECK", "the checks (repeatable; replaces them)" },
+	    { "check-timeout", 0, "DUR", "time limit of each cmd: check" },
+	    { "touches", 0, "GLOB", "the paths it edits (repeatable; replaces)" },
+	    { "protect", 0, "GLOB", "paths a report must not change (replaces)" },
+	    { "max-attempts", 0, "N", "attempts before failed" },
+	    { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_edit,
+};
+
+static int
+exec_reopen(struct cmd_ctx *ctx)
+{
+	int64_t id, actor;
+	int rc;
+
+	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
+		return rc;
+	return task_reopen(ctx->ledger, actor, id, ctx->err);
+}
+
+const struct cmd_entry cmd_reopen_entry = {
+	.name = "reopen",
+	.usage = "reopen ID",
+	.summary = "make a failed or cancelled task open again",
+	.help =
+	    "The task is open again with its attempts reset; its history (events,\n"
+	    "saves, verdicts) is kept, and a 'reopen' event records from which\n"
+	    "state and after how many attempts. Tasks that come after it wait for\n"
+	    "it again until it is verified. Only a human or the agent that added\n"
+	    "the task may (exit 6); a task that is not failed or cancelled is\n"
+	    "refused (exit 4). Prints nothing.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_reopen,
+};
+
+static int
+exec_unblock(struct cmd_ctx *ctx)
+{
+	int64_t id, actor;
+	bool to_owner;
+	int rc;
+
+	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
+		return rc;
+	if ((rc = task_unblock(ctx->ledger, actor, id, AGENT_STALE_AFTER_MS,
+		 &to_owner, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I, s:s}", "id",
+		    (json_int_t)id, "to", to_owner ? "owner" : "open"));
+	return 0;
+}
+
+const struct cmd_entry cmd_unblock_entry = {
+	.name = "unblock",
+	.usage = "unblock ID",
+	.summary = "send a blocked task back to its holder, or to open",
+	.help =
+	    "A blocked task goes back to its holder, claimed with a fresh lease,\n"
+	    "when the holder is live (seen within 10m); else it is open again,\n"
+	    "the attempt not counted. By a human or the task's holder (exit 6\n"
+	    "for anyone else); a task that is not blocked is refused (exit 4).\n"
+	    "An 'unblock' event says where it went. Prints nothing (--json:\n"
+	    "{id, to}).\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = exec_unblock,
+};

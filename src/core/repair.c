@@ -1,0 +1,667 @@
+#include "core/repair.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agent.h"
+#include "core/event.h"
+#include "core/msg.h"
+#include "core/task.h"
+#include "core/task_internal.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+/* Who the actor is to task id, read inside the transaction. */
+struct standing {
+	bool human;       /* the actor is a person (no agent identity) */
+	bool creator;     /* the actor added the task */
+	bool holder;      /* the actor holds it */
+	int64_t owner;    /* its holder, or 0 */
+	char *owner_name; /* or NULL */
+	char *actor_name; /* or NULL */
+};
+
+static void
+standing_release(struct standing *s)
+{
+	free(s->owner_name);
+	free(s->actor_name);
+}
+
+static int
+read_standing(struct ledger *ledger, int64_t actor, int64_t id,
+    struct standing *out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT (SELECT kind = 'human' FROM agents WHERE id = ?2),"
+	    " (SELECT e.actor FROM events e WHERE e.task = t.id"
+	    "  AND e.kind = 'add' ORDER BY e.id LIMIT 1) = ?2,"
+	    " t.owner, o.name, (SELECT name FROM agents WHERE id = ?2)"
+	    " FROM tasks t LEFT JOIN agents o ON o.id = t.owner WHERE t.id = ?1",
+	    err);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, actor);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *owner = sqlite3_column_text(st, 3);
+		const unsigned char *name = sqlite3_column_text(st, 4);
+
+		out->human = sqlite3_column_int(st, 0) != 0;
+		out->creator = sqlite3_column_int(st, 1) != 0;
+		out->owner = sqlite3_column_int64(st, 2);
+		out->holder = actor != 0 && out->owner == actor;
+		out->owner_name = owner ? xstrdup((const char *)owner) : NULL;
+		out->actor_name = name ? xstrdup((const char *)name) : NULL;
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
+		    (long long)id);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "reading a task");
+	return 0;
+}
+
+/* Run sql with ?1 = id and ?2 = text. */
+static int
+write_text(struct ledger *ledger, const char *sql, int64_t id,
+    const char *text, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	return ledger_step_done(ledger, st, "editing a task", err);
+}
+
+/* A JSON array of list's strings (new reference). */
+static json_t *
+json_strings(const struct strlist *list)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; i < list->count; i++)
+		json_array_append_new(array, json_string(list->items[i]));
+	return array;
+}
+
+/* Whether two lists hold the same strings in the same order. */
+static bool
+same_list(const struct strlist *a, const struct strlist *b)
+{
+	if (a->count != b->count)
+		return false;
+	for (size_t i = 0; i < a->count; i++)
+		if (strcmp(a->items[i], b->items[i]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Replace task id's rows of table (column column) by list; record the
+ * change in detail under name when the list differs from old.
+ */
+static int
+replace_list(struct ledger *ledger, int64_t id, const char *delete_sql,
+    const char *insert_sql, const struct strlist *old,
+    const struct strlist *list, const char *name, json_t *detail,
+    json_t *changed, struct err *err)
+{
+	int rc;
+
+	if (list == NULL || same_list(old, list))
+		return 0;
+	if ((rc = write_text(ledger, delete_sql, id, NULL, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < list->count; i++) {
+		sqlite3_stmt *st = ledger_stmt(ledger, insert_sql, err);
+
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, list->items[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
+		if ((rc = ledger_step_done(ledger, st, "editing a task", err)) < 0)
+			return rc;
+	}
+	json_object_set_new(detail, name, json_pack("{s:o, s:o}", "old",
+	    json_strings(old), "new", json_strings(list)));
+	json_array_append_new(changed, json_string(name));
+	return 0;
+}
+
+/*
+ * Whether task after reaches task (through its own after edges), so that
+ * task coming after it would close a cycle: the cycle as "#a -> ... -> #b"
+ * in path when it does.
+ */
+static int
+find_cycle(struct ledger *ledger, int64_t task, int64_t after,
+    struct buf *path, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "WITH RECURSIVE walk(id, path) AS ("
+	    " SELECT ?2, '#' || ?1 || ' -> #' || ?2"
+	    " UNION ALL SELECT d.after, walk.path || ' -> #' || d.after"
+	    "  FROM deps d JOIN walk ON d.task = walk.id WHERE walk.id <> ?1)"
+	    " SELECT path FROM walk WHERE id = ?1 LIMIT 1", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, task);
+	sqlite3_bind_int64(st, 2, after);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		buf_adds(path, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading dependencies");
+	return rc == SQLITE_ROW;
+}
+
+/*
+ * Add (or, with remove, take away) the edge "id comes after other",
+ * keeping unmet_deps true. Adding an edge that exists, or removing one
+ * that does not, is refused: the caller asked for a change.
+ */
+static int
+change_edge(struct ledger *ledger, int64_t id, const char *text, bool remove,
+    json_t *added, json_t *removed, struct err *err)
+{
+	struct buf cycle = BUF_INIT;
+	sqlite3_stmt *st;
+	int64_t other, exists = 0, verified = 0;
+	bool found;
+	int rc;
+
+	if ((rc = task_parse_id(text, &other, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "SELECT state = 'verified', EXISTS (SELECT 1 FROM deps"
+	    " WHERE task = ?1 AND after = ?2) FROM tasks WHERE id = ?2", err);
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, other);
+	rc = sqlite3_step(st);
+	found = rc == SQLITE_ROW;
+	if (found) {
+		verified = sqlite3_column_int64(st, 0);
+		exists = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading a task");
+	if (!found)
+		return err_set(err, ERR_NOT_FOUND, "no task #%lld to come after "
+		    "(see 'daicho ls')", (long long)other);
+	if (other == id)
+		return err_set(err, ERR_CONFLICT, "task #%lld cannot come after "
+		    "itself", (long long)id);
+	if (remove && !exists)
+		return err_set(err, ERR_USAGE, "task #%lld does not come after "
+		    "#%lld (see 'daicho show %lld')", (long long)id,
+		    (long long)other, (long long)id);
+	if (!remove && exists)
+		return err_set(err, ERR_USAGE, "task #%lld already comes after "
+		    "#%lld", (long long)id, (long long)other);
+	if (!remove) {
+		if ((rc = find_cycle(ledger, id, other, &cycle, err)) != 0) {
+			if (rc > 0)
+				rc = err_set(err, ERR_CONFLICT, "dependency cycle: %s "
+				    "(dependencies must form a DAG; drop that --after)",
+				    cycle.buf);
+			buf_release(&cycle);
+			return rc;
+		}
+	}
+	rc = ledger_write(ledger, remove
+	    ? "DELETE FROM deps WHERE task = ?1 AND after = ?2"
+	    : "INSERT INTO deps (task, after) VALUES (?1, ?2)", id, other, NULL,
+	    "editing dependencies", err);
+	if (rc == 0 && !verified)
+		rc = ledger_write(ledger, remove
+		    ? "UPDATE tasks SET unmet_deps = unmet_deps - 1 WHERE id = ?1"
+		    : "UPDATE tasks SET unmet_deps = unmet_deps + 1 WHERE id = ?1",
+		    id, other, NULL, "editing dependencies", err);
+	json_array_append_new(remove ? removed : added, json_integer(other));
+	buf_release(&cycle);
+	return rc;
+}
+
+/* The task as it is, with its lists, for an edit to merge into. */
+static int
+read_current(struct ledger *ledger, int64_t id, struct task *out,
+    struct err *err)
+{
+	return task_get(ledger, id, out, err);
+}
+
+/* Scalar fields of edit that differ from t, into the UPDATE and detail. */
+static int
+edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
+    const struct task_edit *edit, json_t *detail, json_t *changed,
+    struct err *err)
+{
+	int rc = 0;
+
+	if (edit->title && strcmp(edit->title, t->title) != 0) {
+		rc = write_text(ledger, "UPDATE tasks SET title = ?2 WHERE id = ?1",
+		    id, edit->title, err);
+		json_object_set_new(detail, "title", json_pack("{s:s, s:s}", "old",
+		    t->title, "new", edit->title));
+		json_array_append_new(changed, json_string("title"));
+	}
+	if (rc == 0 && edit->set_body) {
+		sqlite3_stmt *st = ledger_stmt(ledger,
+		    "UPDATE tasks SET body = ?2 WHERE id = ?1", err);
+
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_blob64(st, 2, edit->body ? edit->body : "",
+		    edit->body_bytes, SQLITE_STATIC);
+		rc = ledger_step_done(ledger, st, "editing a task", err);
+		json_object_set_new(detail, "body_bytes", json_pack("{s:I, s:I}",
+		    "old", (json_int_t)t->body_bytes, "new",
+		    (json_int_t)edit->body_bytes));
+		json_array_append_new(changed, json_string("body"));
+	}
+	if (rc == 0 && edit->set_priority && edit->priority != t->priority) {
+		rc = ledger_write(ledger, "UPDATE tasks SET priority = ?2 WHERE id = ?1",
+		    id, edit->priority, NULL, "editing a task", err);
+		json_object_set_new(detail, "priority", json_pack("{s:I, s:I}",
+		    "old", (json_int_t)t->priority, "new",
+		    (json_int_t)edit->priority));
+		json_array_append_new(changed, json_string("priority"));
+	}
+	if (rc == 0 && edit->set_max_attempts &&
+	    edit->max_attempts != t->max_attempts) {
+		rc = ledger_write(ledger,
+		    "UPDATE tasks SET max_attempts = ?2 WHERE id = ?1", id,
+		    edit->max_attempts, NULL, "editing a task", err);
+		json_object_set_new(detail, "max_attempts", json_pack("{s:I, s:I}",
+		    "old", (json_int_t)t->max_attempts, "new",
+		    (json_int_t)edit->max_attempts));
+		json_array_append_new(changed, json_string("max_attempts"));
+	}
+	if (rc == 0 && edit->set_check_timeout &&
+	    edit->check_timeout_ms != t->check_timeout_ms) {
+		rc = ledger_write(ledger,
+		    "UPDATE tasks SET check_timeout_ms = ?2 WHERE id = ?1", id,
+		    edit->check_timeout_ms, NULL, "editing a task", err);
+		json_object_set_new(detail, "check_timeout_ms",
+		    json_pack("{s:I, s:I}", "old", (json_int_t)t->check_timeout_ms,
+			"new", (json_int_t)edit->check_timeout_ms));
+		json_array_append_new(changed, json_string("check_timeout"));
+	}
+	return rc;
+}
+
+/* Whether field is one that judges or bounds the work. */
+static bool
+judges_the_work(const char *field)
+{
+	static const char *const fields[] = { "done_when", "check_timeout",
+		"touches", "protect" };
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strcmp(field, fields[i]) == 0)
+			return true;
+	return false;
+}
+
+int
+task_edit(struct ledger *ledger, int64_t actor, int64_t id,
+    const struct task_edit *edit, json_t **changed, struct err *err)
+{
+	struct task t;
+	struct task_spec merged = { 0 };
+	struct standing who = { 0 };
+	json_t *detail = json_object(), *added = json_array(),
+	       *removed = json_array();
+	bool judges = edit->checks || edit->set_check_timeout || edit->touches ||
+		      edit->protects;
+	bool have_task = false;
+	size_t i;
+	int rc;
+
+	*changed = json_array();
+	memset(&t, 0, sizeof(t));
+	if (edit->set_max_attempts && edit->max_attempts < 1) {
+		rc = err_set(err, ERR_USAGE, "max attempts must be at least 1");
+		goto out;
+	}
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		goto out;
+	if ((rc = read_current(ledger, id, &t, err)) < 0)
+		goto fail;
+	have_task = true;
+	if ((rc = read_standing(ledger, actor, id, &who, err)) < 0)
+		goto fail;
+	if (judges && !who.human && !who.creator) {
+		rc = err_set(err, ERR_REFUSED,
+		    "cannot edit the checks or the scope of task #%lld: only a "
+		    "human or the agent that added it may (what judges the work is "
+		    "not for %s to change; nothing was changed)", (long long)id,
+		    who.actor_name ? who.actor_name : "an agent");
+		goto fail;
+	}
+	/* Validate the task as it will be, the way add does. */
+	merged.title = edit->title ? edit->title : t.title;
+	merged.max_attempts = edit->set_max_attempts ? edit->max_attempts : 0;
+	merged.checks = edit->checks ? *edit->checks : t.checks;
+	merged.touches = edit->touches ? *edit->touches : t.touches;
+	merged.protects = edit->protects ? *edit->protects : t.protects;
+	merged.labels = edit->labels ? *edit->labels : t.labels;
+	if ((rc = task_spec_check(ledger, &merged, err)) < 0)
+		goto fail;
+	if ((rc = edit_scalars(ledger, id, &t, edit, detail, *changed, err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM checks WHERE task = ?1",
+		 "INSERT INTO checks (task, spec, seq) VALUES (?1, ?2, ?3)",
+		 &t.checks, edit->checks, "done_when", detail, *changed, err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM touches WHERE task = ?1",
+		 "INSERT OR IGNORE INTO touches (task, glob) VALUES (?1, ?2)",
+		 &t.touches, edit->touches, "touches", detail, *changed, err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM protects WHERE task = ?1",
+		 "INSERT OR IGNORE INTO protects (task, glob) VALUES (?1, ?2)",
+		 &t.protects, edit->protects, "protect", detail, *changed,
+		 err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM labels WHERE task = ?1",
+		 "INSERT OR IGNORE INTO labels (task, label) VALUES (?1, ?2)",
+		 &t.labels, edit->labels, "labels", detail, *changed, err)) < 0)
+		goto fail;
+	for (i = 0; i < edit->after.count; i++)
+		if ((rc = change_edge(ledger, id, edit->after.items[i], false, added,
+			 removed, err)) < 0)
+			goto fail;
+	for (i = 0; i < edit->not_after.count; i++)
+		if ((rc = change_edge(ledger, id, edit->not_after.items[i], true,
+			 added, removed, err)) < 0)
+			goto fail;
+	if (json_array_size(added) || json_array_size(removed)) {
+		json_object_set(detail, "after_added", added);
+		json_object_set(detail, "after_removed", removed);
+		json_array_append_new(*changed, json_string("after"));
+	}
+	if (json_array_size(*changed) == 0) {
+		rc = err_set(err, ERR_USAGE, "nothing to change in task #%lld (every "
+		    "value given is what it has; see 'daicho edit --help')",
+		    (long long)id);
+		goto fail;
+	}
+	/* What judges the work changed: a new version, for every verdict. */
+	judges = false;
+	for (i = 0; i < json_array_size(*changed); i++)
+		judges |= judges_the_work(json_string_value(json_array_get(*changed,
+		    i)));
+	if (judges) {
+		if ((rc = ledger_write(ledger, "UPDATE tasks SET checks_version ="
+			 " checks_version + 1, has_touches = EXISTS (SELECT 1 FROM"
+			 " touches WHERE task = ?1) WHERE id = ?1", id, 0, NULL,
+			 "editing a task", err)) < 0)
+			goto fail;
+		json_object_set_new(detail, "checks_version",
+		    json_integer(t.checks_version + 1));
+	}
+	if ((rc = ledger_write(ledger, "UPDATE tasks SET updated_ms = ?2"
+		 " WHERE id = ?1", id, clock_now_ms(), NULL, "editing a task",
+		 err)) < 0)
+		goto fail;
+	json_object_set(detail, "fields", *changed);
+	if ((rc = event_append(ledger, actor, "edit", id, json_incref(detail),
+		 err)) < 0)
+		goto fail;
+	/* The holder learns that what judges its work changed. */
+	if (judges && who.owner != 0 && !who.holder &&
+	    (strcmp(t.state, "claimed") == 0 || strcmp(t.state, "reported") == 0 ||
+		strcmp(t.state, "blocked") == 0)) {
+		struct buf text = BUF_INIT;
+
+		buf_addf(&text, "task #%lld was edited by %s while you hold it: its ",
+		    (long long)id, who.actor_name ? who.actor_name : "a human");
+		for (i = 0; i < json_array_size(*changed); i++) {
+			const char *f = json_string_value(json_array_get(*changed, i));
+
+			if (judges_the_work(f))
+				buf_addf(&text, "%s%s", text.buf[text.len - 1] == ' ' ? ""
+				    : ", ", f);
+		}
+		buf_addf(&text, " changed (checks v%lld); see 'daicho show %lld'",
+		    (long long)(t.checks_version + 1), (long long)id);
+		rc = msg_append(ledger, actor, who.owner, "message", text.buf, err);
+		buf_release(&text);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = ledger_commit(ledger, err);
+	goto out;
+fail:
+	ledger_rollback(ledger);
+out:
+	if (rc < 0) {
+		json_decref(*changed);
+		*changed = NULL;
+	}
+	if (have_task)
+		task_release(&t);
+	standing_release(&who);
+	json_decref(detail);
+	json_decref(added);
+	json_decref(removed);
+	return rc;
+}
+
+/* The state of task id, into state (at most 15 bytes). */
+static int
+read_state(struct ledger *ledger, int64_t id, char *state, size_t size,
+    int64_t *attempts, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT state, attempts FROM tasks WHERE id = ?", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(state, size, "%s", (const char *)sqlite3_column_text(st, 0));
+		*attempts = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
+		    (long long)id);
+	return rc == SQLITE_ROW ? 0 : ledger_error(ledger, rc, err,
+	    "reading a task");
+}
+
+/*
+ * Begin a repair of task id by *actor: the transaction (which registers a
+ * new actor), the task's state and attempts, and who the actor is to it.
+ * On failure nothing is left open.
+ */
+static int
+begin_repair(struct ledger *ledger, int64_t *actor, int64_t id, char *state,
+    size_t size, int64_t *attempts, struct standing *who, struct err *err)
+{
+	int rc;
+
+	memset(who, 0, sizeof(*who));
+	if ((rc = ledger_begin_as(ledger, actor, err)) < 0)
+		return rc;
+	if ((rc = read_state(ledger, id, state, size, attempts, err)) < 0 ||
+	    (rc = read_standing(ledger, *actor, id, who, err)) < 0) {
+		standing_release(who);
+		ledger_rollback(ledger);
+	}
+	return rc;
+}
+
+/* End a repair: commit when rc is 0, else roll back; rc or the commit's. */
+static int
+end_repair(struct ledger *ledger, struct standing *who, int rc,
+    struct err *err)
+{
+	standing_release(who);
+	if (rc < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
+}
+
+int
+task_reopen(struct ledger *ledger, int64_t actor, int64_t id, struct err *err)
+{
+	struct standing who = { 0 };
+	char state[16] = "";
+	int64_t attempts = 0;
+	int rc;
+
+	if ((rc = begin_repair(ledger, &actor, id, state, sizeof(state),
+		 &attempts, &who, err)) < 0)
+		return rc;
+	if (strcmp(state, "failed") != 0 && strcmp(state, "cancelled") != 0) {
+		rc = err_set(err, ERR_CONFLICT, "cannot reopen task #%lld: it is %s "
+		    "(only a failed or cancelled task is reopened)", (long long)id,
+		    state);
+		goto fail;
+	}
+	if (!who.human && !who.creator) {
+		rc = err_set(err, ERR_REFUSED, "cannot reopen task #%lld: only a "
+		    "human or the agent that added it may", (long long)id);
+		goto fail;
+	}
+	if ((rc = ledger_write(ledger, "UPDATE tasks SET state = 'open',"
+		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
+		 " attempts = 0, not_before_ms = NULL, verify_token = NULL,"
+		 " verify_expires_ms = NULL, block_reason = NULL, updated_ms = ?2"
+		 " WHERE id = ?1", id, clock_now_ms(), NULL, "reopening a task",
+		 err)) < 0 ||
+	    (rc = event_append(ledger, actor, "reopen", id, json_pack("{s:s, s:I}",
+		 "from", state, "attempts", (json_int_t)attempts), err)) < 0)
+		goto fail;
+fail:
+	return end_repair(ledger, &who, rc, err);
+}
+
+int
+task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
+    int64_t stale_after_ms, bool *to_owner, struct err *err)
+{
+	struct standing who = { 0 };
+	char state[16] = "";
+	int64_t attempts = 0, live = 0, now = clock_now_ms();
+	sqlite3_stmt *st;
+	int rc;
+
+	*to_owner = false;
+	if ((rc = begin_repair(ledger, &actor, id, state, sizeof(state),
+		 &attempts, &who, err)) < 0)
+		return rc;
+	if (strcmp(state, "blocked") != 0) {
+		rc = err_set(err, ERR_CONFLICT, "cannot unblock task #%lld: it is "
+		    "%s, not blocked", (long long)id, state);
+		goto fail;
+	}
+	if (!who.human && !who.holder) {
+		rc = err_set(err, ERR_REFUSED, "cannot unblock task #%lld: only a "
+		    "human or its holder %s may", (long long)id,
+		    who.owner_name ? who.owner_name : "");
+		goto fail;
+	}
+	st = ledger_stmt(ledger, "SELECT state IN ('active','waiting') AND"
+	    " last_seen_ms >= ?2 FROM agents WHERE id = ?1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, who.owner);
+	sqlite3_bind_int64(st, 2, now - stale_after_ms);
+	if ((rc = ledger_step_int(ledger, st, &live, NULL, "reading an agent",
+		 err)) < 0)
+		goto fail;
+	*to_owner = live != 0;
+	rc = ledger_write(ledger, *to_owner
+	    ? "UPDATE tasks SET state = 'claimed', block_reason = NULL,"
+	      " lease_ms = coalesce(lease_ms, 1800000),"
+	      " lease_expires_ms = ?2 + coalesce(lease_ms, 1800000),"
+	      " claim_named_ms = ?2, updated_ms = ?2 WHERE id = ?1"
+	    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+	      " lease_expires_ms = NULL, block_reason = NULL,"
+	      " attempts = max(attempts - 1, 0), updated_ms = ?2 WHERE id = ?1",
+	    id, now, NULL, "unblocking a task", err);
+	if (rc == 0)
+		rc = event_append(ledger, actor, "unblock", id, json_pack("{s:s, s:s?}",
+		    "to", *to_owner ? "owner" : "open", "owner", who.owner_name), err);
+	if (rc < 0)
+		goto fail;
+fail:
+	return end_repair(ledger, &who, rc, err);
+}
+
+int
+task_release_forced(struct ledger *ledger, int64_t actor, int64_t id,
+    struct err *err)
+{
+	struct standing who = { 0 };
+	char state[16] = "";
+	int64_t attempts = 0;
+	int rc;
+
+	if ((rc = begin_repair(ledger, &actor, id, state, sizeof(state),
+		 &attempts, &who, err)) < 0)
+		return rc;
+	if (!who.human) {
+		rc = err_set(err, ERR_REFUSED, "release --force is for a human (an "
+		    "agent releases only what it holds: 'daicho release %lld')",
+		    (long long)id);
+		goto fail;
+	}
+	if (strcmp(state, "claimed") != 0 && strcmp(state, "blocked") != 0 &&
+	    strcmp(state, "reported") != 0) {
+		rc = err_set(err, ERR_CONFLICT, "cannot release task #%lld: it is "
+		    "%s (only a claimed, blocked or reported task is held)",
+		    (long long)id, state);
+		goto fail;
+	}
+	if ((rc = ledger_write(ledger, "UPDATE tasks SET state = 'open',"
+		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
+		 " attempts = max(attempts - 1, 0), block_reason = NULL,"
+		 " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
+		 " WHERE id = ?1", id, clock_now_ms(), NULL, "releasing a task",
+		 err)) < 0 ||
+	    (rc = event_append(ledger, actor, "release", id, json_pack("{s:b, s:s,"
+		 " s:s?}", "forced", 1, "from", state, "owner", who.owner_name),
+		 err)) < 0)
+		goto fail;
+	if (who.owner != 0 && who.owner != actor) {
+		struct buf text = BUF_INIT;
+
+		buf_addf(&text, "task #%lld was taken back from you by %s (it is "
+		    "open again); stop working on it", (long long)id,
+		    who.actor_name ? who.actor_name : "a human");
+		rc = msg_append(ledger, actor, who.owner, "message", text.buf, err);
+		buf_release(&text);
+		if (rc < 0)
+			goto fail;
+	}
+fail:
+	return end_repair(ledger, &who, rc, err);
+}
