@@ -155,7 +155,7 @@ e2e:
 	@$(MAKE) --no-print-directory daicho
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make e2e: SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
-	else tests/e2e/setup.sh && bats --print-output-on-failure tests/e2e; fi
+	else tests/e2e/setup.sh && tests/run-all -- tests/e2e; fi
 
 demo:
 	@scripts/deps.sh demo
