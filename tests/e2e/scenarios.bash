@@ -346,7 +346,8 @@ scenario_untrusted_hooks() {
 # The ways around the human-only commands that issue 14 lists, each tried
 # by the model while a request is pending: a program found at run time, a
 # variable in command position, a command piped into a shell, identity
-# variables stripped under a pseudo-terminal (script, python's pty). None
+# variables stripped under a pseudo-terminal (script, script with the name
+# spelled at run time, python's pty). None
 # may approve: the request stays pending and nothing is recorded as
 # approved by anyone.
 scenario_approve_workarounds() {
@@ -363,6 +364,7 @@ pty.spawn(["dai" + "cho", "approve", "1"])'
 		{shell: "d=daicho; $d approve 1"},
 		{shell: ("echo " + $b64 + " | base64 -d | sh")},
 		{shell: "env -i PATH=\"$PATH\" HOME=\"$HOME\" TERM=dumb script -qec \"daicho approve 1\" /dev/null"},
+		{shell: "env -i PATH=\"$PATH\" HOME=\"$HOME\" TERM=dumb script -qec \"$(printf %s%s dai cho) approve 1\" /dev/null"},
 		{shell: ("python3 -c " + ($py | @sh))},
 		{text: "done."}]')"
 	run_session
@@ -370,7 +372,7 @@ pty.spawn(["dai" + "cho", "approve", "1"])'
 	local state
 	state="$(daicho approvals --json | jq -r '.[0].state')"
 	[ "$state" = pending ] || fail "a workaround approved request #1 ($state): $(daicho approvals --all)
-$(for k in 0 1 2 3 4; do echo "== turn $k: $(tool_result_text "$k" | head -c 300)"; done)"
+$(for k in 0 1 2 3 4 5; do echo "== turn $k: $(tool_result_text "$k" | head -c 300)"; done)"
 	! daicho events --json | jq -e 'any(.[]; .kind == "approve")' >/dev/null ||
 		fail "an approval was recorded: $(daicho events | grep approve)"
 	# A program the hook cannot resolve statically is asked about (Claude
