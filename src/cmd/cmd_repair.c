@@ -6,6 +6,7 @@
 #include "core/agent.h"
 #include "core/repair.h"
 #include "core/task.h"
+#include "util/alloc.h"
 
 /*
  * The values of a repeatable list option into list: NULL when the option
@@ -39,9 +40,7 @@ ids_option(struct cmd_ctx *ctx, const char *name, struct strlist *list)
 			size_t n = strcspn(p, ",");
 
 			if (n > 0) {
-				char *id = strndup(p, n);
-
-				strlist_add_owned(list, id);
+				strlist_add_owned(list, xstrndup(p, n));
 			}
 			p += n + (p[n] == ',');
 		}

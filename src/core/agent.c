@@ -501,13 +501,14 @@ find_by_client_process(struct ledger *ledger, const char *client, int64_t *id,
 	    " AND host = ? AND state <> 'ended'"
 	    " ORDER BY last_seen_ms DESC LIMIT 1", err);
 	char host[256] = "";
+	pid_t pid = proc_parent(getpid());
 	int rc = 0;
 
 	*id = 0;
 	if (st == NULL)
 		return -(int)err->code;
 	gethostname(host, sizeof(host) - 1);
-	for (pid_t pid = proc_parent(getpid()), depth = 0; pid > 1 && depth < 64;
+	for (int depth = 0; pid > 1 && depth < 64;
 	     pid = proc_parent(pid), depth++) {
 		const unsigned char *bound;
 

@@ -186,11 +186,16 @@ struct claim_terms {
 
 /*
  * Claim a task for agent with a lease of terms->lease_ms. With id, that task (it
- * must be ready, or already held by agent: then the lease is renewed and
- * nothing else changes); with id 0, the first ready task (label: only those
- * with this label). *claimed receives the id. ERR_NOT_FOUND when nothing is
- * ready (the message says why), ERR_CONFLICT when the task is held by
- * another agent, waits on others, overlaps a live claim, or is finished.
+ * must be ready, or already held by agent: then the lease and the hold are
+ * renewed and nothing else changes); with id 0, the first ready task
+ * (label: only those with this label). A new claim records the trunk's
+ * commit (terms->base, else task_trunk_tip(), read before the write lock),
+ * the claim's time as the last time its task was named, and the maximum
+ * hold (terms->max_hold_ms, else the ledger's "max-hold" setting, else
+ * TASK_MAX_HOLD_LEASES leases). *claimed receives the id. ERR_NOT_FOUND
+ * when nothing is ready (the message says why), ERR_CONFLICT when the task
+ * is held by another agent, waits on others, overlaps a live claim, or is
+ * finished.
  */
 int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
     const char *label, const struct claim_terms *terms, int64_t *claimed,
