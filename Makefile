@@ -96,11 +96,18 @@ deps:
 	@scripts/deps.sh build
 
 # Every test: unit (cmocka), command line (bats), stress (many processes),
-# ending with one line that counts them all: "N passed, N failed".
+# end to end with the real agent clients (installed from npm; DAICHO_E2E=skip
+# skips them, loudly), ending with one line that counts them all:
+# "N passed, N failed".
 check:
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory daicho unit-tests
-	@tests/run-all $(UNIT_BIN) -- tests/cli tests/stress
+	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
+		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
+		tests/run-all $(UNIT_BIN) -- tests/cli tests/stress; \
+	else \
+		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/stress tests/e2e; \
+	fi
 
 unit-tests: $(UNIT_BIN)
 
