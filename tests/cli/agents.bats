@@ -248,6 +248,31 @@ agent_state() {
 	stderr_contains "you have no open wait"
 }
 
+@test "a person ends an agent's wait by its number; the agent is told; an agent ends only its own" {
+	daicho agent start res >/dev/null
+	daicho agent start other >/dev/null
+	daicho wait --as res --for "sign-off" >/dev/null
+	daicho wait --as res --for "data" >/dev/null
+	snapshot_ledger
+	refused 3 daicho resume 1 --as other
+	stderr_contains "no open wait #1 of yours"
+	refused 2 daicho resume
+	stderr_contains "a person ends an agent's wait by its number: daicho resume WAIT"
+	assert_ledger_unchanged
+	ok daicho resume 1 --json
+	assert_output '{"ended":1}'
+	[ "$(agent_state res)" = waiting ]
+	ok daicho resume 2
+	[ "$(agent_state res)" = active ]
+	refused 3 daicho resume 2
+	assert_equal "$stderr" "daicho: no open wait #2 (see 'daicho agents')"
+	ok daicho inbox --as res
+	assert_line --index 0 --partial "$(id -un) 0s ago: your wait #1 for sign-off is over: a person ended it; carry on"
+	ok daicho events --json
+	[ "$(jq -c '[.[] | select(.kind == "wait-end") | [.actor, .detail.wait, .detail.agent]]' <<<"$output")" = \
+		'[["'"$(id -un)"'",1,"res"],["'"$(id -un)"'",2,"res"]]' ]
+}
+
 @test "wait and resume refuse bad input with one line and no change" {
 	daicho agent start res >/dev/null
 	daicho agent start mgr >/dev/null
