@@ -314,10 +314,13 @@ agent_state() {
 	ok daicho status
 	assert_line --index 0 "NEEDS YOU (1)"
 	assert_line --index 1 "  wait #1 overdue: res has waited 1h for the API spec (owner mgr, active)"
+	assert_line --index 2 "    resolve: daicho resume 1"
 	ok daicho status --json
-	jq -e '.needs_you == [{"what":"overdue-wait","wait":1,"agent":"res","owner":"mgr",
-		"owner_state":"active","for":"the API spec","started_ms":'$T0'}]' <<<"$output" >/dev/null ||
-		fail "$output"
+	jq -e '.needs_you == [{"kind":"overdue-wait","id":1,
+		"summary":"wait #1 overdue: res has waited 1h for the API spec (owner mgr, active)",
+		"since_ms":'$((T0 + HOUR))',"resolve":["daicho resume 1"],"agent":"res","owner":"mgr",
+		"owner_state":"active","for":"the API spec","started_ms":'$T0',"remind_ms":'$HOUR'}]' \
+		<<<"$output" >/dev/null || fail "$output"
 }
 
 @test "an ended owner's wait goes to the live holder of its role, else to the human" {
@@ -337,7 +340,7 @@ agent_state() {
 	ok daicho inbox --as mgr2
 	assert_output --partial "wait #1 is yours now: res is waiting for go-ahead, and its owner mgr has ended"
 	ok daicho status --json
-	jq -e '[.needs_you[] | .what] == ["wait-needs-human"] and .needs_you[0].agent == "solo"' \
+	jq -e '[.needs_you[] | .kind] == ["wait-needs-human"] and .needs_you[0].agent == "solo"' \
 		<<<"$output" >/dev/null || fail "$output"
 }
 
