@@ -146,8 +146,9 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	json_object_set_new(doc, "agents", list);
 	if ((rc = add_rows(ledger, ledger_stmt(ledger,
 		 "SELECT t.id AS task, t.title, a.name AS owner,"
-		 " CASE WHEN a.state = 'active' AND a.last_seen_ms <= ?1 - ?2"
-		 " THEN 'stale' ELSE a.state END AS owner_state,"
+		 " CASE WHEN a.state = 'active' AND a.kind <> 'human' AND"
+		 " a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
+		 " AS owner_state,"
 		 " t.lease_expires_ms FROM tasks t JOIN agents a ON a.id = t.owner"
 		 " WHERE t.state = 'claimed' ORDER BY t.id", err), &p, doc, "claims",
 		 err)) < 0)

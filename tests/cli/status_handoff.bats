@@ -57,6 +57,26 @@ setup() {
 		and .tasks.blocked == 1 and .tasks.claimed == 2' <<<"$output" >/dev/null || fail "$output"
 }
 
+@test "status --stale-after 1s: a person is never listed stale, an agent is" {
+	daicho agent start w1 >/dev/null
+	daicho add t >/dev/null # the human is registered
+	daicho claim 1 --as w1 >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 5000))
+	ok daicho status --stale-after 1s
+	assert_line --regexp "^$(id -un) +- +human +active "
+	assert_line --regexp '^w1 +- +script +stale '
+	assert_line --index 1 --regexp '^  w1 is stale, seen 5s ago'
+	ok daicho status --stale-after 1s --json
+	jq -e '[.agents[] | [.name, .state]] == [["'"$(id -un)"'","active"],["w1","stale"]]
+		and [.needs_you[].kind] == ["stale-agent-holding"]' <<<"$output" >/dev/null || fail "$output"
+	# nor does the sweep mark a person stale, whoever runs it
+	ok daicho sweep --stale-after 1s --as w1
+	[ "$(sql "SELECT state FROM agents WHERE kind = 'human'")" = active ]
+	# and a message to a person idle for an hour is delivered, not refused
+	export DAICHO_NOW_MS=$((T0 + HOUR))
+	ok daicho send "$(id -un)" "are you there?" --as w1
+}
+
 @test "status shows agents with last seen, and the newest events" {
 	daicho agent start w1 --role implementer >/dev/null
 	export DAICHO_NOW_MS=$((T0 + 90000))
