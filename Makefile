@@ -95,13 +95,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 deps:
 	@scripts/deps.sh build
 
-# Every test: unit (cmocka), command line (bats), stress (many processes).
+# Every test: unit (cmocka), command line (bats), stress (many processes),
+# ending with one line that counts them all: "N passed, N failed".
 check:
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory daicho unit-tests
-	@tests/run-unit $(UNIT_BIN)
-	@bats --print-output-on-failure tests/cli
-	@bats --print-output-on-failure tests/stress
+	@tests/run-all $(UNIT_BIN) -- tests/cli tests/stress
 
 unit-tests: $(UNIT_BIN)
 

@@ -387,23 +387,19 @@ bench3() {
 }
 
 # ------------------------------------------------------------ 4. the sweep
-# settle OPT VALUE AGENT N [COMMITS-FILE]: claim and report N tasks, one at a
-# time, as one agent; OPT VALUE: --ledger PATH or -C DIR.
+# settle OPT VALUE AGENT N: claim and report N tasks, one at a time, as one
+# agent; OPT VALUE: --ledger PATH or -C DIR (a ledger outside git, whose
+# checks need no commit).
 settle() {
-	local o=$1 v=$2 who=$3 n=$4 commits=${5:-} i id rev
+	local o=$1 v=$2 who=$3 n=$4 i id
 	for i in $(seq 1 "$n"); do
 		id=$("$D" "$o" "$v" --as "$who" claim --next) || die "claim ($i)"
-		if [ -n "$commits" ]; then
-			rev=$(sed -n "${id}p" "$commits")
-			"$D" "$o" "$v" --as "$who" report "$id" --commit "$rev" || die "report $id"
-		else
-			"$D" "$o" "$v" --as "$who" report "$id" || die "report $id"
-		fi
+		"$D" "$o" "$v" --as "$who" report "$id" || die "report $id"
 	done
 }
 
 bench4() {
-	local dir=$WORK/b4 L E R t0 t1 i ok=0 rejected runs
+	local dir=$WORK/b4 L E R t0 t1 i id ok=0 rejected runs
 	mkdir -p "$dir/proj/f" "$dir/empty"
 	say "== 4. sweep (load $(load))"
 	# (a) file: checks, no commit: ledger outside git, checks run in its directory.
@@ -462,16 +458,18 @@ bench4() {
 	gen_tasks "$COMMIT_TASKS" "commit" "file:f/%d.txt" >"$dir/commit.jsonl"
 	"$D" -C "$R" add --batch "$dir/commit.jsonl" >/dev/null || die "add --batch"
 	# Task ids are 1..N in a fresh ledger; line i of commits = the commit of task i.
-	: >"$dir/commits"
+	# As an honest worker does: claim, commit the work, report that commit
+	# (work committed before its claim is not new work, and is rejected).
 	# daicho init installed its pre-commit hook, which calls the daicho on
 	# PATH (and otherwise warns at every commit): this one.
 	for i in $(seq 1 "$COMMIT_TASKS"); do
-		echo "result $i" >"$R/f/$i.txt"
-		git -C "$R" add "f/$i.txt" && PATH=$WORK:$PATH git -C "$R" commit -qm "task $i" ||
-			die "commit $i"
-		git -C "$R" rev-parse HEAD >>"$dir/commits"
+		id=$("$D" -C "$R" --as worker claim --next) || die "claim ($i)"
+		echo "result $id" >"$R/f/$id.txt"
+		git -C "$R" add "f/$id.txt" &&
+			PATH=$WORK:$PATH DAICHO_AGENT=worker git -C "$R" commit -qm "task $id" ||
+			die "commit $id"
+		"$D" -C "$R" --as worker report "$id" --commit HEAD || die "report $id"
 	done
-	settle -C "$R" worker "$COMMIT_TASKS" "$dir/commits"
 	sqlite3 "$L" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 	cp "$L" "$dir/commit-snap.db"
 	restore="sh -c 'sqlite3 $L \"SELECT count(*) FROM verdicts WHERE NOT passed\" >>$dir/rejected; rm -f $L-wal $L-shm && cp $dir/commit-snap.db $L'"

@@ -159,8 +159,63 @@ print_family_help(const char *word, FILE *out)
 }
 
 /*
+ * The edit distance between a and b (insertions, deletions, substitutions
+ * and swaps of two neighbours), up to a few letters; larger is "far".
+ */
+static size_t
+distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[32][32];
+
+	if (la >= 32 || lb >= 32)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+/* The command nearest to word, if one is near enough to be meant. */
+static const char *
+nearest_command(const char *word)
+{
+	const char *best = NULL;
+	size_t best_distance = strlen(word) <= 3 ? 1 : 2;
+
+	for (size_t i = 0; i < COMMAND_COUNT; i++) {
+		const char *name = commands[i]->name;
+		size_t d;
+
+		if (strchr(name, ' '))
+			continue; /* "agent start": its family word is matched */
+		d = distance(word, name);
+		if (d <= best_distance) {
+			best = name;
+			best_distance = d;
+		}
+	}
+	return best;
+}
+
+/*
  * The error for an unknown command: for the first word of a two-word
- * family ("agent"), the words that may follow it.
+ * family ("agent"), the words that may follow it; else the command it may
+ * be a slip for.
  */
 static int
 unknown_command(int argc, char **argv, struct err *err)
@@ -179,6 +234,9 @@ unknown_command(int argc, char **argv, struct err *err)
 		rc = err_set(err, ERR_USAGE, "unknown command '%s%s%s' ('%s' takes "
 		    "%s; see 'daicho help')", argv[0], argc > 1 ? " " : "",
 		    argc > 1 ? argv[1] : "", argv[0], family.buf);
+	else if (nearest_command(argv[0]) != NULL)
+		rc = err_set(err, ERR_USAGE, "unknown command '%s' (did you mean "
+		    "'%s'? see 'daicho help')", argv[0], nearest_command(argv[0]));
 	else
 		rc = err_set(err, ERR_USAGE, "unknown command '%s' (see 'daicho "
 		    "help')", argv[0]);

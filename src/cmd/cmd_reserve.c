@@ -124,7 +124,7 @@ exec_reservations(struct cmd_ctx *ctx)
 		clock_add_age(&age, now - cmd_json_int(r, "created_ms"));
 		if (expires > now) {
 			buf_adds(&ends, "in ");
-			clock_add_age(&ends, expires - now);
+			clock_add_remaining(&ends, expires - now);
 		} else {
 			buf_adds(&ends, "when verified");
 		}

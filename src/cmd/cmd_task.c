@@ -373,6 +373,31 @@ exec_ls(struct cmd_ctx *ctx)
 	if ((value = cmd_opt(ctx, "limit")) != NULL &&
 	    (rc = cmd_integer(ctx, "limit", value, 1, INT64_MAX, &filter.limit)) < 0)
 		return rc;
+	filter.owner_name = cmd_opt(ctx, "owner");
+	filter.text = cmd_opt(ctx, "text");
+	if (filter.text && *filter.text == '\0')
+		return err_set(ctx->err, ERR_USAGE, "--text needs some text to find");
+	{
+		static const char *const since[] = { "created-since",
+			"updated-since" };
+		int64_t *into[] = { &filter.created_since_ms,
+			&filter.updated_since_ms };
+
+		for (size_t i = 0; i < 2; i++) {
+			int64_t ago;
+
+			if ((value = cmd_opt(ctx, since[i])) == NULL)
+				continue;
+			if ((rc = cmd_duration(ctx, since[i], value, &ago)) < 0)
+				return rc;
+			*into[i] = clock_now_ms() - ago;
+		}
+	}
+	if (filter.ready && (filter.owner_name || filter.text ||
+	    filter.created_since_ms || filter.updated_since_ms))
+		return err_set(ctx->err, ERR_USAGE,
+		    "--ready takes only --label and --limit (it lists exactly what "
+		    "'claim --next' would take, in its order)");
 	if (cmd_has(ctx, "mine")) {
 		int64_t me = cmd_caller(ctx);
 
@@ -399,13 +424,19 @@ exec_ls(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_ls_entry = {
 	.name = "ls",
-	.usage = "ls [--state S | --ready] [--mine] [--label L] [--limit N]",
+	.usage = "ls [--state S | --ready] [--mine | --owner NAME] [--label L] "
+		 "[--text TEXT] [--created-since DUR] [--updated-since DUR] "
+		 "[--limit N]",
 	.summary = "list tasks",
 	.help =
 	    "Lists tasks in id order; --ready lists exactly what 'claim --next'\n"
 	    "would take, in the order it would take them (highest priority, then\n"
 	    "oldest): open, every task it comes after verified, touches clear of\n"
 	    "live claims (or claimed with an expired lease).\n\n"
+	    "Filters combine: --owner NAME (tasks its agent holds), --text TEXT\n"
+	    "(in the title or the body; ASCII letters match either case),\n"
+	    "--created-since and --updated-since DUR (added or changed within\n"
+	    "DUR). --ready takes only --label and --limit.\n\n"
 	    "States: open, claimed, reported, verified, blocked, cancelled, failed.\n\n"
 	    "JSON: an array of tasks. Task fields (stable): id, title, state,\n"
 	    "priority, parent (id|null), owner (agent name|null), lease_expires_ms\n"
@@ -421,6 +452,10 @@ const struct cmd_entry cmd_ls_entry = {
 	    { "ready", 0, NULL, "only tasks claim --next could take" },
 	    { "mine", 0, NULL, "only tasks the caller holds" },
 	    { "label", 0, "L", "only tasks labelled L" },
+	    { "owner", 0, "NAME", "only tasks held by the agent NAME" },
+	    { "text", 0, "TEXT", "only tasks whose title or body holds TEXT" },
+	    { "created-since", 0, "DUR", "only tasks added within DUR" },
+	    { "updated-since", 0, "DUR", "only tasks changed within DUR" },
 	    { "limit", 0, "N", "at most N tasks" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
@@ -477,7 +512,7 @@ exec_show(struct cmd_ctx *ctx)
 	if (strcmp(t.state, "claimed") == 0) {
 		if (t.lease_expires_ms > now) {
 			buf_adds(&text, ", lease ends in ");
-			clock_add_age(&text, t.lease_expires_ms - now);
+			clock_add_remaining(&text, t.lease_expires_ms - now);
 		} else {
 			buf_adds(&text, ", lease expired ");
 			clock_add_age(&text, now - t.lease_expires_ms);
@@ -654,6 +689,7 @@ const struct cmd_entry cmd_cancel_entry = {
 
 struct graph_state {
 	bool mermaid;
+	json_t *nodes, *edges; /* with --json: collected, not printed */
 };
 
 /* Append title escaped for a dot or mermaid label. */
@@ -678,6 +714,9 @@ graph_node(const struct task *t, void *arg)
 	struct graph_state *s = arg;
 	struct buf label = BUF_INIT;
 
+	if (s->nodes)
+		return json_array_append_new(s->nodes, json_pack("{s:I, s:s, s:s}",
+		    "id", (json_int_t)t->id, "title", t->title, "state", t->state));
 	buf_addf(&label, "#%lld ", (long long)t->id);
 	add_label(&label, t->title, s->mermaid);
 	if (s->mermaid)
@@ -694,6 +733,9 @@ graph_edge(int64_t task, int64_t after, void *arg)
 {
 	struct graph_state *s = arg;
 
+	if (s->edges)
+		return json_array_append_new(s->edges, json_pack("{s:I, s:I}",
+		    "task", (json_int_t)task, "after", (json_int_t)after));
 	if (s->mermaid)
 		printf("  t%lld --> t%lld\n", (long long)after, (long long)task);
 	else
@@ -706,9 +748,26 @@ exec_graph(struct cmd_ctx *ctx)
 {
 	const char *format = cmd_opt(ctx, "format");
 	struct task_filter all = { 0 };
-	struct graph_state s = { false };
+	struct graph_state s = { false, NULL, NULL };
 	int rc;
 
+	if (ctx->json && format != NULL)
+		return err_set(ctx->err, ERR_USAGE,
+		    "--json and --format are two outputs; give one");
+	if (ctx->json) {
+		s.nodes = json_array();
+		s.edges = json_array();
+		if ((rc = task_each(ctx->ledger, &all, graph_node, &s,
+			 ctx->err)) < 0 ||
+		    (rc = task_each_edge(ctx->ledger, graph_edge, &s,
+			 ctx->err)) < 0) {
+			json_decref(s.nodes);
+			json_decref(s.edges);
+			return rc;
+		}
+		return cmd_print_json(ctx, json_pack("{s:o, s:o}", "nodes",
+		    s.nodes, "edges", s.edges));
+	}
 	if (format == NULL || strcmp(format, "dot") == 0)
 		s.mermaid = false;
 	else if (strcmp(format, "mermaid") == 0)
@@ -732,7 +791,8 @@ const struct cmd_entry cmd_graph_entry = {
 	.summary = "print the dependency graph (Graphviz dot or Mermaid)",
 	.help =
 	    "Nodes are tasks (id, title, state); an edge A -> B means B comes\n"
-	    "after A. Render with 'daicho graph | dot -Tsvg > graph.svg'.\n",
+	    "after A. Render with 'daicho graph | dot -Tsvg > graph.svg'.\n\n"
+	    "JSON: {nodes: [{id, title, state}], edges: [{task, after}]}.\n",
 	.options = (const struct cmd_option[]){
 	    { "format", 0, "F", "dot (default) or mermaid" },
 	    { 0 } },

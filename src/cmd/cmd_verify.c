@@ -130,22 +130,46 @@ sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 	return 0;
 }
 
+/* Whether a pass changed anything. */
+static bool
+sweep_changed(const struct sweep_stats *s)
+{
+	return s->verified || s->rejected || s->failed || s->expired ||
+	       s->pruned || s->stale || s->waits;
+}
+
+/*
+ * Print one pass. at_ms: the pass's time, printed first (a loop's lines
+ * are a log), or 0 for none.
+ */
 static int
-print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s)
+print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s, int64_t at_ms)
 {
 	char held[64] = "";
 
-	if (ctx->json)
-		return cmd_print_json(ctx, json_pack(
+	if (ctx->json) {
+		json_t *o = json_pack(
 		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "verified",
 		    (json_int_t)s->verified, "rejected", (json_int_t)s->rejected,
 		    "failed", (json_int_t)s->failed, "expired",
 		    (json_int_t)s->expired, "held_too_long",
 		    (json_int_t)s->held_too_long, "pruned", (json_int_t)s->pruned,
-		    "stale", (json_int_t)s->stale, "waits", (json_int_t)s->waits));
+		    "stale", (json_int_t)s->stale, "waits", (json_int_t)s->waits);
+
+		if (at_ms)
+			json_object_set_new(o, "at_ms", json_integer(at_ms));
+		return cmd_print_json(ctx, o);
+	}
 	if (s->held_too_long > 0)
 		snprintf(held, sizeof(held), " (%lld past the max hold)",
 		    (long long)s->held_too_long);
+	if (!ctx->quiet && at_ms) {
+		struct buf stamp = BUF_INIT;
+
+		clock_add_timestamp(&stamp, at_ms);
+		printf("%s ", stamp.buf);
+		buf_release(&stamp);
+	}
 	if (!ctx->quiet)
 		printf("sweep: %lld verified, %lld rejected, %lld failed, %lld "
 		       "lease%s expired%s, %lld worktree%s pruned, %lld agent%s "
@@ -181,7 +205,15 @@ exec_sweep(struct cmd_ctx *ctx)
 
 		if ((rc = sweep_pass(ctx->ledger, &options, &stats, ctx->err)) < 0)
 			return rc;
-		if ((rc = print_sweep(ctx, &stats)) < 0)
+		/*
+		 * A loop is a service: a line for each pass that did something
+		 * (each pass with -v).
+		 */
+		if (!interval_ms)
+			rc = print_sweep(ctx, &stats, 0);
+		else if (sweep_changed(&stats) || cmd_has(ctx, "verbose"))
+			rc = print_sweep(ctx, &stats, clock_now_ms());
+		if (rc < 0)
 			return rc;
 		fflush(stdout);
 		until = clock_mono_ms() + interval_ms;
@@ -220,12 +252,17 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "--help' and docs/verification.md. An agent's sweep leaves its own\n"
 	    "reports to someone else's; a person's verifies them all.\n\n"
 	    "--every DUR repeats until SIGINT or SIGTERM, which end it between\n"
-	    "steps. Prints one summary line per pass.\n\n"
+	    "steps: nothing is verified unless a sweep runs, so keep one running\n"
+	    "(docs/sweep-service.md: a systemd user unit, or tmux). One pass\n"
+	    "prints its summary line; a loop prints one only for a pass that\n"
+	    "changed something (-v: for every pass), after its UTC time (with\n"
+	    "--json, at_ms).\n\n"
 	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\",\n"
 	    "\"held_too_long\", \"pruned\", \"stale\", \"waits\"}\n"
 	    "per pass, one object per line.\n",
 	.options = (const struct cmd_option[]){
 	    { "every", 0, "DUR", "repeat every DUR until interrupted" },
+	    { "verbose", 'v', NULL, "with --every: a line for every pass" },
 	    { "jobs", 'j', "N", "verify N tasks at once (default: CPUs)" },
 	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
 	    { 0 } },

@@ -453,12 +453,18 @@ claimable(struct ledger *ledger, int64_t agent, int64_t id,
 	bool live = strcmp(now->state, "claimed") == 0 &&
 		    now->lease_expires_ms > at;
 
-	if (live && now->owner != agent)
-		return err_set(err, ERR_CONFLICT,
-		    "task #%lld is claimed by %s (lease ends in %llds; pick another "
+	if (live && now->owner != agent) {
+		struct buf left = BUF_INIT;
+		int rc;
+
+		clock_add_remaining(&left, now->lease_expires_ms - at);
+		rc = err_set(err, ERR_CONFLICT,
+		    "task #%lld is claimed by %s (lease ends in %s; pick another "
 		    "with 'daicho claim --next')", (long long)id,
-		    now->owner_name ? now->owner_name : "another agent",
-		    (long long)((now->lease_expires_ms - at + 999) / 1000));
+		    now->owner_name ? now->owner_name : "another agent", left.buf);
+		buf_release(&left);
+		return rc;
+	}
 	if (strcmp(now->state, "open") != 0 && strcmp(now->state, "claimed") != 0)
 		return err_set(err, ERR_CONFLICT,
 		    "task #%lld is %s (only open tasks can be claimed)",

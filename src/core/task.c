@@ -762,6 +762,18 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 	if (filter->label)
 		buf_addf(&sql, " AND EXISTS (SELECT 1 FROM labels l WHERE"
 			       " l.task = t.id AND l.label = ?%d)", ++param);
+	if (filter->owner_name)
+		buf_addf(&sql, " AND a.name = ?%d", ++param);
+	if (filter->text) {
+		param++; /* one value, used twice */
+		buf_addf(&sql, " AND (instr(lower(t.title), lower(?%d)) > 0"
+			       " OR instr(lower(CAST(t.body AS TEXT)), lower(?%d)) > 0)",
+		    param, param);
+	}
+	if (filter->created_since_ms)
+		buf_addf(&sql, " AND t.created_ms >= ?%d", ++param);
+	if (filter->updated_since_ms)
+		buf_addf(&sql, " AND t.updated_ms >= ?%d", ++param);
 	buf_addf(&sql, " ORDER BY t.id LIMIT ?%d", ++param);
 	rc = sqlite3_prepare_v2(ledger_db(ledger), sql.buf, -1, &st, NULL);
 	if (rc != SQLITE_OK) {
@@ -775,6 +787,14 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 		sqlite3_bind_int64(st, ++param, filter->owner);
 	if (filter->label)
 		sqlite3_bind_text(st, ++param, filter->label, -1, SQLITE_STATIC);
+	if (filter->owner_name)
+		sqlite3_bind_text(st, ++param, filter->owner_name, -1, SQLITE_STATIC);
+	if (filter->text)
+		sqlite3_bind_text(st, ++param, filter->text, -1, SQLITE_STATIC);
+	if (filter->created_since_ms)
+		sqlite3_bind_int64(st, ++param, filter->created_since_ms);
+	if (filter->updated_since_ms)
+		sqlite3_bind_int64(st, ++param, filter->updated_since_ms);
 	sqlite3_bind_int64(st, ++param, filter->limit > 0 ? filter->limit : -1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct task task;

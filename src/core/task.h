@@ -116,6 +116,11 @@ struct task_filter {
 	bool ready;         /* only what "claim --next" could take, in its order */
 	int64_t owner;      /* only tasks owned by this agent, or 0 */
 	const char *label;  /* only tasks with this label, or NULL */
+	const char *owner_name; /* only tasks held by an agent of this name */
+	const char *text;   /* only tasks whose title or body holds this text
+			     * (ASCII letters compared without case) */
+	int64_t created_since_ms; /* only tasks added then or later, or 0 */
+	int64_t updated_since_ms; /* only tasks changed then or later, or 0 */
 	int64_t limit;      /* at most this many, or 0 for all */
 	bool with_edges;    /* fill labels, touches, checks and after */
 };

@@ -54,6 +54,21 @@ clock_add_age(struct buf *out, int64_t age_ms)
 }
 
 void
+clock_add_remaining(struct buf *out, int64_t ms)
+{
+	int64_t s = ms <= 0 ? 0 : (ms + 999) / 1000;
+
+	if (s < 60)
+		buf_addf(out, "%llds", (long long)s);
+	else if ((s + 59) / 60 < 60)
+		buf_addf(out, "%lldm", (long long)((s + 59) / 60));
+	else if ((s + 3599) / 3600 < 24)
+		buf_addf(out, "%lldh", (long long)((s + 3599) / 3600));
+	else
+		buf_addf(out, "%lldd", (long long)((s + 86399) / 86400));
+}
+
+void
 clock_add_timestamp(struct buf *out, int64_t ms)
 {
 	time_t t = (time_t)(ms / 1000);

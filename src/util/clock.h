@@ -22,6 +22,13 @@ void clock_add_age(struct buf *out, int64_t age_ms);
 /* Append the time as "2026-11-29T07:53:06Z". */
 void clock_add_timestamp(struct buf *out, int64_t ms);
 
+/*
+ * Append a time still to run, in its largest whole unit rounded up, as
+ * clock_add_age() writes an age ("30m" for a lease of 30 minutes just
+ * taken, never "29m"; "2h" for a 2-hour reservation, never "1h").
+ */
+void clock_add_remaining(struct buf *out, int64_t ms);
+
 /* Append a duration such as "4m23s" or "820ms". */
 void clock_add_duration(struct buf *out, int64_t ms);
 

@@ -56,7 +56,17 @@ commands() {
 @test "unknown command: exit 2, one line" {
 	refused 2 daicho frobnicate
 	stderr_contains frobnicate
+	[[ "$stderr" != *"did you mean"* ]] || fail "a guess for frobnicate: $stderr"
 	refused 2 daicho help frobnicate
+}
+
+@test "a slip of a command name gets a 'did you mean'" {
+	refused 2 daicho lst
+	assert_equal "$stderr" "daicho: unknown command 'lst' (did you mean 'ls'? see 'daicho help')"
+	refused 2 daicho cliam
+	stderr_contains "did you mean 'claim'?"
+	refused 2 daicho sweeep
+	stderr_contains "did you mean 'sweep'?"
 }
 
 @test "no command at all: exit 2" {

@@ -207,3 +207,33 @@ ids() {
 	refused 2 daicho ls --bogus
 	refused 2 daicho ls extra
 }
+
+@test "ls finds things: --owner, --text in title or body, --created-since, --updated-since; they combine" {
+	export DAICHO_NOW_MS=1800000000000
+	daicho add "Write the PARSER" --body "uses a lexer" >/dev/null
+	daicho add "Docs" --body "mention the parser in the guide" >/dev/null
+	export DAICHO_NOW_MS=1800000600000 # 10 minutes later
+	daicho add "Unrelated" >/dev/null
+	DAICHO_AGENT=w1 daicho claim 1 >/dev/null
+	ok daicho ls --json --text parser
+	[ "$(jq -c 'map(.id)' <<<"$output")" = '[1,2]' ] || fail "$output"
+	ok daicho ls --json --text LEXER
+	[ "$(jq -c 'map(.id)' <<<"$output")" = '[1]' ] || fail "$output"
+	ok daicho ls --json --owner w1
+	[ "$(jq -c 'map(.id)' <<<"$output")" = '[1]' ] || fail "$output"
+	ok daicho ls --json --created-since 5m
+	[ "$(jq -c 'map(.id)' <<<"$output")" = '[3]' ] || fail "$output"
+	ok daicho ls --json --updated-since 5m
+	[ "$(jq -c 'map(.id)' <<<"$output")" = '[1,3]' ] || fail "$output"
+	ok daicho ls --json --updated-since 5m --text parser
+	[ "$(jq -c 'map(.id)' <<<"$output")" = '[1]' ] || fail "$output"
+	ok daicho ls --json --text 'no such words'
+	assert_output '[]'
+}
+
+@test "ls: bad filter input is refused with exit 2" {
+	refused 2 daicho ls --text ''
+	refused 2 daicho ls --created-since 5x
+	refused 2 daicho ls --ready --text x
+	refused 2 daicho ls --ready --owner w1
+}

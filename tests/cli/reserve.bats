@@ -59,8 +59,8 @@ overlap() {
 	export DAICHO_NOW_MS=$((T0 + 2 * MIN))
 	ok daicho reservations
 	assert_line --index 0 --regexp '^GLOB +HOLDER +TASK +SOURCE +AGE +ENDS +HOLDER SEEN$'
-	assert_line --index 1 --regexp '^src/\*\* +a +- +reserve +2m +in 1h +2m ago \(2027-01-15T08:00:00Z\)$'
-	assert_line --index 2 --regexp '^docs/x\.md +a +- +reserve +2m +in 1h +2m ago \(2027-01-15T08:00:00Z\)$'
+	assert_line --index 1 --regexp '^src/\*\* +a +- +reserve +2m +in 2h +2m ago \(2027-01-15T08:00:00Z\)$'
+	assert_line --index 2 --regexp '^docs/x\.md +a +- +reserve +2m +in 2h +2m ago \(2027-01-15T08:00:00Z\)$'
 	assert_line --index 3 --regexp '^lib/util\.c +b +#1 +reserve +1m +in 29m +1m ago \(2027-01-15T08:01:00Z\)$'
 	[ "${#lines[@]}" -eq 4 ] || fail "$output"
 	ok daicho reservations --json

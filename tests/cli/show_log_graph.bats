@@ -208,3 +208,10 @@ setup() {
 		"$TEST_ROOT/follow.out" >/dev/null || fail "not JSON lines: $(cat "$TEST_ROOT/follow.out")"
 	[ "$(wc -l <"$TEST_ROOT/follow.out")" -eq "$(sql 'SELECT count(*) FROM events')" ]
 }
+
+@test "graph --json prints nodes and edges, not dot; --json with --format is refused" {
+	ok daicho graph --json
+	run jq -c '[(.nodes | map([.id, .title, .state])), (.edges | sort_by(.task, .after))]' <<<"$output"
+	assert_output '[[[1,"first task","open"],[2,"second task","open"],[3,"third task","open"]],[{"task":2,"after":1},{"task":3,"after":1},{"task":3,"after":2}]]'
+	refused 2 daicho graph --json --format dot
+}

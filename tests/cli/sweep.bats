@@ -196,10 +196,39 @@ teardown() {
 	SWEEP_PID=
 	[ "$rc" -eq 0 ] || fail "sweep --every exited $rc after SIGTERM (stderr: $(cat "$TEST_ROOT/sweep.err"))"
 	[ ! -s "$TEST_ROOT/sweep.err" ] || fail "stderr: $(cat "$TEST_ROOT/sweep.err")"
-	[ "$(head -n 1 "$TEST_ROOT/sweep.out")" = "sweep: 1 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated" ]
-	! grep -v '^sweep: [0-9]* verified, [0-9]* rejected, [0-9]* failed, [0-9]* leases\? expired, [0-9]* worktrees\? pruned, [0-9]* agents\? stale, [0-9]* waits\? escalated$' "$TEST_ROOT/sweep.out" ||
-		fail "unexpected output: $(cat "$TEST_ROOT/sweep.out")"
+	# One line, for the pass that verified #1, after its time; the idle
+	# passes after it print nothing.
+	run cat "$TEST_ROOT/sweep.out"
+	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
+	[[ "${lines[0]}" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\ sweep:\ 1\ verified,\ 0\ rejected,\ 0\ failed,\ 0\ leases\ expired,\ 0\ worktrees\ pruned,\ 0\ agents\ stale,\ 0\ waits\ escalated$ ]] ||
+		fail "unexpected output: $output"
 	assert_task 1 verified w1 1
+}
+
+@test "sweep --every --json: an object with at_ms only for a pass that changed something" {
+	daicho add t --done-when file:README >/dev/null
+	claim_report 1 w1
+	daicho sweep --every 300ms --json >"$TEST_ROOT/sweep.out" 2>&1 3>&- &
+	SWEEP_PID=$!
+	sleep 1.5
+	kill -TERM "$SWEEP_PID"
+	wait "$SWEEP_PID" || true
+	SWEEP_PID=
+	run cat "$TEST_ROOT/sweep.out"
+	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
+	run jq -c '[.verified, (.at_ms | type)]' <<<"${lines[0]}"
+	assert_output '[1,"number"]'
+}
+
+@test "the systemd user unit in examples/ is valid (systemd-analyze verify, where available)" {
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
+	mkdir -p "$TEST_ROOT/units"
+	# An instance of the template, run with this build of daicho.
+	sed "s|/usr/local/bin/daicho|$DAICHO_ROOT/daicho|" "$DAICHO_ROOT/examples/daicho-sweep@.service" \
+		>"$TEST_ROOT/units/daicho-sweep@$(systemd-escape -p "$REPO").service"
+	run systemd-analyze verify "$TEST_ROOT/units/daicho-sweep@$(systemd-escape -p "$REPO").service"
+	[ "$status" -eq 0 ] || fail "systemd-analyze: $output"
+	grep -q '^ExecStart=.* sweep --every ' "$DAICHO_ROOT/examples/daicho-sweep@.service"
 }
 
 @test "sweep: bad input is refused and changes nothing" {
@@ -247,4 +276,16 @@ teardown() {
 	assert_task 2 reported w2 1
 	sweep_says 1 0 0 0 0
 	assert_task 2 verified w2 1
+}
+
+@test "sweep --every -v prints every pass, idle ones too, each after its time" {
+	daicho sweep --every 200ms -v >"$TEST_ROOT/sweep.out" 2>&1 3>&- &
+	SWEEP_PID=$!
+	sleep 1
+	kill -TERM "$SWEEP_PID"
+	wait "$SWEEP_PID" || true
+	SWEEP_PID=
+	run cat "$TEST_ROOT/sweep.out"
+	[ "${#lines[@]}" -ge 2 ] || fail "expected a line per pass: $output"
+	[[ "${lines[0]}" =~ ^[0-9T:-]+Z\ sweep:\ 0\ verified, ]] || fail "$output"
 }

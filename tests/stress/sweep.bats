@@ -6,7 +6,7 @@
 # final (rejected, to "failed"). 16 worker processes (sweep_worker.sh, agents
 # w1..w16) loop claim --next / write out/ID.txt / report; for ID % 3 == 0 they
 # write nothing and report anyway (the file is missing). Meanwhile two
-# `sweep --every 200ms -j 2` run (agents sweepA, sweepB). Once every report
+# `sweep --every 200ms -j 2 -v` run (agents sweepA, sweepB). Once every report
 # has its verdict and each sweep has run a full pass after that, both get
 # SIGTERM; then two one-shot sweeps run at the same time and must find
 # nothing to do. The ledger is DAICHO_LEDGER=$T/ledger.db outside any git
@@ -96,7 +96,7 @@ setup_file() {
 	# The sweeps first, so that they run during the whole drain. Their own
 	# fd 3 is closed (bats waits for it), output goes to files.
 	for s in "${SWEEPERS[@]}"; do
-		"$D" --as "$s" sweep --every 200ms -j 2 \
+		"$D" --as "$s" sweep --every 200ms -j 2 -v \
 		    >"$T/$s.out" 2>"$T/$s.err" 3>&- &
 		echo $! >"$T/$s.pid"
 	done
@@ -235,14 +235,14 @@ N_HONEST=$((N_TASKS - N_FALSE))
 		# A clean end: 0 (or 143, "terminated by SIGTERM"), not a crash.
 		[[ $rc == 0 || $rc == 143 ]] || fail_with "$s exited $rc" "$(cat "$T/$s.err")"
 		[ ! -s "$T/$s.err" ] || fail_with "$s stderr:" "$(cat "$T/$s.err")"
-		# Every line is a pass summary.
-		run grep -Evc '^sweep: [0-9]+ verified, [0-9]+ rejected, [0-9]+ failed, [0-9]+ leases expired, [0-9]+ worktrees pruned, [0-9]+ agents? stale, [0-9]+ waits? escalated$' \
+		# Every line is a pass summary (-v: idle passes too), after its time.
+		run grep -Evc '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z sweep: [0-9]+ verified, [0-9]+ rejected, [0-9]+ failed, [0-9]+ leases expired, [0-9]+ worktrees pruned, [0-9]+ agents? stale, [0-9]+ waits? escalated$' \
 		    "$T/$s.out"
 		[ "$output" = 0 ] || fail_with "$s: unexpected output:" "$(cat "$T/$s.out")"
 		# The passes after the last verdict found nothing to do.
 		run tail -n +"$(($(cat "$T/$s.base") + 2))" "$T/$s.out"
 		[ -n "$output" ]
-		run grep -v '^sweep: 0 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated$' \
+		run grep -Ev '^[0-9T:-]+Z sweep: 0 verified, 0 rejected, 0 failed, 0 leases expired, 0 worktrees pruned, 0 agents stale, 0 waits escalated$' \
 		    <<<"$output"
 		[ "$status" -eq 1 ] || fail_with "$s: a pass after the last verdict did something:" "$output"
 	done
@@ -412,7 +412,9 @@ N_HONEST=$((N_TASKS - N_FALSE))
 		         WHERE a.name = '$s' AND e.kind = 'rejected'")
 		n_f=$(q "SELECT count(*) FROM events e JOIN agents a ON a.id = e.actor
 		         WHERE a.name = '$s' AND e.kind = 'fail'")
-		read -r sum_v sum_r sum_f < <(awk '{ v += $2; r += $4; f += $6 }
+		# The loop's lines begin with a time; the one-shot pass's do not.
+		read -r sum_v sum_r sum_f < <(awk '{ o = ($1 == "sweep:") ? 0 : 1
+		    v += $(2 + o); r += $(4 + o); f += $(6 + o) }
 		    END { print v + 0, r + 0, f + 0 }' "$T/$s.out" "$T/$s.last.out")
 		printf '# %s: %d verified, %d rejected, %d failed (events); summaries: %d, %d, %d\n' \
 		    "$s" "$n_v" "$n_r" "$n_f" "$sum_v" "$sum_r" "$sum_f" >&3

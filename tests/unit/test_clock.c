@@ -84,6 +84,32 @@ test_age(void **state)
 	expect_age(-86400000LL, "0s");
 }
 
+/* clock_add_remaining(ms) is expected. */
+static void
+expect_remaining(int64_t ms, const char *expected)
+{
+	struct buf out = BUF_INIT;
+
+	clock_add_remaining(&out, ms);
+	assert_string_equal(out.buf, expected);
+	buf_release(&out);
+}
+
+static void
+test_remaining(void **state)
+{
+	expect_remaining(0, "0s");
+	expect_remaining(1, "1s");
+	expect_remaining(59000, "59s");
+	expect_remaining(59001, "1m");
+	/* A 30-minute lease just taken, a 2-hour reservation just made. */
+	expect_remaining(1800000 - 120, "30m");
+	expect_remaining(2 * 3600000 - 120, "2h");
+	expect_remaining(3600000 - 1, "1h");
+	expect_remaining(86400000 - 1, "1d");
+	expect_remaining(-5, "0s");
+}
+
 static void
 test_age_appends(void **state)
 {
@@ -143,6 +169,7 @@ main(void)
 		cmocka_unit_test(test_mono),
 		cmocka_unit_test(test_age),
 		cmocka_unit_test(test_age_appends),
+		cmocka_unit_test(test_remaining),
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_duration),
 	};
