@@ -95,11 +95,18 @@ int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
 
 /*
  * Refuse (ERR_REFUSED) unless a human is typing: no agent identity is in
- * the environment (DAICHO_AGENT, an agent client's session variables) nor
- * given with --as, and with at_terminal stdin is a terminal too. what
- * names the action ("approve", "change settings").
+ * the environment (DAICHO_AGENT, an agent client's variables, see
+ * util/client.h) nor given with --as; with at_terminal, stdin is a
+ * terminal and the controlling terminal of this process's session; and no
+ * agent client process (Claude Code, Codex, Gemini CLI) is among the
+ * ancestors of this process or of its session leader. what names the
+ * action ("approve", "change settings"). On success, when checked is not
+ * NULL, *checked is a new JSON object saying what was checked (agent
+ * variables, the terminal, the ancestors and session leader by
+ * "comm[pid]"), for the record of the decision.
  */
-int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what);
+int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
+    json_t **checked);
 
 /*
  * For one-task commands: parse the ID argument (argv[0]) into *id and

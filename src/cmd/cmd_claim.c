@@ -88,7 +88,7 @@ exec_release(struct cmd_ctx *ctx)
 	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
 	if (cmd_has(ctx, "force")) {
-		if ((rc = cmd_require_human(ctx, false, "release --force")) < 0)
+		if ((rc = cmd_require_human(ctx, false, "release --force", NULL)) < 0)
 			return rc;
 		return task_release_forced(ctx->ledger, agent, id, ctx->err);
 	}

@@ -85,7 +85,7 @@ exec_config(struct cmd_ctx *ctx)
 		    "--unset takes a KEY and no value");
 	if (ctx->argc <= 1 && !unset)
 		return print_settings(ctx, ctx->argc ? ctx->argv[0] : NULL);
-	if ((rc = cmd_require_human(ctx, false, "change settings")) < 0)
+	if ((rc = cmd_require_human(ctx, false, "change settings", NULL)) < 0)
 		return rc;
 	if ((actor = cmd_caller(ctx)) < 0)
 		return (int)actor;
@@ -123,7 +123,8 @@ const struct cmd_entry cmd_config_entry = {
 	    "                    the main work tree has out then; main, else\n"
 	    "                    master, when it is detached)\n\n"
 	    "Only a human changes settings: a caller with an agent identity\n"
-	    "(--as, $DAICHO_AGENT, an agent client's session) is refused, exit 6.\n\n"
+	    "(--as, $DAICHO_AGENT, an agent client's session), or run under an\n"
+	    "agent client process (as for approve), is refused, exit 6.\n\n"
 	    "JSON: an array of {key, summary, set, value, default, set_ms,\n"
 	    "set_by} (value: milliseconds, an array of globs or a branch); with\n"
 	    "KEY, that\n"

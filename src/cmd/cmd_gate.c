@@ -147,9 +147,13 @@ exec_gate_rm(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_id_arg(ctx, "gate", ctx->argv[0], &id)) < 0)
 		return rc;
-	if ((rc = cmd_require_human(ctx, true, "remove a gate")) < 0)
+	json_t *checked = NULL;
+
+	if ((rc = cmd_require_human(ctx, true, "remove a gate", &checked)) < 0)
 		return rc;
-	return gate_remove(ctx->ledger, id, ctx->err);
+	rc = gate_remove(ctx->ledger, id, checked, ctx->err);
+	json_decref(checked);
+	return rc;
 }
 
 const struct cmd_entry cmd_gate_rm_entry = {
@@ -157,10 +161,9 @@ const struct cmd_entry cmd_gate_rm_entry = {
 	.usage = "gate rm ID",
 	.summary = "remove a gate (a human at a terminal only)",
 	.help =
-	    "Removes gate ID. Like approve, only a human at a terminal may: stdin\n"
-	    "is a terminal and no agent identity is in the environment (an agent\n"
-	    "that could remove a gate would not be stopped by it). Prints\n"
-	    "nothing.\n",
+	    "Removes gate ID. Like approve, only a human at a terminal may (an\n"
+	    "agent that could remove a gate would not be stopped by it): the\n"
+	    "same checks, recorded in the gate-rm event. Prints nothing.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
@@ -471,12 +474,15 @@ decide(struct cmd_ctx *ctx, bool approve)
 	if ((d.condition && !*d.condition) || (d.reason && !*d.reason))
 		return err_set(ctx->err, ERR_USAGE, "empty --%s",
 		    approve ? "if" : "reason");
-	if ((rc = cmd_require_human(ctx, true, approve ? "approve" : "deny")) < 0)
+	if ((rc = cmd_require_human(ctx, true, approve ? "approve" : "deny",
+		 &d.checked)) < 0)
 		return rc;
 	tty = ttyname(STDIN_FILENO);
 	d.tty = tty ? tty : "?";
 	d.user = user_login_name();
-	return approval_decide(ctx->ledger, id, &d, ctx->err);
+	rc = approval_decide(ctx->ledger, id, &d, ctx->err);
+	json_decref(d.checked);
+	return rc;
 }
 
 static int
@@ -501,12 +507,18 @@ const struct cmd_entry cmd_approve_entry = {
 	    "With --if CMD the approval carries a condition, re-run by 'gate\n"
 	    "exec' just before the command: \"merge if the tests pass\" is\n"
 	    "'daicho approve 4 --if \"make test\"'.\n\n"
-	    "Only a human at a terminal may approve: stdin must be a terminal and\n"
-	    "no agent identity may be in the environment (DAICHO_AGENT, --as,\n"
-	    "CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID,\n"
-	    "CLAUDECODE, GEMINI_CLI, CODEX_SANDBOX); otherwise exit 6 and the\n"
-	    "request stays pending. Records who (login), where (tty) and when.\n"
-	    "Prints nothing.\n",
+	    "Only a human at a terminal may approve: no agent identity may be in\n"
+	    "the environment (DAICHO_AGENT, --as, CLAUDE_CODE_SESSION_ID,\n"
+	    "CLAUDECODE, CLAUDE_CODE_CHILD_SESSION, CODEX_THREAD_ID,\n"
+	    "CODEX_SANDBOX, GEMINI_SESSION_ID, GEMINI_CLI); stdin must be the\n"
+	    "controlling terminal of the session; and no agent client process\n"
+	    "(Claude Code, Codex, Gemini CLI) may be among the ancestors of the\n"
+	    "process or of its terminal's session leader, so that an agent's\n"
+	    "script(1) or pty.spawn is refused. Otherwise exit 6 and the request\n"
+	    "stays pending. Records who (login), where (tty) and when, and in\n"
+	    "the event what was checked (the terminal, the ancestors). Run it in\n"
+	    "your own terminal, not through an agent's shell. Prints nothing.\n"
+	    "See docs/security.md for what this does and does not prevent.\n",
 	.options = (const struct cmd_option[]){
 	    { "if", 0, "CMD", "a condition re-checked just before the run" },
 	    { "ttl", 0, "DUR", "the approval expires after DUR (1h)" },

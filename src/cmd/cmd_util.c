@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 
+#include "util/client.h"
 #include "util/clock.h"
 #include "core/task.h"
 #include "util/duration.h"
@@ -216,33 +217,79 @@ cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
 	return 0;
 }
 
-int
-cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what)
+/*
+ * Why this process is an agent's, looking at its environment, --as, its
+ * terminal (with at_terminal) and the processes above it, into why (empty
+ * when it is not); what was looked at goes into checked.
+ */
+static void
+find_agent(struct cmd_ctx *ctx, bool at_terminal, struct buf *why,
+    json_t *checked)
 {
-	static const char *const agent_variables[] = { "DAICHO_AGENT",
-		"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID",
-		"CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX" };
-	const char *why = NULL;
-	char because[96];
+	struct client_ancestry ancestry;
+	const char *tty = ttyname(STDIN_FILENO);
 
-	for (size_t i = 0; i < sizeof(agent_variables) / sizeof(agent_variables[0]);
-	     i++) {
-		const char *value = getenv(agent_variables[i]);
+	for (size_t i = 0; client_identity_variables[i] != NULL; i++) {
+		const char *value = getenv(client_identity_variables[i]);
 
 		if (value && *value) {
-			snprintf(because, sizeof(because), "$%s is set: this is an "
-			    "agent's environment", agent_variables[i]);
-			why = because;
-			break;
+			buf_addf(why, "$%s is set: this is an agent's environment",
+			    client_identity_variables[i]);
+			return;
 		}
 	}
-	if (why == NULL && ctx->claim.name && ctx->explicit_agent)
-		why = "--as names an agent";
-	if (why == NULL && at_terminal && !isatty(STDIN_FILENO))
-		why = "stdin is not a terminal";
-	if (why == NULL)
-		return 0;
-	return err_set(ctx->err, ERR_REFUSED, "only a human%s may %s "
-	    "(%s; a person must type it in their own shell; nothing was "
-	    "changed)", at_terminal ? " at a terminal" : "", what, why);
+	json_object_set_new(checked, "agent_variables", json_string("none set"));
+	if (ctx->claim.name && ctx->explicit_agent) {
+		buf_adds(why, "--as names an agent");
+		return;
+	}
+	if (at_terminal && !isatty(STDIN_FILENO)) {
+		buf_adds(why, "stdin is not a terminal");
+		return;
+	}
+	if (at_terminal && !client_stdin_is_controlling_terminal()) {
+		buf_addf(why, "stdin (%s) is not the controlling terminal of this "
+		    "session, only a terminal device opened", tty ? tty : "?");
+		return;
+	}
+	if (at_terminal)
+		json_object_set_new(checked, "terminal", json_sprintf("%s, the "
+		    "session's controlling terminal", tty ? tty : "?"));
+	client_find_ancestor(&ancestry);
+	json_object_set_new(checked, "ancestors",
+	    json_string(ancestry.ancestors.buf));
+	if (ancestry.session.len > 0)
+		json_object_set_new(checked, "session_leader",
+		    json_string(ancestry.session.buf));
+	if (ancestry.client_pid != 0)
+		buf_addf(why, "an agent client, %s (pid %ld), is among the "
+		    "ancestors of %s: it runs inside an agent's session",
+		    ancestry.client_kind, (long)ancestry.client_pid,
+		    ancestry.client_above_session ? "its terminal's session leader"
+		    : "this process");
+	else
+		json_object_set_new(checked, "agent_client", json_string("none "
+		    "among the ancestors"));
+	client_ancestry_release(&ancestry);
+}
+
+int
+cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
+    json_t **checked)
+{
+	json_t *found = json_object();
+	struct buf why = BUF_INIT;
+	int rc = 0;
+
+	find_agent(ctx, at_terminal, &why, found);
+	if (why.len > 0)
+		rc = err_set(ctx->err, ERR_REFUSED, "only a human%s may %s "
+		    "(%s; a person must type it in their own shell; nothing was "
+		    "changed)", at_terminal ? " at a terminal" : "", what, why.buf);
+	buf_release(&why);
+	if (rc == 0 && checked != NULL)
+		*checked = found;
+	else
+		json_decref(found);
+	return rc;
 }

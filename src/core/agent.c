@@ -322,6 +322,9 @@ touch_named(struct ledger *ledger, int64_t agent, int64_t task, int64_t now,
 static int find_caller(struct ledger *ledger, const struct agent_claim *claim,
     int64_t *id, char **name, bool *ended, struct err *err);
 
+static int derive_session_name(struct ledger *ledger, const char *kind,
+    const char *session, char **name, struct err *err);
+
 /*
  * The begin hook: register the caller if it is new (re-reading under the
  * lock first, in case a twin process just did), then beat, inside whatever
@@ -340,8 +343,29 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 		    "stays ended (start a new session, or name this one with "
 		    "DAICHO_AGENT=NAME)", agent->name);
 	if (agent->id == 0) {
-		if ((rc = find_live_by_name(ledger, agent->name, &agent->id, err)) < 0)
+		/*
+		 * Decide again under the lock: a twin process of the same
+		 * session may have registered it meanwhile, and another
+		 * session may have taken the name this one derived (sessions
+		 * begun in the same minute): its agent is never taken over.
+		 */
+		if (agent->session_id != NULL) {
+			char *found = NULL;
+
+			if ((rc = find_live_by_session(ledger, agent->session_id,
+				 &agent->id, &found, err)) < 0)
+				return rc;
+			if (agent->id != 0) {
+				free(agent->name);
+				agent->name = found;
+			} else if ((rc = derive_session_name(ledger, agent->kind,
+					agent->session_id, &agent->name, err)) < 0) {
+				return rc;
+			}
+		} else if ((rc = find_live_by_name(ledger, agent->name, &agent->id,
+				err)) < 0) {
 			return rc;
+		}
 		if (agent->id == 0) {
 			if ((rc = register_agent(ledger, agent->name, agent->kind,
 				 NULL, agent->session_id, agent->client_pid,
@@ -357,6 +381,40 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 	    (rc = touch_named(ledger, agent->id, agent->named_task, now, err)) < 0)
 		return rc;
 	return touch(ledger, agent->id, now, err);
+}
+
+static char *session_name(const char *kind, const char *session,
+    size_t want);
+static int session_name_taken(struct ledger *ledger, const char *name,
+    const char *session, bool *taken, struct err *err);
+
+/*
+ * The name for a new agent of session: "<kind>-" and the first 8 letters
+ * and digits of the session id, 16, 32 or 56 when an agent of another
+ * session (or of none) has or had the shorter one. *name (freed first)
+ * receives it.
+ */
+static int
+derive_session_name(struct ledger *ledger, const char *kind,
+    const char *session, char **name, struct err *err)
+{
+	static const size_t lengths[] = { 8, 16, 32, 56 };
+	int rc;
+
+	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+		bool taken = true;
+
+		free(*name);
+		*name = session_name(kind, session, lengths[i]);
+		if ((rc = session_name_taken(ledger, *name, session, &taken,
+			 err)) < 0)
+			return rc;
+		if (!taken)
+			return 0;
+	}
+	return err_set(err, ERR_CONFLICT,
+	    "every name derived from session %s is taken (set DAICHO_AGENT to "
+	    "name this session)", session);
 }
 
 /* Derive "<kind>-<the first `want` letters or digits of session>". */
@@ -480,7 +538,6 @@ static int
 find_caller(struct ledger *ledger, const struct agent_claim *claim,
     int64_t *id, char **name, bool *ended, struct err *err)
 {
-	static const size_t lengths[] = { 8, 16, 32, 56 };
 	int rc;
 
 	*id = 0;
@@ -509,20 +566,8 @@ find_caller(struct ledger *ledger, const struct agent_claim *claim,
 			return 0;
 		}
 	}
-	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
-		bool taken = true;
-
-		free(*name);
-		*name = session_name(claim->kind, claim->session_id, lengths[i]);
-		if ((rc = session_name_taken(ledger, *name, claim->session_id,
-			 &taken, err)) < 0)
-			return rc;
-		if (!taken)
-			return 0;
-	}
-	return err_set(err, ERR_CONFLICT,
-	    "every name derived from session %s is taken (set DAICHO_AGENT to "
-	    "name this session)", claim->session_id);
+	return derive_session_name(ledger, claim->kind, claim->session_id, name,
+	    err);
 }
 
 int

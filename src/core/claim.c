@@ -13,6 +13,7 @@
 #include "core/task_internal.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/git.h"
 #include "util/gitref.h"
 #include "util/glob.h"
 #include "util/path.h"
@@ -383,8 +384,21 @@ task_trunk_tip(struct ledger *ledger, struct buf *out)
 		rc = 0;
 		goto done;
 	}
-	if (gitref_read(git_dir.buf, ref.buf, out) == 0)
+	if (gitref_read(git_dir.buf, ref.buf, out) == 0) {
 		rc = 0;
+	} else {
+		/*
+		 * Stored some other way (reftable), or unreadable: ask git,
+		 * which costs a process, but only then.
+		 */
+		struct buf root = BUF_INIT;
+
+		path_project_root(ledger_path(ledger), &root);
+		buf_adds(&ref, "^{commit}");
+		if (git_rev_parse(root.buf, ref.buf, out) == 0)
+			rc = 0;
+		buf_release(&root);
+	}
 done:
 	buf_release(&git_dir);
 	buf_release(&ref);

@@ -87,7 +87,8 @@ done:
 }
 
 int
-gate_remove(struct ledger *ledger, int64_t id, struct err *err)
+gate_remove(struct ledger *ledger, int64_t id, json_t *checked,
+    struct err *err)
 {
 	int64_t me = 0, removed = 0;
 	int rc;
@@ -107,7 +108,8 @@ gate_remove(struct ledger *ledger, int64_t id, struct err *err)
 		goto fail;
 	}
 	if ((rc = event_append(ledger, me, "gate-rm", 0,
-		 json_pack("{s:I}", "gate", (json_int_t)id), err)) < 0)
+		 json_pack("{s:I, s:O?}", "gate", (json_int_t)id, "checked",
+		     checked), err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:
@@ -406,9 +408,10 @@ approval_decide(struct ledger *ledger, int64_t id,
 		goto fail;
 	}
 	if ((rc = event_append(ledger, me, d->approve ? "approve" : "deny", 0,
-		 json_pack("{s:I, s:s, s:s, s:s?, s:s?}", "approval", (json_int_t)id,
-		     "by", d->user, "tty", d->tty, "if", d->condition, "reason",
-		     d->reason), err)) < 0)
+		 json_pack("{s:I, s:s, s:s, s:s?, s:s?, s:O?}", "approval",
+		     (json_int_t)id, "by", d->user, "tty", d->tty, "if",
+		     d->condition, "reason", d->reason, "checked", d->checked),
+		 err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:

@@ -41,8 +41,12 @@ struct gate_spec {
 int gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
     struct err *err);
 
-/* Remove gate id (ERR_NOT_FOUND when none). */
-int gate_remove(struct ledger *ledger, int64_t id, struct err *err);
+/*
+ * Remove gate id (ERR_NOT_FOUND when none), logged with checked (what
+ * showed that a human removes it; borrowed, may be NULL).
+ */
+int gate_remove(struct ledger *ledger, int64_t id, json_t *checked,
+    struct err *err);
 
 /*
  * Every gate (new reference in *out): {id, pattern, approval (0/1),
@@ -103,6 +107,8 @@ struct approval_decision {
 	const char *user;      /* who decided (login name) */
 	const char *tty;       /* where (the terminal) */
 	int64_t ttl_ms;        /* approve: good for this long */
+	json_t *checked;       /* what showed that a human decides, for the
+				  event (borrowed), or NULL */
 };
 
 /*

@@ -410,9 +410,14 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		judges |= judges_the_work(json_string_value(json_array_get(*changed,
 		    i)));
 	if (judges) {
+		/*
+		 * A verification running the old checks right now must not
+		 * decide: its claim goes, and the next pass runs the new ones.
+		 */
 		if ((rc = ledger_write(ledger, "UPDATE tasks SET checks_version ="
 			 " checks_version + 1, has_touches = EXISTS (SELECT 1 FROM"
-			 " touches WHERE task = ?1) WHERE id = ?1", id, 0, NULL,
+			 " touches WHERE task = ?1), verify_token = NULL,"
+			 " verify_expires_ms = NULL WHERE id = ?1", id, 0, NULL,
 			 "editing a task", err)) < 0)
 			goto fail;
 		json_object_set_new(detail, "checks_version",
@@ -600,8 +605,9 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 	*to_owner = live != 0;
 	rc = ledger_write(ledger, *to_owner
 	    ? "UPDATE tasks SET state = 'claimed', block_reason = NULL,"
-	      " lease_ms = coalesce(lease_ms, 1800000),"
-	      " lease_expires_ms = ?2 + coalesce(lease_ms, 1800000),"
+	      " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
+	      " lease_expires_ms = ?2 + coalesce(lease_ms, "
+	      TASK_DEFAULT_LEASE_MS_SQL "),"
 	      " claim_named_ms = ?2, updated_ms = ?2 WHERE id = ?1"
 	    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 	      " lease_expires_ms = NULL, block_reason = NULL,"

@@ -7,7 +7,10 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/duration.h"
+#include "util/git.h"
+#include "util/gitref.h"
 #include "util/glob.h"
+#include "util/path.h"
 
 enum setting_kind {
 	SETTING_DURATION, /* stored as milliseconds, in text */
@@ -164,6 +167,37 @@ read_setting(struct ledger *ledger, const char *key, struct buf *value,
 	return 0;
 }
 
+/*
+ * Refuse (ERR_NOT_FOUND) a trunk branch the ledger's repository does not
+ * have: a claim would then record no base, and its work could not be
+ * judged. A ledger outside git has nothing to check.
+ */
+static int
+branch_exists(struct ledger *ledger, const char *branch, struct err *err)
+{
+	struct buf git_dir = BUF_INIT, ref = BUF_INIT, hash = BUF_INIT,
+		   root = BUF_INIT;
+	int rc = 0;
+
+	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+		goto done;
+	buf_addf(&ref, "refs/heads/%s", branch);
+	if (gitref_read(git_dir.buf, ref.buf, &hash) == 0)
+		goto done;
+	path_project_root(ledger_path(ledger), &root);
+	buf_adds(&ref, "^{commit}");
+	if (git_rev_parse(root.buf, ref.buf, &hash) < 0)
+		rc = err_set(err, ERR_NOT_FOUND, "no branch '%s' in the repository "
+		    "at %s (see 'git branch'; nothing was changed)", branch,
+		    root.buf);
+done:
+	buf_release(&git_dir);
+	buf_release(&ref);
+	buf_release(&hash);
+	buf_release(&root);
+	return rc;
+}
+
 int
 settings_set(struct ledger *ledger, int64_t actor, const char *key,
     const struct strlist *values, struct err *err)
@@ -177,6 +211,9 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 	if (s == NULL)
 		return -(int)err->code;
 	if (values && (rc = encode(s, values, &stored, err)) < 0)
+		goto done;
+	if (values && s->kind == SETTING_BRANCH &&
+	    (rc = branch_exists(ledger, stored.buf, err)) < 0)
 		goto done;
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		goto done;

@@ -25,6 +25,7 @@
  */
 #define TASK_TITLE_MAX_BYTES 1000
 #define TASK_DEFAULT_LEASE_MS (30 * 60 * 1000)
+#define TASK_DEFAULT_LEASE_MS_SQL "1800000"
 
 /* What "add" is given; one per task, one per line for a batch. */
 struct task_spec {

@@ -368,26 +368,15 @@ covered(const struct strlist *globs, const char *path, const char **which)
 }
 
 /*
- * The trunk's commit to compare the reported work with: the one recorded
- * at the claim, else (a claim from before daicho recorded it) the trunk
- * now, said in note. NULL when the trunk has no commit yet.
+ * The trunk's commit the reported work is judged against: the one the
+ * claim recorded, or NULL when none was (the trunk could not be read then,
+ * or the claim is older than daicho's recording it). There is no fallback
+ * to the trunk as it is now: a worker could put its change there first.
  */
 static char *
-work_base(struct ledger *ledger, const char *root, const struct subject *s,
-    struct buf *note)
+work_base(const struct subject *s)
 {
-	struct buf tip = BUF_INIT;
-
-	if (s->base)
-		return xstrdup(s->base);
-	if (task_trunk_tip(ledger, &tip) == 0 || git_rev_parse(root, "HEAD",
-	    &tip) == 0) {
-		buf_addf(note, " (no base was recorded at the claim; compared with "
-		    "the trunk now, %.12s)", tip.buf);
-		return buf_detach(&tip, NULL);
-	}
-	buf_release(&tip);
-	return NULL;
+	return s->base ? xstrdup(s->base) : NULL;
 }
 
 /*
@@ -423,38 +412,74 @@ check_on_branch(const char *root, const char *commit, struct check_run *run)
 }
 
 /*
+ * The commits accepted for other tasks since task id was last claimed,
+ * appended to out: what a report of id may contain, but not as its own.
+ */
+static int
+accepted_since_claim(struct ledger *ledger, int64_t id, struct strlist *out,
+    struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT DISTINCT commit_hash FROM verdicts WHERE passed"
+	    " AND task <> ?1 AND commit_hash IS NOT NULL AND at_ms >="
+	    " (SELECT coalesce(max(at_ms), 0) FROM events"
+	    "  WHERE task = ?1 AND kind = 'claim')", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		strlist_add(out, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err,
+	    "reading verdicts");
+}
+
+/*
  * The commit holds work of this claim: it is not already on the trunk as
- * it was when the task was claimed (an old commit, the initial one), its
+ * it was when the task was claimed (an old commit, the initial one); its
  * content differs from the trunk's then (an empty commit, a copy of the
- * trunk, a merge of the trunk and nothing else hold no work), and neither
- * it nor the same content was accepted for another task. Fills *tree
- * with the commit's tree.
+ * trunk's commit, a merge of the trunk and nothing else hold no work);
+ * neither it nor the same content was accepted for another task; and
+ * since the claim it holds a commit of its own: one that is no merge and
+ * that no commit accepted for another task holds (the trunk's merge of
+ * another task's accepted work is not this task's). With no base
+ * recorded at the claim nothing can be judged: refused. Fills *tree with
+ * the commit's tree.
  */
 static bool
 check_new_work(struct ledger *ledger, const char *root, int64_t id,
-    const struct subject *s, const char *base, const char *note,
-    char **tree, struct check_run *run)
+    const struct subject *s, const char *base, char **tree,
+    struct check_run *run)
 {
 	struct buf why = BUF_INIT, spec = BUF_INIT, mine = BUF_INIT,
 		   theirs = BUF_INIT;
+	struct strlist others = STRLIST_INIT;
 	struct err err = ERR_INIT;
-	int64_t other = 0;
-	int old = base ? git_is_ancestor(root, s->commit, base, &why) : 0;
+	int64_t other = 0, own = -1;
+	int old;
 
 	run->passed = false;
+	if (base == NULL) {
+		buf_addf(&run->output, "no trunk commit was recorded when #%lld "
+		    "was claimed (the trunk could not be read then), so nothing "
+		    "shows which work is new: release the task and claim it again",
+		    (long long)id);
+		goto done;
+	}
+	old = git_is_ancestor(root, s->commit, base, &why);
 	buf_addf(&spec, "%s^{tree}", s->commit);
 	if (git_rev_parse(root, spec.buf, &mine) == 0)
 		*tree = xstrdup(mine.buf);
-	if (base) {
-		buf_reset(&spec);
-		buf_addf(&spec, "%s^{tree}", base);
-		git_rev_parse(root, spec.buf, &theirs);
-	}
+	buf_reset(&spec);
+	buf_addf(&spec, "%s^{tree}", base);
+	git_rev_parse(root, spec.buf, &theirs);
 	if (old == 1) {
 		buf_addf(&run->output, "%.12s was already on the trunk (at %.12s) "
 		    "when #%lld was claimed: it holds no new work (commit the "
-		    "task's work and report that commit)%s", s->commit, base,
-		    (long long)id, note);
+		    "task's work and report that commit)", s->commit, base,
+		    (long long)id);
 	} else if (old < 0) {
 		buf_addf(&run->output, "cannot tell whether %.12s is new since "
 		    "%.12s: %s", s->commit, base, why.buf);
@@ -463,28 +488,36 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 	} else if (theirs.len > 0 && strcmp(mine.buf, theirs.buf) == 0) {
 		buf_addf(&run->output, "%.12s holds no change against the trunk at "
 		    "the claim (%.12s): the same content, no new work (commit the "
-		    "task's work and report that commit)%s", s->commit, base, note);
+		    "task's work and report that commit)", s->commit, base);
 	} else if (accepted_elsewhere(ledger, id, s->commit, *tree, &other,
-		       &err) < 0) {
+		       &err) < 0 ||
+	    accepted_since_claim(ledger, id, &others, &err) < 0) {
 		buf_addf(&run->output, "cannot read the verdicts: %s",
 		    err.message.buf);
 	} else if (other != 0) {
 		buf_addf(&run->output, "%.12s (or the same content) was already "
 		    "accepted for #%lld: work counts for one task (commit this "
 		    "task's own work)", s->commit, (long long)other);
+	} else if ((own = git_count_own_commits(root, s->commit, base, &others,
+			&why)) == 0) {
+		buf_addf(&run->output, "%.12s holds no commit of its own since the "
+		    "claim: each is a merge, or was accepted for another task "
+		    "(commit this task's own work)", s->commit);
+	} else if (own < 0) {
+		buf_addf(&run->output, "cannot count the commits of %.12s since "
+		    "%.12s: %s", s->commit, base, why.buf);
 	} else {
 		run->passed = true;
-		if (base)
-			buf_addf(&run->output, "%.12s holds work not on the trunk at "
-			    "the claim (%.12s)%s", s->commit, base, note);
-		else
-			buf_addf(&run->output, "the trunk had no commit at the claim: "
-			    "all of %.12s is new", s->commit);
+		buf_addf(&run->output, "%.12s holds work not on the trunk at the "
+		    "claim (%.12s): %lld commit%s of its own", s->commit, base,
+		    (long long)own, own == 1 ? "" : "s");
 	}
+done:
 	buf_release(&why);
 	buf_release(&spec);
 	buf_release(&mine);
 	buf_release(&theirs);
+	strlist_release(&others);
 	err_release(&err);
 	return run->passed;
 }
@@ -530,9 +563,9 @@ check_protected(const char *root, const struct subject *s, const char *base,
 
 	run->passed = false;
 	if (base == NULL) {
-		run->passed = true;
-		buf_adds(&run->output, "no base to compare with (the trunk had no "
-		    "commit at the claim)");
+		buf_adds(&run->output, "no trunk commit was recorded at the claim, "
+		    "so nothing shows what the work changed: release the task and "
+		    "claim it again");
 		goto done;
 	}
 	if (git_changed_paths(root, base, s->commit, &changed, &why) < 0) {
@@ -576,7 +609,7 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
     const struct subject *s, bool needs_commit, struct verdict *out,
     char **base_out)
 {
-	struct buf git_dir = BUF_INIT, note = BUF_INIT;
+	struct buf git_dir = BUF_INIT;
 	char *base = NULL;
 	bool ok = true;
 
@@ -592,7 +625,7 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		}
 		goto done;
 	}
-	base = work_base(ledger, root, s, &note);
+	base = work_base(s);
 	for (int step = 0; ok && step < 3; step++) {
 		int64_t start = clock_mono_ms();
 		struct check_run *run;
@@ -604,7 +637,7 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		run = add_run(out, step == 0 ? "on-branch" : step == 1 ? "new-work"
 						   : "protected");
 		ok = step == 0 ? check_on_branch(root, s->commit, run)
-		   : step == 1 ? check_new_work(ledger, root, id, s, base, note.buf,
+		   : step == 1 ? check_new_work(ledger, root, id, s, base,
 				 &out->tree, run)
 			       : check_protected(root, s, base, run);
 		run->duration_ms = clock_mono_ms() - start;
@@ -612,8 +645,39 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 done:
 	*base_out = base;
 	buf_release(&git_dir);
-	buf_release(&note);
 	return ok;
+}
+
+/*
+ * Whether a symbolic link at path (inside a checkout) whose text is target
+ * leads out of the checkout, judged by its text alone (so a link to
+ * nothing is judged too): an absolute target does, and so does one whose
+ * ".." climb above the checkout's root.
+ */
+static bool
+link_leaves(const char *path, const char *target)
+{
+	struct buf walk = BUF_INIT;
+	int depth = 0;
+	bool out = false;
+	const char *slash = strrchr(path, '/');
+
+	if (target[0] == '/')
+		return true;
+	if (slash)
+		buf_add(&walk, path, (size_t)(slash - path + 1));
+	buf_adds(&walk, target);
+	for (const char *p = walk.buf; *p && !out;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			out = --depth < 0;
+		else if (n > 0 && !(n == 1 && p[0] == '.'))
+			depth++;
+		p += n + (p[n] == '/');
+	}
+	buf_release(&walk);
+	return out;
 }
 
 /*
@@ -636,15 +700,22 @@ check_contained(const char *root, const char *dir, const char *commit,
 	for (size_t i = 0; ok && i < changed.count; i++) {
 		struct stat st;
 
+		char target[4096];
+		ssize_t n;
+
 		buf_reset(&full);
 		buf_addf(&full, "%s/%s", dir, changed.items[i]);
 		if (lstat(full.buf, &st) < 0 || !S_ISLNK(st.st_mode))
 			continue;
 		buf_reset(&outside);
-		if (path_resolves_outside(dir, changed.items[i], &outside) == 1) {
+		n = readlink(full.buf, target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		if (path_resolves_outside(dir, changed.items[i], &outside) == 1 ||
+		    link_leaves(changed.items[i], target)) {
 			buf_addf(&add_run(out, "in-commit")->output, "%s is a symbolic "
 			    "link to %s, outside the commit: the work must be in the "
-			    "commit", changed.items[i], outside.buf);
+			    "commit", changed.items[i], outside.len ? outside.buf
+			    : target);
 			ok = false;
 		}
 	}
@@ -998,8 +1069,9 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		*outcome = VERIFY_REJECTED_TO_OWNER;
 		rc = update(ledger,
 		    "UPDATE tasks SET state = 'claimed', attempts = attempts + 1,"
-		    " lease_ms = coalesce(lease_ms, 1800000),"
-		    " lease_expires_ms = ?2 + coalesce(lease_ms, 1800000),"
+		    " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
+		    " lease_expires_ms = ?2 + coalesce(lease_ms, "
+		    TASK_DEFAULT_LEASE_MS_SQL "), claim_named_ms = ?2,"
 		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
 		    " WHERE id = ?1", v->task, now, err);
 	} else if (token) {

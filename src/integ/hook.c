@@ -8,6 +8,7 @@
 #include "core/msg.h"
 #include "core/reserve.h"
 #include "util/alloc.h"
+#include "util/client.h"
 #include "util/clock.h"
 #include "util/cmdline.h"
 #include "util/path.h"
@@ -156,17 +157,27 @@ shell_line(const json_t *input, struct cmdline *line, struct buf *shown)
 	return false;
 }
 
+/* What daicho's rules find in a shell command line. */
+struct shell_findings {
+	bool human_only;	 /* it runs daicho approve, deny or gate rm */
+	struct buf identity;	 /* the changes that strip or blank an
+				    identity variable, as written */
+	struct buf unresolved;	 /* the first program it cannot resolve
+				    statically, and why */
+};
+
 /*
- * Whether c runs 'daicho approve', 'daicho deny' or 'daicho gate rm': the
- * first word after daicho's global options.
+ * The index in c's words of the daicho command c runs (the first word
+ * after daicho's global options), or 0 when c does not run daicho or names
+ * no command.
  */
-static bool
-runs_human_only(const struct cmdline_command *c)
+static size_t
+daicho_command_index(const struct cmdline_command *c)
 {
 	const struct strlist *w = &c->words;
 
 	if (w->count == 0 || strcmp(w->items[0], "daicho") != 0)
-		return false;
+		return 0;
 	for (size_t i = 1; i < w->count; i++) {
 		const char *word = w->items[i];
 
@@ -175,44 +186,145 @@ runs_human_only(const struct cmdline_command *c)
 			i++;
 			continue;
 		}
-		if (word[0] == '-')
-			continue;
-		return strcmp(word, "approve") == 0 || strcmp(word, "deny") == 0 ||
-		    (strcmp(word, "gate") == 0 && i + 1 < w->count &&
-		    strcmp(w->items[i + 1], "rm") == 0);
+		if (word[0] != '-')
+			return i;
 	}
-	return false;
+	return 0;
+}
+
+/* Whether a word may expand to something else when the line runs. */
+static bool
+word_expands(const char *word)
+{
+	return strpbrk(word, "$`*?[{") != NULL;
 }
 
 /*
- * Whether any command of line runs a human-only daicho command, looking
- * also inside any word that mentions daicho (script -c 'daicho approve 3',
- * tmux new-window '...'): such a word is split as a command line of its own,
- * to a depth of three.
+ * Look at one command: whether it runs a human-only daicho command and,
+ * with resolve, whether it runs a daicho command or program that cannot
+ * be resolved statically.
+ */
+static void
+inspect_command(const struct cmdline_command *c, bool resolve,
+    struct shell_findings *f)
+{
+	const struct strlist *w = &c->words;
+	size_t i = daicho_command_index(c);
+	const char *word = i ? w->items[i] : NULL;
+	const char *next = i && i + 1 < w->count ? w->items[i + 1] : NULL;
+
+	if (word && (strcmp(word, "approve") == 0 || strcmp(word, "deny") == 0 ||
+	    (strcmp(word, "gate") == 0 && next && strcmp(next, "rm") == 0)))
+		f->human_only = true;
+	if (!resolve || f->unresolved.len > 0)
+		return;
+	if (c->unresolved != NULL) {
+		buf_adds(&f->unresolved, "'");
+		buf_add_oneline(&f->unresolved, w->items[0]);
+		buf_addf(&f->unresolved, "': %s", c->unresolved);
+	} else if (word && (word_expands(word) || (strcmp(word, "gate") == 0 &&
+	    next && word_expands(next)))) {
+		buf_adds(&f->unresolved, "'daicho ");
+		buf_add_oneline(&f->unresolved, word);
+		buf_adds(&f->unresolved, "': the daicho command is named by an "
+		    "expansion or a pattern");
+	} else if (strcmp(w->items[0], "daicho") == 0 && i == 0 &&
+	    c->arguments_added) {
+		buf_adds(&f->unresolved, "'daicho': its command is added when it "
+		    "runs (xargs, an alias)");
+	}
+}
+
+/*
+ * Whether the environment change (cmdline's "NAME=value", "-NAME" or "-")
+ * strips or blanks an identity variable: env -i; unsetting any of them;
+ * DAICHO_AGENT set empty or to an expansion (that may be empty); a
+ * client's variable set at all. DAICHO_AGENT set to a name is allowed:
+ * that is how a subagent is named.
  */
 static bool
-line_runs_human_only(const struct cmdline *line, int depth)
+strips_identity(const char *change)
 {
+	const char *equals = strchr(change, '=');
+	struct buf name = BUF_INIT;
+	bool strips = false;
+
+	if (strcmp(change, "-") == 0)
+		return true;
+	if (change[0] == '-') {
+		buf_adds(&name, change + 1);
+	} else if (equals != NULL) {
+		buf_add(&name, change, (size_t)(equals - change));
+		if (name.len > 0 && name.buf[name.len - 1] == '+')
+			buf_reset(&name); /* NAME+=value only adds */
+	}
+	if (strcmp(name.buf, "DAICHO_AGENT") == 0)
+		strips = change[0] == '-' || equals[1] == '\0' ||
+		    equals[1] == '$' || equals[1] == '`';
+	else if (name.len > 0)
+		strips = client_is_client_variable(name.buf);
+	buf_release(&name);
+	return strips;
+}
+
+/*
+ * Look at every command and environment change of line, and inside any
+ * word that mentions daicho (script -c 'daicho approve 3', tmux
+ * new-window '...'): such a word is split as a command line of its own, to
+ * a depth of three, for human-only commands and identity changes. The
+ * words from an argument "daicho" on are a daicho command too (systemd-run
+ * --user daicho approve 3).
+ */
+static void
+inspect_line(const struct cmdline *line, int depth, struct shell_findings *f)
+{
+	for (size_t i = 0; i < line->environment.count; i++) {
+		const char *change = line->environment.items[i];
+		const char *equals = strchr(change, '=');
+		struct buf said = BUF_INIT;
+
+		if (!strips_identity(change))
+			continue;
+		if (strcmp(change, "-") == 0) {
+			buf_adds(&said, "all cleared by env -i");
+		} else if (change[0] == '-') {
+			buf_add_oneline(&said, change + 1);
+			buf_adds(&said, " removed");
+		} else {
+			buf_add(&said, change, (size_t)(equals - change));
+			buf_adds(&said, equals[1] ? " set" : " set empty");
+		}
+		/* A word split again may say it twice. */
+		if (strstr(f->identity.buf, said.buf) == NULL)
+			buf_addf(&f->identity, "%s%s", f->identity.len ? ", " : "",
+			    said.buf);
+		buf_release(&said);
+	}
 	for (size_t i = 0; i < line->count; i++) {
 		const struct strlist *w = &line->commands[i].words;
 
-		if (runs_human_only(&line->commands[i]))
-			return true;
-		for (size_t k = 1; k < w->count && depth < 3; k++) {
+		/* Inside a word (text, maybe), only what is denied outright. */
+		inspect_command(&line->commands[i], depth == 0, f);
+		for (size_t k = 0; k < w->count && depth < 3; k++) {
 			struct cmdline inner = CMDLINE_INIT;
-			bool found;
 
+			if (k > 0 && strcmp(w->items[k], "daicho") == 0) {
+				/* A launcher daicho does not know: systemd-run
+				 * --user daicho approve 3. */
+				struct cmdline_command rest = { { w->items + k,
+					w->count - k, 0 }, NULL, false };
+
+				inspect_command(&rest, false, f);
+				continue;
+			}
 			if (strstr(w->items[k], "daicho") == NULL ||
 			    strcmp(w->items[k], "daicho") == 0)
 				continue;
 			cmdline_parse(w->items[k], &inner, NULL);
-			found = line_runs_human_only(&inner, depth + 1);
+			inspect_line(&inner, depth + 1, f);
 			cmdline_release(&inner);
-			if (found)
-				return true;
 		}
 	}
-	return false;
 }
 
 /* The paths an edit tool call writes, as given (absolute or relative). */
@@ -332,6 +444,7 @@ check_shell(const struct hook_request *req, const json_t *input,
 	const char *cwd = payload_str(req->payload, "cwd");
 	json_t *gates = NULL, *denial = NULL, *g, *r;
 	struct approval_key key = { 0 };
+	struct shell_findings findings = { false, BUF_INIT, BUF_INIT };
 	bool requires = false, approval = false;
 	size_t i, j;
 	int rc = 0;
@@ -339,10 +452,35 @@ check_shell(const struct hook_request *req, const json_t *input,
 	if (!shell_line(input, &line, &shown))
 		goto done;
 	v->fail_closed = true;
-	if (line_runs_human_only(&line, 0))
+	inspect_line(&line, 0, &findings);
+	if (findings.human_only)
 		decide(v, DECIDE_DENY, "daicho approve, deny and gate rm are for a "
 		    "human at a terminal, never an agent: ask the person to run it in "
 		    "their own shell.");
+	if (findings.identity.len > 0) {
+		buf_addf(&text, "This command strips or blanks an identity variable "
+		    "(%s), so that daicho would take what it runs for the human's. "
+		    "Leave DAICHO_AGENT and the client's variables as they are; to "
+		    "name a subagent, set DAICHO_AGENT to a name.",
+		    findings.identity.buf);
+		decide(v, DECIDE_DENY, text.buf);
+		buf_reset(&text);
+	}
+	if (findings.unresolved.len > 0 && req->client == HOOK_CLAUDE) {
+		buf_addf(&text, "daicho cannot tell what this command runs (%s): "
+		    "allow it only if you have read it and mean it to run.",
+		    findings.unresolved.buf);
+		decide(v, DECIDE_ASK, text.buf);
+		buf_reset(&text);
+	} else if (findings.unresolved.len > 0) {
+		buf_addf(&text, "daicho cannot tell what this command runs (%s), and "
+		    "this client cannot ask a person to confirm it. Name the program "
+		    "directly (no $VAR or $(...) in its place, no pipe into a shell "
+		    "or interpreter), or ask the person to run it in their own "
+		    "shell.", findings.unresolved.buf);
+		decide(v, DECIDE_DENY, text.buf);
+		buf_reset(&text);
+	}
 	if ((rc = gate_match(req->ledger, &line, &gates, err)) < 0)
 		goto done;
 	cmdline_fingerprint(&line, cwd ? cwd : "", &fingerprint);
@@ -415,6 +553,8 @@ done:
 	json_decref(gates);
 	json_decref(denial);
 	cmdline_release(&line);
+	buf_release(&findings.identity);
+	buf_release(&findings.unresolved);
 	buf_release(&shown);
 	buf_release(&fingerprint);
 	buf_release(&key_text);

@@ -8,6 +8,17 @@
  * Pre-tool-use, for the caller:
  *   - a shell command that runs 'daicho approve', 'daicho deny' or 'daicho
  *     gate rm' is denied: those are for a human at a terminal;
+ *   - a shell command that strips or blanks an identity variable is
+ *     denied: env -i, env -u NAME, unset NAME, export -n NAME for any of
+ *     util/client.h's client_identity_variables; DAICHO_AGENT= (empty or
+ *     an expansion); any assignment to a client's variable. DAICHO_AGENT
+ *     set to a name is allowed: that is how a subagent is named;
+ *   - a shell command whose program cannot be resolved statically (see
+ *     util/cmdline.h: $(...) or $VAR in its place, input piped into a
+ *     shell or interpreter; also a daicho command named by an expansion
+ *     or added by xargs or an alias) gets "ask" from Claude Code and is
+ *     denied by Codex and Gemini, which cannot ask, with a reason telling
+ *     the agent that a person must run it;
  *   - a command a human denied is denied, with the denial;
  *   - a command matching a gate with --require is denied with the
  *     'daicho gate exec -- CMD' to run instead (which checks them); one

@@ -22,6 +22,31 @@ struct word {
 	bool quoted;	    /* some part was quoted, so even "" is a word */
 };
 
+/* Where a command's standard input comes from. */
+enum stdin_source {
+	STDIN_INHERITED, /* whatever the line itself was given */
+	STDIN_PIPE,	 /* the output of the command before a | */
+	STDIN_FILE,	 /* a < redirection (or <&, <>) */
+	STDIN_BODY,	 /* a here-document or here-string */
+};
+
+/* What is known about one word of a simple command, besides its text. */
+#define WORD_DYNAMIC 1 /* its last path component holds an expansion or a
+			  glob: the program it names is known only when run */
+
+/* How a simple command came to be: what its words and input are. */
+struct command_input {
+	const char *flags;	      /* one WORD_* byte per word, or NULL */
+	enum stdin_source stdin_from; /* its standard input */
+	const char *placeholder;      /* filled in when it runs, in the
+					 program word it means an unknown
+					 program (find's {}), or NULL */
+};
+
+/* What the commands of a script are given when nothing else says. */
+static const struct command_input nothing_given = { NULL, STDIN_INHERITED,
+	NULL };
+
 struct heredoc {
 	char *delimiter; /* owned, after quote removal */
 	bool strip_tabs; /* <<- */
@@ -42,9 +67,16 @@ struct parser {
 				     or NULL */
 	struct strlist *collect;  /* when set, the raw words of simple
 				     commands go here instead of to out */
+	struct buf *collect_flags; /* with collect: their WORD_* bytes, or
+				      NULL */
 	size_t collected;	  /* simple commands collected */
 	bool pattern;		  /* splitting a gate pattern */
 	bool runs_shell;	  /* a shell without -c is run */
+	enum stdin_source stdin_from;	 /* the current command's input */
+	enum stdin_source stdin_default; /* a command's input when nothing
+					    redirects it */
+	const char *placeholder;	 /* as in struct command_input, for
+					    every command */
 	int depth;		  /* nesting of substitutions and scripts */
 	struct heredoc *pending;  /* here-documents waiting for a newline */
 	size_t pending_count, pending_alloc;
@@ -54,8 +86,9 @@ struct parser {
 static int parse_list(struct parser *, bool);
 static int parse_word(struct parser *, struct word *);
 static int parse_script(const char *, struct cmdline *, struct buf *,
-    struct strlist *, int);
-static int add_simple_command(struct parser *, char *const *, size_t, int);
+    struct strlist *, const struct command_input *, int);
+static int add_simple_command(struct parser *, char *const *, size_t,
+    const struct command_input *, int);
 
 static void
 parser_init(struct parser *p, const char *text, struct cmdline *out,
@@ -117,6 +150,56 @@ word_add_span(struct word *w, const char *s, size_t len,
 {
 	for (size_t i = 0; i < len; i++)
 		word_add(w, s[i], class);
+}
+
+/*
+ * Whether the unquoted c at w's byte i starts a glob or brace expansion: *
+ * and ? always; [ when a ] follows, { when a } follows with a ',' or ".."
+ * between ("[" alone is the test command, "{}" stays as it is).
+ */
+static bool
+starts_pattern(const struct word *w, size_t i)
+{
+	char c = w->text.buf[i];
+	const char *close;
+
+	if (c == '*' || c == '?')
+		return true;
+	if (c != '[' && c != '{')
+		return false;
+	close = memchr(w->text.buf + i + 1, c == '[' ? ']' : '}',
+	    w->text.len - i - 1);
+	if (close == NULL || c == '[')
+		return close != NULL;
+	for (const char *p = w->text.buf + i + 1; p < close; p++)
+		if (*p == ',' || (p[0] == '.' && p[1] == '.'))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the last path component of w (after its last literal '/') holds
+ * an expansion ($, `, or a quoted one) or a glob or brace pattern, so that
+ * the program it names is known only when the line runs. A leading ~ is
+ * not counted: it changes the directory, not the name.
+ */
+static bool
+word_is_dynamic(const struct word *w)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < w->text.len; i++)
+		if (w->text.buf[i] == '/' && w->classes.buf[i] == CLASS_LITERAL)
+			start = i + 1;
+	for (size_t i = start; i < w->text.len; i++) {
+		char class = w->classes.buf[i];
+
+		if (class == CLASS_QUOTED_LIVE ||
+		    (class == CLASS_LIVE && (strchr("$`<>", w->text.buf[i]) ||
+		    starts_pattern(w, i))))
+			return true;
+	}
+	return false;
 }
 
 static bool
@@ -278,6 +361,7 @@ static int
 scan_substitution(struct parser *p)
 {
 	struct strlist *tokens = p->tokens;
+	enum stdin_source saved_from, saved_default;
 	int rc;
 
 	if (p->pattern)
@@ -287,7 +371,13 @@ scan_substitution(struct parser *p)
 	p->pos += 2;
 	p->tokens = NULL; /* the word holds the text as written */
 	p->depth++;
+	/* The commands inside read what the line was given. */
+	saved_from = p->stdin_from;
+	saved_default = p->stdin_default;
+	p->stdin_from = p->stdin_default = STDIN_INHERITED;
 	rc = parse_list(p, true);
+	p->stdin_from = saved_from;
+	p->stdin_default = saved_default;
 	p->depth--;
 	p->tokens = tokens;
 	return rc;
@@ -331,7 +421,8 @@ scan_backticks(struct parser *p, bool in_double_quotes)
 		buf_addch(&inner, c);
 		p->pos++;
 	}
-	rc = parse_script(inner.buf, p->out, p->why, NULL, p->depth + 1);
+	rc = parse_script(inner.buf, p->out, p->why, NULL, &nothing_given,
+	    p->depth + 1);
 	buf_release(&inner);
 	return rc;
 }
@@ -729,6 +820,10 @@ parse_redirection(struct parser *p, const char *io_number)
 		bool here_document = len >= 2 && s[0] == '<' && s[1] == '<' &&
 		    s[2] != '<';
 
+		/* Standard input: <, <&, <> and the bodies (<<, <<-, <<<). */
+		if (s[0] == '<' && (io_number[0] == '\0' ||
+		    strcmp(io_number, "0") == 0))
+			p->stdin_from = s[1] == '<' ? STDIN_BODY : STDIN_FILE;
 		record(p, op.buf);
 		if (here_document && target.quoted && p->tokens != NULL) {
 			/* <<'EOF' is not <<EOF, though EOF needs no quotes. */
@@ -803,6 +898,7 @@ read_here_documents(struct parser *p)
 			} else {
 				parser_init(&q, body.buf, p->out, p->why,
 				    p->depth + 1);
+				q.stdin_from = q.stdin_default = STDIN_INHERITED;
 				word_init(&ignored);
 				rc = parse_double_quoted(&q, &ignored, true);
 				word_release(&ignored);
@@ -820,25 +916,37 @@ read_here_documents(struct parser *p)
 	return rc;
 }
 
-/* Hand the words of a finished simple command on, and empty words. */
+/*
+ * Hand the words of a finished simple command on (flags holds a WORD_*
+ * byte for each), and empty words and flags. The next command reads what
+ * a command reads by default.
+ */
 static int
-end_command(struct parser *p, struct strlist *words)
+end_command(struct parser *p, struct strlist *words, struct buf *flags)
 {
+	struct command_input input = { flags->buf, p->stdin_from,
+		p->placeholder };
 	int rc;
 
 	if (words->count == 0)
 		return 0;
+	p->stdin_from = p->stdin_default;
 	if (p->collect != NULL) {
 		for (size_t i = 0; i < words->count; i++)
 			strlist_add_owned(p->collect, words->items[i]);
+		if (p->collect_flags != NULL)
+			buf_add(p->collect_flags, flags->buf, flags->len);
 		free(words->items);
 		words->items = NULL;
 		words->count = words->alloc = 0;
+		buf_reset(flags);
 		p->collected++;
 		return 0;
 	}
-	rc = add_simple_command(p, words->items, words->count, p->depth);
+	rc = add_simple_command(p, words->items, words->count, &input,
+	    p->depth);
 	strlist_release(words);
+	buf_reset(flags);
 	return rc;
 }
 
@@ -875,6 +983,7 @@ static int
 parse_list(struct parser *p, bool in_substitution)
 {
 	struct strlist words = STRLIST_INIT;
+	struct buf flags = BUF_INIT; /* a WORD_* byte for each of words */
 	int *case_parens = NULL; /* paren depth where each open case began */
 	size_t case_count = 0, case_alloc = 0;
 	int paren_depth = 0, rc = 0;
@@ -909,7 +1018,7 @@ parse_list(struct parser *p, bool in_substitution)
 			break;
 		}
 		if (s[0] == '\n') {
-			if ((rc = end_command(p, &words)) < 0)
+			if ((rc = end_command(p, &words, &flags)) < 0)
 				break;
 			record_line_break(p);
 			p->pos++;
@@ -922,15 +1031,17 @@ parse_list(struct parser *p, bool in_substitution)
 			size_t len = separator_length(s);
 			char op[4] = { 0 };
 
-			if ((rc = end_command(p, &words)) < 0)
+			if ((rc = end_command(p, &words, &flags)) < 0)
 				break;
 			memcpy(op, s, len);
 			record(p, op);
 			p->pos += len;
+			p->stdin_from = strcmp(op, "|") == 0 ||
+			    strcmp(op, "|&") == 0 ? STDIN_PIPE : p->stdin_default;
 			continue;
 		}
 		if (s[0] == '(' || s[0] == ')') {
-			if ((rc = end_command(p, &words)) < 0)
+			if ((rc = end_command(p, &words, &flags)) < 0)
 				break;
 			p->pos++;
 			if (s[0] == '(') {
@@ -984,13 +1095,15 @@ parse_list(struct parser *p, bool in_substitution)
 		    is_dropped_reserved_word(w.text.buf)) {
 			/* Not a command of its own. */
 		} else if (w.text.len > 0 || w.quoted) {
+			buf_addch(&flags, word_is_dynamic(&w) ? WORD_DYNAMIC : 0);
 			strlist_add_owned(&words, buf_detach(&w.text, NULL));
 		}
 		word_release(&w);
 	}
 	if (rc == 0)
-		rc = end_command(p, &words);
+		rc = end_command(p, &words, &flags);
 	strlist_release(&words);
+	buf_release(&flags);
 	free(case_parens);
 	return rc;
 }
@@ -1017,11 +1130,34 @@ is_assignment(const char *s)
 	return s[i] == '=';
 }
 
+/* Note a change to the environment of the commands the line runs. */
+static void
+note_environment(struct parser *p, const char *change)
+{
+	if (p->out != NULL)
+		strlist_add(&p->out->environment, change);
+}
+
+/* Note "-NAME": NAME is removed from the environment. */
+static void
+note_unset(struct parser *p, const char *name)
+{
+	struct buf change = BUF_INIT;
+
+	buf_addf(&change, "-%s", name);
+	note_environment(p, change.buf);
+	buf_release(&change);
+}
+
+/*
+ * Skip the NAME=value assignments at words[i..n), noting each; returns the
+ * index of the first word that is none.
+ */
 static size_t
-skip_assignments(char *const *words, size_t i, size_t n)
+take_assignments(struct parser *p, char *const *words, size_t i, size_t n)
 {
 	while (i < n && is_assignment(words[i]))
-		i++;
+		note_environment(p, words[i++]);
 	return i;
 }
 
@@ -1156,16 +1292,17 @@ is_shell(const char *program)
 }
 
 /*
- * The command string of a shell run as words[0..n): the first operand
- * after the options when -c is among them (-c, -lc, -ec, ...), else NULL.
- * *has_c tells whether -c was given.
+ * The options of a shell run as words[0..n): *has_c tells whether -c was
+ * given (-c, -lc, -ec, ...), *has_s whether -s was. Returns the index of
+ * the first operand (n when there is none): the command string with -c,
+ * else the script.
  */
-static const char *
-shell_command_string(char *const *words, size_t n, bool *has_c)
+static size_t
+shell_operands(char *const *words, size_t n, bool *has_c, bool *has_s)
 {
 	size_t i = 1;
 
-	*has_c = false;
+	*has_c = *has_s = false;
 	while (i < n) {
 		const char *s = words[i];
 		bool takes_argument = false;
@@ -1186,13 +1323,273 @@ shell_command_string(char *const *words, size_t n, bool *has_c)
 		for (size_t j = 1; s[j] != '\0'; j++) {
 			if (s[j] == 'c' && s[0] == '-')
 				*has_c = true;
+			else if (s[j] == 's' && s[0] == '-')
+				*has_s = true;
 			else if (s[j] == 'o' || s[j] == 'O')
 				takes_argument = true;
 		}
 		i += takes_argument ? 2 : 1;
 	}
+	return i < n ? i : n;
+}
+
+/*
+ * The command string of a shell run as words[0..n): the first operand
+ * after the options when -c is among them (-c, -lc, -ec, ...), else NULL.
+ * *has_c tells whether -c was given.
+ */
+static const char *
+shell_command_string(char *const *words, size_t n, bool *has_c)
+{
+	bool has_s;
+	size_t i = shell_operands(words, n, has_c, &has_s);
+
 	return *has_c && i < n ? words[i] : NULL;
 }
+
+/*
+ * An interpreter of another language, and how its options say where its
+ * program comes from: an option giving it inline (or by module or file
+ * name) means not standard input.
+ */
+struct interpreter {
+	const char *name;		 /* also with a version: python3.12 */
+	const char *inline_letters;	 /* the program follows (-c, -e) */
+	const char *argument_letters;	 /* take an argument, attached or
+					    the next word */
+	const char *attached_letters;	 /* take the rest of the word */
+	const char *digit_letters;	 /* take the digits that follow */
+	const char *const *inline_long;	 /* --eval=CODE, --eval CODE */
+	const char *const *argument_long; /* long options with an argument */
+};
+
+static const char *const node_inline[] = { "eval", "print", NULL };
+static const char *const node_argument[] = { "require", "import",
+	"input-type", "loader", "experimental-loader", "conditions", "title",
+	"env-file", "stack-size", NULL };
+
+static const struct interpreter interpreters[] = {
+	{ "python", "cm", "WXQ", "", "", NULL, NULL },
+	{ "pypy", "cm", "WXQ", "", "", NULL, NULL },
+	{ "perl", "eE", "", "ixCdDMmI", "0l", NULL, NULL },
+	{ "ruby", "e", "IrCE", "FTxKW", "0", NULL, NULL },
+	{ "node", "ep", "r", "", "", node_inline, node_argument },
+	{ "nodejs", "ep", "r", "", "", node_inline, node_argument },
+	{ "php", "rfRBEF", "cdz", "", "", NULL, NULL },
+	{ "lua", "e", "l", "", "", NULL, NULL },
+	{ "luajit", "e", "lj", "", "", NULL, NULL },
+	{ "tclsh", "", "", "", "", NULL, NULL },
+	{ "Rscript", "e", "", "", "", NULL, NULL },
+};
+
+/* The interpreter program is (its name, maybe with a version), or NULL. */
+static const struct interpreter *
+find_interpreter(const char *program)
+{
+	for (size_t i = 0; i < sizeof(interpreters) / sizeof(interpreters[0]);
+	     i++) {
+		size_t len = strlen(interpreters[i].name);
+
+		if (strncmp(program, interpreters[i].name, len) == 0 &&
+		    strspn(program + len, "0123456789.") == strlen(program + len))
+			return &interpreters[i];
+	}
+	return NULL;
+}
+
+/*
+ * The options of interpreter it run as words[0..n): *given_inline tells
+ * whether an option gave the program (inline, or a module or file by
+ * name). Returns the index of the first operand (n when there is none):
+ * the script, or "-" for standard input.
+ */
+static size_t
+interpreter_operands(const struct interpreter *it, char *const *words,
+    size_t n, bool *given_inline)
+{
+	size_t i = 1;
+
+	*given_inline = false;
+	while (i < n && !*given_inline) {
+		const char *s = words[i];
+
+		if (strcmp(s, "--") == 0)
+			return i + 1 < n ? i + 1 : n;
+		if (s[0] != '-' || s[1] == '\0')
+			return i;
+		i++;
+		if (s[1] == '-') {
+			const char *name = s + 2, *equals = strchr(name, '=');
+			size_t len = equals ? (size_t)(equals - name)
+					    : strlen(name);
+
+			if (in_list(name, len, it->inline_long))
+				*given_inline = true;
+			else if (equals == NULL &&
+			    in_list(name, len, it->argument_long))
+				i++;
+			continue;
+		}
+		for (size_t j = 1; s[j] != '\0'; j++) {
+			if (strchr(it->inline_letters, s[j]) != NULL) {
+				*given_inline = true;
+				break;
+			}
+			if (strchr(it->argument_letters, s[j]) != NULL) {
+				if (s[j + 1] == '\0')
+					i++;
+				break;
+			}
+			if (strchr(it->attached_letters, s[j]) != NULL)
+				break;
+			if (strchr(it->digit_letters, s[j]) != NULL)
+				while (s[j + 1] != '\0' &&
+				    strchr("0123456789abcdefABCDEFx", s[j + 1]))
+					j++;
+		}
+	}
+	return i < n ? i : n;
+}
+
+/* Whether path names standard input. */
+static bool
+is_stdin_path(const char *path)
+{
+	return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdin") == 0 ||
+	    strcmp(path, "/dev/fd/0") == 0 ||
+	    strcmp(path, "/proc/self/fd/0") == 0;
+}
+
+/* Whether a word is a process substitution, <(...). */
+static bool
+is_process_substitution(const char *word)
+{
+	return word[0] == '<' && word[1] == '(';
+}
+
+/*
+ * Why the script or program of words[0..n) (already unwrapped) cannot be
+ * known without running the line, or NULL: a shell, source (.) or an
+ * interpreter reading it from standard input that is a pipe or a file, or
+ * from a process substitution; through xargs, a shell's -c string that
+ * xargs supplies.
+ */
+static const char *
+script_unknown(char *const *words, size_t n, enum stdin_source stdin_from,
+    bool through_xargs)
+{
+	const char *program = base_name(words[0]);
+	const struct interpreter *it = find_interpreter(program);
+	bool fed = stdin_from == STDIN_PIPE || stdin_from == STDIN_FILE;
+	bool has_c, has_s, given_inline;
+	const char *script;
+	size_t i;
+
+	if (is_shell(program)) {
+		i = shell_operands(words, n, &has_c, &has_s);
+		if (has_c)
+			return i == n && through_xargs ? "xargs supplies the "
+			    "command string of a shell's -c" : NULL;
+		script = i < n && !has_s ? words[i] : NULL;
+	} else if (strcmp(program, "source") == 0 || strcmp(program, ".") == 0) {
+		i = 1 < n && strcmp(words[1], "--") == 0 ? 2 : 1;
+		if (i >= n)
+			return NULL;
+		script = words[i];
+	} else if (it != NULL) {
+		i = interpreter_operands(it, words, n, &given_inline);
+		if (given_inline)
+			return NULL;
+		script = i < n ? words[i] : NULL;
+	} else {
+		return NULL;
+	}
+	if (script != NULL && is_process_substitution(script))
+		return "it runs a script from a process substitution";
+	if (fed && (script == NULL || is_stdin_path(script)))
+		return "it reads its script from standard input, which is a "
+		       "pipe or a file";
+	return NULL;
+}
+
+/*
+ * Note the environment options of env at words[from..to): -i, - and
+ * --ignore-environment as "-", -u NAME and --unset NAME as "-NAME".
+ */
+static void
+note_env_options(struct parser *p, char *const *words, size_t from,
+    size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const char *s = words[i];
+
+		if (strcmp(s, "-") == 0 || strcmp(s, "--ignore-environment") == 0) {
+			note_environment(p, "-");
+		} else if (strncmp(s, "--unset=", 8) == 0) {
+			note_unset(p, s + 8);
+		} else if (strcmp(s, "--unset") == 0 && i + 1 < to) {
+			note_unset(p, words[++i]);
+		} else if ((strcmp(s, "--chdir") == 0 ||
+		    strcmp(s, "--split-string") == 0) && i + 1 < to) {
+			i++;
+		} else if (s[0] == '-' && s[1] != '-') {
+			for (size_t j = 1; s[j] != '\0'; j++) {
+				if (s[j] == 'i') {
+					note_environment(p, "-");
+				} else if (s[j] == 'u' || s[j] == 'C' ||
+				    s[j] == 'S') {
+					const char *argument = s[j + 1] ? s + j + 1
+					    : i + 1 < to ? words[++i] : NULL;
+
+					if (s[j] == 'u' && argument != NULL)
+						note_unset(p, argument);
+					break;
+				}
+			}
+		}
+	}
+}
+
+/*
+ * Note what the builtins unset, export, declare, typeset, local and
+ * readonly at words[0..n) do to the environment.
+ */
+static void
+note_builtin_environment(struct parser *p, char *const *words, size_t n)
+{
+	const char *program = words[0];
+	bool removes = false, functions = false;
+	size_t i = 1;
+
+	if (strcmp(program, "unset") == 0) {
+		removes = true;
+	} else if (strcmp(program, "export") != 0 &&
+	    strcmp(program, "declare") != 0 && strcmp(program, "typeset") != 0 &&
+	    strcmp(program, "local") != 0 && strcmp(program, "readonly") != 0) {
+		return;
+	}
+	for (; i < n && (words[i][0] == '-' || words[i][0] == '+') &&
+	     words[i][1] != '\0'; i++) {
+		if (strcmp(words[i], "--") == 0) {
+			i++;
+			break;
+		}
+		if (strchr(words[i], 'f') != NULL || strchr(words[i], 'F'))
+			functions = true;
+		/* export -n NAME, declare +x NAME: no longer exported. */
+		if ((words[i][0] == '-' && strchr(words[i], 'n') &&
+		    strcmp(program, "export") == 0) ||
+		    (words[i][0] == '+' && strchr(words[i], 'x')))
+			removes = true;
+	}
+	for (; i < n && !functions; i++) {
+		if (is_assignment(words[i]))
+			note_environment(p, words[i]);
+		else if (removes)
+			note_unset(p, words[i]);
+	}
+}
+
 
 /* words[0..n) joined by single spaces; the caller frees it. */
 static char *
@@ -1209,40 +1606,48 @@ join_words(char *const *words, size_t n)
 }
 
 static int
-parse_joined(struct parser *p, char *const *words, size_t n, int depth)
+parse_joined(struct parser *p, char *const *words, size_t n,
+    const struct command_input *given, int depth)
 {
 	char *text = join_words(words, n);
-	int rc = parse_script(text, p->out, p->why, NULL, depth + 1);
+	int rc = parse_script(text, p->out, p->why, NULL, given, depth + 1);
 
 	free(text);
 	return rc;
 }
 
 /*
- * Add the commands that the unwrapped command words[0..n) runs itself:
- * sh -c STRING, eval, su -c, ssh HOST COMMAND and find -exec. Notes in p
- * when a shell runs without -c. Returns 0 or -1.
+ * Add the commands that the unwrapped command words[0..n), given its
+ * input and placeholder, runs itself: sh -c STRING and eval (whose
+ * commands are given the same), su -c, script -c, ssh HOST COMMAND, find
+ * -exec and alias values; note what builtins do to the environment. Notes
+ * in p when a shell runs without -c. Returns 0 or -1.
  */
 static int
-add_inner_commands(struct parser *p, char *const *words, size_t n, int depth)
+add_inner_commands(struct parser *p, char *const *words, size_t n,
+    const struct command_input *given, int depth)
 {
 	static const char *const su_long[] = { "command", "shell", "group",
 		"supp-group", "whitelist-environment", NULL };
+	static const char *const script_long[] = { "command", "log-io",
+		"log-in", "log-out", "log-timing", "logging-format", "echo",
+		"output-limit", "timing", NULL };
 	const char *program = base_name(words[0]);
 	const char *string = NULL;
 	bool has_c;
 	size_t i;
 	int rc = 0;
 
+	note_builtin_environment(p, words, n);
 	if (is_shell(program)) {
 		string = shell_command_string(words, n, &has_c);
 		if (!has_c)
 			p->runs_shell = true;
 		if (string != NULL)
-			rc = parse_script(string, p->out, p->why, NULL,
+			rc = parse_script(string, p->out, p->why, NULL, given,
 			    depth + 1);
 	} else if (strcmp(program, "eval") == 0 && n > 1) {
-		rc = parse_joined(p, words + 1, n - 1, depth);
+		rc = parse_joined(p, words + 1, n - 1, given, depth);
 	} else if (strcmp(program, "su") == 0) {
 		/* su takes options after the user too. */
 		for (i = 1; i < n; i++)
@@ -1250,12 +1655,33 @@ add_inner_commands(struct parser *p, char *const *words, size_t n, int depth)
 			    "command", &string);
 		if (string != NULL)
 			rc = parse_script(string, p->out, p->why, NULL,
-			    depth + 1);
+			    &nothing_given, depth + 1);
+	} else if (strcmp(program, "script") == 0) {
+		/* util-linux script -c COMMAND [FILE]: $SHELL -c COMMAND. */
+		skip_options(words, 1, n, "cTIOBmEo", script_long, 'c', "command",
+		    &string);
+		if (string != NULL)
+			rc = parse_script(string, p->out, p->why, NULL,
+			    &nothing_given, depth + 1);
 	} else if (strcmp(program, "ssh") == 0) {
 		i = skip_options(words, 1, n, "BbcDEeFIiJLlmOoPpQRSWw", NULL,
 		    '\0', NULL, NULL);
 		if (i + 1 < n)
-			rc = parse_joined(p, words + i + 1, n - i - 1, depth);
+			rc = parse_joined(p, words + i + 1, n - i - 1,
+			    &nothing_given, depth);
+	} else if (strcmp(program, "alias") == 0 && p->out != NULL) {
+		/* alias NAME=VALUE: VALUE starts the commands it stands for. */
+		for (i = 1; i < n && rc == 0; i++) {
+			const char *value = strchr(words[i], '=');
+			size_t first = p->out->count;
+
+			if (value == NULL || value[1] == '\0')
+				continue;
+			rc = parse_script(value + 1, p->out, p->why, NULL,
+			    &nothing_given, depth + 1);
+			for (size_t k = first; k < p->out->count; k++)
+				p->out->commands[k].arguments_added = true;
+		}
 	} else if (strcmp(program, "find") == 0) {
 		for (i = 1; i < n && rc == 0; i++) {
 			size_t end;
@@ -1269,18 +1695,26 @@ add_inner_commands(struct parser *p, char *const *words, size_t n, int depth)
 			     strcmp(words[end], ";") != 0 &&
 			     strcmp(words[end], "+") != 0; end++)
 				continue;
-			if (end > i + 1)
+			if (end > i + 1) {
+				struct command_input input = { NULL,
+					given->stdin_from, "{}" };
+
 				rc = add_simple_command(p, words + i + 1,
-				    end - i - 1, depth + 1);
+				    end - i - 1, &input, depth + 1);
+			}
 			i = end;
 		}
 	}
 	return rc;
 }
 
-/* Append words[0..n) to out as a command, the first reduced to its basename. */
+/*
+ * Append words[0..n) to out as a command, the first reduced to its
+ * basename unless keep_program_word (an expansion's text is no path).
+ */
 static void
-add_command(struct cmdline *out, char *const *words, size_t n)
+add_command(struct cmdline *out, char *const *words, size_t n,
+    bool keep_program_word)
 {
 	struct cmdline_command *command;
 
@@ -1288,7 +1722,8 @@ add_command(struct cmdline *out, char *const *words, size_t n)
 	    sizeof(*command));
 	command = &out->commands[out->count++];
 	memset(command, 0, sizeof(*command));
-	strlist_add(&command->words, base_name(words[0]));
+	strlist_add(&command->words, keep_program_word ? words[0]
+						       : base_name(words[0]));
 	for (size_t i = 1; i < n; i++)
 		strlist_add(&command->words, words[i]);
 }
@@ -1299,38 +1734,44 @@ add_command(struct cmdline *out, char *const *words, size_t n)
  */
 static int
 split_words(struct parser *p, const char *text, int depth,
-    struct strlist *words)
+    struct strlist *words, struct buf *flags)
 {
 	struct parser q;
 	int rc;
 
 	parser_init(&q, text, p->out, p->why, depth);
 	q.collect = words;
+	q.collect_flags = flags;
 	rc = parse_list(&q, false);
 	parser_release(&q);
 	return rc;
 }
 
 /*
- * Add the simple command words[0..n) to p->out: unwrapped (assignments and
- * wrappers peeled), then each form with wrappers still on, outermost first,
- * then the commands it runs. Returns 0 or -1.
+ * Add the simple command words[0..n), made as input says, to p->out:
+ * unwrapped (assignments and wrappers peeled, the environment changes they
+ * make noted), then each form with wrappers still on, outermost first,
+ * then the commands it runs. Each form says whether its program is
+ * unresolved and whether arguments are added. Returns 0 or -1.
  */
 static int
-add_simple_command(struct parser *p, char *const *words, size_t n, int depth)
+add_simple_command(struct parser *p, char *const *words, size_t n,
+    const struct command_input *input, int depth)
 {
 	size_t *stages = NULL, stage_count = 0, stage_alloc = 0;
-	size_t i = skip_assignments(words, 0, n);
-	bool delegated = false;
+	size_t i = take_assignments(p, words, 0, n), first;
+	const char *placeholder = input->placeholder, *unresolved = NULL;
+	bool delegated = false, through_xargs = false, replaced = false;
+	enum stdin_source program_stdin = input->stdin_from;
 	int rc = 0;
 
 	if (depth >= MAX_DEPTH)
 		return fail(p, "command nested too deeply");
 	while (i < n) {
 		const struct wrapper *wrapper;
-		const char *split = NULL;
+		const char *watched = NULL;
 		size_t next;
-		bool is_env;
+		bool is_env, is_xargs;
 
 		wrapper = find_wrapper(base_name(words[i]));
 		if (wrapper == NULL)
@@ -1343,45 +1784,102 @@ add_simple_command(struct parser *p, char *const *words, size_t n, int depth)
 		    sizeof(*stages));
 		stages[stage_count++] = i;
 		is_env = strcmp(wrapper->name, "env") == 0;
+		is_xargs = strcmp(wrapper->name, "xargs") == 0;
 		next = i + 1;
 		for (;;) {
 			next = skip_options(words, next, n,
 			    wrapper->short_with_argument,
-			    wrapper->long_with_argument, is_env ? 'S' : '\0',
-			    is_env ? "split-string" : NULL, &split);
+			    wrapper->long_with_argument,
+			    is_env ? 'S' : is_xargs ? 'I' : '\0',
+			    is_env ? "split-string" : is_xargs ? "replace" : NULL,
+			    &watched);
 			/* "env -" is "env -i". */
 			if (!is_env || next >= n ||
 			    strcmp(words[next], "-") != 0)
 				break;
 			next++;
 		}
+		if (is_env)
+			note_env_options(p, words, i + 1, next);
+		if (is_xargs) {
+			/* Its program reads nothing from xargs' input. */
+			through_xargs = true;
+			program_stdin = STDIN_INHERITED;
+			for (size_t k = i + 1; k < next; k++)
+				if (strcmp(words[k], "--replace") == 0 ||
+				    strncmp(words[k], "-i", 2) == 0)
+					watched = words[k][1] == 'i' && words[k][2]
+					    ? words[k] + 2 : "{}";
+			if (watched != NULL) {
+				placeholder = watched;
+				replaced = true;
+			}
+		}
 		next += wrapper->operands;
-		if (split != NULL) {
-			/* env -S STRING ARG...: STRING's words, then ARG... */
+		if (is_env && watched != NULL) {
+			/*
+			 * env -S STRING ARG...: STRING's words (env's own
+			 * options first), then ARG...
+			 */
 			struct strlist spliced = STRLIST_INIT;
+			struct buf flags = BUF_INIT;
+			struct command_input inner = *input;
+			size_t start = 0;
 
-			rc = split_words(p, split, depth + 1, &spliced);
-			for (size_t k = next; rc == 0 && k < n; k++)
+			rc = split_words(p, watched, depth + 1, &spliced, &flags);
+			for (size_t k = next; rc == 0 && k < n; k++) {
 				strlist_add(&spliced, words[k]);
-			if (rc == 0 && spliced.count > 0)
-				rc = add_simple_command(p, spliced.items,
-				    spliced.count, depth + 1);
+				buf_addch(&flags, input->flags ? input->flags[k] : 0);
+			}
+			if (rc == 0) {
+				start = skip_options(spliced.items, 0,
+				    spliced.count, wrapper->short_with_argument,
+				    wrapper->long_with_argument, '\0', NULL, NULL);
+				note_env_options(p, spliced.items, 0, start);
+			}
+			inner.flags = flags.buf + start;
+			if (rc == 0 && start < spliced.count)
+				rc = add_simple_command(p, spliced.items + start,
+				    spliced.count - start, &inner, depth + 1);
 			strlist_release(&spliced);
+			buf_release(&flags);
 			delegated = true;
 			break;
 		}
-		i = skip_assignments(words, next, n);
+		i = take_assignments(p, words, next, n);
 	}
 	if (rc < 0) {
 		free(stages);
 		return -1;
 	}
+	/* (A spliced env -S command has said it all.) */
+	if (!delegated && i >= n && through_xargs &&
+	    strcmp(base_name(words[stages[stage_count - 1]]), "xargs") != 0)
+		unresolved = "xargs reads the program from its input";
+	else if (delegated || i >= n)
+		unresolved = NULL; /* bare xargs runs echo */
+	else if (placeholder && *placeholder && strstr(words[i], placeholder))
+		unresolved = "xargs or find fills in the program when it runs";
+	else if (input->flags && (input->flags[i] & WORD_DYNAMIC))
+		unresolved = "the program is named by an expansion or a pattern";
+	else
+		unresolved = script_unknown(words + i, n - i, program_stdin,
+		    through_xargs);
+	first = p->out->count;
 	if (!delegated && i < n)
-		add_command(p->out, words + i, n - i);
+		add_command(p->out, words + i, n - i, input->flags &&
+		    (input->flags[i] & WORD_DYNAMIC));
 	for (size_t k = 0; k < stage_count; k++)
-		add_command(p->out, words + stages[k], n - stages[k]);
-	if (rc == 0 && !delegated && i < n)
-		rc = add_inner_commands(p, words + i, n - i, depth);
+		add_command(p->out, words + stages[k], n - stages[k], false);
+	for (size_t k = first; k < p->out->count; k++) {
+		p->out->commands[k].unresolved = unresolved;
+		p->out->commands[k].arguments_added = through_xargs && !replaced;
+	}
+	if (rc == 0 && !delegated && i < n) {
+		struct command_input given = { NULL, program_stdin, placeholder };
+
+		rc = add_inner_commands(p, words + i, n - i, &given, depth);
+	}
 	free(stages);
 	return rc;
 }
@@ -1393,7 +1891,7 @@ add_simple_command(struct parser *p, char *const *words, size_t n, int depth)
  */
 static int
 parse_script(const char *text, struct cmdline *out, struct buf *why,
-    struct strlist *tokens, int depth)
+    struct strlist *tokens, const struct command_input *given, int depth)
 {
 	struct parser p;
 	int rc;
@@ -1402,11 +1900,13 @@ parse_script(const char *text, struct cmdline *out, struct buf *why,
 	if (depth >= MAX_DEPTH)
 		return fail(&p, "command nested too deeply");
 	p.tokens = tokens;
+	p.stdin_from = p.stdin_default = given->stdin_from;
+	p.placeholder = given->placeholder;
 	rc = parse_list(&p, false);
 	if (rc == 0 && p.runs_shell)
 		for (size_t i = 0; i < p.bodies.count && rc == 0; i++)
 			rc = parse_script(p.bodies.items[i], out, why, NULL,
-			    depth + 1);
+			    &nothing_given, depth + 1);
 	parser_release(&p);
 	return rc;
 }
@@ -1420,6 +1920,7 @@ cmdline_release(struct cmdline *line)
 	line->commands = NULL;
 	line->count = line->alloc = 0;
 	strlist_release(&line->tokens);
+	strlist_release(&line->environment);
 	line->incomplete = false;
 }
 
@@ -1427,7 +1928,7 @@ int
 cmdline_parse(const char *text, struct cmdline *out, struct buf *why)
 {
 	size_t first_token = out->tokens.count;
-	int rc = parse_script(text, out, why, &out->tokens, 0);
+	int rc = parse_script(text, out, why, &out->tokens, &nothing_given, 0);
 
 	if (rc < 0) {
 		/* Fail closed, and keep failures apart in the fingerprint. */
@@ -1458,7 +1959,7 @@ cmdline_from_argv(char *const *argv, size_t argc, struct cmdline *out)
 		render_word(&token, argv[i], NULL, strlen(argv[i]));
 		strlist_add_owned(&out->tokens, buf_detach(&token, NULL));
 	}
-	if (argc > 0 && add_simple_command(&p, argv, argc, 0) < 0)
+	if (argc > 0 && add_simple_command(&p, argv, argc, &nothing_given, 0) < 0)
 		out->incomplete = true;
 	parser_release(&p);
 	buf_release(&why);

@@ -36,13 +36,47 @@
  *   sh|bash|dash|zsh|ksh|mksh|ash -c STRING (also -lc, -ec, ...): STRING
  *   eval ARG...: the arguments joined by spaces
  *   su ... -c STRING
+ *   script [options] -c STRING [FILE] (util-linux)
  *   ssh [options] HOST COMMAND...: the command words joined by spaces
  *   find ... -exec|-execdir|-ok|-okdir COMMAND... ; (or +)
+ *   alias NAME=VALUE: VALUE, as the start of a command (arguments are
+ *   added where the alias is used)
+ *
+ * Programs that cannot be known without running the line: each command
+ * says why in its unresolved field, or has it NULL. That is the case when
+ *   - the program word's last path component holds an expansion or a glob
+ *     ($VAR, ${...}, $(...), `...`, * ? [ {): "$(which git) push",
+ *     "$d approve"; a variable only in the directory ("$HOME/bin/git")
+ *     leaves the basename known, and a leading ~ is no expansion here;
+ *   - a shell (sh -s, "bash", "bash -", "bash /dev/stdin", ". /dev/stdin")
+ *     or an interpreter (python*, pypy*, perl, ruby, node, nodejs, php,
+ *     lua*, tclsh, Rscript: no -c/-e/-m, no script operand, or "-") reads
+ *     its program from standard input, and that input is a pipe or a file
+ *     ("curl x | sh", "base64 -d <x | bash", "python3 < a.py"); a
+ *     here-document or here-string is not (its body is split, for a shell);
+ *   - a shell, an interpreter or source runs a script from a process
+ *     substitution ("bash <(curl x)");
+ *   - xargs supplies the program: no program after xargs, the -I (-i,
+ *     --replace) string in the program word, or a shell's -c without its
+ *     string; and find -exec whose program word holds {}.
+ * The standard input of a command is followed through a pipe into the
+ * next simple command (also into "( ... )" and "{ ... }") and through the
+ * commands of sh -c STRING and eval; xargs gives its program none.
+ * Commands run through xargs or from an alias value get arguments added
+ * when they run (arguments_added).
+ *
+ * Changes to the environment of the commands run are listed in the line's
+ * environment field, in order: "NAME=value" for an assignment before a
+ * command or after env, a lone assignment, or export/declare/typeset/
+ * local/readonly NAME=value; "-NAME" for env -u NAME (--unset), unset NAME
+ * (not unset -f) and export -n / declare +x NAME; "-" for env -i (-,
+ * --ignore-environment), which clears everything.
  *
  * Limits (a gate cannot see through these): variables, aliases, functions,
  * globs and brace expansion are not expanded ("git push $FLAGS" is matched
  * with the word $FLAGS as written); a program run through a script file, or
- * a wrapper not listed above, is not seen.
+ * a wrapper not listed above, is not seen; the input of a command inside a
+ * loop body or after the first command of a group is not followed.
  *
  * Ownership: a struct cmdline owns its commands, their words and its
  * tokens. Start from CMDLINE_INIT (or zeroed); cmdline_release() frees
@@ -84,7 +118,13 @@
 
 /* A simple command: its words, after shell quoting is removed. */
 struct cmdline_command {
-	struct strlist words; /* the program's basename, then its arguments */
+	struct strlist words;	/* the program's basename (the whole word
+				   when unresolved), then its arguments */
+	const char *unresolved; /* why its program cannot be known without
+				   running the line (a static string), or
+				   NULL: see above */
+	bool arguments_added;	/* more arguments are added when it runs
+				   (xargs, an alias) */
 };
 
 struct cmdline {
@@ -94,9 +134,11 @@ struct cmdline {
 				  (words, operators, redirections,
 				  here-document bodies): the fingerprint */
 	bool incomplete;       /* splitting failed: matches every pattern */
+	struct strlist environment; /* changes to the environment, in
+				       order: "NAME=value", "-NAME", "-" */
 };
 
-#define CMDLINE_INIT { NULL, 0, 0, STRLIST_INIT, false }
+#define CMDLINE_INIT { NULL, 0, 0, STRLIST_INIT, false, STRLIST_INIT }
 
 void cmdline_release(struct cmdline *line);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -150,12 +151,14 @@ explain_worktree_add(struct buf *why, const char *what, int status,
 static void
 add_plain_checkout_options(const char *repo, struct strlist *argv)
 {
-	char *list[] = { "git", "-C", (char *)repo, "config", "--local", "-z",
-		"--get-regexp", "^filter\\.", NULL };
+	char *list[] = { "git", "-C", (char *)repo, "config", "--local",
+		"--includes", "-z", "--get-regexp", "^filter\\.", NULL };
 	struct buf out = BUF_INIT, option = BUF_INIT;
 
 	strlist_add(argv, "-c");
 	strlist_add(argv, "core.hooksPath=/dev/null");
+	strlist_add(argv, "-c");
+	strlist_add(argv, "core.fsmonitor=false");
 	if (proc_capture(list, &out) != 0)
 		goto done;
 	/* Entries "filter.NAME.KEY\nVALUE\0"; NAME may hold dots. */
@@ -203,11 +206,9 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 	strlist_add(&argv, "--end-of-options");
 	strlist_add(&argv, path);
 	strlist_add(&argv, commit);
-	strlist_add_owned(&argv, NULL);
-	argv.count--; /* the NULL ends argv; it is not an entry */
 	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
 		buf_reset(&output);
-		status = proc_capture_all(argv.items, &output);
+		status = proc_capture_all(strlist_argv(&argv), &output);
 		if (!lost_worktrees_race(status, &output))
 			break;
 	}
@@ -288,7 +289,7 @@ int
 git_rev_parse(const char *repo, const char *rev, struct buf *out)
 {
 	char *argv[] = { "git", "-C", (char *)repo, "rev-parse", "--verify",
-		"--quiet", (char *)rev, NULL };
+		"--quiet", "--end-of-options", (char *)rev, NULL };
 	int status;
 
 	buf_reset(out);
@@ -357,8 +358,8 @@ int
 git_is_ancestor(const char *repo, const char *ancestor, const char *commit,
     struct buf *why)
 {
-	const char *args[] = { "merge-base", "--is-ancestor", ancestor, commit,
-		NULL };
+	const char *args[] = { "merge-base", "--is-ancestor", "--end-of-options",
+		ancestor, commit, NULL };
 	int status = git_run(repo, args, NULL, false);
 
 	if (status == 0 || status == 1)
@@ -397,7 +398,8 @@ git_changed_paths(const char *repo, const char *base, const char *commit,
 {
 	struct buf out = BUF_INIT;
 	const char *args[] = { "diff", "--name-only", "--no-renames", "-z",
-		"--no-ext-diff", "--no-textconv", base, commit, "--", NULL };
+		"--no-ext-diff", "--no-textconv", "--no-relative", "--end-of-options",
+		base, commit, "--", NULL };
 	int status;
 
 	status = git_run(repo, args, &out, false);
@@ -410,4 +412,41 @@ git_changed_paths(const char *repo, const char *base, const char *commit,
 	}
 	buf_release(&out);
 	return status == 0 ? 0 : -1;
+}
+
+long long
+git_count_own_commits(const char *repo, const char *commit, const char *base,
+    const struct strlist *excluded, struct buf *why)
+{
+	struct strlist argv = STRLIST_INIT;
+	struct buf out = BUF_INIT, not = BUF_INIT;
+	long long count = -1;
+	int status;
+
+	strlist_add(&argv, "git");
+	strlist_add(&argv, "-C");
+	strlist_add(&argv, repo);
+	strlist_add(&argv, "rev-list");
+	strlist_add(&argv, "--no-merges");
+	strlist_add(&argv, "--count");
+	/* An accepted commit git has since collected is no longer there. */
+	strlist_add(&argv, "--ignore-missing");
+	strlist_add(&argv, "--end-of-options");
+	strlist_add(&argv, commit);
+	buf_addf(&not, "^%s", base);
+	strlist_add(&argv, not.buf);
+	for (size_t i = 0; i < excluded->count; i++) {
+		buf_reset(&not);
+		buf_addf(&not, "^%s", excluded->items[i]);
+		strlist_add(&argv, not.buf);
+	}
+	status = proc_capture(strlist_argv(&argv), &out);
+	if (status == 0)
+		count = strtoll(out.buf, NULL, 10);
+	else
+		explain_failure(why, "rev-list --count", status);
+	strlist_release(&argv);
+	buf_release(&out);
+	buf_release(&not);
+	return count;
 }

@@ -80,4 +80,13 @@ int git_ref_containing(const char *repo, const char *commit, struct buf *ref,
 int git_changed_paths(const char *repo, const char *base, const char *commit,
     struct strlist *paths, struct buf *why);
 
+/*
+ * How many commits commit holds that base does not, that are no merge,
+ * and that none of the commits in excluded holds (git rev-list
+ * --no-merges --count commit ^base ^excluded...). Returns the count, or -1
+ * when git fails (why says).
+ */
+long long git_count_own_commits(const char *repo, const char *commit,
+    const char *base, const struct strlist *excluded, struct buf *why);
+
 #endif

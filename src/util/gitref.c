@@ -5,45 +5,58 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Symbolic references followed before giving up (git allows five). */
 #define GITREF_MAX_DEPTH 5
 
+/* A ref file is a line; HEAD and a loose ref are read whole up to this. */
+#define GITREF_MAX_BYTES 4096
+
 /*
- * Read the whole of file dir/name into out. Returns 0, or -1 when it
- * cannot be read.
+ * Open dir/name for reading if it is a regular file: a FIFO or a device
+ * there must not block or feed a claim. Returns the stream or NULL.
+ */
+static FILE *
+open_regular(const char *dir, const char *name)
+{
+	struct buf path = BUF_INIT;
+	struct stat st;
+	FILE *f = NULL;
+	int fd;
+
+	buf_addf(&path, "%s/%s", dir, name);
+	fd = open(path.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	buf_release(&path);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (f = fdopen(fd, "r")) == NULL)
+		close(fd);
+	return f;
+}
+
+/*
+ * Read the first GITREF_MAX_BYTES of file dir/name into out. Returns 0, or
+ * -1 when it cannot be read.
  */
 static int
 read_file(const char *dir, const char *name, struct buf *out)
 {
-	struct buf path = BUF_INIT;
-	int fd, rc = -1;
+	FILE *f = open_regular(dir, name);
+	size_t n;
 
-	buf_addf(&path, "%s/%s", dir, name);
-	fd = open(path.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	buf_release(&path);
-	if (fd < 0)
+	if (f == NULL)
 		return -1;
 	buf_reset(out);
-	for (;;) {
-		ssize_t n;
-
-		buf_grow(out, 4096);
-		n = read(fd, out->buf + out->len, 4096);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (n == 0) {
-			rc = 0;
-			break;
-		}
-		out->len += (size_t)n;
-		out->buf[out->len] = '\0';
-	}
-	close(fd);
-	return rc;
+	buf_grow(out, GITREF_MAX_BYTES);
+	n = fread(out->buf, 1, GITREF_MAX_BYTES, f);
+	out->len = n;
+	out->buf[n] = '\0';
+	fclose(f);
+	return 0;
 }
 
 /* Whether s starts with a full object name (40 or 64 hex digits) followed
@@ -61,32 +74,37 @@ is_object_name(const char *s, size_t *len)
 	return true;
 }
 
-/* Find ref's line in packed-refs ("<hash> <ref>"). Returns 0 with the
- * hash in hash, -1 when it is not there. */
+/*
+ * Find ref's line in packed-refs ("<hash> <ref>"), reading line by line
+ * and stopping at it: the file may hold hundreds of thousands of tags.
+ * Returns 0 with the hash in hash, -1 when it is not there.
+ */
 static int
 packed_ref(const char *git_dir, const char *ref, struct buf *hash)
 {
-	struct buf packed = BUF_INIT;
-	size_t ref_len = strlen(ref);
+	FILE *f = open_regular(git_dir, "packed-refs");
+	size_t ref_len = strlen(ref), cap = 0;
+	char *line = NULL;
+	ssize_t len;
 	int rc = -1;
 
-	if (read_file(git_dir, "packed-refs", &packed) < 0)
-		goto done;
-	for (const char *line = packed.buf; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line), n;
+	if (f == NULL)
+		return -1;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		size_t n;
 
-		if (is_object_name(line, &n) && len == n + 1 + ref_len &&
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (is_object_name(line, &n) && (size_t)len == n + 1 + ref_len &&
 		    memcmp(line + n + 1, ref, ref_len) == 0) {
 			buf_reset(hash);
 			buf_add(hash, line, n);
 			rc = 0;
 			break;
 		}
-		line += len + (end != NULL);
 	}
-done:
-	buf_release(&packed);
+	free(line);
+	fclose(f);
 	return rc;
 }
 

@@ -36,3 +36,11 @@ strlist_contains(const struct strlist *list, const char *s)
 			return true;
 	return false;
 }
+
+char **
+strlist_argv(struct strlist *list)
+{
+	xgrow((void **)&list->items, &list->alloc, list->count + 1, sizeof(char *));
+	list->items[list->count] = NULL;
+	return list->items;
+}

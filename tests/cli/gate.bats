@@ -528,6 +528,120 @@ git_runs() {
 	[ "$(approval 2 .state)" = pending ]
 }
 
+# --- approve, deny and gate rm inside an agent's session ---------------------------
+
+# fake_client NAME: $TEST_ROOT/clients/NAME, a stand-in for an agent client
+# process named NAME (its comm): it runs its argument as a shell command on
+# a pseudo-terminal (script), as its child, so that it stays an ancestor,
+# and exits with its status. No agent variable is set: they are as removed.
+fake_client() {
+	mkdir -p "$TEST_ROOT/clients"
+	cat >"$TEST_ROOT/clients/$1" <<-'EOF'
+		#!/bin/sh
+		script -qec "$1" /dev/null </dev/null
+		status=$?
+		exit $status
+	EOF
+	chmod +x "$TEST_ROOT/clients/$1"
+}
+
+# in_client CLIENT CMD: run the shell command CMD under the fake client
+# CLIENT (claude, codex; gemini: a node named so running the package's
+# gemini.js). Sets status and output as on_pty does.
+in_client() {
+	local client=("$TEST_ROOT/clients/$1")
+	if [ "$1" = gemini ]; then
+		local js="$TEST_ROOT/lib/node_modules/@google/gemini-cli/bundle/gemini.js"
+		mkdir -p "${js%/*}"
+		fake_client node
+		cp "$TEST_ROOT/clients/node" "$js"
+		cp /bin/sh "$TEST_ROOT/clients/node"
+		client=("$TEST_ROOT/clients/node" "$js")
+	else
+		fake_client "$1"
+	fi
+	status=0
+	output="$("${client[@]}" "$2")" || status=$?
+	output="${output//$'\r'/}"
+}
+
+# refused_in_client CLIENT WHAT: the last in_client was refused (exit 6),
+# naming the client process as the reason, and for WHAT.
+refused_in_client() {
+	pty_refused 6
+	[[ "$output" == *"only a human at a terminal may $2 (an agent client, $1 (pid "*"), is among the ancestors of this process"* ]] ||
+		fail "expected a refusal naming the $1 process: $output"
+}
+
+@test "approve, deny and gate rm refuse under an agent client process, even with no agent variable and on a terminal" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	daicho gate exec --as A -- git merge feature 2>/dev/null || true
+	snapshot_ledger
+	local client
+	for client in claude codex gemini; do
+		in_client "$client" 'env -u DAICHO_AGENT daicho approve 1'
+		refused_in_client "$client" approve
+		in_client "$client" 'daicho deny 1 --reason no'
+		refused_in_client "$client" deny
+		in_client "$client" 'daicho gate rm 1'
+		refused_in_client "$client" "remove a gate"
+	done
+	# Python's pty.spawn, the environment emptied: still under claude.
+	if command -v python3 >/dev/null; then
+		in_client claude "python3 -c 'import os, pty; os.environ.clear(); os.environ[\"PATH\"] = \"$PATH\"; os.environ[\"DAICHO_LEDGER\"] = \"$DAICHO_LEDGER\"; pty.spawn([\"daicho\", \"approve\", \"1\"])'"
+		[[ "$output" == *"an agent client, claude (pid "*"), is among the ancestors"* ]] || fail "$output"
+	fi
+	assert_ledger_unchanged
+	[ "$(approval 1 .state)" = pending ]
+	[ "$(sql "SELECT count(*) FROM gates")" = 1 ]
+	refused 6 daicho gate exec --as A -- git merge feature
+	[ -z "$(git_runs)" ] || fail "git ran: $(git_runs)"
+}
+
+@test "approve refuses when its own parents are gone but its terminal's session leader runs under an agent client" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	daicho gate exec --as A -- git merge feature 2>/dev/null || true
+	snapshot_ledger
+	# A double fork: daicho's parent chain ends at init; the pseudo-terminal's
+	# session leader (the shell script runs) still descends from claude.
+	in_client claude "( (daicho approve 1 </dev/tty; echo \$? >'$TEST_ROOT/rc') & ); while [ ! -s '$TEST_ROOT/rc' ]; do sleep 0.05; done"
+	[ "$(cat "$TEST_ROOT/rc")" = 6 ] || fail "exit $(cat "$TEST_ROOT/rc"): $output"
+	[[ "$output" == *"an agent client, claude (pid "*"), is among the ancestors of its terminal's session leader"* ]] ||
+		fail "$output"
+	assert_ledger_unchanged
+	[ "$(approval 1 .state)" = pending ]
+}
+
+@test "approve refuses a terminal that is not its session's controlling terminal" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	daicho gate exec --as A -- git merge feature 2>/dev/null || true
+	snapshot_ledger
+	# setsid: a session of its own with no terminal; stdin is still the pty.
+	on_pty setsid -w daicho approve 1
+	pty_refused 6
+	[[ "$output" == *"is not the controlling terminal of this session"* ]] || fail "$output"
+	assert_ledger_unchanged
+}
+
+@test "each decision records what was checked: no agent variable, the terminal, the ancestors, no agent client" {
+	daicho gate add 'git merge *' --approval >/dev/null
+	daicho gate add 'git push *' --approval >/dev/null
+	daicho gate exec --as A -- git merge feature 2>/dev/null || true
+	daicho gate exec --as A -- git merge other 2>/dev/null || true
+	human daicho approve 1
+	human daicho deny 2
+	human daicho gate rm 2
+	local kind
+	for kind in approve deny gate-rm; do
+		sql "SELECT detail FROM events WHERE kind = '$kind'" | jq -e '.checked |
+			.agent_variables == "none set" and
+			(.terminal | test("^/dev/[^,]+, the session.s controlling terminal$")) and
+			(.ancestors | test("^[^ ]+\\[[0-9]+\\] ")) and (.ancestors | test("script\\[")) and
+			.agent_client == "none among the ancestors"' >/dev/null ||
+			fail "$kind: $(sql "SELECT detail FROM events WHERE kind = '$kind'")"
+	done
+}
+
 @test "help for every gate command is true to the table" {
 	for c in "gate add" "gate ls" "gate rm" "gate exec" approvals approve deny; do
 		ok daicho help $c

@@ -117,3 +117,21 @@ B=01a22dbd-5cfc-7e21-8b44-0d9a7f3c2e18
 	# Once that client is gone, a shell with GEMINI_CLI=1 is refused again.
 	GEMINI_CLI=1 refused 6 daicho claim --next
 }
+
+@test "two sessions sharing 8 characters, first writes racing: two agents every time, each its own" {
+	local i
+	for i in $(seq 1 20); do
+		CODEX_THREAD_ID="0000$(printf '%04d' "$i")-aaaa-7000-8000-000000000000" daicho add "a$i" >/dev/null &
+		CODEX_THREAD_ID="0000$(printf '%04d' "$i")-bbbb-7000-8000-000000000000" daicho add "b$i" >/dev/null &
+	done
+	wait
+	# 40 sessions: 40 agents (plus the human of setup), one per session.
+	run sqlite3 "$DAICHO_LEDGER" "SELECT count(*), count(DISTINCT session_id), count(DISTINCT name)
+		FROM agents WHERE kind = 'codex'"
+	assert_output '40|40|40'
+	# Each task was added by its own session's agent.
+	run sqlite3 "$DAICHO_LEDGER" "SELECT count(*) FROM events e JOIN tasks t ON t.id = e.task
+		JOIN agents a ON a.id = e.actor WHERE e.kind = 'add' AND a.kind = 'codex'
+		AND substr(t.title, 1, 1) <> CASE substr(a.session_id, 10, 1) WHEN 'a' THEN 'a' ELSE 'b' END"
+	assert_output 0
+}

@@ -33,7 +33,7 @@ teardown() {
 	run tf 1 '.last_verdict | [.task, .passed, .commit, .summary, .checks_version] | @json'
 	assert_output '[1,true,"'"$c"'","1 check passed",1]'
 	run tf 1 '.last_verdict.checks | map({check, passed, exit_status, output}) | @json'
-	assert_output '[{"check":"on-branch","passed":true,"exit_status":null,"output":"'"${c:0:12}"' is on refs/heads/work/1"},{"check":"new-work","passed":true,"exit_status":null,"output":"'"${c:0:12}"' holds work not on the trunk at the claim ('"${base:0:12}"')"},{"check":"file:out.txt","passed":true,"exit_status":null,"output":"out.txt exists (8 bytes)"}]'
+	assert_output '[{"check":"on-branch","passed":true,"exit_status":null,"output":"'"${c:0:12}"' is on refs/heads/work/1"},{"check":"new-work","passed":true,"exit_status":null,"output":"'"${c:0:12}"' holds work not on the trunk at the claim ('"${base:0:12}"'): 1 commit of its own"},{"check":"file:out.txt","passed":true,"exit_status":null,"output":"out.txt exists (8 bytes)"}]'
 }
 
 @test "file:PATH fails when the file is missing, empty or a directory" {
@@ -848,4 +848,77 @@ rejected_for() {
 	[ "$(tf 1 .state)" = failed ]
 	[ "$(tf 1 .last_verdict.summary)" = "committed: no commit reported: in a git repository only committed work counts, and files left uncommitted are never seen (report with --commit REV)" ] ||
 		fail "$(tf 1 .last_verdict.summary)"
+}
+
+@test "a claim with no base recorded cannot be judged: its report is rejected, saying to claim again" {
+	daicho add t --done-when file:out.txt --protect test.sh >/dev/null
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	sql "UPDATE tasks SET claim_base = NULL WHERE id = 1" # as an old claim, or an unreadable trunk
+	echo out >out.txt
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "no trunk commit was recorded when #1 was claimed"
+	rejected_for 1 "release the task and claim it again"
+}
+
+@test "config trunk refuses a branch the repository does not have (exit 3), changing nothing" {
+	snapshot_ledger
+	refused 3 daicho config trunk mian
+	assert_equal "$stderr" "daicho: no branch 'mian' in the repository at $REPO (see 'git branch'; nothing was changed)"
+	assert_ledger_unchanged
+	ok daicho config trunk main
+}
+
+@test "the trunk's merges of other tasks' accepted work are not this task's own work" {
+	daicho add one --done-when file:one.txt >/dev/null
+	daicho add two --done-when file:one.txt >/dev/null
+	daicho add three --done-when file:three.txt >/dev/null
+	[ "$(daicho claim 2 --as w2)" = 2 ] # w2 claims first, then waits
+	echo one >one.txt
+	claim_report 1 w1
+	rm one.txt
+	echo three >three.txt
+	claim_report 3 w3
+	rm three.txt
+	sweep_says 2 0 0 0 0
+	git merge -q --no-ff -m "merge #1" work/1
+	git merge -q --no-ff -m "merge #3" work/3
+	daicho report 2 --as w2 --commit main
+	sweep_says 0 1 0 0 0
+	rejected_for 2 "holds no commit of its own since the claim: each is a merge, or was accepted for another task"
+}
+
+@test "a committed symlink whose text leads out is refused even when it points at nothing" {
+	daicho add t --done-when 'cmd:cat deliv.md' >/dev/null
+	ln -s ../../outside/deliv.md deliv.md
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "in-commit: deliv.md is a symbolic link to ../../outside/deliv.md, outside the commit"
+}
+
+@test "a verification running while the checks are edited does not decide: the next pass runs the new checks" {
+	daicho add t --done-when "cmd:touch $TEST_ROOT/old-ran; sleep 1" >/dev/null
+	claim_report 1 w1
+	daicho sweep -j 1 >"$TEST_ROOT/pass" 2>&1 &
+	local pid=$!
+	for _ in $(seq 100); do [ -e "$TEST_ROOT/old-ran" ] && break; sleep 0.05; done
+	[ -e "$TEST_ROOT/old-ran" ] || fail "the old check never ran"
+	ok daicho edit 1 --done-when "cmd:touch $TEST_ROOT/new-ran"
+	wait "$pid"
+	[ "$(tf 1 .state)" = reported ] || fail "decided on the old checks: $(tf 1 .last_verdict.summary)"
+	sweep_says 1 0 0 0 0
+	[ -e "$TEST_ROOT/new-ran" ]
+	[ "$(tf 1 .last_verdict.checks_version)" = 2 ]
+}
+
+@test "a rejection sent back to its owner renews its hold: the next sweep does not expire it" {
+	daicho add t --done-when file:out.txt >/dev/null
+	export DAICHO_NOW_MS=$T0
+	[ "$(daicho claim 1 --as w1 --lease 4s --max-hold 6s)" = 1 ]
+	c="$(commit_work 1)"
+	DAICHO_NOW_MS=$((T0 + 5000)) daicho report 1 --as w1 --commit "$c"
+	DAICHO_NOW_MS=$((T0 + 5500)) sweep_says 0 1 0 0 0
+	assert_task 1 claimed w1 2
+	DAICHO_NOW_MS=$((T0 + 7000)) sweep_says 0 0 0 0 0
+	assert_task 1 claimed w1 2
 }
