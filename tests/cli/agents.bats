@@ -258,6 +258,9 @@ agent_state() {
 	stderr_contains "no open wait #1 of yours"
 	refused 2 daicho resume
 	stderr_contains "a person ends an agent's wait by its number: daicho resume WAIT"
+	# not from an agent's environment, as release --force
+	CLAUDECODE=1 refused 6 daicho resume 1
+	stderr_contains "only a human may end an agent's wait"
 	assert_ledger_unchanged
 	ok daicho resume 1 --json
 	assert_output '{"ended":1}'
