@@ -145,6 +145,18 @@ fuzz:
 		grep 'number_of_executed_units' $(BUILD)/fuzz/$$n.log; \
 	done
 
+# The end-to-end tests (tests/e2e): the real Claude Code, Codex and Gemini
+# CLI, pinned in tests/e2e/package-lock.json and installed there from the npm
+# registry with the machine's Node.js (>= 20) and npm, each against a
+# scripted stand-in of its model API on 127.0.0.1. DAICHO_E2E=skip skips
+# them, loudly.
+e2e:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory daicho
+	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
+		echo '*** make e2e: SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
+	else tests/e2e/setup.sh && tests/run-all -- tests/e2e; fi
+
 demo:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory daicho
@@ -173,4 +185,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho
 
-.PHONY: fuzz all deps check unit-tests asan demo bench man install format clean
+.PHONY: fuzz all deps check e2e unit-tests asan demo bench man install format clean

@@ -200,6 +200,14 @@ exec_hook(struct cmd_ctx *ctx)
 	req.agent_name = getenv("DAICHO_AGENT");
 	if (req.agent_name && *req.agent_name == '\0')
 		req.agent_name = NULL;
+	req.runner_task = hook_runner_task(getenv("DAICHO_TASK"), req.agent_name);
+	/*
+	 * A runner's worker whose slot agent is gone: no write of this hook
+	 * (nor the heartbeat after it) may register an agent of that name,
+	 * which would inherit the runner's claims.
+	 */
+	if (req.runner_task && ctx->caller.id == 0)
+		ctx->caller.ended = true;
 	hook_answer(&req, &answer);
 	rc = print_answer(ctx, &answer);
 	/* The answer is out: now the writes it implies (read marks, heartbeat). */
@@ -250,6 +258,12 @@ const struct cmd_entry cmd_hook_entry = {
 	    "a path another live agent reserved is denied. stop blocks once while\n"
 	    "the agent holds claimed tasks it has neither reported nor released.\n"
 	    "session-end ends the agent.\n\n"
+	    "A worker of 'daicho run' (DAICHO_TASK and DAICHO_AGENT in the\n"
+	    "environment, which the runner sets and the client passes on) belongs\n"
+	    "to the runner: session-start registers nothing and leaves the slot\n"
+	    "agent's kind and role as they are (it tells the agent its task),\n"
+	    "stop names only that task, session-end leaves the agent to the\n"
+	    "runner, and no hook registers the slot agent again once it is gone.\n\n"
 	    "Answers within 1.8s (1.2s for session-end). Errors fail closed (exit 2, the reason on stderr)\n"
 	    "for shell commands that are gated or cannot be checked, and open\n"
 	    "(exit 0) for everything else. No ledger: allowed, silently.\n\n"

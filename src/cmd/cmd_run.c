@@ -1,4 +1,5 @@
 /* The execution engine: run, logs. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,8 +89,13 @@ show_progress(void *arg, const struct run_progress *p)
 		clock_add_duration(&line, (int64_t)((double)(p->queued + p->running) /
 						   rate * 1000.0));
 	}
-	if (p->paused)
+	if (p->paused && p->paused_until_ms - clock_now_ms() > 60000) {
+		buf_adds(&line, " (paused until ");
+		clock_add_timestamp(&line, p->paused_until_ms);
+		buf_adds(&line, ": usage limit)");
+	} else if (p->paused) {
 		buf_adds(&line, " (paused: rate limit)");
+	}
 	if (p->budget_spent)
 		buf_adds(&line, " (budget spent)");
 	fprintf(stderr, "\r\033[K%s", line.buf);
@@ -122,9 +128,10 @@ exec_run(struct cmd_ctx *ctx)
 	options.lease_ms = TASK_DEFAULT_LEASE_MS;
 	options.sweep_every_ms = 2000;
 	options.stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
-	options.rate_limit_pattern = RUN_DEFAULT_RATE_LIMIT_PATTERN;
 	options.label = cmd_opt(ctx, "label");
-	options.worktree = cmd_has(ctx, "worktree");
+	options.worktree = cmd_has(ctx, "worktree") ||
+	    cmd_opt(ctx, "worktree-dir") != NULL;
+	options.worktree_dir = cmd_opt(ctx, "worktree-dir");
 	options.follow = cmd_has(ctx, "follow");
 	if ((value = cmd_opt(ctx, "jobs")) &&
 	    (rc = cmd_integer(ctx, "jobs", value, 1, 1024, &jobs)) < 0)
@@ -241,7 +248,7 @@ exec_run(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run [-j N] [--timeout DUR] [--retries K] [--label L] [--worktree] "
+	.usage = "run [-j N] [--timeout DUR] [--retries K] [--label L] [--worktree] [--worktree-dir DIR] "
 		 "[--lease DUR] [--max-hold DUR] [--budget-tokens N] [--budget-cost X] [--follow] [-v|-q] -- CMD "
 		 "[ARG]...",
 	.summary = "run a command for every ready task, N at once",
@@ -252,25 +259,49 @@ const struct cmd_entry cmd_run_entry = {
 	    "line. CMD is executed directly, never through a shell (write sh -c\n"
 	    "'...' for one). Each worker gets DAICHO_TASK, DAICHO_AGENT (a worker\n"
 	    "agent of this run) and DAICHO_LEDGER, runs in a process group of its\n"
-	    "own, and writes stdout and stderr to a log per attempt beside the\n"
-	    "ledger ('daicho logs ID'), never to this command's output.\n\n"
+	    "own, and writes stdout and stderr to a log of each launch beside\n"
+	    "the ledger ('daicho logs ID [--attempt N]'; a rate-limited launch\n"
+	    "keeps its own), never to this command's output.\n\n"
 	    "While a worker lives, the runner heart-beats for it. A worker that\n"
 	    "exits 0 without reporting is reported for it; the sweep (which run\n"
 	    "runs itself) then verifies. A non-zero exit, a signal or --timeout\n"
 	    "(SIGTERM to the group, then SIGKILL after --grace, default 5s) is a\n"
 	    "failed attempt: the task is retried after a backoff (--retry-backoff,\n"
 	    "default 1s, doubling) until --retries retries (default: its max\n"
-	    "attempts) are spent, then fails. Exit status 75, or output matching\n"
-	    "--rate-limit-pattern (an extended regex, case-insensitive; default:\n"
-	    "rate limit, 429, too many requests, session/usage limit, quota) on a\n"
-	    "non-zero exit, is a rate limit: the task is requeued without\n"
-	    "spending an attempt and launches pause, 2s doubling to 60s (events\n"
-	    "pause and resume). When the tokens or cost saved by this run's tasks\n"
-	    "reach --budget-tokens / --budget-cost, nothing new is launched.\n\n"
+	    "attempts) are spent, then fails.\n\n"
+	    "A rate limit gives the claim back without spending an attempt and\n"
+	    "pauses all launches (events pause and resume): exit status 75, or a\n"
+	    "log that says so in the agent clients' own words. In JSON output\n"
+	    "only the clients' error fields count, never ids (\"e429ee32-...\"):\n"
+	    "Claude Code's stream-json result with \"is_error\": true and API\n"
+	    "status 429 or a rate/usage/session limit in its text, or a rejected\n"
+	    "rate_limit_event; Codex's exec --json error and turn.failed events;\n"
+	    "Gemini CLI's QuotaError or 429 error. Such a closing result counts\n"
+	    "even when the worker exits 0. Other lines count on a non-zero exit\n"
+	    "when they say rate limit, too many requests, 429, hit your ... limit,\n"
+	    "usage limit reached, quota exceeded, RESOURCE_EXHAUSTED or exhausted\n"
+	    "your ... quota (--rate-limit-pattern RE, an extended regex matched\n"
+	    "case-insensitively against every line, replaces these words). The\n"
+	    "pause is 2s, doubling to 60s; when the client says when its limit\n"
+	    "lifts (\"resets 9am (Europe/Berlin)\", \"try again at 3:28 PM\",\n"
+	    "\"retry in 39s\", a resetsAt), launches pause until then, however\n"
+	    "long (up to 8 days): a subscription's usage limit is waited out, not\n"
+	    "spent on attempts. The pause event says until when, and why.\n\n"
+	    "When the tokens or cost saved by this run's tasks reach\n"
+	    "--budget-tokens / --budget-cost, nothing new is launched.\n\n"
 	    "--worktree runs each task in its own git worktree on branch\n"
-	    "daicho/ID made from the current HEAD; the branch head is the commit\n"
-	    "the sweep verifies. A worktree with commits is never deleted; one\n"
-	    "with no changes is removed once the task is verified.\n\n"
+	    "daicho/ID made from the current HEAD, at DIR/ID: --worktree-dir DIR\n"
+	    "(relative to the project root; it implies --worktree), by default\n"
+	    "<root>/.daicho-worktrees. Not under .git, where Claude Code refuses\n"
+	    "to write; inside the project, whose folder trust (Gemini CLI, Claude\n"
+	    "Code) it shares, and excluded from git through .git/info/exclude.\n"
+	    "Each worktree has the committed client configuration (.claude/,\n"
+	    ".codex/, .gemini/): commit it, or the workers run no daicho hook.\n"
+	    "The branch head is the commit the sweep verifies. When the run ends,\n"
+	    "however it ends, a worktree with no commit and no uncommitted change\n"
+	    "is removed with its branch; one with work is kept, and 'daicho\n"
+	    "sweep' removes it once its task is verified, failed or cancelled and\n"
+	    "its branch is merged (reachable from HEAD) with nothing uncommitted.\n\n"
 	    "Ends when nothing is ready, running or awaiting verification (with\n"
 	    "--follow: keeps waiting for new tasks). SIGINT/SIGTERM stop launching,\n"
 	    "pass the signal to the workers, wait for them, and leave unfinished\n"
@@ -292,9 +323,12 @@ const struct cmd_entry cmd_run_entry = {
 	    { "retry-backoff", 0, "DUR", "first retry delay (default 1s)" },
 	    { "label", 0, "L", "only tasks labelled L" },
 	    { "worktree", 0, NULL, "a git worktree per task" },
+	    { "worktree-dir", 0, "DIR", "where the worktrees go (default "
+	      "<root>/.daicho-worktrees)" },
 	    { "budget-tokens", 0, "N", "stop launching after N tokens" },
 	    { "budget-cost", 0, "X", "stop launching after cost X" },
-	    { "rate-limit-pattern", 0, "RE", "output that means a rate limit" },
+	    { "rate-limit-pattern", 0, "RE", "output lines that mean a rate limit "
+	      "(instead of the built-in words)" },
 	    { "lease", 0, "DUR", "claim lease (default 30m)" },
 	    { "max-hold", 0, "DUR", "how long a claim lives without a command "
 	      "naming its task (default three leases; see 'daicho claim --help')" },
@@ -330,6 +364,42 @@ read_log(const char *dir, int64_t id, int64_t attempt, struct buf *content)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * The highest N of the logs <dir>/logs/ID.N.log of task id (each launch
+ * writes its own, numbered in launch order), or 0 when there is none.
+ */
+static int64_t
+latest_log(const char *dir, int64_t id)
+{
+	struct buf logs = BUF_INIT, prefix = BUF_INIT;
+	struct dirent *entry;
+	int64_t latest = 0;
+	DIR *d;
+
+	buf_addf(&logs, "%s/logs", dir);
+	buf_addf(&prefix, "%lld.", (long long)id);
+	if ((d = opendir(logs.buf)) != NULL) {
+		while ((entry = readdir(d)) != NULL) {
+			const char *name = entry->d_name, *number;
+			char *end;
+			long long n;
+
+			if (strncmp(name, prefix.buf, prefix.len) != 0)
+				continue;
+			number = name + prefix.len;
+			if (*number < '1' || *number > '9')
+				continue;
+			n = strtoll(number, &end, 10);
+			if (strcmp(end, ".log") == 0 && n > latest)
+				latest = n;
+		}
+		closedir(d);
+	}
+	buf_release(&logs);
+	buf_release(&prefix);
+	return latest;
+}
+
 static int
 exec_logs(struct cmd_ctx *ctx)
 {
@@ -352,14 +422,11 @@ exec_logs(struct cmd_ctx *ctx)
 	buf_add(&dir, ledger, slash ? (size_t)(slash - ledger) : 0);
 	if (attempt > 0) {
 		found = read_log(dir.buf, id, attempt, &content) == 0;
+	} else if ((attempt = latest_log(dir.buf, id)) > 0) {
+		found = read_log(dir.buf, id, attempt, &content) == 0;
+		attempt = 0;
 	} else {
-		/*
-		 * The latest attempt that has a log. A log is named after the
-		 * attempt count at launch; a claim given back without spending
-		 * its attempt (a rate limit, an interrupted run) lowers the
-		 * count by one, and the next launch reuses the number. So the
-		 * newest log is at most one above the count.
-		 */
+		/* Logs of an earlier daicho: logs/ID/ATTEMPT.log. */
 		for (attempt = task.attempts + 1; attempt > 0 && !found; attempt--)
 			found = read_log(dir.buf, id, attempt, &content) == 0;
 		attempt = 0;
@@ -383,14 +450,17 @@ exec_logs(struct cmd_ctx *ctx)
 const struct cmd_entry cmd_logs_entry = {
 	.name = "logs",
 	.usage = "logs ID [--attempt N]",
-	.summary = "print a worker's output for a task (latest attempt)",
+	.summary = "print a worker's output for a task (latest launch)",
 	.help =
-	    "'daicho run' writes each attempt's stdout and stderr to\n"
-	    "<ledger dir>/logs/ID.ATTEMPT.log; this prints one, raw (by\n"
-	    "default the latest attempt that has a log). Exit 3 when there\n"
-	    "is none.\n",
+	    "'daicho run' writes the stdout and stderr of each launch of a\n"
+	    "task to a log of its own, <ledger dir>/logs/ID.N.log, N counting\n"
+	    "the launches: a launch given back without spending an attempt (a\n"
+	    "rate limit, an interrupted run) keeps its log, and its relaunch\n"
+	    "gets the next number. The exit event of each launch names its log.\n"
+	    "This prints one, raw: by default the latest, with --attempt N the\n"
+	    "Nth launch. Exit 3 when there is none.\n",
 	.options = (const struct cmd_option[]){
-	    { "attempt", 0, "N", "that attempt instead of the latest" },
+	    { "attempt", 0, "N", "the Nth launch instead of the latest" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,

@@ -709,8 +709,8 @@ agent_end(struct ledger *ledger, int64_t id, struct err *err)
 }
 
 int
-agent_beat(struct ledger *ledger, const int64_t *ids, size_t count,
-    struct err *err)
+agent_beat(struct ledger *ledger, const int64_t *ids, const int64_t *tasks,
+    size_t count, struct err *err)
 {
 	int64_t now = clock_now_ms();
 	int rc;
@@ -719,11 +719,14 @@ agent_beat(struct ledger *ledger, const int64_t *ids, size_t count,
 		return 0;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	for (size_t i = 0; i < count; i++)
-		if ((rc = touch(ledger, ids[i], now, err)) < 0) {
+	for (size_t i = 0; i < count; i++) {
+		if ((tasks && tasks[i] && ids[i] &&
+			(rc = touch_named(ledger, ids[i], tasks[i], now, err)) < 0) ||
+		    (rc = touch(ledger, ids[i], now, err)) < 0) {
 			ledger_rollback(ledger);
 			return rc;
 		}
+	}
 	return ledger_commit(ledger, err);
 }
 

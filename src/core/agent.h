@@ -97,8 +97,14 @@ int agent_start(struct ledger *ledger, const char *name, const char *kind,
 /* End agent id (its claims stay, visible as such). */
 int agent_end(struct ledger *ledger, int64_t id, struct err *err);
 
-/* Heartbeat for count agents at once (a runner beating for its workers). */
-int agent_beat(struct ledger *ledger, const int64_t *ids, size_t count,
+/*
+ * Heartbeat for count agents at once (a runner beating for its workers).
+ * tasks (NULL, or count entries): the task each agent is working on now,
+ * whose claim the beat renews as a command naming it would (a runner
+ * knows its worker lives), or 0.
+ */
+int agent_beat(struct ledger *ledger, const int64_t *ids,
+    const int64_t *tasks, size_t count,
     struct err *err);
 
 /*

@@ -349,6 +349,13 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 	have_task = true;
 	if ((rc = read_standing(ledger, actor, id, &who, err)) < 0)
 		goto fail;
+	if (judges && !who.human && who.holder) {
+		rc = err_set(err, ERR_REFUSED,
+		    "cannot edit the checks or the scope of task #%lld: you hold it, "
+		    "and what judges your own work is for a human or its creator "
+		    "to change (nothing was changed)", (long long)id);
+		goto fail;
+	}
 	if (judges && !who.human && !who.creator) {
 		rc = err_set(err, ERR_REFUSED,
 		    "cannot edit the checks or the scope of task #%lld: only a "

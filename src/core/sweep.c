@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/event.h"
+#include "core/task.h"
 #include "core/wait.h"
 #include "core/verify.h"
 #include "util/alloc.h"
@@ -163,6 +164,60 @@ claim_is_live(struct ledger *ledger, const char *name, bool *live,
 	return 0;
 }
 
+/*
+ * Remove the worktrees that 'daicho run --worktree' made (branch
+ * daicho/ID, wherever --worktree-dir put them) once their work is safe:
+ * the task is over (verified, failed or cancelled), nothing in the
+ * worktree is uncommitted, and its branch head is reachable from HEAD of
+ * the main work tree at root (merged, or it never moved). The branch goes
+ * with it.
+ */
+static void
+prune_run_worktrees(struct ledger *ledger, const char *root,
+    struct sweep_stats *stats)
+{
+	struct strlist paths = STRLIST_INIT, names = STRLIST_INIT;
+	struct buf dotgit = BUF_INIT, head = BUF_INIT, branch = BUF_INIT,
+		   why = BUF_INIT;
+
+	if (path_find_upward(root, ".git", &dotgit) != 0 ||
+	    git_worktrees_on(root, "refs/heads/daicho/", &paths, &names) < 0)
+		goto done;
+	for (size_t i = 0; i < paths.count; i++) {
+		struct err ignored = ERR_INIT;
+		struct task task;
+		char *end;
+		long long id = strtoll(names.items[i], &end, 10);
+		bool over;
+
+		if (*end != '\0' || id <= 0 ||
+		    task_get(ledger, id, &task, &ignored) < 0) {
+			err_release(&ignored);
+			continue;
+		}
+		over = strcmp(task.state, "verified") == 0 ||
+		    strcmp(task.state, "failed") == 0 ||
+		    strcmp(task.state, "cancelled") == 0;
+		task_release(&task);
+		if (!over || git_worktree_is_clean(paths.items[i]) != 1 ||
+		    git_rev_parse(paths.items[i], "HEAD", &head) < 0 ||
+		    git_is_ancestor(root, head.buf, "HEAD", &why) != 1)
+			continue;
+		git_worktree_remove(root, paths.items[i]);
+		buf_reset(&branch);
+		buf_addf(&branch, "daicho/%lld", id);
+		git_branch_delete(root, branch.buf);
+		stats->pruned++;
+	}
+done:
+	strlist_release(&paths);
+	strlist_release(&names);
+	buf_release(&dotgit);
+	buf_release(&head);
+	buf_release(&branch);
+	buf_release(&why);
+}
+
 int
 sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
     struct err *err)
@@ -173,6 +228,7 @@ sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
 	int rc = 0;
 
 	sweep_locations(ledger, &dir, &root);
+	prune_run_worktrees(ledger, root.buf, stats);
 	d = opendir(dir.buf);
 	if (d == NULL)
 		goto done;

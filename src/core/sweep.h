@@ -2,7 +2,8 @@
  * The sweep: one pass verifies every reported task (several at once),
  * marks agents that stopped heart-beating stale, escalates overdue waits,
  * expires the leases of claims whose holder stopped heart-beating, and
- * removes verification worktrees that a crashed sweep left behind. A pass
+ * removes verification worktrees that a crashed sweep left behind and the
+ * worktrees of 'daicho run' whose work is merged. A pass
  * is idempotent and safe to run from several processes at once: each
  * reported task is taken with a verification claim, and a verdict is
  * recorded only while that claim is still its own.
@@ -49,7 +50,11 @@ int sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 int sweep_expire_leases(struct ledger *ledger, int64_t actor,
     struct sweep_stats *stats, struct err *err);
 
-/* Remove verification worktrees not held by a live verification claim. */
+/*
+ * Remove verification worktrees not held by a live verification claim,
+ * and the worktrees of 'daicho run --worktree' whose task is over and
+ * whose work is merged (nothing uncommitted, branch reachable from HEAD).
+ */
 int sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
     struct err *err);
 

@@ -59,7 +59,8 @@ struct subject {
 	int64_t checks_version;
 	struct strlist protects; /* the task's own */
 	struct strlist defaults; /* the ledger's ("protect" setting) */
-	struct strlist touches;  /* exempt from the ledger's */
+	struct strlist touches;  /* exempt from the ledger's: those a person
+				  * set (none when an agent did) */
 };
 
 static void
@@ -166,7 +167,32 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", id,
 		 &s->touches, err)) < 0)
 		goto done;
-	rc = settings_protected(ledger, &s->defaults, err);
+	if ((rc = settings_protected(ledger, &s->defaults, err)) < 0)
+		goto done;
+	/*
+	 * The task's touches exempt it from the ledger's protected list only
+	 * when a person set them: an agent could otherwise add a task that
+	 * touches all of tests/ and slip past a list only a human may change.
+	 */
+	st = ledger_stmt(ledger,
+	    "SELECT a.kind = 'human' FROM events e JOIN agents a ON a.id = e.actor"
+	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
+	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
+	    " ORDER BY e.id DESC LIMIT 1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	{
+		int64_t human = 0;
+
+		if ((rc = ledger_step_int(ledger, st, &human, NULL,
+			 "reading a task", err)) < 0)
+			goto done;
+		if (!human)
+			strlist_release(&s->touches);
+	}
 done:
 	ledger_rollback(ledger);
 	if (rc < 0)
@@ -598,6 +624,40 @@ done:
 }
 
 /*
+ * The checks ran the work's own code (a build, a program a test calls),
+ * which could rewrite a protected file before the test that reads it ran:
+ * a protected path changed in the checkout at dir once the checks are done
+ * fails the verdict, with a run saying which.
+ */
+static void
+check_untouched_by_checks(const char *dir, const struct subject *s,
+    struct verdict *out)
+{
+	struct strlist changed = STRLIST_INIT;
+	struct buf why = BUF_INIT;
+	const char *glob;
+	bool ledger_wide;
+
+	if (git_modified_paths(dir, &changed, &why) < 0) {
+		buf_addf(&add_run(out, "protected")->output, "cannot tell what the "
+		    "checks changed in the checkout: %s", why.buf);
+		goto done;
+	}
+	for (size_t i = 0; i < changed.count; i++) {
+		if (is_protected(s, changed.items[i], &glob, &ledger_wide)) {
+			buf_addf(&add_run(out, "protected")->output, "the checks "
+			    "changed %s, which is protected ('%s'), while they ran: "
+			    "the work may not change what judges it", changed.items[i],
+			    glob);
+			break;
+		}
+	}
+done:
+	strlist_release(&changed);
+	buf_release(&why);
+}
+
+/*
  * What the report's commit must be before any check is worth running, in
  * a git repository: there is one when a check needs it (uncommitted files
  * never count), it is on a branch, it holds new work, and it leaves
@@ -829,6 +889,9 @@ verify_task(struct ledger *ledger, int64_t id,
 			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
 				run_check(dir, options->root, id, &s,
 				    s.checks.items[i], &out->runs[first + i]);
+	if (ready && worktree_made &&
+	    (s.protects.count > 0 || s.defaults.count > 0))
+		check_untouched_by_checks(dir, &s, out);
 	if (worktree_made)
 		git_worktree_remove(options->root, worktree.buf);
 	out->passed = true;

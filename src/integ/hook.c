@@ -1,5 +1,6 @@
 #include "integ/hook.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -723,6 +724,52 @@ done:
 	buf_release(&v.context);
 }
 
+int64_t
+hook_runner_task(const char *daicho_task, const char *daicho_agent)
+{
+	char *end;
+	long long id;
+
+	if (daicho_task == NULL || daicho_agent == NULL || *daicho_agent == '\0')
+		return 0;
+	errno = 0;
+	id = strtoll(daicho_task, &end, 10);
+	if (errno != 0 || end == daicho_task || *end != '\0' || id <= 0)
+		return 0;
+	return (int64_t)id;
+}
+
+/*
+ * session-start of a worker that 'daicho run' launched: the runner's slot
+ * agent is the session's identity and the runner beats for it, so nothing
+ * is registered or changed; the agent is told its name and its task.
+ */
+static void
+answer_runner_session_start(const struct hook_request *req,
+    struct hook_answer *answer)
+{
+	struct buf text = BUF_INIT;
+	long long id = (long long)req->runner_task;
+
+	if (req->caller->id == 0 || req->caller->ended)
+		buf_addf(&answer->message, "daicho: the runner's agent %s is not "
+		    "live; this worker's daicho commands will be refused or act "
+		    "alone (is its 'daicho run' still running?)", req->caller->name);
+	buf_addf(&text,
+	    "You are daicho agent %s, started by 'daicho run' for task #%lld; "
+	    "the runner holds your claim while you work and decides what "
+	    "follows when you exit.\n"
+	    "Read the task with 'daicho prompt %lld'; save a result with "
+	    "'daicho save %lld -f FILE', then always 'daicho report %lld "
+	    "[--commit REV]'; only a verified task is done.\n"
+	    "Reserve files before editing ('daicho reserve GLOB --task %lld'); "
+	    "run gated commands with 'daicho gate exec -- CMD'; messages arrive "
+	    "with your tool calls.", req->caller->name, id, id, id, id, id);
+	answer->output = json_pack("{s:{s:s, s:s}}", "hookSpecificOutput",
+	    "hookEventName", "SessionStart", "additionalContext", text.buf);
+	buf_release(&text);
+}
+
 /* session-start: register the session, tell the agent who it is. */
 static void
 answer_session_start(const struct hook_request *req, struct hook_answer *answer)
@@ -732,6 +779,10 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 	const char *name = req->caller->name;
 	int rc;
 
+	if (req->runner_task) {
+		answer_runner_session_start(req, answer);
+		return;
+	}
 	if (req->agent_name && req->session_id) {
 		struct agent_start_request start = { req->agent_name, NULL,
 			client_names[req->client], req->session_id,
@@ -791,6 +842,16 @@ done:
 	buf_release(&text);
 }
 
+/* Remove from claims ([{id, title}]) every task but task. */
+static void
+keep_only_task(json_t *claims, int64_t task)
+{
+	for (size_t i = json_array_size(claims); i-- > 0;)
+		if (json_integer_value(json_object_get(json_array_get(claims, i),
+			"id")) != task)
+			json_array_remove(claims, i);
+}
+
 /* stop: block once while the agent holds unfinished claims. */
 static void
 answer_stop(const struct hook_request *req, struct hook_answer *answer)
@@ -800,11 +861,15 @@ answer_stop(const struct hook_request *req, struct hook_answer *answer)
 	json_t *held = NULL, *t;
 	size_t i;
 
-	if (agent_heartbeat(req->ledger, req->caller, &err) < 0 ||
+	/* A runner's worker: the runner beats; only its own task counts. */
+	if ((!req->runner_task && agent_heartbeat(req->ledger, req->caller,
+		 &err) < 0) ||
 	    agent_held_claims(req->ledger, req->caller->id, &held, &err) < 0) {
 		buf_addf(&answer->message, "daicho: %s", err.message.buf);
 		goto done;
 	}
+	if (req->runner_task)
+		keep_only_task(held, req->runner_task);
 	if (json_array_size(held) == 0 ||
 	    json_is_true(json_object_get(req->payload, "stop_hook_active")))
 		goto done;
@@ -832,6 +897,9 @@ answer_session_end(const struct hook_request *req, struct hook_answer *answer)
 	struct err err = ERR_INIT;
 	int64_t id;
 
+	/* A runner's worker ends; its agent is the runner's to end. */
+	if (req->runner_task)
+		return;
 	if (req->caller->id != 0 &&
 	    agent_end_named(req->ledger, NULL, &id, &err) < 0)
 		buf_addf(&answer->message, "daicho: %s", err.message.buf);
@@ -864,6 +932,9 @@ hook_finish(const struct hook_request *req, struct hook_answer *answer)
 	struct err err = ERR_INIT;
 	int rc = 0;
 
+	/* A runner's slot agent that is gone is never registered again here. */
+	if (req->runner_task && req->caller->id == 0)
+		return;
 	if (answer->delivered && json_array_size(answer->delivered) > 0)
 		rc = msg_mark_read(req->ledger, req->caller->name, answer->delivered,
 		    NULL, &err);

@@ -71,6 +71,9 @@ struct hook_request {
 	struct agent *caller;     /* resolved (id 0 until its first write) */
 	const char *agent_name;   /* $DAICHO_AGENT, to register at start */
 	const char *session_id;   /* the payload's session_id, or NULL */
+	int64_t runner_task;      /* the task of the 'daicho run' worker this
+				   * session is ($DAICHO_TASK with
+				   * $DAICHO_AGENT), or 0: see hook_runner_task() */
 };
 
 struct hook_answer {
@@ -98,6 +101,17 @@ void hook_answer(const struct hook_request *request, struct hook_answer *answer)
  * delivered twice). Failures are only reported in answer->message.
  */
 void hook_finish(const struct hook_request *request, struct hook_answer *answer);
+
+/*
+ * The task a session works on for 'daicho run', or 0. The runner launches
+ * each worker with DAICHO_TASK and DAICHO_AGENT (its slot agent) in the
+ * environment, which the client passes on to its hooks. Such a session
+ * belongs to the runner: session-start neither registers it nor changes
+ * the slot agent's kind or role, session-end leaves the agent to the
+ * runner (which ends it when the run ends), stop names only that task,
+ * and no hook registers the slot agent again once it is gone.
+ */
+int64_t hook_runner_task(const char *daicho_task, const char *daicho_agent);
 
 /*
  * Whether a tool is a shell (its input is a command line the gates apply

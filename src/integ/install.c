@@ -10,6 +10,7 @@
 
 #include "core/ledger.h"
 #include "core/schema.h"
+#include "integ/trust.h"
 #include "util/buf.h"
 #include "util/path.h"
 #include "util/strlist.h"
@@ -465,14 +466,6 @@ done:
 	return rc;
 }
 
-/* Add one check to checks. */
-static void
-check(json_t *checks, const char *name, bool ok, const char *detail,
-    const char *fix)
-{
-	json_array_append_new(checks, json_pack("{s:s, s:b, s:s, s:s?}", "check",
-	    name, "ok", ok, "detail", detail, "fix", ok ? NULL : fix));
-}
 
 /*
  * The check that the ledger at path is whole (SQLite's integrity check),
@@ -493,7 +486,7 @@ check_integrity(json_t *checks, const char *path)
 		return 1;
 	}
 	if (problems.count == 0) {
-		check(checks, "ledger integrity", true, "SQLite's integrity check: ok",
+		doctor_check(checks, "ledger integrity", true, "SQLite's integrity check: ok",
 		    NULL);
 	} else {
 		buf_addf(&detail, "%s is damaged: ", path);
@@ -509,7 +502,7 @@ check_integrity(json_t *checks, const char *path)
 		    "NEW.db to %s, delete %s-wal and %s-shm, and run 'daicho doctor' "
 		    "again", path, path, LEDGER_SCHEMA_VERSION, SCHEMA_APPLICATION_ID,
 		    path, path, path);
-		check(checks, "ledger integrity", false, detail.buf, fix.buf);
+		doctor_check(checks, "ledger integrity", false, detail.buf, fix.buf);
 		rc = -1;
 	}
 	strlist_release(&problems);
@@ -541,25 +534,19 @@ find_on_path(const char *name, struct buf *out)
 }
 
 /*
- * Check that the settings file at path has, for every event, a group that
- * runs "daicho hook CLIENT".
+ * The events of events for which the settings JSON text has no group that
+ * runs "daicho hook CLIENT", appended to missing (", " between). Returns
+ * false when text is not JSON.
  */
-static void
-check_settings(json_t *checks, const char *name, const char *path,
-    const char *client, const char *const *events, const char *fix)
+static bool
+settings_missing(const char *text, size_t len, const char *client,
+    const char *const *events, struct buf *missing)
 {
-	struct buf text = BUF_INIT, missing = BUF_INIT, mark = BUF_INIT,
-		   detail = BUF_INIT;
-	json_t *settings = NULL;
+	struct buf mark = BUF_INIT;
+	json_t *settings = json_loadb(text, len, 0, NULL);
 
 	buf_addf(&mark, "daicho hook %s", client);
-	if (buf_read_file(&text, path) < 0) {
-		buf_addf(&detail, "%s is missing", path);
-		check(checks, name, false, detail.buf, fix);
-		goto done;
-	}
-	settings = json_loadb(text.buf, text.len, 0, NULL);
-	for (const char *const *e = events; *e; e++) {
+	for (const char *const *e = events; settings && *e; e++) {
 		json_t *groups = json_object_get(json_object_get(settings, "hooks"), *e),
 		       *g;
 		bool found = false;
@@ -568,20 +555,40 @@ check_settings(json_t *checks, const char *name, const char *path,
 		json_array_foreach(groups, i, g)
 			found |= group_runs(g, mark.buf);
 		if (!found)
-			buf_addf(&missing, "%s%s", missing.len ? ", " : "", *e);
+			buf_addf(missing, "%s%s", missing->len ? ", " : "", *e);
 	}
-	if (settings == NULL)
+	buf_release(&mark);
+	json_decref(settings);
+	return settings != NULL;
+}
+
+/*
+ * Check that the settings file at path has, for every event, a group that
+ * runs "daicho hook CLIENT".
+ */
+static void
+check_settings(json_t *checks, const char *name, const char *path,
+    const char *client, const char *const *events, const char *fix)
+{
+	struct buf text = BUF_INIT, missing = BUF_INIT, detail = BUF_INIT;
+	bool settings;
+
+	if (buf_read_file(&text, path) < 0) {
+		buf_addf(&detail, "%s is missing", path);
+		doctor_check(checks, name, false, detail.buf, fix);
+		goto done;
+	}
+	settings = settings_missing(text.buf, text.len, client, events, &missing);
+	if (!settings)
 		buf_addf(&detail, "%s is not valid JSON", path);
 	else if (missing.len)
 		buf_addf(&detail, "%s has no daicho hook for %s", path, missing.buf);
 	else
 		buf_addf(&detail, "%s runs daicho's hooks", path);
-	check(checks, name, settings && missing.len == 0, detail.buf, fix);
+	doctor_check(checks, name, settings && missing.len == 0, detail.buf, fix);
 done:
-	json_decref(settings);
 	buf_release(&text);
 	buf_release(&missing);
-	buf_release(&mark);
 	buf_release(&detail);
 }
 
@@ -596,20 +603,126 @@ check_file(json_t *checks, const char *name, const char *path,
 
 	buf_addf(&detail, "%s %s", path, ok ? "is in place" : needle && text.len
 	    ? "lacks daicho's part" : "is missing");
-	check(checks, name, ok, detail.buf, fix);
+	doctor_check(checks, name, ok, detail.buf, fix);
 	buf_release(&text);
 	buf_release(&detail);
+}
+
+static const char *const claude_events[] = { "SessionStart", "PreToolUse",
+	"PostToolUse", "Stop", "SessionEnd", NULL };
+static const char *const codex_events[] = { "SessionStart", "PreToolUse",
+	"PostToolUse", "Stop", NULL };
+static const char *const gemini_events[] = { "SessionStart", "BeforeTool",
+	"AfterTool", "SessionEnd", NULL };
+
+/* Each client's configuration, as installed and checked. */
+static const struct client_config {
+	const char *client;          /* claude, codex, gemini */
+	const char *dir;             /* its directory in the project */
+	const char *settings;        /* the hooks file, relative to the root */
+	const char *const *events;   /* the events daicho hooks */
+} client_configs[] = {
+	{ "claude", ".claude", ".claude/settings.json", claude_events },
+	{ "codex", ".codex", ".codex/hooks.json", codex_events },
+	{ "gemini", ".gemini", ".gemini/settings.json", gemini_events },
+};
+
+/*
+ * What a worktree made from a commit gets: for each client configured in
+ * this work tree or the main one, that this one has it too (a `git
+ * worktree add` of a branch without the committed configuration has no
+ * hooks, and its sessions are not checked at all), and that the settings
+ * committed at HEAD run every daicho hook.
+ */
+static void
+check_worktree_and_commits(json_t *checks, const char *root)
+{
+	struct buf main_root = BUF_INIT, here = BUF_INIT, there = BUF_INIT,
+		   name = BUF_INIT, detail = BUF_INIT, fix = BUF_INIT,
+		   spec = BUF_INIT, text = BUF_INIT, missing = BUF_INIT,
+		   real_root = BUF_INIT;
+	char *resolved = realpath(root, NULL);
+
+	buf_adds(&real_root, resolved ? resolved : root);
+	free(resolved);
+	if (path_main_work_tree(root, &main_root) != 0)
+		goto done;
+	for (size_t c = 0; c < sizeof(client_configs) / sizeof(client_configs[0]);
+	     c++) {
+		const struct client_config *cc = &client_configs[c];
+		char *argv[] = { "git", "-C", (char *)root, "show", NULL, NULL };
+		bool in_here, in_main;
+
+		buf_reset(&here);
+		buf_reset(&there);
+		buf_addf(&here, "%s/%s", root, cc->dir);
+		buf_addf(&there, "%s/%s", main_root.buf, cc->dir);
+		in_here = access(here.buf, F_OK) == 0;
+		in_main = strcmp(main_root.buf, real_root.buf) != 0 &&
+		    access(there.buf, F_OK) == 0;
+		buf_reset(&name);
+		buf_reset(&detail);
+		buf_reset(&fix);
+		if (!in_here && in_main) {
+			buf_addf(&name, "%s hooks in worktree", cc->client);
+			buf_addf(&detail, "this worktree (%s) has no %s/ while the main "
+			    "worktree (%s) has one: %s sessions started here run no "
+			    "daicho hook, and nothing is enforced", root, cc->dir,
+			    main_root.buf, cc->client);
+			buf_addf(&fix, "commit %s/ in the main worktree (git -C %s add "
+			    "%s && git -C %s commit) and bring that commit into this "
+			    "branch (git merge or rebase), or make this worktree again "
+			    "from a commit that has it", cc->dir, main_root.buf, cc->dir,
+			    main_root.buf);
+			doctor_check(checks, name.buf, false, detail.buf, fix.buf);
+			continue;
+		}
+		if (!in_here)
+			continue;
+		/* What a worktree made from HEAD gets. */
+		buf_reset(&spec);
+		buf_reset(&text);
+		buf_reset(&missing);
+		buf_addf(&spec, "HEAD:%s", cc->settings);
+		argv[4] = spec.buf;
+		buf_addf(&name, "%s hooks committed", cc->client);
+		buf_addf(&fix, "git add %s && git commit -m 'daicho hooks' (every "
+		    "worktree, and every clone, then has them)", cc->dir);
+		if (proc_capture(argv, &text) != 0) {
+			buf_addf(&detail, "%s is not committed: a worktree made from a "
+			    "commit (git worktree add, daicho run --worktree, claude "
+			    "--worktree) has no daicho hooks, and its sessions are not "
+			    "checked", cc->settings);
+			doctor_check(checks, name.buf, false, detail.buf, fix.buf);
+		} else if (!settings_missing(text.buf, text.len, cc->client,
+			       cc->events, &missing) || missing.len) {
+			buf_addf(&detail, "%s as committed %s%s: worktrees made from "
+			    "HEAD lack %s", cc->settings, missing.len ? "has no daicho "
+			    "hook for " : "is not valid JSON", missing.buf, missing.len
+			    ? "those hooks" : "every hook");
+			doctor_check(checks, name.buf, false, detail.buf, fix.buf);
+		} else {
+			buf_addf(&detail, "%s at HEAD runs daicho's hooks: worktrees "
+			    "made from it have them", cc->settings);
+			doctor_check(checks, name.buf, true, detail.buf, NULL);
+		}
+	}
+done:
+	buf_release(&main_root);
+	buf_release(&here);
+	buf_release(&there);
+	buf_release(&name);
+	buf_release(&detail);
+	buf_release(&fix);
+	buf_release(&spec);
+	buf_release(&text);
+	buf_release(&missing);
+	buf_release(&real_root);
 }
 
 void
 install_doctor(const char *root, const char *ledger_path, json_t **checks)
 {
-	static const char *const claude_events[] = { "SessionStart", "PreToolUse",
-		"PostToolUse", "Stop", "SessionEnd", NULL };
-	static const char *const codex_events[] = { "SessionStart", "PreToolUse",
-		"PostToolUse", "Stop", NULL };
-	static const char *const gemini_events[] = { "SessionStart", "BeforeTool",
-		"AfterTool", "SessionEnd", NULL };
 	struct buf text = BUF_INIT, path = BUF_INIT;
 	struct ledger *ledger = NULL;
 	struct err err = ERR_INIT;
@@ -617,7 +730,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	*checks = json_array();
 	if (access(ledger_path, F_OK) != 0) {
 		buf_addf(&text, "no ledger at %s", ledger_path);
-		check(*checks, "ledger", false, text.buf, "run 'daicho init'");
+		doctor_check(*checks, "ledger", false, text.buf, "run 'daicho init'");
 	} else {
 		/* First, so that a ledger found whole again loses its mark. */
 		json_t *integrity = json_array();
@@ -625,7 +738,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		if (check_integrity(integrity, ledger_path) < 0) {
 			/* Damaged: that check says it all. */
 		} else if (ledger_open(ledger_path, &ledger, &err) < 0) {
-			check(*checks, "ledger", false, err.message.buf, "see the "
+			doctor_check(*checks, "ledger", false, err.message.buf, "see the "
 			    "error; 'daicho init' brings an old schema up to date");
 		} else {
 			int64_t version = 0;
@@ -633,7 +746,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 			ledger_query_int(ledger, "PRAGMA user_version", &version, &err);
 			buf_addf(&text, "%s (schema %lld)", ledger_path,
 			    (long long)version);
-			check(*checks, "ledger", true, text.buf, NULL);
+			doctor_check(*checks, "ledger", true, text.buf, NULL);
 		}
 		json_array_extend(*checks, integrity);
 		json_decref(integrity);
@@ -643,9 +756,9 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	buf_reset(&text);
 	if (find_on_path("daicho", &path) == 0) {
 		buf_addf(&text, "hooks run %s", path.buf);
-		check(*checks, "daicho on PATH", true, text.buf, NULL);
+		doctor_check(*checks, "daicho on PATH", true, text.buf, NULL);
 	} else {
-		check(*checks, "daicho on PATH", false, "the hooks run 'daicho', which "
+		doctor_check(*checks, "daicho on PATH", false, "the hooks run 'daicho', which "
 		    "is not on PATH: the clients then skip them silently (a hook that "
 		    "cannot be found fails open)", "'make install' (or put daicho's "
 		    "directory on PATH for the agents' sessions)");
@@ -657,7 +770,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		    "run 'daicho init --git-hook' (an existing hook is kept and "
 		    "chained)");
 		if (access(path.buf, F_OK) == 0 && access(path.buf, X_OK) != 0)
-			check(*checks, "git pre-commit hook executable", false, path.buf,
+			doctor_check(*checks, "git pre-commit hook executable", false, path.buf,
 			    "chmod +x it");
 	}
 	buf_reset(&path);
@@ -693,6 +806,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		check_file(*checks, "GEMINI.md", path.buf, SECTION_BEGIN,
 		    "run 'daicho init --gemini'");
 	}
+	check_worktree_and_commits(*checks, root);
+	trust_doctor(*checks, root);
 	buf_release(&text);
 	buf_release(&path);
 }

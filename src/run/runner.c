@@ -19,6 +19,7 @@
 #include "core/task.h"
 #include "core/usage.h"
 #include "core/verify.h"
+#include "run/ratelimit.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/git.h"
@@ -28,9 +29,15 @@
 #define RATE_LIMIT_FIRST_PAUSE_MS 2000
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
 #define RETRY_MAX_BACKOFF_MS (5 * 60 * 1000)
-#define LOG_TAIL_BYTES 16384
-/* Never through a symbolic link: it would truncate the file it names. */
-#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
+#define LOG_TAIL_BYTES 65536
+/*
+ * A log is always a new file: never one an earlier launch wrote (a
+ * rate-limited launch spends no attempt, and its relaunch must not
+ * overwrite its log), never through a symbolic link.
+ */
+#define LOG_OPEN_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+/* How many launch numbers open_log() tries past the attempt count. */
+#define LOG_NUMBER_TRIES 10000
 /* The shortest time between two sweep passes started for new reports. */
 #define SWEEP_GAP_MS 100
 
@@ -43,6 +50,7 @@ struct worker {
 	int64_t started_ms;    /* monotonic */
 	bool term_sent;
 	char *log_path;
+	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
 };
 
@@ -66,13 +74,16 @@ struct runner {
 	int64_t sweep_started_ms; /* when the last sweep pass began */
 	int64_t nothing_ready_ms; /* (ledger clock) when nothing was ready */
 	int64_t pause_until_ms, pause_ms;
+	int64_t pause_wall_until_ms;  /* (wall clock) the pause's end */
 	bool paused, stopping, nothing_ready;
 	int64_t finished;
 	int64_t start_ms;
-	regex_t rate_re;
+	regex_t rate_re;              /* --rate-limit-pattern, if given */
+	bool has_rate_re;
 	struct buf ledger_dir;
 	struct buf root;              /* the project root (worktrees) */
 	struct buf base;              /* HEAD when the run started */
+	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
 };
 
 static int64_t
@@ -156,7 +167,7 @@ prepare_worktree(struct runner *r, struct worker *w)
 	struct buf path = BUF_INIT, branch = BUF_INIT, why = BUF_INIT;
 	int rc = 0;
 
-	buf_addf(&path, "%s/worktrees/%lld", r->ledger_dir.buf, (long long)w->task);
+	buf_addf(&path, "%s/%lld", r->worktree_dir.buf, (long long)w->task);
 	buf_addf(&branch, "daicho/%lld", (long long)w->task);
 	if (access(path.buf, F_OK) != 0) {
 		if (path_make_parent_dirs(path.buf, 0755) < 0 ||
@@ -172,6 +183,62 @@ prepare_worktree(struct runner *r, struct worker *w)
 	buf_release(&branch);
 	buf_release(&why);
 	return rc;
+}
+
+/*
+ * Create the log of this launch of w->task: <ledger dir>/logs/ID.N.log,
+ * N the first number from the attempt count on that no earlier launch
+ * used. Sets w->launch; returns the open descriptor and the path in log,
+ * or a negative error.
+ */
+static int
+open_log(struct runner *r, struct worker *w, struct buf *log)
+{
+	struct stat st;
+	int fd = -1;
+
+	for (int64_t n = w->attempt > 0 ? w->attempt : 1;
+	     n < w->attempt + LOG_NUMBER_TRIES; n++) {
+		buf_reset(log);
+		buf_addf(log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
+		    (long long)w->task, (long long)n);
+		/*
+		 * One directory for all logs: a directory per task would cost
+		 * a mkdir per job, and creating an inode is most of what a
+		 * short job costs the runner. Made when first missing.
+		 */
+		fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
+		if (fd < 0 && errno == ENOENT &&
+		    path_make_parent_dirs(log->buf, 0755) == 0)
+			fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
+		if (fd >= 0) {
+			w->launch = n;
+			return fd;
+		}
+		if (errno != EEXIST)
+			break;
+		if (lstat(log->buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			break;
+		}
+	}
+	return err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
+	    log->buf, errno == ELOOP ? "it is a symbolic link; remove it"
+	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
+}
+
+static void drop_unused_worktree(struct runner *r, int64_t task,
+    const char *path);
+
+/* A launch that failed after its worktree was made: no worktree is left. */
+static void
+abandon_worktree(struct runner *r, struct worker *w)
+{
+	if (w->worktree) {
+		drop_unused_worktree(r, w->task, w->worktree);
+		free(w->worktree);
+		w->worktree = NULL;
+	}
 }
 
 /* Start the worker process for w->task held by w->agent. */
@@ -192,22 +259,10 @@ launch(struct runner *r, struct worker *w)
 	task_release(&task);
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
 		return rc;
-	/*
-	 * One directory for all logs: a directory per task would cost a
-	 * mkdir per job, and creating an inode is most of what a short job
-	 * costs the runner. The directory is made when first missing.
-	 */
-	buf_addf(&log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
-	    (long long)w->task, (long long)w->attempt);
-	fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
-	if (fd < 0 && errno == ENOENT && path_make_parent_dirs(log.buf, 0755) == 0)
-		fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
-	if (fd < 0) {
-		rc = err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
-		    log.buf, errno == ELOOP ? "it is a symbolic link; remove it"
-					    : strerror(errno));
+	if ((fd = open_log(r, w, &log)) < 0) {
+		abandon_worktree(r, w);
 		buf_release(&log);
-		return rc;
+		return fd;
 	}
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
@@ -239,6 +294,7 @@ launch(struct runner *r, struct worker *w)
 	buf_release(&env_ledger);
 	if (rc != 0) {
 		w->pid = 0;
+		abandon_worktree(r, w);
 		buf_release(&log);
 		return err_set(r->err, ERR_FAILED, "cannot run %s (%s)",
 		    r->opt->argv[0], strerror(rc));
@@ -357,31 +413,29 @@ fill_slots(struct runner *r)
 	return 0;
 }
 
-/* Whether the end of the worker's log matches the rate-limit pattern. */
-static bool
-log_says_rate_limited(struct runner *r, const char *path)
+/*
+ * Read what the end of the worker's log says about a rate limit into *rl
+ * (run/ratelimit.h). exited_ok: the worker exited 0, when only a client's
+ * closing result can say so; a log without the word "error" is not read.
+ */
+static void
+read_rate_limit(struct runner *r, const char *path, bool exited_ok,
+    struct rate_limit *rl)
 {
 	struct buf tail = BUF_INIT;
-	bool hit = false;
+	off_t size;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return false;
-	{
-		off_t size = lseek(fd, 0, SEEK_END);
-
-		lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
-	}
-	if (buf_read_fd(&tail, fd) == 0) {
-		/* regexec stops at NUL: match each NUL-free piece. */
-		for (size_t at = 0; at < tail.len && !hit;) {
-			hit = regexec(&r->rate_re, tail.buf + at, 0, NULL, 0) == 0;
-			at += strlen(tail.buf + at) + 1;
-		}
-	}
+		return;
+	size = lseek(fd, 0, SEEK_END);
+	lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
+	if (buf_read_fd(&tail, fd) == 0 &&
+	    (!exited_ok || memmem(tail.buf, tail.len, "error", 5) != NULL))
+		rate_limit_scan(tail.buf, tail.len, size > LOG_TAIL_BYTES,
+		    r->has_rate_re ? &r->rate_re : NULL, clock_now_ms(), rl);
 	close(fd);
 	buf_release(&tail);
-	return hit;
 }
 
 /* The worktree's HEAD when it moved from the base, else NULL (caller frees). */
@@ -398,20 +452,43 @@ worktree_commit(struct runner *r, const char *worktree)
 	return buf_detach(&head, NULL);
 }
 
+/*
+ * Pause launches after a rate limit: until the time the client said the
+ * limit lifts (a subscription's usage limit: hours, maybe), else 2 s
+ * doubling to 60 s. A pause is only ever made longer.
+ */
 static void
-pause_launches(struct runner *r, int64_t task)
+pause_launches(struct runner *r, int64_t task, const struct rate_limit *rl)
 {
+	int64_t now = clock_now_ms(), pause_ms, until;
+	json_t *detail;
+
 	r->pause_ms = r->pause_ms ? r->pause_ms * 2 : RATE_LIMIT_FIRST_PAUSE_MS;
 	if (r->pause_ms > RATE_LIMIT_MAX_PAUSE_MS)
 		r->pause_ms = RATE_LIMIT_MAX_PAUSE_MS;
-	r->pause_until_ms = mono_now() + r->pause_ms;
+	/* A reset sooner than the backoff's pause does not shorten it. */
+	pause_ms = rl->resets_ms - now > r->pause_ms ? rl->resets_ms - now
+						       : r->pause_ms;
+	until = mono_now() + pause_ms;
+	if (r->paused && until < r->pause_until_ms) {
+		pause_ms = r->pause_until_ms - mono_now();
+		until = r->pause_until_ms;
+	}
+	r->pause_until_ms = until;
+	if (r->pause_wall_until_ms < now + pause_ms)
+		r->pause_wall_until_ms = now + pause_ms;
 	/* Every pause and every extension of one is on the record. */
+	detail = json_pack("{s:s, s:I, s:I, s:b}", "reason",
+	    rl->resets_ms - now > r->pause_ms ? "usage limit" : "rate limit",
+	    "pause_ms", (json_int_t)pause_ms,
+	    "until_ms", (json_int_t)(now + pause_ms), "extended", r->paused);
+	if (rl->said.len)
+		json_object_set_new(detail, "said", json_string(rl->said.buf));
 	{
 		struct err ignored = ERR_INIT;
 
-		event_record(r->ledger, r->opt->actor, "pause", task,
-		    json_pack("{s:s, s:I, s:b}", "reason", "rate limit", "pause_ms",
-			(json_int_t)r->pause_ms, "extended", r->paused), &ignored);
+		event_record(r->ledger, r->opt->actor, "pause", task, detail,
+		    &ignored);
 		err_release(&ignored);
 	}
 	r->paused = true;
@@ -467,9 +544,20 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	 */
 	char *commit = w->worktree && code == 0 && !timed_out
 	    ? worktree_commit(r, w->worktree) : NULL;
-	bool rate_limited = !timed_out && (code == 75 ||
-	    (code != 0 && log_says_rate_limited(r, w->log_path)));
+	struct rate_limit rl;
+	bool rate_limited;
 	int rc;
+
+	/*
+	 * A rate limit: exit 75, or a failure whose log says so, or a
+	 * client's closing result that says so whatever the exit status (a
+	 * worker script may exit 0 after its client failed).
+	 */
+	rate_limit_init(&rl);
+	if (!timed_out && code != 75 && code >= 0)
+		read_rate_limit(r, w->log_path, code == 0, &rl);
+	rate_limited = !timed_out && (code == 75 || (code != 0 && rl.limited) ||
+	    rl.final);
 
 	r->running--;
 	r->finished++;
@@ -507,9 +595,10 @@ handle_exit(struct runner *r, struct worker *w, int status)
 	}
 	task_release(&task);
 	{
-		json_t *detail = json_pack("{s:I, s:I, s:s, s:s}", "attempt",
-		    (json_int_t)w->attempt, "duration_ms", (json_int_t)duration,
-		    "log", w->log_path, "outcome", outcome);
+		json_t *detail = json_pack("{s:I, s:I, s:I, s:s, s:s}", "attempt",
+		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
+		    "duration_ms", (json_int_t)duration, "log", w->log_path,
+		    "outcome", outcome);
 
 		json_object_set_new(detail, "exit",
 		    code >= 0 ? json_integer(code) : json_null());
@@ -533,7 +622,7 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		/* Not the task's fault: no attempt spent. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
 		if (rc == 0) {
-			pause_launches(r, w->task);
+			pause_launches(r, w->task, &rl);
 			r->sum->rate_limited++;
 		}
 		break;
@@ -576,6 +665,7 @@ done:
 		ledger_rollback(r->ledger);
 	free(commit);
 	buf_release(&reason);
+	rate_limit_release(&rl);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
@@ -664,7 +754,8 @@ reap(struct runner *r)
 static int
 beat(struct runner *r)
 {
-	int64_t interval = r->opt->lease_ms / 4;
+	int64_t interval = r->opt->lease_ms / 4, *tasks;
+	int rc;
 
 	if (interval > 10000)
 		interval = 10000;
@@ -673,7 +764,18 @@ beat(struct runner *r)
 	if (mono_now() < r->next_beat_ms)
 		return 0;
 	r->next_beat_ms = mono_now() + interval;
-	return agent_beat(r->ledger, r->agents, (size_t)r->opt->jobs + 1, r->err);
+	/*
+	 * A worker the runner sees alive is working on its task: the beat
+	 * names that task, so the claim's maximum hold holds while it runs.
+	 */
+	tasks = xcalloc((size_t)r->opt->jobs + 1, sizeof(int64_t));
+	for (int i = 0; i < r->opt->jobs; i++)
+		if (r->workers[i].pid)
+			tasks[i] = r->workers[i].task;
+	rc = agent_beat(r->ledger, r->agents, tasks, (size_t)r->opt->jobs + 1,
+	    r->err);
+	free(tasks);
+	return rc;
 }
 
 static int
@@ -705,6 +807,7 @@ progress(struct runner *r)
 	p.finished = r->finished;
 	p.elapsed_ms = mono_now() - r->start_ms;
 	p.paused = r->paused;
+	p.paused_until_ms = r->paused ? r->pause_wall_until_ms : 0;
 	p.budget_spent = r->sum->budget_spent;
 	r->opt->observer.progress(r->opt->observer.arg, &p);
 	return 0;
@@ -802,34 +905,94 @@ release_held(struct runner *r)
 	}
 }
 
-/* Remove the worktrees of verified tasks that changed nothing. */
+/*
+ * Remove task's worktree at path, with its branch, when it holds no work:
+ * no commit past the run's base and no uncommitted change. Work is never
+ * thrown away; a task that is run again gets a new worktree.
+ */
+static void
+drop_unused_worktree(struct runner *r, int64_t task, const char *path)
+{
+	struct buf branch = BUF_INIT;
+	char *commit;
+
+	if (access(path, F_OK) != 0)
+		return;
+	commit = worktree_commit(r, path);
+	if (commit == NULL && git_worktree_is_clean(path) == 1) {
+		buf_addf(&branch, "daicho/%lld", (long long)task);
+		git_worktree_remove(r->root.buf, path);
+		git_branch_delete(r->root.buf, branch.buf);
+	}
+	free(commit);
+	buf_release(&branch);
+}
+
+/*
+ * At the end of a run, whatever became of each task: its worktree goes
+ * unless it holds work (a failed or interrupted run leaves no empty
+ * worktrees and branches behind; 'daicho sweep' removes the others once
+ * their work is merged).
+ */
 static void
 tidy_worktrees(struct runner *r)
 {
 	for (size_t i = 0; i < r->touched_count; i++) {
-		struct buf path = BUF_INIT, branch = BUF_INIT;
-		struct task task;
-		struct err ignored = ERR_INIT;
-		char *commit;
+		struct buf path = BUF_INIT;
 
-		buf_addf(&path, "%s/worktrees/%lld", r->ledger_dir.buf,
+		buf_addf(&path, "%s/%lld", r->worktree_dir.buf,
 		    (long long)r->touched[i]);
-		buf_addf(&branch, "daicho/%lld", (long long)r->touched[i]);
-		if (access(path.buf, F_OK) == 0 &&
-		    task_get(r->ledger, r->touched[i], &task, &ignored) == 0) {
-			commit = worktree_commit(r, path.buf);
-			/* Commits are never thrown away; no changes, no worktree. */
-			if (commit == NULL && strcmp(task.state, "verified") == 0) {
-				git_worktree_remove(r->root.buf, path.buf);
-				git_branch_delete(r->root.buf, branch.buf);
-			}
-			free(commit);
-			task_release(&task);
-		}
-		err_release(&ignored);
+		drop_unused_worktree(r, r->touched[i], path.buf);
 		buf_release(&path);
-		buf_release(&branch);
 	}
+}
+
+/*
+ * Where task worktrees go: --worktree-dir (relative to the project root),
+ * else <root>/.daicho-worktrees. A directory inside the work tree is
+ * excluded from git (info/exclude), so the main checkout never shows it.
+ */
+static int
+set_worktree_dir(struct runner *r)
+{
+	const char *dir = r->opt->worktree_dir;
+	struct buf entry = BUF_INIT, why = BUF_INIT;
+	char *real_dir = NULL, *real_root = NULL;
+	size_t len;
+	int rc = 0;
+
+	if (dir == NULL || *dir == '\0')
+		buf_addf(&r->worktree_dir, "%s/.daicho-worktrees", r->root.buf);
+	else if (dir[0] == '/')
+		buf_adds(&r->worktree_dir, dir);
+	else
+		buf_addf(&r->worktree_dir, "%s/%s", r->root.buf, dir);
+	/* Made now, so that "..", links and all resolve. */
+	buf_adds(&entry, r->worktree_dir.buf);
+	buf_adds(&entry, "/.");
+	if (path_make_parent_dirs(entry.buf, 0755) < 0 ||
+	    (real_dir = realpath(r->worktree_dir.buf, NULL)) == NULL ||
+	    (real_root = realpath(r->root.buf, NULL)) == NULL) {
+		rc = err_set(r->err, ERR_FAILED, "cannot make the worktree "
+		    "directory %s (%s)", r->worktree_dir.buf, strerror(errno));
+		goto done;
+	}
+	buf_reset(&r->worktree_dir);
+	buf_adds(&r->worktree_dir, real_dir);
+	len = strlen(real_root);
+	if (strncmp(real_dir, real_root, len) == 0 && real_dir[len] == '/') {
+		buf_reset(&entry);
+		buf_addf(&entry, "%s/", real_dir + len);
+		if (git_exclude(r->root.buf, entry.buf, &why) < 0)
+			rc = err_set(r->err, ERR_FAILED, "cannot keep %s out of git "
+			    "(%s)", r->worktree_dir.buf, why.buf);
+	}
+done:
+	free(real_dir);
+	free(real_root);
+	buf_release(&entry);
+	buf_release(&why);
+	return rc;
 }
 
 static int
@@ -887,11 +1050,15 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_init(&r.ledger_dir);
 	buf_init(&r.root);
 	buf_init(&r.base);
-	if (regcomp(&r.rate_re, options->rate_limit_pattern,
-		REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
-		return err_set(err, ERR_USAGE,
-		    "bad --rate-limit-pattern '%s' (an extended regular expression)",
-		    options->rate_limit_pattern);
+	buf_init(&r.worktree_dir);
+	if (options->rate_limit_pattern) {
+		if (regcomp(&r.rate_re, options->rate_limit_pattern,
+			REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
+			return err_set(err, ERR_USAGE, "bad --rate-limit-pattern "
+			    "'%s' (an extended regular expression)",
+			    options->rate_limit_pattern);
+		r.has_rate_re = true;
+	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
 	/* The workers' agents, and the caller's last: beat() renews them all. */
@@ -909,6 +1076,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 		    "--worktree needs a git repository with a commit at %s", r.root.buf);
 		goto done;
 	}
+	if (options->worktree && (rc = set_worktree_dir(&r)) < 0)
+		goto done;
 	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
 	sigemptyset(&children);
 	sigaddset(&children, SIGCHLD);
@@ -1004,7 +1173,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 unblock:
 	sigprocmask(SIG_SETMASK, &previous, NULL);
 done:
-	regfree(&r.rate_re);
+	if (r.has_rate_re)
+		regfree(&r.rate_re);
 	for (int i = 0; i < options->jobs; i++)
 		free(r.agent_names[i]);
 	free(r.agent_names);
@@ -1016,5 +1186,6 @@ done:
 	buf_release(&r.ledger_dir);
 	buf_release(&r.root);
 	buf_release(&r.base);
+	buf_release(&r.worktree_dir);
 	return rc;
 }

@@ -22,10 +22,6 @@
 #include "core/err.h"
 #include "core/ledger.h"
 
-#define RUN_DEFAULT_RATE_LIMIT_PATTERN                                        \
-	"rate[ _-]?limit|too many requests|session limit|usage limit|"        \
-	"quota exceeded|(^|[^0-9])429([^0-9]|$)"
-
 /* A snapshot for a progress display. */
 struct run_progress {
 	int64_t running;
@@ -35,6 +31,7 @@ struct run_progress {
 	int64_t finished;      /* worker processes ended so far */
 	int64_t elapsed_ms;
 	bool paused;           /* waiting out a rate limit */
+	int64_t paused_until_ms; /* (wall clock) when launches resume */
 	bool budget_spent;
 };
 
@@ -58,10 +55,14 @@ struct run_options {
 	int64_t retry_backoff_ms;   /* first retry delay; doubles */
 	const char *label;          /* only tasks with this label */
 	bool worktree;              /* a git worktree per task */
+	const char *worktree_dir;   /* where (relative to the project root);
+				     * NULL: <root>/.daicho-worktrees */
 	int64_t budget_tokens;      /* 0: no budget */
 	double budget_cost;         /* 0: no budget */
 	bool follow;                /* keep waiting for new tasks */
-	const char *rate_limit_pattern; /* extended regex, case-insensitive */
+	const char *rate_limit_pattern; /* extended regex, case-insensitive,
+					 * replacing the built-in text rules
+					 * (run/ratelimit.h); NULL: those */
 	int64_t lease_ms;
 	int64_t max_hold_ms;        /* 0: the ledger's default */
 	int64_t sweep_every_ms;

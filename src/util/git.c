@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/proc.h"
@@ -449,4 +450,118 @@ git_count_own_commits(const char *repo, const char *commit, const char *base,
 	buf_release(&out);
 	buf_release(&not);
 	return count;
+}
+
+int
+git_modified_paths(const char *worktree, struct strlist *paths,
+    struct buf *why)
+{
+	const char *args[] = { "status", "--porcelain=v1", "-z",
+		"--untracked-files=no", "--no-renames", "--ignore-submodules", NULL };
+	struct buf out = BUF_INIT;
+	int status = git_run(worktree, args, &out, false);
+
+	if (status == 0) {
+		/* Entries "XY PATH\0"; a path is past the 3 status bytes. */
+		for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1)
+			if (strlen(out.buf + at) > 3)
+				strlist_add(paths, out.buf + at + 3);
+	} else {
+		explain_failure(why, "status", status);
+	}
+	buf_release(&out);
+	return status == 0 ? 0 : -1;
+}
+
+int
+git_worktree_is_clean(const char *path)
+{
+	const char *args[] = { "status", "--porcelain", "--untracked-files=normal",
+		"--ignore-submodules=none", NULL };
+	struct buf out = BUF_INIT;
+	int status = git_run(path, args, &out, false), rc;
+
+	rc = status != 0 ? -1 : out.len == 0;
+	buf_release(&out);
+	return rc;
+}
+
+int
+git_worktrees_on(const char *repo, const char *prefix, struct strlist *paths,
+    struct strlist *names)
+{
+	const char *args[] = { "worktree", "list", "--porcelain", "-z", NULL };
+	struct buf out = BUF_INIT;
+	const char *path = NULL;
+	size_t len = strlen(prefix);
+	int status = git_run(repo, args, &out, false);
+
+	/* Records of "key value" fields, NUL-ended, a record ended by a NUL. */
+	for (size_t at = 0; status == 0 && at < out.len;
+	     at += strlen(out.buf + at) + 1) {
+		const char *field = out.buf + at;
+
+		if (*field == '\0')
+			path = NULL;
+		else if (strncmp(field, "worktree ", 9) == 0)
+			path = field + 9;
+		else if (path && strncmp(field, "branch ", 7) == 0 &&
+		    strncmp(field + 7, prefix, len) == 0) {
+			strlist_add(paths, path);
+			strlist_add(names, field + 7 + len);
+		}
+	}
+	buf_release(&out);
+	return status == 0 ? 0 : -1;
+}
+
+int
+git_exclude(const char *repo, const char *entry, struct buf *why)
+{
+	const char *args[] = { "rev-parse", "--path-format=absolute",
+		"--git-path", "info/exclude", NULL };
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int rc = -1;
+	FILE *f;
+
+	if (git_run(repo, args, &path, false) != 0 || path.len == 0) {
+		buf_adds(why, "cannot find the repository's info/exclude");
+		goto done;
+	}
+	while (path.len > 0 && path.buf[path.len - 1] == '\n')
+		path.buf[--path.len] = '\0';
+	if (buf_read_file(&text, path.buf) == 0) {
+		for (const char *line = text.buf; line && *line;) {
+			const char *end = strchr(line, '\n');
+			size_t n = end ? (size_t)(end - line) : strlen(line);
+
+			if (n == strlen(entry) && strncmp(line, entry, n) == 0) {
+				rc = 0;
+				goto done;
+			}
+			line = end ? end + 1 : NULL;
+		}
+	}
+	{
+		char *slash = strrchr(path.buf, '/');
+
+		if (slash) {
+			*slash = '\0';
+			mkdir(path.buf, 0777);
+			*slash = '/';
+		}
+	}
+	if ((f = fopen(path.buf, "a")) == NULL) {
+		buf_addf(why, "cannot write %s: %s", path.buf, strerror(errno));
+		goto done;
+	}
+	fprintf(f, "%s%s\n", text.len && text.buf[text.len - 1] != '\n' ? "\n"
+	    : "", entry);
+	rc = fclose(f) == 0 ? 0 : -1;
+	if (rc < 0)
+		buf_addf(why, "cannot write %s: %s", path.buf, strerror(errno));
+done:
+	buf_release(&path);
+	buf_release(&text);
+	return rc;
 }

@@ -89,4 +89,36 @@ int git_changed_paths(const char *repo, const char *base, const char *commit,
 long long git_count_own_commits(const char *repo, const char *commit,
     const char *base, const struct strlist *excluded, struct buf *why);
 
+/*
+ * The tracked paths of the checkout at worktree whose content or mode
+ * differs from its index (git status), appended to paths. Returns 0, or -1
+ * when git fails (why says).
+ */
+int git_modified_paths(const char *worktree, struct strlist *paths,
+    struct buf *why);
+
+/*
+ * Whether the work tree at path has no uncommitted change, untracked
+ * files included (ignored files aside). Returns 1 it is clean, 0 it is
+ * not, -1 when git cannot tell (not a work tree, say).
+ */
+int git_worktree_is_clean(const char *path);
+
+/*
+ * The linked worktrees of repo that have a branch checked out under
+ * prefix (e.g. "refs/heads/daicho/"): their paths appended to paths and
+ * their branch names past prefix to names, in step. Returns 0, or -1 when
+ * git fails.
+ */
+int git_worktrees_on(const char *repo, const char *prefix,
+    struct strlist *paths, struct strlist *names);
+
+/*
+ * Make git ignore entry (a line of .gitignore syntax, e.g.
+ * "/.daicho-worktrees/") in the repository at repo, through its
+ * info/exclude (local: nothing committed changes). Does nothing when the
+ * line is there already. Returns 0, or -1 (why says).
+ */
+int git_exclude(const char *repo, const char *entry, struct buf *why);
+
 #endif

@@ -403,3 +403,18 @@ done:
 	buf_release(&root);
 	return rc;
 }
+
+int
+path_main_work_tree(const char *start, struct buf *out)
+{
+	struct buf common = BUF_INIT;
+	int rc = 1;
+
+	if (path_git_common_dir(start, &common) == 0 && common.len > 5 &&
+	    strcmp(common.buf + common.len - 5, "/.git") == 0) {
+		buf_add(out, common.buf, common.len - 5);
+		rc = 0;
+	}
+	buf_release(&common);
+	return rc;
+}

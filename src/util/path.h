@@ -19,6 +19,13 @@
 int path_git_common_dir(const char *start, struct buf *out);
 
 /*
+ * The main work tree of the repository containing directory start (the
+ * parent of its git common directory), resolved, appended to out. Returns
+ * 0, or 1 when there is none (no repository, or a bare one).
+ */
+int path_main_work_tree(const char *start, struct buf *out);
+
+/*
  * Find rel (e.g. ".daicho/ledger.db") in start or the nearest directory
  * above it. Returns 0 with the path in out, 1 when none exists.
  */

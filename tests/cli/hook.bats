@@ -659,6 +659,71 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 	[ "$(agent_json claude-5f2c9a70 | jq -r .state)" = ended ]
 }
 
+# --- a worker of 'daicho run' ---------------------------------------------------------
+# The runner launches each worker with DAICHO_TASK and DAICHO_AGENT (its slot
+# agent, kind script, role run); the client passes them on to its hooks.
+
+@test "a runner's worker (DAICHO_TASK): session-start registers nothing and changes nothing; session-end leaves the agent to the runner" {
+	daicho agent start run7-1 --role run --kind script >/dev/null
+	daicho add "the worker's task" >/dev/null
+	daicho claim 1 --as run7-1 >/dev/null
+	local before
+	before="$(sql "SELECT group_concat(id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-'), '; ') FROM agents")"
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude session-start claude/session-start
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	jq -r .hookSpecificOutput.additionalContext <<<"$output" | grep -qx "You are daicho agent run7-1, started by 'daicho run' for task #1; the runner holds your claim while you work and decides what follows when you exit." ||
+		fail "context: $output"
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude session-end claude/session-end
+	assert_silent
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook gemini SessionStart gemini/session-start
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook gemini SessionEnd gemini/session-end
+	assert_silent
+	# Same rows, same kind, role and state; no session bound, no event.
+	[ "$(sql "SELECT group_concat(id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-'), '; ') FROM agents")" = "$before" ]
+	run sql "SELECT kind FROM events WHERE kind IN ('agent-end', 'agent-rename', 'agent-inherit', 'agent-takeover')"
+	assert_output ""
+	[ "$(task_field 1 owner)" = run7-1 ]
+}
+
+@test "a runner's worker whose slot agent is gone: its hooks register no agent of that name" {
+	daicho agent start run7-1 --role run --kind script >/dev/null
+	daicho add "the worker's task" >/dev/null
+	daicho claim 1 --as run7-1 >/dev/null
+	daicho agent end run7-1 >/dev/null
+	local agents
+	agents="$(sql "SELECT count(*) FROM agents")"
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude session-start claude/session-start
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"the runner's agent run7-1 is not live"* ]] || fail "stderr: $stderr"
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude pre-tool-use claude/pre-tool-use-bash-plain
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude stop claude/stop
+	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude session-end claude/session-end
+	[ "$(sql "SELECT count(*) FROM agents")" = "$agents" ]
+	run sql "SELECT count(*) FROM events WHERE kind = 'agent-inherit'"
+	assert_output 0
+}
+
+@test "a runner's worker: stop names only the worker's own task, never another claim of the slot agent" {
+	daicho agent start run7-1 --role run --kind script >/dev/null
+	daicho add "returned to the slot earlier" >/dev/null
+	daicho add "the worker's task" >/dev/null
+	daicho claim 1 --as run7-1 >/dev/null
+	daicho claim 2 --as run7-1 >/dev/null
+	DAICHO_TASK=2 DAICHO_AGENT=run7-1 hook claude stop claude/stop
+	assert_json "$(jq -cn --arg r "You still hold claimed tasks that are neither reported nor released: #2 (the worker's task). $STOP_TAIL" \
+		'{decision: "block", reason: $r}')"
+	DAICHO_TASK=2 DAICHO_AGENT=run7-1 hook codex stop codex/stop
+	[[ "$output" == *"#2 (the worker's task)"* && "$output" != *"#1"* ]] || fail "codex stop: $output"
+	DAICHO_AGENT=run7-1 daicho report 2
+	DAICHO_TASK=2 DAICHO_AGENT=run7-1 hook claude stop claude/stop
+	assert_silent
+	# Without DAICHO_TASK (not a runner's worker) both count.
+	DAICHO_AGENT=run7-1 hook claude stop claude/stop
+	[[ "$output" == *"#1 (returned to the slot earlier)."* ]] || fail "plain stop: $output"
+}
+
 # --- errors ------------------------------------------------------------------------
 
 @test "an unknown client or event is a usage error (exit 2, one line)" {

@@ -136,8 +136,30 @@ tree_sums() {
 	[ "$(tree_sums)" = "$after" ]
 }
 
+# trust_clients [DIR]: what a user who trusted DIR (default: here) in Codex
+# and Gemini CLI has in their trust stores ($HOME is the test directory):
+# the project and each of daicho's four Codex hooks, and the folder.
+trust_clients() {
+	local dir="${1:-$PWD}" event
+	mkdir -p "$HOME/.codex" "$HOME/.gemini"
+	{
+		printf '# written by codex\nmodel = "gpt-5"\n\n[projects."%s"]\ntrust_level = "trusted"\n' "$dir"
+		for event in session_start pre_tool_use post_tool_use stop; do
+			printf '\n[hooks.state."%s/.codex/hooks.json:%s:0:0"]\ntrusted_hash = "sha256:%064d"\n' "$dir" "$event" 0
+		done
+	} >"$HOME/.codex/config.toml"
+	printf '{\n  "%s": "TRUST_FOLDER"\n}\n' "$dir" >"$HOME/.gemini/trustedFolders.json"
+}
+
+# commit_clients: commit what init wrote.
+commit_clients() {
+	git add -A && git commit -q -m "daicho hooks"
+}
+
 @test "doctor passes when everything is installed and daicho is on PATH" {
 	daicho init --claude --codex --gemini >/dev/null
+	commit_clients
+	trust_clients
 	ok daicho doctor
 	refute_output --partial FAIL
 	assert_line --regexp '^ok +daicho on PATH +hooks run .*/daicho$'
@@ -155,7 +177,8 @@ tree_sums() {
 	assert_line --partial "fix: run 'daicho init'"
 	assert_line --regexp '^FAIL +claude hooks +.*settings.json is missing$'
 	assert_line --partial "fix: run 'daicho init --claude'"
-	assert_equal "$stderr" "daicho: 4 problems found (fix them as shown)"
+	assert_line --regexp '^FAIL +claude hooks committed +.claude/settings.json is not committed'
+	assert_equal "$stderr" "daicho: 5 problems found (fix them as shown)"
 }
 
 @test "doctor: a hook that cannot be found on PATH is a failure" {
@@ -171,6 +194,109 @@ tree_sums() {
 	capture daicho doctor
 	[ "$status" -eq 1 ]
 	assert_line --partial "settings.json has no daicho hook for Stop"
+}
+
+@test "doctor: client configuration that is not committed (or committed without daicho's hooks) is a failure: worktrees would lack it" {
+	daicho init --claude --codex >/dev/null
+	trust_clients
+	capture daicho doctor
+	[ "$status" -eq 1 ] || fail "exit $status"
+	assert_line --regexp '^FAIL +claude hooks committed +\.claude/settings\.json is not committed: a worktree made from a commit \(git worktree add, daicho run --worktree, claude --worktree\) has no daicho hooks'
+	assert_line --partial "fix: git add .claude && git commit -m 'daicho hooks'"
+	assert_line --regexp '^FAIL +codex hooks committed +\.codex/hooks\.json is not committed'
+	commit_clients
+	ok daicho doctor
+	assert_line --regexp '^ok +claude hooks committed +\.claude/settings\.json at HEAD runs daicho.s hooks'
+	# Committed before a hook was added: HEAD lacks it.
+	jq 'del(.hooks.Stop)' .claude/settings.json >s.json && mv s.json .claude/settings.json
+	git commit -q -am "no stop hook"
+	daicho init --claude >/dev/null
+	capture daicho doctor
+	[ "$status" -eq 1 ]
+	assert_line --regexp '^FAIL +claude hooks committed +\.claude/settings\.json as committed has no daicho hook for Stop'
+}
+
+@test "doctor in a linked worktree made without the committed client configuration says its sessions run no hook" {
+	daicho init --claude --gemini >/dev/null
+	trust_clients
+	# The configuration is in the main worktree only: never committed.
+	git worktree add -q "$TEST_ROOT/wt" -b side
+	trust_clients "$TEST_ROOT/wt"
+	cd "$TEST_ROOT/wt"
+	[ ! -e .claude ]
+	capture daicho doctor
+	[ "$status" -eq 1 ] || fail "exit $status: $output"
+	assert_line --regexp "^FAIL +claude hooks in worktree +this worktree \($TEST_ROOT/wt\) has no \.claude/ while the main worktree \($TEST_ROOT/repo\) has one: claude sessions started here run no daicho hook"
+	assert_line --regexp '^FAIL +gemini hooks in worktree '
+	assert_line --partial "fix: commit .claude/ in the main worktree"
+	capture daicho doctor --json
+	jq -e '[.[] | select(.ok | not) | .check] == ["claude hooks in worktree", "gemini hooks in worktree"]' <<<"$output" >/dev/null ||
+		fail "$output"
+	# Once the configuration is committed and in this branch, all is well.
+	git -C "$TEST_ROOT/repo" add -A
+	git -C "$TEST_ROOT/repo" commit -q -m "daicho hooks"
+	git merge -q main
+	ok daicho doctor
+}
+
+@test "doctor: Codex's trust store: an untrusted project, and hooks not trusted or disabled in /hooks, are failures saying how to fix them" {
+	daicho init --codex >/dev/null
+	commit_clients
+	capture daicho doctor --json
+	[ "$status" -eq 1 ]
+	jq -e --arg r "$PWD" --arg c "$HOME/.codex/config.toml" '
+		(.[] | select(.check == "codex project trust")) as $p |
+		(.[] | select(.check == "codex hooks trusted")) as $h |
+		($p.ok == false) and ($p.detail == "\($r) is not trusted in \($c): Codex loads no project hook (nor .codex/config.toml) from an untrusted project, and says nothing")
+		and ($p.fix | contains("[projects.\"\($r)\"] trust_level = \"trusted\""))
+		and ($h.ok == false) and ($h.detail | startswith("4 of 4 daicho hooks of \($r)/.codex/hooks.json are not trusted in \($c) (session_start:0:0, pre_tool_use:0:0, post_tool_use:0:0, stop:0:0)"))
+		and ($h.fix | contains("trust daicho'"'"'s hooks in /hooks")) and ($h.fix | contains("--dangerously-bypass-hook-trust"))' \
+		<<<"$output" >/dev/null || fail "$output"
+	trust_clients
+	ok daicho doctor
+	assert_line --regexp '^ok +codex project trust +'
+	assert_line --regexp '^ok +codex hooks trusted +.*records trust for all 4 daicho hooks.*doctor cannot recompute that hash'
+	# One hook disabled in /hooks; CODEX_HOME moves the store.
+	printf '\n[hooks.state."%s/.codex/hooks.json:pre_tool_use:0:0"]\nenabled = false\n' "$PWD" >>"$HOME/.codex/config.toml"
+	capture daicho doctor
+	[ "$status" -eq 1 ]
+	assert_line --regexp '^FAIL +codex hooks trusted +1 of 4 daicho hooks .* are not trusted or disabled in .* \(pre_tool_use:0:0\)'
+	mkdir "$TEST_ROOT/codexhome"
+	capture env CODEX_HOME="$TEST_ROOT/codexhome" daicho doctor
+	assert_line --regexp "^FAIL +codex project trust +.* is not trusted in $TEST_ROOT/codexhome/config.toml"
+	# An explicitly untrusted project.
+	printf '[projects."%s"]\ntrust_level = "untrusted"\n' "$PWD" >"$TEST_ROOT/codexhome/config.toml"
+	capture env CODEX_HOME="$TEST_ROOT/codexhome" daicho doctor
+	assert_line --regexp "^FAIL +codex project trust +$PWD is marked untrusted in "
+}
+
+@test "doctor: Gemini CLI's trusted folders: untrusted, DO_NOT_TRUST and a broken file fail; TRUST_PARENT, GEMINI_CLI_TRUST_WORKSPACE and folder trust off pass" {
+	daicho init --gemini >/dev/null
+	commit_clients
+	capture daicho doctor
+	[ "$status" -eq 1 ]
+	assert_line --regexp "^FAIL +gemini folder trust +$PWD is not trusted: Gemini CLI loads no project hook in an untrusted folder; headless gemini exits 55 there, and with --skip-trust \(which its error suggests\) it runs without daicho.s hooks, enforcing nothing"
+	assert_line --partial "fix: trust the folder when gemini asks, or add \"$PWD\": \"TRUST_FOLDER\" to $HOME/.gemini/trustedFolders.json; headless workers may run with GEMINI_CLI_TRUST_WORKSPACE=true instead; never --skip-trust"
+	mkdir -p "$HOME/.gemini"
+	# The longest rule wins: the parent trusted, this folder not.
+	printf '{"%s": "TRUST_FOLDER", "%s": "DO_NOT_TRUST"}' "$TEST_ROOT" "$PWD" >"$HOME/.gemini/trustedFolders.json"
+	capture daicho doctor
+	assert_line --regexp "^FAIL +gemini folder trust +$PWD is marked DO_NOT_TRUST in that file"
+	printf '{"%s/README": "TRUST_PARENT"}' "$PWD" >"$HOME/.gemini/trustedFolders.json"
+	ok daicho doctor
+	assert_line --regexp '^ok +gemini folder trust +.*"TRUST_PARENT"\)$'
+	echo 'not json' >"$HOME/.gemini/trustedFolders.json"
+	capture daicho doctor
+	assert_line --regexp "^FAIL +gemini folder trust +$HOME/.gemini/trustedFolders.json is not a JSON object"
+	rm "$HOME/.gemini/trustedFolders.json"
+	GEMINI_CLI_TRUST_WORKSPACE=true ok daicho doctor
+	assert_line --regexp '^ok +gemini folder trust +GEMINI_CLI_TRUST_WORKSPACE=true here trusts any folder'
+	printf '{"/elsewhere": "TRUST_FOLDER"}' >"$TEST_ROOT/tf.json"
+	capture env GEMINI_CLI_TRUSTED_FOLDERS_PATH="$TEST_ROOT/tf.json" daicho doctor
+	assert_line --regexp "^FAIL +gemini folder trust +.*no rule for it in $TEST_ROOT/tf.json"
+	echo '{"security": {"folderTrust": {"enabled": false}}}' >"$HOME/.gemini/settings.json"
+	ok daicho doctor
+	assert_line --regexp '^ok +gemini folder trust +folder trust is off'
 }
 
 @test "init and doctor refuse extra arguments and unknown options" {

@@ -55,9 +55,15 @@ setup() {
 	snapshot_ledger
 	for opt in "--done-when cmd:true" "--touches src/**" "--protect tests/**" "--check-timeout 1s"; do
 		DAICHO_AGENT=w1 refused 6 daicho edit 2 $opt
+		stderr_contains "you hold it, and what judges your own work is for a human or its creator"
+		DAICHO_AGENT=w2 refused 6 daicho edit 2 $opt
 		stderr_contains "only a human or the agent that added it may"
 	done
 	assert_ledger_unchanged
+	# Not even its creator, once it holds it.
+	DAICHO_AGENT=mgr daicho add own --done-when saved >/dev/null
+	DAICHO_AGENT=mgr daicho claim 3 >/dev/null
+	DAICHO_AGENT=mgr refused 6 daicho edit 3 --done-when cmd:true
 	# The creator may; so may the human; others may change the rest.
 	DAICHO_AGENT=mgr ok daicho edit 2 --touches 'src/**'
 	ok daicho edit 2 --protect 'tests/**'

@@ -124,6 +124,54 @@ sleep 0.2'
 	[ "${agents[0]%-*}" = "${agents[1]%-*}" ]
 }
 
+@test "run: a worker's client hooks (session-start, stop, session-end) leave the worker to the runner: failures retried, rate limits paused, N slots N agents" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	mkdir o
+	# Each launch is a new client session with the Claude Code hooks
+	# installed: its SessionStart, Stop and SessionEnd hooks run, then it
+	# exits. Task 1 fails once, task 2 hits a rate limit once.
+	write_worker hooked 'out="$1" fix="$2"
+session=$(cat /proc/sys/kernel/random/uuid)
+p() { jq -c --arg s "$session" --arg c "$PWD" ".session_id = \$s | .cwd = \$c" "$fix/$1.json"; }
+f="$out/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+p session-start | daicho hook claude session-start >"$out/start.$DAICHO_TASK.$n"
+p stop | daicho hook claude stop >"$out/stop.$DAICHO_TASK.$n"
+p session-end | daicho hook claude session-end
+case "$DAICHO_TASK:$n" in
+1:1) exit 1 ;;
+2:1) exit 75 ;;
+esac
+exit 0'
+	capture daicho run -j 2 --retry-backoff 50ms -- "$BIN/hooked" "$TEST_ROOT/o" "$DAICHO_ROOT/tests/fixtures/hooks/claude"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 4 verified, 0 failed, 1 retried, 0 false reports caught, 1 rate-limited, "
+	# Two slots, two agents: kind script, role run, no session bound,
+	# ended by the runner alone; no client agent, no inheritance.
+	run sql "SELECT count(*) || ' ' || group_concat(DISTINCT kind || '/' || role || '/' || state) || ' ' || count(session_id) FROM agents WHERE name LIKE 'run%'"
+	assert_output "2 script/run/ended 0"
+	run sql "SELECT count(*) FROM agents WHERE kind = 'claude'"
+	assert_output 0
+	run sql "SELECT count(*) FROM events WHERE kind IN ('agent-register', 'agent-inherit', 'agent-rename', 'agent-takeover') AND json_extract(detail, '$.kind') IS NOT 'script' AND json_extract(detail, '$.kind') IS NOT 'human'"
+	assert_output 0
+	[ "$(count_events agent-end)" -eq 2 ]
+	# Each session was told its own task, and its stop reminder named that
+	# task alone.
+	local f id
+	for f in o/start.*; do
+		id="${f#o/start.}"
+		id="${id%.*}"
+		jq -r .hookSpecificOutput.additionalContext "$f" | grep -q "started by 'daicho run' for task #$id;" ||
+			fail "$f: $(cat "$f")"
+	done
+	for f in o/stop.*; do
+		id="${f#o/stop.}"
+		id="${id%.*}"
+		run jq -r .reason "$f"
+		[[ "$output" == *": #$id (t$id). Report each"* ]] || fail "$f: $output"
+	done
+	[ "$(find o -name 'start.*' | wc -l)" -eq 6 ]
+}
+
 @test "run: the runner keeps its caller alive and renews the caller's own claims while it runs" {
 	daicho add mine >/dev/null
 	daicho add job >/dev/null
@@ -372,6 +420,79 @@ t=$EPOCHREALTIME; echo "E ${t/./} $n" >>"$1/times.$DAICHO_TASK"'
 	(((s2 - e1) / 1000 >= 2000)) || fail "relaunched $(((s2 - e1) / 1000)) ms after a rate limit"
 }
 
+# client_worker: on its first launch, task N prints the fixture named on
+# line N of $TEST_ROOT/plan ("FIXTURE EXIT"; @RESET@ replaced by the
+# content of $TEST_ROOT/reset) and exits with EXIT; later launches print
+# "ok" and exit 0. Start times go to $TEST_ROOT/times.N ("S <usec> <n>").
+client_worker() {
+	write_worker client 'f="$1/n.$DAICHO_TASK"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+t=$EPOCHREALTIME; echo "S ${t/./} $n" >>"$1/times.$DAICHO_TASK"
+[ "$n" -gt 1 ] && { echo ok; exit 0; }
+read -r fixture code < <(sed -n "${DAICHO_TASK}p" "$1/plan")
+sed "s/@RESET@/$(cat "$1/reset" 2>/dev/null)/g" "$2/$fixture"
+exit "$code"'
+}
+
+RL_FIXTURES="$DAICHO_ROOT/tests/fixtures/ratelimit"
+
+# run_two_limited_two_failed: run tasks 1-4 on the plan, whose first two
+# are rate limits and last two failures: all verified, the limited ones
+# without spending an attempt, the failed ones on their second.
+run_two_limited_two_failed() {
+	client_worker
+	capture daicho run -j 4 --retries 1 --retry-backoff 50ms -- "$BIN/client" "$TEST_ROOT" "$RL_FIXTURES"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 4 verified, 0 failed, 2 retried, 0 false reports caught, 2 rate-limited, "
+	run sql "SELECT group_concat(attempts, ' ') FROM (SELECT attempts FROM tasks ORDER BY id)"
+	assert_output "1 1 2 2"
+}
+
+@test "run: Claude Code's rate limits are read from its stream-json; its session limit pauses until the reset it gives; uuids with 429 and a connection error are failures" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	local reset
+	reset=$(($(date +%s) + 6))
+	echo "$reset" >reset
+	cat >plan <<-EOF
+	limited-claude-resets-at.jsonl 1
+	limited-claude-api-key-429.jsonl 0
+	healthy-claude-uuid-429.jsonl 1
+	healthy-claude-connection-error.jsonl 1
+	EOF
+	run_two_limited_two_failed
+	# Task 2 exited 0, but its client's closing result said it was
+	# limited.
+	[ "$(count_events release 1)" -eq 1 ]
+	[ "$(count_events release 2)" -eq 1 ]
+	[ "$(count_events requeue 3)" -eq 1 ]
+	[ "$(count_events requeue 4)" -eq 1 ]
+	[ "$(count_events pause 3)" -eq 0 ]
+	[ "$(count_events pause 4)" -eq 0 ]
+	# The session limit paused launches until the time it gave, and said
+	# why; task 1 started again only then.
+	local until said
+	IFS='|' read -r until said <<<"$(sql "SELECT json_extract(detail, '$.until_ms'), json_extract(detail, '$.said')
+		FROM events WHERE kind = 'pause' AND task = 1 AND json_extract(detail, '$.reason') = 'usage limit'")"
+	[ -n "$until" ] || fail "no usage-limit pause: $(sql "SELECT group_concat(detail, '; ') FROM events WHERE kind = 'pause'")"
+	((until >= reset * 1000 - 1500 && until <= reset * 1000 + 1500)) || fail "paused until $until, the reset is ${reset}000"
+	[ "$said" = "API Error: Request rejected (429) · The usage limit has been reached" ] || fail "said: $said"
+	local s2
+	s2="$(awk '$1 == "S" && $3 == 2 { print $2 }' times.1)"
+	((s2 / 1000 >= reset * 1000 - 1000)) || fail "task 1 relaunched $((reset * 1000 - s2 / 1000)) ms before the reset"
+}
+
+@test "run: Codex's and Gemini CLI's rate-limit errors are rate limits; their healthy output with 429 inside is not" {
+	for i in 1 2 3 4; do daicho add "t$i" >/dev/null; done
+	cat >plan <<-EOF
+	limited-codex-retry-limit.jsonl 1
+	limited-gemini-resource-exhausted.txt 1
+	healthy-codex-failed.jsonl 1
+	healthy-gemini-other-error.txt 1
+	EOF
+	run_two_limited_two_failed
+	run sql "SELECT group_concat(task || ' ' || json_extract(detail, '$.reason'), ', ') FROM (SELECT task, detail FROM events WHERE kind = 'pause' ORDER BY task)"
+	assert_output "1 rate limit, 2 rate limit"
+}
+
 @test "run: a rate limit during a pause is in the events: they say how long launches stay paused" {
 	daicho add now-429 >/dev/null
 	daicho add later-75 >/dev/null
@@ -549,6 +670,30 @@ wait'
 	run sql "SELECT json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
 	assert_output "$TEST_ROOT/logs/1.1.log
 $TEST_ROOT/logs/1.2.log"
+}
+
+@test "run: a rate-limited launch keeps its log; its relaunch writes the next one (daicho logs ID --attempt N shows each)" {
+	daicho add limited >/dev/null
+	write_worker rl_log 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+echo "launch $n"
+[ "$n" -eq 1 ] && { echo "429 Too Many Requests" >&2; exit 75; }
+exit 0'
+	capture daicho run --retries 0 -- "$BIN/rl_log" "$TEST_ROOT"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 0 false reports caught, 1 rate-limited, "
+	# One attempt spent, two launches, two logs.
+	run task_row 1
+	[[ "$output" == "verified|1|"* ]] || fail "task: $output"
+	run daicho logs 1 --attempt 1
+	assert_output $'launch 1\n429 Too Many Requests'
+	run daicho logs 1 --attempt 2
+	assert_output "launch 2"
+	run daicho logs 1
+	assert_output "launch 2"
+	refused 3 daicho logs 1 --attempt 3
+	run sql "SELECT json_extract(detail, '$.launch') || ' ' || json_extract(detail, '$.attempt') || ' ' || json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
+	assert_output "1 1 $TEST_ROOT/logs/1.1.log
+2 1 $TEST_ROOT/logs/1.2.log"
 }
 
 @test "run: a symbolic link where a log goes is refused, the file it names untouched" {
@@ -772,10 +917,11 @@ fi'
 	capture daicho run -j 2 --worktree -- "$BIN/wt" "$TEST_ROOT/o"
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
-	local wt="$repo/.git/daicho/worktrees"
+	# Outside .git, where Claude Code refuses to write: in the project.
+	local wt="$repo/.daicho-worktrees"
 	for id in 1 2; do
 		run cat "$TEST_ROOT/o/pwd.$id"
-		assert_output "$(cd "$repo" && pwd -P)/.git/daicho/worktrees/$id"
+		assert_output "$(cd "$repo" && pwd -P)/.daicho-worktrees/$id"
 		run cat "$TEST_ROOT/o/branch.$id"
 		assert_output "daicho/$id"
 		run cat "$TEST_ROOT/o/base.$id"
@@ -804,11 +950,70 @@ fi'
 	refute_output --partial "worktree $wt/2"
 	run git branch --list 'daicho/2'
 	assert_output ""
-	# The main checkout is untouched.
+	# The main checkout is untouched, and git does not show the worktrees
+	# (info/exclude, nothing committed).
 	[ "$(git rev-parse HEAD)" = "$base" ]
 	[ ! -e made.txt ]
 	run git status --porcelain
 	assert_output ""
+	grep -qx '/.daicho-worktrees/' "$repo/.git/info/exclude"
+	# Once task 1's branch is merged, the sweep removes its worktree and
+	# branch.
+	git merge -q --ff-only daicho/1
+	run daicho sweep
+	assert_output --partial ", 1 worktree pruned,"
+	[ ! -e "$wt/1" ]
+	run git branch --list 'daicho/*'
+	assert_output ""
+}
+
+@test "run --worktree-dir: worktrees where asked; a failed run leaves no empty worktree nor branch; work is kept until merged" {
+	unset DAICHO_LEDGER
+	local repo="$TEST_ROOT/repo"
+	new_git_repo "$repo"
+	cd "$repo"
+	daicho init >/dev/null
+	L="$repo/.git/daicho/ledger.db"
+	daicho add fails >/dev/null
+	daicho add leaves-a-file >/dev/null
+	daicho add commits >/dev/null
+	# Every attempt fails: task 1 writes nothing, task 2 leaves an
+	# uncommitted file, task 3 commits.
+	write_worker wtfail 'pwd -P >"$1/pwd.$DAICHO_TASK"
+case "$DAICHO_TASK" in
+2) echo draft >draft.txt ;;
+3) echo done >done.txt; git add done.txt; git commit -q -m "task 3" ;;
+esac
+exit 1'
+	mkdir "$TEST_ROOT/o"
+	capture daicho run -j 3 --retries 0 --worktree-dir ../wts -- "$BIN/wtfail" "$TEST_ROOT/o"
+	[ "$status" -eq 1 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 0 verified, 3 failed, 0 retried, 0 false reports caught, "
+	local wts="$TEST_ROOT/wts"
+	[ "$(cat "$TEST_ROOT/o/pwd.1")" = "$(cd "$TEST_ROOT" && pwd -P)/wts/1" ]
+	# Task 1's empty worktree and branch are gone; 2 and 3 hold work.
+	[ ! -e "$wts/1" ]
+	[ -f "$wts/2/draft.txt" ]
+	[ -f "$wts/3/done.txt" ]
+	run git branch --list 'daicho/*'
+	assert_output $'+ daicho/2\n+ daicho/3'
+	# A directory outside the work tree is not added to info/exclude.
+	run grep -c wts "$repo/.git/info/exclude"
+	assert_output 0
+	# The sweep keeps what is not safe elsewhere: the uncommitted file, the
+	# unmerged commit.
+	run daicho sweep
+	assert_output --partial ", 0 worktrees pruned,"
+	[ -e "$wts/2" ] && [ -e "$wts/3" ]
+	rm "$wts/2/draft.txt"
+	git merge -q --ff-only daicho/3
+	run daicho sweep
+	assert_output --partial ", 2 worktrees pruned,"
+	[ ! -e "$wts/2" ] && [ ! -e "$wts/3" ]
+	run git branch --list 'daicho/*'
+	assert_output ""
+	run git worktree list --porcelain
+	refute_output --partial "$wts"
 }
 
 # --- crash safety ------------------------------------------------------------
@@ -892,4 +1097,14 @@ start_then_kill9() {
 	run daicho claim --next --as other
 	assert_output 1
 	assert_no_workers_left
+}
+
+@test "run: a live worker keeps its claim past the maximum hold: the runner names its task" {
+	daicho add slow >/dev/null
+	# A 1 s lease and a 2 s hold; the worker runs 4 s without naming its task.
+	ok daicho run -q -j 1 --lease 1s --max-hold 2s -- sleep 4
+	[ "$(daicho show --json 1 | jq -r .state)" = verified ]
+	ok daicho events --json
+	run jq -c '[.[] | select(.kind == "lease-expired")]' <<<"$output"
+	assert_output '[]'
 }

@@ -922,3 +922,34 @@ rejected_for() {
 	DAICHO_NOW_MS=$((T0 + 7000)) sweep_says 0 0 0 0 0
 	assert_task 1 claimed w1 2
 }
+
+@test "touches exempt a task from the ledger's protected list only when a person set them" {
+	mkdir tests
+	echo 'true' >tests/run.sh
+	git add tests
+	git commit -q -m tests
+	ok daicho config protect 'tests/**'
+	# An agent adds itself a task that "touches" the protected tests.
+	DAICHO_AGENT=w1 daicho add sneaky --touches 'tests/**' --done-when file:tests/run.sh >/dev/null
+	echo 'exit 0' >tests/run.sh
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "changes tests/run.sh, which the ledger protects"
+	# A person sets the same touches: now they exempt it.
+	ok daicho edit 1 --touches 'tests/**' --touches 'tests/*'
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	sweep_says 1 0 0 0 0
+}
+
+@test "a check that runs the work's own code cannot rewrite a protected file for the check after it" {
+	printf 'test -s out.md\n' >test.sh
+	printf 'true\n' >build.sh
+	git add test.sh build.sh
+	git commit -q -m "test and build"
+	daicho add t --done-when 'cmd:sh build.sh' --done-when 'cmd:sh test.sh' --protect test.sh >/dev/null
+	# The worker's build rewrites the test before it runs.
+	printf "echo 'exit 0' >test.sh\\n" >build.sh
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "protected: the checks changed test.sh, which is protected ('test.sh'), while they ran"
+}

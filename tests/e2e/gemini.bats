@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# Gemini CLI (the real client, pinned in package-lock.json) with
+# 'daicho init --gemini', against a scripted Gemini streamGenerateContent stand-in.
+# See helpers.bash and scenarios.bash.
+
+load helpers
+load scenarios
+
+@test "gemini: the session is one agent, told its name, and its commands act as it" {
+	scenario_agent_name gemini
+}
+
+@test "gemini: 'daicho approve N' from the model is denied and the request stays pending" {
+	scenario_approve_denied gemini
+}
+
+@test "gemini: a gated 'git merge' does not run; Gemini CLI reports the deny" {
+	scenario_gated_merge gemini
+}
+
+@test "gemini: writing a path another agent reserved is denied and nothing is written" {
+	scenario_reserved_edit gemini
+}
+
+@test "gemini: a message sent before the session reaches the model" {
+	scenario_inbox gemini
+}
+
+@test "gemini: two sessions within a minute are two agents; the second inherits nothing" {
+	scenario_two_sessions gemini
+}
+
+@test "gemini: doctor says when Gemini CLI does not trust the folder" {
+	scenario_untrusted_hooks gemini
+}
+
+@test "gemini: the model's ways around 'daicho approve' approve nothing" {
+	scenario_approve_workarounds gemini
+}

@@ -1,0 +1,396 @@
+# The end-to-end scenarios of issue 14, each a function of the client
+# (claude, codex or gemini); claude.bats, codex.bats and gemini.bats run
+# them. Each scenario: 'daicho init --CLIENT' in a scratch repository, what
+# the ledger holds before, one or two real sessions against a scripted
+# model, then what the client sent back to the model, the repository and
+# the ledger.
+
+# The session registers one agent of its client, bound to its session id;
+# the model is told that name, and the daicho commands the model runs act
+# as that agent (never as the human).
+scenario_agent_name() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	start_standin "$client" '[{"shell":"daicho reserve \"docs/**\""},{"text":"done."}]'
+	run_session
+	session_ok
+	local agents name
+	agents="$(agents_json)"
+	[ "$(jq length <<<"$agents")" = 1 ] || fail "expected one agent, got: $agents"
+	name="$(jq -r '.[0].name' <<<"$agents")"
+	jq -e --arg k "$client" --arg s "$SESSION_ID" '.[0].kind == $k and .[0].session_id == $s' \
+		<<<"$agents" >/dev/null || fail "expected a $client agent of session $SESSION_ID, got: $agents"
+	[[ "$name" == "$client-"* ]] || fail "expected a name derived from the session, got $name"
+	sent_to_model "You are daicho agent $name;" ||
+		fail "the model was never told its name $name (SessionStart context missing)"
+	# The model's own command acted as the session's agent.
+	local actor
+	actor="$(daicho events --json | jq -r '[.[] | select(.kind == "reserve")][0].actor')"
+	[ "$actor" = "$name" ] ||
+		fail "the model's 'daicho reserve' acted as '$actor', not as the session's agent $name (tool result: $(tool_result_text 0))"
+}
+
+# pending_approval CLIENT: 'daicho init --CLIENT', and approval request #1
+# (agent other's 'git push origin main', under an --approval gate) pending.
+pending_approval() {
+	daicho init --"$1" >/dev/null
+	daicho gate add 'git push*' --approval >/dev/null
+	capture daicho gate exec --as other -- git push origin main
+	[ "$status" = 6 ] || fail "gate exec should have made a request (exit 6), got $status: $stderr"
+}
+
+# A pending approval exists; the model runs 'daicho approve 1'. The hook
+# denies it (seen in the tool result the client sends back) and the request
+# is still pending.
+scenario_approve_denied() {
+	local client="$1"
+	pending_approval "$client"
+	start_standin "$client" '[{"shell":"daicho approve 1"},{"text":"done."}]'
+	run_session
+	session_ok
+	local result
+	result="$(tool_result 0)"
+	assert_denied "$result" "daicho approve, deny and gate rm are for a human at a terminal"
+	[ "$(daicho approvals --json | jq -r '.[0].state')" = pending ] ||
+		fail "the approval is no longer pending: $(daicho approvals --json)"
+	[ "$(daicho events --json | jq '[.[] | select(.kind | test("approv"))] | length')" -le 1 ] ||
+		fail "approval events: $(daicho events)"
+}
+
+# A gate that needs an approval covers 'git merge *'; the model runs
+# 'git merge x'. It does not run (HEAD and the work tree unchanged), and the
+# client reports the deny (Codex, Gemini) or the ask (Claude Code, which
+# in -p mode cannot ask and refuses).
+scenario_gated_merge() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	new_branch_with_commit x
+	daicho gate add 'git merge *' --approval >/dev/null
+	local head
+	head="$(git rev-parse HEAD)"
+	start_standin "$client" '[{"shell":"git merge x"},{"text":"done."}]'
+	run_session
+	session_ok
+	[ "$(git rev-parse HEAD)" = "$head" ] || fail "git merge ran: HEAD moved to $(git log --oneline -1)"
+	[ ! -e x.txt ] || fail "git merge ran: x.txt is in the work tree"
+	local result
+	result="$(tool_result 0)"
+	case "$client" in
+	claude)
+		# "ask" in -p mode: refused, and listed as a permission denial.
+		jq -e '.error == true' <<<"$result" >/dev/null || fail "the tool call was not refused: $result"
+		jq -e '.text | contains("matches daicho gate #1 '"'git merge *'"'")' <<<"$result" >/dev/null ||
+			fail "the refusal does not name the gate: $result"
+		jq -se 'any(.[] | select(.type == "result") | .permission_denials[]; .tool_name == "Bash" and .tool_input.command == "git merge x")' \
+			"$SESSION_OUT" >/dev/null || fail "Claude Code lists no permission denial for git merge: $(jq -c 'select(.type == "result") | .permission_denials' "$SESSION_OUT")"
+		;;
+	*) assert_denied "$result" "matches daicho gate #1 'git merge *'" ;;
+	esac
+}
+
+# Another agent reserved src/**; the model creates src/new.c. Denied, no
+# file.
+scenario_reserved_edit() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho reserve 'src/**' --as other >/dev/null
+	start_standin "$client" "$(jq -nc --arg p "$REPO/src/new.c" '[{write: $p, content: "int x;\n"}, {text: "done."}]')"
+	run_session
+	session_ok
+	[ ! -e src/new.c ] || fail "the reserved path was written: $(cat src/new.c)"
+	assert_denied "$(tool_result 0)" "src/new.c is reserved by other (src/**"
+	git diff --quiet HEAD || fail "the work tree changed: $(git status --short)"
+}
+
+# A message sent before the session to the agent the session will be
+# (named with DAICHO_AGENT) reaches the model with a tool call, and is then
+# read.
+scenario_inbox() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho agent start impl-1 --kind "$client" >/dev/null
+	local msg="hello from mgr $RANDOM$RANDOM"
+	daicho send --as mgr impl-1 "$msg" >/dev/null
+	E2E_ENV=(DAICHO_AGENT=impl-1)
+	start_standin "$client" '[{"shell":"echo one"},{"shell":"echo two"},{"text":"done."}]'
+	run_session
+	session_ok
+	sent_to_model "$msg" || fail "the message never reached the model (requests: $(requests | jq -c '{n, turn}' | tr '\n' ' '))"
+	[ "$(daicho agents --all --json | jq '[.[] | select(.name == "impl-1")] | map(.unread) | add')" = 0 ] ||
+		fail "the message is still unread: $(daicho agents --all)"
+}
+
+# The session holds a claimed task and ends its turn: the stop hook blocks
+# the stop once with a reminder, which reaches the model.
+scenario_stop_reminder() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho add 'Write the parser' >/dev/null
+	start_standin "$client" '[{"shell":"daicho claim --next"},{"text":"I am done."},{"text":"Still done."}]'
+	run_session
+	session_ok
+	sent_to_model "You still hold claimed tasks that are neither reported nor released: #1 (Write the parser)" ||
+		fail "the stop reminder never reached the model (requests: $(requests | jq -c '{n, turn}' | tr '\n' ' '))"
+}
+
+# Two sessions started within a minute, one after the other: the first
+# claims a task, ends (its agent is ended, as 'daicho agent end' would),
+# the second must be another agent that inherits nothing.
+scenario_two_sessions() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho add 'The first session takes this' >/dev/null
+	start_standin "$client" '[{"shell":"daicho claim --next"},{"text":"done."},{"text":"done."}]'
+	run_session
+	session_ok
+	local first_sid="$SESSION_ID" first
+	first="$(agents_json | jq -r --arg s "$first_sid" '.[] | select(.session_id == $s) | .name')"
+	[ -n "$first" ] || fail "the first session registered no agent: $(agents_json)"
+	local owner
+	owner="$(daicho show 1 --json | jq -r .owner)"
+	[ "$owner" = "$first" ] ||
+		fail "the first session's 'daicho claim --next' claimed #1 as '$owner', not as its agent $first (the model's daicho commands must act as the session's agent)"
+	# Codex has no session-end hook: end its agent as a person would.
+	if agents_json | jq -e --arg n "$first" 'any(.[]; .name == $n and .state != "ended")' >/dev/null; then
+		daicho agent end "$first" >/dev/null
+	fi
+	run_session
+	session_ok
+	[ "$SESSION_ID" != "$first_sid" ] || fail "the client reused session id $SESSION_ID"
+	local second
+	second="$(agents_json | jq -r --arg s "$SESSION_ID" '.[] | select(.session_id == $s) | .name')"
+	[ -n "$second" ] || fail "the second session ($SESSION_ID) registered no agent: $(agents_json)"
+	[ "$second" != "$first" ] ||
+		fail "sessions $first_sid and $SESSION_ID got the same agent name $first"
+	! daicho events --json | jq -e 'any(.[]; .kind == "agent-inherit")' >/dev/null ||
+		fail "the second session inherited: $(daicho events | grep inherit)"
+	[ "$(daicho show 1 --json | jq -r .owner)" = "$first" ] ||
+		fail "#1 moved from $first to $(daicho show 1 --json | jq -r .owner)"
+}
+
+# assert_denied RESULT_JSON REASON: the tool result (see tool_result) is the
+# client's form of a hook's deny, and carries daicho's REASON.
+assert_denied() {
+	local result="$1" reason="$2"
+	case "$CLIENT" in
+	claude) jq -e '.error == true' <<<"$result" >/dev/null || fail "not an error tool result: $result" ;;
+	codex) jq -e '.text | contains("blocked by PreToolUse hook")' <<<"$result" >/dev/null ||
+		fail "not blocked by the hook: $result" ;;
+	gemini) jq -e '.error == true and (.text | contains("blocked"))' <<<"$result" >/dev/null ||
+		fail "not blocked by the hook: $result" ;;
+	esac
+	jq -e --arg r "$reason" '.text | contains($r)' <<<"$result" >/dev/null ||
+		fail "the tool result does not carry daicho's reason '$reason': $result"
+}
+
+# capture CMD...: run CMD; set status, output and stderr (stdin: none).
+capture() {
+	status=0
+	"$@" </dev/null >"$TEST_ROOT/.out" 2>"$TEST_ROOT/.err" || status=$?
+	output="$(cat "$TEST_ROOT/.out")"
+	stderr="$(cat "$TEST_ROOT/.err")"
+}
+
+# Headless workers: 'daicho run -j 3' launches examples/worker-CLIENT.sh
+# for 6 tasks; each session's model fetches its prompt, writes its artefact
+# (out/ID.md), saves it and reports, all with the client's hooks installed.
+# All 6 must be verified, each result the task's own prompt.
+scenario_workers() {
+	run_workers "$1"
+	local i
+	for i in 1 2 3 4 5 6; do
+		sent_to_model "Write chapter $i of the handbook." || fail "the prompt of #$i never reached a model"
+		[ "$(cat "out/$i.md")" = "Chapter $i, as asked." ] || fail "out/$i.md: $(cat "out/$i.md")"
+		[ "$(daicho result "$i")" = "Chapter $i, as asked." ] || fail "the result of #$i: $(daicho result "$i")"
+	done
+}
+
+# The same run: a worker launched by the runner belongs to the runner, so
+# the client's hooks leave its agent alone: one agent per slot, keeping its
+# role, and nothing inherited by name.
+scenario_workers_lifecycle() {
+	run_workers "$1"
+	local agents
+	agents="$(agents_json | jq -c '[.[] | select(.name | startswith("run"))]')"
+	jq -e 'length == 3 and all(.role == "run")' <<<"$agents" >/dev/null ||
+		fail "expected 3 worker agents (role run), one per slot, got $(jq length <<<"$agents"): $(daicho agents --all)"
+	! daicho events --json | jq -e 'any(.[]; .kind == "agent-inherit")' >/dev/null ||
+		fail "worker agents inherited claims by name: $(daicho events | grep -e agent-)"
+}
+
+# run_workers CLIENT [FAULTS [RUN OPTION...]]: 6 tasks through 'daicho run
+# -j 3 RUN OPTION... -- worker-CLIENT.sh {id}'; all 6 verified. FAULTS: the
+# stand-in's faults (see standin.js), as a JSON list. Sets output to the
+# run's JSON.
+#
+# The plain run (no FAULTS, no options) is made once per file and client:
+# the next test that asks for it gets the same repository, ledger and
+# requests to read (a test of its own would take as long again).
+run_workers() {
+	local client="$1" faults="${2:-[]}" i
+	shift 2 || shift $#
+	local cache=""
+	if [ "$faults" = '[]' ] && [ $# = 0 ]; then
+		cache="$BATS_FILE_TMPDIR/workers-$client"
+		if [ -f "$cache" ]; then
+			# shellcheck disable=SC1090
+			source "$cache"
+			cd "$REPO" || return 1
+			return 0
+		fi
+	fi
+	daicho init --"$client" >/dev/null
+	for i in 1 2 3 4 5 6; do
+		daicho add "Chapter $i" --body "Write chapter $i of the handbook." --done-when saved >/dev/null
+	done
+	STANDIN_MAX_REQUESTS=400
+	# The model's turns, the same for every task: the shell commands take
+	# the task from the environment the runner gives the worker; the file
+	# is written with the client's own tool, named from the task id in the
+	# worker's prompt.
+	start_standin "$client" "$(jq -nc --argjson faults "$faults" '{faults: $faults,
+		vars: {task: "Task ([0-9]+) is already claimed"}, turns: [
+		{shell: "daicho prompt \"$DAICHO_TASK\""},
+		{write: "out/{{task}}.md", content: "Chapter {{task}}, as asked.\n"},
+		{shell: "daicho save \"$DAICHO_TASK\" -f \"out/$DAICHO_TASK.md\""},
+		{shell: "daicho report \"$DAICHO_TASK\""},
+		{text: "{{task}} ok"}]}')"
+	export "${CLIENT_ENV[@]}"
+	export CLAUDE_WORKER_ARGS="--model claude-sonnet-4-5"
+	export CODEX_WORKER_ARGS="--dangerously-bypass-hook-trust"
+	export GEMINI_WORKER_ARGS="-m gemini-2.5-flash"
+	capture timeout 150 daicho run -j 3 --retry-backoff 100ms "$@" --json -- \
+		"$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
+	local why="daicho run exited $status: $output $stderr
+$(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&1 | tail -n 5; done)
+== what the tool calls met:
+$(tool_errors)"
+	[ "$status" = 0 ] || fail "$why"
+	jq -e '.tasks == 6 and .verified == 6' <<<"$output" >/dev/null || fail "$why"
+	[ -z "$cache" ] || declare -p TEST_ROOT REPO CLIENT STANDIN_LOG output |
+		sed 's/^declare -- /declare -g /;t;s/^declare -\([a-z]*\) /declare -g\1 /' >"$cache"
+}
+
+# The faults of a real pipeline, from the model's side: the worker of #2
+# fails (its client exits non-zero on an HTTP 400), the worker of #3 is
+# rate-limited (HTTP 429 in the API's own error format; the client says so
+# in its own words), and the worker of #4 says it is done without saving
+# or reporting. The runner retries the first, pauses for the second
+# without spending an attempt, and the sweep rejects the third, which is
+# retried; all 6 end verified.
+scenario_workers_faults() {
+	run_workers "$1" '[
+		{"match": "Task 2 is", "answer": {"http": 400}},
+		{"match": "Task 3 is", "answer": {"http": 429}},
+		{"match": "Task 4 is", "answer": {"text": "Done! Chapter 4 is written."}}]' -j 6
+	jq -e '.retried >= 1 and .rate_limited >= 1 and .false_reports >= 1' <<<"$output" >/dev/null ||
+		fail "expected a retry, a rate limit and a false report: $output
+$(daicho events | grep -v -e agent- -e ' add ')
+$(for i in 2 3 4; do echo "== #$i"; daicho log "$i" | tail -n 8; done)"
+	local attempts
+	attempts="$(daicho show 3 --json | jq .attempts)"
+	[ "$attempts" = 1 ] || fail "the rate-limited #3 spent an attempt: $attempts ($(daicho log 3))"
+}
+
+# The same 6 tasks with a git worktree per task (daicho run --worktree),
+# where the agent must be allowed to write.
+scenario_workers_worktree() {
+	run_workers "$1" '[]' --worktree
+	# Verified tasks that committed nothing leave no worktree behind.
+	[ "$(git worktree list --porcelain | grep -c '^worktree ')" = 1 ] ||
+		fail "worktrees left behind: $(git worktree list)"
+}
+
+# The model ends its own agent ('daicho agent end'), then runs one more
+# command. The agent stays ended: no hook of the same session registers it
+# again or lets it inherit, and after the session it holds nothing.
+scenario_agent_end_sticks() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	daicho add 'Write the parser' >/dev/null
+	start_standin "$client" '[{"shell":"daicho claim --next"},{"shell":"daicho agent end"},{"shell":"echo after"},{"text":"done."},{"text":"done."}]'
+	run_session
+	session_ok
+	local name
+	name="$(agents_json | jq -r --arg s "$SESSION_ID" '[.[] | select(.session_id == $s)][0].name')"
+	[ "$name" != null ] || fail "the session registered no agent: $(agents_json)"
+	local after_end
+	after_end="$(daicho events --json | jq -c --arg n "$name" '
+		(map(select(.kind == "agent-end" and .actor == $n)) | first | .id) as $e |
+		if $e == null then "no agent-end" else
+		[.[] | select(.id > $e and .actor == $n and (.kind == "agent-register" or .kind == "agent-inherit")) | .kind] end')"
+	[ "$after_end" = '[]' ] ||
+		fail "after 'daicho agent end' the session's agent $name came back: $after_end ($(daicho events | grep -e agent-))"
+	! agents_json | jq -e --arg n "$name" 'any(.[]; .name == $n and .state != "ended")' >/dev/null ||
+		fail "$name is live after the session: $(daicho agents --all)"
+}
+
+# A session whose client does not load the project's hooks (Codex hooks not
+# trusted; Gemini CLI with --skip-trust in an untrusted folder) enforces
+# nothing: the real client shows it (no hook ran, so no agent), and
+# 'daicho doctor' must say so and how to fix it.
+scenario_untrusted_hooks() {
+	local client="$1"
+	daicho init --"$client" >/dev/null
+	E2E_UNTRUSTED=1
+	start_standin "$client" '[{"shell":"echo hi"},{"text":"done."}]'
+	run_session
+	session_ok
+	[ "$(agents_json | jq 'length')" = 0 ] ||
+		fail "a hook ran after all, the premise of this test is gone: $(daicho agents --all)"
+	capture daicho doctor
+	[ "$status" != 0 ] && grep -qi 'trust' <<<"$output$stderr" ||
+		fail "daicho doctor (exit $status) does not say that $client does not trust the hooks: $output $stderr"
+}
+
+# The ways around the human-only commands that issue 14 lists, each tried
+# by the model while a request is pending: a program found at run time, a
+# variable in command position, a command piped into a shell, identity
+# variables stripped under a pseudo-terminal (script, script with the name
+# spelled at run time, python's pty). None
+# may approve: the request stays pending and nothing is recorded as
+# approved by anyone.
+scenario_approve_workarounds() {
+	local client="$1"
+	pending_approval "$client"
+	local b64 py
+	b64="$(printf 'daicho approve 1' | base64)"
+	py='import os, pty
+for k in list(os.environ):
+    if k.startswith(("CLAUDE", "DAICHO", "CODEX", "GEMINI")): del os.environ[k]
+pty.spawn(["dai" + "cho", "approve", "1"])'
+	start_standin "$client" "$(jq -nc --arg b64 "$b64" --arg py "$py" '[
+		{shell: "$(which daicho) approve 1"},
+		{shell: "d=daicho; $d approve 1"},
+		{shell: ("echo " + $b64 + " | base64 -d | sh")},
+		{shell: "env -i PATH=\"$PATH\" HOME=\"$HOME\" TERM=dumb script -qec \"daicho approve 1\" /dev/null"},
+		{shell: "env -i PATH=\"$PATH\" HOME=\"$HOME\" TERM=dumb script -qec \"$(printf %s%s dai cho) approve 1\" /dev/null"},
+		{shell: ("python3 -c " + ($py | @sh))},
+		{text: "done."}]')"
+	run_session
+	session_ok
+	local state
+	state="$(daicho approvals --json | jq -r '.[0].state')"
+	[ "$state" = pending ] || fail "a workaround approved request #1 ($state): $(daicho approvals --all)
+$(for k in 0 1 2 3 4 5; do echo "== turn $k: $(tool_result_text "$k" | head -c 300)"; done)"
+	! daicho events --json | jq -e 'any(.[]; .kind == "approve")' >/dev/null ||
+		fail "an approval was recorded: $(daicho events | grep approve)"
+	# A program the hook cannot resolve statically is asked about (Claude
+	# Code, which in -p mode refuses) or denied: it never runs.
+	local k
+	for k in 0 1 2; do
+		assert_blocked "$(tool_result "$k")" "turn $k ($(jq -r ".[$k].shell" "$TEST_ROOT/script.json"))"
+	done
+}
+
+# assert_blocked RESULT_JSON WHAT: the tool call was refused before it ran
+# (by a hook, or by the client itself), whatever the reason.
+assert_blocked() {
+	local result="$1" what="$2" ok
+	case "$CLIENT" in
+	claude) ok="$(jq '.error == true and (.text | startswith("Exit code") | not)' <<<"$result")" ;;
+	codex) ok="$(jq '.text | contains("blocked by PreToolUse hook")' <<<"$result")" ;;
+	gemini) ok="$(jq '.error == true' <<<"$result")" ;;
+	esac
+	[ "$ok" = true ] || fail "$what ran instead of being refused: $result"
+}
