@@ -317,7 +317,7 @@ bench2() {
 	sayf '   status: %d lines, %d bytes; %s\n' "$(wc -l <"$dir/status.txt")" \
 		"$(wc -c <"$dir/status.txt")" \
 		"$(if command -v jq >/dev/null 2>&1; then
-			jq -r '.needs_you | group_by(.what) | map("\(.[0].what) \(length)") |
+			jq -r '.needs_you | group_by(.kind) | map("\(.[0].kind) \(length)") |
 				"needs you: " + join(", ")' "$dir/status.json"
 		else head -n 1 "$dir/status.txt"; fi)"
 	f=$WORK/2-status.json

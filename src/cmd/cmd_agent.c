@@ -311,10 +311,19 @@ exec_resume(struct cmd_ctx *ctx)
 	int64_t id = 0, ended;
 	int rc;
 
-	if (!ctx->explicit_agent)
+	if (!ctx->explicit_agent && ctx->argc == 0)
 		return err_set(ctx->err, ERR_USAGE, "who resumes? (run as the "
-		    "agent: --as NAME, DAICHO_AGENT, or its session)");
+		    "agent: --as NAME, DAICHO_AGENT, or its session; a person "
+		    "ends an agent's wait by its number: daicho resume WAIT)");
 	if (ctx->argc == 1 && (rc = cmd_id_arg(ctx, "wait", ctx->argv[0], &id)) < 0)
+		return rc;
+	/*
+	 * The person, checked as release --force checks, and known to the
+	 * ledger, so that the wait ends in their name.
+	 */
+	if (!ctx->explicit_agent &&
+	    ((rc = cmd_require_human(ctx, false, "end an agent's wait",
+		  NULL)) < 0 || (rc = (int)cmd_caller(ctx)) < 0))
 		return rc;
 	if ((rc = wait_resume(ctx->ledger, id, &ended, ctx->err)) < 0)
 		return rc;
@@ -330,7 +339,9 @@ const struct cmd_entry cmd_resume_entry = {
 	.summary = "end the caller's wait (all of them, or WAIT)",
 	.help =
 	    "Ends the caller's open wait WAIT, or all of them; with none left the\n"
-	    "caller is active again. No open wait is exit 3. Prints nothing.\n\n"
+	    "caller is active again. A person (no agent identity) ends any\n"
+	    "agent's wait WAIT, and the agent is sent a message saying so. No\n"
+	    "open wait is exit 3. Prints nothing.\n\n"
 	    "JSON: {ended: how many waits}.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,

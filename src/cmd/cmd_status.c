@@ -13,49 +13,52 @@ heading(const char *title, size_t count)
 	printf("\n%s (%zu)\n", title, count);
 }
 
-/* Print one "needs you" item. */
+/* How many items of one kind status shows without --all. */
+#define STATUS_ITEMS_PER_KIND 10
+
+/*
+ * Print the "needs you" items: each a line of summary and a line of the
+ * commands that resolve it; at most per_kind of a kind (0: all), then how
+ * many more there are.
+ */
 static void
-print_need(const json_t *n, int64_t now)
+print_needs(const json_t *needs, size_t per_kind)
 {
-	const char *what = cmd_json_str(n, "what", "");
-	struct buf a = BUF_INIT, b = BUF_INIT;
+	const json_t *n, *command;
+	size_t i, j, shown = 0, hidden = 0;
+	const char *kind = "";
 
-	if (strcmp(what, "blocked") == 0) {
-		cmd_add_printable(&a, cmd_json_str(n, "title", ""));
-		cmd_add_printable(&b, cmd_json_str(n, "reason", ""));
-		printf("  #%lld blocked: %s (%s)\n", (long long)cmd_json_int(n, "task"),
-		    a.buf, b.buf);
-	} else if (strcmp(what, "rejected-owner-gone") == 0) {
-		cmd_add_printable(&a, cmd_json_str(n, "title", ""));
-		cmd_add_printable(&b, cmd_json_str(n, "summary", ""));
-		printf("  #%lld rejected, back to %s who is %s: %s (%s)\n",
-		    (long long)cmd_json_int(n, "task"), cmd_json_str(n, "owner", "?"),
-		    cmd_json_str(n, "owner_state", "?"), a.buf, b.buf);
-	} else if (strcmp(what, "stale-agent-holding") == 0) {
-		json_t *claims = json_object_get(n, "claims"), *v;
-		size_t i;
+	json_array_foreach(needs, i, n) {
+		struct buf line = BUF_INIT;
 
-		cmd_add_seen(&a, cmd_json_int(n, "last_seen_ms"), now);
-		json_array_foreach(claims, i, v)
-			buf_addf(&b, "%s#%lld", i ? ", " : "",
-			    (long long)json_integer_value(v));
-		printf("  %s is %s, seen %s, and holds %s\n",
-		    cmd_json_str(n, "agent", "?"), cmd_json_str(n, "state", "stale"),
-		    a.buf, b.buf);
-	} else {
-		cmd_add_printable(&a, cmd_json_str(n, "for", ""));
-		clock_add_age(&b, now - cmd_json_int(n, "started_ms"));
-		printf("  wait #%lld %s: %s has waited %s for %s (owner %s%s%s)\n",
-		    (long long)cmd_json_int(n, "wait"),
-		    strcmp(what, "overdue-wait") == 0 ? "overdue"
-						      : "has no live owner",
-		    cmd_json_str(n, "agent", "?"), b.buf, a.buf,
-		    cmd_json_str(n, "owner", "none: the human"),
-		    json_is_string(json_object_get(n, "owner_state")) ? ", " : "",
-		    cmd_json_str(n, "owner_state", ""));
+		if (strcmp(kind, cmd_json_str(n, "kind", "")) != 0) {
+			if (hidden)
+				printf("  ... and %zu more %s (status --all)\n", hidden,
+				    kind);
+			kind = cmd_json_str(n, "kind", "");
+			shown = hidden = 0;
+		}
+		if (per_kind && shown == per_kind) {
+			hidden++;
+			continue;
+		}
+		shown++;
+		cmd_add_printable(&line, cmd_json_str(n, "summary", ""));
+		printf("  %s\n    ", line.buf);
+		buf_reset(&line);
+		if (json_is_string(json_object_get(n, "inspect")))
+			printf("see: %s; ", cmd_json_str(n, "inspect", ""));
+		printf("resolve:");
+		json_array_foreach(json_object_get(n, "resolve"), j, command) {
+			cmd_add_printable(&line, json_string_value(command));
+			printf("%s %s", j ? " |" : "", line.buf);
+			buf_reset(&line);
+		}
+		printf("\n");
+		buf_release(&line);
 	}
-	buf_release(&a);
-	buf_release(&b);
+	if (hidden)
+		printf("  ... and %zu more %s (status --all)\n", hidden, kind);
 }
 
 /* Print events (JSON, as the briefings give them), one line each. */
@@ -90,19 +93,23 @@ static int
 exec_status(struct cmd_ctx *ctx)
 {
 	const char *stale_text = cmd_opt(ctx, "stale-after");
-	int64_t stale = AGENT_STALE_AFTER_MS, events = 10, now;
+	struct needs_options options = { AGENT_STALE_AFTER_MS, NULL };
+	int64_t events = 10, now;
 	json_t *doc = NULL, *needs, *agents, *tasks, *n;
 	const char *key;
 	size_t i;
 	int rc;
 
 	if (stale_text && (rc = cmd_duration(ctx, "stale-after", stale_text,
-		 &stale)) < 0)
+		 &options.stale_after_ms)) < 0)
 		return rc;
 	if (cmd_opt(ctx, "events") && (rc = cmd_integer(ctx, "events",
 		 cmd_opt(ctx, "events"), 0, 1000, &events)) < 0)
 		return rc;
-	if ((rc = brief_status(ctx->ledger, stale, (int)events, &doc,
+	/* A person reads their own inbox with a plain 'daicho inbox'. */
+	if (!ctx->explicit_agent)
+		options.human_name = ctx->claim.human_name;
+	if ((rc = brief_status(ctx->ledger, &options, (int)events, &doc,
 		 ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
@@ -113,8 +120,7 @@ exec_status(struct cmd_ctx *ctx)
 		printf("NEEDS YOU: nothing\n");
 	else
 		printf("NEEDS YOU (%zu)\n", json_array_size(needs));
-	json_array_foreach(needs, i, n)
-		print_need(n, now);
+	print_needs(needs, cmd_has(ctx, "all") ? 0 : STATUS_ITEMS_PER_KIND);
 	agents = json_object_get(doc, "agents");
 	heading("AGENTS", json_array_size(agents));
 	cmd_print_agents(agents, now);
@@ -133,21 +139,64 @@ exec_status(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_status_entry = {
 	.name = "status",
-	.usage = "status [--events N] [--stale-after DUR]",
+	.usage = "status [--events N] [--stale-after DUR] [--all]",
 	.summary = "one screen: what needs a human first, then agents, tasks, events",
 	.help =
-	    "NEEDS YOU, most urgent first: blocked tasks; rejected reports whose\n"
-	    "owner has ended or gone stale; overdue waits and waits with no live\n"
-	    "owner; stale or ended agents still holding claims. Then the live agents with\n"
-	    "when each was last seen, the task count per state, and the newest\n"
-	    "--events events (default 10).\n\n"
-	    "JSON: {now_ms, needs_you: [{what: blocked|rejected-owner-gone|\n"
-	    "overdue-wait|wait-needs-human|stale-agent-holding, ...}], agents (as\n"
-	    "'daicho agents --json'), tasks: {state: count}, events: [{id, at_ms,\n"
-	    "actor, kind, task, detail}]}.\n",
+	    "NEEDS YOU lists everything only a person can resolve, each with the\n"
+	    "commands that resolve it (a word in capitals is yours to fill in)\n"
+	    "and, when there is evidence to read first, the command that shows\n"
+	    "it. An item goes as soon as what it describes is resolved. Kinds,\n"
+	    "in this order, each oldest first:\n"
+	    "  approval             a gate's request waits for a decision:\n"
+	    "                       approve ID | deny ID (at a terminal)\n"
+	    "  blocked              a task its holder blocked, and why:\n"
+	    "                       unblock ID | release ID --force\n"
+	    "  message              unread, to you by name or to a role you\n"
+	    "                       hold: inbox\n"
+	    "  overdue-wait         an agent's wait past its --remind time, and\n"
+	    "  wait-needs-human     one whose owner ended with no heir: resume\n"
+	    "                       WAIT (the agent is told)\n"
+	    "  failed               a failed task, and how many tasks it holds\n"
+	    "                       back (in all, and directly): reopen ID |\n"
+	    "                       cancel ID\n"
+	    "  rejected             rejected twice or more since a person last\n"
+	    "                       changed it: edit ID | release ID --force\n"
+	    "                       (an open one: edit ID | cancel ID)\n"
+	    "  verify-error         its last verdict failed because git could\n"
+	    "                       not run (checkout, a git error), not because\n"
+	    "                       of the work: verify ID --apply once git\n"
+	    "                       works (a claimed one: verify ID to see that\n"
+	    "                       it does; its holder's next report is the\n"
+	    "                       sweep's)\n"
+	    "  max-hold             an open task the sweep took back because its\n"
+	    "                       holder never named it for its maximum hold,\n"
+	    "                       until claimed again: edit ID | cancel ID\n"
+	    "  stale-agent-holding  a stale or ended agent still holding claims:\n"
+	    "                       release ID --force for each\n"
+	    "  budget-stop          a run stopped at its budget with tasks still\n"
+	    "                       ready, until a run starts again: run\n"
+	    "                       --budget-tokens N -- CMD\n"
+	    "Without --all at most 10 of a kind are shown. A person is never\n"
+	    "listed stale: they are seen when they act.\n\n"
+	    "Then the live agents with when each was last seen, the task count\n"
+	    "per state, and the newest --events events (default 10).\n\n"
+	    "JSON: {now_ms, needs_you: [{kind, id (the approval, task, message,\n"
+	    "wait, agent or event id), summary (one line), since_ms, resolve:\n"
+	    "[command, ...], inspect (a command, when there is one), and the\n"
+	    "kind's details}], agents (as 'daicho agents --json'), tasks: {state:\n"
+	    "count}, events: [{id, at_ms, actor, kind, task, detail}]}. Details:\n"
+	    "approval requester, command, cwd, gate, denied_before; blocked\n"
+	    "title, reason, owner; message from, to, addressed_to, message_kind,\n"
+	    "text; waits agent, owner, owner_state, for, started_ms, remind_ms;\n"
+	    "failed title, reason, attempts, holds_back, holds_back_directly;\n"
+	    "rejected title, state, owner, rejections, last_summary;\n"
+	    "verify-error title, state, owner, verdict, check, reason; max-hold\n"
+	    "title, owner, max_hold_ms; stale-agent-holding agent, state,\n"
+	    "last_seen_ms, claims; budget-stop by, tokens, cost, ready.\n",
 	.options = (const struct cmd_option[]){
 	    { "events", 0, "N", "show the newest N events (10)" },
 	    { "stale-after", 0, "DUR", "an agent unseen this long is stale (10m)" },
+	    { "all", 0, NULL, "show every item under NEEDS YOU, not 10 a kind" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,

@@ -672,10 +672,11 @@ const struct cmd_entry cmd_cancel_entry = {
 	.summary = "cancel a task that is not finished",
 	.help =
 	    "A cancelled task is never claimed again, and tasks that come after\n"
-	    "it never become ready. Verified, failed and cancelled tasks cannot\n"
-	    "be cancelled (exit 4). Anyone may cancel an open task; one that an\n"
+	    "it never become ready. Verified and cancelled tasks cannot be\n"
+	    "cancelled (exit 4). Anyone may cancel an open task; one that an\n"
 	    "agent holds (claimed, blocked or reported) only its holder, the\n"
-	    "agent that added it, or a human (exit 4 for others). Prints\n"
+	    "agent that added it, or a human; a failed one (giving it up) only\n"
+	    "the agent that added it or a human (exit 4 for others). Prints\n"
 	    "nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "why, for the log" },

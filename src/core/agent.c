@@ -1051,8 +1051,9 @@ agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT a.id, a.name, a.role, a.kind,"
-	    " CASE WHEN a.state = 'active' AND a.last_seen_ms <= ?1 - ?2"
-	    "  THEN 'stale' ELSE a.state END AS state,"
+	    " CASE WHEN a.state = 'active' AND a.kind <> 'human'"
+	    "  AND a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
+	    "  AS state,"
 	    " a.session_id, a.pid, a.host, a.started_ms, a.last_seen_ms,"
 	    " a.ended_ms,"
 	    " (SELECT json_group_array(t.id) FROM tasks t"
@@ -1101,7 +1102,7 @@ agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
 		goto done;
 	st = ledger_stmt(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE state = 'active'"
-	    " AND last_seen_ms <= ?1 - ?2 AND id <> ?3", err);
+	    " AND kind <> 'human' AND last_seen_ms <= ?1 - ?2 AND id <> ?3", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;

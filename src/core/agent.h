@@ -117,7 +117,11 @@ int agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 
 void agent_release(struct agent *agent);
 
-/* An agent unseen this long (and not waiting) is stale. */
+/*
+ * An agent unseen this long (and not waiting) is stale. A person (kind
+ * human) never is: they are not a process that can die silently, and
+ * are seen when they act; their claims still end with their leases.
+ */
 #define AGENT_STALE_AFTER_MS (10 * 60 * 1000)
 
 /* How fresh a heartbeat keeps an agent's last-seen time: within this, a

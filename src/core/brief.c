@@ -41,53 +41,6 @@ add_rows(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
 	return ledger_rows_json(ledger, st, array, key, err);
 }
 
-/* The "needs you" list, most urgent first. */
-static int
-add_needs_you(struct ledger *ledger, const struct brief_params *p, json_t *doc,
-    struct err *err)
-{
-	int rc;
-
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
-		 "SELECT 'blocked' AS what, id AS task, title,"
-		 " block_reason AS reason FROM tasks WHERE state = 'blocked'"
-		 " ORDER BY priority DESC, id", err), p, doc, "needs_you", err)) < 0)
-		return rc;
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
-		 "SELECT 'rejected-owner-gone' AS what, t.id AS task, t.title,"
-		 " a.name AS owner, CASE WHEN a.state = 'active' AND"
-		 " a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
-		 " AS owner_state, v.summary"
-		 " FROM tasks t JOIN agents a ON a.id = t.owner"
-		 " JOIN verdicts v ON v.id = (SELECT max(id) FROM verdicts"
-		 "  WHERE task = t.id)"
-		 " WHERE t.state = 'claimed' AND v.passed = 0 AND"
-		 " (a.state IN ('ended','stale') OR"
-		 "  (a.state = 'active' AND a.last_seen_ms <= ?1 - ?2))"
-		 " ORDER BY t.id", err), p, doc, "needs_you", err)) < 0)
-		return rc;
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
-		 "SELECT CASE WHEN w.needs_human THEN 'wait-needs-human'"
-		 " ELSE 'overdue-wait' END AS what, w.id AS wait, a.name AS agent,"
-		 " o.name AS owner, o.state AS owner_state, w.what AS \"for\","
-		 " w.started_ms FROM waits w JOIN agents a ON a.id = w.agent"
-		 " LEFT JOIN agents o ON o.id = w.owner"
-		 " WHERE w.ended_ms IS NULL AND (w.needs_human OR"
-		 "  w.started_ms + w.remind_ms <= ?1)"
-		 " ORDER BY w.started_ms, w.id", err), p, doc, "needs_you", err)) < 0)
-		return rc;
-	return add_rows(ledger, ledger_stmt(ledger,
-	    "SELECT 'stale-agent-holding' AS what, a.name AS agent,"
-	    " CASE a.state WHEN 'active' THEN 'stale' ELSE a.state END AS state,"
-	    " a.last_seen_ms, json_group_array(t.id) AS claims_json"
-	    " FROM agents a JOIN tasks t INDEXED BY tasks_owner_claimed"
-	    "  ON t.owner = a.id AND t.state = 'claimed'"
-	    " WHERE a.state IN ('stale','ended') OR"
-	    "  (a.state = 'active' AND a.last_seen_ms <= ?1 - ?2)"
-	    " GROUP BY a.id ORDER BY a.last_seen_ms, a.name", err), p, doc, "needs_you",
-	    err);
-}
-
 /* The newest limit events matching the statement, oldest first. */
 static int
 add_events(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
@@ -111,22 +64,24 @@ add_events(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p
 }
 
 int
-brief_status(struct ledger *ledger, int64_t stale_after_ms, int events,
-    json_t **out, struct err *err)
+brief_status(struct ledger *ledger, const struct needs_options *options,
+    int events, json_t **out, struct err *err)
 {
-	struct brief_params p = { clock_now_ms(), stale_after_ms, 0 };
-	json_t *doc = json_object(), *agents = NULL, *counts = json_object();
+	struct brief_params p = { clock_now_ms(), options->stale_after_ms, 0 };
+	json_t *doc = json_object(), *agents = NULL, *counts = json_object(),
+	       *needs = json_array();
 	static const char *const states[] = { "open", "claimed", "reported",
 		"verified", "blocked", "cancelled", "failed" };
 	sqlite3_stmt *st;
 	int rc;
 
 	json_object_set_new(doc, "now_ms", json_integer(p.now_ms));
+	json_object_set_new(doc, "needs_you", needs);
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		goto done;
-	if ((rc = add_needs_you(ledger, &p, doc, err)) < 0)
+	if ((rc = needs_collect(ledger, options, p.now_ms, needs, err)) < 0)
 		goto finish;
-	if ((rc = agent_list(ledger, false, stale_after_ms, &agents, err)) < 0)
+	if ((rc = agent_list(ledger, false, p.stale_after_ms, &agents, err)) < 0)
 		goto finish;
 	json_object_set_new(doc, "agents", agents);
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
@@ -191,8 +146,9 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	json_object_set_new(doc, "agents", list);
 	if ((rc = add_rows(ledger, ledger_stmt(ledger,
 		 "SELECT t.id AS task, t.title, a.name AS owner,"
-		 " CASE WHEN a.state = 'active' AND a.last_seen_ms <= ?1 - ?2"
-		 " THEN 'stale' ELSE a.state END AS owner_state,"
+		 " CASE WHEN a.state = 'active' AND a.kind <> 'human' AND"
+		 " a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
+		 " AS owner_state,"
 		 " t.lease_expires_ms FROM tasks t JOIN agents a ON a.id = t.owner"
 		 " WHERE t.state = 'claimed' ORDER BY t.id", err), &p, doc, "claims",
 		 err)) < 0)

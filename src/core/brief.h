@@ -13,23 +13,19 @@
 
 #include "core/err.h"
 #include "core/ledger.h"
+#include "core/needs.h"
 
 /*
  * The status, read in one snapshot (new reference in *out):
  *   now_ms;
- *   needs_you: [{what: "blocked", task, title, reason}
- *              | {what: "rejected-owner-gone", task, title, owner,
- *                 owner_state, summary}
- *              | {what: "overdue-wait" | "wait-needs-human", wait, agent,
- *                 owner, owner_state, for, started_ms}
- *              | {what: "stale-agent-holding", agent, last_seen_ms, claims}]
- *     in that order of urgency;
+ *   needs_you: every item that needs a person (core/needs.h), most
+ *     urgent kind first, oldest first within a kind;
  *   agents: the live agents (as agent_list());
  *   tasks: {state: count} for every state;
  *   events: the newest `events` events, oldest first.
  */
-int brief_status(struct ledger *ledger, int64_t stale_after_ms, int events,
-    json_t **out, struct err *err);
+int brief_status(struct ledger *ledger, const struct needs_options *options,
+    int events, json_t **out, struct err *err);
 
 /*
  * The hand-off briefing for a successor of agent from (0: the caller) in

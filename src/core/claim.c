@@ -785,7 +785,7 @@ task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = read_now(ledger, id, &now, err)) < 0)
 		return finish(ledger, rc, &now, err);
 	if (strcmp(now.state, "verified") == 0 ||
-	    strcmp(now.state, "cancelled") == 0 || strcmp(now.state, "failed") == 0) {
+	    strcmp(now.state, "cancelled") == 0) {
 		rc = err_set(err, ERR_CONFLICT,
 		    "cannot cancel task #%lld: it is already %s", (long long)id,
 		    now.state);

@@ -31,7 +31,7 @@ read_addressee(struct ledger *ledger, const char *name, int64_t now,
     int64_t stale_after_ms, struct addressee *a, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "SELECT id, role, CASE WHEN state = 'active' AND"
+	    "SELECT id, role, CASE WHEN state = 'active' AND kind <> 'human' AND"
 	    " last_seen_ms <= ?2 - ?3 THEN 'stale' ELSE state END,"
 	    " last_seen_ms, ended_ms FROM agents WHERE name = ?1"
 	    " ORDER BY state <> 'ended' DESC, last_seen_ms DESC, id DESC LIMIT 1",
@@ -61,8 +61,8 @@ read_addressee(struct ledger *ledger, const char *name, int64_t now,
 }
 
 /*
- * The live, not stale, holders of role, most recently seen first, as a
- * JSON array of {id, name, last_seen_ms}.
+ * The live, not stale, holders of role (a person is never stale), most
+ * recently seen first, as a JSON array of {id, name, last_seen_ms}.
  */
 static int
 role_holders(struct ledger *ledger, const char *role, int64_t now,
@@ -70,8 +70,8 @@ role_holders(struct ledger *ledger, const char *role, int64_t now,
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE role = ?1"
-	    " AND state <> 'ended' AND (state = 'waiting' OR"
-	    "  (state = 'active' AND last_seen_ms > ?2 - ?3))"
+	    " AND state <> 'ended' AND (state = 'waiting' OR (state = 'active'"
+	    "  AND (kind = 'human' OR last_seen_ms > ?2 - ?3)))"
 	    " ORDER BY last_seen_ms DESC, id DESC", err);
 
 	*out = json_array();

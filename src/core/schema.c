@@ -274,6 +274,13 @@ const char *const schema_migrations[] = {
 	"  set_ms INTEGER NOT NULL,"
 	"  set_by INTEGER REFERENCES agents(id)"
 	") STRICT, WITHOUT ROWID;",
+
+	/*
+	 * 8: what needs a person (core/needs.c) finds a run's budget stop
+	 * without reading every event.
+	 */
+	"CREATE INDEX events_budget_spent ON events(at_ms, id)"
+	"  WHERE kind = 'budget-spent';",
 };
 
 const size_t schema_migration_count =

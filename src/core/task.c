@@ -940,23 +940,23 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
 }
 
 /*
- * Refuse agent's cancel of task id when the task is held by another agent
- * and agent neither added it nor is a human. 0 when allowed (and when the
- * task is missing or finished: task_cancel() says so).
+ * Refuse agent's cancel of task id when the task is held by another agent,
+ * or has failed, and agent neither added it nor is a human. 0 when allowed
+ * (and when the task is missing or finished: task_cancel() says so).
  */
 static int
 may_cancel(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger,
 	    "SELECT o.name, c.name, c.id = ?2,"
-	    " (SELECT kind = 'human' FROM agents WHERE id = ?2)"
-	    " FROM tasks t JOIN agents o ON o.id = t.owner"
+	    " (SELECT kind = 'human' FROM agents WHERE id = ?2), t.state = 'failed'"
+	    " FROM tasks t LEFT JOIN agents o ON o.id = t.owner"
 	    " LEFT JOIN agents c ON c.id = (SELECT e.actor FROM events e"
 	    "  WHERE e.task = t.id AND e.kind = 'add' ORDER BY e.id LIMIT 1)"
-	    " WHERE t.id = ?1 AND t.owner <> ?2"
-	    " AND t.state IN ('claimed', 'blocked', 'reported')", err);
+	    " WHERE t.id = ?1 AND (t.state = 'failed' OR (t.owner <> ?2"
+	    " AND t.state IN ('claimed', 'blocked', 'reported')))", err);
 	char *holder = NULL, *creator = NULL;
-	bool found, allowed = true;
+	bool found, allowed = true, failed = false;
 	int rc;
 
 	if (st == NULL)
@@ -965,15 +965,23 @@ may_cancel(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
 	sqlite3_bind_int64(st, 2, agent);
 	rc = sqlite3_step(st);
 	if ((found = rc == SQLITE_ROW)) {
-		holder = xstrdup((const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			holder = xstrdup((const char *)sqlite3_column_text(st, 0));
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			creator = xstrdup((const char *)sqlite3_column_text(st, 1));
 		allowed = sqlite3_column_int(st, 2) != 0 ||
 			  sqlite3_column_int(st, 3) != 0;
+		failed = sqlite3_column_int(st, 4) != 0;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		rc = ledger_error(ledger, rc, err, "reading a task");
+	else if (found && !allowed && failed)
+		rc = err_set(err, ERR_CONFLICT,
+		    "cannot cancel task #%lld: it failed, and only %s%sa human "
+		    "may give it up (or reopen it: 'daicho reopen %lld')",
+		    (long long)id, creator ? creator : "",
+		    creator ? " who added it, or " : "", (long long)id);
 	else if (found && !allowed)
 		rc = err_set(err, ERR_CONFLICT,
 		    "cannot cancel task #%lld: it is held by %s, not you (only its "

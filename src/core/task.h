@@ -231,8 +231,8 @@ int task_block(struct ledger *ledger, int64_t agent, int64_t id,
     const char *reason, struct err *err);
 
 /*
- * Cancel a task that is not verified, failed or already cancelled, whoever
- * agent is (task_cancel_allowed() checks who may).
+ * Cancel a task that is not verified or already cancelled, whoever agent
+ * is (task_cancel_allowed() checks who may).
  */
 int task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
     const char *reason, struct err *err);
@@ -240,7 +240,8 @@ int task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
 /*
  * task_cancel() for agent, in the same transaction, when agent may: a task
  * someone holds (claimed, blocked or reported) only by its holder, the
- * agent that added it, or a human; an open task by anyone. Others get
+ * agent that added it, or a human; a failed task (giving it up) only by
+ * the agent that added it or a human; an open task by anyone. Others get
  * ERR_CONFLICT naming the holder, as release does.
  */
 int task_cancel_allowed(struct ledger *ledger, int64_t agent, int64_t id,

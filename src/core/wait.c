@@ -1,5 +1,6 @@
 #include "core/wait.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/agent.h"
@@ -132,16 +133,59 @@ wait_begin(struct ledger *ledger, const struct wait_request *request,
 	return ledger_commit(ledger, err);
 }
 
+/*
+ * Inside wait_resume()'s transaction: whether me is a person (*human),
+ * and if so whose open wait id is when another agent's (*agent, with its
+ * name and what it waits for; 0 when not).
+ */
+static int
+wait_of_another(struct ledger *ledger, int64_t me, int64_t id, bool *human,
+    int64_t *agent, char **agent_name, char **what, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT w.agent, a.name, w.what, me.kind = 'human' FROM agents me"
+	    " LEFT JOIN waits w ON w.id = ?2 AND w.ended_ms IS NULL"
+	    "  AND w.agent <> me.id"
+	    " LEFT JOIN agents a ON a.id = w.agent WHERE me.id = ?1", err);
+	int rc;
+
+	*agent = 0;
+	*human = false;
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, me);
+	sqlite3_bind_int64(st, 2, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int(st, 3) != 0) {
+		*human = true;
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			*agent = sqlite3_column_int64(st, 0);
+			*agent_name = xstrdup((const char *)sqlite3_column_text(st,
+			    1));
+			*what = xstrdup((const char *)sqlite3_column_text(st, 2));
+		}
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ledger_error(ledger, rc, err, "reading a wait");
+	return 0;
+}
+
 int
 wait_resume(struct ledger *ledger, int64_t id, int64_t *ended, struct err *err)
 {
 	sqlite3_stmt *st;
-	int64_t me = 0;
+	int64_t me = 0, agent = 0;
+	char *agent_name = NULL, *what = NULL;
+	bool human = false;
 	int rc;
 
 	*ended = 0;
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
+	if (id && (rc = wait_of_another(ledger, me, id, &human, &agent,
+		       &agent_name, &what, err)) < 0)
+		goto fail;
 	st = ledger_stmt(ledger,
 	    "UPDATE waits SET ended_ms = ?3 WHERE agent = ?1 AND ended_ms IS NULL"
 	    " AND (?2 = 0 OR id = ?2)", err);
@@ -149,26 +193,41 @@ wait_resume(struct ledger *ledger, int64_t id, int64_t *ended, struct err *err)
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, me);
+	sqlite3_bind_int64(st, 1, agent ? agent : me);
 	sqlite3_bind_int64(st, 2, id);
 	sqlite3_bind_int64(st, 3, clock_now_ms());
 	if ((rc = ledger_step_done(ledger, st, "ending a wait", err)) < 0)
 		goto fail;
 	*ended = sqlite3_changes(ledger_db(ledger));
 	if (*ended == 0) {
-		rc = id ? err_set(err, ERR_NOT_FOUND, "no open wait #%lld of yours "
-			      "(see 'daicho agents')", (long long)id)
+		rc = id ? err_set(err, ERR_NOT_FOUND, "no open wait #%lld%s (see "
+			      "'daicho agents')", (long long)id, human ? "" : " of yours")
 			: err_set(err, ERR_NOT_FOUND, "you have no open wait");
 		goto fail;
 	}
-	if ((rc = settle_state(ledger, me, err)) < 0)
+	if ((rc = settle_state(ledger, agent ? agent : me, err)) < 0)
 		goto fail;
+	if (agent) {
+		struct buf text = BUF_INIT;
+
+		buf_addf(&text, "your wait #%lld for %s is over: a person ended "
+		    "it; carry on", (long long)id, what);
+		rc = msg_append(ledger, me, agent, "message", text.buf, err);
+		buf_release(&text);
+		if (rc < 0)
+			goto fail;
+	}
 	if ((rc = event_append(ledger, me, "wait-end", 0,
-		 json_pack("{s:o, s:I}", "wait", id ? json_integer(id) : json_null(),
-		     "ended", (json_int_t)*ended), err)) < 0)
+		 json_pack("{s:o, s:I, s:s?}", "wait", id ? json_integer(id)
+		     : json_null(), "ended", (json_int_t)*ended, "agent",
+		     agent_name), err)) < 0)
 		goto fail;
+	free(agent_name);
+	free(what);
 	return ledger_commit(ledger, err);
 fail:
+	free(agent_name);
+	free(what);
 	ledger_rollback(ledger);
 	return rc;
 }

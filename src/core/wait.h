@@ -40,8 +40,10 @@ int wait_begin(struct ledger *ledger, const struct wait_request *request,
 
 /*
  * End the caller's open wait id (0: every open wait of the caller); the
- * caller is active again when none is left. ERR_NOT_FOUND when there is
- * nothing to end. *ended counts the waits ended.
+ * caller is active again when none is left. A person (a caller of kind
+ * human) may end any agent's open wait id, which the agent is told in a
+ * message. ERR_NOT_FOUND when there is nothing to end. *ended counts the
+ * waits ended.
  */
 int wait_resume(struct ledger *ledger, int64_t id, int64_t *ended,
     struct err *err);

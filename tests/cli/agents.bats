@@ -248,6 +248,34 @@ agent_state() {
 	stderr_contains "you have no open wait"
 }
 
+@test "a person ends an agent's wait by its number; the agent is told; an agent ends only its own" {
+	daicho agent start res >/dev/null
+	daicho agent start other >/dev/null
+	daicho wait --as res --for "sign-off" >/dev/null
+	daicho wait --as res --for "data" >/dev/null
+	snapshot_ledger
+	refused 3 daicho resume 1 --as other
+	stderr_contains "no open wait #1 of yours"
+	refused 2 daicho resume
+	stderr_contains "a person ends an agent's wait by its number: daicho resume WAIT"
+	# not from an agent's environment, as release --force
+	CLAUDECODE=1 refused 6 daicho resume 1
+	stderr_contains "only a human may end an agent's wait"
+	assert_ledger_unchanged
+	ok daicho resume 1 --json
+	assert_output '{"ended":1}'
+	[ "$(agent_state res)" = waiting ]
+	ok daicho resume 2
+	[ "$(agent_state res)" = active ]
+	refused 3 daicho resume 2
+	assert_equal "$stderr" "daicho: no open wait #2 (see 'daicho agents')"
+	ok daicho inbox --as res
+	assert_line --index 0 --partial "$(id -un) 0s ago: your wait #1 for sign-off is over: a person ended it; carry on"
+	ok daicho events --json
+	[ "$(jq -c '[.[] | select(.kind == "wait-end") | [.actor, .detail.wait, .detail.agent]]' <<<"$output")" = \
+		'[["'"$(id -un)"'",1,"res"],["'"$(id -un)"'",2,"res"]]' ]
+}
+
 @test "wait and resume refuse bad input with one line and no change" {
 	daicho agent start res >/dev/null
 	daicho agent start mgr >/dev/null
@@ -289,10 +317,13 @@ agent_state() {
 	ok daicho status
 	assert_line --index 0 "NEEDS YOU (1)"
 	assert_line --index 1 "  wait #1 overdue: res has waited 1h for the API spec (owner mgr, active)"
+	assert_line --index 2 "    resolve: daicho resume 1"
 	ok daicho status --json
-	jq -e '.needs_you == [{"what":"overdue-wait","wait":1,"agent":"res","owner":"mgr",
-		"owner_state":"active","for":"the API spec","started_ms":'$T0'}]' <<<"$output" >/dev/null ||
-		fail "$output"
+	jq -e '.needs_you == [{"kind":"overdue-wait","id":1,
+		"summary":"wait #1 overdue: res has waited 1h for the API spec (owner mgr, active)",
+		"since_ms":'$((T0 + HOUR))',"resolve":["daicho resume 1"],"agent":"res","owner":"mgr",
+		"owner_state":"active","for":"the API spec","started_ms":'$T0',"remind_ms":'$HOUR'}]' \
+		<<<"$output" >/dev/null || fail "$output"
 }
 
 @test "an ended owner's wait goes to the live holder of its role, else to the human" {
@@ -312,7 +343,7 @@ agent_state() {
 	ok daicho inbox --as mgr2
 	assert_output --partial "wait #1 is yours now: res is waiting for go-ahead, and its owner mgr has ended"
 	ok daicho status --json
-	jq -e '[.needs_you[] | .what] == ["wait-needs-human"] and .needs_you[0].agent == "solo"' \
+	jq -e '[.needs_you[] | .kind] == ["wait-needs-human"] and .needs_you[0].agent == "solo"' \
 		<<<"$output" >/dev/null || fail "$output"
 }
 

@@ -47,17 +47,6 @@ teardown() {
 	kill_strays '^sleep 318$'
 }
 
-# on_pty CMD...: run CMD on a pseudo-terminal (util-linux script), as a
-# person typing it would. Sets status (CMD's) and output (what the terminal
-# showed, stdout and stderr together, carriage returns dropped).
-on_pty() {
-	local cmd
-	printf -v cmd '%q ' "$@"
-	status=0
-	output="$(script -qec "$cmd" /dev/null </dev/null)" || status=$?
-	output="${output//$'\r'/}"
-}
-
 # human CMD...: a person runs CMD at a terminal; it must succeed silently.
 human() {
 	on_pty "$@"

@@ -183,22 +183,34 @@ human" ]
 	assert_output --partial "only its holder"
 }
 
-@test "cancel a cancelled, verified or failed task: exit 4, ledger unchanged" {
+@test "cancel a cancelled or verified task: exit 4, ledger unchanged" {
 	daicho add three >/dev/null
 	daicho cancel 1
-	# Nothing in this issue verifies or fails a task through the commands
-	# at hand; set the states directly, as the sweep will.
+	# Set the states directly, as the sweep would.
 	sql "UPDATE tasks SET state = 'verified' WHERE id = 2"
-	sql "UPDATE tasks SET state = 'failed' WHERE id = 3"
 	snapshot_ledger
 	refused 4 daicho cancel 1
 	stderr_contains cancelled
 	refused 4 daicho cancel 2
 	stderr_contains verified
-	refused 4 daicho cancel 3
-	stderr_contains failed
 	refused 4 daicho cancel 2 --as w1
 	assert_ledger_unchanged
+}
+
+@test "a failed task is given up (cancelled) only by a human or the agent that added it" {
+	daicho add three >/dev/null
+	daicho add --as mgr four >/dev/null
+	sql "UPDATE tasks SET state = 'failed' WHERE id IN (3, 4)"
+	snapshot_ledger
+	refused 4 daicho cancel 3 --as w1
+	assert_equal "$stderr" "daicho: cannot cancel task #3: it failed, and only $(id -un) who added it, or a human may give it up (or reopen it: 'daicho reopen 3')"
+	assert_ledger_unchanged
+	ok daicho cancel 3 --reason "not worth it"
+	[ "$(task_field 3 state)" = cancelled ]
+	ok daicho cancel 4 --as mgr
+	[ "$(task_field 4 state)" = cancelled ]
+	ok daicho events --json
+	[ "$(jq -c '[.[] | select(.kind == "cancel") | .detail.from]' <<<"$output")" = '["failed","failed"]' ]
 }
 
 @test "cancel: unknown id 3, bad id 2, unknown flag 2" {

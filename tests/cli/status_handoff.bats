@@ -40,17 +40,41 @@ setup() {
 	export DAICHO_NOW_MS=$((T0 + 61 * MIN))
 	daicho ls --as mgr >/dev/null
 	ok daicho status
-	assert_line --index 0 "NEEDS YOU (5)"
-	assert_line --index 1 "  #1 blocked: blocked one (needs the prod password)"
-	assert_line --index 2 --regexp '^  #3 rejected, back to w1 who is ended: rejected \(.*\)$'
+	assert_line --index 0 "NEEDS YOU (4)"
+	assert_line --index 1 "  #1 blocked by w1: blocked one (needs the prod password)"
+	assert_line --index 2 "    see: daicho show 1; resolve: daicho unblock 1 | daicho release 1 --force"
 	assert_line --index 3 "  wait #1 overdue: res has waited 1h for sign-off (owner mgr, active)"
+	assert_line --index 4 "    resolve: daicho resume 1"
 	# a claim held by an ended agent needs a human as much as a stale one's
-	assert_line --index 4 "  w1 is ended, seen 1h ago (2027-01-15T08:00:00Z), and holds #3"
-	assert_line --index 5 "  w2 is stale, seen 1h ago (2027-01-15T08:00:00Z), and holds #2"
+	# (#3, rejected back to w1 who then ended, is one of them)
+	assert_line --index 5 "  w1 is ended, seen 1h ago (2027-01-15T08:00:00Z), and holds #3"
+	assert_line --index 6 "    resolve: daicho release 3 --force"
+	assert_line --index 7 "  w2 is stale, seen 1h ago (2027-01-15T08:00:00Z), and holds #2"
 	ok daicho status --json
-	jq -e '[.needs_you[].what] == ["blocked","rejected-owner-gone","overdue-wait","stale-agent-holding","stale-agent-holding"]
-		and [.needs_you[3,4].state] == ["ended","stale"]
+	jq -e '[.needs_you[].kind] == ["blocked","overdue-wait","stale-agent-holding","stale-agent-holding"]
+		and [.needs_you[2,3].state] == ["ended","stale"]
+		and [.needs_you[2,3].claims] == [[3],[2]]
 		and .tasks.blocked == 1 and .tasks.claimed == 2' <<<"$output" >/dev/null || fail "$output"
+}
+
+@test "status --stale-after 1s: a person is never listed stale, an agent is" {
+	daicho agent start w1 >/dev/null
+	daicho add t >/dev/null # the human is registered
+	daicho claim 1 --as w1 >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 5000))
+	ok daicho status --stale-after 1s
+	assert_line --regexp "^$(id -un) +- +human +active "
+	assert_line --regexp '^w1 +- +script +stale '
+	assert_line --index 1 --regexp '^  w1 is stale, seen 5s ago'
+	ok daicho status --stale-after 1s --json
+	jq -e '[.agents[] | [.name, .state]] == [["'"$(id -un)"'","active"],["w1","stale"]]
+		and [.needs_you[].kind] == ["stale-agent-holding"]' <<<"$output" >/dev/null || fail "$output"
+	# nor does the sweep mark a person stale, whoever runs it
+	ok daicho sweep --stale-after 1s --as w1
+	[ "$(sql "SELECT state FROM agents WHERE kind = 'human'")" = active ]
+	# and a message to a person idle for an hour is delivered, not refused
+	export DAICHO_NOW_MS=$((T0 + HOUR))
+	ok daicho send "$(id -un)" "are you there?" --as w1
 }
 
 @test "status shows agents with last seen, and the newest events" {

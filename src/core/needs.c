@@ -1,0 +1,549 @@
+#include "core/needs.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/clock.h"
+
+/* The longest stretch of a person's or an agent's text put in a summary. */
+#define NEEDS_QUOTE_BYTES 100
+
+/*
+ * One kind of item: the query that finds them (columns id, since_ms and
+ * the kind's details, oldest first; ?1 is now, ?2 the stale-after time; a
+ * column "kind" overrides name) and what a person reads and runs.
+ */
+struct need_kind {
+	const char *name;
+	const char *sql;
+	/* Append the summary of item to summary, its commands to resolve. */
+	void (*describe)(const json_t *item, const struct needs_options *options,
+	    int64_t now_ms, struct buf *summary, json_t *resolve);
+	const char *inspect; /* "daicho show %lld"-like, with the id; or NULL */
+};
+
+static const char *
+str(const json_t *item, const char *key, const char *fallback)
+{
+	const char *s = json_string_value(json_object_get(item, key));
+
+	return s ? s : fallback;
+}
+
+static int64_t
+num(const json_t *item, const char *key)
+{
+	return json_integer_value(json_object_get(item, key));
+}
+
+/* Append text as one line, cut to NEEDS_QUOTE_BYTES with "...". */
+static void
+add_quote(struct buf *out, const char *text)
+{
+	size_t len = strlen(text);
+	struct buf cut = BUF_INIT;
+
+	if (len > NEEDS_QUOTE_BYTES) {
+		len = NEEDS_QUOTE_BYTES;
+		/* Never end inside a UTF-8 sequence. */
+		while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
+			len--;
+	}
+	buf_add(&cut, text, len);
+	buf_add_oneline(out, cut.buf);
+	if (len < strlen(text))
+		buf_adds(out, "...");
+	buf_release(&cut);
+}
+
+/* Append one command, printf-style, to resolve. */
+static void
+add_command(json_t *resolve, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+add_command(json_t *resolve, const char *fmt, ...)
+{
+	struct buf command = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&command, fmt, ap);
+	va_end(ap);
+	json_array_append_new(resolve, json_string(command.buf));
+	buf_release(&command);
+}
+
+static void
+describe_approval(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+
+	buf_addf(summary, "approval #%lld: %s asks to run '", id,
+	    str(item, "requester", "?"));
+	add_quote(summary, str(item, "command", ""));
+	buf_adds(summary, "' in ");
+	add_quote(summary, str(item, "cwd", "?"));
+	if (json_is_string(json_object_get(item, "gate"))) {
+		buf_adds(summary, " (gate '");
+		add_quote(summary, str(item, "gate", ""));
+		buf_adds(summary, "')");
+	}
+	if (json_is_true(json_object_get(item, "denied_before")))
+		buf_adds(summary, "; denied before, so refused for now "
+		    "(approving lifts the denial)");
+	add_command(resolve, "daicho approve %lld", id);
+	add_command(resolve, "daicho deny %lld", id);
+}
+
+static void
+describe_blocked(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+
+	buf_addf(summary, "#%lld blocked", id);
+	if (json_is_string(json_object_get(item, "owner")))
+		buf_addf(summary, " by %s", str(item, "owner", ""));
+	buf_adds(summary, ": ");
+	add_quote(summary, str(item, "title", ""));
+	buf_adds(summary, " (");
+	add_quote(summary, str(item, "reason", "no reason given"));
+	buf_adds(summary, ")");
+	add_command(resolve, "daicho unblock %lld", id);
+	add_command(resolve, "daicho release %lld --force", id);
+}
+
+static void
+describe_message(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	const char *to = str(item, "to", "?");
+	const char *addressed = str(item, "addressed_to", to);
+
+	buf_addf(summary, "message #%lld from %s to %s",
+	    (long long)num(item, "id"), str(item, "from", "daicho"), addressed);
+	if (strcmp(addressed, to) != 0)
+		buf_addf(summary, " (%s)", to);
+	buf_adds(summary, ": ");
+	add_quote(summary, str(item, "text", ""));
+	if (options->human_name && strcmp(options->human_name, to) == 0)
+		add_command(resolve, "daicho inbox");
+	else
+		add_command(resolve, "daicho inbox --as %s", to);
+}
+
+static void
+describe_wait(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+	bool orphan = strcmp(str(item, "kind", ""), "wait-needs-human") == 0;
+
+	buf_addf(summary, "wait #%lld %s: %s has waited ", id,
+	    orphan ? "has no live owner" : "overdue", str(item, "agent", "?"));
+	clock_add_age(summary, now_ms - num(item, "started_ms"));
+	buf_adds(summary, " for ");
+	add_quote(summary, str(item, "for", ""));
+	if (json_is_string(json_object_get(item, "owner")))
+		buf_addf(summary, " (owner %s, %s)", str(item, "owner", ""),
+		    str(item, "owner_state", "?"));
+	else
+		buf_adds(summary, " (owner none: the human)");
+	add_command(resolve, "daicho resume %lld", id);
+}
+
+static void
+describe_failed(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+	int64_t all = num(item, "holds_back"),
+		direct = num(item, "holds_back_directly");
+
+	buf_addf(summary, "#%lld failed: ", id);
+	add_quote(summary, str(item, "title", ""));
+	buf_adds(summary, " (");
+	add_quote(summary, str(item, "reason", "no reason recorded"));
+	buf_addf(summary, ", %lld attempt%s); ", (long long)num(item, "attempts"),
+	    num(item, "attempts") == 1 ? "" : "s");
+	if (all == 0)
+		buf_adds(summary, "holds nothing back");
+	else if (all == direct)
+		buf_addf(summary, "holds back %lld task%s directly",
+		    (long long)all, all == 1 ? "" : "s");
+	else
+		buf_addf(summary, "holds back %lld tasks, %lld directly",
+		    (long long)all, (long long)direct);
+	add_command(resolve, "daicho reopen %lld", id);
+	add_command(resolve, "daicho cancel %lld", id);
+}
+
+static void
+describe_rejected(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+	const char *state = str(item, "state", "?");
+
+	buf_addf(summary, "#%lld rejected %lld times: ", id,
+	    (long long)num(item, "rejections"));
+	add_quote(summary, str(item, "title", ""));
+	buf_addf(summary, " (%s", state);
+	if (json_is_string(json_object_get(item, "owner")) &&
+	    strcmp(state, "open") != 0)
+		buf_addf(summary, " by %s", str(item, "owner", ""));
+	buf_adds(summary, "; last: ");
+	add_quote(summary, str(item, "last_summary", "?"));
+	buf_adds(summary, ")");
+	add_command(resolve, "daicho edit %lld --body-file FILE", id);
+	if (strcmp(state, "open") == 0)
+		add_command(resolve, "daicho cancel %lld", id);
+	else
+		add_command(resolve, "daicho release %lld --force", id);
+}
+
+static void
+describe_verify_error(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+	bool reported = strcmp(str(item, "state", ""), "reported") == 0;
+
+	buf_addf(summary, "#%lld could not be verified (git failed at %s: ", id,
+	    str(item, "check", "?"));
+	add_quote(summary, str(item, "reason", ""));
+	buf_adds(summary, "): ");
+	add_quote(summary, str(item, "title", ""));
+	if (reported)
+		buf_adds(summary, "; fix git, then verify it again");
+	else
+		buf_addf(summary, "; it went back to %s: fix git before it is "
+		    "reported again", str(item, "owner", "its holder"));
+	add_command(resolve, reported ? "daicho verify %lld --apply"
+				      : "daicho verify %lld", id);
+}
+
+static void
+describe_max_hold(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id");
+
+	buf_addf(summary, "#%lld taken back from %s, who held it for its max "
+	    "hold (", id, str(item, "owner", "its holder"));
+	clock_add_duration(summary, num(item, "max_hold_ms"));
+	buf_adds(summary, ") without naming it; open again: ");
+	add_quote(summary, str(item, "title", ""));
+	add_command(resolve, "daicho edit %lld --body-file FILE", id);
+	add_command(resolve, "daicho cancel %lld", id);
+}
+
+static void
+describe_stale_agent(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	const json_t *claims = json_object_get(item, "claims"), *claim;
+	size_t i;
+
+	buf_addf(summary, "%s is %s, seen ", str(item, "agent", "?"),
+	    str(item, "state", "stale"));
+	clock_add_age(summary, now_ms - num(item, "last_seen_ms"));
+	buf_adds(summary, " ago (");
+	clock_add_timestamp(summary, num(item, "last_seen_ms"));
+	buf_adds(summary, "), and holds ");
+	json_array_foreach(claims, i, claim) {
+		buf_addf(summary, "%s#%lld", i ? ", " : "",
+		    (long long)json_integer_value(claim));
+		add_command(resolve, "daicho release %lld --force",
+		    (long long)json_integer_value(claim));
+	}
+}
+
+static void
+describe_budget(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	int64_t ready = num(item, "ready");
+
+	buf_addf(summary, "a run by %s stopped at its budget (%lld tokens, "
+	    "cost %.2f spent); %lld task%s ready", str(item, "by", "?"),
+	    (long long)num(item, "tokens"),
+	    json_number_value(json_object_get(item, "cost")), (long long)ready,
+	    ready == 1 ? " is" : "s are");
+	add_command(resolve, "daicho run --budget-tokens N -- CMD");
+}
+
+/*
+ * The kinds, most urgent first. Every query reads through an index or a
+ * small table (agents, waits, gates): status stays fast on a ledger of
+ * many events and messages.
+ */
+static const struct need_kind kinds[] = {
+	{ "approval",
+	    "SELECT a.id, a.requested_ms AS since_ms, r.name AS requester,"
+	    " a.command, a.cwd, g.pattern AS gate,"
+	    " CASE WHEN EXISTS (SELECT 1 FROM approvals d INDEXED BY"
+	    "  approvals_denied WHERE d.command_key = a.command_key"
+	    "  AND d.state = 'denied')"
+	    " THEN 'true' ELSE 'false' END AS denied_before_json"
+	    " FROM approvals a JOIN agents r ON r.id = a.requester"
+	    " LEFT JOIN gates g ON g.id = a.gate"
+	    " WHERE a.state = 'pending' AND ?1 IS NOT NULL"
+	    " ORDER BY a.requested_ms, a.id",
+	    describe_approval, "daicho approvals" },
+	{ "blocked",
+	    "SELECT t.id, coalesce((SELECT e.at_ms FROM events e"
+	    "  WHERE e.task = t.id AND e.kind = 'block' ORDER BY e.id DESC"
+	    "  LIMIT 1), t.updated_ms) AS since_ms,"
+	    " t.title, t.block_reason AS reason, o.name AS owner"
+	    " FROM tasks t LEFT JOIN agents o ON o.id = t.owner"
+	    " WHERE t.state = 'blocked' AND ?1 IS NOT NULL"
+	    " ORDER BY since_ms, t.id",
+	    describe_blocked, "daicho show %lld" },
+	/*
+	 * A message reaches a human as one addressed to them by name, or to
+	 * a role they hold (resolved to them when sent), or queued for their
+	 * name.
+	 */
+	{ "message",
+	    "SELECT m.id, m.sent_ms AS since_ms, s.name AS \"from\","
+	    " h.name AS \"to\", m.addressed_to, m.kind AS message_kind,"
+	    " m.body AS text"
+	    " FROM messages m JOIN agents h ON h.id = m.recipient"
+	    " LEFT JOIN agents s ON s.id = m.sender"
+	    " WHERE m.read_ms IS NULL AND m.recipient IN (SELECT id FROM agents"
+	    "  WHERE kind = 'human' AND state <> 'ended') AND ?1 IS NOT NULL"
+	    " UNION ALL "
+	    "SELECT m.id, m.sent_ms, s.name, m.recipient_name, m.addressed_to,"
+	    " m.kind, m.body FROM messages m LEFT JOIN agents s ON s.id = m.sender"
+	    " WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient IS NULL"
+	    " AND m.recipient_name IN (SELECT name FROM agents"
+	    "  WHERE kind = 'human')"
+	    " ORDER BY 2, 1",
+	    describe_message, NULL },
+	{ "overdue-wait",
+	    "SELECT CASE WHEN w.needs_human THEN 'wait-needs-human'"
+	    " ELSE 'overdue-wait' END AS kind, w.id,"
+	    " CASE WHEN w.needs_human THEN w.started_ms"
+	    " ELSE w.started_ms + w.remind_ms END AS since_ms,"
+	    " a.name AS agent, o.name AS owner, o.state AS owner_state,"
+	    " w.what AS \"for\", w.started_ms, w.remind_ms"
+	    " FROM waits w JOIN agents a ON a.id = w.agent"
+	    " LEFT JOIN agents o ON o.id = w.owner"
+	    " WHERE w.ended_ms IS NULL AND (w.needs_human OR"
+	    "  w.started_ms + w.remind_ms <= ?1)"
+	    " ORDER BY w.needs_human, since_ms, w.id",
+	    describe_wait, NULL },
+	/*
+	 * What a failed task holds back: the tasks after it not yet done,
+	 * directly or through others not done (a done task holds nothing).
+	 */
+	{ "failed",
+	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.attempts,"
+	    "  t.updated_ms, (SELECT count(*) FROM deps d JOIN tasks x"
+	    "   ON x.id = d.task WHERE d.after = t.id"
+	    "   AND x.state NOT IN ('verified','cancelled')) AS direct,"
+	    "  (SELECT e.id FROM events e WHERE e.task = t.id AND e.kind = 'fail'"
+	    "   ORDER BY e.id DESC LIMIT 1) AS fail_event"
+	    "  FROM tasks t WHERE t.state = 'failed')"
+	    "SELECT c.id, coalesce(f.at_ms, c.updated_ms) AS since_ms, c.title,"
+	    " json_extract(f.detail, '$.reason') AS reason, c.attempts,"
+	    " c.direct AS holds_back_directly,"
+	    " CASE WHEN c.direct = 0 THEN 0 ELSE (WITH RECURSIVE below(id) AS ("
+	    "   SELECT d.task FROM deps d JOIN tasks x ON x.id = d.task"
+	    "   WHERE d.after = c.id AND x.state NOT IN ('verified','cancelled')"
+	    "   UNION SELECT d.task FROM below b JOIN deps d ON d.after = b.id"
+	    "   JOIN tasks x ON x.id = d.task"
+	    "   WHERE x.state NOT IN ('verified','cancelled'))"
+	    "  SELECT count(*) FROM below) END AS holds_back"
+	    " FROM c LEFT JOIN events f ON f.id = c.fail_event"
+	    " WHERE ?1 IS NOT NULL ORDER BY since_ms, c.id",
+	    describe_failed, "daicho show %lld" },
+	/*
+	 * Rejections count from the last change a person made to the task
+	 * (edit, reopen, release --force); the verdicts are read first, so
+	 * that only a task with two failed verdicts has its events read.
+	 */
+	{ "rejected",
+	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.state, t.owner,"
+	    "  coalesce((SELECT max(r.id) FROM events r WHERE r.task = t.id AND"
+	    "   (r.kind IN ('edit','reopen') OR (r.kind = 'release' AND"
+	    "   json_extract(r.detail, '$.forced')))), 0) AS after_event"
+	    "  FROM tasks t"
+	    "  WHERE t.state IN ('open','claimed','reported','blocked')"
+	    "  AND (SELECT count(*) FROM verdicts v"
+	    "   WHERE v.task = t.id AND NOT v.passed) >= 2),"
+	    " r AS (SELECT c.*, (SELECT count(*) FROM events e WHERE"
+	    "  e.task = c.id AND e.kind = 'rejected' AND e.id > c.after_event)"
+	    "  AS rejections, (SELECT e.at_ms FROM events e WHERE e.task = c.id"
+	    "  AND e.kind = 'rejected' AND e.id > c.after_event ORDER BY e.id"
+	    "  LIMIT 1 OFFSET 1) AS since_ms FROM c)"
+	    "SELECT r.id, r.since_ms, r.title, r.state, o.name AS owner,"
+	    " r.rejections, (SELECT v.summary FROM verdicts v WHERE v.task = r.id"
+	    "  ORDER BY v.id DESC LIMIT 1) AS last_summary"
+	    " FROM r LEFT JOIN agents o ON o.id = r.owner"
+	    " WHERE r.rejections >= 2 AND ?1 IS NOT NULL"
+	    " ORDER BY r.since_ms, r.id",
+	    describe_rejected, "daicho show %lld" },
+	/*
+	 * The first failed run of the last verdict says why: a checkout that
+	 * failed, or a question daicho asks git before any check (which
+	 * branch holds the commit, whether it is new, what it changes) that
+	 * git could not answer ("cannot ..."). A report made since the
+	 * verdict is the sweep's to verify.
+	 */
+	{ "verify-error",
+	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.state, t.owner,"
+	    "  v.id AS verdict, v.at_ms, r.spec, CAST(r.output AS TEXT) AS reason"
+	    "  FROM tasks t JOIN verdicts v ON v.id = (SELECT max(x.id)"
+	    "   FROM verdicts x WHERE x.task = t.id)"
+	    "  JOIN check_runs r ON r.verdict = v.id AND r.seq = (SELECT"
+	    "   min(y.seq) FROM check_runs y WHERE y.verdict = v.id"
+	    "   AND NOT y.passed)"
+	    "  WHERE t.state IN ('reported','claimed') AND NOT v.passed"
+	    "  AND (r.spec = 'checkout' OR (r.spec IN"
+	    "   ('on-branch','new-work','protected') AND"
+	    "   CAST(r.output AS TEXT) LIKE 'cannot %')))"
+	    "SELECT c.id, c.at_ms AS since_ms, c.title, c.state, o.name AS owner,"
+	    " c.verdict, c.spec AS \"check\", c.reason"
+	    " FROM c LEFT JOIN agents o ON o.id = c.owner"
+	    " WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.task = c.id"
+	    "  AND e.kind = 'report' AND e.at_ms >= c.at_ms"
+	    "  AND e.id > coalesce((SELECT max(f.id) FROM events f"
+	    "   WHERE f.task = c.id"
+	    "   AND json_extract(f.detail, '$.verdict') = c.verdict), 0))"
+	    " AND ?1 IS NOT NULL ORDER BY since_ms, c.id",
+	    describe_verify_error, "daicho show %lld" },
+	/*
+	 * The last event of an open task says how its last claim ended:
+	 * the sweep's lease-expired for the maximum hold, and nothing since.
+	 */
+	{ "max-hold",
+	    "SELECT t.id, e.at_ms AS since_ms, t.title,"
+	    " json_extract(e.detail, '$.owner') AS owner,"
+	    " json_extract(e.detail, '$.max_hold_ms') AS max_hold_ms"
+	    " FROM tasks t JOIN events e ON e.id = (SELECT max(x.id) FROM events x"
+	    "  WHERE x.task = t.id)"
+	    " WHERE t.state = 'open' AND t.claim_named_ms IS NOT NULL"
+	    " AND e.kind = 'lease-expired'"
+	    " AND json_extract(e.detail, '$.reason') LIKE 'max hold%'"
+	    " AND ?1 IS NOT NULL ORDER BY since_ms, t.id",
+	    describe_max_hold, "daicho log %lld" },
+	/* A person is never stale: they are seen when they act. */
+	{ "stale-agent-holding",
+	    "SELECT a.id, a.last_seen_ms AS since_ms, a.name AS agent,"
+	    " CASE a.state WHEN 'active' THEN 'stale' ELSE a.state END AS state,"
+	    " a.last_seen_ms, (SELECT json_group_array(id) FROM (SELECT t.id"
+	    "  FROM tasks t INDEXED BY tasks_owner_claimed"
+	    "  WHERE t.owner = a.id AND t.state = 'claimed' ORDER BY t.id))"
+	    "  AS claims_json"
+	    " FROM agents a"
+	    " WHERE (a.state IN ('stale','ended') OR (a.state = 'active' AND"
+	    "  a.kind <> 'human' AND a.last_seen_ms <= ?1 - ?2))"
+	    " AND EXISTS (SELECT 1 FROM tasks t INDEXED BY tasks_owner_claimed"
+	    "  WHERE t.owner = a.id AND t.state = 'claimed')"
+	    " ORDER BY a.last_seen_ms, a.name",
+	    describe_stale_agent, NULL },
+	/*
+	 * A run's agents have the role "run" (run/runner.c): a stop needs a
+	 * person until a run starts after it, or nothing is ready any more.
+	 */
+	{ "budget-stop",
+	    "SELECT e.id, e.at_ms AS since_ms, a.name AS \"by\","
+	    " json_extract(e.detail, '$.tokens') AS tokens,"
+	    " json_extract(e.detail, '$.cost') AS cost, (SELECT count(*)"
+	    "  FROM tasks INDEXED BY tasks_ready"
+	    "  WHERE state = 'open' AND unmet_deps = 0) AS ready"
+	    " FROM events e INDEXED BY events_budget_spent"
+	    " LEFT JOIN agents a ON a.id = e.actor"
+	    " WHERE e.kind = 'budget-spent' AND ?1 IS NOT NULL"
+	    " AND e.at_ms >= (SELECT coalesce(max(r.started_ms), 0)"
+	    "  FROM agents r WHERE r.role = 'run')"
+	    " AND ready > 0 ORDER BY e.at_ms, e.id",
+	    describe_budget, NULL },
+};
+
+/* Turn the rows of one kind into items appended to array. */
+static void
+add_items(const struct need_kind *kind, json_t *rows,
+    const struct needs_options *options, int64_t now_ms, json_t *array)
+{
+	json_t *row, *value;
+	const char *key;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		json_t *item = json_object(), *resolve = json_array();
+		struct buf summary = BUF_INIT;
+
+		json_object_set_new(item, "kind", json_string(str(row, "kind",
+		    kind->name)));
+		json_object_set(item, "id", json_object_get(row, "id"));
+		kind->describe(row, options, now_ms, &summary, resolve);
+		json_object_set_new(item, "summary", json_string(summary.buf));
+		json_object_set(item, "since_ms", json_object_get(row, "since_ms"));
+		json_object_set_new(item, "resolve", resolve);
+		if (kind->inspect) {
+			struct buf inspect = BUF_INIT;
+
+			/* A fixed table's format: the id is its one argument. */
+			buf_addf(&inspect, kind->inspect, (long long)num(row, "id"));
+			json_object_set_new(item, "inspect", json_string(inspect.buf));
+			buf_release(&inspect);
+		}
+		json_object_foreach(row, key, value)
+			if (json_object_get(item, key) == NULL)
+				json_object_set(item, key, value);
+		json_array_append_new(array, item);
+		buf_release(&summary);
+	}
+}
+
+int
+needs_collect(struct ledger *ledger, const struct needs_options *options,
+    int64_t now_ms, json_t *array, struct err *err)
+{
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		sqlite3_stmt *st = ledger_stmt(ledger, kinds[k].sql, err);
+		json_t *rows = json_array();
+		int rc;
+
+		if (st == NULL) {
+			json_decref(rows);
+			return -(int)err->code;
+		}
+		sqlite3_bind_int64(st, 1, now_ms);
+		if (sqlite3_bind_parameter_count(st) >= 2)
+			sqlite3_bind_int64(st, 2, options->stale_after_ms);
+		if ((rc = ledger_rows_json(ledger, st, rows, "finding what needs "
+			 "a person", err)) < 0) {
+			json_decref(rows);
+			return rc;
+		}
+		add_items(&kinds[k], rows, options, now_ms, array);
+		json_decref(rows);
+	}
+	return 0;
+}
+
+int
+needs_list(struct ledger *ledger, const struct needs_options *options,
+    json_t **out, struct err *err)
+{
+	int rc;
+
+	*out = json_array();
+	if ((rc = ledger_begin_read(ledger, err)) == 0) {
+		rc = needs_collect(ledger, options, clock_now_ms(), *out, err);
+		ledger_rollback(ledger);
+	}
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
