@@ -12,16 +12,12 @@
 static const char *const kinds[] = { "claude", "codex", "gemini", "script",
 	"human" };
 
-/* --stale-after, defaulting to AGENT_STALE_AFTER_MS. */
+/* --stale-after, else the ledger's setting, else AGENT_STALE_AFTER_MS. */
 static int
 stale_after(struct cmd_ctx *ctx, int64_t *ms)
 {
-	const char *value = cmd_opt(ctx, "stale-after");
-
-	*ms = AGENT_STALE_AFTER_MS;
-	if (value == NULL)
-		return 0;
-	return cmd_duration(ctx, "stale-after", value, ms);
+	return cmd_default(ctx, "stale-after", "stale-after", true,
+	    AGENT_STALE_AFTER_MS, ms);
 }
 
 static int

@@ -24,8 +24,8 @@ exec_claim(struct cmd_ctx *ctx)
 		return rc;
 	if (cmd_has(ctx, "label") && !next)
 		return err_set(ctx->err, ERR_USAGE, "--label goes with --next");
-	if ((value = cmd_opt(ctx, "lease")) != NULL &&
-	    (rc = cmd_duration(ctx, "lease", value, &terms.lease_ms)) < 0)
+	if ((rc = cmd_default(ctx, "lease", "lease", true, TASK_DEFAULT_LEASE_MS,
+		 &terms.lease_ms)) < 0)
 		return rc;
 	if ((value = cmd_opt(ctx, "max-hold")) != NULL &&
 	    (rc = cmd_duration(ctx, "max-hold", value, &terms.max_hold_ms)) < 0)

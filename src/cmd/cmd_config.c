@@ -8,13 +8,17 @@
 
 /* Print one setting's value as a person reads it: a duration, or globs. */
 static void
-print_value(const json_t *value)
+print_value(const json_t *row)
 {
+	const json_t *value = json_object_get(row, "value");
+	const char *kind = json_string_value(json_object_get(row, "kind"));
 	struct buf text = BUF_INIT;
 	size_t i;
 	json_t *glob;
 
-	if (json_is_integer(value)) {
+	if (json_is_integer(value) && kind && strcmp(kind, "number") == 0) {
+		buf_addf(&text, "%lld", (long long)json_integer_value(value));
+	} else if (json_is_integer(value)) {
 		clock_add_duration(&text, json_integer_value(value));
 	} else if (json_is_string(value)) {
 		cmd_add_printable(&text, json_string_value(value));
@@ -50,7 +54,7 @@ print_settings(struct cmd_ctx *ctx, const char *key)
 
 		if (key && set) {
 			/* One key: its value alone, for scripts. */
-			print_value(json_object_get(row, "value"));
+			print_value(row);
 			putchar('\n');
 			continue;
 		}
@@ -61,7 +65,7 @@ print_settings(struct cmd_ctx *ctx, const char *key)
 		}
 		printf("%-10s ", json_string_value(json_object_get(row, "key")));
 		if (set)
-			print_value(json_object_get(row, "value"));
+			print_value(row);
 		else
 			printf("(not set: %s)",
 			    json_string_value(json_object_get(row, "default")));
@@ -110,6 +114,10 @@ const struct cmd_entry cmd_config_entry = {
 	    "--unset KEY, goes back to the default. Each change is one event\n"
 	    "('config', with the old and the new value).\n\n"
 	    "Settings:\n"
+	    "  jobs N            how many at once for 'daicho run' (its -j) and\n"
+	    "                    'daicho sweep' (its -j); default: the CPUs\n"
+	    "  lease DUR         the lease of a claim (claim and run --lease);\n"
+	    "                    default 30m\n"
 	    "  max-hold DUR      how long a claim lives when no command of its\n"
 	    "                    holder names the task (default: three leases;\n"
 	    "                    see 'daicho claim --help')\n"
@@ -118,6 +126,9 @@ const struct cmd_entry cmd_config_entry = {
 	    "                    claim is rejected, naming it. A task's own\n"
 	    "                    --touches exempt it; its --protect adds to it.\n"
 	    "                    Example: daicho config protect 'tests/**' Makefile\n"
+	    "  stale-after DUR   how long an agent may go unseen before it counts\n"
+	    "                    as gone (status, agents, sweep, run, send,\n"
+	    "                    agent start --stale-after); default 10m\n"
 	    "  trunk BRANCH      the branch reported work must be new against: a\n"
 	    "                    claim records its commit (default: the branch\n"
 	    "                    the main work tree has out then; main, else\n"
@@ -125,10 +136,9 @@ const struct cmd_entry cmd_config_entry = {
 	    "Only a human changes settings: a caller with an agent identity\n"
 	    "(--as, $DAICHO_AGENT, an agent client's session), or run under an\n"
 	    "agent client process (as for approve), is refused, exit 6.\n\n"
-	    "JSON: an array of {key, summary, set, value, default, set_ms,\n"
-	    "set_by} (value: milliseconds, an array of globs or a branch); with\n"
-	    "KEY, that\n"
-	    "one object.\n",
+	    "JSON: an array of {key, kind, summary, set, value, default, set_ms,\n"
+	    "set_by} (value: milliseconds, a number, an array of globs or a\n"
+	    "branch); with KEY, that one object.\n",
 	.options = (const struct cmd_option[]){
 	    { "unset", 0, NULL, "go back to the default" },
 	    { 0 } },

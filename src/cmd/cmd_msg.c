@@ -12,7 +12,6 @@ exec_send(struct cmd_ctx *ctx)
 	struct msg_request req = { 0 };
 	struct buf text = BUF_INIT;
 	json_t *sent = NULL, *m;
-	const char *stale = cmd_opt(ctx, "stale-after");
 	int64_t now = clock_now_ms();
 	size_t i;
 	int rc;
@@ -20,9 +19,8 @@ exec_send(struct cmd_ctx *ctx)
 	req.to = ctx->argv[0];
 	req.queue = cmd_has(ctx, "queue");
 	req.one = cmd_has(ctx, "one");
-	req.stale_after_ms = AGENT_STALE_AFTER_MS;
-	if (stale && (rc = cmd_duration(ctx, "stale-after", stale,
-		 &req.stale_after_ms)) < 0)
+	if ((rc = cmd_default(ctx, "stale-after", "stale-after", true,
+		 AGENT_STALE_AFTER_MS, &req.stale_after_ms)) < 0)
 		goto done;
 	if (req.one && strncmp(req.to, "role:", 5) != 0) {
 		rc = err_set(ctx->err, ERR_USAGE, "--one is for role:ROLE addresses");

@@ -133,8 +133,12 @@ exec_run(struct cmd_ctx *ctx)
 	    cmd_opt(ctx, "worktree-dir") != NULL;
 	options.worktree_dir = cmd_opt(ctx, "worktree-dir");
 	options.follow = cmd_has(ctx, "follow");
-	if ((value = cmd_opt(ctx, "jobs")) &&
-	    (rc = cmd_integer(ctx, "jobs", value, 1, 1024, &jobs)) < 0)
+	if ((rc = cmd_default(ctx, "jobs", "jobs", false, options.jobs,
+		 &jobs)) < 0 ||
+	    (rc = cmd_default(ctx, "lease", "lease", true, TASK_DEFAULT_LEASE_MS,
+		 &options.lease_ms)) < 0 ||
+	    (rc = cmd_default(ctx, "stale-after", "stale-after", true,
+		 SWEEP_DEFAULT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
 		return rc;
 	options.jobs = (int)jobs;
 	if ((value = cmd_opt(ctx, "timeout")) &&
@@ -149,9 +153,6 @@ exec_run(struct cmd_ctx *ctx)
 	if ((value = cmd_opt(ctx, "retry-backoff")) &&
 	    (rc = cmd_duration(ctx, "retry-backoff", value,
 		 &options.retry_backoff_ms)) < 0)
-		return rc;
-	if ((value = cmd_opt(ctx, "lease")) &&
-	    (rc = cmd_duration(ctx, "lease", value, &options.lease_ms)) < 0)
 		return rc;
 	if ((value = cmd_opt(ctx, "max-hold")) &&
 	    (rc = cmd_duration(ctx, "max-hold", value, &options.max_hold_ms)) < 0)

@@ -92,7 +92,6 @@ print_event_lines(const json_t *events, int64_t now)
 static int
 exec_status(struct cmd_ctx *ctx)
 {
-	const char *stale_text = cmd_opt(ctx, "stale-after");
 	struct needs_options options = { AGENT_STALE_AFTER_MS, NULL };
 	int64_t events = 10, now;
 	json_t *doc = NULL, *needs, *agents, *tasks, *n;
@@ -100,8 +99,8 @@ exec_status(struct cmd_ctx *ctx)
 	size_t i;
 	int rc;
 
-	if (stale_text && (rc = cmd_duration(ctx, "stale-after", stale_text,
-		 &options.stale_after_ms)) < 0)
+	if ((rc = cmd_default(ctx, "stale-after", "stale-after", true,
+		 AGENT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
 		return rc;
 	if (cmd_opt(ctx, "events") && (rc = cmd_integer(ctx, "events",
 		 cmd_opt(ctx, "events"), 0, 1000, &events)) < 0)

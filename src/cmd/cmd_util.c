@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/settings.h"
 
 #include "util/client.h"
 #include "util/clock.h"
@@ -292,4 +293,25 @@ cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
 	else
 		json_decref(found);
 	return rc;
+}
+
+int
+cmd_default(struct cmd_ctx *ctx, const char *option, const char *key,
+    bool duration, int64_t fallback, int64_t *out)
+{
+	const char *value = cmd_opt(ctx, option);
+	bool found = false;
+	int rc;
+
+	*out = fallback;
+	if (value != NULL)
+		return duration ? cmd_duration(ctx, option, value, out)
+				: cmd_integer(ctx, option, value, 1, 1024, out);
+	if (ctx->ledger == NULL)
+		return 0;
+	if ((rc = settings_number(ctx->ledger, key, out, &found, ctx->err)) < 0)
+		return rc;
+	if (!found)
+		*out = fallback;
+	return 0;
 }

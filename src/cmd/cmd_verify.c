@@ -107,21 +107,17 @@ default_jobs(void)
 static int
 sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 {
-	const char *value;
 	int64_t jobs = default_jobs();
 	int rc;
 
 	memset(options, 0, sizeof(*options));
 	options->stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
 	options->stop = &stop_requested;
-	if ((value = cmd_opt(ctx, "jobs")) != NULL &&
-	    (rc = cmd_integer(ctx, "jobs", value, 1, 256, &jobs)) < 0)
+	if ((rc = cmd_default(ctx, "jobs", "jobs", false, jobs, &jobs)) < 0 ||
+	    (rc = cmd_default(ctx, "stale-after", "stale-after", true,
+		 SWEEP_DEFAULT_STALE_AFTER_MS, &options->stale_after_ms)) < 0)
 		return rc;
 	options->jobs = (int)jobs;
-	if ((value = cmd_opt(ctx, "stale-after")) != NULL &&
-	    (rc = cmd_duration(ctx, "stale-after", value,
-		 &options->stale_after_ms)) < 0)
-		return rc;
 	if ((options->actor = cmd_caller(ctx)) < 0)
 		return (int)options->actor;
 	/* An agent never judges its own report; a person may. */

@@ -16,6 +16,7 @@ enum setting_kind {
 	SETTING_DURATION, /* stored as milliseconds, in text */
 	SETTING_GLOBS,    /* stored as a JSON array of globs */
 	SETTING_BRANCH,   /* a branch name, stored as it is */
+	SETTING_NUMBER,   /* a whole number from 1 to 1024, in text */
 };
 
 struct setting {
@@ -26,19 +27,28 @@ struct setting {
 };
 
 static const struct setting settings[] = {
+	{ "jobs", SETTING_NUMBER,
+	  "how many workers 'daicho run' and tasks 'daicho sweep' take at once",
+	  "the number of CPUs" },
+	{ "lease", SETTING_DURATION,
+	  "how long a claim lasts without a heartbeat",
+	  "30m" },
 	{ "max-hold", SETTING_DURATION,
 	  "how long a claim lives without a command naming its task",
 	  "three leases" },
 	{ "protect", SETTING_GLOBS,
 	  "paths no report may change (a task's --touches exempt it)",
 	  "none" },
+	{ "stale-after", SETTING_DURATION,
+	  "how long an agent may stay unseen before it counts as gone",
+	  "10m" },
 	{ "trunk", SETTING_BRANCH,
 	  "the branch reported work must be new against",
 	  "the branch the main work tree has out at the claim; main, else "
 	  "master, when it is detached" },
 };
 
-#define SETTING_COUNT (sizeof(settings) / sizeof(settings[0]))
+#define SETTINGS (sizeof(settings) / sizeof(settings[0]))
 
 /* The setting called key, or NULL (ERR_USAGE set in err). */
 static const struct setting *
@@ -46,10 +56,10 @@ find_setting(const char *key, struct err *err)
 {
 	struct buf known = BUF_INIT;
 
-	for (size_t i = 0; i < SETTING_COUNT; i++)
+	for (size_t i = 0; i < SETTINGS; i++)
 		if (strcmp(settings[i].key, key) == 0)
 			return &settings[i];
-	for (size_t i = 0; i < SETTING_COUNT; i++)
+	for (size_t i = 0; i < SETTINGS; i++)
 		buf_addf(&known, "%s%s", i ? ", " : "", settings[i].key);
 	err_set(err, ERR_USAGE, "unknown setting '%s' (settings: %s)", key,
 	    known.buf);
@@ -77,6 +87,20 @@ encode(const struct setting *s, const struct strlist *values,
 			    "and a unit: 500ms, 20s, 30m, 4h, 2d)",
 			    values->items[0], s->key);
 		buf_addf(stored, "%lld", (long long)ms);
+		return 0;
+	}
+	if (s->kind == SETTING_NUMBER) {
+		char *end;
+		long long n;
+
+		if (values->count != 1)
+			return err_set(err, ERR_USAGE, "%s takes one number", s->key);
+		n = strtoll(values->items[0], &end, 10);
+		if (*values->items[0] == '\0' || *end != '\0' || n < 1 || n > 1024)
+			return err_set(err, ERR_USAGE,
+			    "bad number '%s' for %s (a whole number from 1 to 1024)",
+			    values->items[0], s->key);
+		buf_addf(stored, "%lld", n);
 		return 0;
 	}
 	if (s->kind == SETTING_BRANCH) {
@@ -134,7 +158,7 @@ decode(const struct setting *s, const char *stored)
 
 	if (stored == NULL)
 		return json_null();
-	if (s->kind == SETTING_DURATION)
+	if (s->kind == SETTING_DURATION || s->kind == SETTING_NUMBER)
 		return json_integer(strtoll(stored, NULL, 10));
 	if (s->kind == SETTING_BRANCH)
 		return json_string(stored);
@@ -267,7 +291,7 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
 	*out = json_array();
-	for (size_t i = 0; i < SETTING_COUNT; i++) {
+	for (size_t i = 0; i < SETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		json_t *row;
 
@@ -282,7 +306,10 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
 		}
 		sqlite3_bind_text(st, 1, s->key, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
-		row = json_pack("{s:s, s:s, s:b, s:s}", "key", s->key, "summary",
+		row = json_pack("{s:s, s:s, s:s, s:b, s:s}", "key", s->key, "kind",
+		    s->kind == SETTING_DURATION ? "duration"
+		    : s->kind == SETTING_NUMBER ? "number"
+		    : s->kind == SETTING_GLOBS ? "globs" : "branch", "summary",
 		    s->summary, "set", rc == SQLITE_ROW, "default", s->fallback);
 		if (rc == SQLITE_ROW) {
 			const unsigned char *by = sqlite3_column_text(st, 2);
@@ -344,5 +371,18 @@ settings_trunk(struct ledger *ledger, struct buf *branch, struct err *err)
 
 	if (rc == 0 && !found)
 		buf_reset(branch);
+	return rc;
+}
+
+int
+settings_number(struct ledger *ledger, const char *key, int64_t *value,
+    bool *found, struct err *err)
+{
+	struct buf stored = BUF_INIT;
+	int rc = read_setting(ledger, key, &stored, found, err);
+
+	if (rc == 0 && *found)
+		*value = strtoll(stored.buf, NULL, 10);
+	buf_release(&stored);
 	return rc;
 }

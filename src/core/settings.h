@@ -4,10 +4,13 @@
  * line wins over a setting; a setting wins over daicho's built-in default.
  *
  * Keys:
+ *   jobs      how many at once: run's workers, sweep's verifications
+ *   lease     a duration: the lease of claims that give none
  *   max-hold  a duration: the maximum hold of claims that give none
  *             (core/task.h); default three leases
  *   protect   path globs no report may change, for every task (a task's
  *             own --touches exempt it from these; its --protect adds)
+ *   stale-after  a duration: how long an agent may go unseen
  *   trunk     the branch reported work must be new against; default the
  *             branch HEAD of the main work tree names at the claim
  */
@@ -15,6 +18,7 @@
 #define DAICHO_SETTINGS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -32,8 +36,9 @@ int settings_set(struct ledger *ledger, int64_t actor, const char *key,
 
 /*
  * Every known key, or only key: *out receives a new JSON array of objects
- * {key, summary, set (bool), value (ms for a duration, an array of globs
- * for a list; null when unset), default (text), set_ms, set_by}. ERR_USAGE
+ * {key, kind (duration, number, globs, branch), summary, set (bool), value
+ * (ms for a duration, a number, an array of globs, a branch; null when
+ * unset), default (text), set_ms, set_by}. ERR_USAGE
  * for an unknown key.
  */
 int settings_show(struct ledger *ledger, const char *key, json_t **out,
@@ -45,6 +50,13 @@ int settings_show(struct ledger *ledger, const char *key, json_t **out,
  */
 int settings_protected(struct ledger *ledger, struct strlist *out,
     struct err *err);
+
+/*
+ * A number-valued setting (a duration in milliseconds, or a count) into
+ * *value when it is set; *found says whether it is.
+ */
+int settings_number(struct ledger *ledger, const char *key, int64_t *value,
+    bool *found, struct err *err);
 
 /* The "trunk" setting's branch into branch; empty when unset. */
 int settings_trunk(struct ledger *ledger, struct buf *branch,

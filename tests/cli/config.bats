@@ -11,14 +11,17 @@ setup() {
 
 @test "config lists every setting with its default when none is set" {
 	ok daicho config
-	assert_line --index 0 'max-hold   (not set: three leases)'
-	assert_line --index 2 'protect    (not set: none)'
-	assert_line --index 4 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
+	assert_line --index 0 'jobs       (not set: the number of CPUs)'
+	assert_line --index 2 'lease      (not set: 30m)'
+	assert_line --index 4 'max-hold   (not set: three leases)'
+	assert_line --index 6 'protect    (not set: none)'
+	assert_line --index 8 'stale-after (not set: 10m)'
+	assert_line --index 10 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
 	ok daicho config max-hold
 	assert_output '(not set: three leases)'
 	ok daicho config --json
 	run jq -c 'map([.key, .set, .value])' <<<"$output"
-	assert_output '[["max-hold",false,null],["protect",false,null],["trunk",false,null]]'
+	assert_output '[["jobs",false,null],["lease",false,null],["max-hold",false,null],["protect",false,null],["stale-after",false,null],["trunk",false,null]]'
 }
 
 @test "config KEY VALUE sets a setting, KEY prints it alone, --unset goes back to the default; each change is an event" {
@@ -56,7 +59,12 @@ setup() {
 @test "config: bad input is refused with exit 2 and changes nothing" {
 	snapshot_ledger
 	refused 2 daicho config nosuch 1
-	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: max-hold, protect, trunk)"
+	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: jobs, lease, max-hold, protect, stale-after, trunk)"
+	refused 2 daicho config jobs 0
+	refused 2 daicho config jobs 2x
+	refused 2 daicho config jobs 1025
+	refused 2 daicho config lease 0s
+	refused 2 daicho config stale-after never
 	refused 2 daicho config nosuch
 	refused 2 daicho config max-hold 0s
 	refused 2 daicho config max-hold 10x
@@ -70,4 +78,35 @@ setup() {
 	refused 2 daicho config --unset
 	refused 2 daicho config --unset max-hold 1h
 	assert_ledger_unchanged
+}
+
+@test "config lease, stale-after and jobs are the defaults of claim, run, sweep, status and send; a flag wins" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	ok daicho config lease 5m
+	DAICHO_AGENT=w1 ok daicho claim 2
+	[ "$(daicho show --json 2 | jq -r '.lease_expires_ms - .claim_named_ms')" = 300000 ]
+	DAICHO_AGENT=w1 ok daicho claim 3 --lease 7m
+	[ "$(daicho show --json 3 | jq -r '.lease_expires_ms - .claim_named_ms')" = 420000 ]
+	# stale-after: an agent unseen 2 minutes is stale under a 1m setting.
+	export DAICHO_NOW_MS=1800000000000
+	DAICHO_AGENT=w9 daicho ls >/dev/null
+	export DAICHO_NOW_MS=$((1800000000000 + 120000))
+	ok daicho agents --json
+	[ "$(jq -r '.[] | select(.name == "w9") | .state' <<<"$output")" = active ]
+	ok daicho config stale-after 1m
+	ok daicho agents --json
+	[ "$(jq -r '.[] | select(.name == "w9") | .state' <<<"$output")" = stale ]
+	ok daicho agents --json --stale-after 1h
+	[ "$(jq -r '.[] | select(.name == "w9") | .state' <<<"$output")" = active ]
+}
+
+@test "config jobs is run's -j and sweep's -j when none is given" {
+	ok daicho config jobs 1
+	for i in 1 2 3; do daicho add "t$i" >/dev/null; done
+	# One slot: the workers run one after another, never two at once.
+	ok daicho run -q -- sh -c 'mkdir "$TEST_ROOT/running" || exit 9; sleep 0.2; rmdir "$TEST_ROOT/running"'
+	[ "$(daicho ls --json --state verified | jq length)" = 4 ] || fail "$(daicho ls)"
+	ok daicho config jobs
+	assert_output 1
 }
