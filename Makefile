@@ -181,10 +181,27 @@ $(BUILD)/daicho.1: daicho
 
 man: $(BUILD)/daicho.1
 
-install: daicho $(BUILD)/daicho.1
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+# Shell completions, generated from the command table like the man page.
+COMPLETIONS = $(BUILD)/daicho.bash $(BUILD)/_daicho $(BUILD)/daicho.fish
+$(BUILD)/daicho.bash: daicho
+	./daicho help --completion bash > $@
+$(BUILD)/_daicho: daicho
+	./daicho help --completion zsh > $@
+$(BUILD)/daicho.fish: daicho
+	./daicho help --completion fish > $@
+
+install: daicho $(BUILD)/daicho.1 $(COMPLETIONS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
 	install -m 644 $(BUILD)/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
+	install -m 644 $(BUILD)/daicho.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/daicho
+	install -m 644 $(BUILD)/_daicho $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_daicho
+	install -m 644 $(BUILD)/daicho.fish \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/daicho.fish
 
 format:
 	clang-format -i $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c)

@@ -369,6 +369,127 @@ print_man(FILE *out)
 	      ".fi\n", out);
 }
 
+/* Print the long options of entry (and, with globals, the global ones). */
+static void
+print_option_words(FILE *out, const struct cmd_entry *entry, bool globals)
+{
+	for (size_t i = 0; globals && i < GLOBAL_COUNT; i++)
+		fprintf(out, " -%s%s", global_options[i].name[1] ? "-" : "",
+		    global_options[i].name);
+	for (const struct cmd_option *o = entry ? entry->options : NULL;
+	     o && o->name; o++)
+		fprintf(out, " --%s", o->name);
+}
+
+/* Print the distinct first words of the command names, space-separated. */
+static void
+print_first_words(FILE *out)
+{
+	for (size_t i = 0; i < COMMAND_COUNT; i++) {
+		const char *name = commands[i]->name;
+		size_t len = strcspn(name, " ");
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strncmp(commands[j]->name, name, len) == 0 &&
+			       (commands[j]->name[len] == ' ' ||
+				   commands[j]->name[len] == '\0');
+		if (!seen)
+			fprintf(out, "%s%.*s", i ? " " : "", (int)len, name);
+	}
+}
+
+/*
+ * A completion script for shell (bash, zsh or fish), generated from the
+ * same table as --help: the commands, their second words, their options.
+ * Returns 0, or ERR_USAGE for another shell.
+ */
+static int
+print_completion(const char *shell, FILE *out, struct err *err)
+{
+	bool fish = strcmp(shell, "fish") == 0;
+
+	if (!fish && strcmp(shell, "bash") != 0 && strcmp(shell, "zsh") != 0)
+		return err_set(err, ERR_USAGE, "no completion for '%s' (bash, zsh "
+		    "or fish)", shell);
+	if (fish) {
+		fprintf(out, "# fish completion for daicho (daicho help "
+			     "--completion fish)\ncomplete -c daicho -f\n");
+		for (size_t i = 0; i < COMMAND_COUNT; i++) {
+			const struct cmd_entry *e = commands[i];
+			const char *space = strchr(e->name, ' ');
+
+			if (space)
+				fprintf(out, "complete -c daicho -n "
+				    "'__fish_seen_subcommand_from %.*s' -a %s -d %s\n",
+				    (int)(space - e->name), e->name, space + 1, "''");
+			else
+				fprintf(out, "complete -c daicho -n "
+				    "'__fish_use_subcommand' -a %s\n", e->name);
+			for (const struct cmd_option *o = e->options; o && o->name;
+			     o++)
+				fprintf(out, "complete -c daicho -n "
+				    "'__fish_seen_subcommand_from %s' -l %s%s\n",
+				    space ? space + 1 : e->name, o->name,
+				    o->value_name ? " -r" : "");
+		}
+		for (size_t i = 0; i < GLOBAL_COUNT; i++)
+			fprintf(out, "complete -c daicho -%s %s%s\n",
+			    global_options[i].name[1] ? "l" : "s",
+			    global_options[i].name,
+			    global_options[i].value_name ? " -r" : "");
+		return 0;
+	}
+	if (strcmp(shell, "zsh") == 0)
+		fprintf(out, "#compdef daicho\n# zsh completion for daicho (daicho "
+			     "help --completion zsh), through bash's\n"
+			     "autoload -U +X bashcompinit && bashcompinit\n");
+	fprintf(out, "# bash completion for daicho (daicho help --completion "
+		     "bash), generated from its command table\n"
+		     "_daicho() {\n"
+		     "\tlocal cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd= sub= i words\n"
+		     "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
+		     "\t\tcase \"${COMP_WORDS[i]}\" in\n"
+		     "\t\t-C|--ledger|--as) ((i++)) ;;\n"
+		     "\t\t-*) ;;\n"
+		     "\t\t*) if [ -z \"$cmd\" ]; then cmd=${COMP_WORDS[i]};"
+		     " elif [ -z \"$sub\" ]; then sub=${COMP_WORDS[i]}; fi ;;\n"
+		     "\t\tesac\n\tdone\n"
+		     "\tcase \"$cmd $sub\" in\n");
+	for (size_t i = 0; i < COMMAND_COUNT; i++) {
+		const struct cmd_entry *e = commands[i];
+
+		fprintf(out, "\t\"%s%s\"*) words=\"", e->name,
+		    strchr(e->name, ' ') ? "" : " ");
+		print_option_words(out, e, true);
+		fprintf(out, "\" ;;\n");
+	}
+	/* A family word alone: its second words. */
+	for (size_t i = 0; i < COMMAND_COUNT; i++) {
+		const char *space = strchr(commands[i]->name, ' ');
+
+		if (space && (i == 0 || strncmp(commands[i - 1]->name,
+		    commands[i]->name, (size_t)(space - commands[i]->name) + 1)))
+		{
+			fprintf(out, "\t\"%.*s \"*) words=\"",
+			    (int)(space - commands[i]->name), commands[i]->name);
+			for (size_t j = i; j < COMMAND_COUNT; j++)
+				if (strncmp(commands[j]->name, commands[i]->name,
+				    (size_t)(space - commands[i]->name) + 1) == 0)
+					fprintf(out, " %s", commands[j]->name +
+					    (space - commands[i]->name) + 1);
+			fprintf(out, "\" ;;\n");
+		}
+	}
+	fprintf(out, "\t\" \") words=\"");
+	print_first_words(out);
+	print_option_words(out, NULL, true);
+	fprintf(out, "\" ;;\n\t*) words= ;;\n\tesac\n"
+		     "\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\n"
+		     "complete -o default -F _daicho daicho\n");
+	return 0;
+}
+
 /*
  * Parse argv[start..] for entry (NULL: only global options, stopping at
  * the first non-option). Fills globals and ctx->values / argv. Returns 0 or
@@ -563,6 +684,13 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	if (strcmp(argv[next], "help") == 0) {
 		if (next + 1 < argc && strcmp(argv[next + 1], "--man") == 0) {
 			print_man(stdout);
+		} else if (next + 1 < argc &&
+		    strcmp(argv[next + 1], "--completion") == 0) {
+			if (next + 2 >= argc)
+				rc = err_set(err, ERR_USAGE, "--completion needs a "
+				    "shell (bash, zsh or fish)");
+			else
+				rc = print_completion(argv[next + 2], stdout, err);
 		} else if (next + 1 < argc) {
 			const struct cmd_entry *e = find_command(argc - next - 1,
 			    argv + next + 1, &words);

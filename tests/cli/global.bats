@@ -272,3 +272,31 @@ commands() {
 	ok daicho show 1
 	refute_output --partial $'\e['
 }
+
+@test "help --completion: bash, zsh and fish scripts generated from the command table, which complete commands and options" {
+	ok daicho help --completion bash
+	printf '%s\n' "$output" >"$TEST_ROOT/daicho.bash"
+	bash -n "$TEST_ROOT/daicho.bash"
+	run bash -c 'source "$1"
+		complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _daicho; echo "${COMPREPLY[*]}"; }
+		complete_words daicho cl
+		complete_words daicho claim --max
+		complete_words daicho agent s
+		complete_words daicho --as w1 gate add --appr' _ "$TEST_ROOT/daicho.bash"
+	assert_line --index 0 'claim'
+	assert_line --index 1 '--max-hold'
+	assert_line --index 2 'start'
+	assert_line --index 3 '--approval'
+	# Every command of the table is offered first.
+	run bash -c 'source "$1"; COMP_WORDS=(daicho ""); COMP_CWORD=1; _daicho; printf "%s\n" "${COMPREPLY[@]}"' _ "$TEST_ROOT/daicho.bash"
+	for c in init add ls claim report sweep edit reopen unblock config agent gate; do
+		assert_line "$c"
+	done
+	ok daicho help --completion zsh
+	assert_line --index 0 '#compdef daicho'
+	ok daicho help --completion fish
+	assert_line "complete -c daicho -n '__fish_use_subcommand' -a claim"
+	assert_line "complete -c daicho -n '__fish_seen_subcommand_from claim' -l max-hold -r"
+	refused 2 daicho help --completion tcsh
+	refused 2 daicho help --completion
+}
