@@ -70,6 +70,14 @@ add_batch(struct cmd_ctx *ctx, int64_t actor)
 	if ((rc = cmd_read_input(ctx, cmd_opt(ctx, "batch"), &input)) < 0 ||
 	    (rc = batch_parse(input.buf, input.len, &batch, ctx->err)) < 0)
 		goto done;
+	/* --label on the command line labels the whole batch. */
+	for (size_t i = 0; i < batch.count; i++) {
+		size_t pos = 0;
+		const char *label;
+
+		while ((label = cmd_opt_next(ctx, "label", &pos)) != NULL)
+			strlist_add(&batch.specs[i].labels, label);
+	}
 	ids = xcalloc(batch.count, sizeof(*ids));
 	if ((rc = task_add(ctx->ledger, actor, batch.specs, batch.count, ids,
 		 ctx->err)) < 0)
@@ -95,10 +103,14 @@ exec_add(struct cmd_ctx *ctx)
 	if (actor < 0)
 		return (int)actor;
 	if (cmd_has(ctx, "batch")) {
-		if (ctx->argc > 0 || ctx->value_count > 1)
+		size_t labels = 0, at = 0;
+
+		while (cmd_opt_next(ctx, "label", &at) != NULL)
+			labels++;
+		if (ctx->argc > 0 || ctx->value_count > 1 + labels)
 			return err_set(ctx->err, ERR_USAGE,
-			    "--batch takes no title and no other task options (put "
-			    "them in the JSONL lines)");
+			    "--batch takes no title and no other task options but "
+			    "--label (put them in the JSONL lines)");
 		return add_batch(ctx, actor);
 	}
 	if (ctx->argc != 1)
@@ -171,7 +183,7 @@ const struct cmd_entry cmd_add_entry = {
 		 "[--check-timeout DUR] "
 		 "[--priority N] "
 		 "[--label L]... [--max-attempts N] [--parent ID]\n"
-		 "       daicho add --batch FILE.jsonl|-",
+		 "       daicho add --batch FILE.jsonl|- [--label L]...",
 	.summary = "add a task (or many, all or none) and print its id",
 	.help =
 	    "Prints only the new id (one per line for --batch).\n\n"
@@ -206,7 +218,9 @@ const struct cmd_entry cmd_add_entry = {
 	    "naming the path. The ledger's list does not apply to paths the task\n"
 	    "declares with --touches; the task's own --protect always does.\n\n"
 	    "--batch reads one JSON object per line, all added in one transaction\n"
-	    "(all or none; an error names the line). Fields: title (required),\n"
+	    "(all or none; an error names the line); --label L with it labels\n"
+	    "every task of the batch, so that 'daicho run --label L' takes that\n"
+	    "batch and nothing else. Fields: title (required),\n"
 	    "body, priority, max_attempts, labels, touches, protect, done_when,\n"
 	    "check_timeout (\"90s\"), after,\n"
 	    "parent, key. after and parent take task ids or the key of another\n"

@@ -439,3 +439,19 @@ EOF
 	refused 2 daicho add --batch - <<<'{"title":"b","protect":[1]}'
 	assert_ledger_unchanged
 }
+
+@test "add --batch --label labels every task of the batch, so run --label takes that batch alone" {
+	ok daicho add --batch - --label nightly --label b2 <<-'EOF2'
+		{"title":"one","labels":["x"]}
+		{"title":"two"}
+	EOF2
+	assert_output $'2\n3'
+	run task_field 2 'labels | join(",")'
+	assert_output 'b2,nightly,x'
+	run task_field 3 'labels | join(",")'
+	assert_output 'b2,nightly'
+	refused 2 daicho add --batch - --priority 3 <<<'{"title":"t"}'
+	ok daicho run -q --label nightly -- true
+	[ "$(task_field 1 state)" = open ]
+	[ "$(task_field 2 state)" = verified ]
+}
