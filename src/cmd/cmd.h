@@ -115,13 +115,13 @@ int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
 int cmd_task_and_caller(struct cmd_ctx *ctx, int64_t *id, int64_t *agent);
 
 /*
- * The value of a defaulted option: --option when given (a duration, or
- * with !duration a count from 1 to 1024), else the ledger's setting key
- * ('daicho config'), else fallback. Returns 0, or ERR_USAGE for a bad
- * value given.
+ * The value of a defaulted option: --option when given (a duration when
+ * max is 0, else a count from 1 to max), else the ledger's setting key
+ * ('daicho config'; a count above max is max), else fallback. Returns 0,
+ * or ERR_USAGE for a bad value given.
  */
 int cmd_default(struct cmd_ctx *ctx, const char *option, const char *key,
-    bool duration, int64_t fallback, int64_t *out);
+    int64_t max, int64_t fallback, int64_t *out);
 
 /*
  * The command is about task id (prompt, save, show, ...): parse text into

@@ -16,7 +16,7 @@ static const char *const kinds[] = { "claude", "codex", "gemini", "script",
 static int
 stale_after(struct cmd_ctx *ctx, int64_t *ms)
 {
-	return cmd_default(ctx, "stale-after", "stale-after", true,
+	return cmd_default(ctx, "stale-after", "stale-after", 0,
 	    AGENT_STALE_AFTER_MS, ms);
 }
 

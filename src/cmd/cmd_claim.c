@@ -24,7 +24,7 @@ exec_claim(struct cmd_ctx *ctx)
 		return rc;
 	if (cmd_has(ctx, "label") && !next)
 		return err_set(ctx->err, ERR_USAGE, "--label goes with --next");
-	if ((rc = cmd_default(ctx, "lease", "lease", true, TASK_DEFAULT_LEASE_MS,
+	if ((rc = cmd_default(ctx, "lease", "lease", 0, TASK_DEFAULT_LEASE_MS,
 		 &terms.lease_ms)) < 0)
 		return rc;
 	if ((value = cmd_opt(ctx, "max-hold")) != NULL &&

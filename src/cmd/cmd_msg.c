@@ -19,7 +19,7 @@ exec_send(struct cmd_ctx *ctx)
 	req.to = ctx->argv[0];
 	req.queue = cmd_has(ctx, "queue");
 	req.one = cmd_has(ctx, "one");
-	if ((rc = cmd_default(ctx, "stale-after", "stale-after", true,
+	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
 		 AGENT_STALE_AFTER_MS, &req.stale_after_ms)) < 0)
 		goto done;
 	if (req.one && strncmp(req.to, "role:", 5) != 0) {

@@ -133,11 +133,11 @@ exec_run(struct cmd_ctx *ctx)
 	    cmd_opt(ctx, "worktree-dir") != NULL;
 	options.worktree_dir = cmd_opt(ctx, "worktree-dir");
 	options.follow = cmd_has(ctx, "follow");
-	if ((rc = cmd_default(ctx, "jobs", "jobs", false, options.jobs,
+	if ((rc = cmd_default(ctx, "jobs", "jobs", 1024, options.jobs,
 		 &jobs)) < 0 ||
-	    (rc = cmd_default(ctx, "lease", "lease", true, TASK_DEFAULT_LEASE_MS,
+	    (rc = cmd_default(ctx, "lease", "lease", 0, TASK_DEFAULT_LEASE_MS,
 		 &options.lease_ms)) < 0 ||
-	    (rc = cmd_default(ctx, "stale-after", "stale-after", true,
+	    (rc = cmd_default(ctx, "stale-after", "stale-after", 0,
 		 SWEEP_DEFAULT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
 		return rc;
 	options.jobs = (int)jobs;

@@ -99,7 +99,7 @@ exec_status(struct cmd_ctx *ctx)
 	size_t i;
 	int rc;
 
-	if ((rc = cmd_default(ctx, "stale-after", "stale-after", true,
+	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
 		 AGENT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
 		return rc;
 	if (cmd_opt(ctx, "events") && (rc = cmd_integer(ctx, "events",

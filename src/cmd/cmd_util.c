@@ -297,8 +297,9 @@ cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
 
 int
 cmd_default(struct cmd_ctx *ctx, const char *option, const char *key,
-    bool duration, int64_t fallback, int64_t *out)
+    int64_t max, int64_t fallback, int64_t *out)
 {
+	bool duration = max == 0;
 	const char *value = cmd_opt(ctx, option);
 	bool found = false;
 	int rc;
@@ -306,12 +307,14 @@ cmd_default(struct cmd_ctx *ctx, const char *option, const char *key,
 	*out = fallback;
 	if (value != NULL)
 		return duration ? cmd_duration(ctx, option, value, out)
-				: cmd_integer(ctx, option, value, 1, 1024, out);
+				: cmd_integer(ctx, option, value, 1, max, out);
 	if (ctx->ledger == NULL)
 		return 0;
 	if ((rc = settings_number(ctx->ledger, key, out, &found, ctx->err)) < 0)
 		return rc;
 	if (!found)
 		*out = fallback;
+	else if (!duration && *out > max)
+		*out = max; /* the setting allows more than this command takes */
 	return 0;
 }

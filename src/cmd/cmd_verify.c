@@ -113,8 +113,8 @@ sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 	memset(options, 0, sizeof(*options));
 	options->stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
 	options->stop = &stop_requested;
-	if ((rc = cmd_default(ctx, "jobs", "jobs", false, jobs, &jobs)) < 0 ||
-	    (rc = cmd_default(ctx, "stale-after", "stale-after", true,
+	if ((rc = cmd_default(ctx, "jobs", "jobs", 256, jobs, &jobs)) < 0 ||
+	    (rc = cmd_default(ctx, "stale-after", "stale-after", 0,
 		 SWEEP_DEFAULT_STALE_AFTER_MS, &options->stale_after_ms)) < 0)
 		return rc;
 	options->jobs = (int)jobs;
