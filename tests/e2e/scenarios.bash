@@ -191,7 +191,7 @@ capture() {
 	stderr="$(cat "$TEST_ROOT/.err")"
 }
 
-# Headless workers: 'daicho run -j 3' launches examples/worker-CLIENT.sh
+# Headless workers: 'daicho run -j 6' launches examples/worker-CLIENT.sh
 # for 6 tasks; each session's model fetches its prompt, writes its artefact
 # (out/ID.md), saves it and reports, all with the client's hooks installed.
 # All 6 must be verified, each result the task's own prompt.
@@ -212,14 +212,14 @@ scenario_workers_lifecycle() {
 	run_workers "$1"
 	local agents
 	agents="$(agents_json | jq -c '[.[] | select(.name | startswith("run"))]')"
-	jq -e 'length == 3 and all(.role == "run")' <<<"$agents" >/dev/null ||
-		fail "expected 3 worker agents (role run), one per slot, got $(jq length <<<"$agents"): $(daicho agents --all)"
+	jq -e 'length == 6 and all(.role == "run")' <<<"$agents" >/dev/null ||
+		fail "expected 6 worker agents (role run), one per slot, got $(jq length <<<"$agents"): $(daicho agents --all)"
 	! daicho events --json | jq -e 'any(.[]; .kind == "agent-inherit")' >/dev/null ||
 		fail "worker agents inherited claims by name: $(daicho events | grep -e agent-)"
 }
 
 # run_workers CLIENT [FAULTS [RUN OPTION...]]: 6 tasks through 'daicho run
-# -j 3 RUN OPTION... -- worker-CLIENT.sh {id}'; all 6 verified. FAULTS: the
+# -j 6 RUN OPTION... -- worker-CLIENT.sh {id}'; all 6 verified. FAULTS: the
 # stand-in's faults (see standin.js), as a JSON list. Sets output to the
 # run's JSON.
 #
@@ -259,7 +259,7 @@ run_workers() {
 	export CLAUDE_WORKER_ARGS="--model claude-sonnet-4-5"
 	export CODEX_WORKER_ARGS="--dangerously-bypass-hook-trust"
 	export GEMINI_WORKER_ARGS="-m gemini-2.5-flash"
-	capture timeout 150 daicho run -j 3 --retry-backoff 100ms "$@" --json -- \
+	capture timeout 150 daicho run -j 6 --retry-backoff 100ms "$@" --json -- \
 		"$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
 	local why="daicho run exited $status: $output $stderr
 $(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&1 | tail -n 5; done)

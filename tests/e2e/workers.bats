@@ -6,15 +6,15 @@
 load helpers
 load scenarios
 
-@test "workers: daicho run -j 3 with claude -p verifies 6 of 6 tasks" {
+@test "workers: daicho run -j 6 with claude -p verifies 6 of 6 tasks" {
 	scenario_workers claude
 }
 
-@test "workers: daicho run -j 3 with codex exec verifies 6 of 6 tasks" {
+@test "workers: daicho run -j 6 with codex exec verifies 6 of 6 tasks" {
 	scenario_workers codex
 }
 
-@test "workers: daicho run -j 3 with gemini -p verifies 6 of 6 tasks" {
+@test "workers: daicho run -j 6 with gemini -p verifies 6 of 6 tasks" {
 	scenario_workers gemini
 }
 
