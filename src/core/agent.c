@@ -91,21 +91,22 @@ find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
 	return ledger_step_int(ledger, st, id, NULL, "looking up an agent", err);
 }
 
-/* Find the live agent bound to session; fills id and name, or id = 0. */
+/*
+ * Run sql (?1 = session; columns id, name) for the agent bound to session:
+ * fills id and name, or id = 0.
+ */
 static int
-find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
-    char **name, struct err *err)
+session_agent(struct ledger *ledger, const char *sql, const char *session,
+    int64_t *id, char **name, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
-	    "SELECT id, name FROM agents WHERE session_id = ? AND state <> 'ended'"
-	    " ORDER BY last_seen_ms DESC LIMIT 1", err);
+	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
 	int rc;
 
+	*id = 0;
 	if (st == NULL)
 		return -(int)err->code;
 	sqlite3_bind_text(st, 1, session, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
-	*id = 0;
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
 		*name = xstrdup((const char *)sqlite3_column_text(st, 1));
@@ -114,6 +115,16 @@ find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return ledger_error(ledger, rc, err, "looking up a session");
 	return 0;
+}
+
+/* Find the live agent bound to session; fills id and name, or id = 0. */
+static int
+find_live_by_session(struct ledger *ledger, const char *session, int64_t *id,
+    char **name, struct err *err)
+{
+	return session_agent(ledger,
+	    "SELECT id, name FROM agents WHERE session_id = ?1 AND state <> 'ended'"
+	    " ORDER BY last_seen_ms DESC LIMIT 1", session, id, name, err);
 }
 
 /*
@@ -440,26 +451,11 @@ static int
 find_ended_session(struct ledger *ledger, const char *session, int64_t *id,
     char **name, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	return session_agent(ledger,
 	    "SELECT id, name FROM agents a WHERE session_id = ?1"
 	    " AND state = 'ended' AND NOT EXISTS (SELECT 1 FROM agents b"
 	    "  WHERE b.session_id = ?1 AND b.state <> 'ended')"
-	    " ORDER BY id DESC LIMIT 1", err);
-	int rc;
-
-	*id = 0;
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_text(st, 1, session, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		*name = xstrdup((const char *)sqlite3_column_text(st, 1));
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "looking up a session");
-	return 0;
+	    " ORDER BY id DESC LIMIT 1", session, id, name, err);
 }
 
 /*

@@ -158,9 +158,8 @@ task_read_row(sqlite3_stmt *st, struct task *out)
 	out->claim_base = column_strdup(st, 23);
 }
 
-/* Append every text in column 0 of st (bound to id ?1) to list. */
-static int
-load_strings(struct ledger *ledger, const char *sql, int64_t id,
+int
+task_load_strings(struct ledger *ledger, const char *sql, int64_t id,
     struct strlist *list, struct err *err)
 {
 	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
@@ -183,19 +182,19 @@ task_load_edges(struct ledger *ledger, struct task *task, struct err *err)
 	struct strlist after = STRLIST_INIT;
 	int rc;
 
-	if ((rc = load_strings(ledger,
+	if ((rc = task_load_strings(ledger,
 		 "SELECT label FROM labels WHERE task = ? ORDER BY label", task->id,
 		 &task->labels, err)) < 0 ||
-	    (rc = load_strings(ledger,
+	    (rc = task_load_strings(ledger,
 		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", task->id,
 		 &task->touches, err)) < 0 ||
-	    (rc = load_strings(ledger,
+	    (rc = task_load_strings(ledger,
 		 "SELECT glob FROM protects WHERE task = ? ORDER BY glob", task->id,
 		 &task->protects, err)) < 0 ||
-	    (rc = load_strings(ledger,
+	    (rc = task_load_strings(ledger,
 		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", task->id,
 		 &task->checks, err)) < 0 ||
-	    (rc = load_strings(ledger,
+	    (rc = task_load_strings(ledger,
 		 "SELECT after FROM deps WHERE task = ? ORDER BY after", task->id,
 		 &after, err)) < 0)
 		goto done;

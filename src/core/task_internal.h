@@ -27,6 +27,13 @@ void task_read_row(sqlite3_stmt *st, struct task *out);
 int task_spec_check(struct ledger *ledger, const struct task_spec *spec,
     struct err *err);
 
+/*
+ * Append column 0 of every row of sql (with ?1 bound to id) to list.
+ * Returns 0 or the mapped error.
+ */
+int task_load_strings(struct ledger *ledger, const char *sql, int64_t id,
+    struct strlist *list, struct err *err);
+
 /* Load labels, touches, checks and after into task. */
 int task_load_edges(struct ledger *ledger, struct task *task, struct err *err);
 

@@ -12,6 +12,7 @@
 #include "core/settings.h"
 #include "core/sweep.h"
 #include "core/task.h"
+#include "core/task_internal.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/git.h"
@@ -96,23 +97,6 @@ accepted_elsewhere(struct ledger *ledger, int64_t id, const char *commit,
 	return ledger_step_int(ledger, st, other, NULL, "reading verdicts", err);
 }
 
-/* Append column 0 of every row of sql (?1 = id) to list. */
-static int
-read_strings(struct ledger *ledger, const char *sql, int64_t id,
-    struct strlist *list, struct err *err)
-{
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		strlist_add(list, (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading a task");
-}
-
 static int
 read_subject(struct ledger *ledger, int64_t id, struct subject *s,
     struct err *err)
@@ -157,13 +141,13 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		rc = ledger_error(ledger, rc, err, "reading a task");
 		goto done;
 	}
-	if ((rc = read_strings(ledger,
+	if ((rc = task_load_strings(ledger,
 		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", id,
 		 &s->checks, err)) < 0 ||
-	    (rc = read_strings(ledger,
+	    (rc = task_load_strings(ledger,
 		 "SELECT glob FROM protects WHERE task = ? ORDER BY glob", id,
 		 &s->protects, err)) < 0 ||
-	    (rc = read_strings(ledger,
+	    (rc = task_load_strings(ledger,
 		 "SELECT glob FROM touches WHERE task = ? ORDER BY glob", id,
 		 &s->touches, err)) < 0)
 		goto done;

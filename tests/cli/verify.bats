@@ -310,6 +310,11 @@ report_on_branch() {
 	git commit -q -m work
 	c1="$(git rev-parse HEAD)"
 	daicho report 1 --as w1 --commit "$c1"
+	# An empty commit whose tree is not #1's (work of its own before it),
+	# so that it is judged by the commit check, not as #1's work again.
+	echo more >more.txt
+	git add more.txt
+	git commit -q -m more
 	git commit -q --allow-empty -m nothing
 	c2="$(git rev-parse HEAD)"
 	daicho report 2 --as w1 --commit HEAD
