@@ -247,6 +247,24 @@ read_current(struct ledger *ledger, int64_t id, struct task *out,
 	return task_get(ledger, id, out, err);
 }
 
+/*
+ * Set one number of task id with sql (?1 = id, ?2 = value) when value
+ * differs from old: old and new go into detail under key, and field into
+ * changed. Nothing when they are the same.
+ */
+static int
+edit_number(struct ledger *ledger, int64_t id, const char *sql,
+    const char *key, const char *field, int64_t old, int64_t value,
+    json_t *detail, json_t *changed, struct err *err)
+{
+	if (value == old)
+		return 0;
+	json_object_set_new(detail, key, json_pack("{s:I, s:I}", "old",
+	    (json_int_t)old, "new", (json_int_t)value));
+	json_array_append_new(changed, json_string(field));
+	return ledger_write(ledger, sql, id, value, NULL, "editing a task", err);
+}
+
 /* Scalar fields of edit that differ from t, into the UPDATE and detail. */
 static int
 edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
@@ -277,34 +295,19 @@ edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
 		    (json_int_t)edit->body_bytes));
 		json_array_append_new(changed, json_string("body"));
 	}
-	if (rc == 0 && edit->set_priority && edit->priority != t->priority) {
-		rc = ledger_write(ledger, "UPDATE tasks SET priority = ?2 WHERE id = ?1",
-		    id, edit->priority, NULL, "editing a task", err);
-		json_object_set_new(detail, "priority", json_pack("{s:I, s:I}",
-		    "old", (json_int_t)t->priority, "new",
-		    (json_int_t)edit->priority));
-		json_array_append_new(changed, json_string("priority"));
-	}
-	if (rc == 0 && edit->set_max_attempts &&
-	    edit->max_attempts != t->max_attempts) {
-		rc = ledger_write(ledger,
-		    "UPDATE tasks SET max_attempts = ?2 WHERE id = ?1", id,
-		    edit->max_attempts, NULL, "editing a task", err);
-		json_object_set_new(detail, "max_attempts", json_pack("{s:I, s:I}",
-		    "old", (json_int_t)t->max_attempts, "new",
-		    (json_int_t)edit->max_attempts));
-		json_array_append_new(changed, json_string("max_attempts"));
-	}
-	if (rc == 0 && edit->set_check_timeout &&
-	    edit->check_timeout_ms != t->check_timeout_ms) {
-		rc = ledger_write(ledger,
-		    "UPDATE tasks SET check_timeout_ms = ?2 WHERE id = ?1", id,
-		    edit->check_timeout_ms, NULL, "editing a task", err);
-		json_object_set_new(detail, "check_timeout_ms",
-		    json_pack("{s:I, s:I}", "old", (json_int_t)t->check_timeout_ms,
-			"new", (json_int_t)edit->check_timeout_ms));
-		json_array_append_new(changed, json_string("check_timeout"));
-	}
+	if (rc == 0 && edit->set_priority)
+		rc = edit_number(ledger, id, "UPDATE tasks SET priority = ?2"
+		    " WHERE id = ?1", "priority", "priority", t->priority,
+		    edit->priority, detail, changed, err);
+	if (rc == 0 && edit->set_max_attempts)
+		rc = edit_number(ledger, id, "UPDATE tasks SET max_attempts = ?2"
+		    " WHERE id = ?1", "max_attempts", "max_attempts",
+		    t->max_attempts, edit->max_attempts, detail, changed, err);
+	if (rc == 0 && edit->set_check_timeout)
+		rc = edit_number(ledger, id, "UPDATE tasks SET check_timeout_ms = ?2"
+		    " WHERE id = ?1", "check_timeout_ms", "check_timeout",
+		    t->check_timeout_ms, edit->check_timeout_ms, detail, changed,
+		    err);
 	return rc;
 }
 
