@@ -589,69 +589,13 @@ parse_options(int argc, char **argv, const struct cmd_entry *entry,
 			rc = err_set(ctx->err, ERR_USAGE, "unknown option '%s'", bad);
 			goto done;
 		}
-		xgrow((void **)&ctx->values, &ctx->value_alloc, ctx->value_count + 1,
-		    sizeof(*ctx->values));
-		ctx->values[ctx->value_count].option = option;
-		ctx->values[ctx->value_count].value = option->value_name ? optarg : NULL;
-		ctx->value_count++;
+		cmd_add_value(ctx, option, option->value_name ? optarg : NULL);
 	}
 	*next = optind;
 done:
 	free(longopts);
 	buf_release(&shortopts);
 	return rc;
-}
-
-/* Gather who the caller says it is from --as and the environment. */
-static void
-gather_identity(const struct globals *globals, struct cmd_ctx *ctx)
-{
-	static const struct {
-		const char *variable, *kind;
-	} sessions[] = {
-		{ "CLAUDE_CODE_SESSION_ID", "claude" },
-		{ "CODEX_THREAD_ID", "codex" },
-		{ "GEMINI_SESSION_ID", "gemini" },
-	};
-	const char *env = getenv("DAICHO_AGENT");
-
-	ctx->claim.kind = "script";
-	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
-		const char *id = getenv(sessions[i].variable);
-
-		if (id != NULL && *id != '\0') {
-			ctx->session_id = id;
-			ctx->session_kind = sessions[i].kind;
-			ctx->claim.session_id = id;
-			ctx->claim.kind = sessions[i].kind;
-			ctx->explicit_agent = true;
-			break;
-		}
-	}
-	if (globals->as) {
-		ctx->claim.name = globals->as;
-		ctx->claim.session_id = NULL;
-		ctx->explicit_agent = true;
-	} else if (env != NULL && *env != '\0') {
-		ctx->claim.name = env;
-		ctx->claim.session_id = NULL;
-		ctx->explicit_agent = true;
-	}
-	if (!ctx->explicit_agent) {
-		const char *gemini = getenv("GEMINI_CLI");
-
-		ctx->claim.human_name = user_login_name();
-		/*
-		 * Gemini CLI's shell tool sets GEMINI_CLI=1 but not the session:
-		 * the command is its session agent's (found by process), never
-		 * the human's.
-		 */
-		if (gemini != NULL && *gemini != '\0') {
-			ctx->claim.client_shell = "gemini";
-			ctx->claim.kind = "gemini";
-			ctx->explicit_agent = true;
-		}
-	}
 }
 
 static int
@@ -733,14 +677,8 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	}
 	ctx.argc = rest_count - next;
 	ctx.argv = rest + next;
-	if (ctx.argc < entry->min_args ||
-	    (entry->max_args >= 0 && ctx.argc > entry->max_args)) {
-		rc = err_set(err, ERR_USAGE, "%s (usage: daicho %.*s)",
-		    ctx.argc < entry->min_args ? "missing argument"
-					       : "too many arguments",
-		    (int)strcspn(entry->usage, "\n"), entry->usage);
+	if ((rc = cmd_check_arity(&ctx)) < 0)
 		goto done;
-	}
 	ctx.json = globals.json;
 	ctx.quiet = globals.quiet;
 	if (globals.dir && chdir(globals.dir) < 0) {
@@ -748,7 +686,7 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		    strerror(errno));
 		goto done;
 	}
-	gather_identity(&globals, &ctx);
+	cmd_gather_identity(&ctx, globals.as);
 	{
 		struct ledger_hint hint = { globals.ledger, NULL };
 		bool exists;
@@ -757,32 +695,10 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		hint.cwd = cwd ? cwd : ".";
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
-	if (entry->flags & CMD_NEEDS_LEDGER) {
-		if ((rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
-			goto done;
-		/*
-		 * An agent client's shell without its session (GEMINI_CLI=1)
-		 * is an explicit agent too: resolved, or refused, for every
-		 * command alike, and never the human.
-		 */
-		if (entry->flags & CMD_AS_AGENT || ctx.explicit_agent) {
-			int64_t id = cmd_caller(&ctx);
-
-			if (id < 0) {
-				rc = (int)id;
-				goto done;
-			}
-		}
-	}
-	rc = entry->exec(&ctx);
-	/*
-	 * Every successful command by a known caller is a heartbeat. Writes
-	 * carried it in their own transaction; a command that wrote nothing
-	 * beats in one of its own.
-	 */
-	if (rc == 0 && ctx.caller.name != NULL && ctx.ledger != NULL &&
-	    ledger_commit_count(ctx.ledger) == 0)
-		rc = agent_heartbeat(ctx.ledger, &ctx.caller, err);
+	if (entry->flags & CMD_NEEDS_LEDGER &&
+	    (rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
+		goto done;
+	rc = cmd_execute(&ctx);
 done:
 	ledger_close(ctx.ledger);
 	agent_release(&ctx.caller);

@@ -66,8 +66,37 @@ struct cmd_ctx {
 	char **argv;
 	struct cmd_value *values;  /* command options in the order given */
 	size_t value_count, value_alloc;
+	json_t *captured;          /* not NULL: JSON output is appended to this
+				    * array instead of printed (cmd_execute()
+				    * by a resident server) */
 	struct err *err;
 };
+
+/*
+ * Add one command option value to ctx->values (value NULL for a flag).
+ * The option must be one of ctx->entry's.
+ */
+void cmd_add_value(struct cmd_ctx *ctx, const struct cmd_option *option,
+    const char *value);
+/* entry's option called name (without "--"), or NULL. */
+const struct cmd_option *cmd_find_option(const struct cmd_entry *entry,
+    const char *name);
+/*
+ * Refuse (ERR_USAGE, with the synopsis) unless ctx->argc is within the
+ * entry's number of positional arguments.
+ */
+int cmd_check_arity(struct cmd_ctx *ctx);
+/*
+ * Run ctx->entry on a parsed ctx (entry, options, arguments, identity and,
+ * when the entry needs one, the open ledger): resolve the caller first
+ * when the entry acts as an agent or the caller named one (refused
+ * otherwise, never run as the human), run exec, and make a successful
+ * command by a known caller a heartbeat (writes carried it in their own
+ * transaction; a command that wrote nothing beats in one of its own).
+ * Used by main() for one command per process and by resident servers for
+ * many commands on one open ledger. Returns exec's result or the error.
+ */
+int cmd_execute(struct cmd_ctx *ctx);
 
 /* The last value of option name, or NULL when not given. */
 const char *cmd_opt(const struct cmd_ctx *ctx, const char *name);
@@ -79,6 +108,16 @@ bool cmd_has(const struct cmd_ctx *ctx, const char *name);
  */
 const char *cmd_opt_next(const struct cmd_ctx *ctx, const char *name,
     size_t *pos);
+
+/*
+ * Fill ctx->claim, session_id, session_kind and explicit_agent with who
+ * the caller says it is: as (--as NAME) when not NULL, else $DAICHO_AGENT,
+ * else an agent client's session variable (CLAUDE_CODE_SESSION_ID,
+ * CODEX_THREAD_ID, GEMINI_SESSION_ID; util/client.h), else the login name
+ * of the human, except in Gemini CLI's shell (GEMINI_CLI=1 without its
+ * session), which is that client's session agent, found by process.
+ */
+void cmd_gather_identity(struct cmd_ctx *ctx, const char *as);
 
 /*
  * Resolve the caller (once) and return its agent id: 0 when it is new to
@@ -151,7 +190,10 @@ int cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out);
 bool cmd_colour(void);
 /* Append text for a terminal: control characters become '?'. */
 void cmd_add_printable(struct buf *out, const char *text);
-/* Write a JSON value to stdout, one line, and release it. */
+/*
+ * Write a JSON value to stdout, one line, and release it; when
+ * ctx->captured is set, append it there instead.
+ */
 int cmd_print_json(struct cmd_ctx *ctx, json_t *value);
 
 struct verdict;

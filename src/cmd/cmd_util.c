@@ -11,10 +11,12 @@
 #include "cmd/cmd.h"
 #include "core/settings.h"
 
+#include "util/alloc.h"
 #include "util/client.h"
 #include "util/clock.h"
 #include "core/task.h"
 #include "util/duration.h"
+#include "util/user.h"
 
 const char *
 cmd_opt(const struct cmd_ctx *ctx, const char *name)
@@ -48,6 +50,57 @@ cmd_opt_next(const struct cmd_ctx *ctx, const char *name, size_t *pos)
 	return NULL;
 }
 
+void
+cmd_gather_identity(struct cmd_ctx *ctx, const char *as)
+{
+	static const struct {
+		const char *variable, *kind;
+	} sessions[] = {
+		{ "CLAUDE_CODE_SESSION_ID", "claude" },
+		{ "CODEX_THREAD_ID", "codex" },
+		{ "GEMINI_SESSION_ID", "gemini" },
+	};
+	const char *env = getenv("DAICHO_AGENT");
+
+	ctx->claim.kind = "script";
+	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
+		const char *id = getenv(sessions[i].variable);
+
+		if (id != NULL && *id != '\0') {
+			ctx->session_id = id;
+			ctx->session_kind = sessions[i].kind;
+			ctx->claim.session_id = id;
+			ctx->claim.kind = sessions[i].kind;
+			ctx->explicit_agent = true;
+			break;
+		}
+	}
+	if (as) {
+		ctx->claim.name = as;
+		ctx->claim.session_id = NULL;
+		ctx->explicit_agent = true;
+	} else if (env != NULL && *env != '\0') {
+		ctx->claim.name = env;
+		ctx->claim.session_id = NULL;
+		ctx->explicit_agent = true;
+	}
+	if (!ctx->explicit_agent) {
+		const char *gemini = getenv("GEMINI_CLI");
+
+		ctx->claim.human_name = user_login_name();
+		/*
+		 * Gemini CLI's shell tool sets GEMINI_CLI=1 but not the session:
+		 * the command is its session agent's (found by process), never
+		 * the human's.
+		 */
+		if (gemini != NULL && *gemini != '\0') {
+			ctx->claim.client_shell = "gemini";
+			ctx->claim.kind = "gemini";
+			ctx->explicit_agent = true;
+		}
+	}
+}
+
 int64_t
 cmd_caller(struct cmd_ctx *ctx)
 {
@@ -59,6 +112,64 @@ cmd_caller(struct cmd_ctx *ctx)
 		 ctx->err)) < 0)
 		return rc;
 	return ctx->caller.id;
+}
+
+void
+cmd_add_value(struct cmd_ctx *ctx, const struct cmd_option *option,
+    const char *value)
+{
+	xgrow((void **)&ctx->values, &ctx->value_alloc, ctx->value_count + 1,
+	    sizeof(*ctx->values));
+	ctx->values[ctx->value_count].option = option;
+	ctx->values[ctx->value_count].value = value;
+	ctx->value_count++;
+}
+
+const struct cmd_option *
+cmd_find_option(const struct cmd_entry *entry, const char *name)
+{
+	for (const struct cmd_option *o = entry->options; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+int
+cmd_check_arity(struct cmd_ctx *ctx)
+{
+	const struct cmd_entry *entry = ctx->entry;
+
+	if (ctx->argc >= entry->min_args &&
+	    (entry->max_args < 0 || ctx->argc <= entry->max_args))
+		return 0;
+	return err_set(ctx->err, ERR_USAGE, "%s (usage: daicho %.*s)",
+	    ctx->argc < entry->min_args ? "missing argument" : "too many arguments",
+	    (int)strcspn(entry->usage, "\n"), entry->usage);
+}
+
+int
+cmd_execute(struct cmd_ctx *ctx)
+{
+	uint64_t commits = ctx->ledger ? ledger_commit_count(ctx->ledger) : 0;
+	int rc;
+
+	/*
+	 * An agent client's shell without its session (GEMINI_CLI=1) is an
+	 * explicit agent too: resolved, or refused, for every command alike,
+	 * and never the human.
+	 */
+	if (ctx->ledger != NULL &&
+	    (ctx->entry->flags & CMD_AS_AGENT || ctx->explicit_agent)) {
+		int64_t id = cmd_caller(ctx);
+
+		if (id < 0)
+			return (int)id;
+	}
+	rc = ctx->entry->exec(ctx);
+	if (rc == 0 && ctx->caller.name != NULL && ctx->ledger != NULL &&
+	    ledger_commit_count(ctx->ledger) == commits)
+		rc = agent_heartbeat(ctx->ledger, &ctx->caller, ctx->err);
+	return rc;
 }
 
 int64_t
@@ -168,7 +279,15 @@ cmd_add_printable(struct buf *out, const char *text)
 int
 cmd_print_json(struct cmd_ctx *ctx, json_t *value)
 {
-	int rc = json_dumpf(value, stdout, JSON_COMPACT);
+	int rc;
+
+	if (ctx->captured != NULL) {
+		if (value == NULL || json_array_append_new(ctx->captured, value) < 0)
+			return err_set(ctx->err, ERR_FAILED, "out of memory for JSON "
+			    "output");
+		return 0;
+	}
+	rc = json_dumpf(value, stdout, JSON_COMPACT);
 
 	json_decref(value);
 	if (rc < 0)
