@@ -21,12 +21,16 @@
 /*
  * Checkpointing. Most daicho processes live for one command, and the first
  * process to open the ledger after all others closed it rebuilds the WAL
- * index by reading the whole WAL (and forgets what was checkpointed). So a
- * process that leaves the WAL longer than LEDGER_TRUNCATE_PAGES truncates
- * it on close, when nobody else is writing; and any connection checkpoints
- * passively past LEDGER_CHECKPOINT_PAGES so a long-lived one keeps it short.
+ * index by reading the whole WAL file (and forgets what was checkpointed):
+ * a long WAL makes every later command slow (a 1M-task batch left 128 MB,
+ * and 174 ms per claim). So whoever finds the WAL file longer than
+ * LEDGER_TRUNCATE_BYTES, by its size on disk, truncates it when the ledger
+ * is quiet: a process on close, a process on open (a WAL left long by a
+ * process killed or busy at close), and a long-lived writer after a commit
+ * that left LEDGER_CHECKPOINT_PAGES in the WAL; when the ledger is busy, a
+ * passive checkpoint instead keeps the WAL from growing.
  */
-#define LEDGER_TRUNCATE_PAGES 128
+#define LEDGER_TRUNCATE_BYTES (512 << 10)
 #define LEDGER_CHECKPOINT_PAGES 1000
 
 struct cached_stmt {
@@ -266,6 +270,43 @@ ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
 	return 0;
 }
 
+/* Whether the ledger's WAL file is longer than LEDGER_TRUNCATE_BYTES. */
+static bool
+wal_is_long(const struct ledger *ledger)
+{
+	struct buf wal = BUF_INIT;
+	struct stat st;
+	bool is_long;
+
+	buf_addf(&wal, "%s-wal", ledger->path);
+	is_long = stat(wal.buf, &st) == 0 && st.st_size > LEDGER_TRUNCATE_BYTES;
+	buf_release(&wal);
+	return is_long;
+}
+
+/*
+ * Checkpoint the whole WAL into the ledger and truncate the WAL file to
+ * nothing, when the ledger is quiet: nobody holds the write lock (it is
+ * taken without waiting) and no reader still needs the WAL (the
+ * checkpoint does not wait for readers either). Returns whether the WAL
+ * was truncated. The connection's busy timeout is kept.
+ */
+static bool
+truncate_wal(struct ledger *ledger)
+{
+	int rc;
+
+	if (ledger->lock == NULL || ledger->in_transaction ||
+	    filelock_try(ledger->lock) != 0)
+		return false;
+	sqlite3_busy_timeout(ledger->db, 0);
+	rc = sqlite3_wal_checkpoint_v2(ledger->db, NULL,
+	    SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
+	filelock_release(ledger->lock);
+	return rc == SQLITE_OK;
+}
+
 /* SQLite's WAL hook: remember how big the WAL got; see ledger_commit(). */
 static int
 note_wal_size(void *arg, sqlite3 *db, const char *name, int pages)
@@ -477,8 +518,9 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	 * passive checkpoint copies only what no reader still needs.
 	 */
 	if (ledger->wal_pages >= LEDGER_CHECKPOINT_PAGES) {
-		sqlite3_wal_checkpoint_v2(ledger->db, NULL,
-		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (!truncate_wal(ledger))
+			sqlite3_wal_checkpoint_v2(ledger->db, NULL,
+			    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		ledger->wal_pages = 0;
 	}
 	return 0;
@@ -847,6 +889,8 @@ connect(const char *path, bool create, bool despite_damage, struct ledger **out,
 	}
 	if ((rc = migrate(ledger, version, err)) < 0)
 		goto fail;
+	if (wal_is_long(ledger))
+		truncate_wal(ledger);
 	buf_release(&open_path);
 	*out = ledger;
 	return 0;
@@ -953,25 +997,6 @@ ledger_check_integrity(const char *path, struct strlist *problems,
 	return rc;
 }
 
-/*
- * Leave a short WAL behind: truncate it when this process grew it past
- * LEDGER_TRUNCATE_PAGES and the ledger is quiet. A checkpoint holds the
- * write lock while it copies and syncs, so under contention (this process
- * had to wait for the lock) it is left to the passive checkpoints, which
- * need no lock; and it never waits for the lock or for readers.
- */
-static void
-truncate_wal(struct ledger *ledger)
-{
-	if (ledger->wal_pages < LEDGER_TRUNCATE_PAGES || ledger->lock == NULL ||
-	    ledger->wait_us_max > 1000 || filelock_try(ledger->lock) != 0)
-		return;
-	sqlite3_busy_timeout(ledger->db, 0);
-	sqlite3_wal_checkpoint_v2(ledger->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
-	    NULL, NULL);
-	filelock_release(ledger->lock);
-}
-
 void
 ledger_close(struct ledger *ledger)
 {
@@ -979,7 +1004,7 @@ ledger_close(struct ledger *ledger)
 		return;
 	ledger->nesting = 0; /* a ROLLBACK undoes the savepoints too */
 	ledger_rollback(ledger);
-	if (ledger->db)
+	if (ledger->db && ledger->identified && wal_is_long(ledger))
 		truncate_wal(ledger);
 	trace_lock(ledger);
 	for (size_t i = 0; i < ledger->stmt_count; i++)
