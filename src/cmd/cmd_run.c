@@ -26,6 +26,7 @@ struct display {
 	bool verbose;
 	bool live;          /* a progress line on the terminal */
 	bool line_shown;
+	const struct run_options *options;
 };
 
 static void
@@ -104,12 +105,53 @@ show_progress(void *arg, const struct run_progress *p)
 	buf_release(&line);
 }
 
+/*
+ * Say, as the first line of the run's report on stdout, before the first
+ * launch, which tasks the run takes and from which ledger: every open
+ * task in it unless --label names a batch.
+ */
+static int
+show_starting(void *arg, struct err *err)
+{
+	struct display *d = arg;
+	const struct run_options *options = d->options;
+	struct buf line = BUF_INIT;
+	int64_t open, ready;
+	int rc;
+
+	if (d->ctx->quiet || d->ctx->json)
+		return 0;
+	if ((rc = task_count_open(d->ctx->ledger, options->label, &open, &ready,
+		 err)) < 0)
+		return rc;
+	buf_addf(&line, "daicho run: %lld open task%s", (long long)open,
+	    open == 1 ? "" : "s");
+	if (options->label) {
+		buf_adds(&line, " labelled ");
+		cmd_add_printable(&line, options->label);
+	}
+	buf_adds(&line, " in ");
+	cmd_add_printable(&line, ledger_path(d->ctx->ledger));
+	buf_addf(&line, " (%lld ready, %lld after others)", (long long)ready,
+	    (long long)(open - ready));
+	if (options->follow)
+		buf_adds(&line, " and those added later");
+	buf_addf(&line, ", %d at once", options->jobs);
+	if (options->label == NULL)
+		buf_adds(&line, "; every label ('--label L' takes one batch)");
+	printf("%s\n", line.buf);
+	fflush(stdout);
+	buf_release(&line);
+	return 0;
+}
+
 static int
 exec_run(struct cmd_ctx *ctx)
 {
 	struct run_options options = { 0 };
 	struct run_summary summary;
-	struct display display = { ctx, cmd_has(ctx, "verbose"), false, false };
+	struct display display = { ctx, cmd_has(ctx, "verbose"), false, false,
+		NULL };
 	struct sigaction action;
 	struct buf line = BUF_INIT;
 	const char *value;
@@ -175,6 +217,8 @@ exec_run(struct cmd_ctx *ctx)
 	if ((options.actor = cmd_caller_registered(ctx)) < 0)
 		return (int)options.actor;
 	display.live = !ctx->quiet && !display.verbose && isatty(STDERR_FILENO);
+	display.options = &options;
+	options.observer.starting = show_starting;
 	options.observer.started = show_started;
 	options.observer.ended = show_ended;
 	options.observer.progress = show_progress;
@@ -310,9 +354,15 @@ const struct cmd_entry cmd_run_entry = {
 	    "claims held by its workers: the next run on this machine sees their\n"
 	    "process is gone and takes the tasks at once; elsewhere, the sweep\n"
 	    "does once their lease expires.\n\n"
-	    "Output: on a terminal a live progress line (on stderr); otherwise one\n"
-	    "summary line at the end, per-task lines only with -v, and with -q\n"
-	    "only the summary. Exit 0 only when every task run reached verified.\n\n"
+	    "Output: first, which tasks the run takes, from which ledger: \"daicho\n"
+	    "run: 600 open tasks in /repo/.git/daicho/ledger.db (598 ready, 2\n"
+	    "after others), 8 at once; every label ('--label L' takes one\n"
+	    "batch)\". Without --label a run takes every open task of the\n"
+	    "ledger, not only those just added: label a batch ('add --batch F\n"
+	    "--label L') and run it with --label L. Then on a terminal a live\n"
+	    "progress line (on stderr); one summary line at the end; per-task\n"
+	    "lines only with -v. With -q only the summary. Exit 0 only when\n"
+	    "every task run reached verified.\n\n"
 	    "JSON: {tasks, launched, verified, failed, retried, rate_limited,\n"
 	    "false_reports, claimable, awaiting_verification, recovered, tokens,\n"
 	    "cost, budget_spent, elapsed_ms, signal}\n",

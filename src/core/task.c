@@ -847,6 +847,34 @@ task_count_by_state(struct ledger *ledger, const char *const *states,
 }
 
 int
+task_count_open(struct ledger *ledger, const char *label, int64_t *open,
+    int64_t *ready, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT count(*), coalesce(sum(unmet_deps = 0), 0) FROM tasks"
+	    " WHERE state = 'open'"
+	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))",
+	    err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	if (label)
+		sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 1);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*open = sqlite3_column_int64(st, 0);
+		*ready = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return ledger_error(ledger, rc, err, "counting tasks");
+	return 0;
+}
+
+int
 task_each_edge(struct ledger *ledger,
     int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
     struct err *err)

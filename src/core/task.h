@@ -135,6 +135,13 @@ int task_each(struct ledger *ledger, const struct task_filter *filter,
     int (*fn)(const struct task *task, void *arg), void *arg,
     struct err *err);
 
+/*
+ * Count the open tasks (labelled label; NULL: any) into *open, and of
+ * those, the ones no unverified task holds back into *ready.
+ */
+int task_count_open(struct ledger *ledger, const char *label, int64_t *open,
+    int64_t *ready, struct err *err);
+
 /* Count tasks by state: fills counts for names (count entries). */
 int task_count_by_state(struct ledger *ledger, const char *const *states,
     int64_t *counts, size_t count, struct err *err);

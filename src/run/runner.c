@@ -1059,6 +1059,12 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 			    options->rate_limit_pattern);
 		r.has_rate_re = true;
 	}
+	if ((rc = proc_runnable(options->argv[0])) != 0) {
+		if (r.has_rate_re)
+			regfree(&r.rate_re);
+		return err_set(err, ERR_FAILED, "cannot run %s (%s)",
+		    options->argv[0], strerror(rc));
+	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
 	/* The workers' agents, and the caller's last: beat() renews them all. */
@@ -1093,6 +1099,9 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	    (rc = register_agents(&r)) < 0 ||
 	    (rc = event_last_id(ledger, &r.first_event, err)) < 0 ||
 	    (rc = usage_mark(ledger, &r.first_save, err)) < 0)
+		goto unblock;
+	if (options->observer.starting &&
+	    (rc = options->observer.starting(options->observer.arg, err)) < 0)
 		goto unblock;
 	for (;;) {
 		bool in_flight;

@@ -36,6 +36,11 @@ struct run_progress {
 };
 
 struct run_observer {
+	/*
+	 * Once, after the options were found good and before the first
+	 * launch; a negative return (an error set in err) stops the run.
+	 */
+	int (*starting)(void *arg, struct err *err);
 	/* A worker process started for task id (attempt n). */
 	void (*started)(void *arg, int64_t id, int64_t attempt, const char *agent);
 	/* A worker ended: what the runner did about it ("reported", ...). */

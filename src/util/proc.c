@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +42,51 @@ proc_start_time(pid_t pid)
 	}
 	buf_release(&stat);
 	return start;
+}
+
+/* 0 when path is an executable regular file, else the errno. */
+static int
+executable_file(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+		return EACCES;
+	return 0;
+}
+
+int
+proc_runnable(const char *program)
+{
+	const char *path = getenv("PATH"), *dir;
+	int found = ENOENT;
+
+	if (*program == '\0')
+		return ENOENT;
+	if (strchr(program, '/'))
+		return executable_file(program);
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (dir = path;; dir++) {
+		size_t len = strcspn(dir, ":");
+		struct buf full = BUF_INIT;
+		int rc;
+
+		/* An empty entry is the current directory, as for execvp(). */
+		buf_addf(&full, "%.*s%s%s", (int)len, dir, len ? "/" : "", program);
+		rc = executable_file(full.buf);
+		buf_release(&full);
+		if (rc == 0)
+			return 0;
+		if (rc == EACCES)
+			found = EACCES;
+		dir += len;
+		if (*dir == '\0')
+			break;
+	}
+	return found;
 }
 
 bool

@@ -29,6 +29,13 @@ int proc_capture_all(char *const argv[], struct buf *out);
 bool proc_is_alive(pid_t pid);
 
 /*
+ * Whether posix_spawnp() could run program: 0 when it names an executable
+ * file (a path with a '/', or a name found in $PATH as execvp() looks),
+ * else the errno it would fail with (ENOENT, EACCES).
+ */
+int proc_runnable(const char *program);
+
+/*
  * When process pid started (clock ticks since boot, from /proc), which
  * tells a process from a later one that reused its pid; 0 when there is no
  * such process or it is a zombie.

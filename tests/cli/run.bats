@@ -624,7 +624,10 @@ wait'
 	assert_output INT
 	[ ! -e start.2 ]
 	run cat out.txt
-	assert_output --regexp '^daicho run: 0 verified, 0 failed, 0 retried, 0 false reports caught, 1 left claimable, stopped by SIGINT, [0-9.]+m?s$'
+	[[ "${lines[0]}" =~ $TAKES_RE ]] || fail "not what run takes: '${lines[0]}'"
+	[[ "${lines[1]}" =~ ^daicho\ run:\ 0\ verified,\ 0\ failed,\ 0\ retried,\ 0\ false\ reports\ caught,\ 1\ left\ claimable,\ stopped\ by\ SIGINT,\ [0-9.]+m?s$ ]] ||
+		fail "summary: $output"
+	[ "${#lines[@]}" -eq 2 ]
 	run sql "SELECT group_concat(state || ' ' || attempts, ',') FROM (SELECT * FROM tasks ORDER BY id)"
 	assert_output "open 0,open 0"
 	assert_no_workers_left
@@ -714,12 +717,12 @@ exit 0'
 	daicho add b >/dev/null
 	capture daicho run -q -- sh -c 'echo noise; echo more noise >&2'
 	[ "$status" -eq 0 ]
-	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	assert_quiet_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
 	[ -z "$stderr" ]
 	daicho add c >/dev/null
 	capture daicho run -q --retries 0 -- false
 	[ "$status" -eq 1 ]
-	assert_summary "daicho run: 0 verified, 1 failed, 0 retried, 0 false reports caught, "
+	assert_quiet_summary "daicho run: 0 verified, 1 failed, 0 retried, 0 false reports caught, "
 	assert_one_error_line
 }
 
@@ -729,7 +732,9 @@ exit 0'
 	daicho add bad --max-attempts 1 >/dev/null
 	capture daicho run -v -j 1 -- sh -c '[ "$DAICHO_TASK" != 3 ]'
 	[ "$status" -eq 1 ]
-	[ "${#lines[@]}" -eq 7 ] || fail "output: $output"
+	[ "${#lines[@]}" -eq 8 ] || fail "output: $output"
+	[[ "${lines[0]}" =~ $TAKES_RE ]] || fail "${lines[0]}"
+	lines=("${lines[@]:1}")
 	[[ "${lines[0]}" =~ ^#1\ started\ \(attempt\ 1,\ run[0-9]+-[0-9]+\)$ ]] || fail "${lines[0]}"
 	[[ "${lines[1]}" =~ ^#1\ exit\ 0\ after\ [0-9.]+m?s:\ reported\ for\ it$ ]] || fail "${lines[1]}"
 	[[ "${lines[2]}" =~ ^#2\ started\ \(attempt\ 1,\ run[0-9]+-[0-9]+\)$ ]] || fail "${lines[2]}"
@@ -1107,4 +1112,36 @@ start_then_kill9() {
 	ok daicho events --json
 	run jq -c '[.[] | select(.kind == "lease-expired")]' <<<"$output"
 	assert_output '[]'
+}
+
+@test "run says first how many open tasks it takes and from which ledger; --label takes one batch" {
+	daicho add old-one >/dev/null
+	daicho add old-two --after 1 >/dev/null
+	printf '{"title":"new %s"}\n' 1 2 3 >"$TEST_ROOT/batch.jsonl"
+	daicho add --batch "$TEST_ROOT/batch.jsonl" --label b2 >/dev/null
+	capture daicho run --label b2 -j 3 -- true
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_equal "${lines[0]}" "daicho run: 3 open tasks labelled b2 in $DAICHO_LEDGER (3 ready, 0 after others), 3 at once"
+	assert_summary "daicho run: 3 verified, 0 failed, 0 retried, 0 false reports caught, "
+	run sql "SELECT group_concat(state, ',') FROM (SELECT state FROM tasks ORDER BY id)"
+	assert_output "open,open,verified,verified,verified"
+	# Without --label: every open task, and the hint that a label scopes it.
+	capture daicho run -j 1 -- true
+	assert_equal "${lines[0]}" "daicho run: 2 open tasks in $DAICHO_LEDGER (1 ready, 1 after others), 1 at once; every label ('--label L' takes one batch)"
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, "
+	# A label with nothing open says so, and the run ends at once.
+	capture daicho run --label b2 -- true
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "daicho run: 0 open tasks labelled b2 in "* ]] || fail "$output"
+}
+
+@test "run: a command that cannot run is refused before any task is claimed" {
+	daicho add a >/dev/null
+	printf 'x' >"$TEST_ROOT/not-executable"
+	snapshot_ledger
+	refused 1 daicho run -- "$TEST_ROOT/not-executable"
+	stderr_contains "Permission denied"
+	refused 1 daicho run -- "$TEST_ROOT"
+	assert_ledger_unchanged
+	PATH="$TEST_ROOT:$PATH" refused 1 daicho run -- not-executable
 }

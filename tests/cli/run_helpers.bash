@@ -146,16 +146,34 @@ task_row() {
 # SUMMARY_RE: the summary line's shape (stdout), up to its duration.
 SUMMARY_RE='^daicho run: [0-9]+ verified, [0-9]+ failed, [0-9]+ retried, [0-9]+ false reports? caught(, .*)?, [0-9.]+(ms|s|m[0-9]+s|h[0-9]+m)$'
 
-# assert_summary PREFIX: stdout is exactly one line, the summary, starting
-# with PREFIX (e.g. "daicho run: 3 verified, 0 failed, 0 retried, 0 false
-# reports caught, "), then the duration and nothing else.
+# TAKES_RE: the line run starts with (stdout): how many open tasks it
+# takes, of which label, from which ledger, how many at once.
+TAKES_RE='^daicho run: [0-9]+ open tasks?( labelled [^ ]+)? in /[^ ]+ \([0-9]+ ready, [0-9]+ after others\)( and those added later)?, [0-9]+ at once(; every label \('"'"'--label L'"'"' takes one batch\))?$'
+
+# assert_summary PREFIX: stdout is exactly two lines: what the run takes
+# (TAKES_RE), then the summary, starting with PREFIX (e.g. "daicho run: 3
+# verified, 0 failed, 0 retried, 0 false reports caught, "), then the
+# duration and nothing else.
 assert_summary() {
+	[ "${#lines[@]}" -eq 2 ] || fail "expected two lines on stdout, got: '$output'"
+	[[ "${lines[0]}" =~ $TAKES_RE ]] || fail "not what run takes: '${lines[0]}'"
+	summary_is "${lines[1]}" "$1"
+}
+
+# assert_quiet_summary PREFIX: stdout is only the summary (run -q).
+assert_quiet_summary() {
 	[ "${#lines[@]}" -eq 1 ] || fail "expected one line on stdout, got: '$output'"
-	[[ "$output" =~ $SUMMARY_RE ]] || fail "not a summary line: '$output'"
-	[[ "$output" == "$1"* ]] || fail "expected the summary to start '$1', got: '$output'"
-	local rest="${output#"$1"}"
+	summary_is "$output" "$1"
+}
+
+# summary_is LINE PREFIX: LINE is a summary starting with PREFIX, then the
+# duration and nothing else.
+summary_is() {
+	[[ "$1" =~ $SUMMARY_RE ]] || fail "not a summary line: '$1'"
+	[[ "$1" == "$2"* ]] || fail "expected the summary to start '$2', got: '$1'"
+	local rest="${1#"$2"}"
 	[[ "$rest" =~ ^[0-9.]+(ms|s|m[0-9]+s|h[0-9]+m)$ ]] ||
-		fail "expected only a duration after '$1', got: '$rest'"
+		fail "expected only a duration after '$2', got: '$rest'"
 }
 
 # now_ms: wall clock in milliseconds (no process started).
