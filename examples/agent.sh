@@ -4,8 +4,9 @@
 # It gets only its task id. It fetches its own prompt, "generates" for a
 # short random time, writes its chapter, and saves its own result with the
 # tokens it used. Like real agents it is fallible: on a first attempt it
-# sometimes crashes, sometimes hits a rate limit, and sometimes claims to
-# be done without writing anything.
+# sometimes crashes, sometimes hits a rate limit, sometimes claims to be
+# done without writing anything, and sometimes asks the person running it
+# ($DEMO_PERSON) a question it cannot settle itself.
 set -u
 id=$1
 out_dir="$(dirname "$DAICHO_LEDGER")/out"
@@ -26,6 +27,10 @@ if [ "$attempt" = 1 ]; then
 	elif [ "$r" -lt 18 ]; then
 		echo "Done! The chapter is written."   # it is not
 		exit 0
+	elif [ "$r" -lt 21 ] && [ -n "${DEMO_PERSON:-}" ]; then
+		# A question only the person can answer; the agent goes on.
+		daicho send --queue "$DEMO_PERSON" "Chapter $id: the outline names two \
+editors; whose style guide applies?" >/dev/null
 	fi
 fi
 

@@ -7,7 +7,7 @@ want="pkg-config libsqlite3-dev libjansson-dev"
 case "${1:-build}" in
 check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz" ;;
 bench) want="$want sqlite3 git hyperfine parallel task-spooler" ;;
-demo) want="$want git" ;;
+demo) want="$want git jq" ;;
 esac
 missing=""
 for p in $want; do
