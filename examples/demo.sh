@@ -62,7 +62,7 @@ tasks=$(daicho ls --label nightly | tail -n +2 | wc -l)
 awk -v tasks="$tasks" -v open_items="$(daicho status --json | jq '.needs_you | length')" '
 { n++; wait[n] = ($4 - $3) / 1000; kinds[$1]++ }
 END {
-	line = sprintf("%d items needed a person in %d tasks: %.1f per 100 tasks", n, tasks, n * 100 / tasks)
+	line = sprintf("%d %s needed a person in %d tasks: %.1f per 100 tasks", n, n == 1 ? "item" : "items", tasks, n * 100 / tasks)
 	if (n > 0) {
 		# Sort the waits (n is small) for the median.
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
