@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -10,9 +11,15 @@
 int
 filewatch_open(struct filewatch *watch, const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	/* A link's target is what changes, in the target's directory. */
+	char *real = realpath(path, NULL);
+	const char *slash;
 	struct buf dir = BUF_INIT;
 	int saved;
+
+	if (real != NULL)
+		path = real;
+	slash = strrchr(path, '/');
 
 	watch->fd = -1;
 	buf_init(&watch->name);
@@ -29,6 +36,7 @@ filewatch_open(struct filewatch *watch, const char *path)
 		IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) < 0)
 		goto fail;
 	buf_release(&dir);
+	free(real);
 	return 0;
 fail:
 	saved = errno;
@@ -36,6 +44,7 @@ fail:
 		close(watch->fd);
 	watch->fd = -1;
 	buf_release(&dir);
+	free(real);
 	errno = saved;
 	return -1;
 }

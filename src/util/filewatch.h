@@ -18,8 +18,9 @@ struct filewatch {
 #define FILEWATCH_INIT { -1, BUF_INIT }
 
 /*
- * Watch the file at path and the files beside it whose names are its
- * name followed by a suffix ("ledger.db-wal" for "ledger.db"). Returns 0,
+ * Watch the file at path (the file a symbolic link points to, when it is
+ * one) and the files beside it whose names are its name followed by a
+ * suffix ("ledger.db-wal" for "ledger.db"). Returns 0,
  * or -1 with errno set (no inotify, or the directory cannot be watched);
  * the watch is then unusable but still safe to release.
  */
