@@ -365,7 +365,9 @@ print_man(FILE *out)
 	      "DAICHO_BUSY_TIMEOUT  how long to wait for the write lock (default 30s)\n"
 	      "DAICHO_TRACE_LOCK    append \"pid transactions wait_us_max wait_us_total\n"
 	      "                     hold_us_total\" per process to this file\n"
-	      "NO_COLOR          no colour, even on a terminal\n"
+	      "NO_COLOR          set and not empty: no colour, even on a terminal\n"
+	      "TERM              unset or dumb: no colour; status --watch prints\n"
+	      "                  plain frames instead of redrawing the screen\n"
 	      ".fi\n", out);
 }
 
