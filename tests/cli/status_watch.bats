@@ -43,11 +43,13 @@ watch_on_pty() {
 }
 
 # watch_in_background FILE [ARG...]: start 'daicho status --watch ARG...'
-# with stdout to FILE (not a terminal), in the background.
+# with stdout to FILE (not a terminal), in the background. (Not under
+# timeout(1): it would pass a SIGTERM on to its whole process group, itself
+# included; teardown stops daicho if the test does not.)
 watch_in_background() {
 	WATCH_OUT="$1"
 	shift
-	timeout 60 daicho status --watch "$@" >"$WATCH_OUT" 2>"$TEST_ROOT/watch.err" 3>&- &
+	daicho status --watch "$@" >"$WATCH_OUT" 2>"$TEST_ROOT/watch.err" 3>&- &
 	BACKGROUND_PID=$!
 	WATCH_PID=$BACKGROUND_PID
 }
