@@ -138,14 +138,20 @@ exec_doctor(struct cmd_ctx *ctx)
 	if (ctx->json) {
 		rc = cmd_print_json(ctx, json_incref(checks));
 	} else {
+		bool colour = cmd_colour();
+
 		json_array_foreach(checks, i, c) {
 			bool ok = json_is_true(json_object_get(c, "ok"));
+			struct buf verdict = BUF_INIT;
 
-			printf("%-4s  %-22s %s\n", ok ? "ok" : "FAIL",
+			cmd_add_toned(&verdict, colour, cmd_tone_of(ok ? "ok" : "FAIL"),
+			    ok ? "ok" : "FAIL", 4);
+			printf("%s  %-22s %s\n", verdict.buf,
 			    cmd_json_str(c, "check", ""), cmd_json_str(c, "detail", ""));
 			if (!ok)
 				printf("      %-22s fix: %s\n", "",
 				    cmd_json_str(c, "fix", ""));
+			buf_release(&verdict);
 		}
 	}
 	if (rc == 0 && failed)

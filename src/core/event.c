@@ -47,15 +47,17 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	/* Two statements, so that each can use its index. */
 	static const char by_task[] =
 	    "SELECT * FROM ("
-	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail"
+	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail, t.title"
 	    "  FROM events e LEFT JOIN agents a ON a.id = e.actor"
+	    "  LEFT JOIN tasks t ON t.id = e.task"
 	    "  WHERE e.task = ?1 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
 	    ") ORDER BY id";
 	static const char all[] =
 	    "SELECT * FROM ("
-	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail"
+	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail, t.title"
 	    "  FROM events e LEFT JOIN agents a ON a.id = e.actor"
+	    "  LEFT JOIN tasks t ON t.id = e.task"
 	    "  WHERE ?1 = 0 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
 	    ") ORDER BY id";
@@ -75,6 +77,7 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 			.actor = (const char *)sqlite3_column_text(st, 2),
 			.kind = (const char *)sqlite3_column_text(st, 3),
 			.task = sqlite3_column_int64(st, 4),
+			.title = (const char *)sqlite3_column_text(st, 6),
 			.detail = (const char *)sqlite3_column_text(st, 5),
 		};
 

@@ -67,6 +67,15 @@ find_setting(const char *key, struct err *err)
 	return NULL;
 }
 
+bool
+settings_is_duration(const char *key)
+{
+	for (size_t i = 0; key != NULL && i < SETTINGS; i++)
+		if (strcmp(settings[i].key, key) == 0)
+			return settings[i].kind == SETTING_DURATION;
+	return false;
+}
+
 /* The stored text of values for s: filled into stored. */
 static int
 encode(const struct setting *s, const struct strlist *values,
