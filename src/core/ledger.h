@@ -148,6 +148,14 @@ int ledger_error(struct ledger *ledger, int rc, struct err *err, const char *wha
 typedef int (*ledger_hook_fn)(struct ledger *ledger, void *arg, struct err *err);
 void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
 
+/*
+ * path_project_root() and path_ledger_git_dir() (util/path.h) of the
+ * ledger's path, found on first use and kept for the connection's life:
+ * a long-lived process (the runner) asks for every task.
+ */
+void ledger_project_root(struct ledger *ledger, struct buf *out);
+int ledger_git_dir(struct ledger *ledger, struct buf *out);
+
 /* How many write transactions this connection has committed. */
 uint64_t ledger_commit_count(const struct ledger *ledger);
 

@@ -657,7 +657,7 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 	char *base = NULL;
 	bool ok = true;
 
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+	if (ledger_git_dir(ledger, &git_dir) != 0)
 		goto done;
 	if (s->commit == NULL) {
 		if (needs_commit) {
@@ -1296,7 +1296,7 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 	int rc;
 
 	*needs = false;
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0) {
+	if (ledger_git_dir(ledger, &git_dir) != 0) {
 		buf_release(&git_dir);
 		return 0;
 	}
@@ -1319,7 +1319,7 @@ verify_commit_known(struct ledger *ledger, const char *commit, bool *known,
 	struct buf git_dir = BUF_INIT, spec = BUF_INIT, hash = BUF_INIT;
 
 	*known = true;
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) == 0) {
+	if (ledger_git_dir(ledger, &git_dir) == 0) {
 		sweep_locations(ledger, NULL, where);
 		buf_addf(&spec, "%s^{commit}", commit);
 		*known = git_rev_parse(where->buf, spec.buf, &hash) == 0;
