@@ -487,7 +487,8 @@ exec_logs(struct cmd_ctx *ctx)
 		rc = attempt == 0
 			 ? err_set(ctx->err, ERR_NOT_FOUND,
 			       "no log for task #%lld (logs are kept for tasks run "
-			       "by 'daicho run')", (long long)id)
+			       "by 'daicho run' whose workers printed something)",
+			       (long long)id)
 			 : err_set(ctx->err, ERR_NOT_FOUND,
 			       "no log of attempt %lld of task #%lld",
 			       (long long)attempt, (long long)id);
@@ -507,7 +508,8 @@ const struct cmd_entry cmd_logs_entry = {
 	    "task to a log of its own, <ledger dir>/logs/ID.N.log, N counting\n"
 	    "the launches: a launch given back without spending an attempt (a\n"
 	    "rate limit, an interrupted run) keeps its log, and its relaunch\n"
-	    "gets the next number. The exit event of each launch names its log.\n"
+	    "gets the next number. The exit event of each launch names its log\n"
+	    "(null for a launch that printed nothing: it leaves no log).\n"
 	    "This prints one, raw: by default the latest, with --attempt N the\n"
 	    "Nth launch. Exit 3 when there is none.\n",
 	.options = (const struct cmd_option[]){
