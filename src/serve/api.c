@@ -283,8 +283,13 @@ serve_api(struct serve_request *req, struct serve_response *res)
 	}
 	if (route->action && req->form) {
 		/* The dashboard's own form: back to the page it came from. */
+		const char *back = serve_header(req, "Referer");
+		size_t origin_len = server->origin.len;
+
 		res->status = 303;
-		res->location = "/";
+		res->location = back != NULL &&
+				strncmp(back, server->origin.buf, origin_len) == 0 &&
+				back[origin_len] == '/' ? back + origin_len : "/";
 		goto done;
 	}
 	if (json_array_size(ctx.captured) == 0)

@@ -265,7 +265,8 @@ add_common_headers(struct MHD_Response *response)
 	MHD_add_response_header(response, "Cache-Control", "no-store");
 	MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(response, "X-Frame-Options", "DENY");
-	MHD_add_response_header(response, "Referrer-Policy", "no-referrer");
+	/* Not no-referrer: Chromium then sends "Origin: null" with forms. */
+	MHD_add_response_header(response, "Referrer-Policy", "same-origin");
 	MHD_add_response_header(response, "Content-Security-Policy",
 	    "default-src 'self'; style-src 'self' 'unsafe-inline'; "
 	    "img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; "
