@@ -202,6 +202,12 @@ bench:
 	@bench/run.sh
 	@bench/messages.sh
 
+# The dashboard at 10,000 tasks and 1,000 agents (bench/serve.sh).
+bench-serve:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory daicho daicho-serve
+	@bench/serve.sh
+
 # The man page is generated from the command table, like --help.
 $(BUILD)/daicho.1: daicho
 	./daicho help --man > $@
@@ -237,4 +243,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho daicho-serve
 
-.PHONY: fuzz all deps check check-serve e2e unit-tests asan demo bench man install format clean
+.PHONY: fuzz all deps check check-serve bench-serve e2e unit-tests asan demo bench man install format clean

@@ -13,7 +13,13 @@ load helpers
 }
 
 @test "browser: a pending approval appears under Needs you" {
-	daicho add "first" >/dev/null
+	# A little of everything, for the README's screenshot too.
+	daicho add "Write the migration" --label db >/dev/null
+	daicho add "Review the API docs" --label docs >/dev/null
+	daicho add "Ship the release" --after 1,2 >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	daicho --as w1 block 1 --reason "which schema version?" >/dev/null
+	daicho --as w3 claim 2 >/dev/null
 	approval_pending
 	start_server
 	browser approval "$URL" "$LOGIN"

@@ -107,3 +107,13 @@ approval_pending() {
 	run daicho --as w2 gate exec -- deploy prod
 	[ "$status" -eq 6 ] || fail "expected a pending request (exit 6), got $status: $output"
 }
+
+# blocked_task_and_server: task #1 blocked by w1, a server, a logged-in
+# cookie jar ($TEST_ROOT/jar) and its CSRF token.
+blocked_task_and_server() {
+	daicho add "one" >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	daicho --as w1 block 1 --reason "stuck" >/dev/null
+	start_server
+	login_cookie "$TEST_ROOT/jar"
+}

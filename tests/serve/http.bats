@@ -42,11 +42,7 @@ load helpers
 }
 
 @test "bad input: unknown ids and paths, bad JSON, huge bodies, path traversal: a clean 4xx each, the ledger unchanged" {
-	daicho add "one" >/dev/null
-	daicho --as w1 claim 1 >/dev/null
-	daicho --as w1 block 1 --reason "stuck" >/dev/null
-	start_server
-	login_cookie "$TEST_ROOT/jar"
+	blocked_task_and_server
 	snapshot_ledger
 	local auth=(-b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF")
 	# request|expected status|curl arguments
@@ -101,11 +97,7 @@ load helpers
 }
 
 @test "actions: no cookie is 401, no or a wrong CSRF token or another origin is 403; the ledger unchanged" {
-	daicho add "one" >/dev/null
-	daicho --as w1 claim 1 >/dev/null
-	daicho --as w1 block 1 --reason "stuck" >/dev/null
-	start_server
-	login_cookie "$TEST_ROOT/jar"
+	blocked_task_and_server
 	snapshot_ledger
 	http POST /api/unblock/1
 	[ "$status" = 401 ] || fail "no cookie: $status"
@@ -129,11 +121,7 @@ load helpers
 }
 
 @test "the login URL works once; an action with the session is the person's, recorded with via web" {
-	daicho add "one" >/dev/null
-	daicho --as w1 claim 1 >/dev/null
-	daicho --as w1 block 1 --reason "stuck" >/dev/null
-	start_server
-	login_cookie "$TEST_ROOT/jar"
+	blocked_task_and_server
 	run curl -s -o /dev/null -w '%{http_code}' "$LOGIN"
 	[ "$output" = 403 ] || fail "a second login with the same token: $output"
 	run curl -s -o /dev/null -w '%{http_code}' "${LOGIN%?}0"
