@@ -160,9 +160,16 @@ serve_live_stream(struct serve_request *req, struct serve_response *res,
 	struct stream *s = xcalloc(1, sizeof(*s));
 	struct MHD_Response *response;
 
+	const char *last = serve_header(req, "Last-Event-ID");
+	char *end = NULL;
+	long long seen = last ? strtoll(last, &end, 10) : -1;
+
 	s->server = req->server;
 	pthread_mutex_lock(&req->server->live.lock);
 	s->sent_id = req->server->live.last_event_id;
+	/* A browser coming back after a gap: announce what it missed at once. */
+	if (last != NULL && *end == '\0' && seen >= 0 && seen < s->sent_id)
+		s->sent_id = seen;
 	req->server->live.streams++;
 	pthread_mutex_unlock(&req->server->live.lock);
 	response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024,

@@ -51,6 +51,16 @@ load helpers
 	[ "$(daicho approvals --json | jq -r '.[0].state')" = pending ]
 }
 
+@test "browser: with JavaScript off the pages work and a button acts (no live updates)" {
+	daicho add "first" >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	daicho --as w1 block 1 --reason "stuck" >/dev/null
+	start_server
+	browser nojs "$URL" "$LOGIN"
+	[ "$(task_field 1 state)" = claimed ]
+	daicho log 1 --json | jq -e '.[-1].detail.via == "web"' >/dev/null
+}
+
 @test "browser: a 500-task graph renders" {
 	# 50 chains of 10: task k of a chain comes after task k-1.
 	local i

@@ -144,6 +144,25 @@ const scenarios = {
     await shot(page, 'refused');
   },
 
+  // With JavaScript off every page still renders and the buttons still
+  // act (plain forms): unblock task 1 from Needs you.
+  async nojs(browser) {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await watchedPage(context);
+    await page.goto(login);
+    for (const p of ['/', '/agents', '/tasks?state=blocked&sort=title', '/tasks/1', '/graph', '/usage']) {
+      const response = await page.goto(url + p);
+      if (response.status() !== 200) fail(`${p}: ${response.status()}`);
+    }
+    await page.goto(url + '/');
+    const item = page.locator('.item[data-kind="blocked"]');
+    await item.waitFor({ timeout: 5000 });
+    await Promise.all([page.waitForNavigation(), item.locator('button[data-action="unblock"]').click()]);
+    if (await page.locator('.item[data-kind="blocked"]').count() !== 0) fail('still blocked after Unblock');
+    await shot(page, 'no-javascript');
+    if (page.problems.length) fail(page.problems.join('\n'));
+  },
+
   // A graph of many tasks renders as SVG, coloured by state.
   async graph(browser) {
     const want = Number(rest[0] || 500);

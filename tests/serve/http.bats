@@ -212,3 +212,11 @@ load helpers
 	wait "$curl_pid" || true
 	grep -q '^event: change' "$TEST_ROOT/events.txt" || fail "no change event: $(cat "$TEST_ROOT/events.txt")"
 }
+
+@test "live: a stream resumed with an older Last-Event-ID is told of the change at once" {
+	start_server
+	daicho add "one" >/dev/null
+	sleep 0.5
+	curl -sN --max-time 1 -H "Last-Event-ID: 0" "$URL/events" >"$TEST_ROOT/events.txt" || true
+	grep -q '^event: change' "$TEST_ROOT/events.txt" || fail "no change event: $(cat "$TEST_ROOT/events.txt")"
+}
