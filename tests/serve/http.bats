@@ -6,7 +6,12 @@
 load helpers
 
 @test "serve prints its URL; every page answers 200 with HTML, the assets with their types" {
-	daicho add "first" >/dev/null
+	daicho add "first" --done-when saved >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	echo "the result" | daicho --as w1 save 1 -f - --tokens-in 7 --cost 0.5 --model m1
+	daicho --as w1 report 1 >/dev/null
+	daicho sweep >/dev/null
+	[ "$(task_field 1 state)" = verified ]
 	start_server
 	[[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+$ ]]
 	for page in / /agents /tasks /tasks/1 /graph /usage "/tasks?state=open&sort=title&order=desc"; do
@@ -14,6 +19,13 @@ load helpers
 		[ "$status" = 200 ] || fail "$page: $status"
 		[[ "$output" == "<!DOCTYPE html>"* ]] || fail "$page is not a page: ${output:0:200}"
 	done
+	# The task page: its verdict with the evidence, its save, its history.
+	http GET /tasks/1
+	[[ "$output" == *'class="verdict"'* ]] || fail "no verdict: $output"
+	[[ "$output" == *'<code>saved</code>'* ]]
+	[[ "$output" == *'<table id="saves">'*'>11<'*'>7<'*'0.5000'*m1* ]] || fail "no save row"
+	[[ "$output" == *'>verified<'* ]]
+	[[ "$output" == *'<table id="history">'*'>report<'* ]]
 	http GET /static/app.js
 	[ "$status" = 200 ]
 	[[ "$output" == *EventSource* ]]
