@@ -50,6 +50,16 @@ struct cmd_value {
 	const char *value; /* NULL for a flag */
 };
 
+/*
+ * A person proven by other means than a terminal, for commands run
+ * in-process by a resident server: the dashboard's one-time login, given
+ * to whoever started 'daicho serve' as a human at a terminal.
+ */
+struct cmd_human_proof {
+	const char *where;     /* recorded where a terminal would be ("web") */
+	const json_t *checked; /* what was checked, recorded with decisions */
+};
+
 struct cmd_ctx {
 	const struct cmd_entry *entry;
 	struct ledger *ledger;     /* open when CMD_NEEDS_LEDGER */
@@ -66,6 +76,10 @@ struct cmd_ctx {
 	char **argv;
 	struct cmd_value *values;  /* command options in the order given */
 	size_t value_count, value_alloc;
+	const struct cmd_human_proof *human_proof; /* not NULL: the caller is a
+				    * person proven so (never set from the
+				    * command line); cmd_require_human()
+				    * passes with this evidence */
 	json_t *captured;          /* not NULL: JSON output is appended to this
 				    * array instead of printed (cmd_execute()
 				    * by a resident server) */
@@ -142,7 +156,8 @@ int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
  * action ("approve", "change settings"). On success, when checked is not
  * NULL, *checked is a new JSON object saying what was checked (agent
  * variables, the terminal, the ancestors and session leader by
- * "comm[pid]"), for the record of the decision.
+ * "comm[pid]"), for the record of the decision. With ctx->human_proof
+ * set, the person is already proven: passes with its checked evidence.
  */
 int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
     json_t **checked);
@@ -284,6 +299,7 @@ extern const struct cmd_entry cmd_config_entry;
 extern const struct cmd_entry cmd_edit_entry;
 extern const struct cmd_entry cmd_reopen_entry;
 extern const struct cmd_entry cmd_unblock_entry;
+extern const struct cmd_entry cmd_serve_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

@@ -18,6 +18,12 @@ event_append(struct ledger *ledger, int64_t actor, const char *kind,
 		json_decref(detail);
 		return -(int)err->code;
 	}
+	if (ledger_event_via(ledger) != NULL) {
+		if (detail == NULL)
+			detail = json_object();
+		json_object_set_new(detail, "via",
+		    json_string(ledger_event_via(ledger)));
+	}
 	if (detail != NULL)
 		text = json_dumps(detail, JSON_COMPACT | JSON_SORT_KEYS);
 	sqlite3_bind_int64(st, 1, clock_now_ms());

@@ -53,6 +53,7 @@ struct ledger {
 	void *begin_hook_arg;
 	uint64_t commits;             /* write transactions committed */
 	int64_t caller;               /* the caller's agent id, 0 until known */
+	char *event_via;              /* detail.via of every event, or NULL */
 	int64_t *forget_on_rollback;  /* an id registered in this transaction */
 	bool identified;              /* the file is known to be a ledger */
 	/* Where the ledger's work is, found once (ledger_project_root()...). */
@@ -82,6 +83,19 @@ int64_t
 ledger_caller(const struct ledger *ledger)
 {
 	return ledger->caller;
+}
+
+void
+ledger_set_event_via(struct ledger *ledger, const char *via)
+{
+	free(ledger->event_via);
+	ledger->event_via = via ? xstrdup(via) : NULL;
+}
+
+const char *
+ledger_event_via(const struct ledger *ledger)
+{
+	return ledger->event_via;
 }
 
 void
@@ -1043,6 +1057,7 @@ ledger_close(struct ledger *ledger)
 	filelock_close(ledger->lock);
 	free(ledger->project_root);
 	free(ledger->git_dir);
+	free(ledger->event_via);
 	free(ledger->path);
 	free(ledger);
 }

@@ -117,6 +117,14 @@ void ledger_forget_on_rollback(struct ledger *ledger, int64_t *id);
 /* The caller's agent id once known (0 before), set by the agent module. */
 void ledger_set_caller(struct ledger *ledger, int64_t agent);
 int64_t ledger_caller(const struct ledger *ledger);
+/*
+ * Say how the changes made on this connection from now on came in (e.g.
+ * "web" for the dashboard's actions), or NULL for the command line: every
+ * event recorded meanwhile carries it as detail.via. via is copied.
+ */
+void ledger_set_event_via(struct ledger *ledger, const char *via);
+/* The current event_via, or NULL. */
+const char *ledger_event_via(const struct ledger *ledger);
 int ledger_begin_read(struct ledger *ledger, struct err *err);
 int ledger_commit(struct ledger *ledger, struct err *err);
 /*

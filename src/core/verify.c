@@ -1179,6 +1179,49 @@ fail:
 	return rc;
 }
 
+/* Read the check runs of verdict out->id into out. Returns 0 or the error. */
+static int
+read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
+{
+	sqlite3_stmt *st = ledger_stmt(ledger,
+	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
+	    " WHERE verdict = ? ORDER BY seq", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	sqlite3_bind_int64(st, 1, out->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct check_run *run = add_run(out,
+		    (const char *)sqlite3_column_text(st, 0));
+
+		run->passed = sqlite3_column_int(st, 1) != 0;
+		run->exit_status = sqlite3_column_type(st, 2) == SQLITE_NULL
+				       ? -1 : sqlite3_column_int(st, 2);
+		run->duration_ms = sqlite3_column_int64(st, 3);
+		buf_add(&run->output, sqlite3_column_blob(st, 4),
+		    (size_t)sqlite3_column_bytes(st, 4));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading checks");
+}
+
+/* Fill a verdict (runs not yet read) from a row of the verdicts query. */
+static void
+verdict_from_row(sqlite3_stmt *st, int64_t task, struct verdict *out)
+{
+	const unsigned char *commit = sqlite3_column_text(st, 3);
+
+	memset(out, 0, sizeof(*out));
+	out->task = task;
+	out->id = sqlite3_column_int64(st, 0);
+	out->at_ms = sqlite3_column_int64(st, 1);
+	out->passed = sqlite3_column_int(st, 2) != 0;
+	out->commit = commit ? xstrdup((const char *)commit) : NULL;
+	out->summary = xstrdup((const char *)sqlite3_column_text(st, 4));
+	out->checks_version = sqlite3_column_int64(st, 5);
+}
+
 int
 verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
     struct err *err)
@@ -1198,17 +1241,8 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 	}
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *commit = sqlite3_column_text(st, 3);
-
-		out->task = id;
-		out->id = sqlite3_column_int64(st, 0);
-		out->at_ms = sqlite3_column_int64(st, 1);
-		out->passed = sqlite3_column_int(st, 2) != 0;
-		out->commit = commit ? xstrdup((const char *)commit) : NULL;
-		out->summary = xstrdup((const char *)sqlite3_column_text(st, 4));
-		out->checks_version = sqlite3_column_int64(st, 5);
-	}
+	if (rc == SQLITE_ROW)
+		verdict_from_row(st, id, out);
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
 		rc = 1;
@@ -1218,31 +1252,54 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 		rc = ledger_error(ledger, rc, err, "reading verdicts");
 		goto done;
 	}
-	st = ledger_stmt(ledger,
-	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
-	    " WHERE verdict = ? ORDER BY seq", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
-		goto done;
-	}
-	sqlite3_bind_int64(st, 1, out->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct check_run *run = add_run(out,
-		    (const char *)sqlite3_column_text(st, 0));
-
-		run->passed = sqlite3_column_int(st, 1) != 0;
-		run->exit_status = sqlite3_column_type(st, 2) == SQLITE_NULL
-				       ? -1 : sqlite3_column_int(st, 2);
-		run->duration_ms = sqlite3_column_int64(st, 3);
-		buf_add(&run->output, sqlite3_column_blob(st, 4),
-		    (size_t)sqlite3_column_bytes(st, 4));
-	}
-	sqlite3_reset(st);
-	rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading checks");
+	rc = read_runs(ledger, out, err);
 done:
 	ledger_rollback(ledger);
 	if (rc != 0)
 		verdict_release(out);
+	return rc;
+}
+
+int
+verify_each(struct ledger *ledger, int64_t id, int64_t limit,
+    int (*fn)(const struct verdict *verdict, void *arg), void *arg,
+    struct err *err)
+{
+	struct verdict *verdicts = NULL;
+	size_t count = 0, alloc = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	st = ledger_stmt(ledger,
+	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
+	    " FROM verdicts WHERE task = ?1 ORDER BY id DESC LIMIT ?2", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, limit > 0 ? limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		xgrow((void **)&verdicts, &alloc, count + 1, sizeof(*verdicts));
+		verdict_from_row(st, id, &verdicts[count++]);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		rc = ledger_error(ledger, rc, err, "reading verdicts");
+		goto done;
+	}
+	rc = 0;
+	for (size_t i = 0; i < count && rc == 0; i++)
+		rc = read_runs(ledger, &verdicts[i], err);
+	for (size_t i = 0; i < count && rc == 0; i++)
+		rc = fn(&verdicts[i], arg);
+done:
+	ledger_rollback(ledger);
+	for (size_t i = 0; i < count; i++)
+		verdict_release(&verdicts[i]);
+	free(verdicts);
 	return rc;
 }
 
