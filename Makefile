@@ -104,9 +104,9 @@ check:
 	@$(MAKE) --no-print-directory daicho unit-tests
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
-		tests/run-all $(UNIT_BIN) -- tests/cli tests/stress; \
+		tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress; \
 	else \
-		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/stress tests/e2e; \
+		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/e2e; \
 	fi
 
 unit-tests: $(UNIT_BIN)

@@ -326,7 +326,8 @@ void
 mcp_handle_message(struct mcp_server *server, const char *text, size_t len)
 {
 	json_error_t jerr;
-	json_t *message = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *message = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+	    &jerr);
 	json_t *id, *params;
 	const char *method;
 
