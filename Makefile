@@ -174,6 +174,7 @@ bench:
 	@$(MAKE) --no-print-directory daicho
 	@bench/run.sh
 	@bench/messages.sh
+	@bench/mcp.sh
 
 # The man page is generated from the command table, like --help.
 $(BUILD)/daicho.1: daicho
