@@ -50,3 +50,18 @@ scenario() {
 @test "mcp: new messages are announced (logging, inbox resource) and noted in results" {
 	scenario notifications
 }
+
+@test "mcp: docs/mcp.md lists exactly the tools and schemas the server gives" {
+	run node "$BATS_TEST_DIRNAME/gendoc.js" --check
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "mcp: --help says what the server is, and the man page has it" {
+	run "$BATS_TEST_DIRNAME/../../daicho" mcp --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"usage: daicho mcp [--as NAME] [--list-tools]"* ]]
+	[[ "$output" == *"2025-11-25 and 2025-06-18"* ]]
+	run "$BATS_TEST_DIRNAME/../../daicho" help --man
+	[[ "$output" == *".SS mcp"* ]]
+}
