@@ -65,3 +65,37 @@ scenario() {
 	run "$BATS_TEST_DIRNAME/../../daicho" help --man
 	[[ "$output" == *".SS mcp"* ]]
 }
+
+@test "mcp: started by Codex or Gemini CLI (no session variable), it acts as that session's agent" {
+	unset DAICHO_AGENT CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID CLAUDECODE GEMINI_CLI CODEX_SANDBOX
+	export DAICHO_LEDGER="$BATS_TEST_TMPDIR/ledger.db" PATH="$BATS_TEST_DIRNAME/../..:$PATH"
+	cd "$BATS_TEST_TMPDIR"
+	daicho init >/dev/null
+	local client dir out init call
+	init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}'
+	call='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"claim","arguments":{"next":true}}}'
+	for client in codex gemini; do
+		# A stand-in for the client's process (its name is what makes it
+		# one): its session-start hook, then its MCP server, both children.
+		dir="$BATS_TEST_TMPDIR/$client-bin"
+		mkdir -p "$dir"
+		printf '#!/bin/bash\n[ -n "$NO_HOOK" ] || printf %s | daicho hook %s session-start >/dev/null\ndaicho mcp\n' \
+			"'{\"session_id\":\"$client-0001\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$PWD\"}'" \
+			"$client" >"$dir/$client"
+		chmod +x "$dir/$client"
+		daicho add "for $client" >/dev/null
+		out="$(printf '%s\n%s\n' "$init" "$call" | "$dir/$client")"
+		echo "$out"
+		jq -se '.[1].result.isError == false' <<<"$out" >/dev/null
+		owner="$(daicho show "$(jq -s '.[1].result.structuredContent.id' <<<"$out")" --json | jq -r .owner)"
+		daicho agents --json | jq -e --arg o "$owner" --arg k "$client" \
+			'any(.[]; .name == $o and .kind == $k and .session_id == ($k + "-0001"))' >/dev/null
+		# Without its session's agent, a call is refused: never the human.
+		daicho add "again $client" >/dev/null
+		out="$(daicho agent end --as "$owner" >/dev/null; printf '%s\n%s\n' "$init" "$call" | NO_HOOK=1 "$dir/$client")"
+		echo "$out"
+		jq -se '.[1].result.isError == true and (.[1].result.content[0].text |
+			contains("session whose daicho agent is unknown"))' <<<"$out" >/dev/null
+	done
+	[ "$(daicho ls --json | jq '[.[] | select(.owner == null)] | length')" = 2 ]
+}
