@@ -51,42 +51,5 @@ load scenarios
 }
 
 @test "claude: the model lists daicho's MCP tools and claims, saves and reports a task through them" {
-	daicho init --claude >/dev/null
-	jq -e '.mcpServers.daicho.command == "daicho"' .mcp.json >/dev/null || fail "$(cat .mcp.json)"
-	daicho add 'Write the parser' --body 'Parse the input.' >/dev/null
-	# The project's .mcp.json as 'daicho init --claude' wrote it, which
-	# Claude Code loads by itself (-p asks no approval); its tools allowed.
-	E2E_ALLOWED_TOOLS="Bash,Read,Edit,Write,mcp__daicho"
-	E2E_ENV=()
-	start_standin claude '[
-		{"call": "mcp__daicho__claim", "input": {"next": true}},
-		{"call": "mcp__daicho__prompt", "input": {"id": 1}},
-		{"call": "mcp__daicho__save", "input": {"id": 1, "text": "parsed: 42 tokens"}},
-		{"call": "mcp__daicho__claim", "input": {"id": 1, "next": true}},
-		{"call": "mcp__daicho__report", "input": {"id": 1, "note": "through MCP"}},
-		{"text": "done."}]'
-	run_session
-	session_ok
-	jq -se 'map(select(.type == "system" and .subtype == "init") | .mcp_servers[]) |
-		any(.name == "daicho" and .status == "connected")' "$SESSION_OUT" >/dev/null ||
-		fail "the daicho server did not connect: $(jq -c 'select(.subtype == "init") | .mcp_servers' "$SESSION_OUT")"
-	# The tools Claude Code offered the model.
-	requests | head -n 1 | jq -e '[.body.tools[].name] | index("mcp__daicho__claim") and
-		index("mcp__daicho__report") and index("mcp__daicho__inbox") and
-		(index("mcp__daicho__approve") | not)' >/dev/null ||
-		fail "daicho's tools were not offered: $(requests | head -n 1 | jq -c '[.body.tools[].name]')"
-	tool_result 0 | jq -e '.error == false and (.text | contains("{\"id\":1}"))' >/dev/null ||
-		fail "claim: $(tool_result 0)"
-	tool_result 1 | jq -e '.text | contains("Parse the input.")' >/dev/null || fail "prompt: $(tool_result 1)"
-	tool_result 3 | jq -e '.error == true and (.text | contains("claim takes an ID or --next, one of the two"))' \
-		>/dev/null || fail "a refused call: $(tool_result 3)"
-	tool_result 4 | jq -e '.error == false' >/dev/null || fail "report: $(tool_result 4)"
-	# The ledger: the session's agent (Claude Code gives the server its
-	# session id) claimed, saved and reported the task.
-	local agent
-	agent="$(daicho agents --all --json | jq -r --arg s "$SESSION_ID" '.[] | select(.session_id == $s) | .name')"
-	[ -n "$agent" ] || fail "no agent bound to session $SESSION_ID: $(daicho agents --all)"
-	daicho show 1 --json | jq -e --arg a "$agent" '.state == "reported" and .owner == $a and
-		.note == "through MCP"' >/dev/null || fail "$(daicho show 1)"
-	[ "$(daicho result 1)" = "parsed: 42 tokens" ]
+	scenario_mcp claude
 }
