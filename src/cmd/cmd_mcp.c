@@ -494,6 +494,7 @@ type_matches(enum arg_type type, const json_t *value)
 	return false;
 }
 
+/* How an error message names what an argument of type must be. */
 static const char *
 type_name(enum arg_type type)
 {
@@ -1033,6 +1034,11 @@ take_protocol_fds(struct cmd_ctx *ctx, int *in_fd, int *out_fd)
 	return 0;
 }
 
+/*
+ * daicho mcp: print the tools (--list-tools), or decide who the server
+ * acts as, open the ledger, take the protocol's descriptors and serve until
+ * end of input (exit 0).
+ */
 static int
 exec_mcp(struct cmd_ctx *ctx)
 {

@@ -108,6 +108,7 @@ send_error(struct mcp_server *server, json_t *id, int code, const char *message)
 	    message));
 }
 
+/* Send notification method with params (stolen). */
 static void
 send_notification(struct mcp_server *server, const char *method, json_t *params)
 {
@@ -149,6 +150,10 @@ mcp_resource_updated(struct mcp_server *server, const char *uri)
 	return true;
 }
 
+/*
+ * initialize: agree on the protocol version (the client's when spoken,
+ * else the newest spoken) and say what the server offers.
+ */
 static void
 handle_initialize(struct mcp_server *server, json_t *id, json_t *params)
 {
@@ -182,6 +187,10 @@ handle_initialize(struct mcp_server *server, json_t *id, json_t *params)
 	send_result(server, id, result);
 }
 
+/*
+ * tools/call: run the named tool through the owner's callback; its result,
+ * error results included, is the answer. An unknown tool is -32602.
+ */
 static void
 handle_tools_call(struct mcp_server *server, json_t *id, json_t *params)
 {
@@ -264,6 +273,7 @@ handle_resource(struct mcp_server *server, const char *method, json_t *id,
 	send_result(server, id, json_object());
 }
 
+/* logging/setLevel: the lowest level mcp_log() sends from now on. */
 static void
 handle_set_level(struct mcp_server *server, json_t *id, json_t *params)
 {
