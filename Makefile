@@ -124,9 +124,9 @@ check:
 	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
-		tests/run-all $(UNIT_BIN) -- tests/cli tests/stress tests/serve; \
+		tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/serve; \
 	else \
-		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/stress tests/serve tests/e2e; \
+		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/serve tests/e2e; \
 	fi
 
 # The dashboard's tests alone (tests/serve): Chromium, HTTP, load.
@@ -201,6 +201,7 @@ bench:
 	@$(MAKE) --no-print-directory daicho
 	@bench/run.sh
 	@bench/messages.sh
+	@bench/mcp.sh
 
 # The dashboard at 10,000 tasks and 1,000 agents (bench/serve.sh).
 bench-serve:

@@ -71,6 +71,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_reopen_entry,
 	&cmd_unblock_entry,
 	&cmd_serve_entry,
+	&cmd_mcp_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

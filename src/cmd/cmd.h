@@ -83,6 +83,9 @@ struct cmd_ctx {
 	json_t *captured;          /* not NULL: JSON output is appended to this
 				    * array instead of printed (cmd_execute()
 				    * by a resident server) */
+	const struct buf *input;   /* not NULL: what reading "-" gives instead
+				    * of standard input (a resident server's
+				    * text argument; its stdin is the protocol) */
 	struct err *err;
 };
 
@@ -196,8 +199,9 @@ int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
 int cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
     int64_t min, int64_t max, int64_t *value);
 /*
- * Read a file's bytes, or stdin's when path is "-", into out. Reading "-"
- * when daicho was started with stdin closed is ERR_FAILED.
+ * Read a file's bytes, or stdin's when path is "-", into out: ctx->input
+ * instead of stdin when it is set. Reading "-" from stdin when daicho was
+ * started with stdin closed is ERR_FAILED.
  */
 int cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out);
 
@@ -300,6 +304,7 @@ extern const struct cmd_entry cmd_edit_entry;
 extern const struct cmd_entry cmd_reopen_entry;
 extern const struct cmd_entry cmd_unblock_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_mcp_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

@@ -244,6 +244,10 @@ cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
 int
 cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
 {
+	if (strcmp(path, "-") == 0 && ctx->input != NULL) {
+		buf_add(out, ctx->input->buf, ctx->input->len);
+		return 0;
+	}
 	if (strcmp(path, "-") == 0) {
 		/* ERR_FAILED like any unreadable input (exit 2 from a
 		 * hook would block the agent's tool call). */
