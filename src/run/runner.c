@@ -260,6 +260,15 @@ open_log(struct runner *r, struct worker *w, struct buf *log)
 	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
 }
 
+/* Whether the log of w's launch is empty: its worker printed nothing. */
+static bool
+log_is_empty(const struct worker *w)
+{
+	struct stat st;
+
+	return w->log_fd >= 0 && fstat(w->log_fd, &st) == 0 && st.st_size == 0;
+}
+
 /*
  * The worker of slot w ended: when its log is empty (it printed nothing),
  * the log goes back to being the slot's spare; otherwise it stays. Either
@@ -269,11 +278,10 @@ static bool
 put_back_log(struct runner *r, struct worker *w)
 {
 	struct spare_log *spare = &r->spares[w - r->workers];
-	struct stat st;
 
 	if (w->log_fd < 0)
 		return true;
-	if (spare->fd < 0 && fstat(w->log_fd, &st) == 0 && st.st_size == 0) {
+	if (spare->fd < 0 && log_is_empty(w)) {
 		if (spare->path == NULL) {
 			struct buf path = BUF_INIT;
 
@@ -686,7 +694,8 @@ exit_prepare(struct runner *r, struct exit_job *job)
 	 * worker script may exit 0 after its client failed).
 	 */
 	rate_limit_init(&job->rl);
-	if (!job->timed_out && job->code != 75 && job->code >= 0)
+	if (!job->timed_out && job->code != 75 && job->code >= 0 &&
+	    !log_is_empty(w))
 		read_rate_limit(r, w->log_path, job->code == 0, &job->rl);
 	job->rate_limited = !job->timed_out && (job->code == 75 ||
 	    (job->code != 0 && job->rl.limited) || job->rl.final);
@@ -735,10 +744,8 @@ exit_apply(struct runner *r, struct exit_job *job)
 	}
 	task_release(&task);
 	{
-		struct stat st;
 		/* A launch that printed nothing leaves no log: put_back_log(). */
-		bool silent = w->log_fd >= 0 && fstat(w->log_fd, &st) == 0 &&
-		    st.st_size == 0;
+		bool silent = log_is_empty(w);
 		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
 		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
 		    "duration_ms", (json_int_t)job->duration, "log",
