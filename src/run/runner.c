@@ -499,50 +499,6 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 }
 
 /*
- * Fill free slots: choose their tasks in one transaction (choose_tasks()),
- * then, the claims committed, launch them.
- */
-static int
-fill_slots(struct runner *r)
-{
-	struct worker **chosen;
-	int count = 0, rc, free_slots = 0;
-
-	r->nothing_ready = false;
-	for (int i = 0; i < r->opt->jobs; i++)
-		if (r->workers[i].pid == 0)
-			free_slots++;
-	if (free_slots == 0)
-		return 0;
-	chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
-	if ((rc = ledger_begin(r->ledger, r->err)) == 0 &&
-	    (rc = choose_tasks(r, chosen, &count)) == 0)
-		rc = ledger_commit(r->ledger, r->err);
-	if (rc < 0) {
-		ledger_rollback(r->ledger);
-		for (int k = 0; k < count; k++)
-			chosen[k]->task = chosen[k]->agent = 0;
-		count = 0;
-	}
-	for (int k = 0; k < count; k++) {
-		struct worker *w = chosen[k];
-
-		if (rc == 0 && (rc = launch(r, w)) == 0)
-			continue;
-		/* Give the claim back so the task is not stranded. */
-		{
-			struct err ignored = ERR_INIT;
-
-			task_release_claim(r->ledger, w->agent, w->task, &ignored);
-			err_release(&ignored);
-		}
-		w->task = w->agent = 0;
-	}
-	free(chosen);
-	return rc;
-}
-
-/*
  * Read what the end of the worker's log says about a rate limit into *rl
  * (run/ratelimit.h). exited_ok: the worker exited 0, when only a client's
  * closing result can say so; a log without the word "error" is not read.
@@ -655,7 +611,8 @@ enum exit_action {
  * worker that ended since the last look in one transaction.
  */
 struct exit_job {
-	struct worker *w;
+	struct worker *w;         /* its slot, until exit_free_slot() */
+	int64_t task;             /* set by exit_free_slot() */
 	int status;               /* from waitpid() */
 	int code;                 /* exit status, or -1 for a signal */
 	bool timed_out;
@@ -813,25 +770,35 @@ exit_apply(struct runner *r, struct exit_job *job)
 }
 
 /*
- * After the transaction: tell the observer (only when it committed: what
- * it is told is in the ledger), and free the slot.
+ * Free the slot of an ended worker, once its exit is applied: its log is
+ * kept or put back (put_back_log()); the job keeps the task's id.
  */
 static void
-exit_finish(struct runner *r, struct exit_job *job, bool committed)
+exit_free_slot(struct runner *r, struct exit_job *job)
 {
 	struct worker *w = job->w;
 
-	if (committed && r->opt->observer.ended)
-		r->opt->observer.ended(r->opt->observer.arg, w->task, job->code,
-		    job->duration, job->outcome);
-	free(job->commit);
-	buf_release(&job->reason);
-	rate_limit_release(&job->rl);
+	job->task = w->task;
 	put_back_log(r, w);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
 	w->log_fd = -1;
+}
+
+/*
+ * After the transaction: tell the observer (only when it committed: what
+ * it is told is in the ledger), and release the job.
+ */
+static void
+exit_release(struct runner *r, struct exit_job *job, bool committed)
+{
+	if (committed && r->opt->observer.ended)
+		r->opt->observer.ended(r->opt->observer.arg, job->task, job->code,
+		    job->duration, job->outcome);
+	free(job->commit);
+	buf_release(&job->reason);
+	rate_limit_release(&job->rl);
 }
 
 /* A sweep pass in a child process, so slow checks never stall launching. */
@@ -889,14 +856,19 @@ kill_overdue(struct runner *r)
 }
 
 /* Reap every child that ended; workers get their outcome decided. */
-static int
-reap(struct runner *r)
+/*
+ * Collect every worker that ended since the last look into *jobs (*count
+ * of them; an array of opt->jobs, or NULL when none ended) and learn what
+ * can be learnt without the ledger (exit_prepare()).
+ */
+static void
+collect_exits(struct runner *r, struct exit_job **jobs, size_t *count)
 {
-	struct exit_job *jobs = NULL;
-	size_t count = 0;
 	pid_t pid;
-	int status, rc;
+	int status;
 
+	*jobs = NULL;
+	*count = 0;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (pid == r->sweep_pid) {
 			r->sweep_pid = 0;
@@ -906,34 +878,93 @@ reap(struct runner *r)
 			if (r->workers[i].pid == pid) {
 				/* Anything the worker left in its group goes too. */
 				kill(-pid, SIGKILL);
-				if (jobs == NULL)
-					jobs = xcalloc((size_t)r->opt->jobs, sizeof(*jobs));
-				jobs[count].w = &r->workers[i];
-				jobs[count].status = status;
-				count++;
+				if (*jobs == NULL)
+					*jobs = xcalloc((size_t)r->opt->jobs, sizeof(**jobs));
+				(*jobs)[*count].w = &r->workers[i];
+				(*jobs)[*count].status = status;
+				(*count)++;
 				break;
 			}
 		}
 	}
-	if (count == 0)
+	for (size_t i = 0; i < *count; i++)
+		exit_prepare(r, &(*jobs)[i]);
+}
+
+/*
+ * One transaction for every worker that ended since the last look, each
+ * exit with everything it leads to (the exit event, a report, a verdict,
+ * a requeue), and, when claim is set, the tasks of the free slots
+ * (choose_tasks(): chosen, *chosen_count): one commit for them all, and
+ * the state decided on cannot change under us. Then the observer hears of
+ * the exits (only when committed) and the chosen slots are launched.
+ */
+static int
+settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
+{
+	struct worker **chosen = NULL;
+	int chosen_count = 0, rc = 0, free_slots = 0;
+
+	if (claim) {
+		r->nothing_ready = false;
+		/* The slots of the workers that just ended are free too. */
+		free_slots = (int)count;
+		for (int i = 0; i < r->opt->jobs; i++)
+			if (r->workers[i].pid == 0)
+				free_slots++;
+		claim = free_slots > 0;
+	}
+	if (count == 0 && !claim)
 		return 0;
-	for (size_t i = 0; i < count; i++)
-		exit_prepare(r, &jobs[i]);
-	/*
-	 * One transaction for every worker that ended since the last look,
-	 * each exit with everything it leads to (the exit event, a report, a
-	 * verdict, a requeue): one commit for them all, and the state decided
-	 * on cannot change under us.
-	 */
+	if (claim)
+		chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
 	rc = ledger_begin(r->ledger, r->err);
 	for (size_t i = 0; i < count && rc == 0; i++)
 		rc = exit_apply(r, &jobs[i]);
+	/* The ended workers' slots are free once their exits are applied. */
+	for (size_t i = 0; i < count; i++)
+		exit_free_slot(r, &jobs[i]);
+	/* An exit may have paused launches (a rate limit). */
+	if (rc == 0 && claim && !r->paused && !r->stopping)
+		rc = choose_tasks(r, chosen, &chosen_count);
 	if (rc == 0)
 		rc = ledger_commit(r->ledger, r->err);
-	else
+	if (rc < 0) {
 		ledger_rollback(r->ledger);
+		for (int k = 0; k < chosen_count; k++)
+			chosen[k]->task = chosen[k]->agent = 0;
+		chosen_count = 0;
+	}
 	for (size_t i = 0; i < count; i++)
-		exit_finish(r, &jobs[i], rc == 0);
+		exit_release(r, &jobs[i], rc == 0);
+	for (int k = 0; k < chosen_count; k++) {
+		struct worker *w = chosen[k];
+
+		if (rc == 0 && (rc = launch(r, w)) == 0)
+			continue;
+		/* Give the claim back so the task is not stranded. */
+		{
+			struct err ignored = ERR_INIT;
+
+			task_release_claim(r->ledger, w->agent, w->task, &ignored);
+			err_release(&ignored);
+		}
+		w->task = w->agent = 0;
+	}
+	free(chosen);
+	return rc;
+}
+
+/* Handle the workers that ended, with no new claims (when stopping). */
+static int
+reap(struct runner *r)
+{
+	struct exit_job *jobs;
+	size_t count;
+	int rc;
+
+	collect_exits(r, &jobs, &count);
+	rc = settle(r, jobs, count, false);
 	free(jobs);
 	return rc;
 }
@@ -1302,21 +1333,35 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 			summary->signal = *options->signal_received;
 			stop_workers(&r, summary->signal);
 		}
-		if ((rc = reap(&r)) < 0)
-			break;
-		kill_overdue(&r);
-		if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0)
-			break;
-		if (r.paused && mono_now() >= r.pause_until_ms) {
-			struct err ignored = ERR_INIT;
+		{
+			struct exit_job *jobs;
+			size_t count;
 
-			r.paused = false;
-			event_record(ledger, options->actor, "resume", 0, NULL, &ignored);
-			err_release(&ignored);
+			collect_exits(&r, &jobs, &count);
+			kill_overdue(&r);
+			if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0) {
+				/* Not applied: the next run recovers them. */
+				for (size_t i = 0; i < count; i++) {
+					exit_free_slot(&r, &jobs[i]);
+					exit_release(&r, &jobs[i], false);
+				}
+				free(jobs);
+				break;
+			}
+			if (r.paused && mono_now() >= r.pause_until_ms) {
+				struct err ignored = ERR_INIT;
+
+				r.paused = false;
+				event_record(ledger, options->actor, "resume", 0, NULL,
+				    &ignored);
+				err_release(&ignored);
+			}
+			rc = settle(&r, jobs, count, !r.stopping && !r.paused &&
+			    !summary->budget_spent);
+			free(jobs);
+			if (rc < 0)
+				break;
 		}
-		if (!r.stopping && !r.paused && !summary->budget_spent &&
-		    (rc = fill_slots(&r)) < 0)
-			break;
 		/*
 		 * Reports are verified in batches: a pass at most every
 		 * SWEEP_GAP_MS, not one per finished job (a pass is a process
