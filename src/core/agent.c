@@ -10,6 +10,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/proc.h"
+#include "util/user.h"
 
 /*
  * What goes when an agent ends or turns stale, inside the transaction
@@ -89,6 +90,38 @@ find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
 		return -(int)err->code;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	return ledger_step_int(ledger, st, id, NULL, "looking up an agent", err);
+}
+
+/*
+ * Refuse (ERR_REFUSED) name as an agent's when it is a person's: the login
+ * name of this account, or the name of any agent of kind human in the
+ * ledger. An agent given a person's name would act as the person (end
+ * their waits, hold claims as theirs), and the person's own commands,
+ * resolved by their login name, would act as the agent.
+ */
+static int
+refuse_person_name(struct ledger *ledger, const char *name, struct err *err)
+{
+	sqlite3_stmt *st;
+	int64_t human = 0;
+	int rc;
+
+	if (strcmp(name, user_login_name()) != 0) {
+		st = ledger_stmt(ledger, "SELECT count(*) FROM agents"
+		    " WHERE name = ? AND kind = 'human'", err);
+		if (st == NULL)
+			return -(int)err->code;
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if ((rc = ledger_step_int(ledger, st, &human, NULL,
+			 "looking up an agent", err)) < 0)
+			return rc;
+		if (human == 0)
+			return 0;
+	}
+	return err_set(err, ERR_REFUSED, "'%s' is a person's name (%s): an agent "
+	    "cannot act as a person; give the agent a name of its own (nothing "
+	    "was changed)", name, human ? "a human in this ledger"
+	    : "the login name of this account");
 }
 
 /*
@@ -577,7 +610,9 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (claim->name != NULL && (rc = agent_check_name(claim->name, err)) < 0)
+	if (claim->name != NULL &&
+	    ((rc = agent_check_name(claim->name, err)) < 0 ||
+		(rc = refuse_person_name(ledger, claim->name, err)) < 0))
 		return rc;
 	if (human && claim->client_shell != NULL) {
 		/* An agent client's command is never the human's. */
@@ -652,6 +687,9 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 	int rc;
 
 	if ((rc = agent_check_name(name, err)) < 0)
+		return rc;
+	if (strcmp(kind, "human") != 0 &&
+	    (rc = refuse_person_name(ledger, name, err)) < 0)
 		return rc;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
@@ -982,6 +1020,9 @@ agent_register(struct ledger *ledger, const struct agent_start_request *request,
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = agent_check_name(request->name, err)) < 0)
+		return rc;
+	if (strcmp(request->kind, "human") != 0 &&
+	    (rc = refuse_person_name(ledger, request->name, err)) < 0)
 		return rc;
 	if (request->role && *request->role == '\0')
 		return err_set(err, ERR_USAGE, "empty --role");

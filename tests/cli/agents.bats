@@ -354,3 +354,29 @@ agent_state() {
 		ok daicho $c --help
 	done
 }
+
+@test "an agent cannot take a person's name: the login name or a human's, by --as, DAICHO_AGENT or agent start" {
+	me=$(id -un)
+	daicho add t1 >/dev/null
+	DAICHO_AGENT=w3 daicho wait --for 'a reply' --remind 1h >/dev/null
+	wait_id=$(sql "SELECT max(id) FROM waits")
+	snapshot_ledger
+	# The person's own login name, before the person ever used the ledger
+	# as themselves in this test's agents table or after.
+	refused 6 daicho --as "$me" claim --next
+	stderr_contains "is a person's name"
+	DAICHO_AGENT="$me" refused 6 daicho resume "$wait_id"
+	refused 6 daicho --as "$me" send w3 hello
+	assert_ledger_unchanged
+	# A human recorded in the ledger under another login (a colleague).
+	sql "INSERT INTO agents (name, kind, state, started_ms, last_seen_ms) VALUES ('alice', 'human', 'active', 0, 0)"
+	snapshot_ledger
+	refused 6 daicho --as alice claim --next
+	stderr_contains "a human in this ledger"
+	refused 6 daicho agent start alice
+	assert_ledger_unchanged
+	# The person, without --as, is themselves: their resume works.
+	run daicho resume "$wait_id"
+	assert_success
+}
+
