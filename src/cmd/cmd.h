@@ -248,6 +248,8 @@ extern const struct cmd_entry cmd_config_entry;
 extern const struct cmd_entry cmd_edit_entry;
 extern const struct cmd_entry cmd_reopen_entry;
 extern const struct cmd_entry cmd_unblock_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_import_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);
