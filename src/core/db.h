@@ -109,6 +109,8 @@ int64_t db_last_insert_id(struct ledger *ledger);
  * with the right code (ledger_error()). Returns the negative code.
  */
 int db_error(struct ledger *ledger, int rc, struct err *err, const char *what);
+/* The back end's own words about the last failed call, for a message. */
+const char *db_errmsg(struct ledger *ledger);
 /* Whether rc is a row refused by a constraint (or a value of a wrong type). */
 bool db_is_constraint(int rc);
 

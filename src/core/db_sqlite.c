@@ -169,6 +169,12 @@ db_last_insert_id(struct ledger *ledger)
 	return sqlite3_last_insert_rowid(ledger_db(ledger));
 }
 
+const char *
+db_errmsg(struct ledger *ledger)
+{
+	return sqlite3_errmsg(ledger_db(ledger));
+}
+
 bool
 db_is_constraint(int rc)
 {

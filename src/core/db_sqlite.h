@@ -15,4 +15,9 @@ struct db_stmt {
 			     * of db_prepare_once()) */
 };
 
+struct ledger;
+
+/* The ledger's connection, for the driver (and its unit tests) only. */
+sqlite3 *ledger_db(struct ledger *ledger);
+
 #endif

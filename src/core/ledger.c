@@ -579,14 +579,6 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 	return &ledger->stmts[ledger->stmt_count++].stmt;
 }
 
-sqlite3_stmt *
-ledger_stmt(struct ledger *ledger, const char *sql, struct err *err)
-{
-	struct db_stmt *st = db_prepare(ledger, sql, err);
-
-	return st ? st->lite : NULL;
-}
-
 int
 ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
     struct err *err)
@@ -1022,42 +1014,4 @@ ledger_close(struct ledger *ledger)
 	filelock_close(ledger->lock);
 	free(ledger->path);
 	free(ledger);
-}
-
-/*
- * The helpers below take SQLite's statements, for the modules not yet on
- * the statement interface (core/db.h); each is its db_ form.
- */
-int
-ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
-    struct err *err)
-{
-	struct db_stmt wrapped = { st };
-
-	return db_step_done(ledger, &wrapped, what, err);
-}
-
-int
-ledger_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
-    int64_t *changes, const char *what, struct err *err)
-{
-	return db_write(ledger, sql, a, b, changes, what, err);
-}
-
-int
-ledger_step_int(struct ledger *ledger, sqlite3_stmt *st, int64_t *value,
-    bool *found, const char *what, struct err *err)
-{
-	struct db_stmt wrapped = { st };
-
-	return db_step_int(ledger, &wrapped, value, found, what, err);
-}
-
-int
-ledger_rows_json(struct ledger *ledger, sqlite3_stmt *st, json_t *array,
-    const char *what, struct err *err)
-{
-	struct db_stmt wrapped = { st };
-
-	return db_rows_json(ledger, &wrapped, array, what, err);
 }

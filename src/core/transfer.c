@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/db.h"
 #include "util/alloc.h"
 #include "util/base64.h"
 
@@ -62,21 +63,21 @@ bytes_json(const void *data, size_t len)
 
 /* The JSON value of column i of st's current row, a new reference. */
 static json_t *
-column_value(sqlite3_stmt *st, int i)
+column_value(struct db_stmt *st, int i)
 {
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_NULL:
+	switch (db_column_type(st, i)) {
+	case DB_INTEGER:
+		return json_integer(db_column_int(st, i));
+	case DB_REAL:
+		return json_real(db_column_double(st, i));
+	case DB_NULL:
 		return json_null();
-	case SQLITE_BLOB:
-		return bytes_json(sqlite3_column_blob(st, i),
-		    (size_t)sqlite3_column_bytes(st, i));
+	case DB_BLOB:
+		return bytes_json(db_column_blob(st, i),
+		    (size_t)db_column_bytes(st, i));
 	default:
-		return bytes_json(sqlite3_column_text(st, i),
-		    (size_t)sqlite3_column_bytes(st, i));
+		return bytes_json(db_column_text(st, i),
+		    (size_t)db_column_bytes(st, i));
 	}
 }
 
@@ -85,30 +86,30 @@ static int
 export_table(struct ledger *ledger, const struct transfer_table *t,
     transfer_emit_fn emit, void *arg, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, t->select, err);
+	struct db_stmt *st = db_prepare(ledger, t->select, err);
 	int rc, columns;
 
 	if (st == NULL)
 		return -(int)err->code;
-	columns = sqlite3_column_count(st);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	columns = db_column_count(st);
+	while ((rc = db_step(st)) == DB_ROW) {
 		json_t *row = json_object();
 		json_t *record = json_pack("{s:s,s:o}", "table", t->name, "row", row);
 		int stop;
 
 		for (int i = 0; i < columns; i++)
-			json_object_set_new(row, sqlite3_column_name(st, i),
+			json_object_set_new(row, db_column_name(st, i),
 			    column_value(st, i));
 		stop = emit(arg, record, err);
 		json_decref(record);
 		if (stop < 0) {
-			sqlite3_reset(st);
+			db_reset(st);
 			return stop;
 		}
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "exporting the ledger");
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "exporting the ledger");
 	return 0;
 }
 
@@ -141,7 +142,7 @@ struct import_table {
 	const char **names;      /* borrowed from the export statement */
 	const char **types;      /* INTEGER, REAL, TEXT, BLOB */
 	struct buf insert_keys;  /* the row keys the insert was made for */
-	sqlite3_stmt *insert;    /* owned; NULL until the first row */
+	struct db_stmt *insert;    /* owned; NULL until the first row */
 	int64_t rows;            /* imported so far */
 };
 
@@ -179,19 +180,19 @@ static int
 learn_table(struct import *im, size_t i)
 {
 	struct import_table *t = &im->tables[i];
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (t->names != NULL)
 		return 0;
-	if ((st = ledger_stmt(im->ledger, tables[i].select, im->err)) == NULL)
+	if ((st = db_prepare(im->ledger, tables[i].select, im->err)) == NULL)
 		return -(int)im->err->code;
-	t->columns = sqlite3_column_count(st);
+	t->columns = db_column_count(st);
 	t->names = xcalloc((size_t)t->columns, sizeof(*t->names));
 	t->types = xcalloc((size_t)t->columns, sizeof(*t->types));
 	for (int c = 0; c < t->columns; c++) {
-		const char *type = sqlite3_column_decltype(st, c);
+		const char *type = db_column_decltype(st, c);
 
-		t->names[c] = sqlite3_column_name(st, c);
+		t->names[c] = db_column_name(st, c);
 		t->types[c] = type ? type : "ANY";
 	}
 	return 0;
@@ -235,32 +236,34 @@ value_bytes(struct import *im, json_t *value, const char **data, size_t *len)
 
 /* Bind value, of a column declared type, as parameter n of st. */
 static int
-bind_value(struct import *im, sqlite3_stmt *st, int n, const char *type,
+bind_value(struct import *im, struct db_stmt *st, int n, const char *type,
     json_t *value, const char *table, const char *column)
 {
 	const char *data;
 	size_t len;
 
-	if (json_is_null(value))
-		return sqlite3_bind_null(st, n) == SQLITE_OK ? 0 : -1;
+	if (json_is_null(value)) {
+		db_bind_null(st, n);
+		return 0;
+	}
 	if (strcmp(type, "INTEGER") == 0) {
 		if (!json_is_integer(value))
 			goto wrong;
-		sqlite3_bind_int64(st, n, json_integer_value(value));
+		db_bind_int(st, n, json_integer_value(value));
 		return 0;
 	}
 	if (strcmp(type, "REAL") == 0) {
 		if (!json_is_number(value))
 			goto wrong;
-		sqlite3_bind_double(st, n, json_number_value(value));
+		db_bind_double(st, n, json_number_value(value));
 		return 0;
 	}
 	if (value_bytes(im, value, &data, &len) < 0)
 		goto wrong;
 	if (strcmp(type, "BLOB") == 0)
-		sqlite3_bind_blob64(st, n, data, len, SQLITE_TRANSIENT);
+		db_bind_blob_copy(st, n, data, len);
 	else
-		sqlite3_bind_text64(st, n, data, len, SQLITE_TRANSIENT, SQLITE_UTF8);
+		db_bind_textn_copy(st, n, data, len);
 	return 0;
 wrong:
 	{
@@ -307,18 +310,14 @@ prepare_insert(struct import *im, size_t i, json_t *row)
 	}
 	if (t->insert != NULL && strcmp(keys.buf, t->insert_keys.buf) == 0)
 		goto done;
-	sqlite3_finalize(t->insert);
+	db_finalize(t->insert);
 	t->insert = NULL;
 	buf_addf(&sql, "INSERT INTO %s (%s) VALUES (", tables[i].name, keys.buf);
 	for (int k = 1; k <= n; k++)
 		buf_addf(&sql, "%s?%d", k > 1 ? "," : "", k);
 	buf_addch(&sql, ')');
-	rc = sqlite3_prepare_v2(ledger_db(im->ledger), sql.buf, -1, &t->insert,
-	    NULL);
-	if (rc != SQLITE_OK) {
-		rc = ledger_error(im->ledger, rc, im->err, "importing");
+	if ((rc = db_prepare_once(im->ledger, sql.buf, &t->insert, im->err)) < 0)
 		goto done;
-	}
 	buf_reset(&t->insert_keys);
 	buf_add(&t->insert_keys, keys.buf, keys.len);
 done:
@@ -344,21 +343,20 @@ import_row(struct import *im, size_t i, json_t *row)
 
 		if ((rc = bind_value(im, t->insert, ++n, t->types[c], value,
 			 tables[i].name, key)) < 0) {
-			sqlite3_reset(t->insert);
+			db_reset(t->insert);
 			return rc;
 		}
 	}
-	rc = sqlite3_step(t->insert);
-	sqlite3_reset(t->insert);
-	sqlite3_clear_bindings(t->insert);
-	if (rc == SQLITE_DONE) {
+	rc = db_step(t->insert);
+	db_reset(t->insert);
+	if (rc == DB_DONE) {
 		t->rows++;
 		return 0;
 	}
-	if ((rc & 0xff) == SQLITE_CONSTRAINT || (rc & 0xff) == SQLITE_MISMATCH)
+	if (db_is_constraint(rc))
 		return line_error(im, "the ledger refuses this %s row (%s)",
-		    tables[i].name, sqlite3_errmsg(ledger_db(im->ledger)));
-	return ledger_error(im->ledger, rc, im->err, "importing");
+		    tables[i].name, db_errmsg(im->ledger));
+	return db_error(im->ledger, rc, im->err, "importing");
 }
 
 /* Import one line: the header when it is the first record, else a row. */
@@ -417,20 +415,20 @@ static int
 require_empty(struct ledger *ledger, struct err *err)
 {
 	for (size_t i = 0; i < TABLE_COUNT; i++) {
-		sqlite3_stmt *st = ledger_stmt(ledger, tables[i].select, err);
+		struct db_stmt *st = db_prepare(ledger, tables[i].select, err);
 		int rc;
 
 		if (st == NULL)
 			return -(int)err->code;
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc == SQLITE_ROW)
+		rc = db_step(st);
+		db_reset(st);
+		if (rc == DB_ROW)
 			return err_set(err, ERR_CONFLICT, "the ledger at %s is not "
 			    "empty (it has %s; import loads only into a new ledger: "
 			    "'daicho --ledger NEW init', then import there)",
 			    ledger_path(ledger), tables[i].name);
-		if (rc != SQLITE_DONE)
-			return ledger_error(ledger, rc, err, "reading the ledger");
+		if (rc != DB_DONE)
+			return db_error(ledger, rc, err, "reading the ledger");
 	}
 	return 0;
 }
@@ -483,7 +481,7 @@ fail:
 	ledger_rollback(ledger);
 done:
 	for (size_t i = 0; i < TABLE_COUNT; i++) {
-		sqlite3_finalize(im.tables[i].insert);
+		db_finalize(im.tables[i].insert);
 		free(im.tables[i].names);
 		free(im.tables[i].types);
 		buf_release(&im.tables[i].insert_keys);
