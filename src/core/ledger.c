@@ -105,6 +105,27 @@ busy_timeout_ms(void)
 	return 30000;
 }
 
+bool
+ledger_is_postgresql(const char *address)
+{
+	return strncmp(address, "postgresql://", 13) == 0 ||
+	    strncmp(address, "postgres://", 11) == 0 ||
+	    strncmp(address, "service=", 8) == 0;
+}
+
+/*
+ * Refuse a PostgreSQL address: the back end is not built yet (issue 17).
+ * The address is not repeated: it may hold a password.
+ */
+static int
+refuse_postgresql(struct err *err)
+{
+	return err_set(err, ERR_FAILED, "this daicho has no PostgreSQL back end "
+	    "yet (the ledger address is a PostgreSQL one; point --ledger or "
+	    "DAICHO_LEDGER at a SQLite ledger file, and move a ledger with "
+	    "'daicho export' and 'daicho import')");
+}
+
 void
 ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists)
 {
@@ -112,7 +133,15 @@ ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists)
 	struct buf common = BUF_INIT;
 
 	buf_reset(path);
-	if (hint->path != NULL) {
+	if (hint->path != NULL && ledger_is_postgresql(hint->path)) {
+		buf_adds(path, hint->path);
+		*exists = true;
+		return;
+	} else if (hint->path == NULL && env != NULL && ledger_is_postgresql(env)) {
+		buf_adds(path, env);
+		*exists = true;
+		return;
+	} else if (hint->path != NULL) {
 		path_add_absolute(path, hint->path);
 	} else if (env != NULL && *env != '\0') {
 		path_add_absolute(path, env);
@@ -908,6 +937,8 @@ ledger_create(const char *path, struct err *err)
 	bool existed = stat(path, &st) == 0 && st.st_size > 0;
 	int rc;
 
+	if (ledger_is_postgresql(path))
+		return refuse_postgresql(err);
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
@@ -925,6 +956,8 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 {
 	int rc;
 
+	if (ledger_is_postgresql(path))
+		return refuse_postgresql(err);
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0)
@@ -959,6 +992,8 @@ ledger_check_integrity(const char *path, struct strlist *problems,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
+	if (ledger_is_postgresql(path))
+		return refuse_postgresql(err);
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0)

@@ -51,9 +51,17 @@ struct ledger_hint {
 };
 
 /*
+ * Whether address names a PostgreSQL ledger rather than a SQLite file:
+ * a connection URI (postgresql://..., postgres://...) or a libpq
+ * connection string naming a service (service=NAME ...).
+ */
+bool ledger_is_postgresql(const char *address);
+
+/*
  * Decide the ledger path, first match wins: hint->path, $DAICHO_LEDGER,
  * <git common dir>/daicho/ledger.db, an existing .daicho/ledger.db in cwd or
  * above, else (for init) cwd/.daicho/ledger.db. Fills path; sets *exists.
+ * A PostgreSQL address (ledger_is_postgresql()) is kept as given.
  */
 void ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists);
 
