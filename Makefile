@@ -58,7 +58,25 @@ MAIN_OBJ := $(BUILD)/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-all: daicho
+# daicho-serve, the web dashboard behind 'daicho serve' (src/serve): its
+# own program, linked dynamically, because Graphviz's libgvc loads its
+# layout and render plugins with dlopen and Debian ships no static
+# archives of them (nor of gnutls, which libmicrohttpd.a needs); daicho
+# stays static, so that every short-lived command starts fast. It is the
+# same dispatcher (main.o) and library with the server linked in: 'daicho
+# serve' execs it from daicho's own directory.
+SERVE_PKGS := libmicrohttpd libgvc
+SERVE_OK := $(shell $(PKG_CONFIG) --exists $(SERVE_PKGS) 2>/dev/null && echo yes)
+SERVE_SRC := $(wildcard src/serve/*.c)
+SERVE_OBJ := $(SERVE_SRC:src/%.c=$(BUILD)/%.o)
+$(SERVE_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVE_PKGS) 2>/dev/null)
+
+all: daicho $(if $(SERVE_OK),daicho-serve)
+	@[ -n "$(SERVE_OK)" ] || echo "daicho: daicho-serve (the dashboard) not built: libmicrohttpd-dev and libgraphviz-dev are missing (scripts/deps.sh build installs them)" >&2
+
+daicho-serve: $(MAIN_OBJ) $(SERVE_OBJ) $(BUILD)/libdaicho.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(SERVE_OBJ) $(BUILD)/libdaicho.a \
+		$(shell $(PKG_CONFIG) --libs $(PKGS) $(SERVE_PKGS)) -lpthread -lm $(LDFLAGS)
 
 # SQLite's extension loader refers to dlopen(), so a static link warns that
 # dlopen would need glibc's shared libraries at run time. daicho never loads
@@ -90,24 +108,33 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(TEST_LIBS) \
 		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d)
 
 deps:
 	@scripts/deps.sh build
 
 # Every test: unit (cmocka), command line (bats), stress (many processes),
-# end to end with the real agent clients (installed from npm; DAICHO_E2E=skip
-# skips them, loudly), ending with one line that counts them all:
-# "N passed, N failed".
+# the dashboard in Chromium and over HTTP (tests/serve: playwright-core
+# from npm), end to end with the real agent clients (installed from npm;
+# DAICHO_E2E=skip skips them, loudly), ending with one line that counts
+# them all: "N passed, N failed".
 check:
 	@scripts/deps.sh check
-	@$(MAKE) --no-print-directory daicho unit-tests
+	@$(MAKE) --no-print-directory daicho daicho-serve unit-tests
+	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
-		tests/run-all $(UNIT_BIN) -- tests/cli tests/stress; \
+		tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/serve; \
 	else \
-		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/stress tests/e2e; \
+		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/serve tests/e2e; \
 	fi
+
+# The dashboard's tests alone (tests/serve): Chromium, HTTP, load.
+check-serve:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory daicho daicho-serve
+	@tests/serve/setup.sh
+	@tests/run-all -- tests/serve
 
 unit-tests: $(UNIT_BIN)
 
@@ -174,6 +201,14 @@ bench:
 	@$(MAKE) --no-print-directory daicho
 	@bench/run.sh
 	@bench/messages.sh
+	@bench/mcp.sh
+	@bench/dispatch.sh
+
+# The dashboard at 10,000 tasks and 1,000 agents (bench/serve.sh).
+bench-serve:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory daicho daicho-serve
+	@bench/serve.sh
 
 # The man page is generated from the command table, like --help.
 $(BUILD)/daicho.1: daicho
@@ -190,12 +225,13 @@ $(BUILD)/_daicho: daicho
 $(BUILD)/daicho.fish: daicho
 	./daicho help --completion fish > $@
 
-install: daicho $(BUILD)/daicho.1 $(COMPLETIONS)
+install: daicho daicho-serve $(BUILD)/daicho.1 $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
+	install -m 755 daicho-serve $(DESTDIR)$(BINDIR)/daicho-serve
 	install -m 644 $(BUILD)/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
 	install -m 644 $(BUILD)/daicho.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/daicho
@@ -207,6 +243,6 @@ format:
 	clang-format -i $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c)
 
 clean:
-	rm -rf $(BUILD) build-asan daicho
+	rm -rf $(BUILD) build-asan daicho daicho-serve
 
-.PHONY: fuzz all deps check e2e unit-tests asan demo bench man install format clean
+.PHONY: fuzz all deps check check-serve bench-serve e2e unit-tests asan demo bench man install format clean

@@ -72,6 +72,8 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_edit_entry,
 	&cmd_reopen_entry,
 	&cmd_unblock_entry,
+	&cmd_serve_entry,
+	&cmd_mcp_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -367,7 +369,9 @@ print_man(FILE *out)
 	      "DAICHO_BUSY_TIMEOUT  how long to wait for the write lock (default 30s)\n"
 	      "DAICHO_TRACE_LOCK    append \"pid transactions wait_us_max wait_us_total\n"
 	      "                     hold_us_total\" per process to this file\n"
-	      "NO_COLOR          no colour, even on a terminal\n"
+	      "NO_COLOR          set and not empty: no colour, even on a terminal\n"
+	      "TERM              unset or dumb: no colour; status --watch prints\n"
+	      "                  plain frames instead of redrawing the screen\n"
 	      ".fi\n", out);
 }
 
@@ -541,11 +545,19 @@ parse_options(int argc, char **argv, const struct cmd_entry *entry,
 		const struct cmd_option *option = NULL;
 		const char *bad = argv[optind - 1];
 
+		if (c == '?' && optopt >= 1000 && strchr(bad, '=')) {
+			/* A long option that takes no value, given one. */
+			rc = err_set(ctx->err, ERR_USAGE, "option '%.*s' takes no value "
+			    "(see 'daicho %s%s')", (int)strcspn(bad, "="), bad,
+			    entry ? entry->name : "help", entry ? " --help" : "");
+			goto done;
+		}
 		if (c == '?' || c == ':') {
 			const char *what = c == '?' ? "unknown option" : "missing value for";
 			char shown[3] = { '-', (char)optopt, '\0' };
 
-			if (optopt && (c == '?' || strncmp(bad, "--", 2) != 0))
+			if (optopt && optopt < 256 &&
+			    (c == '?' || strncmp(bad, "--", 2) != 0))
 				bad = shown;
 			if (entry)
 				rc = err_set(ctx->err, ERR_USAGE, "%s '%s' (see 'daicho %s "

@@ -50,6 +50,16 @@ struct cmd_value {
 	const char *value; /* NULL for a flag */
 };
 
+/*
+ * A person proven by other means than a terminal, for commands run
+ * in-process by a resident server: the dashboard's one-time login, given
+ * to whoever started 'daicho serve' as a human at a terminal.
+ */
+struct cmd_human_proof {
+	const char *where;     /* recorded where a terminal would be ("web") */
+	const json_t *checked; /* what was checked, recorded with decisions */
+};
+
 struct cmd_ctx {
 	const struct cmd_entry *entry;
 	struct ledger *ledger;     /* open when CMD_NEEDS_LEDGER */
@@ -66,9 +76,16 @@ struct cmd_ctx {
 	char **argv;
 	struct cmd_value *values;  /* command options in the order given */
 	size_t value_count, value_alloc;
+	const struct cmd_human_proof *human_proof; /* not NULL: the caller is a
+				    * person proven so (never set from the
+				    * command line); cmd_require_human()
+				    * passes with this evidence */
 	json_t *captured;          /* not NULL: JSON output is appended to this
 				    * array instead of printed (cmd_execute()
 				    * by a resident server) */
+	const struct buf *input;   /* not NULL: what reading "-" gives instead
+				    * of standard input (a resident server's
+				    * text argument; its stdin is the protocol) */
 	struct err *err;
 };
 
@@ -142,7 +159,8 @@ int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
  * action ("approve", "change settings"). On success, when checked is not
  * NULL, *checked is a new JSON object saying what was checked (agent
  * variables, the terminal, the ancestors and session leader by
- * "comm[pid]"), for the record of the decision.
+ * "comm[pid]"), for the record of the decision. With ctx->human_proof
+ * set, the person is already proven: passes with its checked evidence.
  */
 int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
     json_t **checked);
@@ -181,13 +199,50 @@ int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
 int cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
     int64_t min, int64_t max, int64_t *value);
 /*
- * Read a file's bytes, or stdin's when path is "-", into out. Reading "-"
- * when daicho was started with stdin closed is ERR_FAILED.
+ * Read a file's bytes, or stdin's when path is "-", into out: ctx->input
+ * instead of stdin when it is set. Reading "-" from stdin when daicho was
+ * started with stdin closed is ERR_FAILED.
  */
 int cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out);
 
-/* Whether to colour stdout: a terminal and no NO_COLOR. */
+/*
+ * Whether to colour what goes to stdout, the one rule for all human
+ * output: stdout is a terminal, NO_COLOR is unset or empty (no-color.org:
+ * any other value turns colour off), and TERM is set and not "dumb".
+ */
 bool cmd_colour(void);
+
+/*
+ * What a colour means in human output: the same meaning has the same
+ * colour in every command (status, ls, agents, doctor, ...).
+ */
+enum cmd_tone {
+	TONE_PLAIN,     /* no colour: open tasks, and what has no state */
+	TONE_GOOD,      /* green: verified, ok, an active agent */
+	TONE_BAD,       /* red: failed, rejected, FAIL */
+	TONE_ATTENTION, /* yellow: blocked, overdue: a person should look */
+	TONE_BUSY,      /* cyan: work in hand: claimed, reported, waiting */
+	TONE_FADED,     /* dim: over or gone: cancelled, stale, ended */
+	TONE_HEADING,   /* bold: a section's heading */
+	TONE_NEEDS,     /* bold yellow: the NEEDS YOU heading, with items */
+};
+
+/*
+ * The tone of a state word or event kind, the one table of them: task
+ * states (open, claimed, reported, verified, blocked, cancelled, failed),
+ * agent states (active, waiting, stale, ended), check results (ok, FAIL)
+ * and the event kinds that change a task's standing (verified, rejected,
+ * fail, block, ...). TONE_PLAIN for any other word.
+ */
+enum cmd_tone cmd_tone_of(const char *word);
+
+/*
+ * Append text to out, padded with spaces to width columns (0: no
+ * padding), in tone's colour when colour is true (the padding stays
+ * outside the colour, so columns line up either way).
+ */
+void cmd_add_toned(struct buf *out, bool colour, enum cmd_tone tone,
+    const char *text, int width);
 /* Append text for a terminal: control characters become '?'. */
 void cmd_add_printable(struct buf *out, const char *text);
 /*
@@ -250,11 +305,25 @@ extern const struct cmd_entry cmd_reopen_entry;
 extern const struct cmd_entry cmd_unblock_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_mcp_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);
+/*
+ * Append the column headings of the 'agents' table, one line, to out
+ * (nothing when there are no agents to show under them).
+ */
+void cmd_add_agents_heading(struct buf *out, const json_t *agents);
+/*
+ * Append one agent (as agent_list() gives it) as its row of the 'agents'
+ * table, and a line under it for each of its open waits, to out; its
+ * state coloured when colour is true.
+ */
+void cmd_add_agent(struct buf *out, const json_t *agent, int64_t now,
+    bool colour);
 /* Print agents (as agent_list() gives them) as the 'agents' table. */
-void cmd_print_agents(const json_t *agents, int64_t now);
+void cmd_print_agents(const json_t *agents, int64_t now, bool colour);
 /* The integer member key of object (0 when missing or null). */
 int64_t cmd_json_int(const json_t *object, const char *key);
 /* The string member key of object, or fallback when missing or null. */

@@ -132,12 +132,12 @@ const struct cmd_entry cmd_agent_end_entry = {
 	.exec = exec_agent_end,
 };
 
-/* Print one agent row of 'daicho agents'. */
-static void
-print_agent(const json_t *a, int64_t now)
+void
+cmd_add_agent(struct buf *out, const json_t *a, int64_t now, bool colour)
 {
-	struct buf name = BUF_INIT, holds = BUF_INIT, seen = BUF_INIT;
+	struct buf name = BUF_INIT, holds = BUF_INIT;
 	json_t *claims = json_object_get(a, "claims"), *waits, *v;
+	const char *state = cmd_json_str(a, "state", "-");
 	size_t i;
 
 	cmd_add_printable(&name, cmd_json_str(a, "name", ""));
@@ -146,42 +146,58 @@ print_agent(const json_t *a, int64_t now)
 		    (long long)json_integer_value(v));
 	if (holds.len == 0)
 		buf_adds(&holds, "-");
-	cmd_add_seen(&seen, cmd_json_int(a, "last_seen_ms"), now);
-	printf("%-20s %-12s %-7s %-8s %-12s %6lld  %s\n", name.buf,
-	    cmd_json_str(a, "role", "-"), cmd_json_str(a, "kind", "-"),
-	    cmd_json_str(a, "state", "-"), holds.buf,
-	    (long long)cmd_json_int(a, "unread"), seen.buf);
+	buf_addf(out, "%-20s %-12s %-7s ", name.buf, cmd_json_str(a, "role", "-"),
+	    cmd_json_str(a, "kind", "-"));
+	cmd_add_toned(out, colour, cmd_tone_of(state), state, 8);
+	buf_addf(out, " %-12s %6lld  ", holds.buf,
+	    (long long)cmd_json_int(a, "unread"));
+	cmd_add_seen(out, cmd_json_int(a, "last_seen_ms"), now);
+	buf_addch(out, '\n');
 	waits = json_object_get(a, "waits");
 	json_array_foreach(waits, i, v) {
 		struct buf what = BUF_INIT, age = BUF_INIT;
+		bool overdue = now - cmd_json_int(v, "started_ms") >=
+			       cmd_json_int(v, "remind_ms");
 
 		cmd_add_printable(&what, cmd_json_str(v, "what", ""));
 		clock_add_age(&age, now - cmd_json_int(v, "started_ms"));
-		printf("  waiting #%lld for %s (%lld open), owner %s, %s old%s\n",
+		buf_addf(out, "  waiting #%lld for %s (%lld open), owner %s, %s old",
 		    (long long)cmd_json_int(v, "id"), what.buf,
 		    (long long)cmd_json_int(v, "open_items"),
-		    cmd_json_str(v, "owner", "(the human)"), age.buf,
-		    now - cmd_json_int(v, "started_ms") >= cmd_json_int(v, "remind_ms")
-			? " (overdue)" : "");
+		    cmd_json_str(v, "owner", "(the human)"), age.buf);
+		if (overdue) {
+			buf_adds(out, " (");
+			cmd_add_toned(out, colour, cmd_tone_of("overdue"), "overdue", 0);
+			buf_addch(out, ')');
+		}
+		buf_addch(out, '\n');
 		buf_release(&what);
 		buf_release(&age);
 	}
 	buf_release(&name);
 	buf_release(&holds);
-	buf_release(&seen);
 }
 
 void
-cmd_print_agents(const json_t *agents, int64_t now)
+cmd_add_agents_heading(struct buf *out, const json_t *agents)
 {
+	if (json_array_size(agents) > 0)
+		buf_addf(out, "%-20s %-12s %-7s %-8s %-12s %6s  %s\n", "NAME", "ROLE",
+		    "KIND", "STATE", "HOLDS", "UNREAD", "LAST SEEN");
+}
+
+void
+cmd_print_agents(const json_t *agents, int64_t now, bool colour)
+{
+	struct buf table = BUF_INIT;
 	const json_t *a;
 	size_t i;
 
-	if (json_array_size(agents) > 0)
-		printf("%-20s %-12s %-7s %-8s %-12s %6s  %s\n", "NAME", "ROLE", "KIND",
-		    "STATE", "HOLDS", "UNREAD", "LAST SEEN");
+	cmd_add_agents_heading(&table, agents);
 	json_array_foreach(agents, i, a)
-		print_agent(a, now);
+		cmd_add_agent(&table, a, now, colour);
+	fputs(table.buf, stdout);
+	buf_release(&table);
 }
 
 static int
@@ -198,7 +214,7 @@ exec_agents(struct cmd_ctx *ctx)
 		return rc;
 	if (ctx->json)
 		return cmd_print_json(ctx, agents);
-	cmd_print_agents(agents, clock_now_ms());
+	cmd_print_agents(agents, clock_now_ms(), cmd_colour());
 	json_decref(agents);
 	return 0;
 }

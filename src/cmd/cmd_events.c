@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "core/event.h"
+#include "core/event_text.h"
 #include "util/clock.h"
 #include "util/duration.h"
 
@@ -14,21 +15,22 @@ struct print_state {
 	struct cmd_ctx *ctx;
 	json_t *array;   /* --json without --follow */
 	bool lines;      /* --json --follow: one object per line */
-	bool with_task;
+	bool colour;     /* colour the event kinds (cmd_colour()) */
 	bool header;
 	int64_t last_id;
 	int64_t now;
 };
 
+/* The JSON form of an event (fields in 'daicho events --help'). */
 static json_t *
 event_json(const struct event *e)
 {
 	json_t *detail = e->detail ? json_loads(e->detail, 0, NULL) : NULL;
 
-	return json_pack("{s:I, s:I, s:s?, s:s, s:o, s:o}", "id", (json_int_t)e->id,
-	    "at_ms", (json_int_t)e->at_ms, "actor", e->actor, "kind", e->kind,
-	    "task", e->task ? json_integer(e->task) : json_null(), "detail",
-	    detail ? detail : json_null());
+	return json_pack("{s:I, s:I, s:s?, s:s, s:o, s:s?, s:o}", "id",
+	    (json_int_t)e->id, "at_ms", (json_int_t)e->at_ms, "actor", e->actor,
+	    "kind", e->kind, "task", e->task ? json_integer(e->task) : json_null(),
+	    "title", e->title, "detail", detail ? detail : json_null());
 }
 
 static int
@@ -36,6 +38,7 @@ print_event(const struct event *e, void *arg)
 {
 	struct print_state *s = arg;
 	struct buf line = BUF_INIT;
+	json_t *detail;
 
 	s->last_id = e->id;
 	if (s->array) {
@@ -48,25 +51,18 @@ print_event(const struct event *e, void *arg)
 		fflush(stdout);
 		return rc;
 	}
-	if (!s->header && !s->lines) {
-		printf("%-20s %-16s %-15s %s%s\n", "TIME", "ACTOR", "EVENT",
-		    s->with_task ? "TASK    " : "", "DETAIL");
+	if (!s->header) {
+		printf("%-20s %-16s %s\n", "TIME", "EVENT", "WHAT");
 		s->header = true;
 	}
+	detail = e->detail ? json_loads(e->detail, 0, NULL) : NULL;
 	clock_add_timestamp(&line, e->at_ms);
-	printf("%-20s ", line.buf);
-	buf_reset(&line);
-	cmd_add_printable(&line, e->actor ? e->actor : "-");
-	printf("%-16s %-15s ", line.buf, e->kind);
-	if (s->with_task) {
-		buf_reset(&line);
-		if (e->task)
-			buf_addf(&line, "#%lld", (long long)e->task);
-		printf("%-7s ", e->task ? line.buf : "-");
-	}
-	buf_reset(&line);
-	cmd_add_printable(&line, e->detail ? e->detail : "");
+	buf_addch(&line, ' ');
+	cmd_add_toned(&line, s->colour, cmd_tone_of(e->kind), e->kind, 16);
+	buf_addch(&line, ' ');
+	event_text_add(&line, e->actor, e->kind, e->task, e->title, detail);
 	printf("%s\n", line.buf);
+	json_decref(detail);
 	buf_release(&line);
 	return 0;
 }
@@ -75,7 +71,7 @@ static int
 exec_log(struct cmd_ctx *ctx)
 {
 	struct event_filter filter = { 0 };
-	struct print_state s = { ctx, NULL, false, false, false, 0, 0 };
+	struct print_state s = { ctx, NULL, false, cmd_colour(), false, 0, 0 };
 	int rc;
 
 	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &filter.task)) < 0)
@@ -122,7 +118,7 @@ static int
 exec_events(struct cmd_ctx *ctx)
 {
 	struct event_filter filter = { 0 };
-	struct print_state s = { ctx, NULL, false, true, false, 0, 0 };
+	struct print_state s = { ctx, NULL, false, cmd_colour(), false, 0, 0 };
 	const char *since = cmd_opt(ctx, "since"), *value;
 	bool follow = cmd_has(ctx, "follow");
 	int rc;
@@ -181,11 +177,14 @@ const struct cmd_entry cmd_events_entry = {
 	    "--since 10m shows the last ten minutes; --since 120 the events after\n"
 	    "event 120. --limit N keeps the newest N. --follow keeps printing new\n"
 	    "events until interrupted.\n\n"
+	    "Each event is a line: its time (UTC), its kind, and what happened as\n"
+	    "a sentence (\"w1 claimed #4 Parse headers\", \"#7 rejected: file\n"
+	    "src/x.c missing; back to its holder\"); --json has every detail.\n\n"
 	    "JSON: an array of events; with --follow one event per line. Event\n"
 	    "fields (stable): id, at_ms (ms since the epoch), actor (agent\n"
 	    "name|null), kind (add, claim, lease-expired, release, block, report,\n"
-	    "save, cancel, fail, agent-register), task (id|null), detail (object\n"
-	    "|null).\n",
+	    "save, cancel, fail, agent-register, ...), task (id|null), title (the\n"
+	    "task's title now|null), detail (object|null).\n",
 	.options = (const struct cmd_option[]){
 	    { "since", 0, "DUR|ID", "only newer events" },
 	    { "limit", 0, "N", "only the newest N" },

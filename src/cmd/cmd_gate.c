@@ -477,7 +477,7 @@ decide(struct cmd_ctx *ctx, bool approve)
 	if ((rc = cmd_require_human(ctx, true, approve ? "approve" : "deny",
 		 &d.checked)) < 0)
 		return rc;
-	tty = ttyname(STDIN_FILENO);
+	tty = ctx->human_proof ? ctx->human_proof->where : ttyname(STDIN_FILENO);
 	d.tty = tty ? tty : "?";
 	d.user = user_login_name();
 	rc = approval_decide(ctx->ledger, id, &d, ctx->err);

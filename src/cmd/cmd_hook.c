@@ -179,12 +179,14 @@ exec_hook(struct cmd_ctx *ctx)
 		claim.name = claim.human_name;
 	/*
 	 * A session that starts (or resumes) may start again after its agent
-	 * ended; every other hook leaves an ended session ended. Gemini CLI's
-	 * process is recorded, so that its shell commands, which it gives no
-	 * session variable, find the session (core/agent.h).
+	 * ended; every other hook leaves an ended session ended. The process
+	 * of Gemini CLI and of Codex is recorded, so that what they start
+	 * without a session variable finds the session (core/agent.h):
+	 * Gemini CLI's shell commands, and the MCP server of either ('daicho
+	 * mcp'). Claude Code gives both its session id.
 	 */
 	claim.starting = req.event == HOOK_SESSION_START;
-	if (claim.starting && req.client == HOOK_GEMINI)
+	if (claim.starting && req.client != HOOK_CLAUDE)
 		claim.client_pid = proc_client_ancestor();
 	if ((rc = agent_resolve(ctx->ledger, &claim, &ctx->caller, ctx->err)) < 0) {
 		hook_answer_unreadable(req.client, req.event, payload,

@@ -101,11 +101,14 @@ const struct cmd_entry cmd_init_entry = {
 	    "has it; an existing hook is kept as pre-commit.local and still runs.\n"
 	    "With --ledger or $DAICHO_LEDGER elsewhere, only with --git-hook.\n"
 	    "  --claude  .claude/settings.json hooks (session-start, pre-tool-use,\n"
-	    "            post-tool-use, stop, session-end) and\n"
-	    "            .claude/agents/daicho-worker.md\n"
+	    "            post-tool-use, stop, session-end),\n"
+	    "            .claude/agents/daicho-worker.md, and the MCP server\n"
+	    "            (daicho mcp) in .mcp.json\n"
 	    "  --codex   .codex/hooks.json hooks (session-start, pre-tool-use,\n"
-	    "            post-tool-use, stop) and a daicho section in AGENTS.md\n"
-	    "  --gemini  .gemini/settings.json hooks and a section in GEMINI.md\n"
+	    "            post-tool-use, stop), a daicho section in AGENTS.md, and\n"
+	    "            the MCP server in .codex/config.toml [mcp_servers.daicho]\n"
+	    "  --gemini  .gemini/settings.json hooks and mcpServers.daicho, and a\n"
+	    "            section in GEMINI.md\n"
 	    "Settings are merged, never overwritten; a file you changed is kept.\n"
 	    "Running init again changes nothing. Prints what it wrote or kept.\n"
 	    "Then run 'daicho doctor'.\n\n"
@@ -138,14 +141,20 @@ exec_doctor(struct cmd_ctx *ctx)
 	if (ctx->json) {
 		rc = cmd_print_json(ctx, json_incref(checks));
 	} else {
+		bool colour = cmd_colour();
+
 		json_array_foreach(checks, i, c) {
 			bool ok = json_is_true(json_object_get(c, "ok"));
+			struct buf verdict = BUF_INIT;
 
-			printf("%-4s  %-22s %s\n", ok ? "ok" : "FAIL",
+			cmd_add_toned(&verdict, colour, cmd_tone_of(ok ? "ok" : "FAIL"),
+			    ok ? "ok" : "FAIL", 4);
+			printf("%s  %-22s %s\n", verdict.buf,
 			    cmd_json_str(c, "check", ""), cmd_json_str(c, "detail", ""));
 			if (!ok)
 				printf("      %-22s fix: %s\n", "",
 				    cmd_json_str(c, "fix", ""));
+			buf_release(&verdict);
 		}
 	}
 	if (rc == 0 && failed)
@@ -168,7 +177,11 @@ const struct cmd_entry cmd_doctor_entry = {
 	    "fails open: nothing is enforced); the git pre-commit hook is\n"
 	    "installed and executable; and for each client set up in this\n"
 	    "project (.claude, .codex, .gemini) that its settings run every\n"
-	    "daicho hook and its worker or instructions are there.\n\n"
+	    "daicho hook and its worker or instructions are there, and that it\n"
+	    "registers the MCP server (.mcp.json, .codex/config.toml,\n"
+	    ".gemini/settings.json); each registered server command is started\n"
+	    "(as the agent daicho-doctor), sent initialize, and must answer with\n"
+	    "a protocol version.\n\n"
 	    "It checks the work tree it runs in: in a linked worktree (git\n"
 	    "worktree add) that lacks a client's directory the main worktree has,\n"
 	    "that client's sessions run no hook; and each client's hooks file must\n"

@@ -1,5 +1,4 @@
 /* The execution engine: run, logs. */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "core/sweep.h"
 #include "core/task.h"
 #include "run/runner.h"
+#include "run/tasklog.h"
 #include "util/clock.h"
 
 static volatile sig_atomic_t run_signal;
@@ -392,65 +392,6 @@ const struct cmd_entry cmd_run_entry = {
 	.exec = exec_run,
 };
 
-/*
- * Read the log of attempt of task id into content: <dir>/logs/ID.ATTEMPT.log,
- * or <dir>/logs/ID/ATTEMPT.log where an earlier daicho wrote it. Returns
- * 0, or -1 when there is none.
- */
-static int
-read_log(const char *dir, int64_t id, int64_t attempt, struct buf *content)
-{
-	struct buf path = BUF_INIT;
-	int rc;
-
-	buf_addf(&path, "%s/logs/%lld.%lld.log", dir, (long long)id,
-	    (long long)attempt);
-	if ((rc = buf_read_file(content, path.buf)) < 0) {
-		buf_reset(&path);
-		buf_addf(&path, "%s/logs/%lld/%lld.log", dir, (long long)id,
-		    (long long)attempt);
-		rc = buf_read_file(content, path.buf);
-	}
-	buf_release(&path);
-	return rc < 0 ? -1 : 0;
-}
-
-/*
- * The highest N of the logs <dir>/logs/ID.N.log of task id (each launch
- * writes its own, numbered in launch order), or 0 when there is none.
- */
-static int64_t
-latest_log(const char *dir, int64_t id)
-{
-	struct buf logs = BUF_INIT, prefix = BUF_INIT;
-	struct dirent *entry;
-	int64_t latest = 0;
-	DIR *d;
-
-	buf_addf(&logs, "%s/logs", dir);
-	buf_addf(&prefix, "%lld.", (long long)id);
-	if ((d = opendir(logs.buf)) != NULL) {
-		while ((entry = readdir(d)) != NULL) {
-			const char *name = entry->d_name, *number;
-			char *end;
-			long long n;
-
-			if (strncmp(name, prefix.buf, prefix.len) != 0)
-				continue;
-			number = name + prefix.len;
-			if (*number < '1' || *number > '9')
-				continue;
-			n = strtoll(number, &end, 10);
-			if (strcmp(end, ".log") == 0 && n > latest)
-				latest = n;
-		}
-		closedir(d);
-	}
-	buf_release(&logs);
-	buf_release(&prefix);
-	return latest;
-}
-
 static int
 exec_logs(struct cmd_ctx *ctx)
 {
@@ -471,23 +412,14 @@ exec_logs(struct cmd_ctx *ctx)
 	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
 		return rc;
 	buf_add(&dir, ledger, slash ? (size_t)(slash - ledger) : 0);
-	if (attempt > 0) {
-		found = read_log(dir.buf, id, attempt, &content) == 0;
-	} else if ((attempt = latest_log(dir.buf, id)) > 0) {
-		found = read_log(dir.buf, id, attempt, &content) == 0;
-		attempt = 0;
-	} else {
-		/* Logs of an earlier daicho: logs/ID/ATTEMPT.log. */
-		for (attempt = task.attempts + 1; attempt > 0 && !found; attempt--)
-			found = read_log(dir.buf, id, attempt, &content) == 0;
-		attempt = 0;
-	}
+	found = tasklog_read(dir.buf, id, attempt, task.attempts, &content) == 0;
 	task_release(&task);
 	if (!found)
 		rc = attempt == 0
 			 ? err_set(ctx->err, ERR_NOT_FOUND,
 			       "no log for task #%lld (logs are kept for tasks run "
-			       "by 'daicho run')", (long long)id)
+			       "by 'daicho run' whose workers printed something)",
+			       (long long)id)
 			 : err_set(ctx->err, ERR_NOT_FOUND,
 			       "no log of attempt %lld of task #%lld",
 			       (long long)attempt, (long long)id);
@@ -507,7 +439,8 @@ const struct cmd_entry cmd_logs_entry = {
 	    "task to a log of its own, <ledger dir>/logs/ID.N.log, N counting\n"
 	    "the launches: a launch given back without spending an attempt (a\n"
 	    "rate limit, an interrupted run) keeps its log, and its relaunch\n"
-	    "gets the next number. The exit event of each launch names its log.\n"
+	    "gets the next number. The exit event of each launch names its log\n"
+	    "(null for a launch that printed nothing: it leaves no log).\n"
 	    "This prints one, raw: by default the latest, with --attempt N the\n"
 	    "Nth launch. Exit 3 when there is none.\n",
 	.options = (const struct cmd_option[]){

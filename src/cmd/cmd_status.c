@@ -1,9 +1,12 @@
-/* The briefings: status ("needs you" first) and handoff. */
+/* The briefings: status ("needs you" first, once or live) and handoff. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/frame.h"
+#include "cmd/watch.h"
 #include "core/brief.h"
+#include "core/event_text.h"
 #include "util/clock.h"
 
 /* Print a section heading with the count of items. */
@@ -13,28 +16,64 @@ heading(const char *title, size_t count)
 	printf("\n%s (%zu)\n", title, count);
 }
 
+/* Append a section heading, "TITLE (count)", in bold when colour. */
+static void
+add_heading(struct buf *out, bool colour, const char *title, size_t count)
+{
+	struct buf text = BUF_INIT;
+
+	buf_addf(&text, "%s (%zu)", title, count);
+	cmd_add_toned(out, colour, TONE_HEADING, text.buf, 0);
+	buf_addch(out, '\n');
+	buf_release(&text);
+}
+
+/*
+ * Append one event (as the briefings give them: actor, kind, task, title,
+ * detail) as a line: its age and its sentence, the sentence in its kind's
+ * colour when colour.
+ */
+static void
+add_event_line(struct buf *out, const json_t *e, int64_t now, bool colour)
+{
+	struct buf age = BUF_INIT, sentence = BUF_INIT;
+	const char *kind = cmd_json_str(e, "kind", "");
+
+	clock_add_age(&age, now - cmd_json_int(e, "at_ms"));
+	event_text_add(&sentence, json_string_value(json_object_get(e, "actor")),
+	    kind, cmd_json_int(e, "task"),
+	    json_string_value(json_object_get(e, "title")),
+	    json_object_get(e, "detail"));
+	buf_addf(out, "  %6s ago  ", age.buf);
+	cmd_add_toned(out, colour, cmd_tone_of(kind), sentence.buf, 0);
+	buf_addch(out, '\n');
+	buf_release(&age);
+	buf_release(&sentence);
+}
+
 /* How many items of one kind status shows without --all. */
 #define STATUS_ITEMS_PER_KIND 10
 
 /*
- * Print the "needs you" items: each a line of summary and a line of the
- * commands that resolve it; at most per_kind of a kind (0: all), then how
- * many more there are.
+ * Add the "needs you" items to items: each a line of summary and a line
+ * of the commands that resolve it; at most per_kind of a kind (0: all),
+ * then a line of how many more there are.
  */
 static void
-print_needs(const json_t *needs, size_t per_kind)
+add_needs(struct strlist *items, const json_t *needs, size_t per_kind)
 {
 	const json_t *n, *command;
 	size_t i, j, shown = 0, hidden = 0;
 	const char *kind = "";
+	struct buf item = BUF_INIT;
 
 	json_array_foreach(needs, i, n) {
-		struct buf line = BUF_INIT;
-
 		if (strcmp(kind, cmd_json_str(n, "kind", "")) != 0) {
-			if (hidden)
-				printf("  ... and %zu more %s (status --all)\n", hidden,
-				    kind);
+			if (hidden) {
+				buf_addf(&item, "  ... and %zu more %s (status --all)\n",
+				    hidden, kind);
+				strlist_add_owned(items, buf_detach(&item, NULL));
+			}
 			kind = cmd_json_str(n, "kind", "");
 			shown = hidden = 0;
 		}
@@ -43,102 +82,186 @@ print_needs(const json_t *needs, size_t per_kind)
 			continue;
 		}
 		shown++;
-		cmd_add_printable(&line, cmd_json_str(n, "summary", ""));
-		printf("  %s\n    ", line.buf);
-		buf_reset(&line);
+		buf_adds(&item, "  ");
+		cmd_add_printable(&item, cmd_json_str(n, "summary", ""));
+		buf_adds(&item, "\n    ");
 		if (json_is_string(json_object_get(n, "inspect")))
-			printf("see: %s; ", cmd_json_str(n, "inspect", ""));
-		printf("resolve:");
+			buf_addf(&item, "see: %s; ", cmd_json_str(n, "inspect", ""));
+		buf_adds(&item, "resolve:");
 		json_array_foreach(json_object_get(n, "resolve"), j, command) {
-			cmd_add_printable(&line, json_string_value(command));
-			printf("%s %s", j ? " |" : "", line.buf);
-			buf_reset(&line);
+			buf_adds(&item, j ? " | " : " ");
+			cmd_add_printable(&item, json_string_value(command));
 		}
-		printf("\n");
-		buf_release(&line);
+		buf_addch(&item, '\n');
+		strlist_add_owned(items, buf_detach(&item, NULL));
 	}
-	if (hidden)
-		printf("  ... and %zu more %s (status --all)\n", hidden, kind);
+	if (hidden) {
+		buf_addf(&item, "  ... and %zu more %s (status --all)\n", hidden,
+		    kind);
+		strlist_add_owned(items, buf_detach(&item, NULL));
+	}
+	buf_release(&item);
 }
 
-/* Print events (JSON, as the briefings give them), one line each. */
+/* What status shows, and how. */
+struct status_view {
+	struct needs_options needs; /* what counts as needing a person */
+	int64_t events;             /* the newest events shown */
+	size_t per_kind;            /* NEEDS YOU items of a kind (0: all) */
+};
+
+/*
+ * Add the sections of the status in doc (brief_status()) to frame, in
+ * order and priority: NEEDS YOU first and never cut away, then the
+ * agents, the task counts, and the newest events (cut first, oldest
+ * first).
+ */
 static void
-print_event_lines(const json_t *events, int64_t now)
+status_frame(const json_t *doc, const struct status_view *view, bool colour,
+    struct frame *frame)
 {
-	const json_t *e;
+	const json_t *needs = json_object_get(doc, "needs_you"),
+		     *agents = json_object_get(doc, "agents"),
+		     *events = json_object_get(doc, "events"),
+		     *tasks = json_object_get(doc, "tasks"), *v;
+	int64_t now = cmd_json_int(doc, "now_ms");
+	struct frame_section *s;
+	const char *key;
+	struct buf item = BUF_INIT;
 	size_t i;
 
-	json_array_foreach(events, i, e) {
-		struct buf age = BUF_INIT, detail = BUF_INIT;
-		char *text = json_dumps(json_object_get(e, "detail"), JSON_COMPACT);
-
-		clock_add_age(&age, now - cmd_json_int(e, "at_ms"));
-		if (text && strcmp(text, "null") != 0)
-			cmd_add_printable(&detail, text);
-		if (cmd_json_int(e, "task"))
-			printf("  %6s ago  %-16s %-16s #%lld %s\n", age.buf,
-			    cmd_json_str(e, "actor", "-"), cmd_json_str(e, "kind", ""),
-			    (long long)cmd_json_int(e, "task"), detail.buf);
-		else
-			printf("  %6s ago  %-16s %-16s %s\n", age.buf,
-			    cmd_json_str(e, "actor", "-"), cmd_json_str(e, "kind", ""),
-			    detail.buf);
-		free(text);
-		buf_release(&age);
-		buf_release(&detail);
+	s = frame_section_add(frame, 4, true, false);
+	if (json_array_size(needs) == 0) {
+		cmd_add_toned(&s->heading, colour, TONE_GOOD, "NEEDS YOU: nothing", 0);
+	} else {
+		buf_addf(&item, "NEEDS YOU (%zu)", json_array_size(needs));
+		cmd_add_toned(&s->heading, colour, TONE_NEEDS, item.buf, 0);
+		buf_reset(&item);
 	}
+	buf_addch(&s->heading, '\n');
+	add_needs(&s->items, needs, view->per_kind);
+
+	s = frame_section_add(frame, 2, false, false);
+	buf_addch(&s->heading, '\n');
+	add_heading(&s->heading, colour, "AGENTS", json_array_size(agents));
+	cmd_add_agents_heading(&s->heading, agents);
+	json_array_foreach(agents, i, v) {
+		cmd_add_agent(&item, v, now, colour);
+		strlist_add_owned(&s->items, buf_detach(&item, NULL));
+	}
+
+	s = frame_section_add(frame, 3, false, false);
+	buf_addch(&s->heading, '\n');
+	cmd_add_toned(&s->heading, colour, TONE_HEADING, "TASKS", 0);
+	i = 0;
+	json_object_foreach((json_t *)tasks, key, v) {
+		buf_addf(&item, "%s %lld", key, (long long)json_integer_value(v));
+		buf_adds(&s->heading, i++ ? ", " : " ");
+		cmd_add_toned(&s->heading, colour && json_integer_value(v) > 0,
+		    cmd_tone_of(key), item.buf, 0);
+		buf_reset(&item);
+	}
+	buf_addch(&s->heading, '\n');
+
+	s = frame_section_add(frame, 1, false, true);
+	buf_addch(&s->heading, '\n');
+	add_heading(&s->heading, colour, "RECENT", json_array_size(events));
+	json_array_foreach(events, i, v) {
+		add_event_line(&item, v, now, colour);
+		strlist_add_owned(&s->items, buf_detach(&item, NULL));
+	}
+	buf_release(&item);
+}
+
+/*
+ * The next time after now when the status in doc changes with no write to
+ * the ledger: an active agent (not a person) going stale, or a wait
+ * falling overdue; 0 when none will.
+ */
+static int64_t
+status_next_change(const json_t *doc, int64_t stale_after_ms)
+{
+	int64_t now = cmd_json_int(doc, "now_ms"), next = 0;
+	const json_t *a, *w;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(doc, "agents"), i, a) {
+		int64_t stale = cmd_json_int(a, "last_seen_ms") + stale_after_ms;
+
+		if (strcmp(cmd_json_str(a, "state", ""), "active") == 0 &&
+		    strcmp(cmd_json_str(a, "kind", ""), "human") != 0 &&
+		    stale > now && (next == 0 || stale < next))
+			next = stale;
+		json_array_foreach(json_object_get(a, "waits"), j, w) {
+			int64_t overdue = cmd_json_int(w, "started_ms") +
+					  cmd_json_int(w, "remind_ms");
+
+			if (overdue > now && (next == 0 || overdue < next))
+				next = overdue;
+		}
+	}
+	return next;
+}
+
+/* Read the status afresh for 'status --watch' (struct watch_source). */
+static int
+status_read(struct cmd_ctx *ctx, void *arg, bool colour, struct frame *frame,
+    json_t **doc, int64_t *next_change_ms)
+{
+	const struct status_view *view = arg;
+	int rc;
+
+	if ((rc = brief_status(ctx->ledger, &view->needs, (int)view->events, doc,
+		 ctx->err)) < 0)
+		return rc;
+	if (frame)
+		status_frame(*doc, view, colour, frame);
+	*next_change_ms = status_next_change(*doc, view->needs.stale_after_ms);
+	return 0;
 }
 
 static int
 exec_status(struct cmd_ctx *ctx)
 {
-	struct needs_options options = { AGENT_STALE_AFTER_MS, NULL };
-	int64_t events = 10, now;
-	json_t *doc = NULL, *needs, *agents, *tasks, *n;
-	const char *key;
-	size_t i;
+	struct status_view view = { { AGENT_STALE_AFTER_MS, NULL }, 10, 0 };
+	struct frame frame = FRAME_INIT;
+	struct buf text = BUF_INIT;
+	json_t *doc = NULL;
 	int rc;
 
 	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
-		 AGENT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
+		 AGENT_STALE_AFTER_MS, &view.needs.stale_after_ms)) < 0)
 		return rc;
 	if (cmd_opt(ctx, "events") && (rc = cmd_integer(ctx, "events",
-		 cmd_opt(ctx, "events"), 0, 1000, &events)) < 0)
+		 cmd_opt(ctx, "events"), 0, 1000, &view.events)) < 0)
 		return rc;
 	/* A person reads their own inbox with a plain 'daicho inbox'. */
 	if (!ctx->explicit_agent)
-		options.human_name = ctx->claim.human_name;
-	if ((rc = brief_status(ctx->ledger, &options, (int)events, &doc,
+		view.needs.human_name = ctx->claim.human_name;
+	if (cmd_has(ctx, "watch")) {
+		/* The screen is the limit: NEEDS YOU takes what it needs. */
+		struct watch_source source = { status_read, &view };
+
+		return cmd_watch(ctx, &source);
+	}
+	view.per_kind = cmd_has(ctx, "all") ? 0 : STATUS_ITEMS_PER_KIND;
+	if ((rc = brief_status(ctx->ledger, &view.needs, (int)view.events, &doc,
 		 ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
 		return cmd_print_json(ctx, doc);
-	now = cmd_json_int(doc, "now_ms");
-	needs = json_object_get(doc, "needs_you");
-	if (json_array_size(needs) == 0)
-		printf("NEEDS YOU: nothing\n");
-	else
-		printf("NEEDS YOU (%zu)\n", json_array_size(needs));
-	print_needs(needs, cmd_has(ctx, "all") ? 0 : STATUS_ITEMS_PER_KIND);
-	agents = json_object_get(doc, "agents");
-	heading("AGENTS", json_array_size(agents));
-	cmd_print_agents(agents, now);
-	printf("\nTASKS ");
-	tasks = json_object_get(doc, "tasks");
-	i = 0;
-	json_object_foreach(tasks, key, n)
-		printf("%s%s %lld", i++ ? ", " : "", key,
-		    (long long)json_integer_value(n));
-	printf("\n");
-	heading("RECENT", json_array_size(json_object_get(doc, "events")));
-	print_event_lines(json_object_get(doc, "events"), now);
+	status_frame(doc, &view, cmd_colour(), &frame);
+	frame_render(&frame, &text, 0, 0, false);
+	fputs(text.buf, stdout);
+	buf_release(&text);
+	frame_release(&frame);
 	json_decref(doc);
 	return 0;
 }
 
 const struct cmd_entry cmd_status_entry = {
 	.name = "status",
-	.usage = "status [--events N] [--stale-after DUR] [--all]",
+	.usage = "status [--events N] [--stale-after DUR] [--all] [--watch]",
 	.summary = "one screen: what needs a human first, then agents, tasks, events",
 	.help =
 	    "NEEDS YOU lists everything only a person can resolve, each with the\n"
@@ -178,12 +301,33 @@ const struct cmd_entry cmd_status_entry = {
 	    "Without --all at most 10 of a kind are shown. A person is never\n"
 	    "listed stale: they are seen when they act.\n\n"
 	    "Then the live agents with when each was last seen, the task count\n"
-	    "per state, and the newest --events events (default 10).\n\n"
+	    "per state, and the newest --events events (default 10), each a\n"
+	    "sentence (\"w1 claimed #4 Parse headers\"; 'daicho events' has\n"
+	    "them all).\n\n"
+	    "--watch keeps the view live until Ctrl-C, SIGTERM or q (exit 0).\n"
+	    "It redraws when the ledger changes (it waits on the ledger's files\n"
+	    "with inotify, it does not poll), at most 10 times a second, and\n"
+	    "when an agent falls stale or a wait overdue. On a terminal it takes\n"
+	    "the alternate screen and redraws it in place, every 5s too so that\n"
+	    "ages stay true, fitted to the terminal's size: NEEDS YOU first and\n"
+	    "never cut away; when the screen is short the recent events go\n"
+	    "first, then agents, each cut section ending \"... N more\"; lines\n"
+	    "are cut to the width. It shows every NEEDS YOU item that fits\n"
+	    "(--all is implied). The screen and the terminal come back as they\n"
+	    "were on exit. When stdout is not a terminal (or TERM is dumb) it\n"
+	    "prints the whole status as plain text each time it changes, after\n"
+	    "a line \"--- TIME\" (UTC); with --json, the JSON below, one line\n"
+	    "each time the ledger changes.\n\n"
+	    "Colour only on a terminal, never with NO_COLOR set (non-empty) or\n"
+	    "TERM unset or dumb; the same colours as ls, agents and doctor:\n"
+	    "green verified/ok/active, red failed/rejected, yellow blocked and\n"
+	    "NEEDS YOU, cyan claimed/reported/waiting, dim cancelled/stale/ended.\n\n"
 	    "JSON: {now_ms, needs_you: [{kind, id (the approval, task, message,\n"
 	    "wait, agent or event id), summary (one line), since_ms, resolve:\n"
 	    "[command, ...], inspect (a command, when there is one), and the\n"
 	    "kind's details}], agents (as 'daicho agents --json'), tasks: {state:\n"
-	    "count}, events: [{id, at_ms, actor, kind, task, detail}]}. Details:\n"
+	    "count}, events: [{id, at_ms, actor, kind, task, title, detail}]}\n"
+	    "(event fields as in 'daicho events --help'). Details:\n"
 	    "approval requester, command, cwd, gate, denied_before; blocked\n"
 	    "title, reason, owner; message from, to, addressed_to, message_kind,\n"
 	    "text; waits agent, owner, owner_state, for, started_ms, remind_ms;\n"
@@ -196,6 +340,7 @@ const struct cmd_entry cmd_status_entry = {
 	    { "events", 0, "N", "show the newest N events (10)" },
 	    { "stale-after", 0, "DUR", "an agent unseen this long is stale (10m)" },
 	    { "all", 0, NULL, "show every item under NEEDS YOU, not 10 a kind" },
+	    { "watch", 'w', NULL, "keep the view live, redrawn as the ledger changes" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
@@ -210,6 +355,7 @@ print_handoff(const json_t *doc)
 	int64_t now = cmd_json_int(doc, "now_ms");
 	const json_t *list, *v;
 	struct buf stamp = BUF_INIT;
+	bool colour = cmd_colour();
 	size_t i;
 
 	clock_add_timestamp(&stamp, now);
@@ -220,7 +366,7 @@ print_handoff(const json_t *doc)
 	buf_release(&stamp);
 	list = json_object_get(doc, "agents");
 	heading("LIVE AGENTS, waits under each", json_array_size(list));
-	cmd_print_agents(list, now);
+	cmd_print_agents(list, now, colour);
 	list = json_object_get(doc, "waits");
 	heading("OPEN WAITS", json_array_size(list));
 	json_array_foreach(list, i, v) {
@@ -295,7 +441,13 @@ print_handoff(const json_t *doc)
 	}
 	list = json_object_get(doc, "decisions");
 	heading("RECENT DECISIONS", json_array_size(list));
-	print_event_lines(list, now);
+	json_array_foreach(list, i, v) {
+		struct buf line = BUF_INIT;
+
+		add_event_line(&line, v, now, colour);
+		fputs(line.buf, stdout);
+		buf_release(&line);
+	}
 }
 
 static int

@@ -309,20 +309,6 @@ task_json(const struct task *t)
 	return o;
 }
 
-static const char *
-state_colour(const char *state)
-{
-	if (strcmp(state, "verified") == 0)
-		return "\033[32m";
-	if (strcmp(state, "claimed") == 0 || strcmp(state, "reported") == 0)
-		return "\033[33m";
-	if (strcmp(state, "blocked") == 0 || strcmp(state, "failed") == 0)
-		return "\033[31m";
-	if (strcmp(state, "cancelled") == 0)
-		return "\033[2m";
-	return "";
-}
-
 struct ls_state {
 	struct cmd_ctx *ctx;
 	json_t *array;
@@ -336,8 +322,8 @@ static int
 ls_one(const struct task *t, void *arg)
 {
 	struct ls_state *s = arg;
-	struct buf line = BUF_INIT, id = BUF_INIT, owner = BUF_INIT;
-	const char *colour = s->colour ? state_colour(t->state) : "";
+	struct buf line = BUF_INIT, id = BUF_INIT, owner = BUF_INIT,
+		   state = BUF_INIT;
 
 	s->rows++;
 	if (s->array) {
@@ -358,8 +344,10 @@ ls_one(const struct task *t, void *arg)
 		buf_adds(&owner, "-");
 	}
 	cmd_add_printable(&line, t->title);
-	printf("%-7s %s%-9s%s %4lld  %-16s %s\n", id.buf, colour, t->state,
-	    *colour ? "\033[0m" : "", (long long)t->priority, owner.buf, line.buf);
+	cmd_add_toned(&state, s->colour, cmd_tone_of(t->state), t->state, 9);
+	printf("%-7s %s %4lld  %-16s %s\n", id.buf, state.buf,
+	    (long long)t->priority, owner.buf, line.buf);
+	buf_release(&state);
 	buf_release(&line);
 	buf_release(&id);
 	buf_release(&owner);

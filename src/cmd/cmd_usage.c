@@ -31,8 +31,13 @@ usage_one(const struct usage_row *row, void *arg)
 		return 0;
 	}
 	if (!p->header) {
-		printf("%-24s %6s %6s %12s %12s %10s\n", p->by[0] == 't' ? "TASK"
-		    : p->by[0] == 'a' ? "AGENT" : "MODEL", "TASKS", "SAVES",
+		char heading[8];
+		size_t i;
+
+		for (i = 0; p->by[i] && i < sizeof(heading) - 1; i++)
+			heading[i] = (char)(p->by[i] - 'a' + 'A');
+		heading[i] = '\0';
+		printf("%-24s %6s %6s %12s %12s %10s\n", heading, "TASKS", "SAVES",
 		    "TOKENS IN", "TOKENS OUT", "COST");
 		p->header = true;
 	}
@@ -52,9 +57,10 @@ exec_usage(struct cmd_ctx *ctx)
 
 	if (p.by == NULL)
 		p.by = "task";
-	if (strcmp(p.by, "task") && strcmp(p.by, "agent") && strcmp(p.by, "model"))
-		return err_set(ctx->err, ERR_USAGE,
-		    "unknown --by '%s' (use task, agent or model)", p.by);
+	if (strcmp(p.by, "task") && strcmp(p.by, "agent") && strcmp(p.by, "model") &&
+	    strcmp(p.by, "label") && strcmp(p.by, "day"))
+		return err_set(ctx->err, ERR_USAGE, "unknown --by '%s' (use task, "
+		    "agent, model, label or day)", p.by);
 	if (ctx->json)
 		p.array = json_array();
 	if ((rc = usage_each(ctx->ledger, p.by, usage_one, &p, ctx->err)) < 0) {
@@ -66,16 +72,18 @@ exec_usage(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_usage_entry = {
 	.name = "usage",
-	.usage = "usage [--by task|agent|model]",
+	.usage = "usage [--by task|agent|model|label|day]",
 	.summary = "sum the tokens and cost recorded by saves",
 	.help =
 	    "Every 'daicho save --tokens-in N --tokens-out N --cost X --model M'\n"
 	    "is counted, replaced results included (they were paid for). Rows by\n"
-	    "task (default), agent or model, most expensive first, then the total.\n\n"
-	    "JSON: an array of {task|agent|model, tasks, saves, tokens_in,\n"
+	    "task (default), agent, model or label (a task with several labels\n"
+	    "counts under each), most expensive first, or by day (UTC, oldest\n"
+	    "first); then the total.\n\n"
+	    "JSON: an array of {task|agent|model|label|day, tasks, saves, tokens_in,\n"
 	    "tokens_out, cost}; the last has the key null and total: true.\n",
 	.options = (const struct cmd_option[]){
-	    { "by", 0, "WHAT", "task (default), agent or model" },
+	    { "by", 0, "WHAT", "task (default), agent, model, label or day" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,

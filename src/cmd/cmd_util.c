@@ -244,6 +244,10 @@ cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
 int
 cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
 {
+	if (strcmp(path, "-") == 0 && ctx->input != NULL) {
+		buf_add(out, ctx->input->buf, ctx->input->len);
+		return 0;
+	}
 	if (strcmp(path, "-") == 0) {
 		/* ERR_FAILED like any unreadable input (exit 2 from a
 		 * hook would block the agent's tool call). */
@@ -265,9 +269,64 @@ cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
 bool
 cmd_colour(void)
 {
-	const char *no_colour = getenv("NO_COLOR");
+	const char *no_colour = getenv("NO_COLOR"), *term = getenv("TERM");
 
-	return isatty(STDOUT_FILENO) && (no_colour == NULL || *no_colour == '\0');
+	return isatty(STDOUT_FILENO) && (no_colour == NULL || *no_colour == '\0') &&
+	       term != NULL && *term != '\0' && strcmp(term, "dumb") != 0;
+}
+
+/* The terminal's escape that starts each tone (SGR). */
+static const char *const tone_starts[] = {
+	[TONE_PLAIN] = "",
+	[TONE_GOOD] = "\033[32m",
+	[TONE_BAD] = "\033[31m",
+	[TONE_ATTENTION] = "\033[33m",
+	[TONE_BUSY] = "\033[36m",
+	[TONE_FADED] = "\033[2m",
+	[TONE_HEADING] = "\033[1m",
+	[TONE_NEEDS] = "\033[1;33m",
+};
+
+/* Every word with a colour; the same meaning, the same tone. */
+static const struct {
+	const char *word;
+	enum cmd_tone tone;
+} word_tones[] = {
+	{ "verified", TONE_GOOD },   { "reverified", TONE_GOOD },
+	{ "ok", TONE_GOOD },         { "active", TONE_GOOD },
+	{ "failed", TONE_BAD },      { "fail", TONE_BAD },
+	{ "rejected", TONE_BAD },    { "reopened", TONE_BAD },
+	{ "FAIL", TONE_BAD },        { "blocked", TONE_ATTENTION },
+	{ "block", TONE_ATTENTION }, { "overdue", TONE_ATTENTION },
+	{ "wait-overdue", TONE_ATTENTION },
+	{ "wait-needs-human", TONE_ATTENTION },
+	{ "approval-request", TONE_ATTENTION },
+	{ "claimed", TONE_BUSY },    { "reported", TONE_BUSY },
+	{ "waiting", TONE_BUSY },    { "cancelled", TONE_FADED },
+	{ "stale", TONE_FADED },     { "ended", TONE_FADED },
+};
+
+enum cmd_tone
+cmd_tone_of(const char *word)
+{
+	for (size_t i = 0; i < sizeof(word_tones) / sizeof(word_tones[0]); i++)
+		if (strcmp(word_tones[i].word, word) == 0)
+			return word_tones[i].tone;
+	return TONE_PLAIN;
+}
+
+void
+cmd_add_toned(struct buf *out, bool colour, enum cmd_tone tone,
+    const char *text, int width)
+{
+	colour = colour && tone != TONE_PLAIN;
+	if (colour)
+		buf_adds(out, tone_starts[tone]);
+	buf_adds(out, text);
+	if (colour)
+		buf_adds(out, "\033[0m");
+	for (int pad = width - (int)strlen(text); pad > 0; pad--)
+		buf_addch(out, ' ');
 }
 
 void
@@ -397,10 +456,16 @@ int
 cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
     json_t **checked)
 {
-	json_t *found = json_object();
+	json_t *found;
 	struct buf why = BUF_INIT;
 	int rc = 0;
 
+	if (ctx->human_proof != NULL) {
+		if (checked != NULL)
+			*checked = json_deep_copy(ctx->human_proof->checked);
+		return 0;
+	}
+	found = json_object();
 	find_agent(ctx, at_terminal, &why, found);
 	if (why.len > 0)
 		rc = err_set(ctx->err, ERR_REFUSED, "only a human%s may %s "

@@ -16,6 +16,39 @@ write_raw(struct cmd_ctx *ctx, const struct buf *bytes)
 	return 0;
 }
 
+/*
+ * Print bytes, a task's body or result: raw, or with --json as {id,
+ * bytes, KEY} where KEY holds the bytes as a string when they are UTF-8
+ * without NUL, else KEY_base64 holds them in base64.
+ */
+static int
+print_bytes(struct cmd_ctx *ctx, int64_t id, const char *key,
+    const struct buf *bytes)
+{
+	json_t *o, *text;
+
+	if (!ctx->json)
+		return write_raw(ctx, bytes);
+	o = json_pack("{s:I, s:I}", "id", (json_int_t)id, "bytes",
+	    (json_int_t)bytes->len);
+	/* jansson refuses invalid UTF-8; a NUL would not survive a reader. */
+	text = memchr(bytes->buf, '\0', bytes->len) ? NULL
+	    : json_stringn(bytes->buf, bytes->len);
+	if (text != NULL) {
+		json_object_set_new(o, key, text);
+	} else {
+		struct buf encoded = BUF_INIT, name = BUF_INIT;
+
+		buf_add_base64(&encoded, bytes->buf, bytes->len);
+		buf_addf(&name, "%s_base64", key);
+		json_object_set_new(o, name.buf, json_stringn(encoded.buf,
+		    encoded.len));
+		buf_release(&encoded);
+		buf_release(&name);
+	}
+	return cmd_print_json(ctx, o);
+}
+
 static int
 exec_prompt(struct cmd_ctx *ctx)
 {
@@ -26,7 +59,7 @@ exec_prompt(struct cmd_ctx *ctx)
 	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((rc = task_body(ctx->ledger, id, &body, ctx->err)) == 0)
-		rc = write_raw(ctx, &body);
+		rc = print_bytes(ctx, id, "body", &body);
 	buf_release(&body);
 	return rc;
 }
@@ -38,7 +71,9 @@ const struct cmd_entry cmd_prompt_entry = {
 	.help =
 	    "Writes the body exactly as added, with no newline added: workers\n"
 	    "fetch their own prompt instead of receiving it through the\n"
-	    "orchestrator's context.\n",
+	    "orchestrator's context.\n\n"
+	    "JSON: {id, bytes, body} (body_base64 instead of body when the body\n"
+	    "is not UTF-8 text without NUL bytes).\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
@@ -135,7 +170,7 @@ exec_result(struct cmd_ctx *ctx)
 	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
 	if ((rc = task_result(ctx->ledger, id, &result, ctx->err)) == 0)
-		rc = write_raw(ctx, &result);
+		rc = print_bytes(ctx, id, "result", &result);
 	buf_release(&result);
 	return rc;
 }
@@ -144,7 +179,9 @@ const struct cmd_entry cmd_result_entry = {
 	.name = "result",
 	.usage = "result ID",
 	.summary = "print a task's latest saved result, byte for byte",
-	.help = "Exit 3 when no result has been saved.\n",
+	.help = "Exit 3 when no result has been saved.\n\n"
+	    "JSON: {id, bytes, result} (result_base64 instead of result when\n"
+	    "the result is not UTF-8 text without NUL bytes).\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,

@@ -1034,7 +1034,8 @@ agent_end_named(struct ledger *ledger, const char *name, int64_t *id,
 	if ((rc = end_agent(ledger, *id, clock_now_ms(), &ended, err)) < 0)
 		goto fail;
 	if ((rc = event_append(ledger, caller, "agent-end", 0,
-		 json_pack("{s:I}", "agent", (json_int_t)*id), err)) < 0)
+		 json_pack("{s:I, s:s?}", "agent", (json_int_t)*id, "name", name),
+		 err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:

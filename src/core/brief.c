@@ -102,9 +102,10 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 		goto finish;
 	}
 	rc = add_events(ledger, db_prepare(ledger,
-	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task,"
+	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
 	    " LEFT JOIN agents a ON a.id = e.actor"
+	    " LEFT JOIN tasks t ON t.id = e.task"
 	    " WHERE ?1 IS NOT NULL ORDER BY e.id DESC LIMIT ?4", err), &p, events,
 	    doc, "events", err);
 finish:
@@ -185,9 +186,10 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 		 " ORDER BY t.id", err), &p, doc, "rejected", err)) < 0)
 		goto finish;
 	rc = add_events(ledger, db_prepare(ledger,
-	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task,"
+	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
 	    " LEFT JOIN agents a ON a.id = e.actor"
+	    " LEFT JOIN tasks t ON t.id = e.task"
 	    " WHERE ?1 IS NOT NULL AND e.kind IN ('verified','rejected','fail',"
 	    " 'cancel','block','handoff','agent-takeover','wait-reassigned',"
 	    " 'wait-needs-human','approve','deny','budget-spent')"
@@ -275,8 +277,9 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
 	if ((rc = db_step_done(ledger, st, "handing over a role", err)) < 0)
 		goto fail;
 	if ((rc = event_append(ledger, caller, "handoff", 0,
-		 json_pack("{s:I, s:I, s:I}", "from", (json_int_t)from_id, "to",
-		     (json_int_t)to_id, "waits", (json_int_t)*moved), err)) < 0)
+		 json_pack("{s:I, s:I, s:I, s:s?, s:s}", "from", (json_int_t)from_id,
+		     "to", (json_int_t)to_id, "waits", (json_int_t)*moved,
+		     "from_name", from, "to_name", to), err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:

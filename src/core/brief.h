@@ -22,7 +22,8 @@
  *     urgent kind first, oldest first within a kind;
  *   agents: the live agents (as agent_list());
  *   tasks: {state: count} for every state;
- *   events: the newest `events` events, oldest first.
+ *   events: the newest `events` events, oldest first: {id, at_ms, actor,
+ *     kind, task, title (the task's, or null), detail}.
  */
 int brief_status(struct ledger *ledger, const struct needs_options *options,
     int events, json_t **out, struct err *err);
@@ -34,8 +35,9 @@ int brief_status(struct ledger *ledger, const struct needs_options *options,
  * waits (every open wait, as wait_list_open()), unread (messages not yet
  * read that were sent to from, to its role, or queued for its name),
  * reported [{task, title, owner, commit, reported_ms}], rejected [{task,
- * title, state, owner, summary, at_ms}], decisions (the newest events that
- * decided something: verdicts, cancels, blocks, hand-overs, take-overs).
+ * title, state, owner, summary, at_ms}], decisions (the newest events
+ * that decided something, as status gives events: verdicts, cancels,
+ * blocks, hand-overs, take-overs).
  */
 int brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
     json_t **out, struct err *err);

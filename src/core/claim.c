@@ -369,7 +369,7 @@ task_trunk_tip(struct ledger *ledger, struct buf *out)
 	struct err ignored = ERR_INIT;
 	int rc = 1;
 
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+	if (ledger_git_dir(ledger, &git_dir) != 0)
 		goto done;
 	if (settings_trunk(ledger, &branch, &ignored) == 0 && branch.len > 0)
 		buf_addf(&ref, "refs/heads/%s", branch.buf);
@@ -394,7 +394,7 @@ task_trunk_tip(struct ledger *ledger, struct buf *out)
 		 */
 		struct buf root = BUF_INIT;
 
-		path_project_root(ledger_path(ledger), &root);
+		ledger_project_root(ledger, &root);
 		buf_adds(&ref, "^{commit}");
 		if (git_rev_parse(root.buf, ref.buf, out) == 0)
 			rc = 0;

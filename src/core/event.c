@@ -19,6 +19,12 @@ event_append(struct ledger *ledger, int64_t actor, const char *kind,
 		json_decref(detail);
 		return -(int)err->code;
 	}
+	if (ledger_event_via(ledger) != NULL) {
+		if (detail == NULL)
+			detail = json_object();
+		json_object_set_new(detail, "via",
+		    json_string(ledger_event_via(ledger)));
+	}
 	if (detail != NULL)
 		text = json_dumps(detail, JSON_COMPACT | JSON_SORT_KEYS);
 	db_bind_int(st, 1, clock_now_ms());
@@ -48,15 +54,17 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	/* Two statements, so that each can use its index. */
 	static const char by_task[] =
 	    "SELECT * FROM ("
-	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail"
+	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail, t.title"
 	    "  FROM events e LEFT JOIN agents a ON a.id = e.actor"
+	    "  LEFT JOIN tasks t ON t.id = e.task"
 	    "  WHERE e.task = ?1 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
 	    ") ORDER BY id";
 	static const char all[] =
 	    "SELECT * FROM ("
-	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail"
+	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail, t.title"
 	    "  FROM events e LEFT JOIN agents a ON a.id = e.actor"
+	    "  LEFT JOIN tasks t ON t.id = e.task"
 	    "  WHERE ?1 = 0 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
 	    ") ORDER BY id";
@@ -76,6 +84,7 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 			.actor = db_column_text(st, 2),
 			.kind = db_column_text(st, 3),
 			.task = db_column_int(st, 4),
+			.title = db_column_text(st, 6),
 			.detail = db_column_text(st, 5),
 		};
 

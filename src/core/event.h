@@ -18,6 +18,7 @@ struct event {
 	const char *actor; /* agent name, or NULL */
 	const char *kind;  /* "add", "claim", "report", ... */
 	int64_t task;      /* 0 when about no task */
+	const char *title; /* the task's title now, or NULL */
 	const char *detail; /* JSON object text, or NULL */
 };
 

@@ -361,6 +361,7 @@ approval_decide(struct ledger *ledger, int64_t id,
     const struct approval_decision *d, struct err *err)
 {
 	int64_t me = 0, now = clock_now_ms();
+	json_t *decided;
 	struct db_stmt *st;
 	int rc;
 
@@ -407,11 +408,26 @@ approval_decide(struct ledger *ledger, int64_t id,
 		db_reset(q);
 		goto fail;
 	}
+	/* The command decided, so that the record reads on its own. */
+	if ((st = db_prepare(ledger,
+		 "SELECT command FROM approvals WHERE id = ?", err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	decided = json_pack("{s:I, s:s, s:s, s:s?, s:s?, s:O?, s:s?}",
+	    "approval", (json_int_t)id, "by", d->user, "tty", d->tty, "if",
+	    d->condition, "reason", d->reason, "checked", d->checked, "command",
+	    rc == DB_ROW ? db_column_text(st, 0) : NULL);
+	db_reset(st);
+	if (rc != DB_ROW) {
+		json_decref(decided);
+		rc = db_error(ledger, rc, err, "reading an approval");
+		goto fail;
+	}
 	if ((rc = event_append(ledger, me, d->approve ? "approve" : "deny", 0,
-		 json_pack("{s:I, s:s, s:s, s:s?, s:s?, s:O?}", "approval",
-		     (json_int_t)id, "by", d->user, "tty", d->tty, "if",
-		     d->condition, "reason", d->reason, "checked", d->checked),
-		 err)) < 0)
+		 decided, err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:

@@ -54,8 +54,13 @@ struct ledger {
 	void *begin_hook_arg;
 	uint64_t commits;             /* write transactions committed */
 	int64_t caller;               /* the caller's agent id, 0 until known */
+	char *event_via;              /* detail.via of every event, or NULL */
 	int64_t *forget_on_rollback;  /* an id registered in this transaction */
 	bool identified;              /* the file is known to be a ledger */
+	/* Where the ledger's work is, found once (ledger_project_root()...). */
+	char *project_root;
+	char *git_dir;                /* NULL until found */
+	int git_dir_status;           /* path_ledger_git_dir()'s: 0 or 1 */
 	bool write_refused;           /* a write failed: SQLITE_READONLY */
 	/* For $DAICHO_TRACE_LOCK: microseconds waited for and holding the lock. */
 	int64_t wait_us_max, wait_us_total, hold_us_total, locked_at_us;
@@ -79,6 +84,19 @@ int64_t
 ledger_caller(const struct ledger *ledger)
 {
 	return ledger->caller;
+}
+
+void
+ledger_set_event_via(struct ledger *ledger, const char *via)
+{
+	free(ledger->event_via);
+	ledger->event_via = via ? xstrdup(via) : NULL;
+}
+
+const char *
+ledger_event_via(const struct ledger *ledger)
+{
+	return ledger->event_via;
 }
 
 void
@@ -298,6 +316,31 @@ ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
 	if (rc != SQLITE_OK)
 		return ledger_error(ledger, rc, err, "updating the ledger");
 	return 0;
+}
+
+void
+ledger_project_root(struct ledger *ledger, struct buf *out)
+{
+	if (ledger->project_root == NULL) {
+		struct buf root = BUF_INIT;
+
+		path_project_root(ledger->path, &root);
+		ledger->project_root = buf_detach(&root, NULL);
+	}
+	buf_adds(out, ledger->project_root);
+}
+
+int
+ledger_git_dir(struct ledger *ledger, struct buf *out)
+{
+	if (ledger->git_dir == NULL) {
+		struct buf dir = BUF_INIT;
+
+		ledger->git_dir_status = path_ledger_git_dir(ledger->path, &dir);
+		ledger->git_dir = buf_detach(&dir, NULL);
+	}
+	buf_adds(out, ledger->git_dir);
+	return ledger->git_dir_status;
 }
 
 /* Whether the ledger's WAL file is longer than LEDGER_TRUNCATE_BYTES. */
@@ -1047,6 +1090,9 @@ ledger_close(struct ledger *ledger)
 	if (ledger->db)
 		sqlite3_close(ledger->db);
 	filelock_close(ledger->lock);
+	free(ledger->project_root);
+	free(ledger->git_dir);
+	free(ledger->event_via);
 	free(ledger->path);
 	free(ledger);
 }

@@ -121,6 +121,14 @@ void ledger_forget_on_rollback(struct ledger *ledger, int64_t *id);
 /* The caller's agent id once known (0 before), set by the agent module. */
 void ledger_set_caller(struct ledger *ledger, int64_t agent);
 int64_t ledger_caller(const struct ledger *ledger);
+/*
+ * Say how the changes made on this connection from now on came in (e.g.
+ * "web" for the dashboard's actions), or NULL for the command line: every
+ * event recorded meanwhile carries it as detail.via. via is copied.
+ */
+void ledger_set_event_via(struct ledger *ledger, const char *via);
+/* The current event_via, or NULL. */
+const char *ledger_event_via(const struct ledger *ledger);
 int ledger_begin_read(struct ledger *ledger, struct err *err);
 int ledger_commit(struct ledger *ledger, struct err *err);
 /*
@@ -144,6 +152,14 @@ int ledger_error(struct ledger *ledger, int rc, struct err *err, const char *wha
  */
 typedef int (*ledger_hook_fn)(struct ledger *ledger, void *arg, struct err *err);
 void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
+
+/*
+ * path_project_root() and path_ledger_git_dir() (util/path.h) of the
+ * ledger's path, found on first use and kept for the connection's life:
+ * a long-lived process (the runner) asks for every task.
+ */
+void ledger_project_root(struct ledger *ledger, struct buf *out);
+int ledger_git_dir(struct ledger *ledger, struct buf *out);
 
 /* How many write transactions this connection has committed. */
 uint64_t ledger_commit_count(const struct ledger *ledger);

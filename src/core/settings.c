@@ -68,6 +68,15 @@ find_setting(const char *key, struct err *err)
 	return NULL;
 }
 
+bool
+settings_is_duration(const char *key)
+{
+	for (size_t i = 0; key != NULL && i < SETTINGS; i++)
+		if (strcmp(settings[i].key, key) == 0)
+			return settings[i].kind == SETTING_DURATION;
+	return false;
+}
+
 /* The stored text of values for s: filled into stored. */
 static int
 encode(const struct setting *s, const struct strlist *values,
@@ -204,12 +213,12 @@ branch_exists(struct ledger *ledger, const char *branch, struct err *err)
 		   root = BUF_INIT;
 	int rc = 0;
 
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+	if (ledger_git_dir(ledger, &git_dir) != 0)
 		goto done;
 	buf_addf(&ref, "refs/heads/%s", branch);
 	if (gitref_read(git_dir.buf, ref.buf, &hash) == 0)
 		goto done;
-	path_project_root(ledger_path(ledger), &root);
+	ledger_project_root(ledger, &root);
 	buf_adds(&ref, "^{commit}");
 	if (git_rev_parse(root.buf, ref.buf, &hash) < 0)
 		rc = err_set(err, ERR_NOT_FOUND, "no branch '%s' in the repository "

@@ -58,6 +58,9 @@ int settings_protected(struct ledger *ledger, struct strlist *out,
 int settings_number(struct ledger *ledger, const char *key, int64_t *value,
     bool *found, struct err *err);
 
+/* Whether key names a setting whose value is a duration in milliseconds. */
+bool settings_is_duration(const char *key);
+
 /* The "trunk" setting's branch into branch; empty when unset. */
 int settings_trunk(struct ledger *ledger, struct buf *branch,
     struct err *err);

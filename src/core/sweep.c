@@ -32,7 +32,7 @@ sweep_locations(struct ledger *ledger, struct buf *worktree_dir,
 		buf_adds(worktree_dir, "/verify");
 	}
 	if (root)
-		path_project_root(path, root);
+		ledger_project_root(ledger, root);
 }
 
 int

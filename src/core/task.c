@@ -629,7 +629,7 @@ check_file_paths(struct ledger *ledger, const struct task_spec *specs,
 	struct buf root = BUF_INIT, resolved = BUF_INIT, at = BUF_INIT;
 	int rc = 0;
 
-	path_project_root(ledger_path(ledger), &root);
+	ledger_project_root(ledger, &root);
 	for (size_t i = 0; i < count && rc == 0; i++) {
 		for (size_t k = 0; k < specs[i].checks.count && rc == 0; k++) {
 			const char *spec = specs[i].checks.items[k];

@@ -1,6 +1,8 @@
 #include "core/usage.h"
 
+#include <stdbool.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/db.h"
 
@@ -35,10 +37,34 @@ usage_each(struct ledger *ledger, const char *by,
 	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
 	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
 	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	/* A task with several labels counts under each of them. */
+	static const char by_label[] =
+	    "SELECT * FROM ("
+	    "SELECT coalesce(l.label, '-') AS k, count(DISTINCT s.task), count(*),"
+	    " sum(coalesce(s.tokens_in, 0)), sum(coalesce(s.tokens_out, 0)),"
+	    " sum(coalesce(s.cost, 0)) AS c"
+	    " FROM saves s LEFT JOIN labels l ON l.task = s.task GROUP BY l.label"
+	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
+	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
+	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	/* Days since the epoch (UTC), oldest first; named below. */
+	static const char by_day[] =
+	    "SELECT * FROM ("
+	    "SELECT s.at_ms / 86400000 AS k, count(DISTINCT s.task), count(*),"
+	    " sum(coalesce(s.tokens_in, 0)), sum(coalesce(s.tokens_out, 0)),"
+	    " sum(coalesce(s.cost, 0)) AS c"
+	    " FROM saves s GROUP BY s.at_ms / 86400000"
+	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
+	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
+	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, k";
+	bool day = strcmp(by, "day") == 0;
 	const char *sql = strcmp(by, "agent") == 0 ? by_agent
-			  : strcmp(by, "model") == 0 ? by_model : by_task;
+			  : strcmp(by, "model") == 0 ? by_model
+			  : strcmp(by, "label") == 0 ? by_label
+			  : day ? by_day : by_task;
 	struct db_stmt *st = db_prepare(ledger, sql, err);
 	int rc, stop = 0;
+	char date[16];
 
 	if (st == NULL)
 		return -(int)err->code;
@@ -52,6 +78,13 @@ usage_each(struct ledger *ledger, const char *by,
 			.cost = db_column_double(st, 5),
 		};
 
+		if (day && row.key != NULL) {
+			time_t t = (time_t)db_column_int(st, 0) * 86400;
+			struct tm tm;
+
+			strftime(date, sizeof(date), "%Y-%m-%d", gmtime_r(&t, &tm));
+			row.key = date;
+		}
 		if ((stop = fn(&row, arg)) != 0)
 			break;
 	}
@@ -93,4 +126,22 @@ usage_mark(struct ledger *ledger, int64_t *save_id, struct err *err)
 {
 	return ledger_query_int(ledger, "SELECT coalesce(max(id), 0) FROM saves",
 	    save_id, err);
+}
+
+int
+usage_saves(struct ledger *ledger, int64_t task, json_t **out, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT s.id AS id, s.at_ms AS at_ms, a.name AS agent,"
+	    " length(s.result) AS bytes, s.tokens_in AS tokens_in,"
+	    " s.tokens_out AS tokens_out, s.cost AS cost, s.model AS model"
+	    " FROM saves s LEFT JOIN agents a ON a.id = s.agent"
+	    " WHERE s.task = ? ORDER BY s.id", err);
+
+	*out = NULL;
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, task);
+	*out = json_array();
+	return db_rows_json(ledger, st, *out, "reading saves", err);
 }

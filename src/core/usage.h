@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/err.h"
 #include "core/ledger.h"
 
@@ -20,9 +22,10 @@ struct usage_row {
 };
 
 /*
- * Call fn for each group (by: "task", "agent" or "model"), largest cost
- * first, then a last row with key NULL for the total. The row lives only
- * for the call.
+ * Call fn for each group (by: "task", "agent", "model", "label" — a task
+ * with several labels counts under each — or "day", a UTC date
+ * "2026-11-30"), largest cost first (days: oldest first), then a last row
+ * with key NULL for the total. The row lives only for the call.
  */
 int usage_each(struct ledger *ledger, const char *by,
     int (*fn)(const struct usage_row *row, void *arg), void *arg,
@@ -34,6 +37,13 @@ int usage_each(struct ledger *ledger, const char *by,
  */
 int usage_since(struct ledger *ledger, int64_t after_save,
     const char *tasks_json, int64_t *tokens, double *cost, struct err *err);
+
+/*
+ * The saves of task (new array in *out): [{id, at_ms, agent, bytes,
+ * tokens_in, tokens_out, cost, model}] oldest first, without the results.
+ */
+int usage_saves(struct ledger *ledger, int64_t task, json_t **out,
+    struct err *err);
 
 /* The largest save id (0 when none): a mark for usage_since(). */
 int usage_mark(struct ledger *ledger, int64_t *save_id, struct err *err);

@@ -658,7 +658,7 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 	char *base = NULL;
 	bool ok = true;
 
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0)
+	if (ledger_git_dir(ledger, &git_dir) != 0)
 		goto done;
 	if (s->commit == NULL) {
 		if (needs_commit) {
@@ -1179,6 +1179,48 @@ fail:
 	return rc;
 }
 
+/* Read the check runs of verdict out->id into out. Returns 0 or the error. */
+static int
+read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
+	    " WHERE verdict = ? ORDER BY seq", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, out->id);
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct check_run *run = add_run(out, db_column_text(st, 0));
+
+		run->passed = db_column_int(st, 1) != 0;
+		run->exit_status = db_column_is_null(st, 2)
+				       ? -1 : db_column_int(st, 2);
+		run->duration_ms = db_column_int(st, 3);
+		buf_add(&run->output, db_column_blob(st, 4),
+		    db_column_bytes(st, 4));
+	}
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading checks");
+}
+
+/* Fill a verdict (runs not yet read) from a row of the verdicts query. */
+static void
+verdict_from_row(struct db_stmt *st, int64_t task, struct verdict *out)
+{
+	const char *commit = db_column_text(st, 3);
+
+	memset(out, 0, sizeof(*out));
+	out->task = task;
+	out->id = db_column_int(st, 0);
+	out->at_ms = db_column_int(st, 1);
+	out->passed = db_column_int(st, 2) != 0;
+	out->commit = commit ? xstrdup(commit) : NULL;
+	out->summary = xstrdup(db_column_text(st, 4));
+	out->checks_version = db_column_int(st, 5);
+}
+
 int
 verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
     struct err *err)
@@ -1198,17 +1240,8 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 	}
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
-	if (rc == DB_ROW) {
-		const char *commit = db_column_text(st, 3);
-
-		out->task = id;
-		out->id = db_column_int(st, 0);
-		out->at_ms = db_column_int(st, 1);
-		out->passed = db_column_int(st, 2) != 0;
-		out->commit = commit ? xstrdup(commit) : NULL;
-		out->summary = xstrdup(db_column_text(st, 4));
-		out->checks_version = db_column_int(st, 5);
-	}
+	if (rc == DB_ROW)
+		verdict_from_row(st, id, out);
 	db_reset(st);
 	if (rc == DB_DONE) {
 		rc = 1;
@@ -1218,31 +1251,54 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 		rc = db_error(ledger, rc, err, "reading verdicts");
 		goto done;
 	}
-	st = db_prepare(ledger,
-	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
-	    " WHERE verdict = ? ORDER BY seq", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
-		goto done;
-	}
-	db_bind_int(st, 1, out->id);
-	while ((rc = db_step(st)) == DB_ROW) {
-		struct check_run *run = add_run(out,
-		    db_column_text(st, 0));
-
-		run->passed = db_column_int(st, 1) != 0;
-		run->exit_status = db_column_is_null(st, 2)
-				       ? -1 : db_column_int(st, 2);
-		run->duration_ms = db_column_int(st, 3);
-		buf_add(&run->output, db_column_blob(st, 4),
-		    (size_t)db_column_bytes(st, 4));
-	}
-	db_reset(st);
-	rc = rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading checks");
+	rc = read_runs(ledger, out, err);
 done:
 	ledger_rollback(ledger);
 	if (rc != 0)
 		verdict_release(out);
+	return rc;
+}
+
+int
+verify_each(struct ledger *ledger, int64_t id, int64_t limit,
+    int (*fn)(const struct verdict *verdict, void *arg), void *arg,
+    struct err *err)
+{
+	struct verdict *verdicts = NULL;
+	size_t count = 0, alloc = 0;
+	struct db_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	st = db_prepare(ledger,
+	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
+	    " FROM verdicts WHERE task = ?1 ORDER BY id DESC LIMIT ?2", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, limit > 0 ? limit : -1);
+	while ((rc = db_step(st)) == DB_ROW) {
+		xgrow((void **)&verdicts, &alloc, count + 1, sizeof(*verdicts));
+		verdict_from_row(st, id, &verdicts[count++]);
+	}
+	db_reset(st);
+	if (rc != DB_DONE) {
+		rc = db_error(ledger, rc, err, "reading verdicts");
+		goto done;
+	}
+	rc = 0;
+	for (size_t i = 0; i < count && rc == 0; i++)
+		rc = read_runs(ledger, &verdicts[i], err);
+	for (size_t i = 0; i < count && rc == 0; i++)
+		rc = fn(&verdicts[i], arg);
+done:
+	ledger_rollback(ledger);
+	for (size_t i = 0; i < count; i++)
+		verdict_release(&verdicts[i]);
+	free(verdicts);
 	return rc;
 }
 
@@ -1296,7 +1352,7 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 	int rc;
 
 	*needs = false;
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) != 0) {
+	if (ledger_git_dir(ledger, &git_dir) != 0) {
 		buf_release(&git_dir);
 		return 0;
 	}
@@ -1319,7 +1375,7 @@ verify_commit_known(struct ledger *ledger, const char *commit, bool *known,
 	struct buf git_dir = BUF_INIT, spec = BUF_INIT, hash = BUF_INIT;
 
 	*known = true;
-	if (path_ledger_git_dir(ledger_path(ledger), &git_dir) == 0) {
+	if (ledger_git_dir(ledger, &git_dir) == 0) {
 		sweep_locations(ledger, NULL, where);
 		buf_addf(&spec, "%s^{commit}", commit);
 		*known = git_rev_parse(where->buf, spec.buf, &hash) == 0;

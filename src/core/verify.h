@@ -124,6 +124,15 @@ int verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 int verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
     struct err *err);
 
+/*
+ * Call fn with each recorded verdict of task id, with its runs, newest
+ * first: the newest limit of them (0: all). The verdict lives only for the
+ * call; a non-zero return from fn stops the walk and is returned.
+ */
+int verify_each(struct ledger *ledger, int64_t id, int64_t limit,
+    int (*fn)(const struct verdict *verdict, void *arg), void *arg,
+    struct err *err);
+
 /* Fill buf with a random token of 16 hex characters. */
 void verify_new_token(struct buf *token);
 

@@ -15,12 +15,15 @@
 #include "util/path.h"
 #include "util/strlist.h"
 #include "util/proc.h"
+#include "util/toml.h"
 
 /* Marks the sections daicho adds to instruction files. */
 #define SECTION_BEGIN "<!-- daicho:begin -->"
 #define SECTION_END "<!-- daicho:end -->"
 /* Marks daicho's git hook. */
 #define GIT_HOOK_MARK "# daicho pre-commit hook"
+/* The name daicho's MCP server is registered under, in every client. */
+#define MCP_SERVER_NAME "daicho"
 
 static const char worker_definition[] =
     "---\n"
@@ -229,6 +232,79 @@ group_runs(const json_t *group, const char *command_mark)
 }
 
 /*
+ * Read the JSON settings file at path into *settings (new reference): an
+ * empty object when there is no file. Refuses (ERR_FAILED) a file that is
+ * not a JSON object: it is the user's to fix, never overwritten.
+ */
+static int
+read_settings(const char *path, json_t **settings, struct err *err)
+{
+	struct buf text = BUF_INIT;
+	json_error_t jerr;
+	int rc = 0;
+
+	*settings = NULL;
+	if (buf_read_file(&text, path) == 0) {
+		*settings = json_loadb(text.buf, text.len, 0, &jerr);
+		if (!json_is_object(*settings)) {
+			json_decref(*settings);
+			*settings = NULL;
+			rc = err_set(err, ERR_FAILED, "%s is not a JSON object (%s, line "
+			    "%d); fix it, then run init again", path, jerr.text,
+			    jerr.line);
+		}
+	} else if (errno != ENOENT) {
+		rc = err_set(err, ERR_FAILED, "cannot read %s (%s)", path,
+		    strerror(errno));
+	} else {
+		*settings = json_object();
+	}
+	buf_release(&text);
+	return rc;
+}
+
+/* Write settings to path, keys in their order, and report it with why. */
+static int
+write_settings(const char *path, const json_t *settings, const char *why,
+    struct install_report *report, struct err *err)
+{
+	char *out = json_dumps(settings, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	struct buf text = BUF_INIT;
+	int rc;
+
+	buf_adds(&text, out);
+	buf_addch(&text, '\n');
+	if ((rc = write_file(path, text.buf, text.len, 0644, err)) == 0) {
+		report->changed++;
+		say(report, "wrote", path, why);
+	}
+	free(out);
+	buf_release(&text);
+	return rc;
+}
+
+/*
+ * The object member key of settings (read from path), created empty when
+ * missing; NULL with ERR_FAILED when it is there but not an object.
+ */
+static json_t *
+settings_object(json_t *settings, const char *key, const char *path,
+    struct err *err)
+{
+	json_t *object = json_object_get(settings, key);
+
+	if (object == NULL) {
+		object = json_object();
+		json_object_set_new(settings, key, object);
+	} else if (!json_is_object(object)) {
+		err_set(err, ERR_FAILED, "\"%s\" in %s is not an object; fix it, "
+		    "then run init again", key, path);
+		return NULL;
+	}
+	return object;
+}
+
+/*
  * Merge wanted ({event: [groups]}) into the "hooks" object of the JSON
  * settings file at path; a group is added to an event unless one of the
  * event's groups already runs "daicho hook CLIENT". Keeps every other key.
@@ -237,37 +313,17 @@ static int
 merge_hooks_file(const char *path, json_t *wanted, const char *client,
     struct install_report *report, struct err *err)
 {
-	struct buf text = BUF_INIT, mark = BUF_INIT;
+	struct buf mark = BUF_INIT;
 	json_t *settings = NULL, *hooks, *groups;
 	const char *event;
-	json_error_t jerr;
 	bool changed = false;
-	char *out = NULL;
-	int rc = 0;
+	int rc;
 
 	buf_addf(&mark, "daicho hook %s", client);
-	if (buf_read_file(&text, path) == 0) {
-		settings = json_loadb(text.buf, text.len, 0, &jerr);
-		if (!json_is_object(settings)) {
-			rc = err_set(err, ERR_FAILED, "%s is not a JSON object (%s, line "
-			    "%d); fix it, then run init again", path, jerr.text,
-			    jerr.line);
-			goto done;
-		}
-	} else if (errno != ENOENT) {
-		rc = err_set(err, ERR_FAILED, "cannot read %s (%s)", path,
-		    strerror(errno));
+	if ((rc = read_settings(path, &settings, err)) < 0)
 		goto done;
-	} else {
-		settings = json_object();
-	}
-	hooks = json_object_get(settings, "hooks");
-	if (hooks == NULL) {
-		hooks = json_object();
-		json_object_set_new(settings, "hooks", hooks);
-	} else if (!json_is_object(hooks)) {
-		rc = err_set(err, ERR_FAILED, "\"hooks\" in %s is not an object; fix "
-		    "it, then run init again", path);
+	if ((hooks = settings_object(settings, "hooks", path, err)) == NULL) {
+		rc = -(int)err->code;
 		goto done;
 	}
 	json_object_foreach(wanted, event, groups) {
@@ -290,23 +346,102 @@ merge_hooks_file(const char *path, json_t *wanted, const char *client,
 			changed = true;
 		}
 	}
-	if (!changed) {
+	if (!changed)
 		say(report, "kept", path, "its daicho hooks are in place");
+	else
+		rc = write_settings(path, settings, "hooks merged", report, err);
+done:
+	json_decref(settings);
+	buf_release(&mark);
+	return rc;
+}
+
+/*
+ * Register daicho's MCP server ("daicho mcp", with type for the clients
+ * that want one) as mcpServers.daicho of the JSON settings file at path,
+ * unless a server of that name is there (the user's entry is kept). Keeps
+ * every other key and server.
+ */
+static int
+merge_mcp_servers(const char *path, const char *type,
+    struct install_report *report, struct err *err)
+{
+	json_t *settings = NULL, *servers, *server;
+	int rc;
+
+	if ((rc = read_settings(path, &settings, err)) < 0)
+		goto done;
+	if ((servers = settings_object(settings, "mcpServers", path, err)) == NULL) {
+		rc = -(int)err->code;
 		goto done;
 	}
-	out = json_dumps(settings, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	buf_reset(&text);
-	buf_adds(&text, out);
-	buf_addch(&text, '\n');
+	if (json_object_get(servers, MCP_SERVER_NAME) != NULL) {
+		say(report, "kept", path, "it registers an MCP server named "
+		    MCP_SERVER_NAME);
+		goto done;
+	}
+	server = json_pack("{s:s, s:[s]}", "command", "daicho", "args", "mcp");
+	if (type)
+		json_object_set_new(server, "type", json_string(type));
+	json_object_set_new(servers, MCP_SERVER_NAME, server);
+	rc = write_settings(path, settings, "MCP server daicho added", report, err);
+done:
+	json_decref(settings);
+	return rc;
+}
+
+/* What registers daicho's MCP server in Codex's config.toml. */
+static const char codex_mcp_section[] =
+    "\n# daicho's MCP server (daicho init --codex); see 'daicho mcp --help'\n"
+    "[mcp_servers." MCP_SERVER_NAME "]\n"
+    "command = \"daicho\"\n"
+    "args = [\"mcp\"]\n";
+
+/* Note whether a TOML value lies under mcp_servers.daicho. */
+static void
+find_codex_server(const struct strlist *keys, const char *value, bool is_bool,
+    void *arg)
+{
+	bool *found = arg;
+
+	if (keys->count >= 2 && strcmp(keys->items[0], "mcp_servers") == 0 &&
+	    strcmp(keys->items[1], MCP_SERVER_NAME) == 0)
+		*found = true;
+}
+
+/*
+ * Register daicho's MCP server in Codex's config.toml at path: the
+ * [mcp_servers.daicho] table appended, unless the file has one (the
+ * user's is kept). Nothing else in the file changes.
+ */
+static int
+merge_codex_config(const char *path, struct install_report *report,
+    struct err *err)
+{
+	struct buf text = BUF_INIT;
+	bool found = false;
+	int rc = 0;
+
+	if (buf_read_file(&text, path) < 0 && errno != ENOENT) {
+		rc = err_set(err, ERR_FAILED, "cannot read %s (%s)", path,
+		    strerror(errno));
+		goto done;
+	}
+	toml_each_value(text.buf, text.len, find_codex_server, &found);
+	if (found || strstr(text.buf, "[mcp_servers." MCP_SERVER_NAME "]")) {
+		say(report, "kept", path, "it registers an MCP server named "
+		    MCP_SERVER_NAME);
+		goto done;
+	}
+	if (text.len && text.buf[text.len - 1] != '\n')
+		buf_addch(&text, '\n');
+	buf_adds(&text, codex_mcp_section + (text.len == 0));
 	if ((rc = write_file(path, text.buf, text.len, 0644, err)) < 0)
 		goto done;
 	report->changed++;
-	say(report, "wrote", path, "hooks merged");
+	say(report, "wrote", path, "MCP server daicho added");
 done:
-	free(out);
-	json_decref(settings);
 	buf_release(&text);
-	buf_release(&mark);
 	return rc;
 }
 
@@ -404,7 +539,11 @@ install_claude(const char *root, struct install_report *report,
 		goto done;
 	buf_reset(&path);
 	buf_addf(&path, "%s/.claude/agents/daicho-worker.md", root);
-	rc = write_once(path.buf, worker_definition, report, err);
+	if ((rc = write_once(path.buf, worker_definition, report, err)) < 0)
+		goto done;
+	buf_reset(&path);
+	buf_addf(&path, "%s/.mcp.json", root);
+	rc = merge_mcp_servers(path.buf, "stdio", report, err);
 done:
 	json_decref(wanted);
 	buf_release(&path);
@@ -428,6 +567,10 @@ install_codex(const char *root, struct install_report *report, struct err *err)
 	    false));
 	buf_addf(&path, "%s/.codex/hooks.json", root);
 	if ((rc = merge_hooks_file(path.buf, wanted, "codex", report, err)) < 0)
+		goto done;
+	buf_reset(&path);
+	buf_addf(&path, "%s/.codex/config.toml", root);
+	if ((rc = merge_codex_config(path.buf, report, err)) < 0)
 		goto done;
 	buf_reset(&path);
 	buf_addf(&path, "%s/AGENTS.md", root);
@@ -455,7 +598,8 @@ install_gemini(const char *root, struct install_report *report,
 	json_object_set_new(wanted, "SessionEnd", group("*", "gemini",
 	    "SessionEnd", 5000, true));
 	buf_addf(&path, "%s/.gemini/settings.json", root);
-	if ((rc = merge_hooks_file(path.buf, wanted, "gemini", report, err)) < 0)
+	if ((rc = merge_hooks_file(path.buf, wanted, "gemini", report, err)) < 0 ||
+	    (rc = merge_mcp_servers(path.buf, NULL, report, err)) < 0)
 		goto done;
 	buf_reset(&path);
 	buf_addf(&path, "%s/GEMINI.md", root);
@@ -720,6 +864,190 @@ done:
 	buf_release(&real_root);
 }
 
+/* Append word to out quoted for /bin/sh ('...', with ' as '\''). */
+static void
+add_shell_word(struct buf *out, const char *word)
+{
+	buf_addch(out, '\'');
+	for (const char *p = word; *p; p++) {
+		if (*p == '\'')
+			buf_adds(out, "'\\''");
+		else
+			buf_addch(out, *p);
+	}
+	buf_addch(out, '\'');
+}
+
+/*
+ * The command line registering daicho's MCP server in the JSON settings
+ * file at path (mcpServers.daicho: command and args), shell-quoted into
+ * command. Returns whether it is there.
+ */
+static bool
+registered_json_server(const char *path, struct buf *command)
+{
+	struct buf text = BUF_INIT;
+	json_t *settings = NULL, *server, *arg;
+	bool found = false;
+	size_t i;
+
+	if (buf_read_file(&text, path) == 0)
+		settings = json_loadb(text.buf, text.len, 0, NULL);
+	server = json_object_get(json_object_get(settings, "mcpServers"),
+	    MCP_SERVER_NAME);
+	if (json_is_string(json_object_get(server, "command"))) {
+		found = true;
+		add_shell_word(command, json_string_value(json_object_get(server,
+		    "command")));
+		json_array_foreach(json_object_get(server, "args"), i, arg)
+			if (json_is_string(arg)) {
+				buf_addch(command, ' ');
+				add_shell_word(command, json_string_value(arg));
+			}
+	}
+	json_decref(settings);
+	buf_release(&text);
+	return found;
+}
+
+/* The command of mcp_servers.daicho in a Codex config.toml, if any. */
+static void
+find_codex_command(const struct strlist *keys, const char *value,
+    bool is_bool, void *arg)
+{
+	struct buf *command = arg;
+
+	if (keys->count == 3 && strcmp(keys->items[0], "mcp_servers") == 0 &&
+	    strcmp(keys->items[1], MCP_SERVER_NAME) == 0 &&
+	    strcmp(keys->items[2], "command") == 0 && !is_bool) {
+		buf_reset(command);
+		add_shell_word(command, value);
+	}
+}
+
+/*
+ * Start the MCP server as command registers it (as the agent
+ * daicho-doctor: a person's doctor is no agent session) in root, send it
+ * initialize and check that it answers with a protocol version; add the
+ * check as name.
+ */
+static void
+check_mcp_answers(json_t *checks, const char *name, const char *root,
+    const char *command, const char *fix)
+{
+	static char *env[] = { "DAICHO_AGENT=daicho-doctor", NULL };
+	struct buf shell = BUF_INIT, detail = BUF_INIT;
+	struct proc_result result;
+	const char *line;
+	json_t *answer = NULL;
+
+	buf_addf(&shell, "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+	    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":"
+	    "\"daicho-doctor\",\"version\":\"1\"}}}' | %s 2>&1", command);
+	if (proc_run_shell(shell.buf, root, env, 10000, 8192, &result) < 0) {
+		buf_addf(&detail, "cannot run %s (%s)", command, strerror(errno));
+		doctor_check(checks, name, false, detail.buf, fix);
+		goto done;
+	}
+	for (line = result.output.buf; line && *line; line = strchr(line, '\n'),
+	     line = line ? line + 1 : NULL)
+		if (*line == '{' && (answer = json_loadb(line, strcspn(line, "\n"), 0,
+		    NULL)) != NULL)
+			break;
+	if (json_is_string(json_object_get(json_object_get(answer, "result"),
+	    "protocolVersion")) && result.exit_status == 0) {
+		buf_addf(&detail, "%s starts and answers initialize (protocol %s)",
+		    command, json_string_value(json_object_get(json_object_get(answer,
+		    "result"), "protocolVersion")));
+		doctor_check(checks, name, true, detail.buf, NULL);
+	} else {
+		buf_addf(&detail, "%s did not answer initialize (exit %d%s): ",
+		    command, result.exit_status, result.timed_out ? ", timed out" : "");
+		buf_add_oneline(&detail, result.output.len ? result.output.buf
+		    : "no output");
+		doctor_check(checks, name, false, detail.buf, fix);
+	}
+	proc_result_release(&result);
+done:
+	json_decref(answer);
+	buf_release(&shell);
+	buf_release(&detail);
+}
+
+/*
+ * For each client configured at root, that daicho's MCP server is
+ * registered; then that each distinct registered command starts and
+ * answers initialize.
+ */
+static void
+check_mcp(json_t *checks, const char *root)
+{
+	static const struct {
+		const char *client, *dir, *file, *fix;
+	} registrations[] = {
+		{ "claude", ".claude", ".mcp.json", "run 'daicho init --claude'" },
+		{ "codex", ".codex", ".codex/config.toml", "run 'daicho init --codex'" },
+		{ "gemini", ".gemini", ".gemini/settings.json",
+		  "run 'daicho init --gemini'" },
+	};
+	struct buf path = BUF_INIT, command = BUF_INIT, name = BUF_INIT,
+		   detail = BUF_INIT;
+	struct strlist probed = STRLIST_INIT;
+
+	for (size_t i = 0; i < sizeof(registrations) / sizeof(registrations[0]);
+	     i++) {
+		bool found;
+
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", root, registrations[i].dir);
+		if (access(path.buf, F_OK) != 0)
+			continue;
+		buf_reset(&path);
+		buf_reset(&command);
+		buf_reset(&name);
+		buf_reset(&detail);
+		buf_addf(&path, "%s/%s", root, registrations[i].file);
+		if (strcmp(registrations[i].client, "codex") == 0) {
+			struct buf text = BUF_INIT;
+
+			if (buf_read_file(&text, path.buf) == 0)
+				toml_each_value(text.buf, text.len, find_codex_command,
+				    &command);
+			buf_release(&text);
+			/* Its args are an array, which the TOML reader skips. */
+			if ((found = command.len > 0)) {
+				buf_addch(&command, ' ');
+				add_shell_word(&command, "mcp");
+			}
+		} else {
+			found = registered_json_server(path.buf, &command);
+		}
+		buf_addf(&name, "%s MCP server", registrations[i].client);
+		if (!found) {
+			buf_addf(&detail, "%s does not register an MCP server named %s",
+			    path.buf, MCP_SERVER_NAME);
+			doctor_check(checks, name.buf, false, detail.buf,
+			    registrations[i].fix);
+			continue;
+		}
+		buf_addf(&detail, "%s registers %s", path.buf, command.buf);
+		doctor_check(checks, name.buf, true, detail.buf, NULL);
+		if (strlist_contains(&probed, command.buf))
+			continue;
+		strlist_add(&probed, command.buf);
+		buf_reset(&name);
+		buf_addf(&name, "MCP server answers (%s)", registrations[i].client);
+		check_mcp_answers(checks, name.buf, root, command.buf, "run the "
+		    "command by hand to see why; 'daicho mcp --help'");
+	}
+	strlist_release(&probed);
+	buf_release(&path);
+	buf_release(&command);
+	buf_release(&name);
+	buf_release(&detail);
+}
+
 void
 install_doctor(const char *root, const char *ledger_path, json_t **checks)
 {
@@ -806,6 +1134,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		check_file(*checks, "GEMINI.md", path.buf, SECTION_BEGIN,
 		    "run 'daicho init --gemini'");
 	}
+	check_mcp(*checks, root);
 	check_worktree_and_commits(*checks, root);
 	trust_doctor(*checks, root);
 	buf_release(&text);

@@ -50,8 +50,21 @@ struct worker {
 	int64_t started_ms;    /* monotonic */
 	bool term_sent;
 	char *log_path;
+	int log_fd;            /* the log, open while the worker runs */
 	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
+};
+
+/*
+ * An empty log file kept for a slot's next launch. Creating a file is
+ * most of what a short job costs the runner (an inode: on a busy ext4
+ * more than the transactions), and a launch that printed nothing needs
+ * no log: its file is renamed back to the slot's spare name and renamed
+ * to the next launch's log name, never created again.
+ */
+struct spare_log {
+	int fd;     /* -1: none */
+	char *path; /* <ledger dir>/logs/.spare.PID.SLOT */
 };
 
 struct runner {
@@ -60,6 +73,7 @@ struct runner {
 	struct run_summary *sum;
 	struct err *err;
 	struct worker *workers;       /* opt->jobs slots */
+	struct spare_log *spares;     /* one per slot */
 	int64_t running;
 	int64_t *agents;              /* one agent per slot */
 	char **agent_names;
@@ -101,11 +115,12 @@ name_of(const struct runner *r, int64_t agent)
 	return NULL;
 }
 
+/* Whether a slot holds task: running it, or about to launch it. */
 static bool
 is_running(const struct runner *r, int64_t task)
 {
 	for (int i = 0; i < r->opt->jobs; i++)
-		if (r->workers[i].pid && r->workers[i].task == task)
+		if (r->workers[i].task == task)
 			return true;
 	return false;
 }
@@ -194,6 +209,7 @@ prepare_worktree(struct runner *r, struct worker *w)
 static int
 open_log(struct runner *r, struct worker *w, struct buf *log)
 {
+	struct spare_log *spare = &r->spares[w - r->workers];
 	struct stat st;
 	int fd = -1;
 
@@ -202,21 +218,38 @@ open_log(struct runner *r, struct worker *w, struct buf *log)
 		buf_reset(log);
 		buf_addf(log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
 		    (long long)w->task, (long long)n);
-		/*
-		 * One directory for all logs: a directory per task would cost
-		 * a mkdir per job, and creating an inode is most of what a
-		 * short job costs the runner. Made when first missing.
-		 */
-		fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
-		if (fd < 0 && errno == ENOENT &&
-		    path_make_parent_dirs(log->buf, 0755) == 0)
-			fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
-		if (fd >= 0) {
-			w->launch = n;
-			return fd;
+		if (spare->fd >= 0) {
+			/* Never over a file: a taken number fails with EEXIST. */
+			if (renameat2(AT_FDCWD, spare->path, AT_FDCWD, log->buf,
+				RENAME_NOREPLACE) == 0) {
+				fd = spare->fd;
+				spare->fd = -1;
+				w->launch = n;
+				return fd;
+			}
+			if (errno != EEXIST) {
+				/* The spare is gone, or renaming is not supported. */
+				close(spare->fd);
+				unlink(spare->path);
+				spare->fd = -1;
+			}
 		}
-		if (errno != EEXIST)
-			break;
+		if (spare->fd < 0) {
+			/*
+			 * One directory for all logs: a directory per task
+			 * would cost a mkdir per job. Made when first missing.
+			 */
+			fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
+			if (fd < 0 && errno == ENOENT &&
+			    path_make_parent_dirs(log->buf, 0755) == 0)
+				fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
+			if (fd >= 0) {
+				w->launch = n;
+				return fd;
+			}
+			if (errno != EEXIST)
+				break;
+		}
 		if (lstat(log->buf, &st) == 0 && S_ISLNK(st.st_mode)) {
 			errno = ELOOP;
 			break;
@@ -225,6 +258,61 @@ open_log(struct runner *r, struct worker *w, struct buf *log)
 	return err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
 	    log->buf, errno == ELOOP ? "it is a symbolic link; remove it"
 	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
+}
+
+/* Whether the log of w's launch is empty: its worker printed nothing. */
+static bool
+log_is_empty(const struct worker *w)
+{
+	struct stat st;
+
+	return w->log_fd >= 0 && fstat(w->log_fd, &st) == 0 && st.st_size == 0;
+}
+
+/*
+ * The worker of slot w ended: when its log is empty (it printed nothing),
+ * the log goes back to being the slot's spare; otherwise it stays. Either
+ * way w no longer holds it. Returns whether the log was kept.
+ */
+static bool
+put_back_log(struct runner *r, struct worker *w)
+{
+	struct spare_log *spare = &r->spares[w - r->workers];
+
+	if (w->log_fd < 0)
+		return true;
+	if (spare->fd < 0 && log_is_empty(w)) {
+		if (spare->path == NULL) {
+			struct buf path = BUF_INIT;
+
+			buf_addf(&path, "%s/logs/.spare.%ld.%ld", r->ledger_dir.buf,
+			    (long)getpid(), (long)(w - r->workers));
+			spare->path = buf_detach(&path, NULL);
+		}
+		if (renameat2(AT_FDCWD, w->log_path, AT_FDCWD, spare->path,
+			RENAME_NOREPLACE) == 0) {
+			spare->fd = w->log_fd;
+			w->log_fd = -1;
+			return false;
+		}
+	}
+	close(w->log_fd);
+	w->log_fd = -1;
+	return true;
+}
+
+/* Remove the slots' spare logs (at the end of the run). */
+static void
+drop_spare_logs(struct runner *r)
+{
+	for (int i = 0; r->spares && i < r->opt->jobs; i++) {
+		if (r->spares[i].fd >= 0) {
+			close(r->spares[i].fd);
+			unlink(r->spares[i].path);
+		}
+		free(r->spares[i].path);
+	}
+	free(r->spares);
 }
 
 static void drop_unused_worktree(struct runner *r, int64_t task,
@@ -250,13 +338,8 @@ launch(struct runner *r, struct worker *w)
 	struct buf log = BUF_INIT, env_task = BUF_INIT, env_agent = BUF_INIT,
 		   env_ledger = BUF_INIT;
 	char *extra[4], **env, **argv;
-	struct task task;
 	int fd, rc;
 
-	if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
-		return rc;
-	w->attempt = task.attempts;
-	task_release(&task);
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
 		return rc;
 	if ((fd = open_log(r, w, &log)) < 0) {
@@ -286,20 +369,22 @@ launch(struct runner *r, struct worker *w)
 		 : ENOMEM;
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
-	close(fd);
 	free(env);
 	free_argv(argv);
 	buf_release(&env_task);
 	buf_release(&env_agent);
 	buf_release(&env_ledger);
+	w->log_fd = fd;
+	w->log_path = buf_detach(&log, NULL);
 	if (rc != 0) {
 		w->pid = 0;
+		put_back_log(r, w);
+		free(w->log_path);
+		w->log_path = NULL;
 		abandon_worktree(r, w);
-		buf_release(&log);
 		return err_set(r->err, ERR_FAILED, "cannot run %s (%s)",
 		    r->opt->argv[0], strerror(rc));
 	}
-	w->log_path = buf_detach(&log, NULL);
 	w->started_ms = mono_now();
 	w->term_sent = false;
 	r->running++;
@@ -358,19 +443,22 @@ check_budget(struct runner *r)
 }
 
 /*
- * Fill free slots: first tasks the sweep sent back to one of our agents,
- * then the next ready ones. Sets nothing_ready when none could be had.
+ * Inside the caller's transaction, choose a task for each free slot: first
+ * tasks the sweep sent back to one of our agents, then the next ready
+ * ones (claimed now). Chosen slots get their task, holder and attempt and
+ * are listed in chosen (*count of them). Sets nothing_ready when no more
+ * could be had.
  */
 static int
-fill_slots(struct runner *r)
+choose_tasks(struct runner *r, struct worker **chosen, int *count)
 {
-	r->nothing_ready = false;
 	for (int i = 0; i < r->opt->jobs; i++) {
 		struct worker *w = &r->workers[i];
 		struct returned found = { r, 0, 0 };
+		struct task task;
 		int rc;
 
-		if (w->pid)
+		if (w->pid || w->task)
 			continue;
 		if ((rc = check_budget(r)) < 0)
 			return rc;
@@ -401,14 +489,11 @@ fill_slots(struct runner *r)
 			w->task = claimed;
 			w->agent = r->agents[i];
 		}
-		if ((rc = launch(r, w)) < 0) {
-			/* Give the claim back so the task is not stranded. */
-			struct err ignored = ERR_INIT;
-
-			task_release_claim(r->ledger, w->agent, w->task, &ignored);
-			err_release(&ignored);
+		chosen[(*count)++] = w;
+		if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
 			return rc;
-		}
+		w->attempt = task.attempts;
+		task_release(&task);
 	}
 	return 0;
 }
@@ -522,91 +607,115 @@ enum exit_action {
 };
 
 /*
- * A worker ended with wait status: decide what becomes of its task, record
- * the exit (before acting, so the log reads exit, then what followed, even
- * when a sweep is quick), then act.
+ * A worker that ended, from waitpid() to its outcome: reap() handles every
+ * worker that ended since the last look in one transaction.
  */
-static int
-handle_exit(struct runner *r, struct worker *w, int status)
-{
-	int64_t duration = mono_now() - w->started_ms;
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	bool timed_out = w->term_sent, failed = false;
-	enum exit_action action = EXIT_NOTHING;
-	const char *outcome = "nothing to do";
-	char moved_on[32];     /* the state the task moved on to, if any */
-	struct buf reason = BUF_INIT;
-	struct task task;
-	/*
-	 * Outside the transaction, so the write lock is not held for them:
-	 * the commit to report (it runs git) when the worker exited 0 in
-	 * time, and whether the log reads like a rate limit when it failed.
-	 */
-	char *commit = w->worktree && code == 0 && !timed_out
-	    ? worktree_commit(r, w->worktree) : NULL;
+struct exit_job {
+	struct worker *w;         /* its slot, until exit_free_slot() */
+	int64_t task;             /* set by exit_free_slot() */
+	int status;               /* from waitpid() */
+	int code;                 /* exit status, or -1 for a signal */
+	bool timed_out;
+	int64_t duration;
+	char *commit;             /* the worktree's commit to report, or NULL */
 	struct rate_limit rl;
 	bool rate_limited;
-	int rc;
+	bool failed;              /* requeued with no attempt left */
+	const char *outcome;      /* for the exit event and the observer */
+	char moved_on[32];        /* the state the task moved on to, if any */
+	struct buf reason;
+};
 
+/*
+ * What can be known about an ended worker without the ledger, outside
+ * the transaction so that the write lock is not held for it: the commit
+ * to report (it runs git) when the worker exited 0 in time, and whether
+ * its log reads like a rate limit.
+ */
+static void
+exit_prepare(struct runner *r, struct exit_job *job)
+{
+	struct worker *w = job->w;
+	int status = job->status;
+
+	job->duration = mono_now() - w->started_ms;
+	job->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	job->timed_out = w->term_sent;
+	job->outcome = "nothing to do";
+	buf_init(&job->reason);
+	job->commit = w->worktree && job->code == 0 && !job->timed_out
+	    ? worktree_commit(r, w->worktree) : NULL;
 	/*
 	 * A rate limit: exit 75, or a failure whose log says so, or a
 	 * client's closing result that says so whatever the exit status (a
 	 * worker script may exit 0 after its client failed).
 	 */
-	rate_limit_init(&rl);
-	if (!timed_out && code != 75 && code >= 0)
-		read_rate_limit(r, w->log_path, code == 0, &rl);
-	rate_limited = !timed_out && (code == 75 || (code != 0 && rl.limited) ||
-	    rl.final);
-
+	rate_limit_init(&job->rl);
+	if (!job->timed_out && job->code != 75 && job->code >= 0 &&
+	    !log_is_empty(w))
+		read_rate_limit(r, w->log_path, job->code == 0, &job->rl);
+	job->rate_limited = !job->timed_out && (job->code == 75 ||
+	    (job->code != 0 && job->rl.limited) || job->rl.final);
 	r->running--;
 	r->finished++;
-	/*
-	 * One transaction for the decision and everything it leads to (the
-	 * exit event, a report, a verdict, a requeue): one commit per job
-	 * instead of four, and the state decided on cannot change under us.
-	 */
-	if ((rc = ledger_begin(r->ledger, r->err)) < 0)
-		goto done;
+}
+
+/*
+ * Inside the caller's transaction: decide what becomes of the ended
+ * worker's task, record the exit (before acting, so the log reads exit,
+ * then what followed, even when a sweep is quick), then act: a report, a
+ * verdict, a requeue, a claim given back. Returns 0 or the error.
+ */
+static int
+exit_apply(struct runner *r, struct exit_job *job)
+{
+	struct worker *w = job->w;
+	enum exit_action action = EXIT_NOTHING;
+	struct task task;
+	int rc;
+
 	if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
-		goto done;
+		return rc;
 	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
-		if (r->stopping && code != 0) {
+		if (r->stopping && job->code != 0) {
 			action = EXIT_INTERRUPTED;
-			outcome = "interrupted; left claimable";
-		} else if (rate_limited) {
+			job->outcome = "interrupted; left claimable";
+		} else if (job->rate_limited) {
 			action = EXIT_RATE_LIMIT;
-			outcome = "rate-limited; requeued, launches paused";
-		} else if (code == 0 && !timed_out) {
+			job->outcome = "rate-limited; requeued, launches paused";
+		} else if (job->code == 0 && !job->timed_out) {
 			action = EXIT_REPORT;
-			outcome = "reported for it";
+			job->outcome = "reported for it";
 		} else {
 			action = EXIT_REQUEUE;
-			outcome = "failed attempt";
+			job->outcome = "failed attempt";
 		}
 	} else if (strcmp(task.state, "reported") == 0) {
 		action = EXIT_VERIFY;
 		r->pause_ms = 0;
-		outcome = "reported by the worker";
+		job->outcome = "reported by the worker";
 	} else {
 		/* Copied: task_release() frees the task's strings. */
-		snprintf(moved_on, sizeof(moved_on), "%s", task.state);
-		outcome = moved_on;
+		snprintf(job->moved_on, sizeof(job->moved_on), "%s", task.state);
+		job->outcome = job->moved_on;
 	}
 	task_release(&task);
 	{
-		json_t *detail = json_pack("{s:I, s:I, s:I, s:s, s:s}", "attempt",
+		/* A launch that printed nothing leaves no log: put_back_log(). */
+		bool silent = log_is_empty(w);
+		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
 		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
-		    "duration_ms", (json_int_t)duration, "log", w->log_path,
-		    "outcome", outcome);
+		    "duration_ms", (json_int_t)job->duration, "log",
+		    silent ? json_null() : json_string(w->log_path),
+		    "outcome", job->outcome);
 
 		json_object_set_new(detail, "exit",
-		    code >= 0 ? json_integer(code) : json_null());
-		if (timed_out)
+		    job->code >= 0 ? json_integer(job->code) : json_null());
+		if (job->timed_out)
 			json_object_set_new(detail, "timed_out", json_true());
 		if ((rc = event_record(r->ledger, r->opt->actor, "exit", w->task,
 			 detail, r->err)) < 0)
-			goto done;
+			return rc;
 	}
 	switch (action) {
 	case EXIT_NOTHING:
@@ -622,54 +731,74 @@ handle_exit(struct runner *r, struct worker *w, int status)
 		/* Not the task's fault: no attempt spent. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
 		if (rc == 0) {
-			pause_launches(r, w->task, &rl);
+			pause_launches(r, w->task, &job->rl);
 			r->sum->rate_limited++;
 		}
 		break;
-	case EXIT_REPORT: {
-		rc = task_report(r->ledger, w->agent, w->task, commit,
+	case EXIT_REPORT:
+		rc = task_report(r->ledger, w->agent, w->task, job->commit,
 		    "reported by daicho run: the worker exited 0", r->err);
 		if (rc == 0)
 			rc = verify_now_or_later(r, w->task);
 		r->pause_ms = 0;
 		break;
-	}
 	case EXIT_REQUEUE: {
 		int64_t backoff = r->opt->retry_backoff_ms;
 
-		if (timed_out)
-			buf_adds(&reason, "timed out");
-		else if (code >= 0)
-			buf_addf(&reason, "exit %d", code);
+		if (job->timed_out)
+			buf_adds(&job->reason, "timed out");
+		else if (job->code >= 0)
+			buf_addf(&job->reason, "exit %d", job->code);
 		else
-			buf_addf(&reason, "killed by signal %d", WTERMSIG(status));
+			buf_addf(&job->reason, "killed by signal %d",
+			    WTERMSIG(job->status));
 		for (int64_t k = 1; k < w->attempt && backoff < RETRY_MAX_BACKOFF_MS; k++)
 			backoff *= 2;
 		if (backoff > RETRY_MAX_BACKOFF_MS)
 			backoff = RETRY_MAX_BACKOFF_MS;
-		rc = task_requeue(r->ledger, w->agent, w->task, reason.buf, backoff,
-		    r->opt->retries >= 0 ? r->opt->retries + 1 : 0, &failed, r->err);
-		if (rc == 0 && !failed)
+		rc = task_requeue(r->ledger, w->agent, w->task, job->reason.buf,
+		    backoff, r->opt->retries >= 0 ? r->opt->retries + 1 : 0,
+		    &job->failed, r->err);
+		if (rc == 0 && !job->failed)
 			r->sum->retried++;
-		outcome = failed ? "failed: attempts used up" : "requeued for retry";
+		job->outcome = job->failed ? "failed: attempts used up"
+					   : "requeued for retry";
 		break;
 	}
 	}
-	if (rc == 0)
-		rc = ledger_commit(r->ledger, r->err);
-	if (rc == 0 && r->opt->observer.ended)
-		r->opt->observer.ended(r->opt->observer.arg, w->task, code, duration,
-		    outcome);
-done:
-	if (rc < 0)
-		ledger_rollback(r->ledger);
-	free(commit);
-	buf_release(&reason);
-	rate_limit_release(&rl);
+	return rc;
+}
+
+/*
+ * Free the slot of an ended worker, once its exit is applied: its log is
+ * kept or put back (put_back_log()); the job keeps the task's id.
+ */
+static void
+exit_free_slot(struct runner *r, struct exit_job *job)
+{
+	struct worker *w = job->w;
+
+	job->task = w->task;
+	put_back_log(r, w);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
-	return rc;
+	w->log_fd = -1;
+}
+
+/*
+ * After the transaction: tell the observer (only when it committed: what
+ * it is told is in the ledger), and release the job.
+ */
+static void
+exit_release(struct runner *r, struct exit_job *job, bool committed)
+{
+	if (committed && r->opt->observer.ended)
+		r->opt->observer.ended(r->opt->observer.arg, job->task, job->code,
+		    job->duration, job->outcome);
+	free(job->commit);
+	buf_release(&job->reason);
+	rate_limit_release(&job->rl);
 }
 
 /* A sweep pass in a child process, so slow checks never stall launching. */
@@ -727,12 +856,19 @@ kill_overdue(struct runner *r)
 }
 
 /* Reap every child that ended; workers get their outcome decided. */
-static int
-reap(struct runner *r)
+/*
+ * Collect every worker that ended since the last look into *jobs (*count
+ * of them; an array of opt->jobs, or NULL when none ended) and learn what
+ * can be learnt without the ledger (exit_prepare()).
+ */
+static void
+collect_exits(struct runner *r, struct exit_job **jobs, size_t *count)
 {
 	pid_t pid;
-	int status, rc = 0;
+	int status;
 
+	*jobs = NULL;
+	*count = 0;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (pid == r->sweep_pid) {
 			r->sweep_pid = 0;
@@ -742,12 +878,94 @@ reap(struct runner *r)
 			if (r->workers[i].pid == pid) {
 				/* Anything the worker left in its group goes too. */
 				kill(-pid, SIGKILL);
-				if (rc == 0)
-					rc = handle_exit(r, &r->workers[i], status);
+				if (*jobs == NULL)
+					*jobs = xcalloc((size_t)r->opt->jobs, sizeof(**jobs));
+				(*jobs)[*count].w = &r->workers[i];
+				(*jobs)[*count].status = status;
+				(*count)++;
 				break;
 			}
 		}
 	}
+	for (size_t i = 0; i < *count; i++)
+		exit_prepare(r, &(*jobs)[i]);
+}
+
+/*
+ * One transaction for every worker that ended since the last look, each
+ * exit with everything it leads to (the exit event, a report, a verdict,
+ * a requeue), and, when claim is set, the tasks of the free slots
+ * (choose_tasks(): chosen, *chosen_count): one commit for them all, and
+ * the state decided on cannot change under us. Then the observer hears of
+ * the exits (only when committed) and the chosen slots are launched.
+ */
+static int
+settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
+{
+	struct worker **chosen = NULL;
+	int chosen_count = 0, rc = 0, free_slots = 0;
+
+	if (claim) {
+		r->nothing_ready = false;
+		/* The slots of the workers that just ended are free too. */
+		free_slots = (int)count;
+		for (int i = 0; i < r->opt->jobs; i++)
+			if (r->workers[i].pid == 0)
+				free_slots++;
+		claim = free_slots > 0;
+	}
+	if (count == 0 && !claim)
+		return 0;
+	if (claim)
+		chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
+	rc = ledger_begin(r->ledger, r->err);
+	for (size_t i = 0; i < count && rc == 0; i++)
+		rc = exit_apply(r, &jobs[i]);
+	/* The ended workers' slots are free once their exits are applied. */
+	for (size_t i = 0; i < count; i++)
+		exit_free_slot(r, &jobs[i]);
+	/* An exit may have paused launches (a rate limit). */
+	if (rc == 0 && claim && !r->paused && !r->stopping)
+		rc = choose_tasks(r, chosen, &chosen_count);
+	if (rc == 0)
+		rc = ledger_commit(r->ledger, r->err);
+	if (rc < 0) {
+		ledger_rollback(r->ledger);
+		for (int k = 0; k < chosen_count; k++)
+			chosen[k]->task = chosen[k]->agent = 0;
+		chosen_count = 0;
+	}
+	for (size_t i = 0; i < count; i++)
+		exit_release(r, &jobs[i], rc == 0);
+	for (int k = 0; k < chosen_count; k++) {
+		struct worker *w = chosen[k];
+
+		if (rc == 0 && (rc = launch(r, w)) == 0)
+			continue;
+		/* Give the claim back so the task is not stranded. */
+		{
+			struct err ignored = ERR_INIT;
+
+			task_release_claim(r->ledger, w->agent, w->task, &ignored);
+			err_release(&ignored);
+		}
+		w->task = w->agent = 0;
+	}
+	free(chosen);
+	return rc;
+}
+
+/* Handle the workers that ended, with no new claims (when stopping). */
+static int
+reap(struct runner *r)
+{
+	struct exit_job *jobs;
+	size_t count;
+	int rc;
+
+	collect_exits(r, &jobs, &count);
+	rc = settle(r, jobs, count, false);
+	free(jobs);
 	return rc;
 }
 
@@ -1067,6 +1285,9 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
+	r.spares = xcalloc((size_t)options->jobs, sizeof(*r.spares));
+	for (int i = 0; i < options->jobs; i++)
+		r.workers[i].log_fd = r.spares[i].fd = -1;
 	/* The workers' agents, and the caller's last: beat() renews them all. */
 	r.agents = xcalloc((size_t)options->jobs + 1, sizeof(*r.agents));
 	r.agents[options->jobs] = options->actor;
@@ -1112,21 +1333,35 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 			summary->signal = *options->signal_received;
 			stop_workers(&r, summary->signal);
 		}
-		if ((rc = reap(&r)) < 0)
-			break;
-		kill_overdue(&r);
-		if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0)
-			break;
-		if (r.paused && mono_now() >= r.pause_until_ms) {
-			struct err ignored = ERR_INIT;
+		{
+			struct exit_job *jobs;
+			size_t count;
 
-			r.paused = false;
-			event_record(ledger, options->actor, "resume", 0, NULL, &ignored);
-			err_release(&ignored);
+			collect_exits(&r, &jobs, &count);
+			kill_overdue(&r);
+			if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0) {
+				/* Not applied: the next run recovers them. */
+				for (size_t i = 0; i < count; i++) {
+					exit_free_slot(&r, &jobs[i]);
+					exit_release(&r, &jobs[i], false);
+				}
+				free(jobs);
+				break;
+			}
+			if (r.paused && mono_now() >= r.pause_until_ms) {
+				struct err ignored = ERR_INIT;
+
+				r.paused = false;
+				event_record(ledger, options->actor, "resume", 0, NULL,
+				    &ignored);
+				err_release(&ignored);
+			}
+			rc = settle(&r, jobs, count, !r.stopping && !r.paused &&
+			    !summary->budget_spent);
+			free(jobs);
+			if (rc < 0)
+				break;
 		}
-		if (!r.stopping && !r.paused && !summary->budget_spent &&
-		    (rc = fill_slots(&r)) < 0)
-			break;
 		/*
 		 * Reports are verified in batches: a pass at most every
 		 * SWEEP_GAP_MS, not one per finished job (a pass is a process
@@ -1188,6 +1423,7 @@ done:
 		free(r.agent_names[i]);
 	free(r.agent_names);
 	free(r.agents);
+	drop_spare_logs(&r);
 	free(r.workers);
 	free(r.touched);
 	buf_release(&r.agents_json);

@@ -1176,7 +1176,8 @@ in_list(const char *name, size_t len, const char *const *list)
  * options in short_with_argument and long options (names without "--") in
  * long_with_argument take an argument, attached or the next word. When the
  * short option watch or the long option watch_long is met, *watched is set
- * to its argument. Returns the index of the first word after the options.
+ * to its argument. Returns the index of the first word after the options
+ * (n at most: an option whose argument is missing ends the words).
  */
 static size_t
 skip_options(char *const *words, size_t i, size_t n,
@@ -1226,7 +1227,7 @@ skip_options(char *const *words, size_t i, size_t n,
 		}
 		i++;
 	}
-	return i;
+	return i < n ? i : n;
 }
 
 struct wrapper {

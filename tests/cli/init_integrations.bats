@@ -156,6 +156,63 @@ commit_clients() {
 	git add -A && git commit -q -m "daicho hooks"
 }
 
+@test "init --claude/--codex/--gemini register the MCP server, merging with the user's servers, once" {
+	printf '{"mcpServers": {"theirs": {"command": "their-server"}}, "other": 1}\n' >.mcp.json
+	mkdir .codex .gemini
+	printf 'model = "gpt-5"\n\n[mcp_servers.theirs]\ncommand = "their-server"\n' >.codex/config.toml
+	printf '{"mcpServers": {"theirs": {"command": "their-server", "trust": true}}, "ui": {"theme": "x"}}\n' >.gemini/settings.json
+	ok daicho init --claude --codex --gemini
+	assert_line "  wrote $TEST_ROOT/repo/.mcp.json (MCP server daicho added)"
+	assert_line "  wrote $TEST_ROOT/repo/.codex/config.toml (MCP server daicho added)"
+	assert_line "  wrote $TEST_ROOT/repo/.gemini/settings.json (MCP server daicho added)"
+	jq -e '.mcpServers.daicho == {"command": "daicho", "args": ["mcp"], "type": "stdio"}
+		and .mcpServers.theirs.command == "their-server" and .other == 1' \
+		.mcp.json >/dev/null || fail "$(cat .mcp.json)"
+	jq -e '.mcpServers.daicho == {"command": "daicho", "args": ["mcp"]}
+		and .mcpServers.theirs.trust == true and .ui.theme == "x"
+		and .hooks.BeforeTool[0].hooks[0].command == "daicho hook gemini BeforeTool"' \
+		.gemini/settings.json >/dev/null || fail "$(cat .gemini/settings.json)"
+	head -n 4 .codex/config.toml | grep -q '^command = "their-server"$'
+	grep -q '^\[mcp_servers.daicho\]$' .codex/config.toml
+	grep -A2 '^\[mcp_servers.daicho\]$' .codex/config.toml | grep -q '^args = \["mcp"\]$'
+	before="$(tree_sums)"
+	ok daicho init --claude --codex --gemini
+	assert_line "  kept $TEST_ROOT/repo/.mcp.json (it registers an MCP server named daicho)"
+	[ "$(tree_sums)" = "$before" ]
+}
+
+@test "init keeps a daicho MCP server the user registered their own way" {
+	printf '{"mcpServers": {"daicho": {"command": "/opt/daicho", "args": ["mcp", "--as", "me"]}}}\n' >.mcp.json
+	mkdir .codex
+	printf '[mcp_servers.daicho]\ncommand = "/opt/daicho"\n' >.codex/config.toml
+	before="$(sha256sum .mcp.json .codex/config.toml)"
+	ok daicho init --claude --codex
+	[ "$(sha256sum .mcp.json .codex/config.toml)" = "$before" ]
+}
+
+@test "doctor starts the registered MCP server and checks that it answers initialize" {
+	daicho init --claude --codex --gemini >/dev/null
+	commit_clients
+	trust_clients
+	ok daicho doctor
+	assert_line --regexp "^ok +claude MCP server +.*/.mcp.json registers 'daicho' 'mcp'$"
+	assert_line --regexp "^ok +MCP server answers \(claude\) +'daicho' 'mcp' starts and answers initialize \(protocol 2025-11-25\)$"
+	assert_line --regexp "^ok +codex MCP server +"
+	assert_line --regexp "^ok +gemini MCP server +"
+	# The same command is started once.
+	[ "$(grep -c '^ok *MCP server answers' <<<"$output")" = 1 ]
+	# A server that does not answer is a failure saying what it printed.
+	jq '.mcpServers.daicho.args = ["mcp", "--no-such-flag"]' .mcp.json >x && mv x .mcp.json
+	capture daicho doctor
+	[ "$status" -eq 1 ]
+	assert_line --regexp "^FAIL +MCP server answers \(claude\) +'daicho' 'mcp' '--no-such-flag' did not answer initialize \(exit 2\): daicho: unknown option '--no-such-flag'"
+	# Nothing registered: said so.
+	jq 'del(.mcpServers.daicho)' .gemini/settings.json >x && mv x .gemini/settings.json
+	capture daicho doctor
+	assert_line --regexp "^FAIL +gemini MCP server +.*/.gemini/settings.json does not register an MCP server named daicho$"
+	assert_line --partial "fix: run 'daicho init --gemini'"
+}
+
 @test "doctor passes when everything is installed and daicho is on PATH" {
 	daicho init --claude --codex --gemini >/dev/null
 	commit_clients
@@ -178,7 +235,8 @@ commit_clients() {
 	assert_line --regexp '^FAIL +claude hooks +.*settings.json is missing$'
 	assert_line --partial "fix: run 'daicho init --claude'"
 	assert_line --regexp '^FAIL +claude hooks committed +.claude/settings.json is not committed'
-	assert_equal "$stderr" "daicho: 5 problems found (fix them as shown)"
+	assert_line --regexp '^FAIL +claude MCP server +.*/.mcp.json does not register an MCP server named daicho$'
+	assert_equal "$stderr" "daicho: 6 problems found (fix them as shown)"
 }
 
 @test "doctor: a hook that cannot be found on PATH is a failure" {

@@ -184,3 +184,19 @@ setup() {
 	ok daicho result 1
 	assert_output kept
 }
+
+@test "prompt and result --json: the bytes as a string, or base64 when not UTF-8 text" {
+	text=$(printf 'line one\nline two' | daicho add "Text" --body-file -)
+	binary=$(printf 'a\000b\377' | daicho add "Binary" --body-file -)
+	run --separate-stderr daicho prompt "$text" --json
+	assert_success
+	assert_output "{\"id\":$text,\"bytes\":17,\"body\":\"line one\\nline two\"}"
+	run --separate-stderr daicho prompt "$binary" --json
+	assert_success
+	assert_output "{\"id\":$binary,\"bytes\":4,\"body_base64\":\"YQBi/w==\"}"
+	daicho --as w1 claim "$text" >/dev/null
+	printf 'r\303\251sultat' | daicho --as w1 save "$text"
+	run --separate-stderr daicho result "$text" --json
+	assert_success
+	assert_output "{\"id\":$text,\"bytes\":9,\"result\":\"résultat\"}"
+}

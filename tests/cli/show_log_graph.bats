@@ -67,9 +67,16 @@ setup() {
 	assert_output --partial save
 	assert_output --partial report
 	assert_output --partial w1
-	# order: add, claim, save, report
-	kinds="$(awk 'NR > 1 { print $3 }' <<<"$output" | tr '\n' ' ')"
+	# order: add, claim, save, report; each a sentence, not JSON
+	kinds="$(awk 'NR > 1 { print $2 }' <<<"$output" | tr '\n' ' ')"
 	[ "$kinds" = "add claim save report " ] || fail "log order: $kinds"
+	assert_line --index 0 --regexp '^TIME +EVENT +WHAT$'
+	assert_line --index 2 --regexp '^[0-9T:-]+Z claim +w1 claimed #1 first task$'
+	assert_line --index 3 --regexp '^[0-9T:-]+Z save +w1 saved a result for #1 first task \(7 bytes\)$'
+	assert_line --index 4 --regexp '^[0-9T:-]+Z report +w1 reported #1 first task done: done, I think$'
+	refute_output --partial '{'
+	ok daicho log 1 --json
+	jq -e '[.[].title] | unique == ["first task"]' <<<"$output" >/dev/null || fail "log titles: $output"
 	ok daicho log 1 --json
 	jq -e '[.[].kind] == ["add","claim","save","report"] and ([.[].task] | unique) == [1] and
 		[.[].id] == ([.[].id] | sort) and .[3].detail.note == "done, I think"' \

@@ -89,6 +89,41 @@ setup() {
 	refused 2 daicho status --stale-after x
 }
 
+@test "status's recent events and handoff's decisions are sentences, not JSON" {
+	daicho agent start w1 --role implementer >/dev/null
+	daicho add "Parse headers" >/dev/null
+	daicho add "Fix x" --done-when 'file:src/x.c' >/dev/null
+	daicho claim 1 --as w1 >/dev/null
+	daicho block 1 --reason "which database?" --as w1 >/dev/null
+	daicho claim 2 --as w1 >/dev/null
+	daicho report 2 --as w1 >/dev/null
+	daicho verify 2 --apply >/dev/null 2>&1 || true
+	daicho gate add 'git push*' --approval >/dev/null
+	daicho gate exec --as w1 -- git push 2>/dev/null && fail "gate exec ran"
+	on_pty daicho approve 1
+	[ "$status" -eq 0 ] || fail "approve: $output"
+	export DAICHO_NOW_MS=$((T0 + 90000))
+	ok daicho status --events 8
+	me="$(id -un)"
+	assert_line "RECENT (8)"
+	assert_line "      1m ago  w1 blocked #1 Parse headers: which database?"
+	assert_line "      1m ago  w1 claimed #2 Fix x"
+	assert_line "      1m ago  w1 reported #2 Fix x done"
+	assert_line "      1m ago  #2 Fix x rejected: file:src/x.c: src/x.c is missing; back to its holder"
+	assert_line "      1m ago  $me added gate #1 for 'git push*', which needs a person's approval"
+	assert_line "      1m ago  w1 asked to run 'git push' (request #1)"
+	assert_line "      1m ago  $me approved request #1 (git push)"
+	refute_output --partial '{"'
+	# --json keeps every field, with the task's title beside its id
+	ok daicho status --events 8 --json
+	jq -e '[.events[] | select(.kind == "block")] | first | .task == 1 and .title == "Parse headers" and .detail.reason == "which database?"' \
+		<<<"$output" >/dev/null || fail "$output"
+	ok daicho handoff --as w1
+	assert_line "      1m ago  w1 blocked #1 Parse headers: which database?"
+	assert_line "      1m ago  $me approved request #1 (git push)"
+	refute_output --partial '{"'
+}
+
 # A manager asks a researcher to wait, eight times over a day, then ends; a
 # successor's hand-off shows the researcher waiting, with owner and age.
 @test "scenario: eight waits over a day, the manager ends, the successor's hand-off lists the wait" {

@@ -49,3 +49,7 @@ load scenarios
 @test "claude: the model's ways around 'daicho approve' approve nothing" {
 	scenario_approve_workarounds claude
 }
+
+@test "claude: the model lists daicho's MCP tools and claims, saves and reports a task through them" {
+	scenario_mcp claude
+}

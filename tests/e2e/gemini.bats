@@ -37,3 +37,7 @@ load scenarios
 @test "gemini: the model's ways around 'daicho approve' approve nothing" {
 	scenario_approve_workarounds gemini
 }
+
+@test "gemini: the model lists daicho's MCP tools and claims, saves and reports a task through them" {
+	scenario_mcp gemini
+}

@@ -186,6 +186,8 @@ configure_client() {
 # chosen: CLAUDE_SIDS[N-1] for the Nth session of the test. E2E_UNTRUSTED=1:
 # Codex without --dangerously-bypass-hook-trust, Gemini CLI in a folder it
 # does not trust, with --skip-trust (see configure_client).
+# E2E_ALLOWED_TOOLS: Claude Code's --allowedTools (default
+# Bash,Read,Edit,Write).
 run_session() {
 	local prompt="${1:-Do the work.}"
 	SESSION=$((SESSION + 1))
@@ -197,7 +199,7 @@ run_session() {
 		SESSION_ID="${CLAUDE_SIDS[$((SESSION - 1))]:-$(cat /proc/sys/kernel/random/uuid)}"
 		cmd=(claude -p "$prompt" --output-format stream-json --verbose
 			--include-hook-events --session-id "$SESSION_ID" --model claude-sonnet-4-5
-			--allowedTools "Bash,Read,Edit,Write")
+			--allowedTools "${E2E_ALLOWED_TOOLS:-Bash,Read,Edit,Write}")
 		;;
 	codex)
 		cmd=(codex exec --json -s danger-full-access "$prompt")

@@ -399,3 +399,49 @@ assert_blocked() {
 	esac
 	[ "$ok" = true ] || fail "$what ran instead of being refused: $result"
 }
+
+# The MCP server as 'daicho init' registers it: the client starts it, offers
+# the model its tools (and no human-only one), and the model claims, reads,
+# saves and reports a task through them, as the session's agent (Claude
+# Code gives the server its session id; Gemini CLI's is found through its
+# process, which its SessionStart hook recorded). A refused call comes back
+# to the model as an error with daicho's line.
+scenario_mcp() {
+	local client="$1" prefix agent
+	case "$client" in
+	claude) prefix=mcp__daicho__ ;;
+	gemini) prefix=mcp_daicho_ ;;
+	*) fail "no MCP tool names known for $client" ;;
+	esac
+	daicho init --"$client" >/dev/null
+	daicho add 'Write the parser' --body 'Parse the input.' >/dev/null
+	# Claude Code: the tools allowed as any tool must be; Gemini CLI runs
+	# them in yolo mode.
+	E2E_ALLOWED_TOOLS="Bash,Read,Edit,Write,mcp__daicho"
+	start_standin "$client" '[
+		{"call": "'"$prefix"'claim", "input": {"next": true}},
+		{"call": "'"$prefix"'prompt", "input": {"id": 1}},
+		{"call": "'"$prefix"'save", "input": {"id": 1, "text": "parsed: 42 tokens"}},
+		{"call": "'"$prefix"'claim", "input": {"id": 1, "next": true}},
+		{"call": "'"$prefix"'report", "input": {"id": 1, "note": "through MCP"}},
+		{"text": "done."}]'
+	run_session
+	session_ok
+	# The tools the client offered the model.
+	requests | head -n 1 | jq -e --arg p "$prefix" '[.body.tools[]? | (.functionDeclarations[]?.name // .name)] |
+		index($p + "claim") and index($p + "report") and index($p + "inbox") and
+		(index($p + "approve") | not)' >/dev/null ||
+		fail "daicho's tools were not offered: $(requests | head -n 1 | jq -c '[.body.tools[]? | (.functionDeclarations[]?.name // .name)]')"
+	tool_result 0 | jq -e '.text | contains("{\"id\":1}")' >/dev/null || fail "claim: $(tool_result 0)"
+	tool_result 1 | jq -e '.text | contains("Parse the input.")' >/dev/null || fail "prompt: $(tool_result 1)"
+	tool_result 3 | jq -e '.error == true and (.text | contains("claim takes an ID or --next, one of the two"))' \
+		>/dev/null || fail "a refused call: $(tool_result 3)"
+	# The ledger: the session's agent claimed, saved and reported the task.
+	agent="$(daicho agents --all --json | jq -r --arg k "$client" '[.[] | select(.kind == $k)] | .[0].name')"
+	[ -n "$agent" ] && [ "$agent" != null ] || fail "no $client agent: $(daicho agents --all)"
+	[ "$client" != claude ] || daicho agents --all --json | jq -e --arg a "$agent" --arg s "$SESSION_ID" \
+		'any(.[]; .name == $a and .session_id == $s)' >/dev/null || fail "not the session's agent: $(daicho agents --all)"
+	daicho show 1 --json | jq -e --arg a "$agent" '.state == "reported" and .owner == $a and
+		.note == "through MCP"' >/dev/null || fail "$(daicho show 1)"
+	[ "$(daicho result 1)" = "parsed: 42 tokens" ]
+}

@@ -940,6 +940,11 @@ test_environment_changes(void **state)
 	expect_environment("echo $(unset Y)", "-Y");
 	/* Arguments of other programs are no change. */
 	expect_environment("echo FOO= unset X", "");
+	/* An option whose argument is missing ends the words (found by
+	 * fuzz_hook: the words past the end were read). */
+	expect_environment("env -u X -u", "-X");
+	expect_environment("env -u X --unset", "-X");
+	expect_environment("env -u X -u (Y z)", "-X");
 }
 
 int

@@ -361,6 +361,31 @@ test_append_actor_zero_is_caller(void **state)
 	err_release(&err);
 }
 
+/* With an event via set, every event carries it in its detail; unset, none. */
+static void
+test_event_via(void **state)
+{
+	struct fixture *f = *state;
+	struct event_filter filter = { .after_id = f->base_id };
+	struct seen s = { 0 };
+	struct err err = ERR_INIT;
+
+	ledger_set_event_via(f->ledger, "web");
+	assert_string_equal(ledger_event_via(f->ledger), "web");
+	append(f, 0, "bare", 0, NULL);
+	append(f, 0, "detailed", 0, json_pack("{s:i}", "a", 1));
+	ledger_set_event_via(f->ledger, NULL);
+	assert_null(ledger_event_via(f->ledger));
+	append(f, 0, "after", 0, NULL);
+	assert_int_equal(event_each(f->ledger, &filter, collect, &s, &err), 0);
+	assert_int_equal(s.count, 3);
+	assert_string_equal(s.details[0], "{\"via\":\"web\"}");
+	assert_string_equal(s.details[1], "{\"a\":1,\"via\":\"web\"}");
+	assert_null(s.details[2]);
+	seen_release(&s);
+	err_release(&err);
+}
+
 static void
 test_last_id_empty(void **state)
 {
@@ -390,6 +415,7 @@ main(void)
 		T(test_rolled_back_event_is_gone),
 		T(test_filters),
 		T(test_append_actor_zero_is_caller),
+		T(test_event_via),
 		cmocka_unit_test(test_last_id_empty),
 	};
 #undef T

@@ -1,0 +1,1135 @@
+/*
+ * mcp: daicho as a Model Context Protocol server on stdio (the protocol
+ * is integ/mcp.c's). This file holds the one table that maps each tool to
+ * the command the CLI runs, with its input schema (typed arguments mapped
+ * straight to the command's options and positional arguments, never
+ * through a command line) and its output schema (the command's --json).
+ * A tool call runs that very command in-process on the server's open
+ * ledger (cmd_execute()), so validation, messages and output are the
+ * CLI's by construction. Human-only operations (approve, deny, gate rm,
+ * release --force, unblock, edit, reopen, config) are not tools.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/msg.h"
+#include "integ/mcp.h"
+#include "util/alloc.h"
+#include "util/client.h"
+#include "util/strlist.h"
+
+#define MCP_SERVER_VERSION "0.1.0"
+/* How often an idle server looks for new messages for its agent. */
+#define MCP_IDLE_POLL_MS 2000
+/* The resource whose updates announce new messages. */
+#define INBOX_URI "daicho://inbox"
+
+/* The JSON type of a tool argument. */
+enum arg_type {
+	ARG_STRING,
+	ARG_INTEGER,  /* a whole number (ids, counts, priorities) */
+	ARG_NUMBER,
+	ARG_BOOLEAN,
+	ARG_STRINGS,  /* an array of strings */
+	ARG_INTEGERS, /* an array of whole numbers */
+	ARG_TASKS,    /* an array of task objects (add's batch lines) */
+};
+
+/* Where a tool argument goes in the command. */
+enum arg_role {
+	ROLE_POSITIONAL, /* the next positional argument(s), in table order */
+	ROLE_OPTION,     /* --option VALUE, once per array element */
+	ROLE_FLAG,       /* --option, when true */
+	ROLE_INPUT,      /* positional "-", and the text is what "-" reads */
+	ROLE_INPUT_FILE, /* --option -, and the text is what "-" reads */
+	ROLE_BATCH,      /* --option -, "-" reading the objects as JSONL */
+};
+
+struct tool_arg {
+	const char *name;        /* the JSON property */
+	enum arg_type type;
+	enum arg_role role;
+	const char *option;      /* the command's option, for the roles that
+				    take one */
+	bool required;
+	const char *description; /* for the model */
+};
+
+struct tool {
+	const char *name;
+	const char *title;
+	const char *description;
+	const struct cmd_entry *entry;  /* the command the tool runs */
+	const struct tool_arg *args;    /* ends with a zeroed entry */
+	const char *output_key;         /* the command's JSON (an array) goes
+					   under this key; NULL: it is the
+					   object itself, or {"ok": true} when
+					   the command prints nothing */
+	const char *output_schema;      /* JSON text: structuredContent's */
+	bool read_only, destructive, idempotent;
+	int64_t default_limit;          /* ls: --limit when none is given */
+};
+
+#define ID_ARG(what) { "id", ARG_INTEGER, ROLE_POSITIONAL, NULL, true, what }
+
+/* JSON schemas of what the commands print (see each command's --help). */
+#define OK_SCHEMA                                                              \
+	"{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},"   \
+	"\"required\":[\"ok\"]}"
+#define NULLABLE(t) "{\"type\":[\"" t "\",\"null\"]}"
+#define TASK_PROPERTIES                                                        \
+	"\"id\":{\"type\":\"integer\"},\"title\":{\"type\":\"string\"},"         \
+	"\"state\":{\"type\":\"string\",\"enum\":[\"open\",\"claimed\","         \
+	"\"reported\",\"verified\",\"blocked\",\"cancelled\",\"failed\"]},"      \
+	"\"priority\":{\"type\":\"integer\"},\"parent\":" NULLABLE("integer")    \
+	",\"owner\":" NULLABLE("string") ",\"lease_expires_ms\":"               \
+	NULLABLE("integer") ",\"max_hold_ms\":" NULLABLE("integer")             \
+	",\"claim_named_ms\":" NULLABLE("integer") ",\"claim_base\":"           \
+	NULLABLE("string") ",\"attempts\":{\"type\":\"integer\"},"              \
+	"\"max_attempts\":{\"type\":\"integer\"},\"after\":{\"type\":\"array\"," \
+	"\"items\":{\"type\":\"integer\"}},\"unmet_after\":{\"type\":"          \
+	"\"integer\"},\"labels\":{\"type\":\"array\",\"items\":{\"type\":"       \
+	"\"string\"}},\"touches\":{\"type\":\"array\",\"items\":{\"type\":"      \
+	"\"string\"}},\"protect\":{\"type\":\"array\",\"items\":{\"type\":"      \
+	"\"string\"}},\"done_when\":{\"type\":\"array\",\"items\":{\"type\":"    \
+	"\"string\"}},\"checks_version\":{\"type\":\"integer\"},"               \
+	"\"check_timeout_ms\":" NULLABLE("integer") ",\"body_bytes\":{\"type\":" \
+	"\"integer\"},\"saves\":{\"type\":\"integer\"},\"result_bytes\":"       \
+	NULLABLE("integer") ",\"commit\":" NULLABLE("string") ",\"note\":"      \
+	NULLABLE("string") ",\"block_reason\":" NULLABLE("string")              \
+	",\"created_ms\":{\"type\":\"integer\"},\"updated_ms\":{\"type\":"       \
+	"\"integer\"}"
+#define TASK_REQUIRED "\"required\":[\"id\",\"title\",\"state\",\"owner\"]"
+#define ARRAY_OF_OBJECTS "{\"type\":\"array\",\"items\":{\"type\":\"object\"}}"
+
+static const char *const task_item_schema =
+    "{\"type\":\"object\",\"required\":[\"title\"],\"properties\":{"
+    "\"title\":{\"type\":\"string\",\"description\":\"one line\"},"
+    "\"body\":{\"type\":\"string\",\"description\":\"the prompt\"},"
+    "\"priority\":{\"type\":\"integer\"},"
+    "\"max_attempts\":{\"type\":\"integer\"},"
+    "\"labels\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"touches\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"protect\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"done_when\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"check_timeout\":{\"type\":\"string\",\"description\":\"e.g. 90s\"},"
+    "\"after\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":"
+    "\"integer\"},{\"type\":\"string\"}]},\"description\":\"task ids, or "
+    "keys of other tasks of this batch\"},"
+    "\"parent\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}]},"
+    "\"key\":{\"type\":\"string\",\"description\":\"a name other tasks of "
+    "the batch use in after and parent\"}}}";
+
+static const struct tool tools[] = {
+	{ "claim", "Claim a task",
+	  "Take a task for yourself with a lease: the task with this id, or with "
+	  "next the first ready one (highest priority, then oldest), optionally "
+	  "only among tasks labelled label. Exactly one claimer wins. Returns the "
+	  "claimed id. Fails, saying why, when the task is held by another agent "
+	  "(named), waits on unverified tasks, or nothing is ready. Claiming a "
+	  "task you hold renews its lease.",
+	  &cmd_claim_entry,
+	  (const struct tool_arg[]){
+	      { "id", ARG_INTEGER, ROLE_POSITIONAL, NULL, false,
+		"the task to claim (give id, or next: true)" },
+	      { "next", ARG_BOOLEAN, ROLE_FLAG, "next", false,
+		"claim the first ready task" },
+	      { "label", ARG_STRING, ROLE_OPTION, "label", false,
+		"with next: only tasks labelled this" },
+	      { "lease", ARG_STRING, ROLE_OPTION, "lease", false,
+		"lease length, e.g. 30m (default: the ledger's, 30m)" },
+	      { "max_hold", ARG_STRING, ROLE_OPTION, "max-hold", false,
+		"how long the claim lives without a call naming the task, e.g. "
+		"2h (default three leases)" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"}},"
+	  "\"required\":[\"id\"]}",
+	  false, false, false, 0 },
+	{ "prompt", "Read a task's prompt",
+	  "The task's body (its prompt), exactly as added. Fetch your own prompt "
+	  "after claiming.",
+	  &cmd_prompt_entry,
+	  (const struct tool_arg[]){ ID_ARG("the task"), { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
+	  "\"bytes\":{\"type\":\"integer\"},\"body\":{\"type\":\"string\"},"
+	  "\"body_base64\":{\"type\":\"string\"}},\"required\":[\"id\","
+	  "\"bytes\"]}",
+	  true, false, true, 0 },
+	{ "save", "Save a task's result",
+	  "Store the result of a task you hold (replacing an earlier save), with "
+	  "the usage it cost. Only the holder may save.",
+	  &cmd_save_entry,
+	  (const struct tool_arg[]){
+	      ID_ARG("the task you hold"),
+	      { "text", ARG_STRING, ROLE_INPUT_FILE, "file", true,
+		"the result" },
+	      { "tokens_in", ARG_INTEGER, ROLE_OPTION, "tokens-in", false,
+		"input tokens used" },
+	      { "tokens_out", ARG_INTEGER, ROLE_OPTION, "tokens-out", false,
+		"output tokens used" },
+	      { "cost", ARG_NUMBER, ROLE_OPTION, "cost", false,
+		"cost, in your currency" },
+	      { "model", ARG_STRING, ROLE_OPTION, "model", false,
+		"the model that produced it" },
+	      { 0 } },
+	  NULL, OK_SCHEMA, false, false, true, 0 },
+	{ "report", "Report a task done",
+	  "Say that a task you hold is done: it then awaits verification, which "
+	  "alone makes it count as done. In a git repository, a task whose "
+	  "checks look at files needs commit (verification sees only committed "
+	  "work).",
+	  &cmd_report_entry,
+	  (const struct tool_arg[]){
+	      ID_ARG("the task you hold"),
+	      { "commit", ARG_STRING, ROLE_OPTION, "commit", false,
+		"the commit with the work (a hash, branch or HEAD)" },
+	      { "note", ARG_STRING, ROLE_OPTION, "note", false,
+		"a note for the reviewer" },
+	      { 0 } },
+	  NULL, OK_SCHEMA, false, false, false, 0 },
+	{ "release", "Release a task",
+	  "Give back a task you hold (claimed or blocked): it is open again, and "
+	  "the attempt is not counted.",
+	  &cmd_release_entry,
+	  (const struct tool_arg[]){ ID_ARG("the task you hold"), { 0 } },
+	  NULL, OK_SCHEMA, false, false, false, 0 },
+	{ "block", "Block a task on a human",
+	  "Mark a task you hold blocked: it needs a person, for the reason "
+	  "given. It keeps its owner.",
+	  &cmd_block_entry,
+	  (const struct tool_arg[]){
+	      ID_ARG("the task you hold"),
+	      { "reason", ARG_STRING, ROLE_OPTION, "reason", true,
+		"what the human must do" },
+	      { 0 } },
+	  NULL, OK_SCHEMA, false, false, false, 0 },
+	{ "ls", "List tasks",
+	  "List tasks in id order, with filters. ready lists exactly what claim "
+	  "with next would take, in its order. At most limit tasks (default "
+	  "200).",
+	  &cmd_ls_entry,
+	  (const struct tool_arg[]){
+	      { "state", ARG_STRING, ROLE_OPTION, "state", false,
+		"open, claimed, reported, verified, blocked, cancelled or "
+		"failed" },
+	      { "ready", ARG_BOOLEAN, ROLE_FLAG, "ready", false,
+		"only tasks claim next could take" },
+	      { "mine", ARG_BOOLEAN, ROLE_FLAG, "mine", false,
+		"only tasks you hold" },
+	      { "owner", ARG_STRING, ROLE_OPTION, "owner", false,
+		"only tasks this agent holds" },
+	      { "label", ARG_STRING, ROLE_OPTION, "label", false,
+		"only tasks with this label" },
+	      { "text", ARG_STRING, ROLE_OPTION, "text", false,
+		"only tasks whose title or body holds this" },
+	      { "created_since", ARG_STRING, ROLE_OPTION, "created-since", false,
+		"only tasks added within this long, e.g. 1h" },
+	      { "updated_since", ARG_STRING, ROLE_OPTION, "updated-since", false,
+		"only tasks changed within this long" },
+	      { "limit", ARG_INTEGER, ROLE_OPTION, "limit", false,
+		"at most this many (default 200)" },
+	      { 0 } },
+	  "tasks",
+	  "{\"type\":\"object\",\"properties\":{\"tasks\":{\"type\":\"array\","
+	  "\"items\":{\"type\":\"object\",\"properties\":{" TASK_PROPERTIES "},"
+	  TASK_REQUIRED "}}},\"required\":[\"tasks\"]}",
+	  true, false, true, 200 },
+	{ "show", "Show a task",
+	  "One task: state, owner, lease, edges, checks, and the evidence of its "
+	  "last verdict.",
+	  &cmd_show_entry,
+	  (const struct tool_arg[]){ ID_ARG("the task"), { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{" TASK_PROPERTIES
+	  ",\"last_verdict\":" NULLABLE("object") "}," TASK_REQUIRED "}",
+	  true, false, true, 0 },
+	{ "result", "Read a task's result",
+	  "The latest saved result of a task, exactly as saved.",
+	  &cmd_result_entry,
+	  (const struct tool_arg[]){ ID_ARG("the task"), { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
+	  "\"bytes\":{\"type\":\"integer\"},\"result\":{\"type\":\"string\"},"
+	  "\"result_base64\":{\"type\":\"string\"}},\"required\":[\"id\","
+	  "\"bytes\"]}",
+	  true, false, true, 0 },
+	{ "add", "Add tasks",
+	  "Add one task (title and its fields) or many at once (tasks: all or "
+	  "none, in one transaction). Returns the new id, or ids for tasks.",
+	  &cmd_add_entry,
+	  (const struct tool_arg[]){
+	      { "title", ARG_STRING, ROLE_POSITIONAL, NULL, false,
+		"one line (give title, or tasks)" },
+	      { "body", ARG_STRING, ROLE_OPTION, "body", false,
+		"the prompt the worker fetches" },
+	      { "after", ARG_INTEGERS, ROLE_OPTION, "after", false,
+		"ready only once these tasks are verified" },
+	      { "touches", ARG_STRINGS, ROLE_OPTION, "touches", false,
+		"path globs the task edits; overlapping tasks are never claimed "
+		"at once" },
+	      { "protect", ARG_STRINGS, ROLE_OPTION, "protect", false,
+		"path globs a report must not change" },
+	      { "done_when", ARG_STRINGS, ROLE_OPTION, "done-when", false,
+		"checks that must pass: file:PATH, cmd:SHELL, saved, commit" },
+	      { "check_timeout", ARG_STRING, ROLE_OPTION, "check-timeout", false,
+		"time limit of each cmd: check, e.g. 10m" },
+	      { "priority", ARG_INTEGER, ROLE_OPTION, "priority", false,
+		"higher is claimed first (default 0)" },
+	      { "labels", ARG_STRINGS, ROLE_OPTION, "label", false,
+		"labels (with tasks: added to every task)" },
+	      { "max_attempts", ARG_INTEGER, ROLE_OPTION, "max-attempts", false,
+		"attempts before the task fails (default 3)" },
+	      { "parent", ARG_INTEGER, ROLE_OPTION, "parent", false,
+		"the task this one belongs to" },
+	      { "tasks", ARG_TASKS, ROLE_BATCH, "batch", false,
+		"many tasks, added all or none: objects with title (required), "
+		"body, priority, max_attempts, labels, touches, protect, "
+		"done_when, check_timeout, after, parent, key" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
+	  "\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}",
+	  false, false, false, 0 },
+	{ "send", "Send a message",
+	  "Send a message to an agent by name, or to every live holder of a role "
+	  "with to: \"role:ROLE\". An ended or stale recipient is refused, saying "
+	  "when it was last seen and who holds its role now, unless queue.",
+	  &cmd_send_entry,
+	  (const struct tool_arg[]){
+	      { "to", ARG_STRING, ROLE_POSITIONAL, NULL, true,
+		"an agent name, or role:ROLE" },
+	      { "text", ARG_STRING, ROLE_INPUT, NULL, true, "the message" },
+	      { "queue", ARG_BOOLEAN, ROLE_FLAG, "queue", false,
+		"keep it for the next agent of that name if it is gone" },
+	      { "one", ARG_BOOLEAN, ROLE_FLAG, "one", false,
+		"role: only the most recently seen holder" },
+	      { "stale_after", ARG_STRING, ROLE_OPTION, "stale-after", false,
+		"unseen this long counts as gone (default 10m)" },
+	      { 0 } },
+	  "sent",
+	  "{\"type\":\"object\",\"properties\":{\"sent\":{\"type\":\"array\","
+	  "\"items\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
+	  "\"integer\"},\"to\":{\"type\":\"string\"},\"recipient_seen_ms\":"
+	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"}},"
+	  "\"required\":[\"id\",\"to\"]}}},\"required\":[\"sent\"]}",
+	  false, false, false, 0 },
+	{ "inbox", "Read your messages",
+	  "Your unread messages, oldest first, marked read (peek leaves them "
+	  "unread).",
+	  &cmd_inbox_entry,
+	  (const struct tool_arg[]){
+	      { "peek", ARG_BOOLEAN, ROLE_FLAG, "peek", false,
+		"do not mark them read" },
+	      { 0 } },
+	  "messages",
+	  "{\"type\":\"object\",\"properties\":{\"messages\":{\"type\":"
+	  "\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"id\":"
+	  "{\"type\":\"integer\"},\"from\":" NULLABLE("string") ",\"to\":"
+	  NULLABLE("string") ",\"addressed_to\":" NULLABLE("string")
+	  ",\"kind\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"
+	  "\"sent_ms\":{\"type\":\"integer\"},\"recipient_seen_ms\":"
+	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"}},"
+	  "\"required\":[\"id\",\"text\"]}}},\"required\":[\"messages\"]}",
+	  false, false, false, 0 },
+	{ "wait", "Record that you wait",
+	  "Put yourself in the waiting state: for each thing waited for (free "
+	  "text, or a task as #12), with the agent who asked you to wait as "
+	  "owner. The owner is reminded past remind.",
+	  &cmd_wait_entry,
+	  (const struct tool_arg[]){
+	      { "for", ARG_STRINGS, ROLE_OPTION, "for", true,
+		"what you wait for (#ID for a task)" },
+	      { "owner", ARG_STRING, ROLE_OPTION, "owner", false,
+		"the agent who asked you to wait (none: the human)" },
+	      { "remind", ARG_STRING, ROLE_OPTION, "remind", false,
+		"remind the owner after this long (default 4h)" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"wait\":{\"type\":"
+	  "\"integer\"}},\"required\":[\"wait\"]}",
+	  false, false, false, 0 },
+	{ "resume", "End your wait",
+	  "End your open wait wait (or all of them); with none left you are "
+	  "active again.",
+	  &cmd_resume_entry,
+	  (const struct tool_arg[]){
+	      { "wait", ARG_INTEGER, ROLE_POSITIONAL, NULL, false,
+		"the wait to end (default: all yours)" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"ended\":{\"type\":"
+	  "\"integer\"}},\"required\":[\"ended\"]}",
+	  false, false, false, 0 },
+	{ "reserve", "Reserve paths",
+	  "Hold path globs exclusively while you edit them, all or nothing. A "
+	  "glob overlapping one held by another live agent is refused, naming "
+	  "the holder.",
+	  &cmd_reserve_entry,
+	  (const struct tool_arg[]){
+	      { "globs", ARG_STRINGS, ROLE_POSITIONAL, NULL, true,
+		"path globs relative to the repository root (*, **, ?, [a-z])" },
+	      { "task", ARG_INTEGER, ROLE_OPTION, "task", false,
+		"the task the edit is for (released when it is done)" },
+	      { "ttl", ARG_STRING, ROLE_OPTION, "ttl", false,
+		"lapse after this long (default 2h)" },
+	      { 0 } },
+	  NULL, OK_SCHEMA, false, false, true, 0 },
+	{ "unreserve", "Release reservations",
+	  "Release your reservations of exactly these globs, or all of them.",
+	  &cmd_unreserve_entry,
+	  (const struct tool_arg[]){
+	      { "globs", ARG_STRINGS, ROLE_POSITIONAL, NULL, false,
+		"the globs to release (or all: true)" },
+	      { "all", ARG_BOOLEAN, ROLE_FLAG, "all", false,
+		"release every reservation of yours" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"released\":{\"type\":"
+	  "\"integer\"}},\"required\":[\"released\"]}",
+	  false, false, false, 0 },
+	{ "status", "The ledger at a glance",
+	  "What needs a human (each item with the commands that resolve it), "
+	  "the live agents, task counts per state and recent events.",
+	  &cmd_status_entry,
+	  (const struct tool_arg[]){
+	      { "events", ARG_INTEGER, ROLE_OPTION, "events", false,
+		"how many recent events (default 10)" },
+	      { "stale_after", ARG_STRING, ROLE_OPTION, "stale-after", false,
+		"an agent unseen this long is stale (default 10m)" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"now_ms\":{\"type\":"
+	  "\"integer\"},\"needs_you\":" ARRAY_OF_OBJECTS ",\"agents\":"
+	  ARRAY_OF_OBJECTS ",\"tasks\":{\"type\":\"object\"},\"events\":"
+	  ARRAY_OF_OBJECTS "},\"required\":[\"now_ms\",\"needs_you\","
+	  "\"agents\",\"tasks\",\"events\"]}",
+	  true, false, true, 0 },
+	{ "handoff", "Brief a successor",
+	  "Everything a successor coordinator needs, from the ledger alone: live "
+	  "agents, open waits, claims, unread messages, reported and rejected "
+	  "tasks, recent decisions. to hands your open waits and role to that "
+	  "live agent.",
+	  &cmd_handoff_entry,
+	  (const struct tool_arg[]){
+	      { "to", ARG_STRING, ROLE_OPTION, "to", false,
+		"hand waits and role over to this agent" },
+	      { "from", ARG_STRING, ROLE_OPTION, "from", false,
+		"brief on (and hand over) this agent's, not yours" },
+	      { 0 } },
+	  NULL,
+	  "{\"type\":\"object\",\"properties\":{\"now_ms\":{\"type\":"
+	  "\"integer\"},\"from\":" NULLABLE("string") ",\"role\":"
+	  NULLABLE("string") ",\"agents\":" ARRAY_OF_OBJECTS ",\"waits\":"
+	  ARRAY_OF_OBJECTS ",\"claims\":" ARRAY_OF_OBJECTS ",\"unread\":"
+	  ARRAY_OF_OBJECTS ",\"reported\":" ARRAY_OF_OBJECTS ",\"rejected\":"
+	  ARRAY_OF_OBJECTS ",\"decisions\":" ARRAY_OF_OBJECTS ",\"to\":{"
+	  "\"type\":\"string\"},\"waits_moved\":{\"type\":\"integer\"}},"
+	  "\"required\":[\"now_ms\",\"agents\",\"waits\",\"claims\"]}",
+	  false, false, false, 0 },
+};
+
+#define TOOL_COUNT (sizeof(tools) / sizeof(tools[0]))
+
+static const char server_instructions[] =
+    "daicho is the task ledger this project's agents share. To work: claim "
+    "(next: true, or an id), read its prompt, do the work, save the result, "
+    "then report it (with commit when the task's checks look at files); "
+    "release or block a task you cannot finish. Messages: send, inbox (you "
+    "are told when unread ones wait). Every call renews your claims' "
+    "leases. A failed call says why in daicho's one line: what, why, what "
+    "to do.";
+
+/* The resident server's state, shared by every call. */
+struct mcp_state {
+	struct cmd_ctx *base;       /* the mcp command's own context */
+	struct ledger *ledger;      /* open for the server's life */
+	json_t *tool_list;          /* tools/list's array */
+	json_t *resource_list;      /* resources/list's array */
+	char *agent_name;           /* the caller of the last call, once
+				       known */
+	int64_t agent_id;
+	int64_t notified_message;   /* newest message id announced */
+	size_t unread;              /* unread messages after the last call */
+	bool unread_news;           /* messages newer than notified_message */
+	int out_fd;                 /* the protocol's output */
+};
+
+/* Whether value has the JSON type an argument of type takes. */
+static bool
+type_matches(enum arg_type type, const json_t *value)
+{
+	const json_t *item;
+	size_t i;
+
+	switch (type) {
+	case ARG_STRING:
+		return json_is_string(value);
+	case ARG_INTEGER:
+		return json_is_integer(value);
+	case ARG_NUMBER:
+		return json_is_number(value);
+	case ARG_BOOLEAN:
+		return json_is_boolean(value);
+	case ARG_STRINGS:
+	case ARG_INTEGERS:
+	case ARG_TASKS:
+		if (!json_is_array(value))
+			return false;
+		json_array_foreach(value, i, item)
+			if (!(type == ARG_STRINGS ? json_is_string(item) :
+			    type == ARG_INTEGERS ? json_is_integer(item) :
+			    json_is_object(item)))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* How an error message names what an argument of type must be. */
+static const char *
+type_name(enum arg_type type)
+{
+	static const char *const names[] = { "a string", "an integer",
+		"a number", "a boolean (true or false)", "an array of strings",
+		"an array of integers", "an array of task objects" };
+
+	return names[type];
+}
+
+/* The JSON Schema of one argument. New reference. */
+static json_t *
+arg_schema(const struct tool_arg *arg)
+{
+	static const char *const json_types[] = { "string", "integer", "number",
+		"boolean" };
+	json_t *schema;
+
+	switch (arg->type) {
+	case ARG_STRINGS:
+	case ARG_INTEGERS:
+		schema = json_pack("{s:s, s:{s:s}}", "type", "array", "items", "type",
+		    arg->type == ARG_STRINGS ? "string" : "integer");
+		if (arg->required)
+			json_object_set_new(schema, "minItems", json_integer(1));
+		break;
+	case ARG_TASKS:
+		schema = json_pack("{s:s, s:o, s:i}", "type", "array", "items",
+		    json_loads(task_item_schema, 0, NULL), "minItems", 1);
+		break;
+	default:
+		schema = json_pack("{s:s}", "type", json_types[arg->type]);
+		break;
+	}
+	if (arg->type == ARG_INTEGER && arg->role == ROLE_POSITIONAL)
+		json_object_set_new(schema, "minimum", json_integer(1));
+	json_object_set_new(schema, "description", json_string(arg->description));
+	return schema;
+}
+
+/* A tool's definition for tools/list. New reference. */
+static json_t *
+tool_definition(const struct tool *tool)
+{
+	json_t *properties = json_object(), *required = json_array(), *input;
+	json_error_t jerr;
+	json_t *output = json_loads(tool->output_schema, 0, &jerr);
+
+	if (output == NULL) {
+		/* A typo in the table above: every test run finds it. */
+		fprintf(stderr, "daicho: internal: output schema of tool %s: %s\n",
+		    tool->name, jerr.text);
+		abort();
+	}
+	for (const struct tool_arg *a = tool->args; a->name; a++) {
+		json_object_set_new(properties, a->name, arg_schema(a));
+		if (a->required)
+			json_array_append_new(required, json_string(a->name));
+	}
+	input = json_pack("{s:s, s:o, s:b}", "type", "object", "properties",
+	    properties, "additionalProperties", 0);
+	if (json_array_size(required) > 0)
+		json_object_set_new(input, "required", required);
+	else
+		json_decref(required);
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:s, s:b, s:b, s:b, s:b}}",
+	    "name", tool->name, "title", tool->title, "description",
+	    tool->description, "inputSchema", input, "outputSchema", output,
+	    "annotations", "title", tool->title, "readOnlyHint", tool->read_only,
+	    "destructiveHint", tool->destructive, "idempotentHint",
+	    tool->idempotent, "openWorldHint", 0);
+}
+
+/* Every tool's definition, as tools/list returns them. New reference. */
+static json_t *
+tool_list(void)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < TOOL_COUNT; i++)
+		json_array_append_new(list, tool_definition(&tools[i]));
+	return list;
+}
+
+/*
+ * Check arguments against tool's arguments: no unknown property, each of
+ * the right type, the required ones there. Returns 0, or ERR_USAGE saying
+ * what is wrong.
+ */
+static int
+check_arguments(const struct tool *tool, json_t *arguments, struct err *err)
+{
+	struct buf names = BUF_INIT;
+	const char *key;
+	json_t *value;
+	int rc = 0;
+
+	for (const struct tool_arg *a = tool->args; a->name; a++)
+		buf_addf(&names, "%s%s", names.len ? ", " : "", a->name);
+	json_object_foreach(arguments, key, value) {
+		const struct tool_arg *a = tool->args;
+
+		while (a->name && strcmp(a->name, key) != 0)
+			a++;
+		if (a->name == NULL) {
+			rc = err_set(err, ERR_USAGE, "unknown argument '%s' for tool %s "
+			    "(its arguments: %s)", key, tool->name,
+			    names.len ? names.buf : "none");
+			goto done;
+		}
+		if (!type_matches(a->type, value) && !json_is_null(value)) {
+			rc = err_set(err, ERR_USAGE, "argument '%s' of tool %s must be %s",
+			    key, tool->name, type_name(a->type));
+			goto done;
+		}
+	}
+	for (const struct tool_arg *a = tool->args; a->name; a++) {
+		value = json_object_get(arguments, a->name);
+		if (a->required && (value == NULL || json_is_null(value))) {
+			rc = err_set(err, ERR_USAGE, "missing argument '%s' for tool %s "
+			    "(%s: %s)", a->name, tool->name, a->name, a->description);
+			goto done;
+		}
+	}
+done:
+	buf_release(&names);
+	return rc;
+}
+
+/* The text of a scalar argument value, kept in owned until the call ends. */
+static const char *
+value_text(const json_t *value, struct strlist *owned)
+{
+	char text[64];
+
+	if (json_is_string(value))
+		return json_string_value(value);
+	if (json_is_integer(value))
+		snprintf(text, sizeof(text), "%lld",
+		    (long long)json_integer_value(value));
+	else
+		snprintf(text, sizeof(text), "%.17g", json_number_value(value));
+	strlist_add(owned, text);
+	return owned->items[owned->count - 1];
+}
+
+/* What one call puts into a command context, owned until the call ends. */
+struct call_args {
+	struct strlist owned;      /* texts of numbers */
+	struct strlist positional; /* argv */
+	struct buf input;          /* what "-" reads */
+};
+
+/* Map arguments (checked) onto ctx's options, positionals and input. */
+static void
+map_arguments(const struct tool *tool, json_t *arguments, struct cmd_ctx *ctx,
+    struct call_args *call)
+{
+	for (const struct tool_arg *a = tool->args; a->name; a++) {
+		json_t *value = json_object_get(arguments, a->name), *item;
+		const struct cmd_option *option = a->option ?
+		    cmd_find_option(ctx->entry, a->option) : NULL;
+		size_t i;
+
+		if (value == NULL || json_is_null(value))
+			continue;
+		switch (a->role) {
+		case ROLE_POSITIONAL:
+			if (json_is_array(value))
+				json_array_foreach(value, i, item)
+					strlist_add(&call->positional,
+					    value_text(item, &call->owned));
+			else
+				strlist_add(&call->positional,
+				    value_text(value, &call->owned));
+			break;
+		case ROLE_OPTION:
+			if (json_is_array(value))
+				json_array_foreach(value, i, item)
+					cmd_add_value(ctx, option,
+					    value_text(item, &call->owned));
+			else
+				cmd_add_value(ctx, option, value_text(value,
+				    &call->owned));
+			break;
+		case ROLE_FLAG:
+			if (json_is_true(value))
+				cmd_add_value(ctx, option, NULL);
+			break;
+		case ROLE_INPUT:
+			buf_adds(&call->input, json_string_value(value));
+			strlist_add(&call->positional, "-");
+			ctx->input = &call->input;
+			break;
+		case ROLE_INPUT_FILE:
+			buf_adds(&call->input, json_string_value(value));
+			cmd_add_value(ctx, option, "-");
+			ctx->input = &call->input;
+			break;
+		case ROLE_BATCH:
+			json_array_foreach(value, i, item) {
+				char *line = json_dumps(item, JSON_COMPACT);
+
+				buf_adds(&call->input, line);
+				buf_addch(&call->input, '\n');
+				free(line);
+			}
+			cmd_add_value(ctx, option, "-");
+			ctx->input = &call->input;
+			break;
+		}
+	}
+	if (tool->default_limit > 0 && !cmd_has(ctx, "limit")) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "%lld", (long long)tool->default_limit);
+		strlist_add(&call->owned, text);
+		cmd_add_value(ctx, cmd_find_option(ctx->entry, "limit"),
+		    call->owned.items[call->owned.count - 1]);
+	}
+	ctx->argv = strlist_argv(&call->positional);
+	ctx->argc = (int)call->positional.count;
+}
+
+/* A fresh context for one command, with the server's identity and ledger. */
+static void
+call_context(struct mcp_state *state, const struct cmd_entry *entry,
+    struct cmd_ctx *ctx, struct err *err)
+{
+	const struct cmd_ctx *base = state->base;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->entry = entry;
+	ctx->ledger = state->ledger;
+	ctx->ledger_path = base->ledger_path; /* borrowed, never released here */
+	ctx->claim = base->claim;
+	ctx->explicit_agent = base->explicit_agent;
+	ctx->session_id = base->session_id;
+	ctx->session_kind = base->session_kind;
+	ctx->json = true;
+	ctx->stdin_closed = true; /* stdin is the protocol */
+	ctx->captured = json_array();
+	ctx->err = err;
+}
+
+/*
+ * After a call: remember who the caller was (for the notifications), and
+ * forget the call's caller, which the ledger must not beat for again.
+ */
+static void
+end_call(struct mcp_state *state, struct cmd_ctx *ctx, struct call_args *call)
+{
+	if (ctx->caller.name != NULL && ctx->caller.id != 0 && (state->agent_name
+	    == NULL || strcmp(state->agent_name, ctx->caller.name) != 0 ||
+	    state->agent_id != ctx->caller.id)) {
+		free(state->agent_name);
+		state->agent_name = xstrdup(ctx->caller.name);
+		state->agent_id = ctx->caller.id;
+		state->notified_message = 0;
+	}
+	ledger_set_begin_hook(state->ledger, NULL, NULL);
+	agent_release(&ctx->caller);
+	json_decref(ctx->captured);
+	free(ctx->values);
+	if (call) {
+		strlist_release(&call->owned);
+		strlist_release(&call->positional);
+		buf_release(&call->input);
+	}
+}
+
+/*
+ * Look at the agent's unread messages: count them, and note whether any is
+ * newer than the last announced.
+ */
+static void
+check_unread(struct mcp_state *state)
+{
+	struct err err = ERR_INIT;
+	json_t *messages = NULL, *m;
+	size_t i;
+
+	if (state->agent_name == NULL)
+		return;
+	ledger_set_caller(state->ledger, state->agent_id);
+	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
+		err_release(&err);
+		return;
+	}
+	state->unread = json_array_size(messages);
+	json_array_foreach(messages, i, m)
+		if (cmd_json_int(m, "id") > state->notified_message)
+			state->unread_news = true;
+	json_decref(messages);
+}
+
+/* The structured content of a successful call, from what it printed. */
+static json_t *
+structured_output(const struct tool *tool, json_t *captured)
+{
+	json_t *first = json_array_get(captured, 0);
+
+	if (tool->output_key)
+		return json_pack("{s:O}", tool->output_key, first ? first
+		    : json_array());
+	if (json_is_object(first))
+		return json_incref(first);
+	return json_pack("{s:b}", "ok", 1);
+}
+
+/* The CallToolResult of a failed command: its one line, as the CLI says. */
+static json_t *
+error_result(const struct err *err)
+{
+	struct buf line = BUF_INIT;
+	json_t *result;
+
+	buf_addf(&line, "daicho: %s", err->message.len ? err->message.buf
+	    : "failed");
+	result = mcp_tool_error(line.buf);
+	/* The exit status the CLI would give, for clients that script. */
+	json_object_set_new(result, "_meta", json_pack("{s:i}", "daicho/exit",
+	    (int)err->code));
+	buf_release(&line);
+	return result;
+}
+
+/* mcp_handlers.call_tool: run the tool's command. */
+static json_t *
+call_tool(void *arg, const char *name, json_t *arguments)
+{
+	struct mcp_state *state = arg;
+	const struct tool *tool = NULL;
+	struct call_args call = { STRLIST_INIT, STRLIST_INIT, BUF_INIT };
+	struct err err = ERR_INIT;
+	struct cmd_ctx ctx;
+	json_t *result = NULL, *structured;
+	char *text;
+	int rc;
+
+	for (size_t i = 0; i < TOOL_COUNT && tool == NULL; i++)
+		if (strcmp(tools[i].name, name) == 0)
+			tool = &tools[i];
+	if (tool == NULL)
+		return NULL;
+	call_context(state, tool->entry, &ctx, &err);
+	if ((rc = check_arguments(tool, arguments, &err)) == 0) {
+		map_arguments(tool, arguments, &ctx, &call);
+		if ((rc = cmd_check_arity(&ctx)) == 0)
+			rc = cmd_execute(&ctx);
+	}
+	if (rc < 0) {
+		result = error_result(&err);
+		goto done;
+	}
+	structured = structured_output(tool, ctx.captured);
+	text = json_dumps(structured, JSON_COMPACT);
+	result = json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type",
+	    "text", "text", text ? text : "{}", "structuredContent", structured,
+	    "isError", 0);
+	free(text);
+done:
+	end_call(state, &ctx, &call);
+	/* Unread messages are told in the result too: every client shows it. */
+	check_unread(state);
+	if (state->unread > 0 && strcmp(tool->name, "inbox") != 0) {
+		struct buf note = BUF_INIT;
+
+		buf_addf(&note, "daicho: you have %zu unread message%s (call the "
+		    "inbox tool to read %s)", state->unread, state->unread == 1 ? ""
+		    : "s", state->unread == 1 ? "it" : "them");
+		json_array_append_new(json_object_get(result, "content"),
+		    json_pack("{s:s, s:s}", "type", "text", "text", note.buf));
+		buf_release(&note);
+	}
+	err_release(&err);
+	return result;
+}
+
+/* mcp_handlers.read_resource: daicho://inbox, read with inbox --peek. */
+static json_t *
+read_resource(void *arg, const char *uri)
+{
+	struct mcp_state *state = arg;
+	struct err err = ERR_INIT;
+	struct cmd_ctx ctx;
+	json_t *contents;
+	char *text;
+
+	if (strcmp(uri, INBOX_URI) != 0)
+		return NULL;
+	call_context(state, &cmd_inbox_entry, &ctx, &err);
+	cmd_add_value(&ctx, cmd_find_option(&cmd_inbox_entry, "peek"), NULL);
+	if (cmd_execute(&ctx) < 0) {
+		struct buf line = BUF_INIT;
+
+		buf_addf(&line, "daicho: %s", err.message.buf);
+		text = buf_detach(&line, NULL);
+	} else {
+		json_t *doc = json_pack("{s:O}", "messages",
+		    json_array_get(ctx.captured, 0) ? json_array_get(ctx.captured, 0)
+		    : json_array());
+
+		text = json_dumps(doc, JSON_COMPACT);
+		json_decref(doc);
+	}
+	end_call(state, &ctx, NULL);
+	contents = json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri,
+	    "mimeType", "application/json", "text", text ? text : "");
+	free(text);
+	err_release(&err);
+	return contents;
+}
+
+/*
+ * mcp_handlers.tick: when the agent has messages newer than the last
+ * announced, say so: a logging notification, and resources/updated for
+ * daicho://inbox when the client subscribed. Idle, look first.
+ */
+static void
+tick(void *arg, struct mcp_server *server, bool idle)
+{
+	struct mcp_state *state = arg;
+	struct err err = ERR_INIT;
+	json_t *messages = NULL, *m;
+	int64_t newest = state->notified_message;
+	size_t i;
+
+	if (idle)
+		check_unread(state);
+	if (!state->unread_news || state->agent_name == NULL)
+		return;
+	state->unread_news = false;
+	ledger_set_caller(state->ledger, state->agent_id);
+	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
+		err_release(&err);
+		return;
+	}
+	json_array_foreach(messages, i, m) {
+		int64_t id = cmd_json_int(m, "id");
+
+		if (id <= state->notified_message)
+			continue;
+		if (id > newest)
+			newest = id;
+		mcp_log(server, "notice", "daicho", json_pack("{s:s, s:I, s:s?, "
+		    "s:s, s:s}", "event", "message", "id", (json_int_t)id, "from",
+		    cmd_json_str(m, "from", NULL), "text", cmd_json_str(m, "text", ""),
+		    "hint", "call the inbox tool to read and acknowledge it"));
+	}
+	state->notified_message = newest;
+	mcp_resource_updated(server, INBOX_URI);
+	json_decref(messages);
+}
+
+/* mcp_write_fn: one line on the protocol's descriptor. */
+static int
+write_line(void *arg, const char *message, size_t len)
+{
+	struct mcp_state *state = arg;
+	struct iovec iov[2] = { { (void *)message, len }, { "\n", 1 } };
+
+	while (iov[1].iov_len > 0) {
+		ssize_t n = writev(state->out_fd, iov[0].iov_len ? iov : iov + 1,
+		    iov[0].iov_len ? 2 : 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		for (int i = 0; i < 2 && n > 0; i++) {
+			size_t used = (size_t)n < iov[i].iov_len ? (size_t)n
+								  : iov[i].iov_len;
+
+			iov[i].iov_base = (char *)iov[i].iov_base + used;
+			iov[i].iov_len -= used;
+			n -= (ssize_t)used;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Decide who the server acts as: --as, $DAICHO_AGENT or a client's session
+ * variable (gathered already); else the session agent of the agent client
+ * that spawned it (Codex and Gemini CLI give their MCP servers no session
+ * variable), found by process as for Gemini CLI's shell. Never the human:
+ * ERR_USAGE when none of these.
+ */
+static int
+decide_identity(struct cmd_ctx *ctx)
+{
+	struct client_ancestry ancestry;
+	int rc = 0;
+
+	if (ctx->explicit_agent)
+		return 0;
+	client_find_ancestor(&ancestry);
+	if (ancestry.client_pid != 0 && !ancestry.client_above_session) {
+		ctx->claim.client_shell = ancestry.client_kind;
+		ctx->claim.kind = ancestry.client_kind;
+		ctx->explicit_agent = true;
+	} else {
+		rc = err_set(ctx->err, ERR_USAGE, "no agent to act as (daicho mcp "
+		    "serves an agent client's session and never acts as the human: "
+		    "pass --as NAME, or let Claude Code, Codex or Gemini CLI start "
+		    "it)");
+	}
+	client_ancestry_release(&ancestry);
+	return rc;
+}
+
+/*
+ * Keep the protocol's descriptors to ourselves: the output moves to a
+ * private descriptor and fd 1 becomes stderr, so that nothing a command
+ * prints can corrupt the protocol; the input likewise, with /dev/null on
+ * fd 0 for the commands' children. Returns 0 or ERR_FAILED.
+ */
+static int
+take_protocol_fds(struct cmd_ctx *ctx, int *in_fd, int *out_fd)
+{
+	int null_fd;
+
+	fflush(stdout);
+	if ((*out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (*in_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    dup2(STDERR_FILENO, STDOUT_FILENO) < 0 ||
+	    (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return err_set(ctx->err, ERR_FAILED, "cannot set up the protocol's "
+		    "descriptors (%s)", strerror(errno));
+	if (dup2(null_fd, STDIN_FILENO) < 0) {
+		close(null_fd);
+		return err_set(ctx->err, ERR_FAILED, "cannot set up the protocol's "
+		    "descriptors (%s)", strerror(errno));
+	}
+	close(null_fd);
+	return 0;
+}
+
+/*
+ * daicho mcp: print the tools (--list-tools), or decide who the server
+ * acts as, open the ledger, take the protocol's descriptors and serve until
+ * end of input (exit 0).
+ */
+static int
+exec_mcp(struct cmd_ctx *ctx)
+{
+	struct mcp_state state = { 0 };
+	struct mcp_handlers handlers = { 0 };
+	struct mcp_server *server = NULL;
+	int in_fd = -1, rc;
+
+	state.tool_list = tool_list();
+	if (cmd_has(ctx, "list-tools")) {
+		json_t *doc = json_pack("{s:O}", "tools", state.tool_list);
+
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(doc);
+		rc = 0;
+		goto done;
+	}
+	if ((rc = decide_identity(ctx)) < 0)
+		goto done;
+	if ((rc = ledger_open(ctx->ledger_path.buf, &state.ledger, ctx->err)) < 0)
+		goto done;
+	if ((rc = take_protocol_fds(ctx, &in_fd, &state.out_fd)) < 0)
+		goto done;
+	/* A client that goes away is end of input, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	state.base = ctx;
+	state.resource_list = json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "uri",
+	    INBOX_URI, "name", "inbox", "title", "Your unread daicho messages",
+	    "description", "The agent's unread messages (read without marking "
+	    "them read). Subscribe to be told when one arrives.", "mimeType",
+	    "application/json");
+	handlers.name = "daicho";
+	handlers.version = MCP_SERVER_VERSION;
+	handlers.instructions = server_instructions;
+	handlers.tools = state.tool_list;
+	handlers.resources = state.resource_list;
+	handlers.call_tool = call_tool;
+	handlers.read_resource = read_resource;
+	handlers.tick = tick;
+	handlers.arg = &state;
+	server = mcp_server_new(&handlers, write_line, &state);
+	/* End of input is the client's session ending: exit 0. */
+	mcp_serve(server, in_fd, MCP_IDLE_POLL_MS);
+	rc = 0;
+done:
+	mcp_server_free(server);
+	if (in_fd >= 0)
+		close(in_fd);
+	ledger_close(state.ledger);
+	json_decref(state.tool_list);
+	json_decref(state.resource_list);
+	free(state.agent_name);
+	return rc;
+}
+
+const struct cmd_entry cmd_mcp_entry = {
+	.name = "mcp",
+	.usage = "mcp [--as NAME] [--list-tools]",
+	.summary = "serve the ledger to an agent client over MCP (stdio)",
+	.help =
+	    "A Model Context Protocol server on stdin and stdout: JSON-RPC 2.0,\n"
+	    "one message per line, protocol versions 2025-11-25 and 2025-06-18.\n"
+	    "Agent clients start it themselves ('daicho init --claude', --codex\n"
+	    "or --gemini registers it). Each tool runs the command of the same\n"
+	    "name, in the server, with the same checks, messages and --json\n"
+	    "output (structuredContent): claim, prompt, save, report, release,\n"
+	    "block, ls, show, result, add, send, inbox, wait, resume, reserve,\n"
+	    "unreserve, status, handoff. What only a person may do (approve,\n"
+	    "deny, gate rm, release --force, unblock, edit, reopen, config) is\n"
+	    "not a tool. A refused call is a tool result with isError and the\n"
+	    "command's one-line message; malformed JSON-RPC gets the standard\n"
+	    "error codes.\n\n"
+	    "The server acts as --as NAME, $DAICHO_AGENT, the agent of\n"
+	    "$CLAUDE_CODE_SESSION_ID (Claude Code gives it to its MCP servers),\n"
+	    "or else the session agent of the Codex or Gemini CLI process that\n"
+	    "started it (registered by that client's session-start hook); with\n"
+	    "none of these it does not start (exit 2): it never acts as the\n"
+	    "human. Every call is a heartbeat. When the agent has unread\n"
+	    "messages, each tool result says so, and new ones are announced with\n"
+	    "notifications/message and, to a client subscribed to the resource\n"
+	    "daicho://inbox, notifications/resources/updated (also while idle:\n"
+	    "checked every 2s). End of input ends the server (exit 0).\n\n"
+	    "--list-tools prints the tools with their input and output schemas\n"
+	    "(as tools/list returns them) and exits. See docs/mcp.md.\n",
+	.options = (const struct cmd_option[]){
+	    { "list-tools", 0, NULL, "print the tools and their schemas, then "
+	      "exit" },
+	    { 0 } },
+	.flags = 0,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_mcp,
+};

@@ -1,0 +1,115 @@
+/*
+ * The first page: what needs a person, from the one NEEDS YOU model
+ * (core/needs.h) that 'daicho status' shows, each item with the commands
+ * that resolve it and, for those a browser may run, a button.
+ */
+#include <string.h>
+
+#include "core/agent.h"
+#include "core/needs.h"
+#include "core/task.h"
+#include "serve/serve.h"
+#include "util/clock.h"
+
+/* Task states in the order the counts line shows them. */
+static const char *const states[] = { "open", "claimed", "reported",
+	"blocked", "verified", "failed", "cancelled" };
+#define STATE_COUNT (sizeof(states) / sizeof(states[0]))
+
+/* The label of a web action's button. */
+static const char *
+action_label(const char *action)
+{
+	if (strcmp(action, "approve") == 0)
+		return "Approve";
+	if (strcmp(action, "deny") == 0)
+		return "Deny";
+	if (strcmp(action, "reopen") == 0)
+		return "Reopen";
+	if (strcmp(action, "unblock") == 0)
+		return "Unblock";
+	return "Release (force)";
+}
+
+/* One item: kind, summary, age, what to inspect, how to resolve it. */
+static void
+render_item(const struct serve_request *req, struct buf *out,
+    const json_t *item, int64_t now)
+{
+	const char *kind = json_string_value(json_object_get(item, "kind"));
+	const char *inspect = json_string_value(json_object_get(item, "inspect"));
+	json_t *resolve = json_object_get(item, "resolve"), *command;
+	size_t i;
+
+	buf_adds(out, "<div class=\"item\" data-kind=\"");
+	html_escape(out, kind);
+	buf_addf(out, "\" data-id=\"%lld\"><span class=\"kind\">",
+	    (long long)json_integer_value(json_object_get(item, "id")));
+	html_escape(out, kind);
+	buf_adds(out, "</span>");
+	html_escape(out, json_string_value(json_object_get(item, "summary")));
+	buf_adds(out, " <span class=\"since\">");
+	html_age(out, json_integer_value(json_object_get(item, "since_ms")), now);
+	buf_adds(out, "</span>");
+	if (inspect != NULL) {
+		buf_adds(out, "<div class=\"mute\">look first: <code>");
+		html_escape(out, inspect);
+		buf_adds(out, "</code></div>");
+	}
+	buf_adds(out, "<div class=\"resolve\">");
+	json_array_foreach(resolve, i, command) {
+		const char *text = json_string_value(command), *action;
+		int64_t id;
+
+		if (text == NULL)
+			continue;
+		if (serve_action_of(text, &action, &id))
+			html_action_form(req, out, action, id, action_label(action));
+		buf_adds(out, "<code>");
+		html_escape(out, text);
+		buf_adds(out, "</code>");
+	}
+	buf_adds(out, "</div></div>");
+}
+
+void
+page_needs(struct serve_request *req, struct serve_response *res)
+{
+	struct serve *server = req->server;
+	struct needs_options options = { AGENT_STALE_AFTER_MS,
+		server->start->claim.human_name };
+	int64_t counts[STATE_COUNT] = { 0 }, now = clock_now_ms();
+	struct err err = ERR_INIT;
+	json_t *items = NULL, *item;
+	struct buf *out = &res->body;
+	size_t i;
+	int rc;
+
+	pthread_mutex_lock(&server->lock);
+	rc = needs_list(server->ledger, &options, &items, &err);
+	if (rc == 0)
+		rc = task_count_by_state(server->ledger, states, counts,
+		    STATE_COUNT, &err);
+	pthread_mutex_unlock(&server->lock);
+	if (rc < 0) {
+		serve_error(req, res, 500, "%s", err.message.buf);
+		goto done;
+	}
+	res->content_type = "text/html; charset=utf-8";
+	html_begin(req, out, "Needs you", "Needs you");
+	buf_adds(out, "<p class=\"counts\">");
+	for (i = 0; i < STATE_COUNT; i++)
+		buf_addf(out, "<span><a href=\"/tasks?state=%s\">%s</a> %lld</span>",
+		    states[i], states[i], (long long)counts[i]);
+	buf_adds(out, "</p>");
+	buf_addf(out, "<h1>Needs you <span class=\"mute\" id=\"needs-count\">"
+	    "(%zu)</span></h1>", json_array_size(items));
+	if (json_array_size(items) == 0)
+		buf_adds(out, "<p class=\"empty\">Nothing needs you now.</p>");
+	json_array_foreach(items, i, item)
+		render_item(req, out, item, now);
+	html_end(req, out);
+done:
+	json_decref(items);
+	err_release(&err);
+}

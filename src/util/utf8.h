@@ -1,0 +1,27 @@
+/*
+ * How much of a line of UTF-8 text fits in a terminal's width: for cutting
+ * lines to the width without splitting a character.
+ */
+#ifndef DAICHO_UTF8_H
+#define DAICHO_UTF8_H
+
+#include <stddef.h>
+
+/*
+ * The columns a character (a Unicode code point) takes on a terminal: 2
+ * for East Asian wide and full-width characters and most emoji, 0 for
+ * combining marks and zero-width characters, else 1.
+ */
+int utf8_char_columns(unsigned int code_point);
+
+/*
+ * The number of bytes of text (len bytes, one line) that fit in columns
+ * terminal columns; *used (may be NULL) gets the columns they take. A
+ * character is never split: the cut falls before one that does not fit.
+ * A terminal escape sequence (ESC [ ... final byte) takes no columns and
+ * is never split either. A byte that does not start a valid UTF-8
+ * sequence counts as one column.
+ */
+size_t utf8_fit(const char *text, size_t len, size_t columns, size_t *used);
+
+#endif

@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# daicho serve over HTTP: the pages, the JSON API against the CLI's --json,
+# the login and the guards on actions, bad input answered with a clean 4xx
+# and the ledger unchanged, live updates, and where it may listen.
+
+load helpers
+
+@test "serve prints its URL; every page answers 200 with HTML, the assets with their types" {
+	daicho add "first" --done-when saved >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	echo "the result" | daicho --as w1 save 1 -f - --tokens-in 7 --cost 0.5 --model m1
+	daicho --as w1 report 1 >/dev/null
+	daicho sweep >/dev/null
+	[ "$(task_field 1 state)" = verified ]
+	start_server
+	[[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+$ ]]
+	for page in / /agents /tasks /tasks/1 /graph /usage "/tasks?state=open&sort=title&order=desc"; do
+		http GET "$page"
+		[ "$status" = 200 ] || fail "$page: $status"
+		[[ "$output" == "<!DOCTYPE html>"* ]] || fail "$page is not a page: ${output:0:200}"
+	done
+	# The task page: its verdict with the evidence, its save, its history.
+	http GET /tasks/1
+	[[ "$output" == *'class="verdict"'* ]] || fail "no verdict: $output"
+	[[ "$output" == *'<code>saved</code>'* ]]
+	[[ "$output" == *'<table id="saves">'*'>11<'*'>7<'*'0.5000'*m1* ]] || fail "no save row"
+	[[ "$output" == *'>verified<'* ]]
+	[[ "$output" == *'<table id="history">'*'>report<'* ]]
+	http GET /static/app.js
+	[ "$status" = 200 ]
+	[[ "$output" == *EventSource* ]]
+	http GET /graph.svg
+	[ "$status" = 200 ]
+	[[ "$output" == "<svg"* ]]
+}
+
+@test "the API gives what the commands' --json give" {
+	daicho add "one" --label a >/dev/null
+	daicho add "two" --after 1 >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	daicho --as w1 save 1 -f - --tokens-in 10 --tokens-out 5 --cost 0.25 --model m1 <<<"result"
+	start_server
+	for pair in "ls|ls" "show/1|show 1" "log/1|log 1" "usage?by=model|usage --by model" \
+		"ls?state=open|ls --state open" "approvals?all=1|approvals --all" "gates|gate ls"; do
+		http GET "/api/${pair%%|*}"
+		[ "$status" = 200 ] || fail "/api/${pair%%|*}: $status $output"
+		# shellcheck disable=SC2086
+		diff <(jq -S . <<<"$output") <(daicho ${pair##*|} --json | jq -S .) ||
+			fail "/api/${pair%%|*} differs from daicho ${pair##*|} --json"
+	done
+	http GET /api/status
+	[ "$status" = 200 ]
+	jq -e '.needs_you | type == "array"' <<<"$output" >/dev/null || jq -e 'type == "object"' <<<"$output" >/dev/null
+}
+
+@test "bad input: unknown ids and paths, bad JSON, huge bodies, path traversal: a clean 4xx each, the ledger unchanged" {
+	blocked_task_and_server
+	snapshot_ledger
+	local auth=(-b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF")
+	# request|expected status|curl arguments
+	while IFS='|' read -r method path want args; do
+		# shellcheck disable=SC2086
+		http "$method" "$path" $args
+		[ "$status" = "$want" ] || fail "$method $path: expected $want, got $status ($output)"
+		if [[ "$path" == /api/* ]]; then
+			jq -e --argjson s "$want" '.status == $s and (.error | type == "string")' <<<"$output" >/dev/null ||
+				fail "$method $path: not a JSON error: $output"
+		fi
+	done <<-EOF
+		GET|/api/show/999|404|
+		GET|/api/show/abc|400|
+		GET|/api/show|400|
+		GET|/api/log/-1|400|
+		GET|/api/nothing|404|
+		GET|/api/ls?bogus=1|400|
+		GET|/api/ls?ready=maybe|400|
+		GET|/api/events?follow=1|400|
+		GET|/tasks/999|404|
+		GET|/tasks/x|400|
+		GET|/no/such/page|404|
+		GET|/api/show/../../../etc/passwd|400|
+		GET|/static/../../etc/passwd|400|
+		GET|/tasks/..%2f..%2fetc%2fpasswd|400|
+		GET|/api/show/%2e%2e%2fledger.db|400|
+		DELETE|/api/ls|405|
+		PUT|/|405|
+		POST|/api/ls|405|
+		GET|/api/unblock/1|405|
+	EOF
+	http POST /api/unblock/999 "${auth[@]}"
+	[ "$status" = 404 ] || fail "unknown task: $status $output"
+	http POST /api/approve/999 "${auth[@]}"
+	[ "$status" = 404 ] || fail "unknown approval: $status $output"
+	http POST /api/deny/1 "${auth[@]}" -H 'Content-Type: application/json' --data '{"reason": '
+	[ "$status" = 400 ] || fail "bad JSON: $status $output"
+	http POST /api/deny/1 "${auth[@]}" -H 'Content-Type: application/json' --data '{"reason": 5}'
+	[ "$status" = 400 ] || fail "a number for a string: $status $output"
+	http POST /api/deny/1 "${auth[@]}" -H 'Content-Type: application/json' --data '{"force": "1"}'
+	[ "$status" = 400 ] || fail "a field deny does not take: $status $output"
+	head -c 10000000 /dev/zero | tr '\0' a >"$TEST_ROOT/huge"
+	http POST /api/unblock/1 "${auth[@]}" --data-binary "@$TEST_ROOT/huge"
+	[ "$status" = 413 ] || fail "huge body: $status"
+	http POST /api/unblock/1 "${auth[@]}" -H 'Transfer-Encoding: chunked' --data-binary "@$TEST_ROOT/huge"
+	[ "$status" = 413 ] || fail "huge chunked body: $status"
+	assert_ledger_unchanged
+	# And the server is still there.
+	http GET /api/show/1
+	[ "$status" = 200 ]
+}
+
+@test "actions: no cookie is 401, no or a wrong CSRF token or another origin is 403; the ledger unchanged" {
+	blocked_task_and_server
+	snapshot_ledger
+	http POST /api/unblock/1
+	[ "$status" = 401 ] || fail "no cookie: $status"
+	http POST /api/unblock/1 -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 401 ] || fail "a CSRF token without the cookie: $status"
+	http POST /api/unblock/1 -b "daicho_session=$CSRF" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 401 ] || fail "a made-up cookie: $status"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar"
+	[ "$status" = 403 ] || fail "no CSRF token: $status"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: 0123"
+	[ "$status" = 403 ] || fail "a wrong CSRF token: $status"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" --data "csrf=wrong" -H 'Content-Type: application/x-www-form-urlencoded'
+	[ "$status" = 403 ] || fail "a wrong CSRF form field: $status"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF" -H "Origin: http://evil.example"
+	[ "$status" = 403 ] || fail "another origin: $status"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF" -H "Sec-Fetch-Site: cross-site"
+	[ "$status" = 403 ] || fail "cross-site: $status"
+	http GET /api/ls -H "Host: evil.example:80"
+	[ "$status" = 421 ] || fail "a rebound DNS name (Host): $status"
+	assert_ledger_unchanged
+}
+
+@test "the login URL works once; an action with the session is the person's, recorded with via web" {
+	blocked_task_and_server
+	run curl -s -o /dev/null -w '%{http_code}' "$LOGIN"
+	[ "$output" = 403 ] || fail "a second login with the same token: $output"
+	run curl -s -o /dev/null -w '%{http_code}' "${LOGIN%?}0"
+	[ "$output" = 403 ]
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 200 ] || fail "unblock: $status $output"
+	[ "$(jq -c . <<<"$output")" = '{"id":1,"to":"owner"}' ]
+	[ "$(task_field 1 state)" = claimed ]
+	run daicho log 1 --json
+	jq -e --arg who "$HUMAN" '.[-1] | .kind == "unblock" and .actor == $who and .detail.via == "web"' <<<"$output" >/dev/null ||
+		fail "the event: $(jq -c '.[-1]' <<<"$output")"
+	# A form post (the page's own buttons) answers with a redirect.
+	daicho --as w1 block 1 --reason "again" >/dev/null
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF"
+	[ "$status" = 303 ] || fail "form unblock: $status $output"
+	[ "$(task_field 1 state)" = claimed ]
+}
+
+@test "started with no terminal (as an agent would), the dashboard is read-only: no login URL, actions refused" {
+	daicho add "one" >/dev/null
+	start_server_detached
+	grep -q 'read-only' "$SERVE_OUT" || fail "no read-only notice: $(cat "$SERVE_OUT")"
+	! grep -q 'login?token' "$SERVE_OUT"
+	http POST /api/reopen/1
+	[ "$status" = 403 ] || fail "$status $output"
+	http GET /login?token=x
+	[ "$status" = 403 ]
+}
+
+@test "an agent's identity in the environment makes it read-only too, even on a terminal" {
+	start_server_as_agent() {
+		local cmd
+		printf -v cmd '%q ' env DAICHO_AGENT=w9 daicho serve --listen 127.0.0.1:0
+		SERVE_OUT="$TEST_ROOT/serve.out"
+		script -qfec "$cmd" /dev/null </dev/null >"$SERVE_OUT" 2>&1 &
+		wait_for_server
+	}
+	start_server_as_agent
+	grep -q 'read-only' "$SERVE_OUT"
+	! grep -q 'login?token' "$SERVE_OUT"
+}
+
+@test "a non-loopback address needs TLS or --insecure; bad --listen is a usage error" {
+	run --separate-stderr daicho serve --listen 0.0.0.0:0
+	assert_refused 2
+	stderr_contains "not a loopback address"
+	run --separate-stderr daicho serve --listen nonsense
+	assert_refused 2
+	run --separate-stderr daicho serve --listen 127.0.0.1:99999
+	assert_refused 2
+	run --separate-stderr daicho serve --listen 0.0.0.0:0 --tls-cert x.pem
+	assert_refused 2
+	start_server_detached --insecure
+	:
+}
+
+@test "with --tls-cert and --tls-key it serves HTTPS" {
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TEST_ROOT/key.pem" \
+		-out "$TEST_ROOT/cert.pem" -days 1 -subj /CN=localhost 2>/dev/null
+	SERVE_OUT="$TEST_ROOT/serve.out"
+	daicho serve --listen 0.0.0.0:0 --tls-cert "$TEST_ROOT/cert.pem" --tls-key "$TEST_ROOT/key.pem" \
+		</dev/null >"$SERVE_OUT" 2>&1 &
+	local i
+	for i in $(seq 100); do
+		grep -q 'dashboard at https://' "$SERVE_OUT" && break
+		sleep 0.05
+	done
+	URL="$(grep -o 'https://[0-9.:]*' "$SERVE_OUT" | head -1)"
+	SERVE_PID="$(pgrep -f "^$DAICHO_ROOT/daicho-serve --ledger $DAICHO_LEDGER serve" | head -1)"
+	[ -n "$URL" ] || fail "no https URL: $(cat "$SERVE_OUT")"
+	run curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:${URL##*:}/api/ls"
+	[ "$output" = 200 ]
+}
+
+@test "without daicho-serve, daicho serve says how to get it" {
+	DAICHO_SERVE_BIN="$TEST_ROOT/none" run --separate-stderr daicho serve
+	assert_refused 1
+	stderr_contains "make daicho-serve"
+}
+
+@test "live: a change made with the CLI is announced on /events within a second" {
+	start_server
+	curl -sN --max-time 3 "$URL/events" >"$TEST_ROOT/events.txt" &
+	local curl_pid=$!
+	sleep 0.5
+	daicho add "new work" >/dev/null
+	wait "$curl_pid" || true
+	grep -q '^event: change' "$TEST_ROOT/events.txt" || fail "no change event: $(cat "$TEST_ROOT/events.txt")"
+}
+
+@test "live: a stream resumed with an older Last-Event-ID is told of the change at once" {
+	start_server
+	daicho add "one" >/dev/null
+	sleep 0.5
+	curl -sN --max-time 1 -H "Last-Event-ID: 0" "$URL/events" >"$TEST_ROOT/events.txt" || true
+	grep -q '^event: change' "$TEST_ROOT/events.txt" || fail "no change event: $(cat "$TEST_ROOT/events.txt")"
+}
