@@ -9,32 +9,20 @@ void
 base64_encode(struct buf *out, const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	size_t i;
 
 	buf_grow(out, (len + 2) / 3 * 4);
-	for (i = 0; i + 3 <= len; i += 3) {
-		unsigned long v = (unsigned long)p[i] << 16 |
-		    (unsigned long)p[i + 1] << 8 | p[i + 2];
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned long group = (unsigned long)p[i] << 16;
+		size_t left = len - i;
 
-		buf_addch(out, alphabet[v >> 18 & 63]);
-		buf_addch(out, alphabet[v >> 12 & 63]);
-		buf_addch(out, alphabet[v >> 6 & 63]);
-		buf_addch(out, alphabet[v & 63]);
-	}
-	if (len - i == 1) {
-		unsigned long v = (unsigned long)p[i] << 16;
-
-		buf_addch(out, alphabet[v >> 18 & 63]);
-		buf_addch(out, alphabet[v >> 12 & 63]);
-		buf_adds(out, "==");
-	} else if (len - i == 2) {
-		unsigned long v = (unsigned long)p[i] << 16 |
-		    (unsigned long)p[i + 1] << 8;
-
-		buf_addch(out, alphabet[v >> 18 & 63]);
-		buf_addch(out, alphabet[v >> 12 & 63]);
-		buf_addch(out, alphabet[v >> 6 & 63]);
-		buf_addch(out, '=');
+		if (left > 1)
+			group |= (unsigned long)p[i + 1] << 8;
+		if (left > 2)
+			group |= p[i + 2];
+		buf_addch(out, alphabet[group >> 18 & 63]);
+		buf_addch(out, alphabet[group >> 12 & 63]);
+		buf_addch(out, left > 1 ? alphabet[group >> 6 & 63] : '=');
+		buf_addch(out, left > 2 ? alphabet[group & 63] : '=');
 	}
 }
 

@@ -1,6 +1,7 @@
 /*
- * Base64 (RFC 4648, the standard alphabet, with '=' padding): how an
- * export carries bytes that are not UTF-8 text inside JSON.
+ * Base64 (RFC 4648, the standard alphabet, with '=' padding): how JSON
+ * carries bytes that are not UTF-8 text (an export, a task's body or
+ * result printed with --json).
  */
 #ifndef DAICHO_BASE64_H
 #define DAICHO_BASE64_H
@@ -9,7 +10,7 @@
 
 #include "util/buf.h"
 
-/* Append the base64 form of len bytes at data to out. */
+/* Append the base64 form of len bytes at data to out (after what it holds). */
 void base64_encode(struct buf *out, const void *data, size_t len);
 
 /*

@@ -55,6 +55,19 @@ test_every_byte(void **state)
 	buf_release(&dec);
 }
 
+/* Bytes that are not text, appended after what the buffer holds. */
+static void
+test_appends(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	buf_adds(&b, "x:");
+	base64_encode(&b, "a\0b\377", 4);
+	assert_string_equal(b.buf, "x:YQBi/w==");
+	buf_release(&b);
+}
+
 static void
 test_refuses_garbage(void **state)
 {
@@ -76,6 +89,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc_vectors),
 		cmocka_unit_test(test_every_byte),
+		cmocka_unit_test(test_appends),
 		cmocka_unit_test(test_refuses_garbage),
 	};
 
