@@ -5,7 +5,7 @@
 set -eu
 want="pkg-config libsqlite3-dev libjansson-dev libmicrohttpd-dev libgraphviz-dev"
 case "${1:-build}" in
-check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl" ;;
+check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl libpq-dev postgresql" ;;
 bench) want="$want sqlite3 git hyperfine parallel task-spooler" ;;
 demo) want="$want git jq" ;;
 esac

@@ -67,6 +67,8 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_hook_entry,
 	&cmd_doctor_entry,
 	&cmd_config_entry,
+	&cmd_export_entry,
+	&cmd_import_entry,
 	&cmd_edit_entry,
 	&cmd_reopen_entry,
 	&cmd_unblock_entry,

@@ -303,6 +303,8 @@ extern const struct cmd_entry cmd_config_entry;
 extern const struct cmd_entry cmd_edit_entry;
 extern const struct cmd_entry cmd_reopen_entry;
 extern const struct cmd_entry cmd_unblock_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 

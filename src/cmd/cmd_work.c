@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "core/task.h"
+#include "util/base64.h"
 
 /* Write len raw bytes to stdout. */
 static int
@@ -39,7 +40,7 @@ print_bytes(struct cmd_ctx *ctx, int64_t id, const char *key,
 	} else {
 		struct buf encoded = BUF_INIT, name = BUF_INIT;
 
-		buf_add_base64(&encoded, bytes->buf, bytes->len);
+		base64_encode(&encoded, bytes->buf, bytes->len);
 		buf_addf(&name, "%s_base64", key);
 		json_object_set_new(o, name.buf, json_stringn(encoded.buf,
 		    encoded.len));

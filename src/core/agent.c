@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/db.h"
 #include "core/event.h"
 #include "core/reserve.h"
 #include "util/alloc.h"
@@ -33,7 +34,7 @@ end_agent(struct ledger *ledger, int64_t id, int64_t now, bool *ended,
     struct err *err)
 {
 	int64_t changed;
-	int rc = ledger_write(ledger,
+	int rc = db_write(ledger,
 	    "UPDATE agents SET state = 'ended', ended_ms = ?2 WHERE id = ?1"
 	    " AND state <> 'ended'", id, now, &changed, "ending an agent", err);
 
@@ -51,7 +52,7 @@ static int
 expire_claims(struct ledger *ledger, int64_t agent, int64_t now,
     int64_t *expired, struct err *err)
 {
-	return ledger_write(ledger,
+	return db_write(ledger,
 	    "UPDATE tasks SET lease_expires_ms = ?2 WHERE owner = ?1"
 	    " AND state = 'claimed' AND lease_expires_ms > ?2", agent, now,
 	    expired, "expiring claims", err);
@@ -83,13 +84,13 @@ static int
 find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'", err);
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	return ledger_step_int(ledger, st, id, NULL, "looking up an agent", err);
+	db_bind_text(st, 1, name);
+	return db_step_int(ledger, st, id, NULL, "looking up an agent", err);
 }
 
 /*
@@ -132,21 +133,21 @@ static int
 session_agent(struct ledger *ledger, const char *sql, const char *session,
     int64_t *id, char **name, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	struct db_stmt *st = db_prepare(ledger, sql, err);
 	int rc;
 
 	*id = 0;
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, session, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		*name = xstrdup((const char *)sqlite3_column_text(st, 1));
+	db_bind_text(st, 1, session);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		*id = db_column_int(st, 0);
+		*name = xstrdup(db_column_text(st, 1));
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "looking up a session");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "looking up a session");
 	return 0;
 }
 
@@ -190,19 +191,19 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 	int rc;
 
 	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
-		/* ledger_stmt() caches by address: each literal is its own. */
-		sqlite3_stmt *st = ledger_stmt(ledger, moves[i], err);
+		/* db_prepare() caches by address: each literal is its own. */
+		struct db_stmt *st = db_prepare(ledger, moves[i], err);
 
 		if (st == NULL)
 			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		db_bind_int(st, 1, id);
+		db_bind_text(st, 2, name);
 		if (session)
-			sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
-		if ((rc = ledger_step_done(ledger, st, "taking over a name", err)) < 0)
+			db_bind_text(st, 3, session);
+		if ((rc = db_step_done(ledger, st, "taking over a name", err)) < 0)
 			return rc;
 		if (i < 3)
-			moved[i] = sqlite3_changes(ledger_db(ledger));
+			moved[i] = db_changes(ledger);
 	}
 	if (moved[0] + moved[1] + moved[2] == 0)
 		return 0;
@@ -224,7 +225,7 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
     const char *role, const char *session, int64_t pid, bool chosen,
     int64_t now, int64_t *id, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO agents (name, kind, role, session_id, pid, host, state,"
 	    " started_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?)",
 	    err);
@@ -234,22 +235,22 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 	if (st == NULL)
 		return -(int)err->code;
 	gethostname(host, sizeof(host) - 1);
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, kind);
 	if (role)
-		sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
+		db_bind_text(st, 3, role);
 	if (session)
-		sqlite3_bind_text(st, 4, session, -1, SQLITE_STATIC);
+		db_bind_text(st, 4, session);
 	if (pid > 0)
-		sqlite3_bind_int64(st, 5, pid);
-	sqlite3_bind_text(st, 6, host, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 7, now);
-	sqlite3_bind_int64(st, 8, now);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "registering an agent");
-	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+		db_bind_int(st, 5, pid);
+	db_bind_text_copy(st, 6, host);
+	db_bind_int(st, 7, now);
+	db_bind_int(st, 8, now);
+	rc = db_step(st);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "registering an agent");
+	*id = db_last_insert_id(ledger);
 	if ((rc = event_append(ledger, *id, "agent-register", 0,
 		 json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role",
 		     role), err)) < 0)
@@ -294,7 +295,7 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 static int
 touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT state, last_seen_ms, EXISTS (SELECT 1 FROM tasks"
 	    " INDEXED BY tasks_owner_claimed" DUE_LEASES ")"
 	    " FROM agents WHERE id = ?1", err);
@@ -303,30 +304,30 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(st, 0);
-		int64_t seen = sqlite3_column_int64(st, 1);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, now);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *state = db_column_text(st, 0);
+		int64_t seen = db_column_int(st, 1);
 
 		active = state != NULL && strcmp(state, "active") == 0;
 		lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
 			 (active && seen <= now - AGENT_STALE_AFTER_MS);
 		recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
-		due = sqlite3_column_int(st, 2) != 0;
+		due = db_column_int(st, 2) != 0;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading an agent");
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading an agent");
+	if (rc == DB_DONE)
 		return 0; /* no such agent: nothing to beat */
-	if (lapsed && (rc = ledger_write(ledger,
+	if (lapsed && (rc = db_write(ledger,
 			   "UPDATE reservations SET released_ms = ?2"
 			   " WHERE agent = ?1 AND released_ms IS NULL", id, now,
 			   NULL, "releasing lapsed reservations", err)) < 0)
 		return rc;
-	if ((!active || !recent) && (rc = ledger_write(ledger,
+	if ((!active || !recent) && (rc = db_write(ledger,
 					 "UPDATE agents SET last_seen_ms = ?2,"
 					 " state = CASE state WHEN 'stale' THEN"
 					 " 'active' ELSE state END WHERE id = ?1",
@@ -335,7 +336,7 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 		return rc;
 	if (!due)
 		return 0;
-	return ledger_write(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
+	return db_write(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
 	    " SET lease_expires_ms =" RENEWED_LEASE DUE_LEASES, id, now, NULL,
 	    "renewing leases", err);
 }
@@ -349,7 +350,7 @@ static int
 touch_named(struct ledger *ledger, int64_t agent, int64_t task, int64_t now,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "UPDATE tasks SET claim_named_ms = ?2,"
 	    " lease_expires_ms = max(lease_expires_ms, ?2 + lease_ms)"
 	    " WHERE id = ?3 AND owner = ?1 AND state = 'claimed'"
@@ -357,10 +358,10 @@ touch_named(struct ledger *ledger, int64_t agent, int64_t task, int64_t now,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, agent);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, task);
-	return ledger_step_done(ledger, st, "renewing a claim", err);
+	db_bind_int(st, 1, agent);
+	db_bind_int(st, 2, now);
+	db_bind_int(st, 3, task);
+	return db_step_done(ledger, st, "renewing a claim", err);
 }
 
 static int find_caller(struct ledger *ledger, const struct agent_claim *claim,
@@ -501,7 +502,7 @@ static int
 session_name_taken(struct ledger *ledger, const char *name,
     const char *session, bool *taken, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT EXISTS (SELECT 1 FROM agents INDEXED BY agents_name"
 	    " WHERE name = ?1 AND (session_id IS NULL OR session_id <> ?2))",
 	    err);
@@ -510,9 +511,9 @@ session_name_taken(struct ledger *ledger, const char *name,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, session, -1, SQLITE_STATIC);
-	rc = ledger_step_int(ledger, st, &yes, NULL, "looking up an agent", err);
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, session);
+	rc = db_step_int(ledger, st, &yes, NULL, "looking up an agent", err);
 	*taken = yes != 0;
 	return rc;
 }
@@ -525,7 +526,7 @@ static int
 find_by_client_process(struct ledger *ledger, const char *client, int64_t *id,
     char **name, char **session, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, name, session_id FROM agents WHERE kind = ? AND pid = ?"
 	    " AND host = ? AND state <> 'ended'"
 	    " ORDER BY last_seen_ms DESC LIMIT 1", err);
@@ -539,21 +540,21 @@ find_by_client_process(struct ledger *ledger, const char *client, int64_t *id,
 	gethostname(host, sizeof(host) - 1);
 	for (int depth = 0; pid > 1 && depth < 64;
 	     pid = proc_parent(pid), depth++) {
-		const unsigned char *bound;
+		const char *bound;
 
-		sqlite3_bind_text(st, 1, client, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, pid);
-		sqlite3_bind_text(st, 3, host, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			*id = sqlite3_column_int64(st, 0);
-			*name = xstrdup((const char *)sqlite3_column_text(st, 1));
-			bound = sqlite3_column_text(st, 2);
-			*session = bound ? xstrdup((const char *)bound) : NULL;
+		db_bind_text(st, 1, client);
+		db_bind_int(st, 2, pid);
+		db_bind_text_copy(st, 3, host);
+		rc = db_step(st);
+		if (rc == DB_ROW) {
+			*id = db_column_int(st, 0);
+			*name = xstrdup(db_column_text(st, 1));
+			bound = db_column_text(st, 2);
+			*session = bound ? xstrdup(bound) : NULL;
 		}
-		sqlite3_reset(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return ledger_error(ledger, rc, err, "looking up a session");
+		db_reset(st);
+		if (rc != DB_ROW && rc != DB_DONE)
+			return db_error(ledger, rc, err, "looking up a session");
 		if (*id != 0)
 			break;
 	}
@@ -696,7 +697,7 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 	if ((rc = find_live_by_name(ledger, name, id, err)) < 0)
 		goto fail;
 	if (*id != 0) {
-		sqlite3_stmt *st = ledger_stmt(ledger,
+		struct db_stmt *st = db_prepare(ledger,
 		    "UPDATE agents SET pid = ?2, role = ?3, state = 'active',"
 		    " last_seen_ms = ?4 WHERE id = ?1", err);
 
@@ -704,16 +705,16 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 			rc = -(int)err->code;
 			goto fail;
 		}
-		sqlite3_bind_int64(st, 1, *id);
+		db_bind_int(st, 1, *id);
 		if (pid > 0)
-			sqlite3_bind_int64(st, 2, pid);
+			db_bind_int(st, 2, pid);
 		if (role)
-			sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, clock_now_ms());
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
-			rc = ledger_error(ledger, rc, err, "starting an agent");
+			db_bind_text(st, 3, role);
+		db_bind_int(st, 4, clock_now_ms());
+		rc = db_step(st);
+		db_reset(st);
+		if (rc != DB_DONE) {
+			rc = db_error(ledger, rc, err, "starting an agent");
 			goto fail;
 		}
 	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid, true,
@@ -769,7 +770,7 @@ int
 agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
     struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char host[256] = "";
 	int64_t *dead = NULL;
 	size_t dead_count = 0, dead_alloc = 0;
@@ -779,16 +780,16 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 	gethostname(host, sizeof(host) - 1);
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT id, pid, name FROM agents WHERE state <> 'ended'"
 	    " AND pid IS NOT NULL AND host = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		pid_t pid = (pid_t)sqlite3_column_int64(st, 1);
+	db_bind_text(st, 1, host);
+	while ((rc = db_step(st)) == DB_ROW) {
+		pid_t pid = (pid_t)db_column_int(st, 1);
 
 		if (!proc_is_alive(pid)) {
 			struct buf agent_env = BUF_INIT, ledger_env = BUF_INIT;
@@ -796,14 +797,14 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 
 			xgrow((void **)&dead, &dead_alloc, dead_count + 1,
 			    sizeof(*dead));
-			dead[dead_count++] = sqlite3_column_int64(st, 0);
+			dead[dead_count++] = db_column_int(st, 0);
 			/*
 			 * Its workers outlive it (each has a process group of
 			 * its own): stop them before their tasks are taken,
 			 * or a task would run twice at once.
 			 */
 			buf_addf(&agent_env, "DAICHO_AGENT=%s",
-			    (const char *)sqlite3_column_text(st, 2));
+			    db_column_text(st, 2));
 			buf_addf(&ledger_env, "DAICHO_LEDGER=%s", ledger_path(ledger));
 			needles[0] = agent_env.buf;
 			needles[1] = ledger_env.buf;
@@ -813,9 +814,9 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 			buf_release(&ledger_env);
 		}
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		rc = ledger_error(ledger, rc, err, "finding dead agents");
+	db_reset(st);
+	if (rc != DB_DONE) {
+		rc = db_error(ledger, rc, err, "finding dead agents");
 		goto done;
 	}
 	rc = 0;
@@ -867,7 +868,7 @@ static int
 read_holder(struct ledger *ledger, const char *name, struct holder *h,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, session_id, kind, state, last_seen_ms, pid, host"
 	    " FROM agents WHERE name = ? AND state <> 'ended'", err);
 	char host[256] = "";
@@ -877,23 +878,23 @@ read_holder(struct ledger *ledger, const char *name, struct holder *h,
 	if (st == NULL)
 		return -(int)err->code;
 	gethostname(host, sizeof(host) - 1);
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *session = (const char *)sqlite3_column_text(st, 1);
-		const char *where = (const char *)sqlite3_column_text(st, 6);
+	db_bind_text(st, 1, name);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *session = db_column_text(st, 1);
+		const char *where = db_column_text(st, 6);
 
-		h->id = sqlite3_column_int64(st, 0);
+		h->id = db_column_int(st, 0);
 		h->session_id = session ? xstrdup(session) : NULL;
-		h->kind = xstrdup((const char *)sqlite3_column_text(st, 2));
-		h->state = xstrdup((const char *)sqlite3_column_text(st, 3));
-		h->last_seen_ms = sqlite3_column_int64(st, 4);
-		h->pid = sqlite3_column_int64(st, 5);
+		h->kind = xstrdup(db_column_text(st, 2));
+		h->state = xstrdup(db_column_text(st, 3));
+		h->last_seen_ms = db_column_int(st, 4);
+		h->pid = db_column_int(st, 5);
 		h->same_host = where && strcmp(where, host) == 0;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "looking up an agent");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "looking up an agent");
 	return 0;
 }
 
@@ -918,7 +919,7 @@ update_agent(struct ledger *ledger, int64_t id, const char *name,
     const char *role, const char *kind, const char *session, int64_t now,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "UPDATE agents SET name = ?2, role = coalesce(?3, role), kind = ?4,"
 	    " last_seen_ms = ?5, session_id = coalesce(session_id, ?6),"
 	    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
@@ -926,15 +927,15 @@ update_agent(struct ledger *ledger, int64_t id, const char *name,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, name);
 	if (role)
-		sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, now);
+		db_bind_text(st, 3, role);
+	db_bind_text(st, 4, kind);
+	db_bind_int(st, 5, now);
 	if (session)
-		sqlite3_bind_text(st, 6, session, -1, SQLITE_STATIC);
-	return ledger_step_done(ledger, st, "updating an agent", err);
+		db_bind_text(st, 6, session);
+	return db_step_done(ledger, st, "updating an agent", err);
 }
 
 
@@ -1042,15 +1043,15 @@ int
 agent_find_named(struct ledger *ledger, const char *name, int64_t *id,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id FROM agents WHERE name = ?"
 	    " ORDER BY state <> 'ended' DESC, last_seen_ms DESC, id DESC LIMIT 1",
 	    err);
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	return ledger_step_int(ledger, st, id, NULL, "looking up an agent", err);
+	db_bind_text(st, 1, name);
+	return db_step_int(ledger, st, id, NULL, "looking up an agent", err);
 }
 
 int
@@ -1087,7 +1088,7 @@ int
 agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
     json_t **out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT a.id, a.name, a.role, a.kind,"
 	    " CASE WHEN a.state = 'active' AND a.kind <> 'human'"
 	    "  AND a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
@@ -1113,11 +1114,11 @@ agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, clock_now_ms());
-	sqlite3_bind_int64(st, 2, stale_after_ms);
-	sqlite3_bind_int(st, 3, all);
+	db_bind_int(st, 1, clock_now_ms());
+	db_bind_int(st, 2, stale_after_ms);
+	db_bind_int(st, 3, all);
 	*out = json_array();
-	if ((rc = ledger_rows_json(ledger, st, *out, "listing agents", err)) < 0) {
+	if ((rc = db_rows_json(ledger, st, *out, "listing agents", err)) < 0) {
 		json_decref(*out);
 		*out = NULL;
 	}
@@ -1128,7 +1129,7 @@ int
 agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
     int64_t *marked, struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t now = clock_now_ms();
 	json_t *found = json_array();
 	size_t i;
@@ -1138,23 +1139,23 @@ agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
 	*marked = 0;
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		goto done;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE state = 'active'"
 	    " AND kind <> 'human' AND last_seen_ms <= ?1 - ?2 AND id <> ?3", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int64(st, 2, stale_after_ms);
-	sqlite3_bind_int64(st, 3, actor);
-	if ((rc = ledger_rows_json(ledger, st, found, "finding stale agents",
+	db_bind_int(st, 1, now);
+	db_bind_int(st, 2, stale_after_ms);
+	db_bind_int(st, 3, actor);
+	if ((rc = db_rows_json(ledger, st, found, "finding stale agents",
 		 err)) < 0)
 		goto fail;
 	json_array_foreach(found, i, row) {
 		int64_t id = json_integer_value(json_object_get(row, "id"));
 
-		if ((rc = ledger_write(ledger,
+		if ((rc = db_write(ledger,
 			 "UPDATE agents SET state = 'stale' WHERE id = ?1", id, 0,
 			 NULL, "marking an agent stale", err)) < 0 ||
 		    (rc = expire_claims(ledger, id, now, NULL, err)) < 0 ||
@@ -1180,13 +1181,13 @@ int
 agent_held_claims(struct ledger *ledger, int64_t agent, json_t **out,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, title FROM tasks INDEXED BY tasks_owner_claimed"
 	    " WHERE owner = ? AND state = 'claimed' ORDER BY id", err);
 
 	*out = json_array();
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, agent);
-	return ledger_rows_json(ledger, st, *out, "reading claims", err);
+	db_bind_int(st, 1, agent);
+	return db_rows_json(ledger, st, *out, "reading claims", err);
 }

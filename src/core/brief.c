@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/agent.h"
+#include "core/db.h"
 #include "core/event.h"
 #include "core/wait.h"
 #include "util/clock.h"
@@ -19,7 +20,7 @@ struct brief_params {
  * the array doc[key] (created when missing).
  */
 static int
-add_rows(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
+add_rows(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p,
     json_t *doc, const char *key, struct err *err)
 {
 	json_t *array = json_object_get(doc, key);
@@ -31,19 +32,19 @@ add_rows(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
 		array = json_array();
 		json_object_set_new(doc, key, array);
 	}
-	count = sqlite3_bind_parameter_count(st);
+	count = db_bind_count(st);
 	if (count >= 1)
-		sqlite3_bind_int64(st, 1, p->now_ms);
+		db_bind_int(st, 1, p->now_ms);
 	if (count >= 2)
-		sqlite3_bind_int64(st, 2, p->stale_after_ms);
+		db_bind_int(st, 2, p->stale_after_ms);
 	if (count >= 3)
-		sqlite3_bind_int64(st, 3, p->from);
-	return ledger_rows_json(ledger, st, array, key, err);
+		db_bind_int(st, 3, p->from);
+	return db_rows_json(ledger, st, array, key, err);
 }
 
 /* The newest limit events matching the statement, oldest first. */
 static int
-add_events(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p,
+add_events(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p,
     int limit, json_t *doc, const char *key, struct err *err)
 {
 	json_t *newest = json_object();
@@ -52,7 +53,7 @@ add_events(struct ledger *ledger, sqlite3_stmt *st, const struct brief_params *p
 	int rc;
 
 	if (st != NULL)
-		sqlite3_bind_int(st, 4, limit);
+		db_bind_int(st, 4, limit);
 	rc = add_rows(ledger, st, p, newest, key, err);
 	array = json_object_get(newest, key);
 	n = array ? json_array_size(array) : 0;
@@ -72,7 +73,7 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 	       *needs = json_array();
 	static const char *const states[] = { "open", "claimed", "reported",
 		"verified", "blocked", "cancelled", "failed" };
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	json_object_set_new(doc, "now_ms", json_integer(p.now_ms));
@@ -86,21 +87,21 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 	json_object_set_new(doc, "agents", agents);
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		json_object_set_new(counts, states[i], json_integer(0));
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT state, count(*) FROM tasks GROUP BY state", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto finish;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_object_set_new(counts, (const char *)sqlite3_column_text(st, 0),
-		    json_integer(sqlite3_column_int64(st, 1)));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		rc = ledger_error(ledger, rc, err, "counting tasks");
+	while ((rc = db_step(st)) == DB_ROW)
+		json_object_set_new(counts, db_column_text(st, 0),
+		    json_integer(db_column_int(st, 1)));
+	db_reset(st);
+	if (rc != DB_DONE) {
+		rc = db_error(ledger, rc, err, "counting tasks");
 		goto finish;
 	}
-	rc = add_events(ledger, ledger_stmt(ledger,
+	rc = add_events(ledger, db_prepare(ledger,
 	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
 	    " LEFT JOIN agents a ON a.id = e.actor"
@@ -132,7 +133,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	json_object_set_new(doc, "now_ms", json_integer(p.now_ms));
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		goto done;
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+	if ((rc = add_rows(ledger, db_prepare(ledger,
 		 "SELECT name AS \"from\", role FROM agents WHERE id = ?3", err), &p,
 		 doc, "from", err)) < 0)
 		goto finish;
@@ -145,7 +146,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	if ((rc = agent_list(ledger, false, stale_after_ms, &list, err)) < 0)
 		goto finish;
 	json_object_set_new(doc, "agents", list);
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+	if ((rc = add_rows(ledger, db_prepare(ledger,
 		 "SELECT t.id AS task, t.title, a.name AS owner,"
 		 " CASE WHEN a.state = 'active' AND a.kind <> 'human' AND"
 		 " a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
@@ -157,7 +158,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	if ((rc = wait_list_open(ledger, &list, err)) < 0)
 		goto finish;
 	json_object_set_new(doc, "waits", list);
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+	if ((rc = add_rows(ledger, db_prepare(ledger,
 		 "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
 		 " m.addressed_to, m.kind, m.body AS text, m.sent_ms"
 		 " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
@@ -167,7 +168,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 		 "  OR (m.queued = 1 AND m.recipient_name = f.name))"
 		 " ORDER BY m.id", err), &p, doc, "unread", err)) < 0)
 		goto finish;
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+	if ((rc = add_rows(ledger, db_prepare(ledger,
 		 "SELECT t.id AS task, t.title, a.name AS owner,"
 		 " t.report_commit AS \"commit\", t.report_note AS note,"
 		 " t.updated_ms AS reported_ms"
@@ -175,7 +176,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 		 " WHERE t.state = 'reported' ORDER BY t.id", err), &p, doc,
 		 "reported", err)) < 0)
 		goto finish;
-	if ((rc = add_rows(ledger, ledger_stmt(ledger,
+	if ((rc = add_rows(ledger, db_prepare(ledger,
 		 "SELECT t.id AS task, t.title, t.state, a.name AS owner,"
 		 " v.summary, v.at_ms FROM tasks t"
 		 " JOIN verdicts v ON v.id = (SELECT max(id) FROM verdicts"
@@ -184,7 +185,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 		 " WHERE v.passed = 0 AND t.state IN ('open','claimed','failed')"
 		 " ORDER BY t.id", err), &p, doc, "rejected", err)) < 0)
 		goto finish;
-	rc = add_events(ledger, ledger_stmt(ledger,
+	rc = add_events(ledger, db_prepare(ledger,
 	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
 	    " LEFT JOIN agents a ON a.id = e.actor"
@@ -209,7 +210,7 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
     int64_t *moved, struct err *err)
 {
 	int64_t caller = 0, from_id = 0, to_id = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	*moved = 0;
@@ -223,14 +224,14 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
 		    "agents --all')", from);
 		goto fail;
 	}
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_text(st, 1, to, -1, SQLITE_STATIC);
-	if ((rc = ledger_step_int(ledger, st, &to_id, NULL, "looking up an agent",
+	db_bind_text(st, 1, to);
+	if ((rc = db_step_int(ledger, st, &to_id, NULL, "looking up an agent",
 		 err)) < 0)
 		goto fail;
 	if (to_id == 0) {
@@ -242,19 +243,19 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
 		rc = err_set(err, ERR_USAGE, "cannot hand over to the same agent");
 		goto fail;
 	}
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "UPDATE waits SET owner = ?2, needs_human = 0, reminded_ms = NULL"
 	    " WHERE owner = ?1 AND ended_ms IS NULL AND agent <> ?2", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, from_id);
-	sqlite3_bind_int64(st, 2, to_id);
-	if ((rc = ledger_step_done(ledger, st, "handing over waits", err)) < 0)
+	db_bind_int(st, 1, from_id);
+	db_bind_int(st, 2, to_id);
+	if ((rc = db_step_done(ledger, st, "handing over waits", err)) < 0)
 		goto fail;
-	*moved = sqlite3_changes(ledger_db(ledger));
-	st = ledger_stmt(ledger,
+	*moved = db_changes(ledger);
+	st = db_prepare(ledger,
 	    "UPDATE agents SET role = (SELECT role FROM agents WHERE id = ?1)"
 	    " WHERE id = ?2 AND (SELECT role FROM agents WHERE id = ?1)"
 	    " IS NOT NULL", err);
@@ -262,18 +263,18 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, from_id);
-	sqlite3_bind_int64(st, 2, to_id);
-	if ((rc = ledger_step_done(ledger, st, "handing over a role", err)) < 0)
+	db_bind_int(st, 1, from_id);
+	db_bind_int(st, 2, to_id);
+	if ((rc = db_step_done(ledger, st, "handing over a role", err)) < 0)
 		goto fail;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "UPDATE agents SET role = NULL WHERE id = ?1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, from_id);
-	if ((rc = ledger_step_done(ledger, st, "handing over a role", err)) < 0)
+	db_bind_int(st, 1, from_id);
+	if ((rc = db_step_done(ledger, st, "handing over a role", err)) < 0)
 		goto fail;
 	if ((rc = event_append(ledger, caller, "handoff", 0,
 		 json_pack("{s:I, s:I, s:I, s:s?, s:s}", "from", (json_int_t)from_id,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/agent.h"
+#include "core/db.h"
 #include "core/event.h"
 #include "core/settings.h"
 #include "core/task.h"
@@ -53,7 +54,7 @@ static int
 live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT g.glob, t.id, a.name FROM tasks t"
 	    " JOIN touches g ON g.task = t.id"
 	    " LEFT JOIN agents a ON a.id = t.owner"
@@ -72,24 +73,24 @@ live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int64(st, 2, live->agent);
-	sqlite3_bind_int64(st, 3, AGENT_STALE_AFTER_MS);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, now);
+	db_bind_int(st, 2, live->agent);
+	db_bind_int(st, 3, AGENT_STALE_AFTER_MS);
+	while ((rc = db_step(st)) == DB_ROW) {
 		struct live_touch *t;
-		const unsigned char *holder = sqlite3_column_text(st, 2);
+		const char *holder = db_column_text(st, 2);
 
 		xgrow((void **)&live->items, &live->alloc, live->count + 1,
 		    sizeof(*t));
 		t = &live->items[live->count++];
-		t->glob = xstrdup((const char *)sqlite3_column_text(st, 0));
-		t->task = sqlite3_column_int64(st, 1);
-		t->holder = xstrdup(holder ? (const char *)holder : "nobody");
+		t->glob = xstrdup(db_column_text(st, 0));
+		t->task = db_column_int(st, 1);
+		t->holder = xstrdup(holder ? holder : "nobody");
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	live->loaded = true;
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading claims");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading claims");
 	return 0;
 }
 
@@ -101,19 +102,19 @@ static int
 find_overlap(struct ledger *ledger, int64_t id, int64_t now,
     struct live_touches *live, char **mine, struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc, found = -1;
 
 	if (!live->loaded && (rc = live_touches_load(ledger, now, live, err)) < 0)
 		return rc;
 	if (live->count == 0)
 		return -1;
-	st = ledger_stmt(ledger, "SELECT glob FROM touches WHERE task = ?", err);
+	st = db_prepare(ledger, "SELECT glob FROM touches WHERE task = ?", err);
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	while (found < 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *glob = (const char *)sqlite3_column_text(st, 0);
+	db_bind_int(st, 1, id);
+	while (found < 0 && (rc = db_step(st)) == DB_ROW) {
+		const char *glob = db_column_text(st, 0);
 
 		for (size_t i = 0; i < live->count; i++) {
 			if (live->items[i].task != id &&
@@ -125,13 +126,13 @@ find_overlap(struct ledger *ledger, int64_t id, int64_t now,
 			}
 		}
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return found;
 }
 
 /* A cursor over candidates in claim order. */
 struct cursor {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	bool has_row;
 	int64_t id, priority;
 	bool has_touches;
@@ -140,17 +141,17 @@ struct cursor {
 static int
 cursor_step(struct ledger *ledger, struct cursor *c, struct err *err)
 {
-	int rc = sqlite3_step(c->st);
+	int rc = db_step(c->st);
 
-	c->has_row = rc == SQLITE_ROW;
+	c->has_row = rc == DB_ROW;
 	if (c->has_row) {
-		c->id = sqlite3_column_int64(c->st, 0);
-		c->priority = sqlite3_column_int64(c->st, 1);
-		c->has_touches = sqlite3_column_int(c->st, 2) != 0;
+		c->id = db_column_int(c->st, 0);
+		c->priority = db_column_int(c->st, 1);
+		c->has_touches = db_column_int(c->st, 2) != 0;
 		return 0;
 	}
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "finding ready tasks");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "finding ready tasks");
 	return 0;
 }
 
@@ -201,19 +202,19 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	struct live_touches live = { .agent = agent };
 	int rc;
 
-	open.st = ledger_stmt(ledger, label ? open_label_sql : open_sql, err);
+	open.st = db_prepare(ledger, label ? open_label_sql : open_sql, err);
 	if (open.st == NULL)
 		return -(int)err->code;
-	expired.st = ledger_stmt(ledger, expired_sql, err);
+	expired.st = db_prepare(ledger, expired_sql, err);
 	if (expired.st == NULL)
 		return -(int)err->code;
-	sqlite3_reset(open.st);
+	db_reset(open.st);
 	if (label) {
-		sqlite3_bind_text(open.st, 1, label, -1, SQLITE_STATIC);
-		sqlite3_bind_text(expired.st, 1, label, -1, SQLITE_STATIC);
+		db_bind_text(open.st, 1, label);
+		db_bind_text(expired.st, 1, label);
 	}
-	sqlite3_bind_int64(open.st, 2, now);
-	sqlite3_bind_int64(expired.st, 2, now);
+	db_bind_int(open.st, 2, now);
+	db_bind_int(expired.st, 2, now);
 	if ((rc = cursor_step(ledger, &open, err)) < 0 ||
 	    (rc = cursor_step(ledger, &expired, err)) < 0)
 		goto done;
@@ -242,8 +243,8 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	}
 	rc = 0;
 done:
-	sqlite3_reset(open.st);
-	sqlite3_reset(expired.st);
+	db_reset(open.st);
+	db_reset(expired.st);
 	live_touches_release(&live);
 	return rc;
 }
@@ -262,7 +263,7 @@ static int
 read_now(struct ledger *ledger, int64_t id, struct task_now *now,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT t.state, t.owner, a.name, t.lease_expires_ms, t.attempts,"
 	    " t.max_attempts, t.unmet_deps, t.has_touches"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?",
@@ -272,27 +273,27 @@ read_now(struct ledger *ledger, int64_t id, struct task_now *now,
 	memset(now, 0, sizeof(*now));
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *name = sqlite3_column_text(st, 2);
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *name = db_column_text(st, 2);
 
 		snprintf(now->state, sizeof(now->state), "%s",
-		    (const char *)sqlite3_column_text(st, 0));
-		now->owner = sqlite3_column_int64(st, 1);
-		now->owner_name = name ? xstrdup((const char *)name) : NULL;
-		now->lease_expires_ms = sqlite3_column_int64(st, 3);
-		now->attempts = sqlite3_column_int64(st, 4);
-		now->max_attempts = sqlite3_column_int64(st, 5);
-		now->unmet_deps = sqlite3_column_int64(st, 6);
-		now->has_touches = sqlite3_column_int(st, 7) != 0;
+		    db_column_text(st, 0));
+		now->owner = db_column_int(st, 1);
+		now->owner_name = name ? xstrdup(name) : NULL;
+		now->lease_expires_ms = db_column_int(st, 3);
+		now->attempts = db_column_int(st, 4);
+		now->max_attempts = db_column_int(st, 5);
+		now->unmet_deps = db_column_int(st, 6);
+		now->has_touches = db_column_int(st, 7) != 0;
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
 		    (long long)id);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading a task");
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a task");
 	return 0;
 }
 
@@ -312,7 +313,7 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 		(json_int_t)now->lease_expires_ms), err);
 	if (rc < 0 || !*failed)
 		return rc;
-	if ((rc = ledger_write(ledger, "UPDATE tasks SET state = 'failed',"
+	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'failed',"
 		 " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1", id, at,
 		 NULL, "failing a task", err)) < 0)
 		return rc;
@@ -331,7 +332,7 @@ static int
 take(struct ledger *ledger, int64_t agent, int64_t id,
     const struct claim_terms *terms, int64_t at, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
 	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
 	    " report_commit = NULL, report_note = NULL, block_reason = NULL,"
@@ -345,15 +346,15 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, agent);
-	sqlite3_bind_int64(st, 3, terms->lease_ms);
-	sqlite3_bind_int64(st, 4, at);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, agent);
+	db_bind_int(st, 3, terms->lease_ms);
+	db_bind_int(st, 4, at);
 	if (terms->base)
-		sqlite3_bind_text(st, 5, terms->base, -1, SQLITE_STATIC);
+		db_bind_text(st, 5, terms->base);
 	if (terms->max_hold_ms > 0)
-		sqlite3_bind_int64(st, 6, terms->max_hold_ms);
-	if ((rc = ledger_step_int(ledger, st, &max_hold_ms, NULL,
+		db_bind_int(st, 6, terms->max_hold_ms);
+	if ((rc = db_step_int(ledger, st, &max_hold_ms, NULL,
 		 "claiming a task", err)) < 0)
 		return rc;
 	return event_append(ledger, agent, "claim", id,
@@ -427,7 +428,7 @@ first_ready(int64_t id, bool open, void *arg)
 static int
 nothing_ready(struct ledger *ledger, const char *label, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FILTER (WHERE state = 'open'),"
 	    " count(*) FILTER (WHERE state IN ('claimed','reported','blocked'))"
 	    " FROM tasks WHERE ?1 IS NULL OR id IN"
@@ -438,13 +439,13 @@ nothing_ready(struct ledger *ledger, const char *label, struct err *err)
 	if (st == NULL)
 		return -(int)err->code;
 	if (label)
-		sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		open = sqlite3_column_int64(st, 0);
-		busy = sqlite3_column_int64(st, 1);
+		db_bind_text(st, 1, label);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		open = db_column_int(st, 0);
+		busy = db_column_int(st, 1);
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	if (open > 0)
 		return err_set(err, ERR_NOT_FOUND,
 		    "nothing ready (%lld open task%s waiting on unverified tasks "
@@ -570,7 +571,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			 * Already ours: renew, nothing else. Naming the task
 			 * is the sign of life the maximum hold counts from.
 			 */
-			sqlite3_stmt *st = ledger_stmt(ledger,
+			struct db_stmt *st = db_prepare(ledger,
 			    "UPDATE tasks SET lease_ms = ?2, lease_expires_ms = ?3 + ?2,"
 			    " claim_named_ms = ?3, max_hold_ms = coalesce(?4, max_hold_ms)"
 			    " WHERE id = ?1", err);
@@ -579,12 +580,12 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				rc = -(int)err->code;
 				goto fail;
 			}
-			sqlite3_bind_int64(st, 1, next.id);
-			sqlite3_bind_int64(st, 2, terms.lease_ms);
-			sqlite3_bind_int64(st, 3, at);
+			db_bind_int(st, 1, next.id);
+			db_bind_int(st, 2, terms.lease_ms);
+			db_bind_int(st, 3, at);
 			if (terms.max_hold_ms > 0)
-				sqlite3_bind_int64(st, 4, terms.max_hold_ms);
-			if ((rc = ledger_step_done(ledger, st, "renewing a lease",
+				db_bind_int(st, 4, terms.max_hold_ms);
+			if ((rc = db_step_done(ledger, st, "renewing a lease",
 				 err)) < 0)
 				goto fail;
 			*claimed = next.id;
@@ -659,15 +660,15 @@ static int
 update_task(struct ledger *ledger, const char *sql, int64_t id, int64_t at,
     const char *text, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	struct db_stmt *st = db_prepare(ledger, sql, err);
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, at);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, at);
 	if (text)
-		sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-	return ledger_step_done(ledger, st, "updating a task", err);
+		db_bind_text(st, 3, text);
+	return db_step_done(ledger, st, "updating a task", err);
 }
 
 /* Finish a one-change transaction: commit on success, else roll back. */
@@ -727,17 +728,17 @@ task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
 		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		    " updated_ms = ?2 WHERE id = ?1", id, at, NULL, err);
 	} else {
-		sqlite3_stmt *st = ledger_stmt(ledger,
+		struct db_stmt *st = db_prepare(ledger,
 		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 		    " lease_expires_ms = NULL, not_before_ms = ?2 + ?3,"
 		    " updated_ms = ?2 WHERE id = ?1", err);
 
 		if (st == NULL)
 			return finish(ledger, -(int)err->code, &now, err);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, at);
-		sqlite3_bind_int64(st, 3, retry_after_ms);
-		rc = ledger_step_done(ledger, st, "requeueing a task", err);
+		db_bind_int(st, 1, id);
+		db_bind_int(st, 2, at);
+		db_bind_int(st, 3, retry_after_ms);
+		rc = db_step_done(ledger, st, "requeueing a task", err);
 	}
 	if (rc == 0)
 		rc = event_append(ledger, agent, *failed ? "fail" : "requeue", id,
@@ -806,7 +807,7 @@ task_report(struct ledger *ledger, int64_t agent, int64_t id,
 {
 	static const char *const states[] = { "claimed", NULL };
 	struct task_now now = { 0 };
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0)
@@ -814,19 +815,19 @@ task_report(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = require_holder(ledger, agent, id, "report", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'reported', lease_expires_ms = NULL,"
 	    " report_commit = ?3, report_note = ?4, updated_ms = ?2"
 	    " WHERE id = ?1", err);
 	if (st == NULL)
 		return finish(ledger, -(int)err->code, &now, err);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, clock_now_ms());
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, clock_now_ms());
 	if (commit)
-		sqlite3_bind_text(st, 3, commit, -1, SQLITE_STATIC);
+		db_bind_text(st, 3, commit);
 	if (note)
-		sqlite3_bind_text(st, 4, note, -1, SQLITE_STATIC);
-	rc = ledger_step_done(ledger, st, "reporting a task", err);
+		db_bind_text(st, 4, note);
+	rc = db_step_done(ledger, st, "reporting a task", err);
 	if (rc == 0)
 		rc = event_append(ledger, agent, "report", id,
 		    json_pack("{s:s?, s:s?}", "commit", commit, "note", note), err);
@@ -840,7 +841,7 @@ task_save(struct ledger *ledger, int64_t agent, int64_t id,
 {
 	static const char *const states[] = { "claimed", NULL };
 	struct task_now now = { 0 };
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	json_t *detail;
 	int rc;
 
@@ -848,28 +849,27 @@ task_save(struct ledger *ledger, int64_t agent, int64_t id,
 		return rc;
 	if ((rc = require_holder(ledger, agent, id, "save", states, &now, err)) < 0)
 		return finish(ledger, rc, &now, err);
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "INSERT INTO saves (task, agent, at_ms, result, tokens_in, tokens_out,"
 	    " cost, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
 	if (st == NULL)
 		return finish(ledger, -(int)err->code, &now, err);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, agent);
-	sqlite3_bind_int64(st, 3, clock_now_ms());
-	sqlite3_bind_blob64(st, 4, result ? result : "", result_bytes,
-	    SQLITE_STATIC);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, agent);
+	db_bind_int(st, 3, clock_now_ms());
+	db_bind_blob(st, 4, result ? result : "", result_bytes);
 	if (usage->tokens_in >= 0)
-		sqlite3_bind_int64(st, 5, usage->tokens_in);
+		db_bind_int(st, 5, usage->tokens_in);
 	if (usage->tokens_out >= 0)
-		sqlite3_bind_int64(st, 6, usage->tokens_out);
+		db_bind_int(st, 6, usage->tokens_out);
 	if (usage->cost >= 0)
-		sqlite3_bind_double(st, 7, usage->cost);
+		db_bind_double(st, 7, usage->cost);
 	if (usage->model)
-		sqlite3_bind_text(st, 8, usage->model, -1, SQLITE_STATIC);
-	if ((rc = ledger_step_done(ledger, st, "saving a result", err)) < 0)
+		db_bind_text(st, 8, usage->model);
+	if ((rc = db_step_done(ledger, st, "saving a result", err)) < 0)
 		return finish(ledger, rc, &now, err);
 	detail = json_pack("{s:I, s:I}", "save",
-	    (json_int_t)sqlite3_last_insert_rowid(ledger_db(ledger)), "bytes",
+	    (json_int_t)db_last_insert_id(ledger), "bytes",
 	    (json_int_t)result_bytes);
 	if (usage->tokens_in >= 0)
 		json_object_set_new(detail, "tokens_in", json_integer(usage->tokens_in));
@@ -889,28 +889,28 @@ task_save(struct ledger *ledger, int64_t agent, int64_t id,
  * 1 when there is no row, or a negative error.
  */
 static int
-read_blob(struct ledger *ledger, sqlite3_stmt *st, int64_t id, struct buf *out,
+read_blob(struct ledger *ledger, struct db_stmt *st, int64_t id, struct buf *out,
     struct err *err)
 {
 	int rc;
 
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		buf_add(out, sqlite3_column_blob(st, 0),
-		    (size_t)sqlite3_column_bytes(st, 0));
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		buf_add(out, db_column_blob(st, 0),
+		    (size_t)db_column_bytes(st, 0));
+	db_reset(st);
+	if (rc == DB_DONE)
 		return 1;
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading a task");
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a task");
 	return 0;
 }
 
 int
 task_body(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT body FROM tasks WHERE id = ?", err);
 	int rc;
 
@@ -925,7 +925,7 @@ task_body(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 int
 task_result(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT result FROM saves WHERE task = ? ORDER BY id DESC LIMIT 1", err);
 	struct task_now now;
 	int rc;

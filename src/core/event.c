@@ -2,13 +2,14 @@
 
 #include <stdlib.h>
 
+#include "core/db.h"
 #include "util/clock.h"
 
 int
 event_append(struct ledger *ledger, int64_t actor, const char *kind,
     int64_t task, json_t *detail, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO events (at_ms, actor, kind, task, detail)"
 	    " VALUES (?, ?, ?, ?, ?)", err);
 	char *text = NULL;
@@ -26,22 +27,22 @@ event_append(struct ledger *ledger, int64_t actor, const char *kind,
 	}
 	if (detail != NULL)
 		text = json_dumps(detail, JSON_COMPACT | JSON_SORT_KEYS);
-	sqlite3_bind_int64(st, 1, clock_now_ms());
+	db_bind_int(st, 1, clock_now_ms());
 	if (actor == 0)
 		actor = ledger_caller(ledger);
 	if (actor)
-		sqlite3_bind_int64(st, 2, actor);
-	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+		db_bind_int(st, 2, actor);
+	db_bind_text(st, 3, kind);
 	if (task)
-		sqlite3_bind_int64(st, 4, task);
+		db_bind_int(st, 4, task);
 	if (text)
-		sqlite3_bind_text(st, 5, text, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+		db_bind_text_copy(st, 5, text);
+	rc = db_step(st);
+	db_reset(st);
 	free(text);
 	json_decref(detail);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "recording an event");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "recording an event");
 	return 0;
 }
 
@@ -67,34 +68,34 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	    "  WHERE ?1 = 0 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
 	    ") ORDER BY id";
-	sqlite3_stmt *st = ledger_stmt(ledger, filter->task ? by_task : all, err);
+	struct db_stmt *st = db_prepare(ledger, filter->task ? by_task : all, err);
 	int rc, stop = 0;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, filter->task);
-	sqlite3_bind_int64(st, 2, filter->after_id);
-	sqlite3_bind_int64(st, 3, filter->since_ms);
-	sqlite3_bind_int64(st, 4, filter->limit > 0 ? filter->limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, filter->task);
+	db_bind_int(st, 2, filter->after_id);
+	db_bind_int(st, 3, filter->since_ms);
+	db_bind_int(st, 4, filter->limit > 0 ? filter->limit : -1);
+	while ((rc = db_step(st)) == DB_ROW) {
 		struct event event = {
-			.id = sqlite3_column_int64(st, 0),
-			.at_ms = sqlite3_column_int64(st, 1),
-			.actor = (const char *)sqlite3_column_text(st, 2),
-			.kind = (const char *)sqlite3_column_text(st, 3),
-			.task = sqlite3_column_int64(st, 4),
-			.title = (const char *)sqlite3_column_text(st, 6),
-			.detail = (const char *)sqlite3_column_text(st, 5),
+			.id = db_column_int(st, 0),
+			.at_ms = db_column_int(st, 1),
+			.actor = db_column_text(st, 2),
+			.kind = db_column_text(st, 3),
+			.task = db_column_int(st, 4),
+			.title = db_column_text(st, 6),
+			.detail = db_column_text(st, 5),
 		};
 
 		if ((stop = fn(&event, arg)) != 0)
 			break;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	if (stop)
 		return stop;
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading events");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading events");
 	return 0;
 }
 
@@ -109,21 +110,21 @@ int
 event_count_among(struct ledger *ledger, const char *kind, int64_t after_id,
     const char *ids_json, int64_t *count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM events WHERE id > ?1 AND kind = ?2 AND task IN"
 	    " (SELECT value FROM json_each(?3))", err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, after_id);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, ids_json, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "counting events");
+	db_bind_int(st, 1, after_id);
+	db_bind_text(st, 2, kind);
+	db_bind_text(st, 3, ids_json);
+	rc = db_step(st);
+	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "counting events");
 	return 0;
 }
 

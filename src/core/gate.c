@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "core/db.h"
 #include "core/event.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -14,7 +15,7 @@ gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
 	struct buf why = BUF_INIT;
 	json_t *requires = json_array();
 	int64_t me = 0, existing = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char *requires_text = NULL;
 	int rc;
 
@@ -38,13 +39,13 @@ gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
 	requires_text = json_dumps(requires, JSON_COMPACT);
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		goto done;
-	if ((st = ledger_stmt(ledger, "SELECT id FROM gates WHERE pattern = ?",
+	if ((st = db_prepare(ledger, "SELECT id FROM gates WHERE pattern = ?",
 		 err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_text(st, 1, spec->pattern, -1, SQLITE_STATIC);
-	if ((rc = ledger_step_int(ledger, st, &existing, NULL, "reading gates",
+	db_bind_text(st, 1, spec->pattern);
+	if ((rc = db_step_int(ledger, st, &existing, NULL, "reading gates",
 		 err)) < 0)
 		goto fail;
 	if (existing) {
@@ -53,22 +54,22 @@ gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
 		    (long long)existing, spec->pattern, (long long)existing);
 		goto fail;
 	}
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "INSERT INTO gates (pattern, approval, requires, note, created_ms,"
 		 " created_by) VALUES (?, ?, ?, ?, ?, ?)", err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_text(st, 1, spec->pattern, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, spec->approval);
-	sqlite3_bind_text(st, 3, requires_text, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, spec->pattern);
+	db_bind_int(st, 2, spec->approval);
+	db_bind_text(st, 3, requires_text);
 	if (spec->note)
-		sqlite3_bind_text(st, 4, spec->note, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, clock_now_ms());
-	sqlite3_bind_int64(st, 6, me);
-	if ((rc = ledger_step_done(ledger, st, "adding a gate", err)) < 0)
+		db_bind_text(st, 4, spec->note);
+	db_bind_int(st, 5, clock_now_ms());
+	db_bind_int(st, 6, me);
+	if ((rc = db_step_done(ledger, st, "adding a gate", err)) < 0)
 		goto fail;
-	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	*id = db_last_insert_id(ledger);
 	if ((rc = event_append(ledger, me, "gate-add", 0,
 		 json_pack("{s:I, s:s, s:b, s:O}", "gate", (json_int_t)*id,
 		     "pattern", spec->pattern, "approval", spec->approval,
@@ -96,10 +97,10 @@ gate_remove(struct ledger *ledger, int64_t id, json_t *checked,
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
 	/* Requests keep their history; they no longer name the gate. */
-	if ((rc = ledger_write(ledger,
+	if ((rc = db_write(ledger,
 		 "UPDATE approvals SET gate = NULL WHERE gate = ?1", id, 0, NULL,
 		 "removing a gate", err)) < 0 ||
-	    (rc = ledger_write(ledger, "DELETE FROM gates WHERE id = ?1", id, 0,
+	    (rc = db_write(ledger, "DELETE FROM gates WHERE id = ?1", id, 0,
 		 &removed, "removing a gate", err)) < 0)
 		goto fail;
 	if (removed == 0) {
@@ -120,7 +121,7 @@ fail:
 int
 gate_list(struct ledger *ledger, json_t **out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT g.id, g.pattern,"
 	    " CASE g.approval WHEN 1 THEN 'true' ELSE 'false' END AS approval_json,"
 	    " g.requires AS requires_json,"
@@ -131,7 +132,7 @@ gate_list(struct ledger *ledger, json_t **out, struct err *err)
 	*out = json_array();
 	if (st == NULL)
 		return -(int)err->code;
-	return ledger_rows_json(ledger, st, *out, "reading gates", err);
+	return db_rows_json(ledger, st, *out, "reading gates", err);
 }
 
 int
@@ -165,7 +166,7 @@ int
 approval_find_denial(struct ledger *ledger, const struct approval_key *key,
     json_t **denial, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT d.id, d.decided_by, d.decided_tty, d.decided_ms, d.reason,"
 	    " r.name AS requester FROM approvals d INDEXED BY approvals_denied"
 	    " JOIN agents r ON r.id = d.requester"
@@ -184,10 +185,10 @@ approval_find_denial(struct ledger *ledger, const struct approval_key *key,
 		json_decref(rows);
 		return -(int)err->code;
 	}
-	sqlite3_bind_text(st, 1, key->command_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->fingerprint, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, ledger_caller(ledger));
-	if ((rc = ledger_rows_json(ledger, st, rows, "reading denials", err)) == 0 &&
+	db_bind_text(st, 1, key->command_key);
+	db_bind_text(st, 2, key->fingerprint);
+	db_bind_int(st, 3, ledger_caller(ledger));
+	if ((rc = db_rows_json(ledger, st, rows, "reading denials", err)) == 0 &&
 	    json_array_size(rows) > 0)
 		*denial = json_incref(json_array_get(rows, 0));
 	json_decref(rows);
@@ -198,7 +199,7 @@ int
 approval_find_granted(struct ledger *ledger, const struct approval_key *key,
     json_t **approval, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, condition, decided_by, expires_ms FROM approvals"
 	    " WHERE fingerprint = ?1 AND requester = ?2 AND state = 'approved'"
 	    " AND expires_ms > ?3 ORDER BY id LIMIT 1", err);
@@ -210,10 +211,10 @@ approval_find_granted(struct ledger *ledger, const struct approval_key *key,
 		json_decref(rows);
 		return -(int)err->code;
 	}
-	sqlite3_bind_text(st, 1, key->fingerprint, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, ledger_caller(ledger));
-	sqlite3_bind_int64(st, 3, clock_now_ms());
-	if ((rc = ledger_rows_json(ledger, st, rows, "reading approvals",
+	db_bind_text(st, 1, key->fingerprint);
+	db_bind_int(st, 2, ledger_caller(ledger));
+	db_bind_int(st, 3, clock_now_ms());
+	if ((rc = db_rows_json(ledger, st, rows, "reading approvals",
 		 err)) == 0 && json_array_size(rows) > 0)
 		*approval = json_incref(json_array_get(rows, 0));
 	json_decref(rows);
@@ -224,24 +225,24 @@ int
 approval_use(struct ledger *ledger, int64_t id, struct err *err)
 {
 	int64_t me = 0, now = clock_now_ms();
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "UPDATE approvals SET state = 'used', used_ms = ?3"
 		 " WHERE id = ?1 AND requester = ?2 AND state = 'approved'"
 		 " AND expires_ms > ?3", err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, me);
-	sqlite3_bind_int64(st, 3, now);
-	if ((rc = ledger_step_done(ledger, st, "using an approval", err)) < 0)
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, me);
+	db_bind_int(st, 3, now);
+	if ((rc = db_step_done(ledger, st, "using an approval", err)) < 0)
 		goto fail;
-	if (sqlite3_changes(ledger_db(ledger)) == 0) {
+	if (db_changes(ledger) == 0) {
 		rc = err_set(err, ERR_CONFLICT, "approval #%lld is no longer usable "
 		    "(used or expired; see 'daicho approvals')", (long long)id);
 		goto fail;
@@ -292,7 +293,7 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 {
 	json_t *denial = NULL;
 	int64_t me = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	*created = false;
@@ -300,39 +301,39 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 		return rc;
 	if ((rc = approval_find_denial(ledger, key, &denial, err)) < 0)
 		goto fail;
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "SELECT id FROM approvals WHERE fingerprint = ? AND requester = ?"
 		 " AND state = 'pending' ORDER BY id LIMIT 1", err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_text(st, 1, key->fingerprint, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, me);
-	if ((rc = ledger_step_int(ledger, st, id, NULL, "reading approvals",
+	db_bind_text(st, 1, key->fingerprint);
+	db_bind_int(st, 2, me);
+	if ((rc = db_step_int(ledger, st, id, NULL, "reading approvals",
 		 err)) < 0)
 		goto fail;
 	if (*id != 0) {
 		ledger_rollback(ledger);
 		goto done;
 	}
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
 		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		 err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_text(st, 1, key->fingerprint, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->command_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key->command, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, key->cwd, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, key->fingerprint);
+	db_bind_text(st, 2, key->command_key);
+	db_bind_text(st, 3, key->command);
+	db_bind_text(st, 4, key->cwd);
 	if (key->gate)
-		sqlite3_bind_int64(st, 5, key->gate);
-	sqlite3_bind_int64(st, 6, me);
-	sqlite3_bind_int64(st, 7, clock_now_ms());
-	if ((rc = ledger_step_done(ledger, st, "requesting an approval", err)) < 0)
+		db_bind_int(st, 5, key->gate);
+	db_bind_int(st, 6, me);
+	db_bind_int(st, 7, clock_now_ms());
+	if ((rc = db_step_done(ledger, st, "requesting an approval", err)) < 0)
 		goto fail;
-	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	*id = db_last_insert_id(ledger);
 	*created = true;
 	if ((rc = event_append(ledger, me, "approval-request", 0,
 		 json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
@@ -361,69 +362,68 @@ approval_decide(struct ledger *ledger, int64_t id,
 {
 	int64_t me = 0, now = clock_now_ms();
 	json_t *decided;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "UPDATE approvals SET state = ?2, decided_ms = ?3, decided_by = ?4,"
 		 " decided_tty = ?5, condition = ?6, reason = ?7, expires_ms = ?8"
 		 " WHERE id = ?1 AND state = 'pending'", err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, d->approve ? "approved" : "denied", -1,
-	    SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now);
-	sqlite3_bind_text(st, 4, d->user, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, d->tty, -1, SQLITE_STATIC);
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, d->approve ? "approved" : "denied");
+	db_bind_int(st, 3, now);
+	db_bind_text(st, 4, d->user);
+	db_bind_text(st, 5, d->tty);
 	if (d->condition)
-		sqlite3_bind_text(st, 6, d->condition, -1, SQLITE_STATIC);
+		db_bind_text(st, 6, d->condition);
 	if (d->reason)
-		sqlite3_bind_text(st, 7, d->reason, -1, SQLITE_STATIC);
+		db_bind_text(st, 7, d->reason);
 	if (d->approve)
-		sqlite3_bind_int64(st, 8, now + d->ttl_ms);
-	if ((rc = ledger_step_done(ledger, st, "deciding an approval", err)) < 0)
+		db_bind_int(st, 8, now + d->ttl_ms);
+	if ((rc = db_step_done(ledger, st, "deciding an approval", err)) < 0)
 		goto fail;
-	if (sqlite3_changes(ledger_db(ledger)) == 0) {
-		sqlite3_stmt *q = ledger_stmt(ledger,
+	if (db_changes(ledger) == 0) {
+		struct db_stmt *q = db_prepare(ledger,
 		    "SELECT state FROM approvals WHERE id = ?", err);
-		const unsigned char *state;
+		const char *state;
 
 		if (q == NULL) {
 			rc = -(int)err->code;
 			goto fail;
 		}
-		sqlite3_bind_int64(q, 1, id);
-		if (sqlite3_step(q) == SQLITE_ROW &&
-		    (state = sqlite3_column_text(q, 0)) != NULL)
+		db_bind_int(q, 1, id);
+		if (db_step(q) == DB_ROW &&
+		    (state = db_column_text(q, 0)) != NULL)
 			rc = err_set(err, ERR_CONFLICT, "approval #%lld is %s, not "
 			    "pending (see 'daicho approvals')", (long long)id,
-			    (const char *)state);
+			    state);
 		else
 			rc = err_set(err, ERR_NOT_FOUND, "no approval #%lld (see "
 			    "'daicho approvals')", (long long)id);
-		sqlite3_reset(q);
+		db_reset(q);
 		goto fail;
 	}
 	/* The command decided, so that the record reads on its own. */
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "SELECT command FROM approvals WHERE id = ?", err)) == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
 	decided = json_pack("{s:I, s:s, s:s, s:s?, s:s?, s:O?, s:s?}",
 	    "approval", (json_int_t)id, "by", d->user, "tty", d->tty, "if",
 	    d->condition, "reason", d->reason, "checked", d->checked, "command",
-	    rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL);
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW) {
+	    rc == DB_ROW ? db_column_text(st, 0) : NULL);
+	db_reset(st);
+	if (rc != DB_ROW) {
 		json_decref(decided);
-		rc = ledger_error(ledger, rc, err, "reading an approval");
+		rc = db_error(ledger, rc, err, "reading an approval");
 		goto fail;
 	}
 	if ((rc = event_append(ledger, me, d->approve ? "approve" : "deny", 0,
@@ -439,7 +439,7 @@ int
 approval_list(struct ledger *ledger, int64_t limit, json_t **out,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT a.id, a.state, a.command, a.cwd, a.gate, g.pattern,"
 	    " r.name AS requester, a.requested_ms, a.decided_ms, a.decided_by,"
 	    " a.decided_tty, a.condition, a.reason, a.expires_ms, a.used_ms"
@@ -452,6 +452,6 @@ approval_list(struct ledger *ledger, int64_t limit, json_t **out,
 	*out = json_array();
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
-	return ledger_rows_json(ledger, st, *out, "reading approvals", err);
+	db_bind_int(st, 1, limit > 0 ? limit : -1);
+	return db_rows_json(ledger, st, *out, "reading approvals", err);
 }

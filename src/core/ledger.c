@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/db_sqlite.h"
 #include "core/schema.h"
 #include "util/alloc.h"
 #include "util/duration.h"
@@ -34,8 +35,8 @@
 #define LEDGER_CHECKPOINT_PAGES 1000
 
 struct cached_stmt {
-	const char *sql;   /* the literal's address is the key */
-	sqlite3_stmt *stmt;
+	const char *sql;     /* the literal's address is the key */
+	struct db_stmt stmt; /* owned */
 };
 
 struct ledger {
@@ -122,6 +123,27 @@ busy_timeout_ms(void)
 	return 30000;
 }
 
+bool
+ledger_is_postgresql(const char *address)
+{
+	return strncmp(address, "postgresql://", 13) == 0 ||
+	    strncmp(address, "postgres://", 11) == 0 ||
+	    strncmp(address, "service=", 8) == 0;
+}
+
+/*
+ * Refuse a PostgreSQL address: the back end is not built yet (issue 17).
+ * The address is not repeated: it may hold a password.
+ */
+static int
+refuse_postgresql(struct err *err)
+{
+	return err_set(err, ERR_FAILED, "this daicho has no PostgreSQL back end "
+	    "yet (the ledger address is a PostgreSQL one; point --ledger or "
+	    "DAICHO_LEDGER at a SQLite ledger file, and move a ledger with "
+	    "'daicho export' and 'daicho import')");
+}
+
 void
 ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists)
 {
@@ -129,7 +151,15 @@ ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists)
 	struct buf common = BUF_INIT;
 
 	buf_reset(path);
-	if (hint->path != NULL) {
+	if (hint->path != NULL && ledger_is_postgresql(hint->path)) {
+		buf_adds(path, hint->path);
+		*exists = true;
+		return;
+	} else if (hint->path == NULL && env != NULL && ledger_is_postgresql(env)) {
+		buf_adds(path, env);
+		*exists = true;
+		return;
+	} else if (hint->path != NULL) {
 		path_add_absolute(path, hint->path);
 	} else if (env != NULL && *env != '\0') {
 		path_add_absolute(path, env);
@@ -590,18 +620,18 @@ ledger_rollback(struct ledger *ledger)
 	drop_write_lock(ledger);
 }
 
-sqlite3_stmt *
-ledger_stmt(struct ledger *ledger, const char *sql, struct err *err)
+struct db_stmt *
+db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 {
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
 	for (size_t i = 0; i < ledger->stmt_count; i++) {
 		if (ledger->stmts[i].sql == sql) {
-			stmt = ledger->stmts[i].stmt;
+			stmt = ledger->stmts[i].stmt.lite;
 			sqlite3_reset(stmt);
 			sqlite3_clear_bindings(stmt);
-			return stmt;
+			return &ledger->stmts[i].stmt;
 		}
 	}
 	rc = sqlite3_prepare_v3(ledger->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
@@ -617,9 +647,8 @@ ledger_stmt(struct ledger *ledger, const char *sql, struct err *err)
 		return NULL;
 	}
 	ledger->stmts[ledger->stmt_count].sql = sql;
-	ledger->stmts[ledger->stmt_count].stmt = stmt;
-	ledger->stmt_count++;
-	return stmt;
+	ledger->stmts[ledger->stmt_count].stmt.lite = stmt;
+	return &ledger->stmts[ledger->stmt_count++].stmt;
 }
 
 int
@@ -951,6 +980,8 @@ ledger_create(const char *path, struct err *err)
 	bool existed = stat(path, &st) == 0 && st.st_size > 0;
 	int rc;
 
+	if (ledger_is_postgresql(path))
+		return refuse_postgresql(err);
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
@@ -968,6 +999,8 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 {
 	int rc;
 
+	if (ledger_is_postgresql(path))
+		return refuse_postgresql(err);
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0)
@@ -1002,6 +1035,8 @@ ledger_check_integrity(const char *path, struct strlist *problems,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
+	if (ledger_is_postgresql(path))
+		return refuse_postgresql(err);
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0)
@@ -1051,7 +1086,7 @@ ledger_close(struct ledger *ledger)
 		truncate_wal(ledger);
 	trace_lock(ledger);
 	for (size_t i = 0; i < ledger->stmt_count; i++)
-		sqlite3_finalize(ledger->stmts[i].stmt);
+		sqlite3_finalize(ledger->stmts[i].stmt.lite);
 	if (ledger->db)
 		sqlite3_close(ledger->db);
 	filelock_close(ledger->lock);
@@ -1060,122 +1095,4 @@ ledger_close(struct ledger *ledger)
 	free(ledger->event_via);
 	free(ledger->path);
 	free(ledger);
-}
-
-int
-ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
-    struct err *err)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		;
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, what);
-	return 0;
-}
-
-int
-ledger_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
-    int64_t *changes, const char *what, struct err *err)
-{
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, a);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int64(st, 2, b);
-	if ((rc = ledger_step_done(ledger, st, what, err)) < 0)
-		return rc;
-	if (changes)
-		*changes = sqlite3_changes(ledger->db);
-	return 0;
-}
-
-int
-ledger_step_int(struct ledger *ledger, sqlite3_stmt *st, int64_t *value,
-    bool *found, const char *what, struct err *err)
-{
-	int rc = sqlite3_step(st);
-
-	*value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	if (found)
-		*found = rc == SQLITE_ROW;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, what);
-	return 0;
-}
-
-/* The JSON value of column i of st's current row. */
-static json_t *
-column_json(sqlite3_stmt *st, int i)
-{
-	const char *name = sqlite3_column_name(st, i);
-	size_t name_len = strlen(name);
-
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_NULL:
-		return json_null();
-	default:
-		break;
-	}
-	{
-		const char *text = (const char *)sqlite3_column_text(st, i);
-		size_t len = (size_t)sqlite3_column_bytes(st, i);
-		json_t *value = NULL;
-
-		if (name_len > 5 && strcmp(name + name_len - 5, "_json") == 0)
-			value = json_loadb(text, len, JSON_DECODE_ANY, NULL);
-		if (value == NULL)
-			value = json_stringn(text, len);
-		if (value == NULL) {
-			/* Not UTF-8: keep the ASCII, mark the rest. */
-			char *ascii = xstrndup(text, len);
-
-			for (size_t k = 0; k < len; k++)
-				if ((unsigned char)ascii[k] >= 0x80 || ascii[k] == 0)
-					ascii[k] = '?';
-			value = json_stringn(ascii, len);
-			free(ascii);
-		}
-		return value;
-	}
-}
-
-int
-ledger_rows_json(struct ledger *ledger, sqlite3_stmt *st, json_t *array,
-    const char *what, struct err *err)
-{
-	int rc, columns = sqlite3_column_count(st);
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *row = json_object();
-
-		for (int i = 0; i < columns; i++) {
-			const char *name = sqlite3_column_name(st, i);
-			size_t len = strlen(name);
-
-			if (len > 5 && strcmp(name + len - 5, "_json") == 0) {
-				char *key = xstrndup(name, len - 5);
-
-				json_object_set_new(row, key, column_json(st, i));
-				free(key);
-			} else {
-				json_object_set_new(row, name, column_json(st, i));
-			}
-		}
-		json_array_append_new(array, row);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, what);
-	return 0;
 }

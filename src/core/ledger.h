@@ -34,7 +34,6 @@
 #define DAICHO_LEDGER_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,9 +51,17 @@ struct ledger_hint {
 };
 
 /*
+ * Whether address names a PostgreSQL ledger rather than a SQLite file:
+ * a connection URI (postgresql://..., postgres://...) or a libpq
+ * connection string naming a service (service=NAME ...).
+ */
+bool ledger_is_postgresql(const char *address);
+
+/*
  * Decide the ledger path, first match wins: hint->path, $DAICHO_LEDGER,
  * <git common dir>/daicho/ledger.db, an existing .daicho/ledger.db in cwd or
  * above, else (for init) cwd/.daicho/ledger.db. Fills path; sets *exists.
+ * A PostgreSQL address (ledger_is_postgresql()) is kept as given.
  */
 void ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists);
 
@@ -96,9 +103,6 @@ const char *ledger_path(const struct ledger *ledger);
  */
 bool ledger_read_only(struct ledger *ledger);
 
-/* The connection, for core modules only. */
-sqlite3 *ledger_db(struct ledger *ledger);
-
 int ledger_begin(struct ledger *ledger, struct err *err);
 
 /*
@@ -134,13 +138,6 @@ int ledger_commit(struct ledger *ledger, struct err *err);
 void ledger_rollback(struct ledger *ledger);
 
 /*
- * A prepared statement for sql, which must be a string literal (the cache
- * is keyed by its address). Returned reset with no bindings; the ledger owns
- * it. Call sqlite3_reset() when done so a read does not linger.
- */
-sqlite3_stmt *ledger_stmt(struct ledger *ledger, const char *sql, struct err *err);
-
-/*
  * Turn a failed SQLite call (result rc) into an error about what was being
  * done, with the right code: busy → ERR_BUSY, read-only, not a database,
  * constraint. Returns the negative code.
@@ -173,39 +170,6 @@ uint64_t ledger_commit_count(const struct ledger *ledger);
  */
 int ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
     struct err *err);
-
-/*
- * Step st, a statement whose rows are not wanted (a write), to the end and
- * reset it. Returns 0 or the mapped error about what.
- */
-int ledger_step_done(struct ledger *ledger, sqlite3_stmt *st, const char *what,
-    struct err *err);
-
-/*
- * Run sql (a string literal: a cached statement) binding ?1 = a and, when
- * it has a second parameter, ?2 = b, to the end. For the many one-line
- * writes keyed by an id and a time. *changes (may be NULL) gets the rows
- * changed. Returns 0 or the mapped error about what.
- */
-int ledger_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
-    int64_t *changes, const char *what, struct err *err);
-
-/*
- * Step st once and put column 0 of its row in *value (0 when there is no
- * row; *found, when not NULL, says whether there was one). Resets st.
- * Returns 0 or the mapped error about what.
- */
-int ledger_step_int(struct ledger *ledger, sqlite3_stmt *st, int64_t *value,
-    bool *found, const char *what, struct err *err);
-
-/*
- * Step st to the end, appending each row to array as a JSON object keyed by
- * column name (use AS to name them): integers, reals, text and NULL as
- * such; a column whose name ends in "_json" holds JSON text and is
- * embedded parsed. Resets st. Returns 0 or the mapped error about what.
- */
-int ledger_rows_json(struct ledger *ledger, sqlite3_stmt *st, json_t *array,
-    const char *what, struct err *err);
 
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/agent.h"
+#include "core/db.h"
 #include "core/event.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -30,7 +31,7 @@ static int
 read_addressee(struct ledger *ledger, const char *name, int64_t now,
     int64_t stale_after_ms, struct addressee *a, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, role, CASE WHEN state = 'active' AND kind <> 'human' AND"
 	    " last_seen_ms <= ?2 - ?3 THEN 'stale' ELSE state END,"
 	    " last_seen_ms, ended_ms FROM agents WHERE name = ?1"
@@ -41,22 +42,22 @@ read_addressee(struct ledger *ledger, const char *name, int64_t now,
 	memset(a, 0, sizeof(*a));
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, stale_after_ms);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *role = (const char *)sqlite3_column_text(st, 1);
+	db_bind_text(st, 1, name);
+	db_bind_int(st, 2, now);
+	db_bind_int(st, 3, stale_after_ms);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *role = db_column_text(st, 1);
 
-		a->id = sqlite3_column_int64(st, 0);
+		a->id = db_column_int(st, 0);
 		a->role = role ? xstrdup(role) : NULL;
-		a->state = xstrdup((const char *)sqlite3_column_text(st, 2));
-		a->last_seen_ms = sqlite3_column_int64(st, 3);
-		a->ended_ms = sqlite3_column_int64(st, 4);
+		a->state = xstrdup(db_column_text(st, 2));
+		a->last_seen_ms = db_column_int(st, 3);
+		a->ended_ms = db_column_int(st, 4);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "looking up an agent");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "looking up an agent");
 	return 0;
 }
 
@@ -68,7 +69,7 @@ static int
 role_holders(struct ledger *ledger, const char *role, int64_t now,
     int64_t stale_after_ms, json_t **out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE role = ?1"
 	    " AND state <> 'ended' AND (state = 'waiting' OR (state = 'active'"
 	    "  AND (kind = 'human' OR last_seen_ms > ?2 - ?3)))"
@@ -77,10 +78,10 @@ role_holders(struct ledger *ledger, const char *role, int64_t now,
 	*out = json_array();
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, role, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, stale_after_ms);
-	return ledger_rows_json(ledger, st, *out, "finding a role's holders", err);
+	db_bind_text(st, 1, role);
+	db_bind_int(st, 2, now);
+	db_bind_int(st, 3, stale_after_ms);
+	return db_rows_json(ledger, st, *out, "finding a role's holders", err);
 }
 
 /* Append "a (seen 3s ago), b (seen 1m ago)" for holders to out. */
@@ -103,7 +104,7 @@ int
 msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
     const char *kind, const char *text, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO messages (sender, recipient, recipient_name,"
 	    " addressed_to, kind, body, sent_ms, recipient_seen_ms)"
 	    " SELECT ?1, id, name, name, ?3, ?4, ?5, last_seen_ms"
@@ -112,12 +113,12 @@ msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
 	if (st == NULL)
 		return -(int)err->code;
 	if (sender)
-		sqlite3_bind_int64(st, 1, sender);
-	sqlite3_bind_int64(st, 2, recipient);
-	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, clock_now_ms());
-	return ledger_step_done(ledger, st, "storing a message", err);
+		db_bind_int(st, 1, sender);
+	db_bind_int(st, 2, recipient);
+	db_bind_text(st, 3, kind);
+	db_bind_text(st, 4, text);
+	db_bind_int(st, 5, clock_now_ms());
+	return db_step_done(ledger, st, "storing a message", err);
 }
 
 /* Insert one message; append its {id, to, recipient_seen_ms, queued}. */
@@ -126,7 +127,7 @@ insert_message(struct ledger *ledger, int64_t sender, int64_t recipient,
     const char *name, int64_t seen_ms, const struct msg_request *req,
     int64_t now, json_t *sent, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO messages (sender, recipient, recipient_name,"
 	    " addressed_to, body, sent_ms, recipient_seen_ms, queued)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err);
@@ -135,19 +136,19 @@ insert_message(struct ledger *ledger, int64_t sender, int64_t recipient,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, sender);
+	db_bind_int(st, 1, sender);
 	if (recipient)
-		sqlite3_bind_int64(st, 2, recipient);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, req->to, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, req->text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, now);
+		db_bind_int(st, 2, recipient);
+	db_bind_text(st, 3, name);
+	db_bind_text(st, 4, req->to);
+	db_bind_text(st, 5, req->text);
+	db_bind_int(st, 6, now);
 	if (seen_ms)
-		sqlite3_bind_int64(st, 7, seen_ms);
-	sqlite3_bind_int(st, 8, req->queue && recipient == 0);
-	if ((rc = ledger_step_done(ledger, st, "storing a message", err)) < 0)
+		db_bind_int(st, 7, seen_ms);
+	db_bind_int(st, 8, req->queue && recipient == 0);
+	if ((rc = db_step_done(ledger, st, "storing a message", err)) < 0)
 		return rc;
-	id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	id = db_last_insert_id(ledger);
 	json_array_append_new(sent, json_pack("{s:I, s:s, s:o, s:b}", "id",
 	    (json_int_t)id, "to", name, "recipient_seen_ms",
 	    seen_ms ? json_integer(seen_ms) : json_null(), "queued",
@@ -295,7 +296,7 @@ static int
 mark_read(struct ledger *ledger, int64_t me, const char *name,
     const json_t *list, int64_t *marked, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "UPDATE messages SET read_ms = ?3, recipient = ?1"
 	    " WHERE id = ?4 AND read_ms IS NULL AND (recipient = ?1 OR"
 	    "  (queued = 1 AND recipient_name = ?2))", err);
@@ -311,15 +312,15 @@ mark_read(struct ledger *ledger, int64_t me, const char *name,
 		json_int_t id = json_is_integer(m) ? json_integer_value(m)
 		    : json_integer_value(json_object_get(m, "id"));
 
-		sqlite3_bind_int64(st, 1, me);
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, clock_now_ms());
-		sqlite3_bind_int64(st, 4, id);
-		if ((rc = ledger_step_done(ledger, st, "marking messages read",
+		db_bind_int(st, 1, me);
+		db_bind_text(st, 2, name);
+		db_bind_int(st, 3, clock_now_ms());
+		db_bind_int(st, 4, id);
+		if ((rc = db_step_done(ledger, st, "marking messages read",
 			 err)) < 0)
 			return rc;
 		if (marked)
-			*marked += sqlite3_changes(ledger_db(ledger));
+			*marked += db_changes(ledger);
 	}
 	return 0;
 }
@@ -359,7 +360,7 @@ msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
 	    " WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient_name = ?2"
 	    " AND m.recipient IS NOT ?1"
 	    " ORDER BY 1";
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t me = 0;
 	int rc;
 
@@ -370,13 +371,13 @@ msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
 	else if ((rc = ledger_begin_as(ledger, &me, err)) < 0) {
 		goto done;
 	}
-	if ((st = ledger_stmt(ledger, select_sql, err)) == NULL) {
+	if ((st = db_prepare(ledger, select_sql, err)) == NULL) {
 		rc = -(int)err->code;
 		goto finish;
 	}
-	sqlite3_bind_int64(st, 1, me);
-	sqlite3_bind_text(st, 2, caller_name, -1, SQLITE_STATIC);
-	if ((rc = ledger_rows_json(ledger, st, *messages, "reading the inbox",
+	db_bind_int(st, 1, me);
+	db_bind_text(st, 2, caller_name);
+	if ((rc = db_rows_json(ledger, st, *messages, "reading the inbox",
 		 err)) < 0 || peek || json_array_size(*messages) == 0)
 		goto finish;
 	rc = mark_read(ledger, me, caller_name, *messages, NULL, err);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/db.h"
 #include "util/buf.h"
 #include "util/clock.h"
 
@@ -508,7 +509,7 @@ needs_collect(struct ledger *ledger, const struct needs_options *options,
     int64_t now_ms, json_t *array, struct err *err)
 {
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		sqlite3_stmt *st = ledger_stmt(ledger, kinds[k].sql, err);
+		struct db_stmt *st = db_prepare(ledger, kinds[k].sql, err);
 		json_t *rows = json_array();
 		int rc;
 
@@ -516,10 +517,10 @@ needs_collect(struct ledger *ledger, const struct needs_options *options,
 			json_decref(rows);
 			return -(int)err->code;
 		}
-		sqlite3_bind_int64(st, 1, now_ms);
-		if (sqlite3_bind_parameter_count(st) >= 2)
-			sqlite3_bind_int64(st, 2, options->stale_after_ms);
-		if ((rc = ledger_rows_json(ledger, st, rows, "finding what needs "
+		db_bind_int(st, 1, now_ms);
+		if (db_bind_count(st) >= 2)
+			db_bind_int(st, 2, options->stale_after_ms);
+		if ((rc = db_rows_json(ledger, st, rows, "finding what needs "
 			 "a person", err)) < 0) {
 			json_decref(rows);
 			return rc;

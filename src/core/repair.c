@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/agent.h"
+#include "core/db.h"
 #include "core/event.h"
 #include "core/msg.h"
 #include "core/task.h"
@@ -33,7 +34,7 @@ static int
 read_standing(struct ledger *ledger, int64_t actor, int64_t id,
     struct standing *out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT (SELECT kind = 'human' FROM agents WHERE id = ?2),"
 	    " (SELECT e.actor FROM events e WHERE e.task = t.id"
 	    "  AND e.kind = 'add' ORDER BY e.id LIMIT 1) = ?2,"
@@ -45,26 +46,26 @@ read_standing(struct ledger *ledger, int64_t actor, int64_t id,
 	memset(out, 0, sizeof(*out));
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, actor);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *owner = sqlite3_column_text(st, 3);
-		const unsigned char *name = sqlite3_column_text(st, 4);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, actor);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *owner = db_column_text(st, 3);
+		const char *name = db_column_text(st, 4);
 
-		out->human = sqlite3_column_int(st, 0) != 0;
-		out->creator = sqlite3_column_int(st, 1) != 0;
-		out->owner = sqlite3_column_int64(st, 2);
+		out->human = db_column_int(st, 0) != 0;
+		out->creator = db_column_int(st, 1) != 0;
+		out->owner = db_column_int(st, 2);
 		out->holder = actor != 0 && out->owner == actor;
-		out->owner_name = owner ? xstrdup((const char *)owner) : NULL;
-		out->actor_name = name ? xstrdup((const char *)name) : NULL;
+		out->owner_name = owner ? xstrdup(owner) : NULL;
+		out->actor_name = name ? xstrdup(name) : NULL;
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
 		    (long long)id);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading a task");
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a task");
 	return 0;
 }
 
@@ -73,14 +74,14 @@ static int
 write_text(struct ledger *ledger, const char *sql, int64_t id,
     const char *text, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	struct db_stmt *st = db_prepare(ledger, sql, err);
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
+	db_bind_int(st, 1, id);
 	if (text)
-		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-	return ledger_step_done(ledger, st, "editing a task", err);
+		db_bind_text(st, 2, text);
+	return db_step_done(ledger, st, "editing a task", err);
 }
 
 /* A JSON array of list's strings (new reference). */
@@ -123,14 +124,14 @@ replace_list(struct ledger *ledger, int64_t id, const char *delete_sql,
 	if ((rc = write_text(ledger, delete_sql, id, NULL, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < list->count; i++) {
-		sqlite3_stmt *st = ledger_stmt(ledger, insert_sql, err);
+		struct db_stmt *st = db_prepare(ledger, insert_sql, err);
 
 		if (st == NULL)
 			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, list->items[i], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
-		if ((rc = ledger_step_done(ledger, st, "editing a task", err)) < 0)
+		db_bind_int(st, 1, id);
+		db_bind_text(st, 2, list->items[i]);
+		db_bind_int(st, 3, (int64_t)i + 1);
+		if ((rc = db_step_done(ledger, st, "editing a task", err)) < 0)
 			return rc;
 	}
 	json_object_set_new(detail, name, json_pack("{s:o, s:o}", "old",
@@ -148,7 +149,7 @@ static int
 find_cycle(struct ledger *ledger, int64_t task, int64_t after,
     struct buf *path, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "WITH RECURSIVE walk(id, path) AS ("
 	    " SELECT ?2, '#' || ?1 || ' -> #' || ?2"
 	    " UNION ALL SELECT d.after, walk.path || ' -> #' || d.after"
@@ -158,15 +159,15 @@ find_cycle(struct ledger *ledger, int64_t task, int64_t after,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, task);
-	sqlite3_bind_int64(st, 2, after);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		buf_adds(path, (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading dependencies");
-	return rc == SQLITE_ROW;
+	db_bind_int(st, 1, task);
+	db_bind_int(st, 2, after);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		buf_adds(path, db_column_text(st, 0));
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading dependencies");
+	return rc == DB_ROW;
 }
 
 /*
@@ -179,29 +180,29 @@ change_edge(struct ledger *ledger, int64_t id, const char *text, bool remove,
     json_t *added, json_t *removed, struct err *err)
 {
 	struct buf cycle = BUF_INIT;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t other, exists = 0, verified = 0;
 	bool found;
 	int rc;
 
 	if ((rc = task_parse_id(text, &other, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT state = 'verified', EXISTS (SELECT 1 FROM deps"
 	    " WHERE task = ?1 AND after = ?2) FROM tasks WHERE id = ?2", err);
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, other);
-	rc = sqlite3_step(st);
-	found = rc == SQLITE_ROW;
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, other);
+	rc = db_step(st);
+	found = rc == DB_ROW;
 	if (found) {
-		verified = sqlite3_column_int64(st, 0);
-		exists = sqlite3_column_int64(st, 1);
+		verified = db_column_int(st, 0);
+		exists = db_column_int(st, 1);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading a task");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading a task");
 	if (!found)
 		return err_set(err, ERR_NOT_FOUND, "no task #%lld to come after "
 		    "(see 'daicho ls')", (long long)other);
@@ -225,12 +226,12 @@ change_edge(struct ledger *ledger, int64_t id, const char *text, bool remove,
 			return rc;
 		}
 	}
-	rc = ledger_write(ledger, remove
+	rc = db_write(ledger, remove
 	    ? "DELETE FROM deps WHERE task = ?1 AND after = ?2"
 	    : "INSERT INTO deps (task, after) VALUES (?1, ?2)", id, other, NULL,
 	    "editing dependencies", err);
 	if (rc == 0 && !verified)
-		rc = ledger_write(ledger, remove
+		rc = db_write(ledger, remove
 		    ? "UPDATE tasks SET unmet_deps = unmet_deps - 1 WHERE id = ?1"
 		    : "UPDATE tasks SET unmet_deps = unmet_deps + 1 WHERE id = ?1",
 		    id, other, NULL, "editing dependencies", err);
@@ -262,7 +263,7 @@ edit_number(struct ledger *ledger, int64_t id, const char *sql,
 	json_object_set_new(detail, key, json_pack("{s:I, s:I}", "old",
 	    (json_int_t)old, "new", (json_int_t)value));
 	json_array_append_new(changed, json_string(field));
-	return ledger_write(ledger, sql, id, value, NULL, "editing a task", err);
+	return db_write(ledger, sql, id, value, NULL, "editing a task", err);
 }
 
 /* Scalar fields of edit that differ from t, into the UPDATE and detail. */
@@ -281,15 +282,14 @@ edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
 		json_array_append_new(changed, json_string("title"));
 	}
 	if (rc == 0 && edit->set_body) {
-		sqlite3_stmt *st = ledger_stmt(ledger,
+		struct db_stmt *st = db_prepare(ledger,
 		    "UPDATE tasks SET body = ?2 WHERE id = ?1", err);
 
 		if (st == NULL)
 			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_blob64(st, 2, edit->body ? edit->body : "",
-		    edit->body_bytes, SQLITE_STATIC);
-		rc = ledger_step_done(ledger, st, "editing a task", err);
+		db_bind_int(st, 1, id);
+		db_bind_blob(st, 2, edit->body ? edit->body : "", edit->body_bytes);
+		rc = db_step_done(ledger, st, "editing a task", err);
 		json_object_set_new(detail, "body_bytes", json_pack("{s:I, s:I}",
 		    "old", (json_int_t)t->body_bytes, "new",
 		    (json_int_t)edit->body_bytes));
@@ -424,7 +424,7 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		 * A verification running the old checks right now must not
 		 * decide: its claim goes, and the next pass runs the new ones.
 		 */
-		if ((rc = ledger_write(ledger, "UPDATE tasks SET checks_version ="
+		if ((rc = db_write(ledger, "UPDATE tasks SET checks_version ="
 			 " checks_version + 1, has_touches = EXISTS (SELECT 1 FROM"
 			 " touches WHERE task = ?1), verify_token = NULL,"
 			 " verify_expires_ms = NULL WHERE id = ?1", id, 0, NULL,
@@ -433,7 +433,7 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		json_object_set_new(detail, "checks_version",
 		    json_integer(t.checks_version + 1));
 	}
-	if ((rc = ledger_write(ledger, "UPDATE tasks SET updated_ms = ?2"
+	if ((rc = db_write(ledger, "UPDATE tasks SET updated_ms = ?2"
 		 " WHERE id = ?1", id, clock_now_ms(), NULL, "editing a task",
 		 err)) < 0)
 		goto fail;
@@ -486,23 +486,23 @@ static int
 read_state(struct ledger *ledger, int64_t id, char *state, size_t size,
     int64_t *attempts, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT state, attempts FROM tasks WHERE id = ?", err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(state, size, "%s", (const char *)sqlite3_column_text(st, 0));
-		*attempts = sqlite3_column_int64(st, 1);
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		snprintf(state, size, "%s", db_column_text(st, 0));
+		*attempts = db_column_int(st, 1);
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
 		    (long long)id);
-	return rc == SQLITE_ROW ? 0 : ledger_error(ledger, rc, err,
+	return rc == DB_ROW ? 0 : db_error(ledger, rc, err,
 	    "reading a task");
 }
 
@@ -563,7 +563,7 @@ task_reopen(struct ledger *ledger, int64_t actor, int64_t id, struct err *err)
 		    "human or the agent that added it may", (long long)id);
 		goto fail;
 	}
-	if ((rc = ledger_write(ledger, "UPDATE tasks SET state = 'open',"
+	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = 0, not_before_ms = NULL, verify_token = NULL,"
 		 " verify_expires_ms = NULL, block_reason = NULL, updated_ms = ?2"
@@ -583,7 +583,7 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 	struct standing who = { 0 };
 	char state[16] = "";
 	int64_t attempts = 0, live = 0, now = clock_now_ms();
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	*to_owner = false;
@@ -601,19 +601,19 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 		    who.owner_name ? who.owner_name : "");
 		goto fail;
 	}
-	st = ledger_stmt(ledger, "SELECT state IN ('active','waiting') AND"
+	st = db_prepare(ledger, "SELECT state IN ('active','waiting') AND"
 	    " last_seen_ms >= ?2 FROM agents WHERE id = ?1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, who.owner);
-	sqlite3_bind_int64(st, 2, now - stale_after_ms);
-	if ((rc = ledger_step_int(ledger, st, &live, NULL, "reading an agent",
+	db_bind_int(st, 1, who.owner);
+	db_bind_int(st, 2, now - stale_after_ms);
+	if ((rc = db_step_int(ledger, st, &live, NULL, "reading an agent",
 		 err)) < 0)
 		goto fail;
 	*to_owner = live != 0;
-	rc = ledger_write(ledger, *to_owner
+	rc = db_write(ledger, *to_owner
 	    ? "UPDATE tasks SET state = 'claimed', block_reason = NULL,"
 	      " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
 	      " lease_expires_ms = ?2 + coalesce(lease_ms, "
@@ -657,7 +657,7 @@ task_release_forced(struct ledger *ledger, int64_t actor, int64_t id,
 		    (long long)id, state);
 		goto fail;
 	}
-	if ((rc = ledger_write(ledger, "UPDATE tasks SET state = 'open',"
+	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = max(attempts - 1, 0), block_reason = NULL,"
 		 " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"

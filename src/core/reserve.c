@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "core/db.h"
 #include "core/event.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -35,16 +36,16 @@ static int
 load_live(struct ledger *ledger, int64_t agent, int64_t stale_after_ms,
     json_t **out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, LIVE_SET_SQL " ORDER BY 7, 2",
+	struct db_stmt *st = db_prepare(ledger, LIVE_SET_SQL " ORDER BY 7, 2",
 	    err);
 
 	*out = json_array();
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, clock_now_ms());
-	sqlite3_bind_int64(st, 2, stale_after_ms);
-	sqlite3_bind_int64(st, 3, agent);
-	return ledger_rows_json(ledger, st, *out, "reading reservations", err);
+	db_bind_int(st, 1, clock_now_ms());
+	db_bind_int(st, 2, stale_after_ms);
+	db_bind_int(st, 3, agent);
+	return db_rows_json(ledger, st, *out, "reading reservations", err);
 }
 
 /* The ERR_CONFLICT for glob against the live reservation r. */
@@ -82,7 +83,7 @@ take_locked(struct ledger *ledger, int64_t me, const struct reserve_request *req
 {
 	json_t *live = NULL, *r;
 	int64_t now = clock_now_ms();
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	size_t i;
 	int rc;
 
@@ -90,11 +91,11 @@ take_locked(struct ledger *ledger, int64_t me, const struct reserve_request *req
 		int64_t one;
 		bool found;
 
-		if ((st = ledger_stmt(ledger, "SELECT 1 FROM tasks WHERE id = ?",
+		if ((st = db_prepare(ledger, "SELECT 1 FROM tasks WHERE id = ?",
 			 err)) == NULL)
 			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, req->task);
-		if ((rc = ledger_step_int(ledger, st, &one, &found,
+		db_bind_int(st, 1, req->task);
+		if ((rc = db_step_int(ledger, st, &one, &found,
 			 "looking up a task", err)) < 0)
 			return rc;
 		if (!found)
@@ -112,37 +113,37 @@ take_locked(struct ledger *ledger, int64_t me, const struct reserve_request *req
 			}
 	for (size_t g = 0; g < req->glob_count; g++) {
 		/* Renew the caller's own live reservation of the glob, if any. */
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "UPDATE reservations SET expires_ms = ?3, task = ?4"
 		    " WHERE agent = ?1 AND glob = ?2 AND released_ms IS NULL", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			goto done;
 		}
-		sqlite3_bind_int64(st, 1, me);
-		sqlite3_bind_text(st, 2, req->globs[g], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, now + req->ttl_ms);
+		db_bind_int(st, 1, me);
+		db_bind_text(st, 2, req->globs[g]);
+		db_bind_int(st, 3, now + req->ttl_ms);
 		if (req->task)
-			sqlite3_bind_int64(st, 4, req->task);
-		if ((rc = ledger_step_done(ledger, st, "renewing a reservation",
+			db_bind_int(st, 4, req->task);
+		if ((rc = db_step_done(ledger, st, "renewing a reservation",
 			 err)) < 0)
 			goto done;
-		if (sqlite3_changes(ledger_db(ledger)) > 0)
+		if (db_changes(ledger) > 0)
 			continue;
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "INSERT INTO reservations (agent, glob, task, created_ms,"
 		    " expires_ms) VALUES (?, ?, ?, ?, ?)", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			goto done;
 		}
-		sqlite3_bind_int64(st, 1, me);
-		sqlite3_bind_text(st, 2, req->globs[g], -1, SQLITE_STATIC);
+		db_bind_int(st, 1, me);
+		db_bind_text(st, 2, req->globs[g]);
 		if (req->task)
-			sqlite3_bind_int64(st, 3, req->task);
-		sqlite3_bind_int64(st, 4, now);
-		sqlite3_bind_int64(st, 5, now + req->ttl_ms);
-		if ((rc = ledger_step_done(ledger, st, "reserving", err)) < 0)
+			db_bind_int(st, 3, req->task);
+		db_bind_int(st, 4, now);
+		db_bind_int(st, 5, now + req->ttl_ms);
+		if ((rc = db_step_done(ledger, st, "reserving", err)) < 0)
 			goto done;
 	}
 	{
@@ -194,33 +195,33 @@ reserve_drop(struct ledger *ledger, char *const *globs, size_t glob_count,
     bool all, int64_t *released, struct err *err)
 {
 	int64_t me = 0, now = clock_now_ms();
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	*released = 0;
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
 	for (size_t g = 0; g < (all ? 1 : glob_count); g++) {
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "UPDATE reservations SET released_ms = ?3 WHERE agent = ?1"
 		    " AND released_ms IS NULL AND (?2 IS NULL OR glob = ?2)", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			goto fail;
 		}
-		sqlite3_bind_int64(st, 1, me);
+		db_bind_int(st, 1, me);
 		if (!all)
-			sqlite3_bind_text(st, 2, globs[g], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, now);
-		if ((rc = ledger_step_done(ledger, st, "releasing a reservation",
+			db_bind_text(st, 2, globs[g]);
+		db_bind_int(st, 3, now);
+		if ((rc = db_step_done(ledger, st, "releasing a reservation",
 			 err)) < 0)
 			goto fail;
-		if (!all && sqlite3_changes(ledger_db(ledger)) == 0) {
+		if (!all && db_changes(ledger) == 0) {
 			rc = err_set(err, ERR_NOT_FOUND, "you hold no reservation of "
 			    "'%s' (see 'daicho reservations')", globs[g]);
 			goto fail;
 		}
-		*released += sqlite3_changes(ledger_db(ledger));
+		*released += db_changes(ledger);
 	}
 	if ((rc = event_append(ledger, me, "unreserve", 0,
 		 json_pack("{s:I}", "released", (json_int_t)*released), err)) < 0)
@@ -274,7 +275,7 @@ done:
 int
 reserve_release_agent(struct ledger *ledger, int64_t agent, struct err *err)
 {
-	return ledger_write(ledger,
+	return db_write(ledger,
 	    "UPDATE reservations SET released_ms = ?2 WHERE agent = ?1"
 	    " AND released_ms IS NULL", agent, clock_now_ms(), NULL,
 	    "releasing reservations", err);

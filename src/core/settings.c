@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/db.h"
 #include "core/event.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -180,7 +181,7 @@ static int
 read_setting(struct ledger *ledger, const char *key, struct buf *value,
     bool *found, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT value FROM settings WHERE key = ?", err);
 	int rc;
 
@@ -188,15 +189,15 @@ read_setting(struct ledger *ledger, const char *key, struct buf *value,
 	*found = false;
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	db_bind_text(st, 1, key);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
 		*found = true;
-		buf_adds(value, (const char *)sqlite3_column_text(st, 0));
+		buf_adds(value, db_column_text(st, 0));
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading settings");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading settings");
 	return 0;
 }
 
@@ -237,7 +238,7 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 {
 	const struct setting *s = find_setting(key, err);
 	struct buf stored = BUF_INIT, old = BUF_INIT;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	bool was_set;
 	int rc;
 
@@ -252,7 +253,7 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 		goto done;
 	if ((rc = read_setting(ledger, key, &old, &was_set, err)) < 0)
 		goto fail;
-	st = ledger_stmt(ledger, values
+	st = db_prepare(ledger, values
 	    ? "INSERT INTO settings (key, value, set_ms, set_by) VALUES (?1, ?2,"
 	      " ?3, ?4) ON CONFLICT (key) DO UPDATE SET value = ?2, set_ms = ?3,"
 	      " set_by = ?4"
@@ -261,14 +262,14 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, key);
 	if (values) {
-		sqlite3_bind_text(st, 2, stored.buf, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, clock_now_ms());
+		db_bind_text(st, 2, stored.buf);
+		db_bind_int(st, 3, clock_now_ms());
 		if (actor)
-			sqlite3_bind_int64(st, 4, actor);
+			db_bind_int(st, 4, actor);
 	}
-	if ((rc = ledger_step_done(ledger, st, "changing a setting", err)) < 0)
+	if ((rc = db_step_done(ledger, st, "changing a setting", err)) < 0)
 		goto fail;
 	rc = event_append(ledger, actor, "config", 0,
 	    json_pack("{s:s, s:o, s:o}", "key", key, "old",
@@ -291,7 +292,7 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
     struct err *err)
 {
 	const struct setting *only = key ? find_setting(key, err) : NULL;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	*out = NULL;
@@ -306,38 +307,38 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
 
 		if (only && only != s)
 			continue;
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "SELECT s.value, s.set_ms, a.name FROM settings s"
 		    " LEFT JOIN agents a ON a.id = s.set_by WHERE s.key = ?", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;
 		}
-		sqlite3_bind_text(st, 1, s->key, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
+		db_bind_text(st, 1, s->key);
+		rc = db_step(st);
 		row = json_pack("{s:s, s:s, s:s, s:b, s:s}", "key", s->key, "kind",
 		    s->kind == SETTING_DURATION ? "duration"
 		    : s->kind == SETTING_NUMBER ? "number"
 		    : s->kind == SETTING_GLOBS ? "globs" : "branch", "summary",
-		    s->summary, "set", rc == SQLITE_ROW, "default", s->fallback);
-		if (rc == SQLITE_ROW) {
-			const unsigned char *by = sqlite3_column_text(st, 2);
+		    s->summary, "set", rc == DB_ROW, "default", s->fallback);
+		if (rc == DB_ROW) {
+			const char *by = db_column_text(st, 2);
 
 			json_object_set_new(row, "value", decode(s,
-			    (const char *)sqlite3_column_text(st, 0)));
+			    db_column_text(st, 0)));
 			json_object_set_new(row, "set_ms",
-			    json_integer(sqlite3_column_int64(st, 1)));
+			    json_integer(db_column_int(st, 1)));
 			json_object_set_new(row, "set_by",
-			    by ? json_string((const char *)by) : json_null());
+			    by ? json_string(by) : json_null());
 		} else {
 			json_object_set_new(row, "value", json_null());
 			json_object_set_new(row, "set_ms", json_null());
 			json_object_set_new(row, "set_by", json_null());
 		}
-		sqlite3_reset(st);
+		db_reset(st);
 		json_array_append_new(*out, row);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			rc = ledger_error(ledger, rc, err, "reading settings");
+		if (rc != DB_ROW && rc != DB_DONE) {
+			rc = db_error(ledger, rc, err, "reading settings");
 			break;
 		}
 		rc = 0;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/db.h"
 #include "core/event.h"
 #include "core/task.h"
 #include "core/wait.h"
@@ -38,7 +39,7 @@ int
 sweep_expire_leases(struct ledger *ledger, int64_t actor,
     struct sweep_stats *stats, struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t now = clock_now_ms();
 	int rc;
 
@@ -56,7 +57,7 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 		 * alone stop renewing the lease then (core/agent.c), and a
 		 * lease taken longer than the hold ends with the hold.
 		 */
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "SELECT t.id, t.attempts, t.max_attempts,"
 		    " min(t.lease_expires_ms,"
 		    "  coalesce(t.claim_named_ms + t.max_hold_ms, t.lease_expires_ms)),"
@@ -69,24 +70,24 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 			rc = -(int)err->code;
 			goto fail;
 		}
-		sqlite3_bind_int64(st, 1, now);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			const unsigned char *name = sqlite3_column_text(st, 4);
+		db_bind_int(st, 1, now);
+		rc = db_step(st);
+		if (rc == DB_ROW) {
+			const char *name = db_column_text(st, 4);
 
-			id = sqlite3_column_int64(st, 0);
-			attempts = sqlite3_column_int64(st, 1);
-			max_attempts = sqlite3_column_int64(st, 2);
-			expired_ms = sqlite3_column_int64(st, 3);
-			owner = name ? xstrdup((const char *)name) : NULL;
-			held_too_long = sqlite3_column_int(st, 5) != 0;
-			max_hold_ms = sqlite3_column_int64(st, 6);
+			id = db_column_int(st, 0);
+			attempts = db_column_int(st, 1);
+			max_attempts = db_column_int(st, 2);
+			expired_ms = db_column_int(st, 3);
+			owner = name ? xstrdup(name) : NULL;
+			held_too_long = db_column_int(st, 5) != 0;
+			max_hold_ms = db_column_int(st, 6);
 		}
-		sqlite3_reset(st);
-		if (rc == SQLITE_DONE)
+		db_reset(st);
+		if (rc == DB_DONE)
 			break;
-		if (rc != SQLITE_ROW) {
-			rc = ledger_error(ledger, rc, err, "finding expired leases");
+		if (rc != DB_ROW) {
+			rc = db_error(ledger, rc, err, "finding expired leases");
 			goto fail;
 		}
 		failed = attempts >= max_attempts;
@@ -104,7 +105,7 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 		free(owner);
 		if (rc < 0)
 			goto fail;
-		st = ledger_stmt(ledger, failed
+		st = db_prepare(ledger, failed
 		    ? "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		      " updated_ms = ?2 WHERE id = ?1"
 		    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
@@ -113,12 +114,12 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 			rc = -(int)err->code;
 			goto fail;
 		}
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, now);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
-			rc = ledger_error(ledger, rc, err, "expiring a lease");
+		db_bind_int(st, 1, id);
+		db_bind_int(st, 2, now);
+		rc = db_step(st);
+		db_reset(st);
+		if (rc != DB_DONE) {
+			rc = db_error(ledger, rc, err, "expiring a lease");
 			goto fail;
 		}
 		if (failed && (rc = event_append(ledger, actor, "fail", id,
@@ -141,26 +142,26 @@ static int
 claim_is_live(struct ledger *ledger, const char *name, bool *live,
     struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	const char *dash = strchr(name, '-');
 	int rc;
 
 	*live = false;
 	if (dash == NULL)
 		return 0;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT 1 FROM tasks WHERE id = ? AND verify_token = ?"
 	    " AND verify_expires_ms > ?", err);
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, strtoll(name, NULL, 10));
-	sqlite3_bind_text(st, 2, dash + 1, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, clock_now_ms());
-	rc = sqlite3_step(st);
-	*live = rc == SQLITE_ROW;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading verification claims");
+	db_bind_int(st, 1, strtoll(name, NULL, 10));
+	db_bind_text(st, 2, dash + 1);
+	db_bind_int(st, 3, clock_now_ms());
+	rc = db_step(st);
+	*live = rc == DB_ROW;
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading verification claims");
 	return 0;
 }
 

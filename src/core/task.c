@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/db.h"
 #include "core/dep.h"
 #include "core/event.h"
 #include "core/task_internal.h"
@@ -120,41 +121,41 @@ task_release(struct task *task)
 }
 
 static char *
-column_strdup(sqlite3_stmt *st, int col)
+column_strdup(struct db_stmt *st, int col)
 {
-	const unsigned char *text = sqlite3_column_text(st, col);
+	const char *text = db_column_text(st, col);
 
-	return text ? xstrdup((const char *)text) : NULL;
+	return text ? xstrdup(text) : NULL;
 }
 
 void
-task_read_row(sqlite3_stmt *st, struct task *out)
+task_read_row(struct db_stmt *st, struct task *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->id = sqlite3_column_int64(st, 0);
+	out->id = db_column_int(st, 0);
 	out->title = column_strdup(st, 1);
 	out->state = column_strdup(st, 2);
-	out->priority = sqlite3_column_int64(st, 3);
-	out->parent = sqlite3_column_int64(st, 4);
-	out->owner_id = sqlite3_column_int64(st, 5);
+	out->priority = db_column_int(st, 3);
+	out->parent = db_column_int(st, 4);
+	out->owner_id = db_column_int(st, 5);
 	out->owner = column_strdup(st, 6);
-	out->lease_expires_ms = sqlite3_column_int64(st, 7);
-	out->attempts = sqlite3_column_int64(st, 8);
-	out->max_attempts = sqlite3_column_int64(st, 9);
-	out->unmet_deps = sqlite3_column_int64(st, 10);
+	out->lease_expires_ms = db_column_int(st, 7);
+	out->attempts = db_column_int(st, 8);
+	out->max_attempts = db_column_int(st, 9);
+	out->unmet_deps = db_column_int(st, 10);
 	out->report_commit = column_strdup(st, 11);
 	out->report_note = column_strdup(st, 12);
 	out->block_reason = column_strdup(st, 13);
-	out->created_ms = sqlite3_column_int64(st, 14);
-	out->updated_ms = sqlite3_column_int64(st, 15);
-	out->body_bytes = sqlite3_column_int64(st, 16);
-	out->saves = sqlite3_column_int64(st, 17);
-	out->result_bytes = sqlite3_column_type(st, 18) == SQLITE_NULL
-				? -1 : sqlite3_column_int64(st, 18);
-	out->check_timeout_ms = sqlite3_column_int64(st, 19);
-	out->checks_version = sqlite3_column_int64(st, 20);
-	out->max_hold_ms = sqlite3_column_int64(st, 21);
-	out->claim_named_ms = sqlite3_column_int64(st, 22);
+	out->created_ms = db_column_int(st, 14);
+	out->updated_ms = db_column_int(st, 15);
+	out->body_bytes = db_column_int(st, 16);
+	out->saves = db_column_int(st, 17);
+	out->result_bytes = db_column_is_null(st, 18)
+				? -1 : db_column_int(st, 18);
+	out->check_timeout_ms = db_column_int(st, 19);
+	out->checks_version = db_column_int(st, 20);
+	out->max_hold_ms = db_column_int(st, 21);
+	out->claim_named_ms = db_column_int(st, 22);
 	out->claim_base = column_strdup(st, 23);
 }
 
@@ -162,17 +163,17 @@ int
 task_load_strings(struct ledger *ledger, const char *sql, int64_t id,
     struct strlist *list, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	struct db_stmt *st = db_prepare(ledger, sql, err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		strlist_add(list, (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading a task");
+	db_bind_int(st, 1, id);
+	while ((rc = db_step(st)) == DB_ROW)
+		strlist_add(list, db_column_text(st, 0));
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading a task");
 	return 0;
 }
 
@@ -210,7 +211,7 @@ done:
 int
 task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT " TASK_COLUMNS " FROM tasks t"
 	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?", err);
 	int rc;
@@ -218,16 +219,16 @@ task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 	memset(out, 0, sizeof(*out));
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW)
 		task_read_row(st, out);
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND,
 		    "no task #%lld (see 'daicho ls')", (long long)id);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading a task");
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a task");
 	if ((rc = task_load_edges(ledger, out, err)) < 0)
 		task_release(out);
 	return rc;
@@ -435,27 +436,27 @@ static int
 existing_task(struct ledger *ledger, const char *text, const char *prefix,
     const char *role, int64_t *id, bool *verified, struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if (task_parse_id(text, id, err) < 0)
 		return err_set(err, ERR_USAGE,
 		    "%s'%s' in %s is neither a task id nor a key in this batch",
 		    prefix, text, role);
-	st = ledger_stmt(ledger, "SELECT state FROM tasks WHERE id = ?", err);
+	st = db_prepare(ledger, "SELECT state FROM tasks WHERE id = ?", err);
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, *id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*verified = strcmp((const char *)sqlite3_column_text(st, 0),
+	db_bind_int(st, 1, *id);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		*verified = strcmp(db_column_text(st, 0),
 				"verified") == 0;
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND, "%s%s names no task #%lld",
 		    prefix, role, (long long)*id);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "reading a task");
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a task");
 	return 0;
 }
 
@@ -463,20 +464,20 @@ static int
 insert_pair(struct ledger *ledger, const char *sql, int64_t task,
     const char *text, int64_t number, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	struct db_stmt *st = db_prepare(ledger, sql, err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, task);
+	db_bind_int(st, 1, task);
 	if (text)
-		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+		db_bind_text(st, 2, text);
 	else
-		sqlite3_bind_int64(st, 2, number);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "adding a task");
+		db_bind_int(st, 2, number);
+	rc = db_step(st);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "adding a task");
 	return 0;
 }
 
@@ -485,7 +486,7 @@ static int
 insert_task(struct ledger *ledger, const struct task_spec *spec,
     int64_t parent, int64_t now, int64_t *id, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
 	    " has_touches, created_ms, updated_ms, check_timeout_ms)"
 	    " VALUES (?,?,?,?,?,?,?,?,?)", err);
@@ -493,24 +494,22 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, spec->title, -1, SQLITE_STATIC);
-	sqlite3_bind_blob64(st, 2, spec->body ? spec->body : "", spec->body_bytes,
-	    SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, spec->priority);
+	db_bind_text(st, 1, spec->title);
+	db_bind_blob(st, 2, spec->body ? spec->body : "", spec->body_bytes);
+	db_bind_int(st, 3, spec->priority);
 	if (parent)
-		sqlite3_bind_int64(st, 4, parent);
-	sqlite3_bind_int64(st, 5,
-	    spec->max_attempts ? spec->max_attempts : TASK_DEFAULT_MAX_ATTEMPTS);
-	sqlite3_bind_int(st, 6, spec->touches.count > 0);
-	sqlite3_bind_int64(st, 7, now);
-	sqlite3_bind_int64(st, 8, now);
+		db_bind_int(st, 4, parent);
+	db_bind_int(st, 5, spec->max_attempts ? spec->max_attempts : TASK_DEFAULT_MAX_ATTEMPTS);
+	db_bind_int(st, 6, spec->touches.count > 0);
+	db_bind_int(st, 7, now);
+	db_bind_int(st, 8, now);
 	if (spec->check_timeout_ms > 0)
-		sqlite3_bind_int64(st, 9, spec->check_timeout_ms);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "adding a task");
-	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+		db_bind_int(st, 9, spec->check_timeout_ms);
+	rc = db_step(st);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "adding a task");
+	*id = db_last_insert_id(ledger);
 	return 0;
 }
 
@@ -547,7 +546,7 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 			goto done;
 		}
 		{
-			sqlite3_stmt *st = ledger_stmt(ledger,
+			struct db_stmt *st = db_prepare(ledger,
 			    "INSERT OR IGNORE INTO deps (task, after) VALUES (?, ?)",
 			    err);
 
@@ -555,34 +554,34 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 				rc = -(int)err->code;
 				goto done;
 			}
-			sqlite3_bind_int64(st, 1, ids[i]);
-			sqlite3_bind_int64(st, 2, after);
-			rc = sqlite3_step(st);
-			if (rc == SQLITE_DONE && sqlite3_changes(ledger_db(ledger)) &&
+			db_bind_int(st, 1, ids[i]);
+			db_bind_int(st, 2, after);
+			rc = db_step(st);
+			if (rc == DB_DONE && db_changes(ledger) &&
 			    !verified)
 				unmet++;
-			sqlite3_reset(st);
-			if (rc != SQLITE_DONE) {
-				rc = ledger_error(ledger, rc, err, "adding a task");
+			db_reset(st);
+			if (rc != DB_DONE) {
+				rc = db_error(ledger, rc, err, "adding a task");
 				goto done;
 			}
 			rc = 0;
 		}
 	}
 	if (unmet > 0) {
-		sqlite3_stmt *st = ledger_stmt(ledger,
+		struct db_stmt *st = db_prepare(ledger,
 		    "UPDATE tasks SET unmet_deps = ? WHERE id = ?", err);
 
 		if (st == NULL) {
 			rc = -(int)err->code;
 			goto done;
 		}
-		sqlite3_bind_int64(st, 1, unmet);
-		sqlite3_bind_int64(st, 2, ids[i]);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
-			rc = ledger_error(ledger, rc, err, "adding a task");
+		db_bind_int(st, 1, unmet);
+		db_bind_int(st, 2, ids[i]);
+		rc = db_step(st);
+		db_reset(st);
+		if (rc != DB_DONE) {
+			rc = db_error(ledger, rc, err, "adding a task");
 			goto done;
 		}
 		rc = 0;
@@ -600,19 +599,19 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		    "INSERT OR IGNORE INTO protects (task, glob) VALUES (?, ?)",
 		    ids[i], spec->protects.items[k], 0, err);
 	for (size_t k = 0; k < spec->checks.count && rc == 0; k++) {
-		sqlite3_stmt *st = ledger_stmt(ledger,
+		struct db_stmt *st = db_prepare(ledger,
 		    "INSERT INTO checks (task, seq, spec) VALUES (?, ?, ?)", err);
 
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;
 		}
-		sqlite3_bind_int64(st, 1, ids[i]);
-		sqlite3_bind_int64(st, 2, (int64_t)k + 1);
-		sqlite3_bind_text(st, 3, spec->checks.items[k], -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		rc = rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "adding a task");
+		db_bind_int(st, 1, ids[i]);
+		db_bind_int(st, 2, (int64_t)k + 1);
+		db_bind_text(st, 3, spec->checks.items[k]);
+		rc = db_step(st);
+		db_reset(st);
+		rc = rc == DB_DONE ? 0 : db_error(ledger, rc, err, "adding a task");
 	}
 done:
 	buf_release(&at);
@@ -736,7 +735,7 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
     int (*fn)(const struct task *task, void *arg), void *arg, struct err *err)
 {
 	struct buf sql = BUF_INIT;
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int rc, stop = 0, param = 0;
 
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
@@ -774,28 +773,25 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 	if (filter->updated_since_ms)
 		buf_addf(&sql, " AND t.updated_ms >= ?%d", ++param);
 	buf_addf(&sql, " ORDER BY t.id LIMIT ?%d", ++param);
-	rc = sqlite3_prepare_v2(ledger_db(ledger), sql.buf, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		rc = ledger_error(ledger, rc, err, "listing tasks");
+	if ((rc = db_prepare_once(ledger, sql.buf, &st, err)) < 0)
 		goto done;
-	}
 	param = 0;
 	if (filter->state)
-		sqlite3_bind_text(st, ++param, filter->state, -1, SQLITE_STATIC);
+		db_bind_text(st, ++param, filter->state);
 	if (filter->owner)
-		sqlite3_bind_int64(st, ++param, filter->owner);
+		db_bind_int(st, ++param, filter->owner);
 	if (filter->label)
-		sqlite3_bind_text(st, ++param, filter->label, -1, SQLITE_STATIC);
+		db_bind_text(st, ++param, filter->label);
 	if (filter->owner_name)
-		sqlite3_bind_text(st, ++param, filter->owner_name, -1, SQLITE_STATIC);
+		db_bind_text(st, ++param, filter->owner_name);
 	if (filter->text)
-		sqlite3_bind_text(st, ++param, filter->text, -1, SQLITE_STATIC);
+		db_bind_text(st, ++param, filter->text);
 	if (filter->created_since_ms)
-		sqlite3_bind_int64(st, ++param, filter->created_since_ms);
+		db_bind_int(st, ++param, filter->created_since_ms);
 	if (filter->updated_since_ms)
-		sqlite3_bind_int64(st, ++param, filter->updated_since_ms);
-	sqlite3_bind_int64(st, ++param, filter->limit > 0 ? filter->limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_bind_int(st, ++param, filter->updated_since_ms);
+	db_bind_int(st, ++param, filter->limit > 0 ? filter->limit : -1);
+	while ((rc = db_step(st)) == DB_ROW) {
 		struct task task;
 
 		task_read_row(st, &task);
@@ -811,12 +807,12 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 	}
 	if (stop)
 		rc = stop;
-	else if (rc == SQLITE_DONE)
+	else if (rc == DB_DONE)
 		rc = 0;
 	else
-		rc = ledger_error(ledger, rc, err, "listing tasks");
+		rc = db_error(ledger, rc, err, "listing tasks");
 done:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	buf_release(&sql);
 	ledger_rollback(ledger);
 	return rc;
@@ -826,23 +822,23 @@ int
 task_count_by_state(struct ledger *ledger, const char *const *states,
     int64_t *counts, size_t count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE state = ?", err);
-	int rc = SQLITE_DONE;
+	int rc = DB_DONE;
 
 	if (st == NULL)
 		return -(int)err->code;
 	for (size_t i = 0; i < count; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
+		db_reset(st);
+		db_bind_text(st, 1, states[i]);
+		rc = db_step(st);
+		if (rc != DB_ROW)
 			break;
-		counts[i] = sqlite3_column_int64(st, 0);
+		counts[i] = db_column_int(st, 0);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "counting tasks");
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "counting tasks");
 	return 0;
 }
 
@@ -850,7 +846,7 @@ int
 task_count_open(struct ledger *ledger, const char *label, int64_t *open,
     int64_t *ready, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*), coalesce(sum(unmet_deps = 0), 0) FROM tasks"
 	    " WHERE state = 'open'"
 	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))",
@@ -860,17 +856,17 @@ task_count_open(struct ledger *ledger, const char *label, int64_t *open,
 	if (st == NULL)
 		return -(int)err->code;
 	if (label)
-		sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+		db_bind_text(st, 1, label);
 	else
-		sqlite3_bind_null(st, 1);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*open = sqlite3_column_int64(st, 0);
-		*ready = sqlite3_column_int64(st, 1);
+		db_bind_null(st, 1);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		*open = db_column_int(st, 0);
+		*ready = db_column_int(st, 1);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "counting tasks");
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "counting tasks");
 	return 0;
 }
 
@@ -879,21 +875,21 @@ task_each_edge(struct ledger *ledger,
     int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT task, after FROM deps ORDER BY task, after", err);
 	int rc, stop = 0;
 
 	if (st == NULL)
 		return -(int)err->code;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if ((stop = fn(sqlite3_column_int64(st, 0),
-			 sqlite3_column_int64(st, 1), arg)) != 0)
+	while ((rc = db_step(st)) == DB_ROW)
+		if ((stop = fn(db_column_int(st, 0),
+			 db_column_int(st, 1), arg)) != 0)
 			break;
-	sqlite3_reset(st);
+	db_reset(st);
 	if (stop)
 		return stop;
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading dependencies");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading dependencies");
 	return 0;
 }
 
@@ -901,21 +897,21 @@ int
 task_count_among(struct ledger *ledger, const char *ids_json,
     const char *state, int64_t *count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
 	    " json_each(?1)) AND (?2 IS NULL OR state = ?2)", err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, ids_json, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, ids_json);
 	if (state)
-		sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "counting tasks");
+		db_bind_text(st, 2, state);
+	rc = db_step(st);
+	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "counting tasks");
 	return 0;
 }
 
@@ -923,7 +919,7 @@ int
 task_count_in_flight(struct ledger *ledger, const char *ids_json,
     int64_t as_of_ms, int64_t *count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
 	    " json_each(?1)) AND (state = 'reported' OR (state = 'open' AND"
 	    " not_before_ms > ?2))", err);
@@ -931,13 +927,13 @@ task_count_in_flight(struct ledger *ledger, const char *ids_json,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, ids_json, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, as_of_ms);
-	rc = sqlite3_step(st);
-	*count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "counting tasks");
+	db_bind_text(st, 1, ids_json);
+	db_bind_int(st, 2, as_of_ms);
+	rc = db_step(st);
+	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "counting tasks");
 	return 0;
 }
 
@@ -946,23 +942,23 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
     int (*fn)(int64_t task, int64_t owner, void *arg), void *arg,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, owner FROM tasks WHERE state = 'claimed' AND owner IN"
 	    " (SELECT value FROM json_each(?1)) ORDER BY id", err);
 	int rc, stop = 0;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_text(st, 1, agents_json, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if ((stop = fn(sqlite3_column_int64(st, 0),
-			 sqlite3_column_int64(st, 1), arg)) != 0)
+	db_bind_text(st, 1, agents_json);
+	while ((rc = db_step(st)) == DB_ROW)
+		if ((stop = fn(db_column_int(st, 0),
+			 db_column_int(st, 1), arg)) != 0)
 			break;
-	sqlite3_reset(st);
+	db_reset(st);
 	if (stop)
 		return stop;
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading claims");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading claims");
 	return 0;
 }
 
@@ -974,7 +970,7 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
 static int
 may_cancel(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT o.name, c.name, c.id = ?2,"
 	    " (SELECT kind = 'human' FROM agents WHERE id = ?2), t.state = 'failed'"
 	    " FROM tasks t LEFT JOIN agents o ON o.id = t.owner"
@@ -988,21 +984,21 @@ may_cancel(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, agent);
-	rc = sqlite3_step(st);
-	if ((found = rc == SQLITE_ROW)) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			holder = xstrdup((const char *)sqlite3_column_text(st, 0));
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-			creator = xstrdup((const char *)sqlite3_column_text(st, 1));
-		allowed = sqlite3_column_int(st, 2) != 0 ||
-			  sqlite3_column_int(st, 3) != 0;
-		failed = sqlite3_column_int(st, 4) != 0;
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, agent);
+	rc = db_step(st);
+	if ((found = rc == DB_ROW)) {
+		if (!db_column_is_null(st, 0))
+			holder = xstrdup(db_column_text(st, 0));
+		if (!db_column_is_null(st, 1))
+			creator = xstrdup(db_column_text(st, 1));
+		allowed = db_column_int(st, 2) != 0 ||
+			  db_column_int(st, 3) != 0;
+		failed = db_column_int(st, 4) != 0;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		rc = ledger_error(ledger, rc, err, "reading a task");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		rc = db_error(ledger, rc, err, "reading a task");
 	else if (found && !allowed && failed)
 		rc = err_set(err, ERR_CONFLICT,
 		    "cannot cancel task #%lld: it failed, and only %s%sa human "

@@ -6,6 +6,8 @@
 
 #include "core/task.h"
 
+struct db_stmt;
+
 /* The columns task_read_row() expects, in order, from tasks t / agents a. */
 #define TASK_COLUMNS                                                          \
 	"t.id, t.title, t.state, t.priority, t.parent, t.owner, a.name,"      \
@@ -18,7 +20,7 @@
 	" t.max_hold_ms, t.claim_named_ms, t.claim_base"
 
 /* Fill out from the current row of st (TASK_COLUMNS), edges not loaded. */
-void task_read_row(sqlite3_stmt *st, struct task *out);
+void task_read_row(struct db_stmt *st, struct task *out);
 
 /*
  * Validate spec as add does (title, globs, checks and their paths, labels;

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/db.h"
+
 int
 usage_each(struct ledger *ledger, const char *by,
     int (*fn)(const struct usage_row *row, void *arg), void *arg,
@@ -60,24 +62,24 @@ usage_each(struct ledger *ledger, const char *by,
 			  : strcmp(by, "model") == 0 ? by_model
 			  : strcmp(by, "label") == 0 ? by_label
 			  : day ? by_day : by_task;
-	sqlite3_stmt *st = ledger_stmt(ledger, sql, err);
+	struct db_stmt *st = db_prepare(ledger, sql, err);
 	int rc, stop = 0;
 	char date[16];
 
 	if (st == NULL)
 		return -(int)err->code;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		struct usage_row row = {
-			.key = (const char *)sqlite3_column_text(st, 0),
-			.tasks = sqlite3_column_int64(st, 1),
-			.saves = sqlite3_column_int64(st, 2),
-			.tokens_in = sqlite3_column_int64(st, 3),
-			.tokens_out = sqlite3_column_int64(st, 4),
-			.cost = sqlite3_column_double(st, 5),
+			.key = db_column_text(st, 0),
+			.tasks = db_column_int(st, 1),
+			.saves = db_column_int(st, 2),
+			.tokens_in = db_column_int(st, 3),
+			.tokens_out = db_column_int(st, 4),
+			.cost = db_column_double(st, 5),
 		};
 
 		if (day && row.key != NULL) {
-			time_t t = (time_t)sqlite3_column_int64(st, 0) * 86400;
+			time_t t = (time_t)db_column_int(st, 0) * 86400;
 			struct tm tm;
 
 			strftime(date, sizeof(date), "%Y-%m-%d", gmtime_r(&t, &tm));
@@ -86,11 +88,11 @@ usage_each(struct ledger *ledger, const char *by,
 		if ((stop = fn(&row, arg)) != 0)
 			break;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	if (stop)
 		return stop;
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "summing usage");
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "summing usage");
 	return 0;
 }
 
@@ -98,7 +100,7 @@ int
 usage_since(struct ledger *ledger, int64_t after_save, const char *tasks_json,
     int64_t *tokens, double *cost, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT coalesce(sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)),"
 	    " 0), coalesce(sum(cost), 0) FROM saves WHERE id > ?1"
 	    " AND task IN (SELECT value FROM json_each(?2))", err);
@@ -106,16 +108,16 @@ usage_since(struct ledger *ledger, int64_t after_save, const char *tasks_json,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, after_save);
-	sqlite3_bind_text(st, 2, tasks_json, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*tokens = sqlite3_column_int64(st, 0);
-		*cost = sqlite3_column_double(st, 1);
+	db_bind_int(st, 1, after_save);
+	db_bind_text(st, 2, tasks_json);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		*tokens = db_column_int(st, 0);
+		*cost = db_column_double(st, 1);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return ledger_error(ledger, rc, err, "summing usage");
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "summing usage");
 	return 0;
 }
 
@@ -129,7 +131,7 @@ usage_mark(struct ledger *ledger, int64_t *save_id, struct err *err)
 int
 usage_saves(struct ledger *ledger, int64_t task, json_t **out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT s.id AS id, s.at_ms AS at_ms, a.name AS agent,"
 	    " length(s.result) AS bytes, s.tokens_in AS tokens_in,"
 	    " s.tokens_out AS tokens_out, s.cost AS cost, s.model AS model"
@@ -139,7 +141,7 @@ usage_saves(struct ledger *ledger, int64_t task, json_t **out, struct err *err)
 	*out = NULL;
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, task);
+	db_bind_int(st, 1, task);
 	*out = json_array();
-	return ledger_rows_json(ledger, st, *out, "reading saves", err);
+	return db_rows_json(ledger, st, *out, "reading saves", err);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/db.h"
 #include "core/event.h"
 #include "core/settings.h"
 #include "core/sweep.h"
@@ -83,31 +84,31 @@ static int
 accepted_elsewhere(struct ledger *ledger, int64_t id, const char *commit,
     const char *tree, int64_t *other, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT task FROM verdicts WHERE passed AND task <> ?1"
 	    " AND (commit_hash = ?2 OR tree = ?3) LIMIT 1", err);
 
 	*other = 0;
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, commit);
 	if (tree)
-		sqlite3_bind_text(st, 3, tree, -1, SQLITE_STATIC);
-	return ledger_step_int(ledger, st, other, NULL, "reading verdicts", err);
+		db_bind_text(st, 3, tree);
+	return db_step_int(ledger, st, other, NULL, "reading verdicts", err);
 }
 
 static int
 read_subject(struct ledger *ledger, int64_t id, struct subject *s,
     struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
 	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version"
@@ -116,29 +117,29 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *commit = sqlite3_column_text(st, 0);
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *commit = db_column_text(st, 0);
 
-		s->commit = commit ? xstrdup((const char *)commit) : NULL;
-		s->check_timeout_ms = sqlite3_column_type(st, 1) == SQLITE_NULL
+		s->commit = commit ? xstrdup(commit) : NULL;
+		s->check_timeout_ms = db_column_is_null(st, 1)
 					  ? VERIFY_DEFAULT_CHECK_TIMEOUT_MS
-					  : sqlite3_column_int64(st, 1);
-		s->result_bytes = sqlite3_column_type(st, 2) == SQLITE_NULL
-				      ? -1 : sqlite3_column_int64(st, 2);
-		commit = sqlite3_column_text(st, 3);
-		s->base = commit ? xstrdup((const char *)commit) : NULL;
-		s->checks_version = sqlite3_column_int64(st, 4);
+					  : db_column_int(st, 1);
+		s->result_bytes = db_column_is_null(st, 2)
+				      ? -1 : db_column_int(st, 2);
+		commit = db_column_text(st, 3);
+		s->base = commit ? xstrdup(commit) : NULL;
+		s->checks_version = db_column_int(st, 4);
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE) {
+	db_reset(st);
+	if (rc == DB_DONE) {
 		rc = err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
 		    (long long)id);
 		goto done;
 	}
-	if (rc != SQLITE_ROW) {
-		rc = ledger_error(ledger, rc, err, "reading a task");
+	if (rc != DB_ROW) {
+		rc = db_error(ledger, rc, err, "reading a task");
 		goto done;
 	}
 	if ((rc = task_load_strings(ledger,
@@ -158,7 +159,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	 * when a person set them: an agent could otherwise add a task that
 	 * touches all of tests/ and slip past a list only a human may change.
 	 */
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT a.kind = 'human' FROM events e JOIN agents a ON a.id = e.actor"
 	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
 	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
@@ -167,11 +168,11 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, id);
+	db_bind_int(st, 1, id);
 	{
 		int64_t human = 0;
 
-		if ((rc = ledger_step_int(ledger, st, &human, NULL,
+		if ((rc = db_step_int(ledger, st, &human, NULL,
 			 "reading a task", err)) < 0)
 			goto done;
 		if (!human)
@@ -429,7 +430,7 @@ static int
 accepted_since_claim(struct ledger *ledger, int64_t id, struct strlist *out,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT DISTINCT commit_hash FROM verdicts WHERE passed"
 	    " AND task <> ?1 AND commit_hash IS NOT NULL AND at_ms >="
 	    " (SELECT coalesce(max(at_ms), 0) FROM events"
@@ -438,11 +439,11 @@ accepted_since_claim(struct ledger *ledger, int64_t id, struct strlist *out,
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		strlist_add(out, (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err,
+	db_bind_int(st, 1, id);
+	while ((rc = db_step(st)) == DB_ROW)
+		strlist_add(out, db_column_text(st, 0));
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_error(ledger, rc, err,
 	    "reading verdicts");
 }
 
@@ -912,13 +913,13 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	 * two minutes for the worktree: a sweep that dies mid-way loses the
 	 * task only until then.
 	 */
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t now = clock_now_ms();
 	int rc;
 
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "UPDATE tasks SET verify_token = ?1, verify_expires_ms = ?2 + 120000"
 	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
@@ -932,21 +933,21 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 		ledger_rollback(ledger);
 		return -(int)err->code;
 	}
-	sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, only);
-	sqlite3_bind_int64(st, 4, reported_by_ms);
-	sqlite3_bind_int64(st, 5, not_owned_by);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		rc = ledger_error(ledger, rc, err, "taking a task to verify");
+	db_bind_text(st, 1, token);
+	db_bind_int(st, 2, now);
+	db_bind_int(st, 3, only);
+	db_bind_int(st, 4, reported_by_ms);
+	db_bind_int(st, 5, not_owned_by);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		*id = db_column_int(st, 0);
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		rc = db_error(ledger, rc, err, "taking a task to verify");
 		ledger_rollback(ledger);
 		return rc;
 	}
-	if (rc == SQLITE_DONE) {
+	if (rc == DB_DONE) {
 		ledger_rollback(ledger);
 		return 1;
 	}
@@ -958,51 +959,50 @@ static int
 insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
 	    " checks_version, tree) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, v->task);
-	sqlite3_bind_int64(st, 2, v->at_ms);
+	db_bind_int(st, 1, v->task);
+	db_bind_int(st, 2, v->at_ms);
 	if (actor)
-		sqlite3_bind_int64(st, 3, actor);
-	sqlite3_bind_int(st, 4, v->passed);
+		db_bind_int(st, 3, actor);
+	db_bind_int(st, 4, v->passed);
 	if (v->commit)
-		sqlite3_bind_text(st, 5, v->commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, v->summary, -1, SQLITE_STATIC);
+		db_bind_text(st, 5, v->commit);
+	db_bind_text(st, 6, v->summary);
 	if (v->checks_version > 0)
-		sqlite3_bind_int64(st, 7, v->checks_version);
+		db_bind_int(st, 7, v->checks_version);
 	if (v->tree)
-		sqlite3_bind_text(st, 8, v->tree, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "recording a verdict");
-	v->id = sqlite3_last_insert_rowid(ledger_db(ledger));
+		db_bind_text(st, 8, v->tree);
+	rc = db_step(st);
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "recording a verdict");
+	v->id = db_last_insert_id(ledger);
 	for (size_t i = 0; i < v->run_count; i++) {
 		const struct check_run *run = &v->runs[i];
 
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "INSERT INTO check_runs (verdict, seq, spec, passed, exit_status,"
 		    " duration_ms, output) VALUES (?, ?, ?, ?, ?, ?, ?)", err);
 		if (st == NULL)
 			return -(int)err->code;
-		sqlite3_bind_int64(st, 1, v->id);
-		sqlite3_bind_int64(st, 2, (int64_t)i + 1);
-		sqlite3_bind_text(st, 3, run->spec, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 4, run->passed);
+		db_bind_int(st, 1, v->id);
+		db_bind_int(st, 2, (int64_t)i + 1);
+		db_bind_text(st, 3, run->spec);
+		db_bind_int(st, 4, run->passed);
 		if (run->exit_status >= 0)
-			sqlite3_bind_int(st, 5, run->exit_status);
-		sqlite3_bind_int64(st, 6, run->duration_ms);
-		sqlite3_bind_blob(st, 7, run->output.buf, (int)run->output.len,
-		    SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return ledger_error(ledger, rc, err, "recording a check");
+			db_bind_int(st, 5, run->exit_status);
+		db_bind_int(st, 6, run->duration_ms);
+		db_bind_blob(st, 7, run->output.buf, (int)run->output.len);
+		rc = db_step(st);
+		db_reset(st);
+		if (rc != DB_DONE)
+			return db_error(ledger, rc, err, "recording a check");
 	}
 	return 0;
 }
@@ -1012,7 +1012,7 @@ static int
 update(struct ledger *ledger, const char *sql, int64_t id, int64_t now,
     struct err *err)
 {
-	return ledger_write(ledger, sql, id, now, NULL, "applying a verdict", err);
+	return db_write(ledger, sql, id, now, NULL, "applying a verdict", err);
 }
 
 int
@@ -1020,7 +1020,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
     int64_t actor, int64_t stale_after_ms, enum verify_outcome *outcome,
     struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t now = clock_now_ms(), attempts = 0, max_attempts = 0;
 	char state[16] = "";
 	bool token_ok = false, owner_alive = false;
@@ -1030,7 +1030,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		return rc;
 	/* Re-read what the decision rests on, under the lock. */
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT t.state, t.verify_token IS ?2, t.attempts, t.max_attempts,"
 	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
@@ -1039,24 +1039,24 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, v->task);
+	db_bind_int(st, 1, v->task);
 	if (token)
-		sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now - stale_after_ms);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+		db_bind_text(st, 2, token);
+	db_bind_int(st, 3, now - stale_after_ms);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
 		snprintf(state, sizeof(state), "%s",
-		    (const char *)sqlite3_column_text(st, 0));
-		token_ok = sqlite3_column_int(st, 1) != 0;
-		attempts = sqlite3_column_int64(st, 2);
-		max_attempts = sqlite3_column_int64(st, 3);
-		owner_alive = sqlite3_column_int(st, 4) != 0;
+		    db_column_text(st, 0));
+		token_ok = db_column_int(st, 1) != 0;
+		attempts = db_column_int(st, 2);
+		max_attempts = db_column_int(st, 3);
+		owner_alive = db_column_int(st, 4) != 0;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW) {
-		rc = rc == SQLITE_DONE
+	db_reset(st);
+	if (rc != DB_ROW) {
+		rc = rc == DB_DONE
 			 ? err_set(err, ERR_NOT_FOUND, "no task #%lld", (long long)v->task)
-			 : ledger_error(ledger, rc, err, "reading a task");
+			 : db_error(ledger, rc, err, "reading a task");
 		goto fail;
 	}
 	if (token ? strcmp(state, "reported") != 0 || !token_ok
@@ -1183,73 +1183,72 @@ fail:
 static int
 read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
 	    " WHERE verdict = ? ORDER BY seq", err);
 	int rc;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, out->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct check_run *run = add_run(out,
-		    (const char *)sqlite3_column_text(st, 0));
+	db_bind_int(st, 1, out->id);
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct check_run *run = add_run(out, db_column_text(st, 0));
 
-		run->passed = sqlite3_column_int(st, 1) != 0;
-		run->exit_status = sqlite3_column_type(st, 2) == SQLITE_NULL
-				       ? -1 : sqlite3_column_int(st, 2);
-		run->duration_ms = sqlite3_column_int64(st, 3);
-		buf_add(&run->output, sqlite3_column_blob(st, 4),
-		    (size_t)sqlite3_column_bytes(st, 4));
+		run->passed = db_column_int(st, 1) != 0;
+		run->exit_status = db_column_is_null(st, 2)
+				       ? -1 : db_column_int(st, 2);
+		run->duration_ms = db_column_int(st, 3);
+		buf_add(&run->output, db_column_blob(st, 4),
+		    db_column_bytes(st, 4));
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : ledger_error(ledger, rc, err, "reading checks");
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading checks");
 }
 
 /* Fill a verdict (runs not yet read) from a row of the verdicts query. */
 static void
-verdict_from_row(sqlite3_stmt *st, int64_t task, struct verdict *out)
+verdict_from_row(struct db_stmt *st, int64_t task, struct verdict *out)
 {
-	const unsigned char *commit = sqlite3_column_text(st, 3);
+	const char *commit = db_column_text(st, 3);
 
 	memset(out, 0, sizeof(*out));
 	out->task = task;
-	out->id = sqlite3_column_int64(st, 0);
-	out->at_ms = sqlite3_column_int64(st, 1);
-	out->passed = sqlite3_column_int(st, 2) != 0;
-	out->commit = commit ? xstrdup((const char *)commit) : NULL;
-	out->summary = xstrdup((const char *)sqlite3_column_text(st, 4));
-	out->checks_version = sqlite3_column_int64(st, 5);
+	out->id = db_column_int(st, 0);
+	out->at_ms = db_column_int(st, 1);
+	out->passed = db_column_int(st, 2) != 0;
+	out->commit = commit ? xstrdup(commit) : NULL;
+	out->summary = xstrdup(db_column_text(st, 4));
+	out->checks_version = db_column_int(st, 5);
 }
 
 int
 verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
     struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
 	    " FROM verdicts WHERE task = ? ORDER BY id DESC LIMIT 1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW)
 		verdict_from_row(st, id, out);
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE) {
+	db_reset(st);
+	if (rc == DB_DONE) {
 		rc = 1;
 		goto done;
 	}
-	if (rc != SQLITE_ROW) {
-		rc = ledger_error(ledger, rc, err, "reading verdicts");
+	if (rc != DB_ROW) {
+		rc = db_error(ledger, rc, err, "reading verdicts");
 		goto done;
 	}
 	rc = read_runs(ledger, out, err);
@@ -1267,27 +1266,27 @@ verify_each(struct ledger *ledger, int64_t id, int64_t limit,
 {
 	struct verdict *verdicts = NULL;
 	size_t count = 0, alloc = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
 	    " FROM verdicts WHERE task = ?1 ORDER BY id DESC LIMIT ?2", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, limit > 0 ? limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, limit > 0 ? limit : -1);
+	while ((rc = db_step(st)) == DB_ROW) {
 		xgrow((void **)&verdicts, &alloc, count + 1, sizeof(*verdicts));
 		verdict_from_row(st, id, &verdicts[count++]);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		rc = ledger_error(ledger, rc, err, "reading verdicts");
+	db_reset(st);
+	if (rc != DB_DONE) {
+		rc = db_error(ledger, rc, err, "reading verdicts");
 		goto done;
 	}
 	rc = 0;
@@ -1308,7 +1307,7 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
     int64_t stale_after_ms, bool *done, enum verify_outcome *outcome,
     struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'", err);
 	struct verify_options where = { NULL, ".", NULL };
 	struct buf token = BUF_INIT, root = BUF_INIT;
@@ -1319,8 +1318,8 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	*done = false;
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	if ((rc = ledger_step_int(ledger, st, &heavy, NULL, "reading checks",
+	db_bind_int(st, 1, id);
+	if ((rc = db_step_int(ledger, st, &heavy, NULL, "reading checks",
 		 err)) < 0 || heavy > 0)
 		return rc;
 	sweep_locations(ledger, NULL, &root);
@@ -1347,7 +1346,7 @@ int
 verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
     struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	struct buf git_dir = BUF_INIT;
 	int64_t count = 0;
 	int rc;
@@ -1358,13 +1357,13 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 		return 0;
 	}
 	buf_release(&git_dir);
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "SELECT count(*) FROM checks WHERE task = ? AND (spec = 'commit'"
 	    " OR spec LIKE 'file:%' OR spec LIKE 'cmd:%')", err);
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	rc = ledger_step_int(ledger, st, &count, NULL, "reading checks", err);
+	db_bind_int(st, 1, id);
+	rc = db_step_int(ledger, st, &count, NULL, "reading checks", err);
 	*needs = count > 0;
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/agent.h"
+#include "core/db.h"
 #include "core/event.h"
 #include "core/msg.h"
 #include "util/alloc.h"
@@ -14,21 +15,21 @@
 static int
 task_exists(struct ledger *ledger, int64_t id, bool *exists, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger, "SELECT 1 FROM tasks WHERE id = ?",
+	struct db_stmt *st = db_prepare(ledger, "SELECT 1 FROM tasks WHERE id = ?",
 	    err);
 	int64_t one;
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, id);
-	return ledger_step_int(ledger, st, &one, exists, "looking up a task", err);
+	db_bind_int(st, 1, id);
+	return db_step_int(ledger, st, &one, exists, "looking up a task", err);
 }
 
 /* Set agent id waiting when it has an open wait, else back to active. */
 static int
 settle_state(struct ledger *ledger, int64_t id, struct err *err)
 {
-	return ledger_write(ledger,
+	return db_write(ledger,
 	    "UPDATE agents SET state = CASE WHEN EXISTS (SELECT 1 FROM waits"
 	    "  WHERE agent = ?1 AND ended_ms IS NULL) THEN 'waiting'"
 	    "  ELSE 'active' END WHERE id = ?1 AND state <> 'ended'", id, 0, NULL,
@@ -42,7 +43,7 @@ begin_locked(struct ledger *ledger, int64_t me, const struct wait_request *req,
 {
 	struct buf what = BUF_INIT;
 	int64_t owner = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = 0;
 
 	if (req->owner) {
@@ -72,34 +73,34 @@ begin_locked(struct ledger *ledger, int64_t me, const struct wait_request *req,
 		}
 		buf_addf(&what, "%s%s", i ? ", " : "", req->items[i].what);
 	}
-	if ((st = ledger_stmt(ledger,
+	if ((st = db_prepare(ledger,
 		 "INSERT INTO waits (agent, owner, what, remind_ms, started_ms)"
 		 " VALUES (?, ?, ?, ?, ?)", err)) == NULL) {
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, me);
+	db_bind_int(st, 1, me);
 	if (owner)
-		sqlite3_bind_int64(st, 2, owner);
-	sqlite3_bind_text(st, 3, what.buf, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, req->remind_ms);
-	sqlite3_bind_int64(st, 5, clock_now_ms());
-	if ((rc = ledger_step_done(ledger, st, "recording a wait", err)) < 0)
+		db_bind_int(st, 2, owner);
+	db_bind_text(st, 3, what.buf);
+	db_bind_int(st, 4, req->remind_ms);
+	db_bind_int(st, 5, clock_now_ms());
+	if ((rc = db_step_done(ledger, st, "recording a wait", err)) < 0)
 		goto done;
-	*id = sqlite3_last_insert_rowid(ledger_db(ledger));
+	*id = db_last_insert_id(ledger);
 	for (size_t i = 0; i < req->item_count; i++) {
-		if ((st = ledger_stmt(ledger,
+		if ((st = db_prepare(ledger,
 			 "INSERT INTO wait_items (wait, seq, what, task)"
 			 " VALUES (?, ?, ?, ?)", err)) == NULL) {
 			rc = -(int)err->code;
 			goto done;
 		}
-		sqlite3_bind_int64(st, 1, *id);
-		sqlite3_bind_int64(st, 2, (int64_t)i);
-		sqlite3_bind_text(st, 3, req->items[i].what, -1, SQLITE_STATIC);
+		db_bind_int(st, 1, *id);
+		db_bind_int(st, 2, (int64_t)i);
+		db_bind_text(st, 3, req->items[i].what);
 		if (req->items[i].task)
-			sqlite3_bind_int64(st, 4, req->items[i].task);
-		if ((rc = ledger_step_done(ledger, st, "recording a wait", err)) < 0)
+			db_bind_int(st, 4, req->items[i].task);
+		if ((rc = db_step_done(ledger, st, "recording a wait", err)) < 0)
 			goto done;
 	}
 	if ((rc = settle_state(ledger, me, err)) < 0)
@@ -142,7 +143,7 @@ static int
 wait_of_another(struct ledger *ledger, int64_t me, int64_t id, bool *human,
     int64_t *agent, char **agent_name, char **what, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT w.agent, a.name, w.what, me.kind = 'human' FROM agents me"
 	    " LEFT JOIN waits w ON w.id = ?2 AND w.ended_ms IS NULL"
 	    "  AND w.agent <> me.id"
@@ -153,28 +154,27 @@ wait_of_another(struct ledger *ledger, int64_t me, int64_t id, bool *human,
 	*human = false;
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, me);
-	sqlite3_bind_int64(st, 2, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_int(st, 3) != 0) {
+	db_bind_int(st, 1, me);
+	db_bind_int(st, 2, id);
+	rc = db_step(st);
+	if (rc == DB_ROW && db_column_int(st, 3) != 0) {
 		*human = true;
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			*agent = sqlite3_column_int64(st, 0);
-			*agent_name = xstrdup((const char *)sqlite3_column_text(st,
-			    1));
-			*what = xstrdup((const char *)sqlite3_column_text(st, 2));
+		if (!db_column_is_null(st, 0)) {
+			*agent = db_column_int(st, 0);
+			*agent_name = xstrdup(db_column_text(st, 1));
+			*what = xstrdup(db_column_text(st, 2));
 		}
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ledger_error(ledger, rc, err, "reading a wait");
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading a wait");
 	return 0;
 }
 
 int
 wait_resume(struct ledger *ledger, int64_t id, int64_t *ended, struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t me = 0, agent = 0;
 	char *agent_name = NULL, *what = NULL;
 	bool human = false;
@@ -186,19 +186,19 @@ wait_resume(struct ledger *ledger, int64_t id, int64_t *ended, struct err *err)
 	if (id && (rc = wait_of_another(ledger, me, id, &human, &agent,
 		       &agent_name, &what, err)) < 0)
 		goto fail;
-	st = ledger_stmt(ledger,
+	st = db_prepare(ledger,
 	    "UPDATE waits SET ended_ms = ?3 WHERE agent = ?1 AND ended_ms IS NULL"
 	    " AND (?2 = 0 OR id = ?2)", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, agent ? agent : me);
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int64(st, 3, clock_now_ms());
-	if ((rc = ledger_step_done(ledger, st, "ending a wait", err)) < 0)
+	db_bind_int(st, 1, agent ? agent : me);
+	db_bind_int(st, 2, id);
+	db_bind_int(st, 3, clock_now_ms());
+	if ((rc = db_step_done(ledger, st, "ending a wait", err)) < 0)
 		goto fail;
-	*ended = sqlite3_changes(ledger_db(ledger));
+	*ended = db_changes(ledger);
 	if (*ended == 0) {
 		rc = id ? err_set(err, ERR_NOT_FOUND, "no open wait #%lld%s (see "
 			      "'daicho agents')", (long long)id, human ? "" : " of yours")
@@ -235,7 +235,7 @@ fail:
 int
 wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT w.id, a.name AS agent, a.state AS agent_state,"
 	    " o.name AS owner, o.state AS owner_state, w.what, w.started_ms,"
 	    " w.remind_ms, CASE WHEN w.started_ms + w.remind_ms <= ?1 THEN 'true'"
@@ -253,9 +253,9 @@ wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
 
 	if (st == NULL)
 		return -(int)err->code;
-	sqlite3_bind_int64(st, 1, clock_now_ms());
+	db_bind_int(st, 1, clock_now_ms());
 	*out = json_array();
-	if ((rc = ledger_rows_json(ledger, st, *out, "listing waits", err)) < 0) {
+	if ((rc = db_rows_json(ledger, st, *out, "listing waits", err)) < 0) {
 		json_decref(*out);
 		*out = NULL;
 	}
@@ -267,7 +267,7 @@ static int
 reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
     int64_t stale_after_ms, int64_t *count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT w.id, w.agent, w.what, o.name AS owner, o.role,"
 	    " (SELECT h.id FROM agents h WHERE h.role = o.role AND h.id <> w.agent"
 	    "   AND h.state <> 'ended'"
@@ -287,9 +287,9 @@ reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int64(st, 2, stale_after_ms);
-	if ((rc = ledger_rows_json(ledger, st, orphans, "finding orphaned waits",
+	db_bind_int(st, 1, now);
+	db_bind_int(st, 2, stale_after_ms);
+	if ((rc = db_rows_json(ledger, st, orphans, "finding orphaned waits",
 		 err)) < 0)
 		goto done;
 	json_array_foreach(orphans, i, row) {
@@ -297,17 +297,17 @@ reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
 		json_t *heir = json_object_get(row, "heir");
 		struct buf text = BUF_INIT;
 
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "UPDATE waits SET owner = coalesce(?2, owner),"
 		    " needs_human = ?2 IS NULL WHERE id = ?1", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;
 		}
-		sqlite3_bind_int64(st, 1, wait);
+		db_bind_int(st, 1, wait);
 		if (json_is_integer(heir))
-			sqlite3_bind_int64(st, 2, json_integer_value(heir));
-		if ((rc = ledger_step_done(ledger, st, "handing over a wait",
+			db_bind_int(st, 2, json_integer_value(heir));
+		if ((rc = db_step_done(ledger, st, "handing over a wait",
 			 err)) < 0)
 			break;
 		buf_addf(&text, "wait #%lld is yours now: %s is waiting for %s, "
@@ -341,7 +341,7 @@ static int
 remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
     int64_t *count, struct err *err)
 {
-	sqlite3_stmt *st = ledger_stmt(ledger,
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT w.id, w.owner, w.what, w.started_ms, a.name AS agent_name,"
 	    " o.state AS owner_state"
 	    " FROM waits w JOIN agents a ON a.id = w.agent"
@@ -356,8 +356,8 @@ remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
 		rc = -(int)err->code;
 		goto done;
 	}
-	sqlite3_bind_int64(st, 1, now);
-	if ((rc = ledger_rows_json(ledger, st, overdue, "finding overdue waits",
+	db_bind_int(st, 1, now);
+	if ((rc = db_rows_json(ledger, st, overdue, "finding overdue waits",
 		 err)) < 0)
 		goto done;
 	json_array_foreach(overdue, i, row) {
@@ -369,17 +369,17 @@ remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
 		    strcmp(owner_state, "ended") != 0;
 		struct buf text = BUF_INIT;
 
-		st = ledger_stmt(ledger,
+		st = db_prepare(ledger,
 		    "UPDATE waits SET reminded_ms = ?2,"
 		    " needs_human = needs_human OR NOT ?3 WHERE id = ?1", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;
 		}
-		sqlite3_bind_int64(st, 1, wait);
-		sqlite3_bind_int64(st, 2, now);
-		sqlite3_bind_int(st, 3, live);
-		if ((rc = ledger_step_done(ledger, st, "reminding of a wait",
+		db_bind_int(st, 1, wait);
+		db_bind_int(st, 2, now);
+		db_bind_int(st, 3, live);
+		if ((rc = db_step_done(ledger, st, "reminding of a wait",
 			 err)) < 0)
 			break;
 		buf_addf(&text, "wait #%lld is overdue: %s has waited ",

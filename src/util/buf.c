@@ -160,29 +160,6 @@ buf_read_file(struct buf *b, const char *path)
 }
 
 void
-buf_add_base64(struct buf *b, const void *data, size_t len)
-{
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *p = data;
-
-	buf_grow(b, (len + 2) / 3 * 4);
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned long group = (unsigned long)p[i] << 16;
-		size_t left = len - i;
-
-		if (left > 1)
-			group |= (unsigned long)p[i + 1] << 8;
-		if (left > 2)
-			group |= p[i + 2];
-		buf_addch(b, digits[group >> 18 & 63]);
-		buf_addch(b, digits[group >> 12 & 63]);
-		buf_addch(b, left > 1 ? digits[group >> 6 & 63] : '=');
-		buf_addch(b, left > 2 ? digits[group & 63] : '=');
-	}
-}
-
-void
 buf_add_oneline(struct buf *b, const char *text)
 {
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++)

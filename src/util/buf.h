@@ -40,8 +40,6 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
  * (newlines included) become '?'.
  */
 void buf_add_oneline(struct buf *b, const char *text);
-/* Append len bytes of data in base64 (RFC 4648, padded). */
-void buf_add_base64(struct buf *b, const void *data, size_t len);
 
 /*
  * Append everything readable from fd until EOF. Returns 0, or -1 with errno

@@ -40,11 +40,36 @@ common_setup() {
 
 	export PATH="$DAICHO_ROOT:$PATH"
 
-	export DAICHO_LEDGER="$TEST_ROOT/ledger.db"
+	use_backend
 	cd "$TEST_ROOT"
 	if [ -z "${NO_INIT:-}" ]; then
 		daicho init >/dev/null
 	fi
+}
+
+# use_backend: point DAICHO_LEDGER at a new, empty ledger of the back end
+# the suite runs against. DAICHO_TEST_BACKEND=sqlite (the default) gives a
+# file in the test's directory; DAICHO_TEST_BACKEND=postgresql a new
+# database in the cluster that tests/pg/cluster.sh started (run the suite
+# as `tests/pg/cluster.sh run env DAICHO_TEST_BACKEND=postgresql bats
+# tests/cli`). Tests that read the SQLite file directly (sql, ledger_data)
+# are SQLite-specific.
+use_backend() {
+	case "${DAICHO_TEST_BACKEND:-sqlite}" in
+	sqlite)
+		export DAICHO_LEDGER="$TEST_ROOT/ledger.db"
+		;;
+	postgresql)
+		[ -n "${PGHOST:-}" ] ||
+			fail "DAICHO_TEST_BACKEND=postgresql needs a cluster: run the suite through tests/pg/cluster.sh run"
+		local db="daicho_${BATS_ROOT_PID:-$$}_${BATS_SUITE_TEST_NUMBER:-0}_$RANDOM"
+		createdb "$db" || fail "createdb $db failed"
+		export DAICHO_LEDGER="postgresql:///$db?host=$PGHOST&port=${PGPORT:-5432}"
+		;;
+	*)
+		fail "DAICHO_TEST_BACKEND=$DAICHO_TEST_BACKEND: sqlite or postgresql"
+		;;
+	esac
 }
 
 setup() {

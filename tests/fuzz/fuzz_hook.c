@@ -18,9 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "core/agent.h"
+#include "core/db.h"
 #include "core/gate.h"
 #include "core/reserve.h"
 #include "integ/hook.h"
@@ -106,7 +105,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hook_request request = { 0 };
 	struct hook_answer answer;
 	struct err err = ERR_INIT;
-	sqlite3_stmt *seen;
 	json_t *payload;
 
 	if (size < 1)
@@ -125,14 +123,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    "session_id"));
 	must(ledger_begin(ledger, &err), &err, "begin");
 	/* The other agent stays live, however long the fuzzing runs. */
-	if (sqlite3_prepare_v2(ledger_db(ledger), "UPDATE agents SET"
-		" last_seen_ms = ? WHERE name = 'other'", -1, &seen, NULL) !=
-	    SQLITE_OK)
-		abort();
-	sqlite3_bind_int64(seen, 1, clock_now_ms());
-	if (sqlite3_step(seen) != SQLITE_DONE)
-		abort();
-	sqlite3_finalize(seen);
+	must(db_write(ledger, "UPDATE agents SET last_seen_ms = ?1"
+		 " WHERE name = 'other'", clock_now_ms(), 0, NULL,
+		 "keeping the other agent live", &err), &err, "seen");
 	hook_answer_init(&answer);
 	hook_answer(&request, &answer);
 	if (!answer_is_valid(&answer))

@@ -209,28 +209,6 @@ test_vaddf(void **state)
 	buf_release(&b);
 }
 
-/* RFC 4648's test vectors, and bytes that are not text. */
-static void
-test_base64(void **state)
-{
-	static const char *const vectors[][2] = { { "", "" }, { "f", "Zg==" },
-		{ "fo", "Zm8=" }, { "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
-		{ "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" } };
-	struct buf b = BUF_INIT;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
-		buf_reset(&b);
-		buf_add_base64(&b, vectors[i][0], strlen(vectors[i][0]));
-		assert_string_equal(b.buf, vectors[i][1]);
-	}
-	buf_reset(&b);
-	buf_adds(&b, "x:");
-	buf_add_base64(&b, "a\0b\377", 4);
-	assert_string_equal(b.buf, "x:YQBi/w==");
-	buf_release(&b);
-}
-
 static void
 test_reset(void **state)
 {
@@ -469,7 +447,6 @@ main(void)
 		cmocka_unit_test(test_addf),
 		cmocka_unit_test(test_addf_nul_via_format),
 		cmocka_unit_test(test_vaddf),
-		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_release_leaves_reusable),
 		cmocka_unit_test(test_detach),

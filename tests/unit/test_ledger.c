@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "core/err.h"
+#include "core/db_sqlite.h" /* these tests read the SQLite ledger directly */
 #include "core/ledger.h"
 #include "core/schema.h"
 
@@ -855,12 +856,12 @@ test_stmt_cache_and_errors(void **state)
 
 	assert_int_equal(ledger_create(f->path, &err), 0);
 	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
-	s1 = ledger_stmt(ledger, sql, &err);
+	s1 = db_prepare(ledger, sql, &err)->lite;
 	assert_non_null(s1);
 	assert_int_equal(sqlite3_bind_int64(s1, 1, 5), SQLITE_OK);
 	assert_int_equal(sqlite3_step(s1), SQLITE_ROW);
 	/* The same literal: the same statement, reset and unbound. */
-	s2 = ledger_stmt(ledger, sql, &err);
+	s2 = db_prepare(ledger, sql, &err)->lite;
 	assert_ptr_equal(s1, s2);
 	assert_int_equal(sqlite3_stmt_busy(s2), 0);
 	{
@@ -873,7 +874,7 @@ test_stmt_cache_and_errors(void **state)
 	sqlite3_reset(s2);
 
 	/* A bad statement: NULL and an error. */
-	assert_null(ledger_stmt(ledger, "SELECT nonsense FROM nowhere", &err));
+	assert_null(db_prepare(ledger, "SELECT nonsense FROM nowhere", &err));
 	assert_true(err.code != ERR_OK);
 	assert_one_line(&err);
 	err_release(&err);

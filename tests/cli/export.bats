@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# daicho export and daicho import: the whole ledger as JSON lines, and back
+# into a new ledger.
+
+load helpers
+
+# every_kind: fill the ledger with at least one row of every table (agents,
+# tasks with a parent, edges, labels, touches, protects, checks, a binary
+# save, a verdict and its check runs, a wait and its item, a message, a
+# reservation, a gate, approvals pending and denied, a setting, events),
+# and text that is not UTF-8.
+every_kind() {
+	local batch="$TEST_ROOT/batch.jsonl"
+	daicho add first --done-when 'cmd:true' --done-when saved --protect 'x/**' \
+		--label l1 --touches 'src/**' --priority 2 >/dev/null
+	printf '{"key":"p","title":"parent"}\n{"key":"c","title":"child","parent":"p","after":["p"]}\n' >"$batch"
+	daicho add --batch "$batch" >/dev/null
+	printf '\xff\xfe\x00body\n' >"$TEST_ROOT/body.bin"
+	daicho add 'binary body' --body-file "$TEST_ROOT/body.bin" >/dev/null
+	[ "$(daicho claim --next --as w1)" = 1 ]
+	printf 'result\x00\xff' | daicho save 1 -f - --as w1 --tokens-in 3 --tokens-out 4 --cost 0.1
+	daicho report 1 --as w1
+	daicho sweep >/dev/null
+	daicho wait --for 3 --owner w1 --as w2 >/dev/null
+	daicho send w1 'hello, w1' --as w2 >/dev/null
+	daicho reserve 'docs/**' --as w2 >/dev/null
+	daicho gate add 'deploy *' --approval >/dev/null
+	daicho gate exec --as w2 -- deploy prod 2>/dev/null || true
+	daicho gate exec --as w1 -- deploy staging 2>/dev/null || true
+	on_pty daicho deny 2 --reason 'not today'
+	[ "$status" -eq 0 ] || fail "deny: $output"
+	daicho config lease 20m
+	# A title that is not UTF-8 (daicho itself keeps such bytes as given).
+	sql "UPDATE tasks SET title = CAST(x'626164ff' AS TEXT) WHERE id = 4"
+}
+
+# schema_tables: the ledger's tables, sorted, one a line.
+schema_tables() {
+	sqlite3 "${1:-$DAICHO_LEDGER}" "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
+}
+
+@test "round trip: a ledger with every kind of record, exported, imported into a new ledger and exported again, is the same" {
+	every_kind
+	ok daicho export
+	printf '%s\n' "$output" >"$TEST_ROOT/a.jsonl"
+	# Every table of the schema has rows in the export.
+	diff <(schema_tables) <(tail -n +2 "$TEST_ROOT/a.jsonl" | jq -r .table | sort -u) ||
+		fail "the export does not cover every table of the schema"
+
+	ok daicho --ledger "$TEST_ROOT/new.db" init
+	ok daicho --ledger "$TEST_ROOT/new.db" import "$TEST_ROOT/a.jsonl"
+	[[ "$output" == "Imported "*" rows into $TEST_ROOT/new.db (agents 3, tasks 4, "* ]] || fail "$output"
+	ok daicho --ledger "$TEST_ROOT/new.db" export
+	printf '%s\n' "$output" >"$TEST_ROOT/b.jsonl"
+	cmp "$TEST_ROOT/a.jsonl" "$TEST_ROOT/b.jsonl" ||
+		fail "exports differ: $(diff "$TEST_ROOT/a.jsonl" "$TEST_ROOT/b.jsonl" | head)"
+	# The tables themselves, byte for byte.
+	[ "$(ledger_data)" = "$(ledger_data "$TEST_ROOT/new.db")" ] || fail "the ledgers differ"
+	[ "$(sqlite3 "$DAICHO_LEDGER" .dump\ agents)" = "$(sqlite3 "$TEST_ROOT/new.db" .dump\ agents)" ] ||
+		fail "the agents differ"
+	# Bytes that are not UTF-8 went through base64 and came back exactly.
+	cmp <(daicho --ledger "$TEST_ROOT/new.db" prompt 4) "$TEST_ROOT/body.bin"
+	grep -q '"base64"' "$TEST_ROOT/a.jsonl"
+	# The imported ledger works: new ids follow the imported ones.
+	ok daicho --ledger "$TEST_ROOT/new.db" add next
+	[ "$output" = 5 ]
+}
+
+@test "export: a header line, then one JSON record a line, tables in an order that imports, ids kept" {
+	daicho add one --label a >/dev/null
+	daicho add two --after 1 >/dev/null
+	ok daicho export
+	[ "${lines[0]}" = '{"daicho":"export","format":1,"schema":8}' ]
+	run jq -c -r '.table // "header"' <<<"$output"
+	assert_output "$(printf '%s\n' header agents tasks tasks deps labels events events events)"
+	run jq -c 'select(.table == "tasks") | .row | [.id, .title, .unmet_deps]' <<<"$(daicho export)"
+	assert_output "$(printf '%s\n' '[1,"one",0]' '[2,"two",1]')"
+}
+
+@test "import - reads stdin; --json says how many rows each table got" {
+	daicho add one >/dev/null
+	daicho export >"$TEST_ROOT/e.jsonl"
+	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null
+	ok daicho --ledger "$TEST_ROOT/new.db" import - --json <"$TEST_ROOT/e.jsonl"
+	[ "$output" = '{"ledger":"'"$TEST_ROOT"'/new.db","rows":4,"tables":{"agents":1,"tasks":1,"events":2}}' ] || fail "$output"
+	# A second import of the same file finds the ledger taken.
+	refused 4 daicho --ledger "$TEST_ROOT/new.db" import - <"$TEST_ROOT/e.jsonl"
+}
+
+@test "import into a ledger that holds anything: refused, exit 4, nothing changed" {
+	daicho add one >/dev/null
+	daicho export >"$TEST_ROOT/e.jsonl"
+	snapshot_ledger
+	refused 4 daicho import "$TEST_ROOT/e.jsonl"
+	stderr_contains "is not empty (it has agents;"
+	assert_ledger_unchanged
+	# A ledger where only a setting was made is not empty either.
+	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null
+	daicho --ledger "$TEST_ROOT/new.db" config lease 5m
+	DAICHO_LEDGER="$TEST_ROOT/new.db" sql "UPDATE settings SET set_by = NULL; DELETE FROM events; DELETE FROM agents"
+	refused 4 daicho --ledger "$TEST_ROOT/new.db" import "$TEST_ROOT/e.jsonl"
+	stderr_contains "(it has settings;"
+}
+
+# bad_import LINE_NO TEXT FILE: importing FILE into a new ledger is refused
+# with exit 2 naming line LINE_NO and saying TEXT; the ledger stays empty.
+bad_import() {
+	rm -f "$TEST_ROOT"/new.db*
+	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null
+	refused 2 daicho --ledger "$TEST_ROOT/new.db" import "$3"
+	stderr_contains "line $1 of the import: $2"
+	stderr_contains "nothing was imported"
+	[ "$(daicho --ledger "$TEST_ROOT/new.db" export | wc -l)" = 1 ] || fail "the ledger changed"
+}
+
+@test "import of a bad line: refused, exit 2, naming the line; nothing imported" {
+	daicho add one >/dev/null
+	daicho add two >/dev/null
+	daicho export >"$TEST_ROOT/good.jsonl"
+	f="$TEST_ROOT/bad.jsonl"
+
+	{ head -n 3 "$TEST_ROOT/good.jsonl"; echo '{"table":"tasks",'; } >"$f"
+	bad_import 4 "not JSON" "$f"
+	{ head -n 3 "$TEST_ROOT/good.jsonl"; echo '{"table":"nope","row":{"id":1}}'; } >"$f"
+	bad_import 4 "no table 'nope' in a ledger" "$f"
+	{ head -n 2 "$TEST_ROOT/good.jsonl"; echo '{"table":"tasks","row":{"id":9,"titel":"x"}}'; } >"$f"
+	bad_import 3 "table tasks has no column 'titel'" "$f"
+	{ head -n 2 "$TEST_ROOT/good.jsonl"; echo '{"table":"tasks","row":{"id":"9","title":"x"}}'; } >"$f"
+	bad_import 3 "tasks.id must be an integer or null" "$f"
+	{ head -n 3 "$TEST_ROOT/good.jsonl"; sed -n 3p "$TEST_ROOT/good.jsonl"; } >"$f"
+	bad_import 4 "the ledger refuses this tasks row (UNIQUE constraint failed: tasks.id)" "$f"
+	# A row whose reference is not there (tasks before their owner agent).
+	sed -n '1p;3p' "$TEST_ROOT/good.jsonl" | sed 's/"owner":null/"owner":7/' >"$f"
+	bad_import 2 "the ledger refuses this tasks row (FOREIGN KEY constraint failed)" "$f"
+	{ echo '{"table":"agents","row":{}}'; } >"$f"
+	bad_import 1 "not the header of a daicho export" "$f"
+	{ echo '{"daicho":"export","format":1,"schema":99}'; } >"$f"
+	bad_import 1 "an export from a newer daicho (format 1, schema 99;" "$f"
+	: >"$f"
+	bad_import 1 "empty: an export starts with its header line" "$f"
+	{ cat "$TEST_ROOT/good.jsonl"; echo '[]'; } >"$f"
+	bad_import 8 'not a record {"table": NAME, "row": {...}}' "$f"
+}
+
+@test "import is a human's: refused for an agent, exit 6, nothing changed" {
+	daicho export >"$TEST_ROOT/e.jsonl"
+	rm -f "$DAICHO_LEDGER"*
+	daicho init >/dev/null
+	refused 6 daicho import "$TEST_ROOT/e.jsonl" --as w1
+	stderr_contains "only a human may import a ledger"
+	DAICHO_AGENT=w2 refused 6 daicho import "$TEST_ROOT/e.jsonl"
+	[ "$(daicho export | wc -l)" = 1 ] || fail "the ledger changed"
+	# An agent may export: it reads only what it can read anyway.
+	ok daicho export --as w1
+}
+
+@test "import of a missing file: exit 3; export and import say where a backup stands next to SQLite's .backup" {
+	refused 3 daicho import "$TEST_ROOT/nope.jsonl"
+	ok daicho export --help
+	[[ "$output" == *'.backup'* ]] || fail "$output"
+	ok daicho import --help
+	[[ "$output" == *'Only a human imports'* ]] || fail "$output"
+}
