@@ -103,17 +103,17 @@ find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
 static int
 refuse_person_name(struct ledger *ledger, const char *name, struct err *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t human = 0;
 	int rc;
 
 	if (strcmp(name, user_login_name()) != 0) {
-		st = ledger_stmt(ledger, "SELECT count(*) FROM agents"
+		st = db_prepare(ledger, "SELECT count(*) FROM agents"
 		    " WHERE name = ? AND kind = 'human'", err);
 		if (st == NULL)
 			return -(int)err->code;
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if ((rc = ledger_step_int(ledger, st, &human, NULL,
+		db_bind_text(st, 1, name);
+		if ((rc = db_step_int(ledger, st, &human, NULL,
 			 "looking up an agent", err)) < 0)
 			return rc;
 		if (human == 0)
