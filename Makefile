@@ -202,6 +202,7 @@ bench:
 	@bench/run.sh
 	@bench/messages.sh
 	@bench/mcp.sh
+	@bench/dispatch.sh
 
 # The dashboard at 10,000 tasks and 1,000 agents (bench/serve.sh).
 bench-serve:

@@ -440,7 +440,9 @@ const struct cmd_entry cmd_logs_entry = {
 	    "the launches: a launch given back without spending an attempt (a\n"
 	    "rate limit, an interrupted run) keeps its log, and its relaunch\n"
 	    "gets the next number. The exit event of each launch names its log\n"
-	    "(null for a launch that printed nothing: it leaves no log).\n"
+	    "(null for a launch that printed nothing: it leaves no log). A\n"
+	    "running launch's log has its name after a second, and can be read\n"
+	    "while it grows.\n"
 	    "This prints one, raw: by default the latest, with --attempt N the\n"
 	    "Nth launch. Exit 3 when there is none.\n",
 	.options = (const struct cmd_option[]){

@@ -51,20 +51,27 @@ struct worker {
 	bool term_sent;
 	char *log_path;
 	int log_fd;            /* the log, open while the worker runs */
+	bool log_named;        /* the log has its name (log_path) yet */
 	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
 };
 
 /*
- * An empty log file kept for a slot's next launch. Creating a file is
- * most of what a short job costs the runner (an inode: on a busy ext4
- * more than the transactions), and a launch that printed nothing needs
- * no log: its file is renamed back to the slot's spare name and renamed
- * to the next launch's log name, never created again.
+ * Logs. Creating a file is most of what a short job costs the runner (an
+ * inode, and its name: on a busy ext4 more than the transactions), and a
+ * launch that prints nothing needs no log. So a launch writes to an
+ * unnamed file (O_TMPFILE) in the logs directory, which gets its name,
+ * <ledger dir>/logs/ID.N.log, when the worker has printed something by the
+ * time it ends, or once it has run LOG_NAME_AFTER_MS (so that 'daicho
+ * logs' can follow it). A log still empty at the end loses its name and is
+ * the slot's spare, for the next launch: a run of silent jobs creates one
+ * file per slot. Where unnamed files are not supported, each launch
+ * creates its log by name, as before.
  */
+#define LOG_NAME_AFTER_MS 1000
+
 struct spare_log {
-	int fd;     /* -1: none */
-	char *path; /* <ledger dir>/logs/.spare.PID.SLOT */
+	int fd;     /* an empty unnamed file, or -1 */
 };
 
 struct runner {
@@ -201,63 +208,110 @@ prepare_worktree(struct runner *r, struct worker *w)
 }
 
 /*
- * Create the log of this launch of w->task: <ledger dir>/logs/ID.N.log,
- * N the first number from the attempt count on that no earlier launch
- * used. Sets w->launch; returns the open descriptor and the path in log,
- * or a negative error.
+ * Open the log of w's launch: its name is <ledger dir>/logs/ID.N.log with
+ * N the first number from the attempt count that no earlier launch used
+ * (a launch given back without spending an attempt keeps its log, and
+ * its relaunch gets the next number). Sets w->launch, w->log_path,
+ * w->log_fd and w->log_named; the file is unnamed until name_log() when
+ * the file system allows. Returns 0 or the error.
  */
 static int
-open_log(struct runner *r, struct worker *w, struct buf *log)
+open_log(struct runner *r, struct worker *w)
 {
 	struct spare_log *spare = &r->spares[w - r->workers];
+	struct buf log = BUF_INIT, dir = BUF_INIT;
 	struct stat st;
 	int fd = -1;
 
+	buf_addf(&dir, "%s/logs", r->ledger_dir.buf);
 	for (int64_t n = w->attempt > 0 ? w->attempt : 1;
 	     n < w->attempt + LOG_NUMBER_TRIES; n++) {
-		buf_reset(log);
-		buf_addf(log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
-		    (long long)w->task, (long long)n);
-		if (spare->fd >= 0) {
-			/* Never over a file: a taken number fails with EEXIST. */
-			if (renameat2(AT_FDCWD, spare->path, AT_FDCWD, log->buf,
-				RENAME_NOREPLACE) == 0) {
-				fd = spare->fd;
-				spare->fd = -1;
-				w->launch = n;
-				return fd;
-			}
-			if (errno != EEXIST) {
-				/* The spare is gone, or renaming is not supported. */
-				close(spare->fd);
-				unlink(spare->path);
-				spare->fd = -1;
-			}
-		}
-		if (spare->fd < 0) {
-			/*
-			 * One directory for all logs: a directory per task
-			 * would cost a mkdir per job. Made when first missing.
-			 */
-			fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
-			if (fd < 0 && errno == ENOENT &&
-			    path_make_parent_dirs(log->buf, 0755) == 0)
-				fd = open(log->buf, LOG_OPEN_FLAGS, 0644);
-			if (fd >= 0) {
-				w->launch = n;
-				return fd;
-			}
-			if (errno != EEXIST)
+		buf_reset(&log);
+		buf_addf(&log, "%s/%lld.%lld.log", dir.buf, (long long)w->task,
+		    (long long)n);
+		if (lstat(log.buf, &st) == 0) {
+			if (S_ISLNK(st.st_mode)) {
+				errno = ELOOP;
 				break;
+			}
+			errno = EEXIST;
+			continue;
 		}
-		if (lstat(log->buf, &st) == 0 && S_ISLNK(st.st_mode)) {
-			errno = ELOOP;
+		if (errno != ENOENT)
+			break;
+		if (spare->fd >= 0) {
+			fd = spare->fd;
+			spare->fd = -1;
+		} else {
+			fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+			/* One directory for all logs, made when first missing. */
+			if (fd < 0 && errno == ENOENT &&
+			    path_make_parent_dirs(log.buf, 0755) == 0)
+				fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC,
+				    0644);
+		}
+		if (fd >= 0) {
+			w->log_named = false;
+		} else {
+			/* No unnamed files here: the log is made by name. */
+			fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
+			if (fd < 0 && errno == ENOENT &&
+			    path_make_parent_dirs(log.buf, 0755) == 0)
+				fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
+			if (fd < 0 && errno == EEXIST)
+				continue;
+			w->log_named = true;
+		}
+		if (fd < 0)
+			break;
+		w->launch = n;
+		w->log_fd = fd;
+		w->log_path = buf_detach(&log, NULL);
+		buf_release(&dir);
+		return 0;
+	}
+	buf_release(&dir);
+	fd = err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
+	    log.buf, errno == ELOOP ? "it is a symbolic link; remove it"
+	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
+	buf_release(&log);
+	return fd;
+}
+
+/*
+ * Give w's unnamed log its name, w->log_path, or the next free number's
+ * when that one was taken meanwhile (w->launch follows). Best effort: a
+ * log that cannot be named stays unnamed (its output is lost, the run
+ * goes on).
+ */
+static void
+name_log(struct runner *r, struct worker *w)
+{
+	struct buf proc = BUF_INIT;
+
+	if (w->log_named || w->log_fd < 0)
+		return;
+	buf_addf(&proc, "/proc/self/fd/%d", w->log_fd);
+	for (int tries = 0; tries < LOG_NUMBER_TRIES; tries++) {
+		if (linkat(w->log_fd, "", AT_FDCWD, w->log_path, AT_EMPTY_PATH) == 0 ||
+		    (errno != EEXIST && linkat(AT_FDCWD, proc.buf, AT_FDCWD,
+			w->log_path, AT_SYMLINK_FOLLOW) == 0)) {
+			w->log_named = true;
 			break;
 		}
+		if (errno != EEXIST)
+			break;
+		w->launch++;
+		free(w->log_path);
+		{
+			struct buf log = BUF_INIT;
+
+			buf_addf(&log, "%s/logs/%lld.%lld.log", r->ledger_dir.buf,
+			    (long long)w->task, (long long)w->launch);
+			w->log_path = buf_detach(&log, NULL);
+		}
 	}
-	return err_set(r->err, ERR_FAILED, "cannot write the log %s (%s)",
-	    log->buf, errno == ELOOP ? "it is a symbolic link; remove it"
-	    : errno == EEXIST ? "every log number is taken" : strerror(errno));
+	buf_release(&proc);
 }
 
 /* Whether the log of w's launch is empty: its worker printed nothing. */
@@ -270,48 +324,38 @@ log_is_empty(const struct worker *w)
 }
 
 /*
- * The worker of slot w ended: when its log is empty (it printed nothing),
- * the log goes back to being the slot's spare; otherwise it stays. Either
- * way w no longer holds it. Returns whether the log was kept.
+ * The worker of slot w ended (its log named when it printed anything:
+ * exit_prepare()): an empty log loses its name, if it had one, and is the
+ * slot's spare when the slot has none and it is unnamed now; otherwise it
+ * is closed. Either way w no longer holds it.
  */
-static bool
+static void
 put_back_log(struct runner *r, struct worker *w)
 {
 	struct spare_log *spare = &r->spares[w - r->workers];
 
 	if (w->log_fd < 0)
-		return true;
-	if (spare->fd < 0 && log_is_empty(w)) {
-		if (spare->path == NULL) {
-			struct buf path = BUF_INIT;
-
-			buf_addf(&path, "%s/logs/.spare.%ld.%ld", r->ledger_dir.buf,
-			    (long)getpid(), (long)(w - r->workers));
-			spare->path = buf_detach(&path, NULL);
-		}
-		if (renameat2(AT_FDCWD, w->log_path, AT_FDCWD, spare->path,
-			RENAME_NOREPLACE) == 0) {
+		return;
+	if (log_is_empty(w)) {
+		if (w->log_named && unlink(w->log_path) == 0)
+			w->log_named = false;
+		if (!w->log_named && spare->fd < 0) {
 			spare->fd = w->log_fd;
 			w->log_fd = -1;
-			return false;
+			return;
 		}
 	}
 	close(w->log_fd);
 	w->log_fd = -1;
-	return true;
 }
 
-/* Remove the slots' spare logs (at the end of the run). */
+/* Close the slots' spare logs (unnamed: nothing is left behind). */
 static void
 drop_spare_logs(struct runner *r)
 {
-	for (int i = 0; r->spares && i < r->opt->jobs; i++) {
-		if (r->spares[i].fd >= 0) {
+	for (int i = 0; r->spares && i < r->opt->jobs; i++)
+		if (r->spares[i].fd >= 0)
 			close(r->spares[i].fd);
-			unlink(r->spares[i].path);
-		}
-		free(r->spares[i].path);
-	}
 	free(r->spares);
 }
 
@@ -335,18 +379,17 @@ launch(struct runner *r, struct worker *w)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	struct buf log = BUF_INIT, env_task = BUF_INIT, env_agent = BUF_INIT,
-		   env_ledger = BUF_INIT;
+	struct buf env_task = BUF_INIT, env_agent = BUF_INIT, env_ledger = BUF_INIT;
 	char *extra[4], **env, **argv;
 	int fd, rc;
 
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
 		return rc;
-	if ((fd = open_log(r, w, &log)) < 0) {
+	if ((rc = open_log(r, w)) < 0) {
 		abandon_worktree(r, w);
-		buf_release(&log);
-		return fd;
+		return rc;
 	}
+	fd = w->log_fd;
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
 	buf_addf(&env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
@@ -374,8 +417,6 @@ launch(struct runner *r, struct worker *w)
 	buf_release(&env_task);
 	buf_release(&env_agent);
 	buf_release(&env_ledger);
-	w->log_fd = fd;
-	w->log_path = buf_detach(&log, NULL);
 	if (rc != 0) {
 		w->pid = 0;
 		put_back_log(r, w);
@@ -499,50 +540,6 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 }
 
 /*
- * Fill free slots: choose their tasks in one transaction (choose_tasks()),
- * then, the claims committed, launch them.
- */
-static int
-fill_slots(struct runner *r)
-{
-	struct worker **chosen;
-	int count = 0, rc, free_slots = 0;
-
-	r->nothing_ready = false;
-	for (int i = 0; i < r->opt->jobs; i++)
-		if (r->workers[i].pid == 0)
-			free_slots++;
-	if (free_slots == 0)
-		return 0;
-	chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
-	if ((rc = ledger_begin(r->ledger, r->err)) == 0 &&
-	    (rc = choose_tasks(r, chosen, &count)) == 0)
-		rc = ledger_commit(r->ledger, r->err);
-	if (rc < 0) {
-		ledger_rollback(r->ledger);
-		for (int k = 0; k < count; k++)
-			chosen[k]->task = chosen[k]->agent = 0;
-		count = 0;
-	}
-	for (int k = 0; k < count; k++) {
-		struct worker *w = chosen[k];
-
-		if (rc == 0 && (rc = launch(r, w)) == 0)
-			continue;
-		/* Give the claim back so the task is not stranded. */
-		{
-			struct err ignored = ERR_INIT;
-
-			task_release_claim(r->ledger, w->agent, w->task, &ignored);
-			err_release(&ignored);
-		}
-		w->task = w->agent = 0;
-	}
-	free(chosen);
-	return rc;
-}
-
-/*
  * Read what the end of the worker's log says about a rate limit into *rl
  * (run/ratelimit.h). exited_ok: the worker exited 0, when only a client's
  * closing result can say so; a log without the word "error" is not read.
@@ -655,7 +652,8 @@ enum exit_action {
  * worker that ended since the last look in one transaction.
  */
 struct exit_job {
-	struct worker *w;
+	struct worker *w;         /* its slot, until exit_free_slot() */
+	int64_t task;             /* set by exit_free_slot() */
 	int status;               /* from waitpid() */
 	int code;                 /* exit status, or -1 for a signal */
 	bool timed_out;
@@ -694,8 +692,11 @@ exit_prepare(struct runner *r, struct exit_job *job)
 	 * worker script may exit 0 after its client failed).
 	 */
 	rate_limit_init(&job->rl);
+	/* What it printed is kept under its name; nothing printed, no log. */
+	if (!log_is_empty(w))
+		name_log(r, w);
 	if (!job->timed_out && job->code != 75 && job->code >= 0 &&
-	    !log_is_empty(w))
+	    w->log_named && !log_is_empty(w))
 		read_rate_limit(r, w->log_path, job->code == 0, &job->rl);
 	job->rate_limited = !job->timed_out && (job->code == 75 ||
 	    (job->code != 0 && job->rl.limited) || job->rl.final);
@@ -745,7 +746,7 @@ exit_apply(struct runner *r, struct exit_job *job)
 	task_release(&task);
 	{
 		/* A launch that printed nothing leaves no log: put_back_log(). */
-		bool silent = log_is_empty(w);
+		bool silent = log_is_empty(w) || !w->log_named;
 		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
 		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
 		    "duration_ms", (json_int_t)job->duration, "log",
@@ -813,25 +814,35 @@ exit_apply(struct runner *r, struct exit_job *job)
 }
 
 /*
- * After the transaction: tell the observer (only when it committed: what
- * it is told is in the ledger), and free the slot.
+ * Free the slot of an ended worker, once its exit is applied: its log is
+ * kept or put back (put_back_log()); the job keeps the task's id.
  */
 static void
-exit_finish(struct runner *r, struct exit_job *job, bool committed)
+exit_free_slot(struct runner *r, struct exit_job *job)
 {
 	struct worker *w = job->w;
 
-	if (committed && r->opt->observer.ended)
-		r->opt->observer.ended(r->opt->observer.arg, w->task, job->code,
-		    job->duration, job->outcome);
-	free(job->commit);
-	buf_release(&job->reason);
-	rate_limit_release(&job->rl);
+	job->task = w->task;
 	put_back_log(r, w);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
 	w->log_fd = -1;
+}
+
+/*
+ * After the transaction: tell the observer (only when it committed: what
+ * it is told is in the ledger), and release the job.
+ */
+static void
+exit_release(struct runner *r, struct exit_job *job, bool committed)
+{
+	if (committed && r->opt->observer.ended)
+		r->opt->observer.ended(r->opt->observer.arg, job->task, job->code,
+		    job->duration, job->outcome);
+	free(job->commit);
+	buf_release(&job->reason);
+	rate_limit_release(&job->rl);
 }
 
 /* A sweep pass in a child process, so slow checks never stall launching. */
@@ -889,14 +900,19 @@ kill_overdue(struct runner *r)
 }
 
 /* Reap every child that ended; workers get their outcome decided. */
-static int
-reap(struct runner *r)
+/*
+ * Collect every worker that ended since the last look into *jobs (*count
+ * of them; an array of opt->jobs, or NULL when none ended) and learn what
+ * can be learnt without the ledger (exit_prepare()).
+ */
+static void
+collect_exits(struct runner *r, struct exit_job **jobs, size_t *count)
 {
-	struct exit_job *jobs = NULL;
-	size_t count = 0;
 	pid_t pid;
-	int status, rc;
+	int status;
 
+	*jobs = NULL;
+	*count = 0;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (pid == r->sweep_pid) {
 			r->sweep_pid = 0;
@@ -906,36 +922,108 @@ reap(struct runner *r)
 			if (r->workers[i].pid == pid) {
 				/* Anything the worker left in its group goes too. */
 				kill(-pid, SIGKILL);
-				if (jobs == NULL)
-					jobs = xcalloc((size_t)r->opt->jobs, sizeof(*jobs));
-				jobs[count].w = &r->workers[i];
-				jobs[count].status = status;
-				count++;
+				if (*jobs == NULL)
+					*jobs = xcalloc((size_t)r->opt->jobs, sizeof(**jobs));
+				(*jobs)[*count].w = &r->workers[i];
+				(*jobs)[*count].status = status;
+				(*count)++;
 				break;
 			}
 		}
 	}
-	if (count == 0)
+	for (size_t i = 0; i < *count; i++)
+		exit_prepare(r, &(*jobs)[i]);
+}
+
+/*
+ * One transaction for every worker that ended since the last look, each
+ * exit with everything it leads to (the exit event, a report, a verdict,
+ * a requeue), and, when claim is set, the tasks of the free slots
+ * (choose_tasks(): chosen, *chosen_count): one commit for them all, and
+ * the state decided on cannot change under us. Then the observer hears of
+ * the exits (only when committed) and the chosen slots are launched.
+ */
+static int
+settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
+{
+	struct worker **chosen = NULL;
+	int chosen_count = 0, rc = 0, free_slots = 0;
+
+	if (claim) {
+		r->nothing_ready = false;
+		/* The slots of the workers that just ended are free too. */
+		free_slots = (int)count;
+		for (int i = 0; i < r->opt->jobs; i++)
+			if (r->workers[i].pid == 0)
+				free_slots++;
+		claim = free_slots > 0;
+	}
+	if (count == 0 && !claim)
 		return 0;
-	for (size_t i = 0; i < count; i++)
-		exit_prepare(r, &jobs[i]);
-	/*
-	 * One transaction for every worker that ended since the last look,
-	 * each exit with everything it leads to (the exit event, a report, a
-	 * verdict, a requeue): one commit for them all, and the state decided
-	 * on cannot change under us.
-	 */
+	if (claim)
+		chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
 	rc = ledger_begin(r->ledger, r->err);
 	for (size_t i = 0; i < count && rc == 0; i++)
 		rc = exit_apply(r, &jobs[i]);
+	/* The ended workers' slots are free once their exits are applied. */
+	for (size_t i = 0; i < count; i++)
+		exit_free_slot(r, &jobs[i]);
+	/* An exit may have paused launches (a rate limit). */
+	if (rc == 0 && claim && !r->paused && !r->stopping)
+		rc = choose_tasks(r, chosen, &chosen_count);
 	if (rc == 0)
 		rc = ledger_commit(r->ledger, r->err);
-	else
+	if (rc < 0) {
 		ledger_rollback(r->ledger);
+		for (int k = 0; k < chosen_count; k++)
+			chosen[k]->task = chosen[k]->agent = 0;
+		chosen_count = 0;
+	}
 	for (size_t i = 0; i < count; i++)
-		exit_finish(r, &jobs[i], rc == 0);
+		exit_release(r, &jobs[i], rc == 0);
+	for (int k = 0; k < chosen_count; k++) {
+		struct worker *w = chosen[k];
+
+		if (rc == 0 && (rc = launch(r, w)) == 0)
+			continue;
+		/* Give the claim back so the task is not stranded. */
+		{
+			struct err ignored = ERR_INIT;
+
+			task_release_claim(r->ledger, w->agent, w->task, &ignored);
+			err_release(&ignored);
+		}
+		w->task = w->agent = 0;
+	}
+	free(chosen);
+	return rc;
+}
+
+/* Handle the workers that ended, with no new claims (when stopping). */
+static int
+reap(struct runner *r)
+{
+	struct exit_job *jobs;
+	size_t count;
+	int rc;
+
+	collect_exits(r, &jobs, &count);
+	rc = settle(r, jobs, count, false);
 	free(jobs);
 	return rc;
+}
+
+/* Name the logs of workers that have run a while: 'daicho logs' follows. */
+static void
+name_running_logs(struct runner *r)
+{
+	for (int i = 0; i < r->opt->jobs; i++) {
+		struct worker *w = &r->workers[i];
+
+		if (w->pid && !w->log_named &&
+		    mono_now() - w->started_ms >= LOG_NAME_AFTER_MS)
+			name_log(r, w);
+	}
 }
 
 static int
@@ -1302,21 +1390,36 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 			summary->signal = *options->signal_received;
 			stop_workers(&r, summary->signal);
 		}
-		if ((rc = reap(&r)) < 0)
-			break;
-		kill_overdue(&r);
-		if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0)
-			break;
-		if (r.paused && mono_now() >= r.pause_until_ms) {
-			struct err ignored = ERR_INIT;
+		{
+			struct exit_job *jobs;
+			size_t count;
 
-			r.paused = false;
-			event_record(ledger, options->actor, "resume", 0, NULL, &ignored);
-			err_release(&ignored);
+			collect_exits(&r, &jobs, &count);
+			kill_overdue(&r);
+			name_running_logs(&r);
+			if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0) {
+				/* Not applied: the next run recovers them. */
+				for (size_t i = 0; i < count; i++) {
+					exit_free_slot(&r, &jobs[i]);
+					exit_release(&r, &jobs[i], false);
+				}
+				free(jobs);
+				break;
+			}
+			if (r.paused && mono_now() >= r.pause_until_ms) {
+				struct err ignored = ERR_INIT;
+
+				r.paused = false;
+				event_record(ledger, options->actor, "resume", 0, NULL,
+				    &ignored);
+				err_release(&ignored);
+			}
+			rc = settle(&r, jobs, count, !r.stopping && !r.paused &&
+			    !summary->budget_spent);
+			free(jobs);
+			if (rc < 0)
+				break;
 		}
-		if (!r.stopping && !r.paused && !summary->budget_spent &&
-		    (rc = fill_slots(&r)) < 0)
-			break;
 		/*
 		 * Reports are verified in batches: a pass at most every
 		 * SWEEP_GAP_MS, not one per finished job (a pass is a process

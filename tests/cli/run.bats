@@ -222,6 +222,40 @@ exit 0'
 	[ "$(find "$TEST_ROOT/logs" -mindepth 1 -type d | wc -l)" -eq 0 ]
 }
 
+@test "run: a launch that printed nothing leaves no log, and no file at all" {
+	for i in $(seq 20); do daicho add "t$i" >/dev/null; done
+	write_worker some 'if [ "$DAICHO_TASK" -gt 18 ]; then echo "said $DAICHO_TASK"; fi'
+	capture daicho run -j 4 -- "$BIN/some"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	# Only the two that printed have a log; nothing else is in the directory.
+	run ls -A "$TEST_ROOT/logs"
+	assert_output $'19.1.log\n20.1.log'
+	run daicho logs 19
+	assert_output "said 19"
+	refused 3 daicho logs 5
+	stderr_contains "whose workers printed something"
+	# The exit event says there is no log.
+	run sql "SELECT json_extract(detail, '$.log') IS NULL FROM events WHERE kind = 'exit' AND task = 5"
+	assert_output 1
+	run sql "SELECT json_extract(detail, '$.log') FROM events WHERE kind = 'exit' AND task = 19"
+	assert_output "$TEST_ROOT/logs/19.1.log"
+}
+
+@test "run: the log of a worker that runs a while can be followed while it runs" {
+	daicho add t1 >/dev/null
+	write_worker slow 'echo "first line"; echo started >"$1/start"; sleep 37.7'
+	daicho run -j 1 --timeout 30s -- "$BIN/slow" "$TEST_ROOT" >out.txt 2>err.txt &
+	RUN_PID=$!
+	wait_until 10 test -f start
+	# Named within a second or so of its start.
+	wait_until 10 test -f "$TEST_ROOT/logs/1.1.log"
+	run daicho logs 1
+	assert_output "first line"
+	kill -TERM "$RUN_PID"
+	wait_exit 10 "$RUN_PID"
+	assert_no_workers_left
+}
+
 @test "logs: the log of an interrupted attempt is found after its claim was given back" {
 	daicho add t1 >/dev/null
 	write_worker chatty 'echo "output of $DAICHO_TASK"; echo started >"$1/start.$DAICHO_TASK"; sleep 37.6'

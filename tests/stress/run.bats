@@ -106,14 +106,18 @@ ms() {
 	    "$(ms "$(cat "$T/run2.us")")" "$(cat "$T/run2.status")" "$(cat "$T/run2.out")" >&3
 	# kill -9: 128 + 9.
 	[ "$(cat "$T/run1.status")" -eq 137 ] || fail_with "run 1 ended by itself: $(cat "$T/run1.out" "$T/run1.err")"
-	[ -z "$(cat "$T/run1.out")" ]
+	# Killed before its summary: only the line saying what it takes.
+	[ "$(wc -l <"$T/run1.out")" -eq 1 ] || fail_with "run 1 printed: $(cat "$T/run1.out")"
+	grep -Eq "^daicho run: $N_TASKS open tasks in /.* \\($N_TASKS ready, 0 after others\\), $JOBS at once" "$T/run1.out" ||
+		fail_with "run 1 printed: $(cat "$T/run1.out")"
 	grep -q '^verified ' "$T/run1.states" || fail_with "run 1 verified nothing before the kill"
 	# Run 2 ended by itself: exit 1 (some tasks fail by design) with one
 	# error line, the summary on stdout.
 	[ "$(cat "$T/run2.status")" -eq 1 ] || fail_with "run 2: exit $(cat "$T/run2.status"): $(cat "$T/run2.err")"
 	[ "$(wc -l <"$T/run2.err")" -eq 1 ]
 	grep -q '^daicho: [0-9]* of [0-9]* tasks did not reach verified' "$T/run2.err"
-	[ "$(wc -l <"$T/run2.out")" -eq 1 ]
+	[ "$(wc -l <"$T/run2.out")" -eq 2 ]
+	grep -Eq '^daicho run: [0-9]+ open tasks in ' "$T/run2.out"
 	grep -Eq '^daicho run: [0-9]+ verified, [0-9]+ failed, [0-9]+ retried, [0-9]+ false reports? caught, ' "$T/run2.out"
 	# The claims of the dead run were taken over at once.
 	local claimed
