@@ -101,8 +101,16 @@ struct serve_response {
 /* A query argument of the request, or NULL. */
 const char *serve_query(const struct serve_request *req, const char *name);
 /*
- * A field of a form body (application/x-www-form-urlencoded), decoded into
- * out. Returns whether it was there.
+ * Call fn with every field of a form body (application/x-www-form-
+ * urlencoded), name and value decoded, in order, until it returns false.
+ * Returns false when fn stopped it; true for no form body.
+ */
+bool serve_form_foreach(const struct serve_request *req,
+    bool (*fn)(void *cls, const struct buf *name, const struct buf *value),
+    void *cls);
+/*
+ * The first field called name of a form body, decoded into out. Returns
+ * whether it was there.
  */
 bool serve_form_field(const struct serve_request *req, const char *name,
     struct buf *out);
