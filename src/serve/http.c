@@ -379,6 +379,14 @@ send_response(struct MHD_Connection *connection, struct serve_response *res)
 		MHD_add_response_header(response, "Location", res->location);
 	if (res->set_cookie.len > 0)
 		MHD_add_response_header(response, "Set-Cookie", res->set_cookie.buf);
+	if (res->retry_after > 0) {
+		char seconds[16];
+
+		snprintf(seconds, sizeof(seconds), "%u", res->retry_after);
+		MHD_add_response_header(response, "Retry-After", seconds);
+	}
+	if (res->close)
+		MHD_add_response_header(response, "Connection", "close");
 	ok = MHD_queue_response(connection, res->status, response);
 	MHD_destroy_response(response);
 	return ok;
@@ -539,10 +547,11 @@ serve_http_run(struct serve *server, const char *address, int port,
 	pthread_sigmask(SIG_BLOCK, &signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	{
+		/* What the connections may hold: see SERVE_CONNECTIONS_MAX. */
 		struct MHD_OptionItem common[] = {
 			{ MHD_OPTION_SOCK_ADDR, 0, &addr },
-			{ MHD_OPTION_CONNECTION_TIMEOUT, 60, NULL },
-			{ MHD_OPTION_CONNECTION_LIMIT, 512, NULL },
+			{ MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_TIMEOUT_S, NULL },
+			{ MHD_OPTION_CONNECTION_LIMIT, SERVE_CONNECTIONS_MAX, NULL },
 			{ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_seen, NULL },
 			{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, NULL },
 			{ MHD_OPTION_END, 0, NULL },
