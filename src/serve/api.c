@@ -181,6 +181,8 @@ gather_field(void *cls, const struct buf *name, const struct buf *value)
 static void
 gather_body(struct gather *g, const struct serve_request *req, json_t **json)
 {
+	json_error_t error;
+
 	if (req->body_bytes == 0 || g->problem.len > 0)
 		return;
 	if (req->form) {
@@ -188,7 +190,11 @@ gather_body(struct gather *g, const struct serve_request *req, json_t **json)
 		return;
 	}
 	*json = json_loadb(req->body, req->body_bytes, JSON_REJECT_DUPLICATES,
-	    NULL);
+	    &error);
+	if (*json == NULL) {
+		buf_addf(&g->problem, "bad JSON body: %.100s", error.text);
+		return;
+	}
 	if (!json_is_object(*json)) {
 		buf_adds(&g->problem, "the body is not a JSON object");
 		return;
