@@ -55,8 +55,11 @@ exec_serve(struct cmd_ctx *ctx)
 
 	if (serve_run != NULL)
 		return serve_run(ctx);
-	/* daicho-serve --ledger PATH serve OPTIONS: the same command there. */
-	argv = xcalloc(5 + 2 * ctx->value_count, sizeof(*argv));
+	/*
+	 * daicho-serve --ledger PATH serve OPTIONS [--as NAME]: the same
+	 * command there.
+	 */
+	argv = xcalloc(7 + 2 * ctx->value_count, sizeof(*argv));
 	names = xcalloc(ctx->value_count + 1, sizeof(*names));
 	find_server(&server);
 	argv[n++] = server.buf;
@@ -71,6 +74,15 @@ exec_serve(struct cmd_ctx *ctx)
 		argv[n++] = names[i];
 		if (ctx->values[i].value != NULL)
 			argv[n++] = (char *)ctx->values[i].value;
+	}
+	/*
+	 * The caller's name goes along: daicho-serve runs the human check
+	 * itself, and "--as w1" must fail it there as it fails 'daicho
+	 * approve' (the session variables and $DAICHO_AGENT are inherited).
+	 */
+	if (ctx->claim.name != NULL) {
+		argv[n++] = "--as";
+		argv[n++] = (char *)ctx->claim.name;
 	}
 	fflush(stdout);
 	ledger_close(ctx->ledger);

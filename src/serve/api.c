@@ -142,25 +142,59 @@ gather_query(void *cls, enum MHD_ValueKind kind, const char *key,
 	return MHD_YES;
 }
 
+/*
+ * One field of an action's form: csrf (auth.c checked it), or an option
+ * the route takes, once; anything else is refused, as in a JSON body.
+ */
+static bool
+gather_field(void *cls, const struct buf *name, const struct buf *value)
+{
+	struct gather *g = cls;
+
+	if (strcmp(name->buf, "csrf") == 0)
+		return true;
+	if (!allowed(g->route, name->buf) ||
+	    cmd_find_option(g->ctx->entry, name->buf) == NULL) {
+		buf_addf(&g->problem, "unknown field '%.60s' for /api/%s",
+		    name->buf, g->route->name);
+		return false;
+	}
+	for (size_t i = 0; i < g->ctx->value_count; i++)
+		if (strcmp(g->ctx->values[i].option->name, name->buf) == 0) {
+			buf_addf(&g->problem, "field '%.60s' given twice",
+			    name->buf);
+			return false;
+		}
+	/* An empty field of the page's form: not given. */
+	if (value->len == 0)
+		return true;
+	if (g->kept_count == sizeof(g->kept) / sizeof(g->kept[0])) {
+		buf_adds(&g->problem, "too many fields");
+		return false;
+	}
+	g->kept[g->kept_count++] = strdup(value->buf);
+	add_option(g, name->buf, g->kept[g->kept_count - 1]);
+	return g->problem.len == 0;
+}
+
 /* A POST body's fields as options: a JSON object, or a form. */
 static void
 gather_body(struct gather *g, const struct serve_request *req, json_t **json)
 {
-	const char *const *names = g->route->allowed;
-	struct buf field = BUF_INIT;
+	json_error_t error;
 
-	if (req->body_bytes == 0 || names == NULL)
+	if (req->body_bytes == 0 || g->problem.len > 0)
 		return;
 	if (req->form) {
-		for (const char *const *n = names; *n; n++)
-			if (serve_form_field(req, *n, &field) && field.len > 0) {
-				g->kept[g->kept_count++] = strdup(field.buf);
-				add_option(g, *n, g->kept[g->kept_count - 1]);
-			}
-		buf_release(&field);
+		serve_form_foreach(req, gather_field, g);
 		return;
 	}
-	*json = json_loadb(req->body, req->body_bytes, 0, NULL);
+	*json = json_loadb(req->body, req->body_bytes, JSON_REJECT_DUPLICATES,
+	    &error);
+	if (*json == NULL) {
+		buf_addf(&g->problem, "bad JSON body: %.100s", error.text);
+		return;
+	}
 	if (!json_is_object(*json)) {
 		buf_adds(&g->problem, "the body is not a JSON object");
 		return;

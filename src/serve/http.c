@@ -5,6 +5,7 @@
  * stream (live.c).
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -25,7 +26,55 @@
 struct upload {
 	struct buf body;
 	bool too_big;
+	bool started;     /* the handler saw the header */
+	bool bad_uri;     /* the request target decodes to a control byte */
 };
+
+/* Whether byte c is a control character: C0 or DEL. */
+static bool
+is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/*
+ * Whether the request target (path and query, still encoded) holds a
+ * control byte, raw or %-encoded (%00, %0a, %7f...). None belongs in a
+ * path, an id or a query value; libmicrohttpd decodes them into C
+ * strings, where a NUL would cut "1%00x" to "1" and "w1%00x" to "w1".
+ */
+static bool
+target_has_control(const char *uri)
+{
+	for (const char *p = uri; *p; p++) {
+		char hex[3];
+
+		if (is_control((unsigned char)*p))
+			return true;
+		if (*p != '%' || !isxdigit((unsigned char)p[1]) ||
+		    !isxdigit((unsigned char)p[2]))
+			continue;
+		hex[0] = p[1], hex[1] = p[2], hex[2] = '\0';
+		if (is_control((unsigned char)strtol(hex, NULL, 16)))
+			return true;
+		p += 2;
+	}
+	return false;
+}
+
+/*
+ * libmicrohttpd's first look at a request, its target as sent: the
+ * request's state starts here, with what the target holds.
+ */
+static void *
+uri_seen(void *cls, const char *uri, struct MHD_Connection *connection)
+{
+	struct upload *up = xcalloc(1, sizeof(*up));
+
+	buf_init(&up->body);
+	up->bad_uri = uri != NULL && target_has_control(uri);
+	return up;
+}
 
 const char *
 serve_query(const struct serve_request *req, const char *name)
@@ -54,34 +103,74 @@ form_decode(struct buf *out, const char *from, const char *to)
 }
 
 bool
-serve_form_field(const struct serve_request *req, const char *name,
-    struct buf *out)
+serve_form_foreach(const struct serve_request *req,
+    bool (*fn)(void *cls, const struct buf *name, const struct buf *value),
+    void *cls)
 {
 	const char *p = req->body, *end;
-	size_t name_len = strlen(name);
+	struct buf key = BUF_INIT, value = BUF_INIT;
+	bool go_on = true;
 
 	if (!req->form || p == NULL)
-		return false;
+		return true;
 	end = p + req->body_bytes;
-	while (p < end) {
+	while (p < end && go_on) {
 		const char *amp = memchr(p, '&', (size_t)(end - p));
 		const char *stop = amp ? amp : end;
 		const char *eq = memchr(p, '=', (size_t)(stop - p));
-		struct buf key = BUF_INIT;
-		bool match;
 
+		buf_reset(&key);
+		buf_reset(&value);
 		form_decode(&key, p, eq ? eq : stop);
-		match = key.len == name_len && memcmp(key.buf, name, name_len) == 0;
-		buf_release(&key);
-		if (match) {
-			buf_reset(out);
-			if (eq)
-				form_decode(out, eq + 1, stop);
-			return true;
-		}
+		if (eq)
+			form_decode(&value, eq + 1, stop);
+		/* "a=1&&b=2", a trailing "&": no field there. */
+		if (stop > p)
+			go_on = fn(cls, &key, &value);
 		p = stop + 1;
 	}
+	buf_release(&key);
+	buf_release(&value);
+	return go_on;
+}
+
+/* What serve_form_field() looks for, and what it found. */
+struct field_search {
+	const char *name;
+	struct buf *out;
+	bool found;
+};
+
+static bool
+field_match(void *cls, const struct buf *name, const struct buf *value)
+{
+	struct field_search *search = cls;
+
+	if (name->len != strlen(search->name) ||
+	    memcmp(name->buf, search->name, name->len) != 0)
+		return true;
+	buf_reset(search->out);
+	buf_add(search->out, value->buf, value->len);
+	search->found = true;
 	return false;
+}
+
+bool
+serve_form_field(const struct serve_request *req, const char *name,
+    struct buf *out)
+{
+	struct field_search search = { name, out, false };
+
+	serve_form_foreach(req, field_match, &search);
+	return search.found;
+}
+
+/* Refuse a field whose name or value decodes to a NUL. */
+static bool
+field_without_nul(void *cls, const struct buf *name, const struct buf *value)
+{
+	return memchr(name->buf, '\0', name->len) == NULL &&
+	       memchr(value->buf, '\0', value->len) == NULL;
 }
 
 void
@@ -290,6 +379,14 @@ send_response(struct MHD_Connection *connection, struct serve_response *res)
 		MHD_add_response_header(response, "Location", res->location);
 	if (res->set_cookie.len > 0)
 		MHD_add_response_header(response, "Set-Cookie", res->set_cookie.buf);
+	if (res->retry_after > 0) {
+		char seconds[16];
+
+		snprintf(seconds, sizeof(seconds), "%u", res->retry_after);
+		MHD_add_response_header(response, "Retry-After", seconds);
+	}
+	if (res->close)
+		MHD_add_response_header(response, "Connection", "close");
 	ok = MHD_queue_response(connection, res->status, response);
 	MHD_destroy_response(response);
 	return ok;
@@ -327,12 +424,15 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	enum MHD_Result ok;
 
 	if (up == NULL) {
+		/* uri_seen() always makes it; this is only in case it did not. */
+		up = uri_seen(NULL, NULL, connection);
+		*state = up;
+	}
+	if (!up->started) {
 		const char *length = MHD_lookup_connection_value(connection,
 		    MHD_HEADER_KIND, "Content-Length");
 
-		up = xcalloc(1, sizeof(*up));
-		buf_init(&up->body);
-		*state = up;
+		up->started = true;
 		if (length != NULL && strtoull(length, NULL, 10) >
 		    SERVE_BODY_MAX_BYTES)
 			return send_plain(connection, 413, "{\"error\":\"request "
@@ -369,7 +469,13 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	res.status = 200;
 	buf_init(&res.body);
 	buf_init(&res.set_cookie);
-	route(&req, &res, &stream);
+	if (up->bad_uri)
+		serve_error(&req, &res, 400, "a control character (such as %%00) "
+		    "in the path or the query");
+	else if (!serve_form_foreach(&req, field_without_nul, NULL))
+		serve_error(&req, &res, 400, "a NUL (%%00) in a form field");
+	else
+		route(&req, &res, &stream);
 	if (stream != NULL) {
 		add_common_headers(stream);
 		ok = MHD_queue_response(connection, 200, stream);
@@ -440,20 +546,26 @@ serve_http_run(struct serve *server, const char *address, int port,
 	sigaddset(&signals, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (tls_cert != NULL)
-		daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, server,
-		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-		    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		    MHD_OPTION_HTTPS_MEM_CERT, cert.buf,
-		    MHD_OPTION_HTTPS_MEM_KEY, key.buf, MHD_OPTION_END);
-	else
-		daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, server,
-		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-		    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-		    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+	{
+		/* What the connections may hold: see SERVE_CONNECTIONS_MAX. */
+		struct MHD_OptionItem common[] = {
+			{ MHD_OPTION_SOCK_ADDR, 0, &addr },
+			{ MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_TIMEOUT_S, NULL },
+			{ MHD_OPTION_CONNECTION_LIMIT, SERVE_CONNECTIONS_MAX, NULL },
+			{ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_seen, NULL },
+			{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, NULL },
+			{ MHD_OPTION_END, 0, NULL },
+		};
+
+		if (tls_cert != NULL)
+			daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle,
+			    server, MHD_OPTION_ARRAY, common,
+			    MHD_OPTION_HTTPS_MEM_CERT, cert.buf,
+			    MHD_OPTION_HTTPS_MEM_KEY, key.buf, MHD_OPTION_END);
+		else
+			daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle,
+			    server, MHD_OPTION_ARRAY, common, MHD_OPTION_END);
+	}
 	if (daemon == NULL) {
 		rc = err_set(err, ERR_FAILED, "cannot listen on %s:%d (the port "
 		    "may be in use, or the certificate unreadable; try another "

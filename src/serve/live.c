@@ -25,6 +25,7 @@ struct stream {
 	struct serve *server;
 	int64_t sent_id;  /* the last event id this stream announced */
 	bool started;
+	bool session;     /* counted in live.session_streams */
 };
 
 /* Sleep ms milliseconds. */
@@ -148,7 +149,10 @@ stream_free(void *cls)
 	struct stream *s = cls;
 
 	pthread_mutex_lock(&s->server->live.lock);
-	s->server->live.streams--;
+	if (s->session)
+		s->server->live.session_streams--;
+	else
+		s->server->live.streams--;
 	pthread_mutex_unlock(&s->server->live.lock);
 	free(s);
 }
@@ -157,21 +161,38 @@ void
 serve_live_stream(struct serve_request *req, struct serve_response *res,
     void **mhd_response)
 {
-	struct stream *s = xcalloc(1, sizeof(*s));
+	struct serve_live *live = &req->server->live;
+	struct stream *s;
 	struct MHD_Response *response;
-
 	const char *last = serve_header(req, "Last-Event-ID");
 	char *end = NULL;
 	long long seen = last ? strtoll(last, &end, 10) : -1;
+	bool session = req->session != NULL;
+	int *count = session ? &live->session_streams : &live->streams;
 
+	/*
+	 * Each stream holds a connection (and its thread) for as long as the
+	 * client likes: past the cap, a 503 that closes its connection.
+	 */
+	pthread_mutex_lock(&live->lock);
+	if (*count >= (session ? SERVE_SESSION_STREAMS_MAX : SERVE_STREAMS_MAX)) {
+		pthread_mutex_unlock(&live->lock);
+		serve_error(req, res, 503, "too many live streams open (%d%s); "
+		    "retry later", session ? SERVE_SESSION_STREAMS_MAX
+		    : SERVE_STREAMS_MAX, session ? " for logged-in browsers" : "");
+		res->retry_after = SERVE_STREAM_RETRY_S;
+		res->close = true;
+		return;
+	}
+	(*count)++;
+	s = xcalloc(1, sizeof(*s));
 	s->server = req->server;
-	pthread_mutex_lock(&req->server->live.lock);
-	s->sent_id = req->server->live.last_event_id;
+	s->session = session;
+	s->sent_id = live->last_event_id;
 	/* A browser coming back after a gap: announce what it missed at once. */
 	if (last != NULL && *end == '\0' && seen >= 0 && seen < s->sent_id)
 		s->sent_id = seen;
-	req->server->live.streams++;
-	pthread_mutex_unlock(&req->server->live.lock);
+	pthread_mutex_unlock(&live->lock);
 	response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024,
 	    stream_read, s, stream_free);
 	if (response == NULL) {

@@ -31,6 +31,22 @@
 #define SERVE_SESSION_MAX 16        /* browsers logged in at once */
 #define SERVE_BODY_MAX_BYTES (64 << 10) /* a request body; more is 413 */
 #define SERVE_TOKEN_HEX 64          /* login token, session id, CSRF token */
+/*
+ * Connections: libmicrohttpd's limit (a thread each). Every loopback client
+ * shares one address, so a limit per address would lock the person out
+ * with the rest; room for them is kept by capping what can stay open:
+ * SSE streams (those without a session, and the logged-in person's apart,
+ * so that anonymous ones cannot take the person's), and a connection that
+ * goes quiet before its request is whole.
+ */
+#define SERVE_CONNECTIONS_MAX 512
+#define SERVE_STREAMS_MAX 64         /* SSE streams without a session */
+#define SERVE_SESSION_STREAMS_MAX 32 /* SSE streams of logged-in browsers */
+#define SERVE_STREAM_RETRY_S 10      /* Retry-After of a refused stream */
+#define SERVE_IDLE_TIMEOUT_S 5       /* a connection that neither sends
+					nor takes a byte for this long is
+					closed (the time a handler takes to
+					answer does not count) */
 
 struct serve_session {
 	char id[SERVE_TOKEN_HEX + 1];   /* the cookie's value; "" when free */
@@ -51,7 +67,8 @@ struct serve_live {
 	pthread_cond_t changed;         /* broadcast when last_event_id moves */
 	int64_t last_event_id;          /* the newest event seen */
 	bool stopping;
-	int streams;                    /* open SSE streams */
+	int streams;                    /* open SSE streams without a session */
+	int session_streams;            /* and of logged-in browsers */
 };
 
 struct serve {
@@ -95,14 +112,24 @@ struct serve_response {
 	struct buf body;
 	const char *location;           /* for 303 */
 	struct buf set_cookie;          /* empty: none */
+	unsigned retry_after;           /* seconds, for a 503; 0: none */
+	bool close;                     /* close the connection after it */
 };
 
 /* http.c */
 /* A query argument of the request, or NULL. */
 const char *serve_query(const struct serve_request *req, const char *name);
 /*
- * A field of a form body (application/x-www-form-urlencoded), decoded into
- * out. Returns whether it was there.
+ * Call fn with every field of a form body (application/x-www-form-
+ * urlencoded), name and value decoded, in order, until it returns false.
+ * Returns false when fn stopped it; true for no form body.
+ */
+bool serve_form_foreach(const struct serve_request *req,
+    bool (*fn)(void *cls, const struct buf *name, const struct buf *value),
+    void *cls);
+/*
+ * The first field called name of a form body, decoded into out. Returns
+ * whether it was there.
  */
 bool serve_form_field(const struct serve_request *req, const char *name,
     struct buf *out);
