@@ -456,7 +456,9 @@ struct mcp_state {
 	json_t *resource_list;      /* resources/list's array */
 	char *agent_name;           /* the caller of the last call, once
 				       known */
-	int64_t agent_id;
+	int64_t agent_id;           /* its id; for a named server (--as,
+				       $DAICHO_AGENT) the first one, kept */
+	bool ended;                 /* the named server's agent ended */
 	int64_t notified_message;   /* newest message id announced */
 	size_t unread;              /* unread messages after the last call */
 	bool unread_news;           /* messages newer than notified_message */
@@ -747,9 +749,11 @@ call_context(struct mcp_state *state, const struct cmd_entry *entry,
 static void
 end_call(struct mcp_state *state, struct cmd_ctx *ctx, struct call_args *call)
 {
-	if (ctx->caller.name != NULL && ctx->caller.id != 0 && (state->agent_name
-	    == NULL || strcmp(state->agent_name, ctx->caller.name) != 0 ||
-	    state->agent_id != ctx->caller.id)) {
+	bool pinned = state->base->claim.name != NULL && state->agent_id != 0;
+
+	if (ctx->caller.name != NULL && ctx->caller.id != 0 && !pinned &&
+	    (state->agent_name == NULL || strcmp(state->agent_name,
+	    ctx->caller.name) != 0 || state->agent_id != ctx->caller.id)) {
 		free(state->agent_name);
 		state->agent_name = xstrdup(ctx->caller.name);
 		state->agent_id = ctx->caller.id;
@@ -767,6 +771,39 @@ end_call(struct mcp_state *state, struct cmd_ctx *ctx, struct call_args *call)
 }
 
 /*
+ * Resolve the call's caller. A named server (--as NAME, $DAICHO_AGENT) is
+ * one agent for its whole session: the agent its first call resolved to.
+ * Once that agent is ended (daicho agent end, a take-over, the sweep), the
+ * name resolves to no one (or to a newer agent of the name): the call then
+ * acts as the ended agent, whose session stays ended, as a client
+ * session's does: reads go on, every write is refused (tool is NULL for a
+ * read), and nothing registers the name again. Returns 0 or -code.
+ */
+static int
+resolve_caller(struct mcp_state *state, struct cmd_ctx *ctx,
+    const struct tool *tool)
+{
+	int64_t id = cmd_caller(ctx);
+
+	if (id < 0)
+		return (int)id;
+	if (state->base->claim.name == NULL || state->agent_id == 0 ||
+	    (id == state->agent_id && !state->ended))
+		return 0;
+	state->ended = true;
+	ctx->caller.ended = true; /* no beat, no registration: writes refused */
+	ctx->caller.id = state->agent_id;
+	ledger_set_caller(state->ledger, state->agent_id);
+	if (tool != NULL && !tool->read_only)
+		return err_set(ctx->err, ERR_REFUSED, "this server's agent %s has "
+		    "ended ('daicho agent end', a take-over or the sweep), and an "
+		    "ended agent stays ended: reads go on, %s and every other write "
+		    "is refused (restart the server to act as %s again)",
+		    state->agent_name, tool->name, state->agent_name);
+	return 0;
+}
+
+/*
  * Look at the agent's unread messages: count them, and note whether any is
  * newer than the last announced.
  */
@@ -777,8 +814,10 @@ check_unread(struct mcp_state *state)
 	json_t *messages = NULL, *m;
 	size_t i;
 
-	if (state->agent_name == NULL)
+	if (state->agent_name == NULL || state->ended) {
+		state->unread = 0;
 		return;
+	}
 	ledger_set_caller(state->ledger, state->agent_id);
 	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
 		err_release(&err);
@@ -843,7 +882,8 @@ call_tool(void *arg, const char *name, json_t *arguments)
 	call_context(state, tool->entry, &ctx, &err);
 	if ((rc = check_arguments(tool, arguments, &err)) == 0) {
 		map_arguments(tool, arguments, &ctx, &call);
-		if ((rc = cmd_check_arity(&ctx)) == 0)
+		if ((rc = cmd_check_arity(&ctx)) == 0 &&
+		    (rc = resolve_caller(state, &ctx, tool)) == 0)
 			rc = cmd_execute(&ctx);
 	}
 	if (rc < 0) {
@@ -888,7 +928,7 @@ read_resource(void *arg, const char *uri)
 		return NULL;
 	call_context(state, &cmd_inbox_entry, &ctx, &err);
 	cmd_add_value(&ctx, cmd_find_option(&cmd_inbox_entry, "peek"), NULL);
-	if (cmd_execute(&ctx) < 0) {
+	if (resolve_caller(state, &ctx, NULL) < 0 || cmd_execute(&ctx) < 0) {
 		struct buf line = BUF_INIT;
 
 		buf_addf(&line, "daicho: %s", err.message.buf);
@@ -925,7 +965,7 @@ tick(void *arg, struct mcp_server *server, bool idle)
 
 	if (idle)
 		check_unread(state);
-	if (!state->unread_news || state->agent_name == NULL)
+	if (!state->unread_news || state->agent_name == NULL || state->ended)
 		return;
 	state->unread_news = false;
 	ledger_set_caller(state->ledger, state->agent_id);
@@ -990,6 +1030,15 @@ decide_identity(struct cmd_ctx *ctx)
 	struct client_ancestry ancestry;
 	int rc = 0;
 
+	/*
+	 * A name that cannot name an agent would start a server that fails
+	 * every call: refuse it now, before answering anything.
+	 */
+	if (ctx->claim.name != NULL &&
+	    agent_check_name(ctx->claim.name, ctx->err) < 0)
+		return err_set(ctx->err, ERR_USAGE, "no server for '%s', which is "
+		    "not an agent name (--as or $DAICHO_AGENT: 1-64 letters, digits "
+		    "or . _ - @ +, not starting with '-')", ctx->claim.name);
 	if (ctx->explicit_agent)
 		return 0;
 	client_find_ancestor(&ancestry);
@@ -1116,8 +1165,11 @@ const struct cmd_entry cmd_mcp_entry = {
 	    "$CLAUDE_CODE_SESSION_ID (Claude Code gives it to its MCP servers),\n"
 	    "or else the session agent of the Codex or Gemini CLI process that\n"
 	    "started it (registered by that client's session-start hook); with\n"
-	    "none of these it does not start (exit 2): it never acts as the\n"
-	    "human. Every call is a heartbeat. When the agent has unread\n"
+	    "none of these, or with a NAME that is not an agent name, it does\n"
+	    "not start (exit 2): it never acts as the human. Every call is a\n"
+	    "heartbeat. A named server is one agent: once it is ended ('daicho\n"
+	    "agent end NAME'), reads go on and writes are refused, and NAME is\n"
+	    "never registered again by this server. When the agent has unread\n"
 	    "messages, each tool result says so, and new ones are announced with\n"
 	    "notifications/message and, to a client subscribed to the resource\n"
 	    "daicho://inbox, notifications/resources/updated (also while idle:\n"
