@@ -582,6 +582,78 @@ tool_list(void)
 }
 
 /*
+ * Check that value (argument key of tool, or something inside it) holds
+ * nothing daicho cannot take: a number beyond 64 bits or a double (see
+ * mcp_big_number()), a string with a NUL byte. Returns 0, or ERR_USAGE.
+ */
+static int
+check_value(const struct tool *tool, const char *key, const json_t *value,
+    struct err *err)
+{
+	const char *big = mcp_big_number(value), *name;
+	const json_t *item;
+	size_t i;
+	int rc = 0;
+
+	if (big != NULL)
+		return err_set(err, ERR_USAGE, "argument '%s' of tool %s: %s is out "
+		    "of range (a whole number from -9223372036854775808 to "
+		    "9223372036854775807, or a number a double holds)", key,
+		    tool->name, big);
+	if (json_is_string(value) &&
+	    strlen(json_string_value(value)) != json_string_length(value))
+		return err_set(err, ERR_USAGE, "argument '%s' of tool %s contains a "
+		    "NUL byte (\\u0000), which daicho text never holds", key,
+		    tool->name);
+	if (json_is_array(value))
+		json_array_foreach(value, i, item)
+			if ((rc = check_value(tool, key, item, err)) < 0)
+				return rc;
+	if (json_is_object(value))
+		json_object_foreach((json_t *)value, name, item)
+			if ((rc = check_value(tool, key, item, err)) < 0)
+				return rc;
+	return rc;
+}
+
+/*
+ * Arguments with each whole number written as a real (1.0, 2e3) an
+ * integer, as JSON Schema counts it: an integer argument takes it. New
+ * reference.
+ */
+static json_t *
+integral_reals_as_integers(json_t *value)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_real(value)) {
+		double v = json_real_value(value);
+
+		if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 &&
+		    (double)(json_int_t)v == v)
+			return json_integer((json_int_t)v);
+		return json_incref(value);
+	}
+	if (json_is_array(value)) {
+		json_t *copy = json_array();
+
+		json_array_foreach(value, i, item)
+			json_array_append_new(copy, integral_reals_as_integers(item));
+		return copy;
+	}
+	if (json_is_object(value)) {
+		json_t *copy = json_object();
+
+		json_object_foreach(value, key, item)
+			json_object_set_new(copy, key, integral_reals_as_integers(item));
+		return copy;
+	}
+	return json_incref(value);
+}
+
+/*
  * Check arguments against tool's arguments: no unknown property, each of
  * the right type, the required ones there. Returns 0, or ERR_USAGE saying
  * what is wrong.
@@ -607,6 +679,8 @@ check_arguments(const struct tool *tool, json_t *arguments, struct err *err)
 			    names.len ? names.buf : "none");
 			goto done;
 		}
+		if ((rc = check_value(tool, key, value, err)) < 0)
+			goto done;
 		if (!type_matches(a->type, value) && !json_is_null(value)) {
 			rc = err_set(err, ERR_USAGE, "argument '%s' of tool %s must be %s",
 			    key, tool->name, type_name(a->type));
@@ -880,6 +954,7 @@ call_tool(void *arg, const char *name, json_t *arguments)
 	if (tool == NULL)
 		return NULL;
 	call_context(state, tool->entry, &ctx, &err);
+	arguments = integral_reals_as_integers(arguments);
 	if ((rc = check_arguments(tool, arguments, &err)) == 0) {
 		map_arguments(tool, arguments, &ctx, &call);
 		if ((rc = cmd_check_arity(&ctx)) == 0 &&
@@ -898,6 +973,7 @@ call_tool(void *arg, const char *name, json_t *arguments)
 	free(text);
 done:
 	end_call(state, &ctx, &call);
+	json_decref(arguments);
 	/* Unread messages are told in the result too: every client shows it. */
 	check_unread(state);
 	if (state->unread > 0 && strcmp(tool->name, "inbox") != 0) {
