@@ -30,6 +30,12 @@
 #define MCP_IDLE_POLL_MS 2000
 /* The resource whose updates announce new messages. */
 #define INBOX_URI "daicho://inbox"
+/*
+ * The most message text one inbox answer carries: escaped as JSON (up to 6
+ * bytes a byte), it stays well under an MCP client's line (10 MB in the
+ * TypeScript SDK).
+ */
+#define MCP_INBOX_MAX_BYTES (1024 * 1024)
 
 /* The JSON type of a tool argument. */
 enum arg_type {
@@ -324,7 +330,8 @@ static const struct tool tools[] = {
 	  false, false, false, 0 },
 	{ "inbox", "Read your messages",
 	  "Your unread messages, oldest first, marked read (peek leaves them "
-	  "unread).",
+	  "unread): at most 1 MiB of text per call, the rest left for the next "
+	  "call; a longer message is cut (truncated: true, bytes: its length).",
 	  &cmd_inbox_entry,
 	  (const struct tool_arg[]){
 	      { "peek", ARG_BOOLEAN, ROLE_FLAG, "peek", false,
@@ -337,7 +344,9 @@ static const struct tool tools[] = {
 	  NULLABLE("string") ",\"addressed_to\":" NULLABLE("string")
 	  ",\"kind\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"
 	  "\"sent_ms\":{\"type\":\"integer\"},\"recipient_seen_ms\":"
-	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"}},"
+	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"},"
+	  "\"bytes\":{\"type\":\"integer\"},\"truncated\":{\"type\":"
+	  "\"boolean\"}},"
 	  "\"required\":[\"id\",\"text\"]}}},\"required\":[\"messages\"]}",
 	  false, false, false, 0 },
 	{ "wait", "Record that you wait",
@@ -813,6 +822,7 @@ call_context(struct mcp_state *state, const struct cmd_entry *entry,
 	ctx->json = true;
 	ctx->stdin_closed = true; /* stdin is the protocol */
 	ctx->captured = json_array();
+	ctx->max_text_bytes = MCP_INBOX_MAX_BYTES;
 	ctx->err = err;
 }
 
@@ -885,23 +895,22 @@ static void
 check_unread(struct mcp_state *state)
 {
 	struct err err = ERR_INIT;
-	json_t *messages = NULL, *m;
-	size_t i;
+	int64_t count, newest;
 
 	if (state->agent_name == NULL || state->ended) {
 		state->unread = 0;
 		return;
 	}
+	/* Ids and a count only: never the texts, whatever their size. */
 	ledger_set_caller(state->ledger, state->agent_id);
-	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
+	if (msg_unread_count(state->ledger, state->agent_name, &count, &newest,
+		 &err) < 0) {
 		err_release(&err);
 		return;
 	}
-	state->unread = json_array_size(messages);
-	json_array_foreach(messages, i, m)
-		if (cmd_json_int(m, "id") > state->notified_message)
-			state->unread_news = true;
-	json_decref(messages);
+	state->unread = (size_t)count;
+	if (newest > state->notified_message)
+		state->unread_news = true;
 }
 
 /* The structured content of a successful call, from what it printed. */
@@ -916,6 +925,58 @@ structured_output(const struct tool *tool, json_t *captured)
 	if (json_is_object(first))
 		return json_incref(first);
 	return json_pack("{s:b}", "ok", 1);
+}
+
+/* The first chars characters of text (UTF-8) into out, "..." if more. */
+static void
+add_preview(struct buf *out, const char *text, int chars)
+{
+	const char *p = text;
+
+	for (int n = 0; *p && n < chars; n++)
+		do
+			p++;
+		while ((*p & 0xc0) == 0x80);
+	buf_add(out, text, (size_t)(p - text));
+	if (*p)
+		buf_adds(out, "...");
+}
+
+/* How many characters of a message a notification or summary shows. */
+#define PREVIEW_CHARS 200
+
+/*
+ * inbox's text content: a line per message, with the first characters of
+ * its text. The texts themselves are in structuredContent only: a text
+ * twice could make the answer too long for the client's line.
+ */
+static char *
+inbox_summary(const json_t *structured)
+{
+	const json_t *messages = json_object_get(structured, "messages"), *m;
+	struct buf out = BUF_INIT, line = BUF_INIT;
+	size_t i, count = json_array_size(messages);
+
+	buf_addf(&out, "%zu message%s", count, count == 1 ? "" : "s");
+	if (count > 0)
+		buf_adds(&out, " (the full texts: structuredContent.messages)");
+	json_array_foreach(messages, i, m) {
+		const char *text = cmd_json_str(m, "text", "");
+
+		buf_reset(&line);
+		add_preview(&line, text, PREVIEW_CHARS);
+		buf_addf(&out, "\n#%lld from %s%s, %zu bytes",
+		    (long long)cmd_json_int(m, "id"), cmd_json_str(m, "from",
+		    "daicho"), strcmp(cmd_json_str(m, "kind", ""), "reminder") == 0
+		    ? " (reminder)" : "", strlen(text));
+		if (json_is_true(json_object_get(m, "truncated")))
+			buf_addf(&out, " of %lld (cut: an answer carries at most 1 "
+			    "MiB of text)", (long long)cmd_json_int(m, "bytes"));
+		buf_adds(&out, ": ");
+		cmd_add_printable(&out, line.buf);
+	}
+	buf_release(&line);
+	return buf_detach(&out, NULL);
 }
 
 /* The CallToolResult of a failed command: its one line, as the CLI says. */
@@ -966,17 +1027,19 @@ call_tool(void *arg, const char *name, json_t *arguments)
 		goto done;
 	}
 	structured = structured_output(tool, ctx.captured);
-	text = json_dumps(structured, JSON_COMPACT);
+	/* inbox's texts go once: its text content is a summary. */
+	text = tool->entry == &cmd_inbox_entry ? inbox_summary(structured)
+	    : json_dumps(structured, JSON_COMPACT);
 	result = json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type",
 	    "text", "text", text ? text : "{}", "structuredContent", structured,
 	    "isError", 0);
 	free(text);
 done:
 	end_call(state, &ctx, &call);
-	json_decref(arguments);
 	/* Unread messages are told in the result too: every client shows it. */
 	check_unread(state);
-	if (state->unread > 0 && strcmp(tool->name, "inbox") != 0) {
+	if (state->unread > 0 && (tool->entry != &cmd_inbox_entry ||
+	    !json_is_true(json_object_get(arguments, "peek")))) {
 		struct buf note = BUF_INIT;
 
 		buf_addf(&note, "daicho: you have %zu unread message%s (call the "
@@ -986,6 +1049,7 @@ done:
 		    json_pack("{s:s, s:s}", "type", "text", "text", note.buf));
 		buf_release(&note);
 	}
+	json_decref(arguments);
 	err_release(&err);
 	return result;
 }
@@ -1044,22 +1108,29 @@ tick(void *arg, struct mcp_server *server, bool idle)
 	if (!state->unread_news || state->agent_name == NULL || state->ended)
 		return;
 	state->unread_news = false;
+	/* A preview of each new one: a whole text could be too long a line. */
 	ledger_set_caller(state->ledger, state->agent_id);
-	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
+	if (msg_unread_previews(state->ledger, state->agent_name,
+		 state->notified_message, PREVIEW_CHARS, &messages, &err) < 0) {
 		err_release(&err);
 		return;
 	}
 	json_array_foreach(messages, i, m) {
 		int64_t id = cmd_json_int(m, "id");
+		struct buf preview = BUF_INIT;
 
-		if (id <= state->notified_message)
-			continue;
 		if (id > newest)
 			newest = id;
+		buf_adds(&preview, cmd_json_str(m, "preview", ""));
+		if (json_is_true(json_object_get(m, "truncated")))
+			buf_adds(&preview, "...");
 		mcp_log(server, "notice", "daicho", json_pack("{s:s, s:I, s:s?, "
-		    "s:s, s:s}", "event", "message", "id", (json_int_t)id, "from",
-		    cmd_json_str(m, "from", NULL), "text", cmd_json_str(m, "text", ""),
+		    "s:I, s:s, s:b, s:s}", "event", "message", "id", (json_int_t)id,
+		    "from", cmd_json_str(m, "from", NULL), "bytes",
+		    (json_int_t)cmd_json_int(m, "bytes"), "text", preview.buf,
+		    "truncated", json_is_true(json_object_get(m, "truncated")),
 		    "hint", "call the inbox tool to read and acknowledge it"));
+		buf_release(&preview);
 	}
 	state->notified_message = newest;
 	mcp_resource_updated(server, INBOX_URI);
