@@ -86,6 +86,8 @@ struct cmd_ctx {
 	const struct buf *input;   /* not NULL: what reading "-" gives instead
 				    * of standard input (a resident server's
 				    * text argument; its stdin is the protocol) */
+	size_t max_text_bytes;     /* inbox: at most this much message text
+				    * (0: all; see msg_inbox_within()) */
 	struct err *err;
 };
 

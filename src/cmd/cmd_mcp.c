@@ -30,6 +30,12 @@
 #define MCP_IDLE_POLL_MS 2000
 /* The resource whose updates announce new messages. */
 #define INBOX_URI "daicho://inbox"
+/*
+ * The most message text one inbox answer carries: escaped as JSON (up to 6
+ * bytes a byte), it stays well under an MCP client's line (10 MB in the
+ * TypeScript SDK).
+ */
+#define MCP_INBOX_MAX_BYTES (1024 * 1024)
 
 /* The JSON type of a tool argument. */
 enum arg_type {
@@ -324,7 +330,8 @@ static const struct tool tools[] = {
 	  false, false, false, 0 },
 	{ "inbox", "Read your messages",
 	  "Your unread messages, oldest first, marked read (peek leaves them "
-	  "unread).",
+	  "unread): at most 1 MiB of text per call, the rest left for the next "
+	  "call; a longer message is cut (truncated: true, bytes: its length).",
 	  &cmd_inbox_entry,
 	  (const struct tool_arg[]){
 	      { "peek", ARG_BOOLEAN, ROLE_FLAG, "peek", false,
@@ -337,7 +344,9 @@ static const struct tool tools[] = {
 	  NULLABLE("string") ",\"addressed_to\":" NULLABLE("string")
 	  ",\"kind\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"
 	  "\"sent_ms\":{\"type\":\"integer\"},\"recipient_seen_ms\":"
-	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"}},"
+	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"},"
+	  "\"bytes\":{\"type\":\"integer\"},\"truncated\":{\"type\":"
+	  "\"boolean\"}},"
 	  "\"required\":[\"id\",\"text\"]}}},\"required\":[\"messages\"]}",
 	  false, false, false, 0 },
 	{ "wait", "Record that you wait",
@@ -456,7 +465,9 @@ struct mcp_state {
 	json_t *resource_list;      /* resources/list's array */
 	char *agent_name;           /* the caller of the last call, once
 				       known */
-	int64_t agent_id;
+	int64_t agent_id;           /* its id; for a named server (--as,
+				       $DAICHO_AGENT) the first one, kept */
+	bool ended;                 /* the named server's agent ended */
 	int64_t notified_message;   /* newest message id announced */
 	size_t unread;              /* unread messages after the last call */
 	bool unread_news;           /* messages newer than notified_message */
@@ -580,6 +591,78 @@ tool_list(void)
 }
 
 /*
+ * Check that value (argument key of tool, or something inside it) holds
+ * nothing daicho cannot take: a number beyond 64 bits or a double (see
+ * mcp_big_number()), a string with a NUL byte. Returns 0, or ERR_USAGE.
+ */
+static int
+check_value(const struct tool *tool, const char *key, const json_t *value,
+    struct err *err)
+{
+	const char *big = mcp_big_number(value), *name;
+	const json_t *item;
+	size_t i;
+	int rc = 0;
+
+	if (big != NULL)
+		return err_set(err, ERR_USAGE, "argument '%s' of tool %s: %s is out "
+		    "of range (a whole number from -9223372036854775808 to "
+		    "9223372036854775807, or a number a double holds)", key,
+		    tool->name, big);
+	if (json_is_string(value) &&
+	    strlen(json_string_value(value)) != json_string_length(value))
+		return err_set(err, ERR_USAGE, "argument '%s' of tool %s contains a "
+		    "NUL byte (\\u0000), which daicho text never holds", key,
+		    tool->name);
+	if (json_is_array(value))
+		json_array_foreach(value, i, item)
+			if ((rc = check_value(tool, key, item, err)) < 0)
+				return rc;
+	if (json_is_object(value))
+		json_object_foreach((json_t *)value, name, item)
+			if ((rc = check_value(tool, key, item, err)) < 0)
+				return rc;
+	return rc;
+}
+
+/*
+ * Arguments with each whole number written as a real (1.0, 2e3) an
+ * integer, as JSON Schema counts it: an integer argument takes it. New
+ * reference.
+ */
+static json_t *
+integral_reals_as_integers(json_t *value)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_real(value)) {
+		double v = json_real_value(value);
+
+		if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 &&
+		    (double)(json_int_t)v == v)
+			return json_integer((json_int_t)v);
+		return json_incref(value);
+	}
+	if (json_is_array(value)) {
+		json_t *copy = json_array();
+
+		json_array_foreach(value, i, item)
+			json_array_append_new(copy, integral_reals_as_integers(item));
+		return copy;
+	}
+	if (json_is_object(value)) {
+		json_t *copy = json_object();
+
+		json_object_foreach(value, key, item)
+			json_object_set_new(copy, key, integral_reals_as_integers(item));
+		return copy;
+	}
+	return json_incref(value);
+}
+
+/*
  * Check arguments against tool's arguments: no unknown property, each of
  * the right type, the required ones there. Returns 0, or ERR_USAGE saying
  * what is wrong.
@@ -605,6 +688,8 @@ check_arguments(const struct tool *tool, json_t *arguments, struct err *err)
 			    names.len ? names.buf : "none");
 			goto done;
 		}
+		if ((rc = check_value(tool, key, value, err)) < 0)
+			goto done;
 		if (!type_matches(a->type, value) && !json_is_null(value)) {
 			rc = err_set(err, ERR_USAGE, "argument '%s' of tool %s must be %s",
 			    key, tool->name, type_name(a->type));
@@ -737,6 +822,7 @@ call_context(struct mcp_state *state, const struct cmd_entry *entry,
 	ctx->json = true;
 	ctx->stdin_closed = true; /* stdin is the protocol */
 	ctx->captured = json_array();
+	ctx->max_text_bytes = MCP_INBOX_MAX_BYTES;
 	ctx->err = err;
 }
 
@@ -747,9 +833,11 @@ call_context(struct mcp_state *state, const struct cmd_entry *entry,
 static void
 end_call(struct mcp_state *state, struct cmd_ctx *ctx, struct call_args *call)
 {
-	if (ctx->caller.name != NULL && ctx->caller.id != 0 && (state->agent_name
-	    == NULL || strcmp(state->agent_name, ctx->caller.name) != 0 ||
-	    state->agent_id != ctx->caller.id)) {
+	bool pinned = state->base->claim.name != NULL && state->agent_id != 0;
+
+	if (ctx->caller.name != NULL && ctx->caller.id != 0 && !pinned &&
+	    (state->agent_name == NULL || strcmp(state->agent_name,
+	    ctx->caller.name) != 0 || state->agent_id != ctx->caller.id)) {
 		free(state->agent_name);
 		state->agent_name = xstrdup(ctx->caller.name);
 		state->agent_id = ctx->caller.id;
@@ -767,6 +855,39 @@ end_call(struct mcp_state *state, struct cmd_ctx *ctx, struct call_args *call)
 }
 
 /*
+ * Resolve the call's caller. A named server (--as NAME, $DAICHO_AGENT) is
+ * one agent for its whole session: the agent its first call resolved to.
+ * Once that agent is ended (daicho agent end, a take-over, the sweep), the
+ * name resolves to no one (or to a newer agent of the name): the call then
+ * acts as the ended agent, whose session stays ended, as a client
+ * session's does: reads go on, every write is refused (tool is NULL for a
+ * read), and nothing registers the name again. Returns 0 or -code.
+ */
+static int
+resolve_caller(struct mcp_state *state, struct cmd_ctx *ctx,
+    const struct tool *tool)
+{
+	int64_t id = cmd_caller(ctx);
+
+	if (id < 0)
+		return (int)id;
+	if (state->base->claim.name == NULL || state->agent_id == 0 ||
+	    (id == state->agent_id && !state->ended))
+		return 0;
+	state->ended = true;
+	ctx->caller.ended = true; /* no beat, no registration: writes refused */
+	ctx->caller.id = state->agent_id;
+	ledger_set_caller(state->ledger, state->agent_id);
+	if (tool != NULL && !tool->read_only)
+		return err_set(ctx->err, ERR_REFUSED, "this server's agent %s has "
+		    "ended ('daicho agent end', a take-over or the sweep), and an "
+		    "ended agent stays ended: reads go on, %s and every other write "
+		    "is refused (restart the server to act as %s again)",
+		    state->agent_name, tool->name, state->agent_name);
+	return 0;
+}
+
+/*
  * Look at the agent's unread messages: count them, and note whether any is
  * newer than the last announced.
  */
@@ -774,21 +895,22 @@ static void
 check_unread(struct mcp_state *state)
 {
 	struct err err = ERR_INIT;
-	json_t *messages = NULL, *m;
-	size_t i;
+	int64_t count, newest;
 
-	if (state->agent_name == NULL)
+	if (state->agent_name == NULL || state->ended) {
+		state->unread = 0;
 		return;
+	}
+	/* Ids and a count only: never the texts, whatever their size. */
 	ledger_set_caller(state->ledger, state->agent_id);
-	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
+	if (msg_unread_count(state->ledger, state->agent_name, &count, &newest,
+		 &err) < 0) {
 		err_release(&err);
 		return;
 	}
-	state->unread = json_array_size(messages);
-	json_array_foreach(messages, i, m)
-		if (cmd_json_int(m, "id") > state->notified_message)
-			state->unread_news = true;
-	json_decref(messages);
+	state->unread = (size_t)count;
+	if (newest > state->notified_message)
+		state->unread_news = true;
 }
 
 /* The structured content of a successful call, from what it printed. */
@@ -803,6 +925,58 @@ structured_output(const struct tool *tool, json_t *captured)
 	if (json_is_object(first))
 		return json_incref(first);
 	return json_pack("{s:b}", "ok", 1);
+}
+
+/* The first chars characters of text (UTF-8) into out, "..." if more. */
+static void
+add_preview(struct buf *out, const char *text, int chars)
+{
+	const char *p = text;
+
+	for (int n = 0; *p && n < chars; n++)
+		do
+			p++;
+		while ((*p & 0xc0) == 0x80);
+	buf_add(out, text, (size_t)(p - text));
+	if (*p)
+		buf_adds(out, "...");
+}
+
+/* How many characters of a message a notification or summary shows. */
+#define PREVIEW_CHARS 200
+
+/*
+ * inbox's text content: a line per message, with the first characters of
+ * its text. The texts themselves are in structuredContent only: a text
+ * twice could make the answer too long for the client's line.
+ */
+static char *
+inbox_summary(const json_t *structured)
+{
+	const json_t *messages = json_object_get(structured, "messages"), *m;
+	struct buf out = BUF_INIT, line = BUF_INIT;
+	size_t i, count = json_array_size(messages);
+
+	buf_addf(&out, "%zu message%s", count, count == 1 ? "" : "s");
+	if (count > 0)
+		buf_adds(&out, " (the full texts: structuredContent.messages)");
+	json_array_foreach(messages, i, m) {
+		const char *text = cmd_json_str(m, "text", "");
+
+		buf_reset(&line);
+		add_preview(&line, text, PREVIEW_CHARS);
+		buf_addf(&out, "\n#%lld from %s%s, %zu bytes",
+		    (long long)cmd_json_int(m, "id"), cmd_json_str(m, "from",
+		    "daicho"), strcmp(cmd_json_str(m, "kind", ""), "reminder") == 0
+		    ? " (reminder)" : "", strlen(text));
+		if (json_is_true(json_object_get(m, "truncated")))
+			buf_addf(&out, " of %lld (cut: an answer carries at most 1 "
+			    "MiB of text)", (long long)cmd_json_int(m, "bytes"));
+		buf_adds(&out, ": ");
+		cmd_add_printable(&out, line.buf);
+	}
+	buf_release(&line);
+	return buf_detach(&out, NULL);
 }
 
 /* The CallToolResult of a failed command: its one line, as the CLI says. */
@@ -841,9 +1015,11 @@ call_tool(void *arg, const char *name, json_t *arguments)
 	if (tool == NULL)
 		return NULL;
 	call_context(state, tool->entry, &ctx, &err);
+	arguments = integral_reals_as_integers(arguments);
 	if ((rc = check_arguments(tool, arguments, &err)) == 0) {
 		map_arguments(tool, arguments, &ctx, &call);
-		if ((rc = cmd_check_arity(&ctx)) == 0)
+		if ((rc = cmd_check_arity(&ctx)) == 0 &&
+		    (rc = resolve_caller(state, &ctx, tool)) == 0)
 			rc = cmd_execute(&ctx);
 	}
 	if (rc < 0) {
@@ -851,7 +1027,9 @@ call_tool(void *arg, const char *name, json_t *arguments)
 		goto done;
 	}
 	structured = structured_output(tool, ctx.captured);
-	text = json_dumps(structured, JSON_COMPACT);
+	/* inbox's texts go once: its text content is a summary. */
+	text = tool->entry == &cmd_inbox_entry ? inbox_summary(structured)
+	    : json_dumps(structured, JSON_COMPACT);
 	result = json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type",
 	    "text", "text", text ? text : "{}", "structuredContent", structured,
 	    "isError", 0);
@@ -860,7 +1038,8 @@ done:
 	end_call(state, &ctx, &call);
 	/* Unread messages are told in the result too: every client shows it. */
 	check_unread(state);
-	if (state->unread > 0 && strcmp(tool->name, "inbox") != 0) {
+	if (state->unread > 0 && (tool->entry != &cmd_inbox_entry ||
+	    !json_is_true(json_object_get(arguments, "peek")))) {
 		struct buf note = BUF_INIT;
 
 		buf_addf(&note, "daicho: you have %zu unread message%s (call the "
@@ -870,6 +1049,7 @@ done:
 		    json_pack("{s:s, s:s}", "type", "text", "text", note.buf));
 		buf_release(&note);
 	}
+	json_decref(arguments);
 	err_release(&err);
 	return result;
 }
@@ -888,7 +1068,7 @@ read_resource(void *arg, const char *uri)
 		return NULL;
 	call_context(state, &cmd_inbox_entry, &ctx, &err);
 	cmd_add_value(&ctx, cmd_find_option(&cmd_inbox_entry, "peek"), NULL);
-	if (cmd_execute(&ctx) < 0) {
+	if (resolve_caller(state, &ctx, NULL) < 0 || cmd_execute(&ctx) < 0) {
 		struct buf line = BUF_INIT;
 
 		buf_addf(&line, "daicho: %s", err.message.buf);
@@ -925,25 +1105,32 @@ tick(void *arg, struct mcp_server *server, bool idle)
 
 	if (idle)
 		check_unread(state);
-	if (!state->unread_news || state->agent_name == NULL)
+	if (!state->unread_news || state->agent_name == NULL || state->ended)
 		return;
 	state->unread_news = false;
+	/* A preview of each new one: a whole text could be too long a line. */
 	ledger_set_caller(state->ledger, state->agent_id);
-	if (msg_inbox(state->ledger, state->agent_name, true, &messages, &err) < 0) {
+	if (msg_unread_previews(state->ledger, state->agent_name,
+		 state->notified_message, PREVIEW_CHARS, &messages, &err) < 0) {
 		err_release(&err);
 		return;
 	}
 	json_array_foreach(messages, i, m) {
 		int64_t id = cmd_json_int(m, "id");
+		struct buf preview = BUF_INIT;
 
-		if (id <= state->notified_message)
-			continue;
 		if (id > newest)
 			newest = id;
+		buf_adds(&preview, cmd_json_str(m, "preview", ""));
+		if (json_is_true(json_object_get(m, "truncated")))
+			buf_adds(&preview, "...");
 		mcp_log(server, "notice", "daicho", json_pack("{s:s, s:I, s:s?, "
-		    "s:s, s:s}", "event", "message", "id", (json_int_t)id, "from",
-		    cmd_json_str(m, "from", NULL), "text", cmd_json_str(m, "text", ""),
+		    "s:I, s:s, s:b, s:s}", "event", "message", "id", (json_int_t)id,
+		    "from", cmd_json_str(m, "from", NULL), "bytes",
+		    (json_int_t)cmd_json_int(m, "bytes"), "text", preview.buf,
+		    "truncated", json_is_true(json_object_get(m, "truncated")),
 		    "hint", "call the inbox tool to read and acknowledge it"));
+		buf_release(&preview);
 	}
 	state->notified_message = newest;
 	mcp_resource_updated(server, INBOX_URI);
@@ -990,6 +1177,15 @@ decide_identity(struct cmd_ctx *ctx)
 	struct client_ancestry ancestry;
 	int rc = 0;
 
+	/*
+	 * A name that cannot name an agent would start a server that fails
+	 * every call: refuse it now, before answering anything.
+	 */
+	if (ctx->claim.name != NULL &&
+	    agent_check_name(ctx->claim.name, ctx->err) < 0)
+		return err_set(ctx->err, ERR_USAGE, "no server for '%s', which is "
+		    "not an agent name (--as or $DAICHO_AGENT: 1-64 letters, digits "
+		    "or . _ - @ +, not starting with '-')", ctx->claim.name);
 	if (ctx->explicit_agent)
 		return 0;
 	client_find_ancestor(&ancestry);
@@ -1116,8 +1312,11 @@ const struct cmd_entry cmd_mcp_entry = {
 	    "$CLAUDE_CODE_SESSION_ID (Claude Code gives it to its MCP servers),\n"
 	    "or else the session agent of the Codex or Gemini CLI process that\n"
 	    "started it (registered by that client's session-start hook); with\n"
-	    "none of these it does not start (exit 2): it never acts as the\n"
-	    "human. Every call is a heartbeat. When the agent has unread\n"
+	    "none of these, or with a NAME that is not an agent name, it does\n"
+	    "not start (exit 2): it never acts as the human. Every call is a\n"
+	    "heartbeat. A named server is one agent: once it is ended ('daicho\n"
+	    "agent end NAME'), reads go on and writes are refused, and NAME is\n"
+	    "never registered again by this server. When the agent has unread\n"
 	    "messages, each tool result says so, and new ones are announced with\n"
 	    "notifications/message and, to a client subscribed to the resource\n"
 	    "daicho://inbox, notifications/resources/updated (also while idle:\n"

@@ -37,6 +37,13 @@ exec_send(struct cmd_ctx *ctx)
 		    "NUL byte" : "empty message");
 		goto done;
 	}
+	if (text.len > MSG_MAX_BYTES) {
+		rc = err_set(ctx->err, ERR_USAGE, "the message is %zu bytes, over "
+		    "the limit of %d (16 MiB; nothing was sent): put long content "
+		    "in a task's body or result, or a file, and send its name",
+		    text.len, MSG_MAX_BYTES);
+		goto done;
+	}
 	req.text = text.buf;
 	if ((rc = msg_send(ctx->ledger, &req, &sent, ctx->err)) < 0)
 		goto done;
@@ -77,7 +84,11 @@ const struct cmd_entry cmd_send_entry = {
 	    "for the next agent of that name. role:ROLE goes to every live holder,\n"
 	    "or with --one to the most recently seen; none is exit 3. Each message\n"
 	    "records its recipient's last seen time. Messages are plain text,\n"
-	    "never an approval (see 'daicho approve').\n\n"
+	    "never an approval (see 'daicho approve'), of at most 16 MiB\n"
+	    "(16777216 bytes; more is refused, exit 2, nothing sent): a message\n"
+	    "is a note, which every reader loads whole; long content goes in a\n"
+	    "task's body or result, or a file the message names. The MCP inbox\n"
+	    "tool gives at most 1 MiB of text per call (see docs/mcp.md).\n\n"
 	    "Prints \"sent #ID to NAME, seen AGE ago (TIME)\" per recipient.\n"
 	    "JSON: an array of {id, to, recipient_seen_ms, queued}.\n",
 	.options = (const struct cmd_option[]){
@@ -101,8 +112,9 @@ exec_inbox(struct cmd_ctx *ctx)
 
 	if (cmd_caller(ctx) < 0)
 		return -(int)ctx->err->code;
-	if ((rc = msg_inbox(ctx->ledger, ctx->caller.name, cmd_has(ctx, "peek"),
-		 &messages, ctx->err)) < 0)
+	if ((rc = msg_inbox_within(ctx->ledger, ctx->caller.name,
+		 cmd_has(ctx, "peek"), ctx->max_text_bytes, &messages,
+		 ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
 		return cmd_print_json(ctx, messages);

@@ -341,9 +341,137 @@ msg_mark_read(struct ledger *ledger, const char *caller_name,
 	return ledger_commit(ledger, err);
 }
 
+/*
+ * The caller's unread messages m (?1 the caller's id, ?2 its name): those
+ * sent to it, and those queued for its name (never both).
+ */
+#define UNREAD_SENT " WHERE m.read_ms IS NULL AND m.recipient = ?1"
+#define UNREAD_QUEUED                                                          \
+	" WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient_name = ?2"   \
+	" AND m.recipient IS NOT ?1"
+
+int
+msg_unread_count(struct ledger *ledger, const char *caller_name,
+    int64_t *count, int64_t *newest, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT count(*), coalesce(max(id), 0) FROM ("
+	    " SELECT m.id FROM messages m" UNREAD_SENT " UNION ALL"
+	    " SELECT m.id FROM messages m" UNREAD_QUEUED ")", err);
+	int rc;
+
+	*count = *newest = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, ledger_caller(ledger));
+	db_bind_text(st, 2, caller_name);
+	if ((rc = db_step(st)) == DB_ROW) {
+		*count = db_column_int(st, 0);
+		*newest = db_column_int(st, 1);
+	}
+	db_reset(st);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "counting unread messages");
+	return 0;
+}
+
+int
+msg_unread_previews(struct ledger *ledger, const char *caller_name,
+    int64_t after, int chars, json_t **out, struct err *err)
+{
+#define PREVIEW_COLUMNS                                                        \
+	"SELECT m.id, s.name AS \"from\", m.kind, m.sent_ms,"                   \
+	" length(CAST(m.body AS BLOB)) AS bytes, substr(m.body, 1, ?4) AS preview," \
+	" CASE WHEN length(m.body) > ?4 THEN 'true' ELSE 'false' END"           \
+	" AS truncated_json FROM messages m LEFT JOIN agents s ON s.id = m.sender"
+	struct db_stmt *st = db_prepare(ledger,
+	    PREVIEW_COLUMNS UNREAD_SENT " AND m.id > ?3 UNION ALL "
+	    PREVIEW_COLUMNS UNREAD_QUEUED " AND m.id > ?3 ORDER BY 1", err);
+#undef PREVIEW_COLUMNS
+	int rc;
+
+	*out = json_array();
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	db_bind_int(st, 1, ledger_caller(ledger));
+	db_bind_text(st, 2, caller_name);
+	db_bind_int(st, 3, after);
+	db_bind_int(st, 4, chars);
+	rc = db_rows_json(ledger, st, *out, "reading unread messages", err);
+done:
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/*
+ * Which of the unread messages of me (named name) fit max_bytes of text:
+ * those up to id *up_to, in order (the first always); *cut is the length
+ * the first is cut to when it alone is longer (0: not cut).
+ */
+static int
+inbox_budget(struct ledger *ledger, int64_t me, const char *name,
+    size_t max_bytes, int64_t *up_to, size_t *cut, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT m.id, length(CAST(m.body AS BLOB)) FROM messages m"
+	    UNREAD_SENT " UNION ALL SELECT m.id, length(CAST(m.body AS BLOB))"
+	    " FROM messages m" UNREAD_QUEUED " ORDER BY 1", err);
+	size_t total = 0;
+	int rc;
+
+	*up_to = 0;
+	*cut = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, me);
+	db_bind_text(st, 2, name);
+	while ((rc = db_step(st)) == DB_ROW) {
+		size_t bytes = (size_t)db_column_int(st, 1);
+
+		if (*up_to != 0 && total + bytes > max_bytes)
+			break;
+		if (*up_to == 0 && bytes > max_bytes)
+			*cut = max_bytes;
+		*up_to = db_column_int(st, 0);
+		total += bytes;
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading the inbox");
+	return 0;
+}
+
+/* Cut message m's text to at most cut bytes (whole characters). */
+static void
+cut_text(json_t *m, size_t cut)
+{
+	const char *text = json_string_value(json_object_get(m, "text"));
+	size_t bytes = text ? strlen(text) : 0;
+
+	if (bytes <= cut)
+		return;
+	while (cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80)
+		cut--;
+	json_object_set_new(m, "bytes", json_integer((json_int_t)bytes));
+	json_object_set_new(m, "truncated", json_true());
+	json_object_set_new(m, "text", json_stringn(text, cut));
+}
+
 int
 msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
     json_t **messages, struct err *err)
+{
+	return msg_inbox_within(ledger, caller_name, peek, 0, messages, err);
+}
+
+int
+msg_inbox_within(struct ledger *ledger, const char *caller_name, bool peek,
+    size_t max_bytes, json_t **messages, struct err *err)
 {
 	static const char *const select_sql =
 	    "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
@@ -351,17 +479,17 @@ msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
 	    " m.recipient_seen_ms,"
 	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END AS queued_json"
 	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
-	    " WHERE m.read_ms IS NULL AND m.recipient = ?1"
+	    UNREAD_SENT " AND m.id <= ?3"
 	    " UNION ALL "
 	    "SELECT m.id, s.name, m.recipient_name, m.addressed_to, m.kind,"
 	    " m.body, m.sent_ms, m.recipient_seen_ms,"
 	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END"
 	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
-	    " WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient_name = ?2"
-	    " AND m.recipient IS NOT ?1"
+	    UNREAD_QUEUED " AND m.id <= ?3"
 	    " ORDER BY 1";
 	struct db_stmt *st;
-	int64_t me = 0;
+	int64_t me = 0, up_to = INT64_MAX;
+	size_t cut = 0;
 	int rc;
 
 	*messages = json_array();
@@ -371,14 +499,22 @@ msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
 	else if ((rc = ledger_begin_as(ledger, &me, err)) < 0) {
 		goto done;
 	}
+	if (max_bytes > 0 && (rc = inbox_budget(ledger, me, caller_name,
+	    max_bytes, &up_to, &cut, err)) < 0)
+		goto finish;
 	if ((st = db_prepare(ledger, select_sql, err)) == NULL) {
 		rc = -(int)err->code;
 		goto finish;
 	}
 	db_bind_int(st, 1, me);
 	db_bind_text(st, 2, caller_name);
+	db_bind_int(st, 3, up_to);
 	if ((rc = db_rows_json(ledger, st, *messages, "reading the inbox",
-		 err)) < 0 || peek || json_array_size(*messages) == 0)
+		 err)) < 0)
+		goto finish;
+	if (cut > 0)
+		cut_text(json_array_get(*messages, 0), cut);
+	if (peek || json_array_size(*messages) == 0)
 		goto finish;
 	rc = mark_read(ledger, me, caller_name, *messages, NULL, err);
 finish:

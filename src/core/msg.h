@@ -15,6 +15,16 @@
 #include "core/err.h"
 #include "core/ledger.h"
 
+/*
+ * The longest message text: 16 MiB. A message is a note between agents
+ * (long work goes in a task's body or result, or a file it names); the
+ * limit bounds what one send may make every reader load, keep and carry,
+ * while leaving room for what agents do send (a log, a diff: the MCP tests
+ * send 12 MiB and expect it taken). Readers that cannot carry a text that
+ * long bound it themselves (msg_inbox_within(): an MCP answer).
+ */
+#define MSG_MAX_BYTES (16 * 1024 * 1024)
+
 struct msg_request {
 	const char *to;         /* an agent name, or "role:ROLE" */
 	const char *text;
@@ -51,6 +61,34 @@ int msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
  */
 int msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
     json_t **messages, struct err *err);
+
+/*
+ * msg_inbox() for an answer that may carry at most max_bytes of text (0:
+ * no limit): the oldest messages whose texts fit, in order; the rest stay
+ * unread. The first is always given: when its text alone is longer, it is
+ * cut to max_bytes (whole characters) and has bytes (the text's length)
+ * and truncated: true.
+ */
+int msg_inbox_within(struct ledger *ledger, const char *caller_name,
+    bool peek, size_t max_bytes, json_t **messages, struct err *err);
+
+/*
+ * The size of the caller's unread messages, reading no text: how many
+ * (*count) and the newest id (*newest, 0 when none). The caller is
+ * ledger_caller() and caller_name, as for msg_inbox() with peek.
+ */
+int msg_unread_count(struct ledger *ledger, const char *caller_name,
+    int64_t *count, int64_t *newest, struct err *err);
+
+/*
+ * The caller's unread messages newer than message after, without their
+ * texts (new reference in *out): objects id, from, kind, sent_ms, bytes
+ * (the text's length), preview (its first chars characters) and truncated
+ * (whether the preview is less than the text). Caller as for
+ * msg_unread_count().
+ */
+int msg_unread_previews(struct ledger *ledger, const char *caller_name,
+    int64_t after, int chars, json_t **out, struct err *err);
 
 /*
  * Mark the messages ids (a JSON array of ids, as msg_inbox() with peek

@@ -5,6 +5,7 @@
  * owner's handlers.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,15 @@ send_notification(struct mcp_server *server, const char *method, json_t *params)
 	    "method", method, "params", params));
 }
 
+/* The string value of v, unless it is none or holds a NUL byte. */
+static const char *
+text_of(const json_t *v)
+{
+	const char *text = json_string_value(v);
+
+	return text && strlen(text) == json_string_length(v) ? text : NULL;
+}
+
 json_t *
 mcp_tool_error(const char *message)
 {
@@ -157,8 +167,7 @@ mcp_resource_updated(struct mcp_server *server, const char *uri)
 static void
 handle_initialize(struct mcp_server *server, json_t *id, json_t *params)
 {
-	const char *asked = json_string_value(json_object_get(params,
-	    "protocolVersion"));
+	const char *asked = text_of(json_object_get(params, "protocolVersion"));
 	json_t *capabilities = json_pack("{s:{s:b}, s:{}}", "tools",
 	    "listChanged", 0, "logging");
 	json_t *result;
@@ -194,7 +203,7 @@ handle_initialize(struct mcp_server *server, json_t *id, json_t *params)
 static void
 handle_tools_call(struct mcp_server *server, json_t *id, json_t *params)
 {
-	const char *name = json_string_value(json_object_get(params, "name"));
+	const char *name = text_of(json_object_get(params, "name"));
 	json_t *arguments = json_object_get(params, "arguments"), *result;
 	struct buf message = BUF_INIT;
 
@@ -242,7 +251,7 @@ static void
 handle_resource(struct mcp_server *server, const char *method, json_t *id,
     json_t *params)
 {
-	const char *uri = json_string_value(json_object_get(params, "uri"));
+	const char *uri = text_of(json_object_get(params, "uri"));
 	json_t *result = NULL;
 	struct buf message = BUF_INIT;
 
@@ -277,7 +286,7 @@ handle_resource(struct mcp_server *server, const char *method, json_t *id,
 static void
 handle_set_level(struct mcp_server *server, json_t *id, json_t *params)
 {
-	const char *level = json_string_value(json_object_get(params, "level"));
+	const char *level = text_of(json_object_get(params, "level"));
 
 	for (int i = 0; level && log_levels[i]; i++)
 		if (strcmp(log_levels[i], level) == 0) {
@@ -329,24 +338,133 @@ handle_request(struct mcp_server *server, const char *method, json_t *id,
 static bool
 valid_id(const json_t *id)
 {
-	return json_is_string(id) || json_is_integer(id);
+	return (json_is_string(id) && mcp_big_number(id) == NULL) ||
+	    json_is_integer(id);
+}
+
+/*
+ * How a number jansson cannot hold is decoded: a string starting with a
+ * NUL byte (which no text daicho takes) and this.
+ */
+#define BIG_NUMBER_MARK "daicho-big-number:"
+
+const char *
+mcp_big_number(const json_t *value)
+{
+	const char *text = json_string_value(value);
+	size_t mark = sizeof(BIG_NUMBER_MARK) - 1;
+
+	if (text == NULL || text[0] != '\0' || json_string_length(value) < mark + 2 ||
+	    memcmp(text + 1, BIG_NUMBER_MARK, mark) != 0)
+		return NULL;
+	return text + 1 + mark;
+}
+
+/* Whether the number token (len bytes) is one jansson refuses. */
+static bool
+too_big(const char *token, size_t len)
+{
+	char *copy = xstrndup(token, len), *end;
+	bool real = strpbrk(copy, ".eE") != NULL, big;
+
+	errno = 0;
+	if (real) {
+		double v = strtod(copy, &end);
+
+		big = errno == ERANGE && isinf(v);
+	} else {
+		(void)strtoll(copy, &end, 10);
+		big = errno == ERANGE;
+	}
+	free(copy);
+	return big;
+}
+
+/*
+ * text (len bytes) with each number that jansson cannot hold written as
+ * the string that mcp_big_number() recognises; false when there is none.
+ * Strings are copied as they are; what is not JSON stays not JSON.
+ */
+static bool
+mark_big_numbers(const char *text, size_t len, struct buf *out)
+{
+	bool found = false;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start = i;
+
+		if (text[i] == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			i = i < len ? i + 1 : len;
+			buf_add(out, text + start, i - start);
+		} else if (text[i] == '-' || (text[i] >= '0' && text[i] <= '9')) {
+			while (i < len && strchr("0123456789+-.eE", text[i]) &&
+			    text[i] != '\0')
+				i++;
+			if (too_big(text + start, i - start)) {
+				buf_adds(out, "\"\\u0000" BIG_NUMBER_MARK);
+				buf_add(out, text + start, i - start);
+				buf_addch(out, '"');
+				found = true;
+			} else {
+				buf_add(out, text + start, i - start);
+			}
+		} else {
+			buf_addch(out, text[i++]);
+		}
+	}
+	return found;
+}
+
+/*
+ * Decode one message: any valid JSON (see mcp_big_number()), duplicate
+ * keys refused. NULL when it cannot be, with *id the request's id when it
+ * could still be read (a message with a key twice; new reference).
+ */
+static json_t *
+decode(const char *text, size_t len, json_t **id, json_error_t *jerr)
+{
+	const size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL;
+	struct buf marked = BUF_INIT;
+	json_t *message = json_loadb(text, len, flags | JSON_REJECT_DUPLICATES,
+	    jerr), *lenient;
+
+	*id = NULL;
+	if (message == NULL && mark_big_numbers(text, len, &marked)) {
+		text = marked.buf;
+		len = marked.len;
+		message = json_loadb(text, len, flags | JSON_REJECT_DUPLICATES, jerr);
+	}
+	if (message == NULL &&
+	    (lenient = json_loadb(text, len, flags, NULL)) != NULL) {
+		if (valid_id(json_object_get(lenient, "id")))
+			*id = json_incref(json_object_get(lenient, "id"));
+		json_decref(lenient);
+	}
+	buf_release(&marked);
+	return message;
 }
 
 void
 mcp_handle_message(struct mcp_server *server, const char *text, size_t len)
 {
 	json_error_t jerr;
-	json_t *message = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
-	    &jerr);
 	json_t *id, *params;
+	json_t *message = decode(text, len, &id, &jerr);
 	const char *method;
 
 	if (message == NULL) {
 		struct buf why = BUF_INIT;
 
-		buf_addf(&why, "parse error: %s (column %d)", jerr.text,
-		    jerr.column);
-		send_error(server, NULL, RPC_PARSE_ERROR, why.buf);
+		/* Valid JSON but for a key given twice: its id is known. */
+		buf_addf(&why, "%s: %s (column %d)", id ? "invalid request"
+		    : "parse error", jerr.text, jerr.column);
+		send_error(server, id, id ? RPC_INVALID_REQUEST : RPC_PARSE_ERROR,
+		    why.buf);
+		json_decref(id);
 		buf_release(&why);
 		goto done;
 	}
@@ -361,14 +479,14 @@ mcp_handle_message(struct mcp_server *server, const char *text, size_t len)
 		goto done;
 	}
 	id = json_object_get(message, "id");
-	method = json_string_value(json_object_get(message, "method"));
+	method = text_of(json_object_get(message, "method"));
 	params = json_object_get(message, "params");
 	if (id != NULL && !valid_id(id)) {
 		send_error(server, NULL, RPC_INVALID_REQUEST, "invalid request: id "
 		    "must be a string or an integer");
 		goto done;
 	}
-	if (!json_is_string(json_object_get(message, "jsonrpc")) ||
+	if (text_of(json_object_get(message, "jsonrpc")) == NULL ||
 	    strcmp(json_string_value(json_object_get(message, "jsonrpc")),
 		"2.0") != 0) {
 		send_error(server, id, RPC_INVALID_REQUEST, "invalid request: "
@@ -381,7 +499,7 @@ mcp_handle_message(struct mcp_server *server, const char *text, size_t len)
 		    json_object_get(message, "error")))
 			goto done;
 		send_error(server, id, RPC_INVALID_REQUEST, "invalid request: "
-		    "\"method\" (a string) is missing");
+		    "\"method\" (a string without NUL bytes) is missing");
 		goto done;
 	}
 	if (id == NULL)

@@ -114,4 +114,14 @@ bool mcp_resource_updated(struct mcp_server *server, const char *uri);
  */
 json_t *mcp_tool_error(const char *message);
 
+/*
+ * Every valid JSON message is decoded, also those with a string holding
+ * "\u0000" (strings may hold NUL bytes: json_string_length() tells) and
+ * with numbers beyond what jansson holds (an integer beyond json_int_t, a
+ * real beyond a double): each such number is decoded as a string marking
+ * it, which this returns the number of, as written (NULL for any other
+ * value). The owner refuses such values where they reach a tool.
+ */
+const char *mcp_big_number(const json_t *value);
+
 #endif

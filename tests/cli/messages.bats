@@ -59,6 +59,16 @@ setup() {
 	assert_ledger_unchanged
 }
 
+@test "a message over 16 MiB: refused (exit 2), nothing sent; 16 MiB is taken" {
+	snapshot_ledger
+	capture sh -c 'head -c 16777217 /dev/zero | tr "\\0" x | daicho send w1 - --as mgr'
+	assert_refused 2
+	stderr_contains "the message is 16777217 bytes, over the limit of 16777216 (16 MiB; nothing was sent)"
+	assert_ledger_unchanged
+	ok sh -c 'head -c 16777216 /dev/zero | tr "\\0" x | daicho send w1 - --as mgr'
+	[ "$(sql "SELECT length(body) FROM messages WHERE id = 1")" = 16777216 ]
+}
+
 @test "an ended agent: refused (exit 3) with its last seen and the live holder of its role" {
 	daicho agent start impl-old --role reviewer >/dev/null
 	daicho agent start impl-new --role reviewer >/dev/null
