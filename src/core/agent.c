@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/db.h"
@@ -72,6 +73,10 @@ agent_check_name(const char *name, struct err *err)
 			(c >= '0' && c <= '9') || strchr("._-@+", c)))
 			goto bad;
 	}
+	/* The sweep's reminders read "from daicho": no agent may. */
+	if (strcasecmp(name, "daicho") == 0)
+		return err_set(err, ERR_USAGE, "agent name '%s' is reserved (daicho's "
+		    "own messages come from it); pick another", name);
 	return 0;
 bad:
 	return err_set(err, ERR_USAGE,

@@ -49,7 +49,8 @@ struct agent {
 
 /*
  * Check that name can name an agent: 1 to 64 bytes of letters, digits and
- * ". _ - @ +", not starting with '-'. Returns 0, or ERR_USAGE.
+ * ". _ - @ +", not starting with '-', and not "daicho" in any case (the
+ * sender of daicho's own messages). Returns 0, or ERR_USAGE.
  */
 int agent_check_name(const char *name, struct err *err);
 

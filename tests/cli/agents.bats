@@ -380,3 +380,13 @@ agent_state() {
 	assert_success
 }
 
+@test "no agent may be called daicho: the sweep's own messages come from that name" {
+	daicho add t1 >/dev/null
+	snapshot_ledger
+	refused 2 daicho --as daicho claim --next
+	stderr_contains "is reserved"
+	DAICHO_AGENT=Daicho refused 2 daicho send root hello
+	refused 2 daicho agent start daicho
+	assert_ledger_unchanged
+}
+
