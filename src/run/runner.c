@@ -105,6 +105,7 @@ struct runner {
 	struct buf root;              /* the project root (worktrees) */
 	struct buf base;              /* HEAD when the run started */
 	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
+	struct buf program;           /* CMD, found in $PATH at the start */
 };
 
 static int64_t
@@ -408,8 +409,11 @@ launch(struct runner *r, struct worker *w)
 		posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
 	posix_spawnattr_init(&attr);
 	proc_spawnattr_defaults(&attr, true);
-	rc = env ? posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env)
-		 : ENOMEM;
+	rc = env ? posix_spawn(&w->pid, r->program.buf, &actions, &attr, argv,
+			env) : ENOMEM;
+	/* A script without "#!", which execvp() would give to sh. */
+	if (rc == ENOEXEC)
+		rc = posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	free(env);
@@ -1334,7 +1338,10 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 			    options->rate_limit_pattern);
 		r.has_rate_re = true;
 	}
-	if ((rc = proc_runnable(options->argv[0])) != 0) {
+	/* $PATH is searched once, not by every launch. */
+	buf_init(&r.program);
+	if ((rc = proc_runnable(options->argv[0], &r.program)) != 0) {
+		buf_release(&r.program);
 		if (r.has_rate_re)
 			regfree(&r.rate_re);
 		return err_set(err, ERR_FAILED, "cannot run %s (%s)",
@@ -1490,5 +1497,6 @@ done:
 	buf_release(&r.root);
 	buf_release(&r.base);
 	buf_release(&r.worktree_dir);
+	buf_release(&r.program);
 	return rc;
 }

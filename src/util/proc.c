@@ -58,15 +58,20 @@ executable_file(const char *path)
 }
 
 int
-proc_runnable(const char *program)
+proc_runnable(const char *program, struct buf *out)
 {
 	const char *path = getenv("PATH"), *dir;
 	int found = ENOENT;
 
 	if (*program == '\0')
 		return ENOENT;
-	if (strchr(program, '/'))
-		return executable_file(program);
+	if (strchr(program, '/')) {
+		int rc = executable_file(program);
+
+		if (rc == 0 && out)
+			buf_adds(out, program);
+		return rc;
+	}
 	if (path == NULL)
 		path = "/bin:/usr/bin";
 	for (dir = path;; dir++) {
@@ -77,6 +82,8 @@ proc_runnable(const char *program)
 		/* An empty entry is the current directory, as for execvp(). */
 		buf_addf(&full, "%.*s%s%s", (int)len, dir, len ? "/" : "", program);
 		rc = executable_file(full.buf);
+		if (rc == 0 && out)
+			buf_adds(out, full.buf);
 		buf_release(&full);
 		if (rc == 0)
 			return 0;

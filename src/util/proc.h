@@ -31,9 +31,11 @@ bool proc_is_alive(pid_t pid);
 /*
  * Whether posix_spawnp() could run program: 0 when it names an executable
  * file (a path with a '/', or a name found in $PATH as execvp() looks),
- * else the errno it would fail with (ENOENT, EACCES).
+ * else the errno it would fail with (ENOENT, EACCES). When found and path
+ * is not NULL, path receives the file to run (program itself when it has
+ * a '/'), so that a caller that runs it many times searches $PATH once.
  */
-int proc_runnable(const char *program);
+int proc_runnable(const char *program, struct buf *path);
 
 /*
  * When process pid started (clock ticks since boot, from /proc), which
