@@ -2,7 +2,11 @@
 # Durable dispatch against the bare floor (issue 19): `daicho run -j 8 --
 # true {id}` over 600 and over 2,000 ready tasks, every transition durable
 # and every task verified, against a bare posix_spawn loop (bench/
-# spawnloop.c, the floor) and `xargs -P 8`, in alternating runs, medians.
+# spawnloop.c, the floor) and `xargs -P 8 -n 1`, in alternating runs,
+# medians. Every runner runs the same command, `true` with one argument:
+# coreutils' true loads the locale when it has one (to answer --help), a
+# third of what the job costs here, so `true` alone against `true N` would
+# compare different jobs. The same without the argument follows.
 # Then the effective concurrency on 2,000 x `sleep 0.05` against the loop,
 # three runs. The process start cost of the machine is printed first: it
 # decides how much of a job the runner's own work is.
@@ -56,24 +60,40 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "daicho: $("$daicho" --version) ($daicho)"
 echo "process start: /bin/true $(start_cost /bin/true) ms, daicho --version $(start_cost "$daicho" --version) ms (mean of 200)"
 
-for count in 600 2000; do
+# compare COUNT ARG: alternating runs of the loop, xargs and daicho run,
+# each running `true` with one argument (ARG=1) or none (ARG=0).
+compare() {
+	local count=$1 arg=$2 s x d what
 	: >"$work/times"
 	for _ in $(seq "$runs"); do
-		s=$(ms "$work/spawnloop" 8 "$count" true)
-		x=$(ms sh -c "seq $count | xargs -P 8 -I{} true")
-		fresh_ledger "$count"
-		d=$(ms "$daicho" run -q -j 8 -- true '{id}')
+		if [ "$arg" = 1 ]; then
+			s=$(ms "$work/spawnloop" 8 "$count" true 1)
+			x=$(ms sh -c "seq $count | xargs -P 8 -n 1 true")
+			fresh_ledger "$count"
+			d=$(ms "$daicho" run -q -j 8 -- true '{id}')
+		else
+			s=$(ms "$work/spawnloop" 8 "$count" true)
+			x=$(ms sh -c "seq $count | xargs -P 8 -I{} true")
+			fresh_ledger "$count"
+			d=$(ms "$daicho" run -q -j 8 -- true)
+		fi
 		[ "$(verified)" -eq "$count" ] || { echo "daicho run did not verify every task" >&2; exit 1; }
 		echo "$s $x $d" >>"$work/times"
 	done
 	s=$(cut -d' ' -f1 "$work/times" | median)
 	x=$(cut -d' ' -f2 "$work/times" | median)
 	d=$(cut -d' ' -f3 "$work/times" | median)
-	printf '%d x true, -j 8, %d alternating runs (ms: loop xargs daicho):' "$count" "$runs"
+	what=$([ "$arg" = 1 ] && echo "true N (run: true {id}; xargs -n 1)" || echo "true, no argument")
+	printf '%d x %s, -j 8, %d alternating runs (ms: loop xargs daicho):' "$count" "$what" "$runs"
 	tr '\n' ';' <"$work/times" | sed 's/;$//; s/;/; /g; s/^/ /'
 	echo
 	awk -v s="$s" -v x="$x" -v d="$d" 'BEGIN { printf "  medians: loop %d ms, xargs -P 8 %d ms, daicho run %d ms: %.2fx the loop (target <= 1.2), %.2fx xargs (target < 1)\n", s, x, d, d / s, d / x }'
+}
+
+for count in 600 2000; do
+	compare "$count" 1
 done
+compare 2000 0
 
 echo "2000 x sleep 0.05, -j 8: effective concurrency against the loop, 3 runs:"
 for _ in 1 2 3; do
