@@ -483,6 +483,28 @@ aborted_error(struct err *err)
 	    "earlier error; nothing of it was written");
 }
 
+/*
+ * Run sql, one statement without parameters (a SAVEPOINT, a COMMIT), as a
+ * cached prepared statement: a runner nests several of these in every
+ * transaction, and sqlite3_exec() would parse each anew. Returns SQLite's
+ * result (SQLITE_OK when done).
+ */
+static int
+run_cached(struct ledger *ledger, const char *sql)
+{
+	struct err ignored = ERR_INIT;
+	struct db_stmt *st = db_prepare(ledger, sql, &ignored);
+	int rc;
+
+	if (st == NULL) {
+		err_release(&ignored);
+		return sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
+	}
+	rc = sqlite3_step(st->lite);
+	sqlite3_reset(st->lite);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static int
 begin_nested(struct ledger *ledger, bool write, struct err *err)
 {
@@ -493,7 +515,7 @@ begin_nested(struct ledger *ledger, bool write, struct err *err)
 	if (write && !ledger->locked && ledger->lock != NULL)
 		return err_set(err, ERR_FAILED,
 		    "internal: a write nested inside a read transaction");
-	rc = sqlite3_exec(ledger->db, "SAVEPOINT nested", NULL, NULL, NULL);
+	rc = run_cached(ledger, "SAVEPOINT nested");
 	if (rc != SQLITE_OK)
 		return ledger_error(ledger, rc, err, "starting a transaction");
 	ledger->nesting++;
@@ -514,7 +536,7 @@ ledger_begin(struct ledger *ledger, struct err *err)
 		    ledger->path);
 	if ((rc = take_write_lock(ledger, err)) < 0)
 		return rc;
-	rc = sqlite3_exec(ledger->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	rc = run_cached(ledger, "BEGIN IMMEDIATE");
 	if (rc != SQLITE_OK) {
 		drop_write_lock(ledger);
 		return ledger_error(ledger, rc, err, "starting a transaction");
@@ -563,7 +585,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 		return aborted_error(err);
 	}
 	if (ledger->nesting > 0) {
-		rc = sqlite3_exec(ledger->db, "RELEASE nested", NULL, NULL, NULL);
+		rc = run_cached(ledger, "RELEASE nested");
 		if (rc != SQLITE_OK) {
 			ledger_error(ledger, rc, err, "committing");
 			ledger_rollback(ledger);
@@ -576,7 +598,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 		ledger_rollback(ledger);
 		return aborted_error(err);
 	}
-	rc = sqlite3_exec(ledger->db, "COMMIT", NULL, NULL, NULL);
+	rc = run_cached(ledger, "COMMIT");
 	if (rc != SQLITE_OK) {
 		ledger_error(ledger, rc, err, "committing");
 		ledger_rollback(ledger);
@@ -603,9 +625,10 @@ void
 ledger_rollback(struct ledger *ledger)
 {
 	if (ledger->nesting > 0) {
-		if (!aborted(ledger))
-			sqlite3_exec(ledger->db, "ROLLBACK TO nested; RELEASE nested",
-			    NULL, NULL, NULL);
+		if (!aborted(ledger)) {
+			run_cached(ledger, "ROLLBACK TO nested");
+			run_cached(ledger, "RELEASE nested");
+		}
 		ledger->nesting--;
 		return;
 	}

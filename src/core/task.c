@@ -234,6 +234,35 @@ task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 	return rc;
 }
 
+int
+task_get_state(struct ledger *ledger, int64_t id, struct task_state *out,
+    struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT state, coalesce(owner, 0), attempts FROM tasks WHERE id = ?",
+	    err);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		snprintf(out->state, sizeof(out->state), "%s",
+		    db_column_text(st, 0));
+		out->owner_id = db_column_int(st, 1);
+		out->attempts = db_column_int(st, 2);
+	}
+	db_reset(st);
+	if (rc == DB_DONE)
+		return err_set(err, ERR_NOT_FOUND,
+		    "no task #%lld (see 'daicho ls')", (long long)id);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a task");
+	return 0;
+}
+
 /* Prefix for errors about spec: "line N: " inside a batch. */
 static const char *
 where(const struct task_spec *spec, struct buf *scratch)

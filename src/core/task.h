@@ -108,6 +108,20 @@ int task_check_spec(const char *spec, struct err *err);
 int task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
     size_t count, int64_t *ids, struct err *err);
 
+/* The few fields of a task a runner looks at after every launch and exit. */
+struct task_state {
+	char state[16];    /* open, claimed, reported, ... */
+	int64_t owner_id;  /* 0: none */
+	int64_t attempts;
+};
+
+/*
+ * Read task id's state, holder and attempts, without its edges and
+ * checks (task_get() reads them all). ERR_NOT_FOUND when there is none.
+ */
+int task_get_state(struct ledger *ledger, int64_t id, struct task_state *out,
+    struct err *err);
+
 /* Read one task, with its edges. ERR_NOT_FOUND when there is none. */
 int task_get(struct ledger *ledger, int64_t id, struct task *out,
     struct err *err);

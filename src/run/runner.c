@@ -500,7 +500,7 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 	for (int i = 0; i < r->opt->jobs; i++) {
 		struct worker *w = &r->workers[i];
 		struct returned found = { r, 0, 0 };
-		struct task task;
+		struct task_state task;
 		int rc;
 
 		if (w->pid || w->task)
@@ -535,10 +535,9 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 			w->agent = r->agents[i];
 		}
 		chosen[(*count)++] = w;
-		if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
+		if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
 			return rc;
 		w->attempt = task.attempts;
-		task_release(&task);
 	}
 	return 0;
 }
@@ -719,10 +718,10 @@ exit_apply(struct runner *r, struct exit_job *job)
 {
 	struct worker *w = job->w;
 	enum exit_action action = EXIT_NOTHING;
-	struct task task;
+	struct task_state task;
 	int rc;
 
-	if ((rc = task_get(r->ledger, w->task, &task, r->err)) < 0)
+	if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
 		return rc;
 	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
 		if (r->stopping && job->code != 0) {
@@ -743,11 +742,9 @@ exit_apply(struct runner *r, struct exit_job *job)
 		r->pause_ms = 0;
 		job->outcome = "reported by the worker";
 	} else {
-		/* Copied: task_release() frees the task's strings. */
 		snprintf(job->moved_on, sizeof(job->moved_on), "%s", task.state);
 		job->outcome = job->moved_on;
 	}
-	task_release(&task);
 	{
 		/* A launch that printed nothing leaves no log: put_back_log(). */
 		bool silent = log_is_empty(w) || !w->log_named;
