@@ -3,21 +3,8 @@
 # pressure would try against its guarantees. Each test is one scenario of
 # adversary.js and passes only when the guarantee holds.
 
-bats_require_minimum_version 1.5.0
-
-setup_file() {
-	"$BATS_TEST_DIRNAME/setup.sh"
-	[ -x "$BATS_TEST_DIRNAME/../../daicho" ] || {
-		echo "build daicho first (make)" >&2
-		return 1
-	}
-}
-
-scenario() {
-	run node "$BATS_TEST_DIRNAME/adversary.js" "$1"
-	echo "$output"
-	[ "$status" -eq 0 ]
-}
+load helpers
+SCENARIOS=adversary.js
 
 @test "mcp adversary: option-like values stay values; extra properties like as, ledger, force are refused" {
 	scenario option-smuggling

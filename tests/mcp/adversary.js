@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { makeLedger, cli, cliJson, dump, connect, call, ok, refused, raw,
-	INIT_PARAMS, DAICHO, counts } from './lib.js';
+	INIT_PARAMS, DAICHO, counts, runScenario } from './lib.js';
 
 const HUMAN = userInfo().username;
 const scenarios = {};
@@ -491,21 +491,5 @@ scenarios['human-only'] = async (t) => {
 	await c.close();
 };
 
-const name = process.argv[2];
-if (!scenarios[name]) {
-	console.error(`usage: node adversary.js ${Object.keys(scenarios).join('|')}`);
-	process.exit(2);
-}
-const t = makeLedger();
-try {
-	await scenarios[name](t);
-	t.cleanup();
-	console.log(`ok ${name}: ${counts.calls} tool calls, ${counts.refused} refused with the ledger unchanged`);
-	process.exit(0);
-} catch (e) {
-	console.error(e.message ?? e);
-	if (!(e instanceof assert.AssertionError))
-		console.error(e);
-	console.error(`(ledger kept in ${t.dir})`);
-	process.exit(1);
-}
+
+await runScenario(scenarios, 'adversary.js');

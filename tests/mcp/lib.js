@@ -161,3 +161,31 @@ export function raw(t, { as = 'raw', env = {} } = {}) {
 
 export const INIT_PARAMS = (version) => ({ protocolVersion: version, capabilities: {},
 	clientInfo: { name: 'raw', version: '1' } });
+
+/*
+ * Run the scenario named by the command line's argument from scenarios
+ * (script: the file's name, for the usage line) on a new ledger, and exit:
+ * 0 when it passes, 1 with what differed (the ledger is kept to look at),
+ * 2 for an unknown scenario.
+ */
+export async function runScenario(scenarios, script) {
+	const name = process.argv[2];
+	if (!scenarios[name]) {
+		console.error(`usage: node ${script} ${Object.keys(scenarios).join('|')}`);
+		process.exit(2);
+	}
+	const t = makeLedger();
+	try {
+		await scenarios[name](t);
+		t.cleanup();
+		console.log(`ok ${name}: ${counts.calls} tool calls, ${counts.refused} refused with the ledger unchanged`);
+		process.exit(0);
+	} catch (e) {
+		console.error(e.message ?? e);
+		if (!(e instanceof assert.AssertionError))
+			console.error(e);
+		console.error(`(ledger kept in ${t.dir})`);
+		process.exit(1);
+	}
+}
+

@@ -3,21 +3,8 @@
 # (@modelcontextprotocol/sdk, pinned in package-lock.json) and by raw
 # JSON-RPC lines: each test is one scenario of run.js.
 
-bats_require_minimum_version 1.5.0
-
-setup_file() {
-	"$BATS_TEST_DIRNAME/setup.sh"
-	[ -x "$BATS_TEST_DIRNAME/../../daicho" ] || {
-		echo "build daicho first (make)" >&2
-		return 1
-	}
-}
-
-scenario() {
-	run node "$BATS_TEST_DIRNAME/run.js" "$1"
-	echo "$output"
-	[ "$status" -eq 0 ]
-}
+load helpers
+SCENARIOS=run.js
 
 @test "mcp: initialize negotiates 2025-11-25 and 2025-06-18, answers others with 2025-11-25" {
 	scenario initialize-versions

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import Ajv from 'ajv';
 import { makeLedger, cli, cliJson, dump, connect, call, ok, refused, raw,
-	INIT_PARAMS, DAICHO, counts } from './lib.js';
+	INIT_PARAMS, DAICHO, counts, runScenario } from './lib.js';
 
 const TOOLS = ['claim', 'prompt', 'save', 'report', 'release', 'block', 'ls',
 	'show', 'result', 'add', 'send', 'inbox', 'wait', 'resume', 'reserve',
@@ -446,19 +446,5 @@ scenarios['notifications'] = async (t) => {
 	await c.close();
 };
 
-const name = process.argv[2];
-if (!scenarios[name]) {
-	console.error(`usage: node run.js ${Object.keys(scenarios).join('|')}`);
-	process.exit(2);
-}
-const t = makeLedger();
-try {
-	await scenarios[name](t);
-	t.cleanup();
-	console.log(`ok ${name}: ${counts.calls} tool calls, ${counts.refused} refused with the ledger unchanged`);
-	process.exit(0);
-} catch (e) {
-	console.error(e);
-	console.error(`(ledger kept in ${t.dir})`);
-	process.exit(1);
-}
+
+await runScenario(scenarios, 'run.js');
