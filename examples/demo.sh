@@ -51,9 +51,10 @@ echo "== daicho usage --by model"
 daicho usage --by model
 echo
 echo "== what the sweep caught (daicho events)"
-echo "$(daicho events | awk '$3 == "rejected"' | wc -l) false reports rejected," \
-	"$(daicho events | awk '$3 == "requeue"' | wc -l) crashes retried," \
-	"$(daicho events | awk '$3 == "pause"' | wc -l) rate-limit pauses;" \
+events() { daicho events --json | jq "[.[] | select(.kind == \"$1\")] | length"; }
+echo "$(events rejected) false reports rejected," \
+	"$(events requeue) crashes retried," \
+	"$(events pause) rate-limit pauses;" \
 	"$(daicho ls --state verified | tail -n +2 | wc -l) of 90 chapters verified"
 echo
 echo "== what needed a person (examples/person.sh, looking every second)"
