@@ -19,27 +19,39 @@ struct route {
 	const char *name;               /* /api/NAME */
 	const struct cmd_entry *entry;
 	bool takes_id;                  /* /api/NAME/ID */
-	const char *const *allowed;     /* options a request may give; NULL: all */
+	const char *const *allowed;     /* options a request may give */
 	bool action;                    /* POST, by the logged-in person */
 };
 
+/*
+ * What a GET may ask: only options that read. Nothing that follows for
+ * ever (status --watch, events --follow) or writes (handoff --to, which is
+ * why handoff is no route), and nothing about the caller (ls --mine: the
+ * caller is the server).
+ */
+static const char *const status_options[] = { "all", "events", "stale-after",
+	NULL };
+static const char *const ls_options[] = { "state", "ready", "label", "owner",
+	"text", "created-since", "updated-since", "limit", NULL };
+static const char *const agents_options[] = { "all", "stale-after", NULL };
+static const char *const usage_options[] = { "by", NULL };
+static const char *const all_option[] = { "all", NULL };
 static const char *const events_options[] = { "since", "limit", NULL };
 static const char *const none[] = { NULL };
 static const char *const approve_options[] = { "if", "ttl", NULL };
 static const char *const deny_options[] = { "reason", NULL };
 
 static const struct route routes[] = {
-	{ "status", &cmd_status_entry, false, NULL, false },
-	{ "ls", &cmd_ls_entry, false, NULL, false },
-	{ "show", &cmd_show_entry, true, NULL, false },
-	{ "log", &cmd_log_entry, true, NULL, false },
-	{ "agents", &cmd_agents_entry, false, NULL, false },
-	{ "usage", &cmd_usage_entry, false, NULL, false },
-	{ "approvals", &cmd_approvals_entry, false, NULL, false },
+	{ "status", &cmd_status_entry, false, status_options, false },
+	{ "ls", &cmd_ls_entry, false, ls_options, false },
+	{ "show", &cmd_show_entry, true, none, false },
+	{ "log", &cmd_log_entry, true, none, false },
+	{ "agents", &cmd_agents_entry, false, agents_options, false },
+	{ "usage", &cmd_usage_entry, false, usage_options, false },
+	{ "approvals", &cmd_approvals_entry, false, all_option, false },
 	{ "events", &cmd_events_entry, false, events_options, false },
-	{ "handoff", &cmd_handoff_entry, false, NULL, false },
-	{ "reservations", &cmd_reservations_entry, false, NULL, false },
-	{ "gates", &cmd_gate_ls_entry, false, NULL, false },
+	{ "reservations", &cmd_reservations_entry, false, none, false },
+	{ "gates", &cmd_gate_ls_entry, false, none, false },
 	{ "approve", &cmd_approve_entry, true, approve_options, true },
 	{ "deny", &cmd_deny_entry, true, deny_options, true },
 	{ "reopen", &cmd_reopen_entry, true, none, true },
@@ -92,8 +104,6 @@ struct gather {
 static bool
 allowed(const struct route *route, const char *name)
 {
-	if (route->allowed == NULL)
-		return true;
 	for (const char *const *a = route->allowed; *a; a++)
 		if (strcmp(*a, name) == 0)
 			return true;

@@ -108,6 +108,27 @@ load helpers
 	[ "$status" = 200 ]
 }
 
+@test "a GET never writes nor hangs: options that follow or change the ledger are refused, and the server goes on" {
+	daicho add "one" >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	daicho --as w2 wait --for 'a reply' >/dev/null
+	start_server
+	snapshot_ledger
+	# Each refused with a 400 at once (curl gives up after 5 s).
+	for path in "/api/status?watch=1" "/api/events?follow=1" "/api/ls?mine=1" \
+		"/api/show/1?json=1" "/api/agents?as=w1"; do
+		http GET "$path" --max-time 5
+		[ "$status" = 400 ] || fail "GET $path: $status ($output)"
+	done
+	# Handing a role over is an agent's act, not a route.
+	http GET "/api/handoff?from=w1&to=w2" --max-time 5
+	[ "$status" = 404 ] || fail "GET /api/handoff: $status ($output)"
+	assert_ledger_unchanged
+	# The server still answers.
+	http GET /api/ls --max-time 5
+	[ "$status" = 200 ] || fail "the server stopped answering: $status"
+}
+
 @test "actions: no cookie is 401, no or a wrong CSRF token or another origin is 403; the ledger unchanged" {
 	blocked_task_and_server
 	snapshot_ledger
