@@ -52,27 +52,24 @@ struct worker {
 	char *log_path;
 	int log_fd;            /* the log, open while the worker runs */
 	bool log_named;        /* the log has its name (log_path) yet */
+	bool reaped;           /* ended and waited for: its pid is no more */
 	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
 };
 
 /*
- * Logs. Creating a file is most of what a short job costs the runner (an
- * inode, and its name: on a busy ext4 more than the transactions), and a
- * launch that prints nothing needs no log. So a launch writes to an
- * unnamed file (O_TMPFILE) in the logs directory, which gets its name,
- * <ledger dir>/logs/ID.N.log, when the worker has printed something by the
- * time it ends, or once it has run LOG_NAME_AFTER_MS (so that 'daicho
- * logs' can follow it). A log still empty at the end loses its name and is
- * the slot's spare, for the next launch: a run of silent jobs creates one
- * file per slot. Where unnamed files are not supported, each launch
- * creates its log by name, as before.
+ * Logs. A launch writes to an unnamed file (O_TMPFILE) in the logs
+ * directory, which gets its name, <ledger dir>/logs/ID.N.log, when the
+ * worker has printed something by the time it ends, or once it has run
+ * LOG_NAME_AFTER_MS (so that 'daicho logs' can follow it). A launch that
+ * printed nothing leaves no log: no name was made (creating a named file
+ * for every job was most of what a short job cost the runner). Each launch
+ * has a file of its own, never one an earlier worker had: a process that
+ * escaped its worker's group may still write to that one. Where unnamed
+ * files are not supported, each log is created by name and an empty one
+ * removed at the end.
  */
 #define LOG_NAME_AFTER_MS 1000
-
-struct spare_log {
-	int fd;     /* an empty unnamed file, or -1 */
-};
 
 struct runner {
 	struct ledger *ledger;
@@ -80,7 +77,6 @@ struct runner {
 	struct run_summary *sum;
 	struct err *err;
 	struct worker *workers;       /* opt->jobs slots */
-	struct spare_log *spares;     /* one per slot */
 	int64_t running;
 	int64_t *agents;              /* one agent per slot */
 	char **agent_names;
@@ -219,7 +215,6 @@ prepare_worktree(struct runner *r, struct worker *w)
 static int
 open_log(struct runner *r, struct worker *w)
 {
-	struct spare_log *spare = &r->spares[w - r->workers];
 	struct buf log = BUF_INIT, dir = BUF_INIT;
 	struct stat st;
 	int fd = -1;
@@ -240,17 +235,11 @@ open_log(struct runner *r, struct worker *w)
 		}
 		if (errno != ENOENT)
 			break;
-		if (spare->fd >= 0) {
-			fd = spare->fd;
-			spare->fd = -1;
-		} else {
+		fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+		/* One directory for all logs, made when first missing. */
+		if (fd < 0 && errno == ENOENT &&
+		    path_make_parent_dirs(log.buf, 0755) == 0)
 			fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-			/* One directory for all logs, made when first missing. */
-			if (fd < 0 && errno == ENOENT &&
-			    path_make_parent_dirs(log.buf, 0755) == 0)
-				fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC,
-				    0644);
-		}
 		if (fd >= 0) {
 			w->log_named = false;
 		} else {
@@ -325,40 +314,21 @@ log_is_empty(const struct worker *w)
 }
 
 /*
- * The worker of slot w ended (its log named when it printed anything:
- * exit_prepare()): an empty log loses its name, if it had one, and is the
- * slot's spare when the slot has none and it is unnamed now; otherwise it
- * is closed. Either way w no longer holds it.
+ * The worker of w ended (its log named if it printed anything:
+ * exit_prepare()): an empty log loses its name, if it had one (a log
+ * made by name), and w's log is closed.
  */
 static void
-put_back_log(struct runner *r, struct worker *w)
+close_log(struct worker *w)
 {
-	struct spare_log *spare = &r->spares[w - r->workers];
-
 	if (w->log_fd < 0)
 		return;
-	if (log_is_empty(w)) {
-		if (w->log_named && unlink(w->log_path) == 0)
-			w->log_named = false;
-		if (!w->log_named && spare->fd < 0) {
-			spare->fd = w->log_fd;
-			w->log_fd = -1;
-			return;
-		}
-	}
+	if (w->log_named && log_is_empty(w) && unlink(w->log_path) == 0)
+		w->log_named = false;
 	close(w->log_fd);
 	w->log_fd = -1;
 }
 
-/* Close the slots' spare logs (unnamed: nothing is left behind). */
-static void
-drop_spare_logs(struct runner *r)
-{
-	for (int i = 0; r->spares && i < r->opt->jobs; i++)
-		if (r->spares[i].fd >= 0)
-			close(r->spares[i].fd);
-	free(r->spares);
-}
 
 static void drop_unused_worktree(struct runner *r, int64_t task,
     const char *path);
@@ -423,7 +393,7 @@ launch(struct runner *r, struct worker *w)
 	buf_release(&env_ledger);
 	if (rc != 0) {
 		w->pid = 0;
-		put_back_log(r, w);
+		close_log(w);
 		free(w->log_path);
 		w->log_path = NULL;
 		abandon_worktree(r, w);
@@ -746,7 +716,7 @@ exit_apply(struct runner *r, struct exit_job *job)
 		job->outcome = job->moved_on;
 	}
 	{
-		/* A launch that printed nothing leaves no log: put_back_log(). */
+		/* A launch that printed nothing leaves no log: close_log(). */
 		bool silent = log_is_empty(w) || !w->log_named;
 		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
 		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
@@ -816,7 +786,7 @@ exit_apply(struct runner *r, struct exit_job *job)
 
 /*
  * Free the slot of an ended worker, once its exit is applied: its log is
- * kept or put back (put_back_log()); the job keeps the task's id.
+ * kept, or removed when empty (close_log()); the job keeps the task's id.
  */
 static void
 exit_free_slot(struct runner *r, struct exit_job *job)
@@ -824,7 +794,7 @@ exit_free_slot(struct runner *r, struct exit_job *job)
 	struct worker *w = job->w;
 
 	job->task = w->task;
-	put_back_log(r, w);
+	close_log(w);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
@@ -889,7 +859,7 @@ kill_overdue(struct runner *r)
 	for (int i = 0; i < r->opt->jobs; i++) {
 		struct worker *w = &r->workers[i];
 
-		if (!w->pid || now - w->started_ms < r->opt->timeout_ms)
+		if (!w->pid || w->reaped || now - w->started_ms < r->opt->timeout_ms)
 			continue;
 		if (!w->term_sent) {
 			kill(-w->pid, SIGTERM);
@@ -925,6 +895,7 @@ collect_exits(struct runner *r, struct exit_job **jobs, size_t *count)
 				kill(-pid, SIGKILL);
 				if (*jobs == NULL)
 					*jobs = xcalloc((size_t)r->opt->jobs, sizeof(**jobs));
+				r->workers[i].reaped = true;
 				(*jobs)[*count].w = &r->workers[i];
 				(*jobs)[*count].status = status;
 				(*count)++;
@@ -1021,7 +992,7 @@ name_running_logs(struct runner *r)
 	for (int i = 0; i < r->opt->jobs; i++) {
 		struct worker *w = &r->workers[i];
 
-		if (w->pid && !w->log_named &&
+		if (w->pid && !w->reaped && !w->log_named &&
 		    mono_now() - w->started_ms >= LOG_NAME_AFTER_MS)
 			name_log(r, w);
 	}
@@ -1157,7 +1128,7 @@ static void
 stop_workers(struct runner *r, int sig)
 {
 	for (int i = 0; i < r->opt->jobs; i++)
-		if (r->workers[i].pid)
+		if (r->workers[i].pid && !r->workers[i].reaped)
 			kill(-r->workers[i].pid, sig);
 	if (r->sweep_pid)
 		kill(r->sweep_pid, SIGTERM);
@@ -1346,9 +1317,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
-	r.spares = xcalloc((size_t)options->jobs, sizeof(*r.spares));
 	for (int i = 0; i < options->jobs; i++)
-		r.workers[i].log_fd = r.spares[i].fd = -1;
+		r.workers[i].log_fd = -1;
 	/* The workers' agents, and the caller's last: beat() renews them all. */
 	r.agents = xcalloc((size_t)options->jobs + 1, sizeof(*r.agents));
 	r.agents[options->jobs] = options->actor;
@@ -1485,7 +1455,6 @@ done:
 		free(r.agent_names[i]);
 	free(r.agent_names);
 	free(r.agents);
-	drop_spare_logs(&r);
 	free(r.workers);
 	free(r.touched);
 	buf_release(&r.agents_json);

@@ -241,6 +241,23 @@ exit 0'
 	assert_output "$TEST_ROOT/logs/19.1.log"
 }
 
+@test "run: what a worker's escaped process writes later never lands in another task's log" {
+	daicho add t1 >/dev/null
+	daicho add t2 >/dev/null
+	# Task 1 leaves a process outside its group that writes after it ended;
+	# task 2, in the same slot, prints nothing.
+	write_worker stray 'if [ "$DAICHO_TASK" = 1 ]; then
+	setsid sh -c "sleep 0.5; echo STRAY from 1" &
+else
+	sleep 1.5
+fi'
+	capture daicho run -j 1 -- "$BIN/stray"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	refused 3 daicho logs 2
+	run grep -rl STRAY "$TEST_ROOT/logs"
+	assert_output ""
+}
+
 @test "run: the log of a worker that runs a while can be followed while it runs" {
 	daicho add t1 >/dev/null
 	write_worker slow 'echo "first line"; echo started >"$1/start"; sleep 37.7'
