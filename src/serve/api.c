@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 
 #include "core/task.h"
+#include "util/alloc.h"
 #include "serve/serve.h"
 
 struct route {
@@ -182,7 +183,7 @@ gather_field(void *cls, const struct buf *name, const struct buf *value)
 		buf_adds(&g->problem, "too many fields");
 		return false;
 	}
-	g->kept[g->kept_count++] = strdup(value->buf);
+	g->kept[g->kept_count++] = xstrdup(value->buf);
 	add_option(g, name->buf, g->kept[g->kept_count - 1]);
 	return g->problem.len == 0;
 }
@@ -306,7 +307,7 @@ serve_api(struct serve_request *req, struct serve_response *res)
 		goto done;
 	}
 	if (route->takes_id) {
-		argv[0] = strdup(slash + 1);
+		argv[0] = xstrdup(slash + 1);
 		ctx.argv = argv;
 		ctx.argc = 1;
 	}
@@ -331,9 +332,11 @@ serve_api(struct serve_request *req, struct serve_response *res)
 		size_t origin_len = server->origin.len;
 
 		res->status = 303;
+		/* A path on this server only: "//host/..." would leave it. */
 		res->location = back != NULL &&
 				strncmp(back, server->origin.buf, origin_len) == 0 &&
-				back[origin_len] == '/' ? back + origin_len : "/";
+				back[origin_len] == '/' && back[origin_len + 1] != '/' &&
+				back[origin_len + 1] != '\\' ? back + origin_len : "/";
 		goto done;
 	}
 	if (json_array_size(ctx.captured) == 0)

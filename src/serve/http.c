@@ -428,6 +428,9 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 		up = uri_seen(NULL, NULL, connection);
 		*state = up;
 	}
+	if (!__atomic_load_n(&server->ready, __ATOMIC_ACQUIRE))
+		return send_plain(connection, 503, "{\"error\":\"the dashboard is "
+		    "starting; try again\",\"status\":503}\n");
 	if (!up->started) {
 		const char *length = MHD_lookup_connection_value(connection,
 		    MHD_HEADER_KIND, "Content-Length");
@@ -581,6 +584,7 @@ serve_http_run(struct serve *server, const char *address, int port,
 	    server->host.buf);
 	if ((rc = serve_live_start(server, err)) < 0)
 		goto done;
+	__atomic_store_n(&server->ready, 1, __ATOMIC_RELEASE);
 	printf("daicho: dashboard at %s/\n", server->origin.buf);
 	fflush(stdout);
 	if (server->auth.enabled) {

@@ -89,6 +89,12 @@ struct serve {
 	int64_t graph_event_id;         /* -1: none cached */
 	size_t graph_tasks, graph_drawn, graph_hidden; /* of the cached one */
 	pthread_mutex_t graph_lock;
+	/*
+	 * Set (atomically) once host, origin and the live watcher are set
+	 * up; the daemon accepts connections before that, and answers them
+	 * 503 until then.
+	 */
+	int ready;
 };
 
 /* One HTTP request as the handlers see it. */

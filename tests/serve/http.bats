@@ -171,6 +171,12 @@ load helpers
 	http POST /api/unblock/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF"
 	[ "$status" = 303 ] || fail "form unblock: $status $output"
 	[ "$(task_field 1 state)" = claimed ]
+	# The redirect goes back to a page of this server, never elsewhere,
+	# whatever the Referer says ("//host" is another server's address).
+	daicho --as w1 block 1 --reason "once more" >/dev/null
+	run curl -s -o /dev/null -w '%{redirect_url}' -b "$TEST_ROOT/jar" \
+		-H "Referer: $URL//evil.example/x" --data "csrf=$CSRF" "$URL/api/unblock/1"
+	[ "$output" = "$URL/" ] || fail "redirected to $output"
 }
 
 @test "started with no terminal (as an agent would), the dashboard is read-only: no login URL, actions refused" {
