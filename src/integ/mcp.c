@@ -516,19 +516,27 @@ done:
 		server->handlers->tick(server->handlers->arg, server, false);
 }
 
-/* Handle each complete line at the start of pending; keep the rest. */
+/*
+ * Handle each complete line at the start of pending; keep the rest.
+ * *scanned: how much of pending is known to hold no newline (updated), so
+ * that a long message arriving in many reads is not searched again from
+ * its start after each.
+ */
 static void
-handle_lines(struct mcp_server *server, struct buf *pending)
+handle_lines(struct mcp_server *server, struct buf *pending, size_t *scanned)
 {
 	size_t start = 0;
 
 	for (;;) {
-		char *newline = memchr(pending->buf + start, '\n',
-		    pending->len - start);
+		size_t from = start > *scanned ? start : *scanned;
+		char *newline = memchr(pending->buf + from, '\n',
+		    pending->len - from);
 		size_t len;
 
-		if (newline == NULL)
+		if (newline == NULL) {
+			*scanned = pending->len;
 			break;
+		}
 		len = (size_t)(newline - (pending->buf + start));
 		if (len > 0 && pending->buf[start + len - 1] == '\r')
 			len--;
@@ -542,6 +550,7 @@ handle_lines(struct mcp_server *server, struct buf *pending)
 		memmove(pending->buf, pending->buf + start, pending->len - start);
 		pending->len -= start;
 		pending->buf[pending->len] = '\0';
+		*scanned = *scanned > start ? *scanned - start : 0;
 	}
 }
 
@@ -549,6 +558,7 @@ int
 mcp_serve(struct mcp_server *server, int in_fd, int idle_ms)
 {
 	struct buf pending = BUF_INIT;
+	size_t scanned = 0;
 	char chunk[65536];
 	int rc = 0;
 
@@ -583,7 +593,7 @@ mcp_serve(struct mcp_server *server, int in_fd, int idle_ms)
 			break;
 		}
 		buf_add(&pending, chunk, (size_t)n);
-		handle_lines(server, &pending);
+		handle_lines(server, &pending, &scanned);
 	}
 	buf_release(&pending);
 	if (server->broken)
