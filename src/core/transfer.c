@@ -139,7 +139,7 @@ transfer_export(struct ledger *ledger, transfer_emit_fn emit, void *arg,
  */
 struct import_table {
 	int columns;
-	const char **names;      /* borrowed from the export statement */
+	char **names;            /* copied from the export statement's */
 	const char **types;      /* INTEGER, REAL, TEXT, BLOB */
 	struct buf insert_keys;  /* the row keys the insert was made for */
 	struct db_stmt *insert;    /* owned; NULL until the first row */
@@ -192,7 +192,8 @@ learn_table(struct import *im, size_t i)
 	for (int c = 0; c < t->columns; c++) {
 		const char *type = db_column_decltype(st, c);
 
-		t->names[c] = db_column_name(st, c);
+		/* A copy: SQLite may prepare the cached statement again. */
+		t->names[c] = xstrdup(db_column_name(st, c));
 		t->types[c] = type ? type : "ANY";
 	}
 	return 0;
@@ -482,6 +483,8 @@ fail:
 done:
 	for (size_t i = 0; i < TABLE_COUNT; i++) {
 		db_finalize(im.tables[i].insert);
+		for (int c = 0; im.tables[i].names && c < im.tables[i].columns; c++)
+			free(im.tables[i].names[c]);
 		free(im.tables[i].names);
 		free(im.tables[i].types);
 		buf_release(&im.tables[i].insert_keys);

@@ -1455,6 +1455,12 @@ done:
 		free(r.agent_names[i]);
 	free(r.agent_names);
 	free(r.agents);
+	/* Workers left when the run ended on an error: their logs too. */
+	for (int i = 0; r.workers && i < options->jobs; i++) {
+		close_log(&r.workers[i]);
+		free(r.workers[i].log_path);
+		free(r.workers[i].worktree);
+	}
 	free(r.workers);
 	free(r.touched);
 	buf_release(&r.agents_json);
