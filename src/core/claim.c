@@ -289,12 +289,7 @@ read_now(struct ledger *ledger, int64_t id, struct task_now *now,
 		now->has_touches = db_column_int(st, 7) != 0;
 	}
 	db_reset(st);
-	if (rc == DB_DONE)
-		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
-		    (long long)id);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "reading a task");
-	return 0;
+	return task_row_end(ledger, rc, id, err);
 }
 
 /*

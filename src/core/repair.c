@@ -61,12 +61,7 @@ read_standing(struct ledger *ledger, int64_t actor, int64_t id,
 		out->actor_name = name ? xstrdup(name) : NULL;
 	}
 	db_reset(st);
-	if (rc == DB_DONE)
-		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
-		    (long long)id);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "reading a task");
-	return 0;
+	return task_row_end(ledger, rc, id, err);
 }
 
 /* Run sql with ?1 = id and ?2 = text. */
@@ -481,31 +476,6 @@ out:
 	return rc;
 }
 
-/* The state of task id, into state (at most 15 bytes). */
-static int
-read_state(struct ledger *ledger, int64_t id, char *state, size_t size,
-    int64_t *attempts, struct err *err)
-{
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT state, attempts FROM tasks WHERE id = ?", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
-	db_bind_int(st, 1, id);
-	rc = db_step(st);
-	if (rc == DB_ROW) {
-		snprintf(state, size, "%s", db_column_text(st, 0));
-		*attempts = db_column_int(st, 1);
-	}
-	db_reset(st);
-	if (rc == DB_DONE)
-		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
-		    (long long)id);
-	return rc == DB_ROW ? 0 : db_error(ledger, rc, err,
-	    "reading a task");
-}
-
 /*
  * Begin a repair of task id by *actor: the transaction (which registers a
  * new actor), the task's state and attempts, and who the actor is to it.
@@ -515,13 +485,17 @@ static int
 begin_repair(struct ledger *ledger, int64_t *actor, int64_t id, char *state,
     size_t size, int64_t *attempts, struct standing *who, struct err *err)
 {
+	struct task_state now;
 	int rc;
 
 	memset(who, 0, sizeof(*who));
 	if ((rc = ledger_begin_as(ledger, actor, err)) < 0)
 		return rc;
-	if ((rc = read_state(ledger, id, state, size, attempts, err)) < 0 ||
-	    (rc = read_standing(ledger, *actor, id, who, err)) < 0) {
+	if ((rc = task_get_state(ledger, id, &now, err)) == 0) {
+		snprintf(state, size, "%s", now.state);
+		*attempts = now.attempts;
+	}
+	if (rc < 0 || (rc = read_standing(ledger, *actor, id, who, err)) < 0) {
 		standing_release(who);
 		ledger_rollback(ledger);
 	}

@@ -224,14 +224,22 @@ task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 	if (rc == DB_ROW)
 		task_read_row(st, out);
 	db_reset(st);
+	if ((rc = task_row_end(ledger, rc, id, err)) < 0)
+		return rc;
+	if ((rc = task_load_edges(ledger, out, err)) < 0)
+		task_release(out);
+	return rc;
+}
+
+int
+task_row_end(struct ledger *ledger, int rc, int64_t id, struct err *err)
+{
 	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND,
 		    "no task #%lld (see 'daicho ls')", (long long)id);
 	if (rc != DB_ROW)
 		return db_error(ledger, rc, err, "reading a task");
-	if ((rc = task_load_edges(ledger, out, err)) < 0)
-		task_release(out);
-	return rc;
+	return 0;
 }
 
 int
@@ -255,12 +263,7 @@ task_get_state(struct ledger *ledger, int64_t id, struct task_state *out,
 		out->attempts = db_column_int(st, 2);
 	}
 	db_reset(st);
-	if (rc == DB_DONE)
-		return err_set(err, ERR_NOT_FOUND,
-		    "no task #%lld (see 'daicho ls')", (long long)id);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "reading a task");
-	return 0;
+	return task_row_end(ledger, rc, id, err);
 }
 
 /* Prefix for errors about spec: "line N: " inside a batch. */

@@ -36,6 +36,13 @@ int task_spec_check(struct ledger *ledger, const struct task_spec *spec,
 int task_load_strings(struct ledger *ledger, const char *sql, int64_t id,
     struct strlist *list, struct err *err);
 
+/*
+ * The end of reading task id's row, given db_step()'s rc (the statement
+ * reset already): 0 for a row, ERR_NOT_FOUND ("no task #ID") for none,
+ * else the mapped error.
+ */
+int task_row_end(struct ledger *ledger, int rc, int64_t id, struct err *err);
+
 /* Load labels, touches, checks and after into task. */
 int task_load_edges(struct ledger *ledger, struct task *task, struct err *err);
 
