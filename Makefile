@@ -71,12 +71,31 @@ SERVE_SRC := $(wildcard src/serve/*.c)
 SERVE_OBJ := $(SERVE_SRC:src/%.c=$(BUILD)/%.o)
 $(SERVE_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVE_PKGS) 2>/dev/null)
 
-all: daicho $(if $(SERVE_OK),daicho-serve)
-	@[ -n "$(SERVE_OK)" ] || echo "daicho: daicho-serve (the dashboard) not built: libmicrohttpd-dev and libgraphviz-dev are missing (scripts/deps.sh build installs them)" >&2
+# daicho-pg, the same dispatcher and library with the PostgreSQL driver
+# (src/pg) linked in: libpq exists only as a shared library (its archive
+# needs libpgcommon and libpgport, which Debian does not ship), so a
+# PostgreSQL ledger is served by this dynamically linked program, and
+# daicho hands every command on such a ledger over to it (src/main.c).
+# daicho-serve links the driver too, so the dashboard serves both.
+PG_PKGS := libpq
+PG_OK := $(shell $(PKG_CONFIG) --exists $(PG_PKGS) 2>/dev/null && echo yes)
+PG_SRC := $(wildcard src/pg/*.c)
+PG_OBJ := $(PG_SRC:src/%.c=$(BUILD)/%.o)
+$(PG_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PG_PKGS) 2>/dev/null)
+PG_LIBS := $(if $(PG_OK),$(shell $(PKG_CONFIG) --libs $(PG_PKGS)))
 
-daicho-serve: $(MAIN_OBJ) $(SERVE_OBJ) $(BUILD)/libdaicho.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(SERVE_OBJ) $(BUILD)/libdaicho.a \
-		$(shell $(PKG_CONFIG) --libs $(PKGS) $(SERVE_PKGS)) -lpthread -lm $(LDFLAGS)
+all: daicho $(if $(SERVE_OK),daicho-serve) $(if $(PG_OK),daicho-pg)
+	@[ -n "$(SERVE_OK)" ] || echo "daicho: daicho-serve (the dashboard) not built: libmicrohttpd-dev and libgraphviz-dev are missing (scripts/deps.sh build installs them)" >&2
+	@[ -n "$(PG_OK)" ] || echo "daicho: daicho-pg (PostgreSQL ledgers) not built: libpq-dev is missing (scripts/deps.sh build installs it)" >&2
+
+daicho-serve: $(MAIN_OBJ) $(SERVE_OBJ) $(if $(PG_OK),$(PG_OBJ)) $(BUILD)/libdaicho.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(SERVE_OBJ) $(if $(PG_OK),$(PG_OBJ)) \
+		$(BUILD)/libdaicho.a \
+		$(shell $(PKG_CONFIG) --libs $(PKGS) $(SERVE_PKGS)) $(PG_LIBS) -lpthread -lm $(LDFLAGS)
+
+daicho-pg: $(MAIN_OBJ) $(PG_OBJ) $(BUILD)/libdaicho.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(PG_OBJ) $(BUILD)/libdaicho.a \
+		$(shell $(PKG_CONFIG) --libs $(PKGS)) $(PG_LIBS) -lm $(LDFLAGS)
 
 # SQLite's extension loader refers to dlopen(), so a static link warns that
 # dlopen would need glibc's shared libraries at run time. daicho never loads
@@ -108,7 +127,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(TEST_LIBS) \
 		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d) $(PG_OBJ:.o=.d)
 
 deps:
 	@scripts/deps.sh build
@@ -120,7 +139,7 @@ deps:
 # them all: "N passed, N failed".
 check:
 	@scripts/deps.sh check
-	@$(MAKE) --no-print-directory daicho daicho-serve unit-tests
+	@$(MAKE) --no-print-directory daicho daicho-serve daicho-pg unit-tests
 	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
@@ -225,13 +244,14 @@ $(BUILD)/_daicho: daicho
 $(BUILD)/daicho.fish: daicho
 	./daicho help --completion fish > $@
 
-install: daicho daicho-serve $(BUILD)/daicho.1 $(COMPLETIONS)
+install: daicho daicho-serve daicho-pg $(BUILD)/daicho.1 $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
 	install -m 755 daicho-serve $(DESTDIR)$(BINDIR)/daicho-serve
+	install -m 755 daicho-pg $(DESTDIR)$(BINDIR)/daicho-pg
 	install -m 644 $(BUILD)/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
 	install -m 644 $(BUILD)/daicho.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/daicho
@@ -243,6 +263,6 @@ format:
 	clang-format -i $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c)
 
 clean:
-	rm -rf $(BUILD) build-asan daicho daicho-serve
+	rm -rf $(BUILD) build-asan daicho daicho-serve daicho-pg
 
 .PHONY: fuzz all deps check check-serve bench-serve e2e unit-tests asan demo bench man install format clean

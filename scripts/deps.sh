@@ -3,9 +3,9 @@
 # missing. As root it uses apt-get; otherwise it prints the exact command to run.
 # Usage: scripts/deps.sh [build|check|bench]
 set -eu
-want="pkg-config libsqlite3-dev libjansson-dev libmicrohttpd-dev libgraphviz-dev"
+want="pkg-config libsqlite3-dev libjansson-dev libmicrohttpd-dev libgraphviz-dev libpq-dev"
 case "${1:-build}" in
-check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl libpq-dev postgresql" ;;
+check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl postgresql" ;;
 bench) want="$want sqlite3 git hyperfine parallel task-spooler" ;;
 demo) want="$want git jq" ;;
 esac

@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "util/alloc.h"
+#include "util/path.h"
 #include "util/prefault.h"
 #include "util/user.h"
 
@@ -612,6 +613,41 @@ done:
 	return rc;
 }
 
+/*
+ * Whether the ledger asked for (--ledger, else $DAICHO_LEDGER) is a
+ * PostgreSQL one.
+ */
+static bool
+ledger_wanted_is_postgresql(const char *option)
+{
+	const char *env = getenv("DAICHO_LEDGER");
+
+	if (option != NULL)
+		return ledger_is_postgresql(option);
+	return env != NULL && ledger_is_postgresql(env);
+}
+
+/*
+ * Run this very command line in daicho-pg, the same daicho with the
+ * PostgreSQL driver (linked dynamically: see the Makefile). Returns only
+ * when it cannot be started.
+ */
+static int
+hand_to_postgresql_driver(char **argv, struct err *err)
+{
+	struct buf program = BUF_INIT;
+	int rc;
+
+	path_add_sibling_program(&program, "daicho-pg", "DAICHO_PG_BIN");
+	argv[0] = program.buf;
+	execv(program.buf, argv);
+	rc = err_set(err, ERR_FAILED, "cannot run %s (%s): it serves PostgreSQL "
+	    "ledgers and is installed next to daicho ('make daicho-pg' builds "
+	    "it; it needs libpq-dev)", program.buf, strerror(errno));
+	buf_release(&program);
+	return rc;
+}
+
 static int
 run(int argc, char **argv, bool stdin_closed, struct err *err)
 {
@@ -695,6 +731,10 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		goto done;
 	ctx.json = globals.json;
 	ctx.quiet = globals.quiet;
+	if (ledger_wanted_is_postgresql(globals.ledger) && !ledger_has_postgresql()) {
+		rc = hand_to_postgresql_driver(argv, err);
+		goto done;
+	}
 	if (globals.dir && chdir(globals.dir) < 0) {
 		rc = err_set(err, ERR_FAILED, "cannot change to %s (%s)", globals.dir,
 		    strerror(errno));

@@ -16,35 +16,10 @@
 #include "cmd/cmd.h"
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/path.h"
 
 /* The server's entry, defined only in daicho-serve (src/serve/serve.c). */
 int serve_run(struct cmd_ctx *ctx) __attribute__((weak));
-
-/*
- * The path of daicho-serve: $DAICHO_SERVE_BIN when set, else the file of
- * that name in the directory of this executable. Owned by out.
- */
-static void
-find_server(struct buf *out)
-{
-	const char *env = getenv("DAICHO_SERVE_BIN");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (env != NULL && *env != '\0') {
-		buf_adds(out, env);
-		return;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		n = 0;
-	self[n] = '\0';
-	if (strrchr(self, '/') != NULL)
-		strrchr(self, '/')[1] = '\0';
-	else
-		strcpy(self, "./");
-	buf_addf(out, "%sdaicho-serve", self);
-}
 
 static int
 exec_serve(struct cmd_ctx *ctx)
@@ -61,7 +36,7 @@ exec_serve(struct cmd_ctx *ctx)
 	 */
 	argv = xcalloc(7 + 2 * ctx->value_count, sizeof(*argv));
 	names = xcalloc(ctx->value_count + 1, sizeof(*names));
-	find_server(&server);
+	path_add_sibling_program(&server, "daicho-serve", "DAICHO_SERVE_BIN");
 	argv[n++] = server.buf;
 	argv[n++] = "--ledger";
 	argv[n++] = ctx->ledger_path.buf;

@@ -9,7 +9,12 @@
 
 #include "core/db.h"
 
+struct pg_stmt;
+
+/* A statement of either driver: one of the two is set. */
 struct db_stmt {
+	struct pg_stmt *pg; /* a PostgreSQL statement (core/db_pg.h), owned
+			     * as lite is */
 	sqlite3_stmt *lite; /* the prepared statement; owned by whoever made
 			     * the db_stmt (the ledger's cache, or the caller
 			     * of db_prepare_once()) */
@@ -19,5 +24,7 @@ struct ledger;
 
 /* The ledger's connection, for the driver (and its unit tests) only. */
 sqlite3 *ledger_db(struct ledger *ledger);
+/* The ledger's PostgreSQL connection, or NULL for a SQLite ledger. */
+struct pg_conn *ledger_pg(struct ledger *ledger);
 
 #endif

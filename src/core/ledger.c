@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/db_pg.h"
 #include "core/db_sqlite.h"
 #include "core/schema.h"
 #include "util/alloc.h"
@@ -40,7 +41,9 @@ struct cached_stmt {
 };
 
 struct ledger {
-	sqlite3 *db;
+	sqlite3 *db;                  /* a SQLite ledger's connection, or NULL */
+	struct pg_conn *pg;           /* a PostgreSQL ledger's, or NULL */
+	bool writing;                 /* the open transaction is a write one */
 	char *path;
 	struct filelock *lock;        /* "<path>-lock", or NULL (read-only) */
 	bool locked;                  /* we hold the write lock */
@@ -131,17 +134,69 @@ ledger_is_postgresql(const char *address)
 	    strncmp(address, "service=", 8) == 0;
 }
 
+bool
+ledger_has_postgresql(void)
+{
+	return pg_connect != NULL;
+}
+
 /*
- * Refuse a PostgreSQL address: the back end is not built yet (issue 17).
- * The address is not repeated: it may hold a password.
+ * Refuse a PostgreSQL address in a program built without the driver (main.c
+ * hands such commands to daicho-pg first). The address is not repeated: it
+ * may hold a password.
  */
 static int
 refuse_postgresql(struct err *err)
 {
-	return err_set(err, ERR_FAILED, "this daicho has no PostgreSQL back end "
-	    "yet (the ledger address is a PostgreSQL one; point --ledger or "
-	    "DAICHO_LEDGER at a SQLite ledger file, and move a ledger with "
-	    "'daicho export' and 'daicho import')");
+	return err_set(err, ERR_FAILED, "this program has no PostgreSQL driver "
+	    "(the ledger address is a PostgreSQL one; run it through 'daicho', "
+	    "which hands it to daicho-pg, installed next to it)");
+}
+
+/*
+ * Connect to the PostgreSQL ledger at address (create: make its schema
+ * when missing; *created says whether it was made).
+ */
+static int
+connect_postgresql(const char *address, bool create, struct ledger **out,
+    bool *created, struct err *err)
+{
+	struct ledger *ledger;
+	struct pg_conn *pg;
+	int rc;
+
+	*out = NULL;
+	if (!ledger_has_postgresql())
+		return refuse_postgresql(err);
+	if ((rc = pg_connect(address, create, busy_timeout_ms(), &pg, created,
+	    err)) < 0)
+		return rc;
+	ledger = xcalloc(1, sizeof(*ledger));
+	ledger->pg = pg;
+	ledger->path = xstrdup(address);
+	ledger->busy_timeout_ms = busy_timeout_ms();
+	ledger->identified = true;
+	*out = ledger;
+	return 0;
+}
+
+bool
+ledger_is_shared(const struct ledger *ledger)
+{
+	return ledger->pg != NULL;
+}
+
+int
+ledger_wait_change(struct ledger *ledger, int64_t timeout_ms, struct err *err)
+{
+	int rc;
+
+	if (ledger->pg == NULL)
+		return err_set(err, ERR_FAILED, "internal: a SQLite ledger is "
+		    "watched through its files");
+	if ((rc = pg_wait_change(ledger->pg, timeout_ms)) >= 0 && rc <= 1)
+		return rc;
+	return ledger_error(ledger, rc, err, "waiting for a change");
 }
 
 void
@@ -185,9 +240,17 @@ ledger_db(struct ledger *ledger)
 	return ledger->db;
 }
 
+struct pg_conn *
+ledger_pg(struct ledger *ledger)
+{
+	return ledger->pg;
+}
+
 bool
 ledger_read_only(struct ledger *ledger)
 {
+	if (ledger->pg != NULL)
+		return false;
 	return ledger->write_refused || sqlite3_db_readonly(ledger->db, "main") == 1;
 }
 
@@ -260,12 +323,40 @@ symlink_error(const char *file, struct err *err)
 	    "files; remove it, or point --ledger at the real ledger)", file);
 }
 
+/*
+ * ledger_error() for a PostgreSQL ledger: rc is a PG_RC_ code, and the
+ * connection knows the server's words.
+ */
+static int
+postgresql_error(struct ledger *ledger, int rc, struct err *err,
+    const char *what)
+{
+	const char *detail = pg_errmsg(ledger->pg);
+
+	switch (rc) {
+	case PG_RC_BUSY:
+		return err_set(err, ERR_BUSY, "ledger busy while %s (%s; nothing "
+		    "of it was written; retry, or raise DAICHO_BUSY_TIMEOUT)", what,
+		    detail);
+	case PG_RC_DENIED:
+		return err_set(err, ERR_REFUSED, "PostgreSQL refused %s (%s; "
+		    "nothing was changed)", what, detail);
+	default:
+		return err_set(err, ERR_FAILED, "ledger error while %s (%s)", what,
+		    detail);
+	}
+}
+
 int
 ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 {
-	const char *detail = ledger && ledger->db ? sqlite3_errmsg(ledger->db)
-						  : sqlite3_errstr(rc);
+	const char *detail;
 	const char *path = ledger ? ledger->path : "ledger";
+
+	if (ledger && ledger->pg)
+		return postgresql_error(ledger, rc, err, what);
+	detail = ledger && ledger->db ? sqlite3_errmsg(ledger->db)
+				      : sqlite3_errstr(rc);
 
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
@@ -311,7 +402,8 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 int
 ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
 {
-	int rc = sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
+	int rc = ledger->pg ? pg_exec(ledger->pg, sql)
+			    : sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
 
 	if (rc != SQLITE_OK)
 		return ledger_error(ledger, rc, err, "updating the ledger");
@@ -473,6 +565,8 @@ trace_lock(const struct ledger *ledger)
 static bool
 aborted(const struct ledger *ledger)
 {
+	if (ledger->pg)
+		return ledger->in_transaction && pg_failed(ledger->pg);
 	return ledger->in_transaction && sqlite3_get_autocommit(ledger->db);
 }
 
@@ -496,6 +590,8 @@ run_cached(struct ledger *ledger, const char *sql)
 	struct db_stmt *st = db_prepare(ledger, sql, &ignored);
 	int rc;
 
+	if (ledger->pg)
+		return pg_exec(ledger->pg, sql);
 	if (st == NULL) {
 		err_release(&ignored);
 		return sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
@@ -512,7 +608,7 @@ begin_nested(struct ledger *ledger, bool write, struct err *err)
 
 	if (aborted(ledger))
 		return aborted_error(err);
-	if (write && !ledger->locked && ledger->lock != NULL)
+	if (write && !ledger->writing)
 		return err_set(err, ERR_FAILED,
 		    "internal: a write nested inside a read transaction");
 	rc = run_cached(ledger, "SAVEPOINT nested");
@@ -529,6 +625,11 @@ ledger_begin(struct ledger *ledger, struct err *err)
 
 	if (ledger->in_transaction)
 		return begin_nested(ledger, true, err);
+	if (ledger->pg) {
+		if ((rc = pg_begin_write(ledger->pg)) != 0)
+			return ledger_error(ledger, rc, err, "starting a transaction");
+		goto begun;
+	}
 	if (sqlite3_db_readonly(ledger->db, "main") == 1)
 		return err_set(err, ERR_FAILED, "cannot change the ledger (%s is "
 		    "read-only for this user: the file, its -wal or -shm, or its "
@@ -541,7 +642,9 @@ ledger_begin(struct ledger *ledger, struct err *err)
 		drop_write_lock(ledger);
 		return ledger_error(ledger, rc, err, "starting a transaction");
 	}
+begun:
 	ledger->in_transaction = true;
+	ledger->writing = true;
 	if (ledger->begin_hook &&
 	    (rc = ledger->begin_hook(ledger, ledger->begin_hook_arg, err)) < 0) {
 		ledger_rollback(ledger);
@@ -567,7 +670,8 @@ ledger_begin_read(struct ledger *ledger, struct err *err)
 
 	if (ledger->in_transaction)
 		return begin_nested(ledger, false, err);
-	rc = sqlite3_exec(ledger->db, "BEGIN", NULL, NULL, NULL);
+	rc = ledger->pg ? pg_begin_read(ledger->pg)
+			: sqlite3_exec(ledger->db, "BEGIN", NULL, NULL, NULL);
 
 	if (rc != SQLITE_OK)
 		return ledger_error(ledger, rc, err, "reading the ledger");
@@ -598,7 +702,8 @@ ledger_commit(struct ledger *ledger, struct err *err)
 		ledger_rollback(ledger);
 		return aborted_error(err);
 	}
-	rc = run_cached(ledger, "COMMIT");
+	rc = ledger->pg ? pg_commit(ledger->pg, ledger->writing)
+			: run_cached(ledger, "COMMIT");
 	if (rc != SQLITE_OK) {
 		ledger_error(ledger, rc, err, "committing");
 		ledger_rollback(ledger);
@@ -606,8 +711,12 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	}
 	ledger->in_transaction = false;
 	ledger->forget_on_rollback = NULL;
-	ledger->commits++;
+	if (ledger->writing)
+		ledger->commits++;
+	ledger->writing = false;
 	drop_write_lock(ledger);
+	if (ledger->pg)
+		return 0;
 	/*
 	 * Outside the write lock, so that writers never wait for it: a
 	 * passive checkpoint copies only what no reader still needs.
@@ -632,7 +741,9 @@ ledger_rollback(struct ledger *ledger)
 		ledger->nesting--;
 		return;
 	}
-	if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
+	if (ledger->in_transaction && ledger->pg)
+		pg_exec(ledger->pg, "ROLLBACK");
+	else if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
 		sqlite3_exec(ledger->db, "ROLLBACK", NULL, NULL, NULL);
 	if (ledger->in_transaction && ledger->forget_on_rollback) {
 		*ledger->forget_on_rollback = 0;
@@ -640,6 +751,7 @@ ledger_rollback(struct ledger *ledger)
 	}
 	ledger->forget_on_rollback = NULL;
 	ledger->in_transaction = false;
+	ledger->writing = false;
 	drop_write_lock(ledger);
 }
 
@@ -650,6 +762,10 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 	int rc;
 
 	for (size_t i = 0; i < ledger->stmt_count; i++) {
+		if (ledger->stmts[i].sql == sql && ledger->pg) {
+			pg_stmt_reset(ledger->stmts[i].stmt.pg);
+			return &ledger->stmts[i].stmt;
+		}
 		if (ledger->stmts[i].sql == sql) {
 			stmt = ledger->stmts[i].stmt.lite;
 			sqlite3_reset(stmt);
@@ -657,8 +773,20 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 			return &ledger->stmts[i].stmt;
 		}
 	}
-	rc = sqlite3_prepare_v3(ledger->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-	    &stmt, NULL);
+	if (ledger->pg && ledger->stmt_count < STMT_CACHE_SIZE) {
+		struct db_stmt *st = &ledger->stmts[ledger->stmt_count].stmt;
+
+		ledger->stmts[ledger->stmt_count++].sql = sql;
+		st->lite = NULL;
+		st->pg = pg_stmt_new(ledger->pg, sql);
+		return st;
+	}
+	rc = ledger->pg ? SQLITE_FULL : sqlite3_prepare_v3(ledger->db, sql, -1,
+	    SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
+	if (rc == SQLITE_FULL && ledger->pg) {
+		err_set(err, ERR_FAILED, "internal: statement cache full");
+		return NULL;
+	}
 	if (rc != SQLITE_OK) {
 		ledger_error(ledger, rc, err, "preparing a query");
 		return NULL;
@@ -671,6 +799,7 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 	}
 	ledger->stmts[ledger->stmt_count].sql = sql;
 	ledger->stmts[ledger->stmt_count].stmt.lite = stmt;
+	ledger->stmts[ledger->stmt_count].stmt.pg = NULL;
 	return &ledger->stmts[ledger->stmt_count++].stmt;
 }
 
@@ -679,9 +808,19 @@ ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
     struct err *err)
 {
 	sqlite3_stmt *stmt = NULL;
-	int rc = sqlite3_prepare_v2(ledger->db, sql, -1, &stmt, NULL);
+	int rc;
 
 	*value = 0;
+	if (ledger->pg) {
+		struct db_stmt *st = NULL;
+
+		if ((rc = db_prepare_once(ledger, sql, &st, err)) < 0)
+			return rc;
+		rc = db_step_int(ledger, st, value, NULL, "reading the ledger", err);
+		db_finalize(st);
+		return rc;
+	}
+	rc = sqlite3_prepare_v2(ledger->db, sql, -1, &stmt, NULL);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(stmt);
 		if (rc == SQLITE_ROW) {
@@ -1003,8 +1142,13 @@ ledger_create(const char *path, struct err *err)
 	bool existed = stat(path, &st) == 0 && st.st_size > 0;
 	int rc;
 
-	if (ledger_is_postgresql(path))
-		return refuse_postgresql(err);
+	if (ledger_is_postgresql(path)) {
+		bool created = false;
+
+		rc = connect_postgresql(path, true, &ledger, &created, err);
+		ledger_close(ledger);
+		return rc < 0 ? rc : created ? 0 : 1;
+	}
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0 && path_make_parent_dirs(path, 0755) < 0)
@@ -1022,8 +1166,11 @@ ledger_open(const char *path, struct ledger **out, struct err *err)
 {
 	int rc;
 
-	if (ledger_is_postgresql(path))
-		return refuse_postgresql(err);
+	if (ledger_is_postgresql(path)) {
+		bool created;
+
+		return connect_postgresql(path, false, out, &created, err);
+	}
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0)
@@ -1058,8 +1205,15 @@ ledger_check_integrity(const char *path, struct strlist *problems,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (ledger_is_postgresql(path))
-		return refuse_postgresql(err);
+	if (ledger_is_postgresql(path)) {
+		/* PostgreSQL checks its own pages; being able to connect and
+		 * read the schema is what daicho can check. */
+		bool created;
+
+		rc = connect_postgresql(path, false, &ledger, &created, err);
+		ledger_close(ledger);
+		return rc;
+	}
 	if ((rc = refuse_symlinks(path, err)) < 0)
 		return rc;
 	if (access(path, F_OK) != 0)
@@ -1108,8 +1262,13 @@ ledger_close(struct ledger *ledger)
 	if (ledger->db && ledger->identified && wal_is_long(ledger))
 		truncate_wal(ledger);
 	trace_lock(ledger);
-	for (size_t i = 0; i < ledger->stmt_count; i++)
+	for (size_t i = 0; i < ledger->stmt_count; i++) {
 		sqlite3_finalize(ledger->stmts[i].stmt.lite);
+		if (ledger->stmts[i].stmt.pg)
+			pg_stmt_free(ledger->stmts[i].stmt.pg);
+	}
+	if (ledger->pg)
+		pg_disconnect(ledger->pg);
 	if (ledger->db)
 		sqlite3_close(ledger->db);
 	filelock_close(ledger->lock);

@@ -58,6 +58,24 @@ struct ledger_hint {
 bool ledger_is_postgresql(const char *address);
 
 /*
+ * Whether this program has the PostgreSQL driver (daicho-pg and
+ * daicho-serve do; the static daicho hands PostgreSQL ledgers to daicho-pg).
+ */
+bool ledger_has_postgresql(void);
+
+/* Whether the ledger is a PostgreSQL one (shared by several machines). */
+bool ledger_is_shared(const struct ledger *ledger);
+
+/*
+ * On a PostgreSQL ledger: wait at most timeout_ms for another process to
+ * commit a change (LISTEN/NOTIFY). Returns 1 when one did, 0 on timeout,
+ * or a negative error. A SQLite ledger is watched through its files
+ * (util/filewatch.h) instead.
+ */
+int ledger_wait_change(struct ledger *ledger, int64_t timeout_ms,
+    struct err *err);
+
+/*
  * Decide the ledger path, first match wins: hint->path, $DAICHO_LEDGER,
  * <git common dir>/daicho/ledger.db, an existing .daicho/ledger.db in cwd or
  * above, else (for init) cwd/.daicho/ledger.db. Fills path; sets *exists.

@@ -3,11 +3,28 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* What clock_now_ms() adds to this machine's clock (clock_set_offset_ms()). */
+static int64_t offset_ms;
+
+void
+clock_set_offset_ms(int64_t offset)
+{
+	offset_ms = offset;
+}
+
+int64_t
+clock_local_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int64_t
 clock_now_ms(void)
 {
 	const char *fixed = getenv("DAICHO_NOW_MS");
-	struct timespec ts;
 
 	if (fixed != NULL && *fixed != '\0') {
 		char *end;
@@ -16,8 +33,7 @@ clock_now_ms(void)
 		if (*end == '\0')
 			return v;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return clock_local_ms() + offset_ms;
 }
 
 int64_t

@@ -9,8 +9,22 @@
 
 #include "util/buf.h"
 
-/* Milliseconds since the epoch, or $DAICHO_NOW_MS when set. */
+/*
+ * Milliseconds since the epoch by the ledger's clock: this machine's, plus
+ * the offset a shared ledger set (clock_set_offset_ms()); or $DAICHO_NOW_MS
+ * when set.
+ */
 int64_t clock_now_ms(void);
+
+/* This machine's own clock, in milliseconds since the epoch. */
+int64_t clock_local_ms(void);
+
+/*
+ * Make clock_now_ms() run offset milliseconds ahead of this machine's
+ * clock: a PostgreSQL ledger sets it to the database's clock, so that
+ * leases and times agree across hosts.
+ */
+void clock_set_offset_ms(int64_t offset);
 
 /* Monotonic milliseconds and microseconds, for measuring intervals. */
 int64_t clock_mono_ms(void);

@@ -1,6 +1,7 @@
 #include "util/path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,4 +418,27 @@ path_main_work_tree(const char *start, struct buf *out)
 	}
 	buf_release(&common);
 	return rc;
+}
+
+void
+path_add_sibling_program(struct buf *out, const char *name,
+    const char *env_name)
+{
+	const char *env = getenv(env_name);
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (env != NULL && *env != '\0') {
+		buf_adds(out, env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		n = 0;
+	self[n] = '\0';
+	if (strrchr(self, '/') != NULL)
+		strrchr(self, '/')[1] = '\0';
+	else
+		strcpy(self, "./");
+	buf_addf(out, "%s%s", self, name);
 }

@@ -73,4 +73,12 @@ int path_add_resolved_dir(struct buf *out, const char *path);
 /* Append the absolute form of path (relative to the cwd), not resolved. */
 void path_add_absolute(struct buf *out, const char *path);
 
+/*
+ * The path of the program name installed next to this one: $env_name when
+ * that is set and not empty, else name in the directory of this
+ * executable (/proc/self/exe). Appended to out.
+ */
+void path_add_sibling_program(struct buf *out, const char *name,
+    const char *env_name);
+
 #endif

@@ -1,0 +1,828 @@
+/*
+ * The PostgreSQL driver of the statement interface (core/db_pg.h): libpq,
+ * one connection per ledger, every statement run with PQexecParams (one
+ * round trip: daicho's processes are short-lived, and a named prepared
+ * statement would cost a round trip of its own before its first use).
+ */
+#include "core/db_pg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ledger.h"
+#include "pg/schema_pg.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+/* PostgreSQL's type oids (catalog/pg_type.h, stable across versions). */
+enum {
+	OID_BOOL = 16,
+	OID_BYTEA = 17,
+	OID_INT8 = 20,
+	OID_INT2 = 21,
+	OID_INT4 = 23,
+	OID_TEXT = 25,
+	OID_OID = 26,
+	OID_FLOAT4 = 700,
+	OID_FLOAT8 = 701,
+	OID_NUMERIC = 1700,
+};
+
+/*
+ * The key of the ledger's write lock: a transaction-scoped advisory lock,
+ * per database ("daicho" in ASCII).
+ */
+#define WRITE_LOCK_KEY "111542802573423"
+
+/* The channel on which commits wake waiting processes. */
+#define CHANNEL "daicho_ledger"
+
+struct pg_conn {
+	PGconn *conn;
+	char sqlstate[6];
+	struct buf message;      /* the last failure, one line */
+	int64_t changes;         /* rows changed by the last statement */
+	bool listening;
+};
+
+struct pg_param {
+	Oid type;
+	char *value;             /* NULL for NULL */
+	int length;
+	int format;              /* 0 text, 1 binary */
+	bool owned;
+	char digits[32];         /* an integer or real, as text */
+};
+
+struct pg_stmt {
+	struct pg_conn *pg;
+	char *sql;               /* in PostgreSQL's dialect */
+	int nparams;
+	struct pg_param *params;
+	PGresult *result;        /* after the first step */
+	PGresult *described;     /* columns, before any step */
+	int row;                 /* the current row; -1 before the first */
+	/* Bytea columns of the current row, decoded on first read. */
+	unsigned char **decoded;
+	size_t *decoded_len;
+	int ncolumns_decoded;
+	char bool_text[2];
+};
+
+/* Record the failure of res (or of the connection) on pg; PG_RC_ code. */
+static int
+failure(struct pg_conn *pg, const PGresult *res)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *text = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
+			       : NULL;
+
+	if (text == NULL)
+		text = PQerrorMessage(pg->conn);
+	buf_reset(&pg->message);
+	buf_add(&pg->message, text, strcspn(text, "\n"));
+	if (pg->message.len == 0)
+		buf_adds(&pg->message, "no answer from the server");
+	if (state == NULL)
+		state = PQstatus(pg->conn) == CONNECTION_BAD ? "08006" : "XX000";
+	snprintf(pg->sqlstate, sizeof(pg->sqlstate), "%s", state);
+	if (strcmp(state, "42501") == 0)
+		return PG_RC_DENIED;
+	if (strncmp(state, "23", 2) == 0 || strncmp(state, "22", 2) == 0)
+		return PG_RC_CONSTRAINT;
+	if (strncmp(state, "08", 2) == 0 || strncmp(state, "40", 2) == 0 ||
+	    strcmp(state, "55P03") == 0 || strncmp(state, "57P", 3) == 0 ||
+	    strcmp(state, "53300") == 0)
+		return PG_RC_BUSY;
+	return PG_RC_ERROR;
+}
+
+/* Whether res succeeded; if not, record why and clear it. */
+static int
+check(struct pg_conn *pg, PGresult *res)
+{
+	ExecStatusType status = PQresultStatus(res);
+	int rc;
+
+	if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+		const char *n = PQcmdTuples(res);
+
+		pg->changes = n && *n ? strtoll(n, NULL, 10) : 0;
+		return 0;
+	}
+	rc = failure(pg, res);
+	PQclear(res);
+	return rc;
+}
+
+int
+pg_exec(struct pg_conn *pg, const char *sql)
+{
+	PGresult *res = PQexec(pg->conn, sql);
+	int rc = check(pg, res);
+
+	if (rc == 0)
+		PQclear(res);
+	return rc;
+}
+
+/* Run sql and put column 0 of its first row in *value (0: no row). */
+static int
+query_int(struct pg_conn *pg, const char *sql, int64_t *value)
+{
+	PGresult *res = PQexec(pg->conn, sql);
+	int rc = check(pg, res);
+
+	*value = 0;
+	if (rc != 0)
+		return rc;
+	if (PQntuples(res) > 0 && PQnfields(res) > 0)
+		*value = strtoll(PQgetvalue(res, 0, PQnfields(res) - 1), NULL, 10);
+	PQclear(res);
+	return 0;
+}
+
+/*
+ * Set daicho's clock to the database's: leases and times across hosts
+ * rest on one clock. The offset is taken at every write transaction.
+ */
+static void
+follow_clock(int64_t db_now_ms)
+{
+	clock_set_offset_ms(db_now_ms - clock_local_ms());
+}
+
+int
+pg_begin_write(struct pg_conn *pg)
+{
+	int64_t now = 0;
+	int rc = query_int(pg, "BEGIN; SELECT pg_advisory_xact_lock("
+	    WRITE_LOCK_KEY "), (extract(epoch FROM clock_timestamp()) * 1000)"
+	    "::int8", &now);
+
+	if (rc == 0)
+		follow_clock(now);
+	else if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	return rc;
+}
+
+int
+pg_begin_read(struct pg_conn *pg)
+{
+	return pg_exec(pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+}
+
+int
+pg_commit(struct pg_conn *pg, bool wrote)
+{
+	return pg_exec(pg, wrote ? "NOTIFY " CHANNEL "; COMMIT" : "COMMIT");
+}
+
+bool
+pg_failed(struct pg_conn *pg)
+{
+	return PQtransactionStatus(pg->conn) == PQTRANS_INERROR;
+}
+
+int64_t
+pg_changes(struct pg_conn *pg)
+{
+	return pg->changes;
+}
+
+int64_t
+pg_last_insert_id(struct pg_conn *pg)
+{
+	int64_t id = 0;
+	int64_t changes = pg->changes;
+
+	query_int(pg, "SELECT lastval()", &id);
+	pg->changes = changes;
+	return id;
+}
+
+const char *
+pg_errmsg(struct pg_conn *pg)
+{
+	return pg->message.len ? pg->message.buf : "unknown error";
+}
+
+const char *
+pg_sqlstate(struct pg_conn *pg)
+{
+	return pg->sqlstate;
+}
+
+int
+pg_wait_change(struct pg_conn *pg, int64_t timeout_ms)
+{
+	struct pollfd pfd;
+	PGnotify *note;
+	int rc, woke = 0;
+
+	if (!pg->listening) {
+		if ((rc = pg_exec(pg, "LISTEN " CHANNEL)) != 0)
+			return rc;
+		pg->listening = true;
+	}
+	for (;;) {
+		if (!PQconsumeInput(pg->conn))
+			return failure(pg, NULL);
+		while ((note = PQnotifies(pg->conn)) != NULL) {
+			woke = 1;
+			PQfreemem(note);
+		}
+		if (woke || timeout_ms <= 0)
+			return woke;
+		pfd.fd = PQsocket(pg->conn);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		{
+			int64_t start = clock_mono_ms();
+
+			rc = poll(&pfd, 1, timeout_ms > 1000000 ? 1000000
+								  : (int)timeout_ms);
+			if (rc < 0 && errno != EINTR)
+				return PG_RC_ERROR;
+			if (rc == 0)
+				return 0;
+			timeout_ms -= clock_mono_ms() - start;
+		}
+	}
+}
+
+/*
+ * SQLite's dialect to PostgreSQL's: ?N becomes $N (a bare ? the next
+ * number), and "INDEXED BY name" goes. Quoted strings and identifiers are
+ * copied as they are. *nparams gets the largest parameter number.
+ */
+static char *
+translate(const char *sql, int *nparams)
+{
+	struct buf out = BUF_INIT;
+	int next = 1;
+
+	*nparams = 0;
+	for (const char *p = sql; *p;) {
+		if (*p == '\'' || *p == '"') {
+			const char *q = p + 1;
+
+			while (*q && !(*q == *p && q[1] != *p))
+				q += (*q == *p) ? 2 : 1;
+			if (*q)
+				q++;
+			buf_add(&out, p, (size_t)(q - p));
+			p = q;
+		} else if (*p == '?') {
+			char *end;
+			long n = strtol(p + 1, &end, 10);
+
+			if (end == p + 1)
+				n = next;
+			next = (int)n + 1;
+			if (n > *nparams)
+				*nparams = (int)n;
+			buf_addf(&out, "$%ld", n);
+			p = end;
+		} else if (strncmp(p, "INDEXED BY ", 11) == 0) {
+			p += 11;
+			while (*p == ' ')
+				p++;
+			while (*p == '_' || (*p >= 'a' && *p <= 'z') ||
+			    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
+				p++;
+		} else {
+			buf_addch(&out, *p++);
+		}
+	}
+	return buf_detach(&out, NULL);
+}
+
+struct pg_stmt *
+pg_stmt_new(struct pg_conn *pg, const char *sql)
+{
+	struct pg_stmt *st = xcalloc(1, sizeof(*st));
+
+	st->pg = pg;
+	st->sql = translate(sql, &st->nparams);
+	st->params = xcalloc((size_t)st->nparams + 1, sizeof(*st->params));
+	st->row = -1;
+	return st;
+}
+
+static void
+forget_row(struct pg_stmt *st)
+{
+	for (int i = 0; i < st->ncolumns_decoded; i++) {
+		free(st->decoded[i]);
+		st->decoded[i] = NULL;
+	}
+}
+
+static void
+clear_param(struct pg_param *p)
+{
+	if (p->owned)
+		free(p->value);
+	memset(p, 0, sizeof(*p));
+}
+
+void
+pg_stmt_reset(struct pg_stmt *st)
+{
+	forget_row(st);
+	PQclear(st->result);
+	st->result = NULL;
+	st->row = -1;
+}
+
+void
+pg_stmt_free(struct pg_stmt *st)
+{
+	if (st == NULL)
+		return;
+	pg_stmt_reset(st);
+	PQclear(st->described);
+	for (int i = 0; i <= st->nparams; i++)
+		clear_param(&st->params[i]);
+	free(st->params);
+	free(st->decoded);
+	free(st->decoded_len);
+	free(st->sql);
+	free(st);
+}
+
+/* Parameter n (from 1), emptied; NULL when st takes no such parameter. */
+static struct pg_param *
+param(struct pg_stmt *st, int n)
+{
+	if (n < 1 || n > st->nparams)
+		return NULL;
+	clear_param(&st->params[n - 1]);
+	return &st->params[n - 1];
+}
+
+void
+pg_stmt_bind_int(struct pg_stmt *st, int n, int64_t value)
+{
+	struct pg_param *p = param(st, n);
+
+	if (p == NULL)
+		return;
+	p->type = OID_INT8;
+	p->length = snprintf(p->digits, sizeof(p->digits), "%" PRId64, value);
+	p->value = p->digits;
+}
+
+void
+pg_stmt_bind_double(struct pg_stmt *st, int n, double value)
+{
+	struct pg_param *p = param(st, n);
+
+	if (p == NULL)
+		return;
+	p->type = OID_FLOAT8;
+	p->length = snprintf(p->digits, sizeof(p->digits), "%.17g", value);
+	p->value = p->digits;
+}
+
+void
+pg_stmt_bind_null(struct pg_stmt *st, int n)
+{
+	param(st, n);
+}
+
+void
+pg_stmt_bind_bytes(struct pg_stmt *st, int n, const void *data, size_t len,
+    bool blob, bool copy)
+{
+	struct pg_param *p = param(st, n);
+
+	if (p == NULL)
+		return;
+	p->type = blob ? OID_BYTEA : OID_TEXT;
+	p->format = blob ? 1 : 0;
+	p->length = (int)len;
+	if (copy || (!blob && ((const char *)data)[len] != '\0')) {
+		p->value = xmalloc(len + 1);
+		memcpy(p->value, data ? data : "", len);
+		p->value[len] = '\0';
+		p->owned = true;
+	} else {
+		p->value = (char *)(data ? data : "");
+	}
+}
+
+int
+pg_stmt_param_count(struct pg_stmt *st)
+{
+	return st->nparams;
+}
+
+/*
+ * Text with a NUL byte cannot be a PostgreSQL text value, and libpq would
+ * cut it at the NUL without a word: refuse it.
+ */
+static int
+refuse_nul(struct pg_stmt *st)
+{
+	for (int i = 0; i < st->nparams; i++) {
+		const struct pg_param *p = &st->params[i];
+
+		if (p->type == OID_TEXT && memchr(p->value, '\0', (size_t)p->length)) {
+			buf_reset(&st->pg->message);
+			buf_addf(&st->pg->message, "text with a NUL byte cannot be "
+			    "stored in a PostgreSQL ledger (parameter %d)", i + 1);
+			snprintf(st->pg->sqlstate, sizeof(st->pg->sqlstate), "22021");
+			return PG_RC_CONSTRAINT;
+		}
+	}
+	return 0;
+}
+
+static int
+execute(struct pg_stmt *st)
+{
+	Oid types[st->nparams + 1];
+	const char *values[st->nparams + 1];
+	int lengths[st->nparams + 1], formats[st->nparams + 1];
+	int rc;
+
+	if ((rc = refuse_nul(st)) != 0)
+		return rc;
+	for (int i = 0; i < st->nparams; i++) {
+		types[i] = st->params[i].type;
+		values[i] = st->params[i].value;
+		lengths[i] = st->params[i].length;
+		formats[i] = st->params[i].format;
+	}
+	st->result = PQexecParams(st->pg->conn, st->sql, st->nparams, types,
+	    values, lengths, formats, 0);
+	if ((rc = check(st->pg, st->result)) != 0) {
+		st->result = NULL;
+		return rc;
+	}
+	{
+		int n = PQnfields(st->result);
+
+		if (n > st->ncolumns_decoded) {
+			st->decoded = xrealloc(st->decoded, (size_t)n * sizeof(*st->decoded));
+			st->decoded_len = xrealloc(st->decoded_len,
+			    (size_t)n * sizeof(*st->decoded_len));
+			for (int i = st->ncolumns_decoded; i < n; i++)
+				st->decoded[i] = NULL;
+			st->ncolumns_decoded = n;
+		}
+	}
+	return 0;
+}
+
+int
+pg_stmt_step(struct pg_stmt *st)
+{
+	int rc;
+
+	if (st->result == NULL && (rc = execute(st)) != 0)
+		return rc;
+	forget_row(st);
+	if (st->row + 1 < PQntuples(st->result)) {
+		st->row++;
+		return DB_ROW;
+	}
+	st->row = PQntuples(st->result);
+	return DB_DONE;
+}
+
+/*
+ * The result that describes st's columns: its rows once run, else a
+ * description of the statement (prepared unnamed, once).
+ */
+static const PGresult *
+columns(struct pg_stmt *st)
+{
+	if (st->result != NULL)
+		return st->result;
+	if (st->described == NULL) {
+		PGresult *res = PQprepare(st->pg->conn, "", st->sql, 0, NULL);
+
+		if (PQresultStatus(res) == PGRES_COMMAND_OK) {
+			PQclear(res);
+			res = PQdescribePrepared(st->pg->conn, "");
+		}
+		if (check(st->pg, res) != 0)
+			return NULL;
+		st->described = res;
+	}
+	return st->described;
+}
+
+int
+pg_stmt_column_count(struct pg_stmt *st)
+{
+	const PGresult *res = columns(st);
+
+	return res ? PQnfields(res) : 0;
+}
+
+const char *
+pg_stmt_column_name(struct pg_stmt *st, int i)
+{
+	const PGresult *res = columns(st);
+
+	return res ? PQfname(res, i) : NULL;
+}
+
+const char *
+pg_stmt_column_decltype(struct pg_stmt *st, int i)
+{
+	const PGresult *res = columns(st);
+
+	if (res == NULL || PQftable(res, i) == InvalidOid)
+		return NULL;
+	switch (PQftype(res, i)) {
+	case OID_INT2:
+	case OID_INT4:
+	case OID_INT8:
+	case OID_BOOL:
+		return "INTEGER";
+	case OID_FLOAT4:
+	case OID_FLOAT8:
+		return "REAL";
+	case OID_BYTEA:
+		return "BLOB";
+	default:
+		return "TEXT";
+	}
+}
+
+static bool
+on_row(const struct pg_stmt *st, int i)
+{
+	return st->result != NULL && st->row >= 0 &&
+	    st->row < PQntuples(st->result) && i >= 0 && i < PQnfields(st->result);
+}
+
+enum db_type
+pg_stmt_column_type(struct pg_stmt *st, int i)
+{
+	if (!on_row(st, i) || PQgetisnull(st->result, st->row, i))
+		return DB_NULL;
+	switch (PQftype(st->result, i)) {
+	case OID_INT2:
+	case OID_INT4:
+	case OID_INT8:
+	case OID_OID:
+	case OID_BOOL:
+		return DB_INTEGER;
+	case OID_NUMERIC:
+		return strpbrk(PQgetvalue(st->result, st->row, i), ".eEN") ? DB_REAL
+									    : DB_INTEGER;
+	case OID_FLOAT4:
+	case OID_FLOAT8:
+		return DB_REAL;
+	case OID_BYTEA:
+		return DB_BLOB;
+	default:
+		return DB_TEXT;
+	}
+}
+
+const char *
+pg_stmt_column_text(struct pg_stmt *st, int i)
+{
+	const char *value;
+
+	if (!on_row(st, i) || PQgetisnull(st->result, st->row, i))
+		return NULL;
+	value = PQgetvalue(st->result, st->row, i);
+	switch (PQftype(st->result, i)) {
+	case OID_BOOL:
+		st->bool_text[0] = value[0] == 't' ? '1' : '0';
+		st->bool_text[1] = '\0';
+		return st->bool_text;
+	case OID_BYTEA:
+		if (st->decoded[i] == NULL) {
+			size_t len = 0;
+			unsigned char *raw = PQunescapeBytea(
+			    (const unsigned char *)value, &len);
+
+			if (raw == NULL)
+				return "";
+			/* A copy with a NUL after it, as SQLite's text has. */
+			st->decoded[i] = xmalloc(len + 1);
+			memcpy(st->decoded[i], raw, len);
+			st->decoded[i][len] = '\0';
+			PQfreemem(raw);
+			st->decoded_len[i] = len;
+		}
+		return (const char *)st->decoded[i];
+	default:
+		return value;
+	}
+}
+
+size_t
+pg_stmt_column_bytes(struct pg_stmt *st, int i)
+{
+	const char *text = pg_stmt_column_text(st, i);
+
+	if (text == NULL)
+		return 0;
+	if (PQftype(st->result, i) == OID_BYTEA)
+		return st->decoded_len[i];
+	if (PQftype(st->result, i) == OID_BOOL)
+		return 1;
+	return (size_t)PQgetlength(st->result, st->row, i);
+}
+
+int64_t
+pg_stmt_column_int(struct pg_stmt *st, int i)
+{
+	const char *text = pg_stmt_column_text(st, i);
+
+	if (text == NULL)
+		return 0;
+	if (pg_stmt_column_type(st, i) == DB_REAL)
+		return (int64_t)strtod(text, NULL);
+	return strtoll(text, NULL, 10);
+}
+
+double
+pg_stmt_column_double(struct pg_stmt *st, int i)
+{
+	const char *text = pg_stmt_column_text(st, i);
+
+	return text ? strtod(text, NULL) : 0.0;
+}
+
+/* Notices (NOTICE, WARNING from the server) are not daicho's output. */
+static void
+ignore_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/*
+ * Why the connection to address failed, as one line; ERR_BUSY when the
+ * server is not there or not accepting connections yet (retry), else
+ * ERR_FAILED. The address is not repeated: it may hold a password.
+ */
+static int
+connect_error(PGconn *conn, const char *address, struct err *err)
+{
+	const char *text = PQerrorMessage(conn);
+	struct buf line = BUF_INIT;
+	PGPing ping;
+	int rc;
+
+	/* libpq's message may span lines ("connection to server ... failed:"). */
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len > 0) {
+			if (line.len > 0)
+				buf_adds(&line, "; ");
+			buf_add(&line, p, len);
+		}
+		p += len + (p[len] == '\n');
+	}
+	ping = PQping(address);
+	if (ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT)
+		rc = err_set(err, ERR_BUSY, "cannot reach the PostgreSQL ledger "
+		    "(%s; retry when the server is up)", line.buf);
+	else
+		rc = err_set(err, ERR_FAILED, "cannot connect to the PostgreSQL "
+		    "ledger (%s)", line.buf);
+	buf_release(&line);
+	return rc;
+}
+
+/* An error about rc, the failure recorded on pg, while doing what. */
+static int
+conn_error(struct pg_conn *pg, int rc, const char *what, struct err *err)
+{
+	return err_set(err, rc == PG_RC_BUSY ? ERR_BUSY : ERR_FAILED,
+	    "PostgreSQL ledger: %s failed (%s)", what, pg_errmsg(pg));
+}
+
+/*
+ * Bring the schema to this daicho's, under the write lock: create it (and
+ * the roles) in an empty database when create, else migrate it forward.
+ * *created says whether it was made here.
+ */
+static int
+prepare_schema(struct pg_conn *pg, bool create, bool *created,
+    struct err *err)
+{
+	int64_t version = 0, exists = 0;
+	int rc;
+
+	*created = false;
+	if ((rc = query_int(pg, "SELECT count(*) FROM pg_catalog.pg_class c"
+	    " WHERE c.relname = 'daicho_schema'"
+	    " AND pg_catalog.pg_table_is_visible(c.oid)", &exists)) != 0)
+		return conn_error(pg, rc, "reading the schema", err);
+	if (exists && (rc = query_int(pg, "SELECT max(version) FROM daicho_schema",
+	    &version)) != 0)
+		return conn_error(pg, rc, "reading the schema version", err);
+	if (version > (int64_t)schema_pg_migration_count)
+		return err_set(err, ERR_FAILED, "the PostgreSQL ledger has schema "
+		    "version %lld, newer than this daicho understands (%zu; upgrade "
+		    "daicho)", (long long)version, schema_pg_migration_count);
+	if (version == (int64_t)schema_pg_migration_count)
+		return 0;
+	if (!exists && !create)
+		return err_set(err, ERR_FAILED, "this PostgreSQL database holds no "
+		    "daicho ledger (run 'daicho init --ledger ADDRESS' as its owner "
+		    "to make one)");
+	if ((rc = pg_begin_write(pg)) != 0)
+		return conn_error(pg, rc, "starting a transaction", err);
+	/* Re-read under the lock: another process may have done it. */
+	if ((rc = query_int(pg, "SELECT count(*) FROM pg_catalog.pg_class c"
+	    " WHERE c.relname = 'daicho_schema'"
+	    " AND pg_catalog.pg_table_is_visible(c.oid)", &exists)) != 0 ||
+	    (exists && (rc = query_int(pg, "SELECT max(version) FROM daicho_schema",
+	    &version)) != 0))
+		goto fail;
+	for (int64_t v = exists ? version : 0;
+	     v < (int64_t)schema_pg_migration_count; v++) {
+		if ((rc = pg_exec(pg, schema_pg_migrations[v])) != 0)
+			goto fail;
+	}
+	if (!exists && (rc = pg_exec(pg, schema_pg_roles)) != 0)
+		goto fail;
+	{
+		struct buf sql = BUF_INIT;
+
+		buf_addf(&sql, "DELETE FROM daicho_schema; INSERT INTO daicho_schema"
+		    "(version) VALUES (%zu)", schema_pg_migration_count);
+		rc = pg_exec(pg, sql.buf);
+		buf_release(&sql);
+		if (rc != 0)
+			goto fail;
+	}
+	if ((rc = pg_commit(pg, true)) != 0)
+		goto fail;
+	*created = !exists;
+	return 0;
+fail:
+	conn_error(pg, rc, exists ? "migrating the ledger's schema"
+				  : "creating the ledger's schema", err);
+	PQclear(PQexec(pg->conn, "ROLLBACK"));
+	return -(int)err->code;
+}
+
+int
+pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
+    struct pg_conn **out, bool *created, struct err *err)
+{
+	static const char *const keys[] = { "dbname",
+		"fallback_application_name", NULL };
+	const char *values[] = { address, "daicho", NULL };
+	struct pg_conn *pg = xcalloc(1, sizeof(*pg));
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	*out = NULL;
+	buf_init(&pg->message);
+	pg->conn = PQconnectdbParams(keys, values, 1);
+	if (pg->conn == NULL || PQstatus(pg->conn) != CONNECTION_OK) {
+		rc = connect_error(pg->conn, address, err);
+		pg_disconnect(pg);
+		return rc;
+	}
+	PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
+	/* Lock waits end as SQLite's busy timeout does: exit 75, retry. */
+	buf_addf(&sql, "SET lock_timeout = %lld", (long long)busy_timeout_ms);
+	rc = pg_exec(pg, sql.buf);
+	buf_release(&sql);
+	if (rc != 0) {
+		rc = conn_error(pg, rc, "setting up the connection", err);
+		pg_disconnect(pg);
+		return rc;
+	}
+	if ((rc = prepare_schema(pg, create, created, err)) < 0) {
+		pg_disconnect(pg);
+		return rc;
+	}
+	*out = pg;
+	return 0;
+}
+
+void
+pg_disconnect(struct pg_conn *pg)
+{
+	if (pg == NULL)
+		return;
+	PQfinish(pg->conn);
+	buf_release(&pg->message);
+	free(pg);
+}
