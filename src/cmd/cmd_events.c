@@ -164,7 +164,13 @@ exec_events(struct cmd_ctx *ctx)
 			return rc;
 		if (fflush(stdout) != 0)
 			return err_set(ctx->err, ERR_FAILED, "cannot write output");
-		nanosleep(&pause, NULL);
+		/* A shared ledger says when it changed (a signal ends the wait). */
+		if (ledger_is_shared(ctx->ledger)) {
+			if ((rc = ledger_wait_change(ctx->ledger, 1000, ctx->err)) < 0)
+				return rc;
+		} else {
+			nanosleep(&pause, NULL);
+		}
 	}
 	return 0;
 }

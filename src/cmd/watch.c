@@ -35,7 +35,9 @@ struct watcher {
 	const struct watch_source *source;
 	enum watch_form form;
 	bool colour;              /* colour the frame (FORM_SCREEN only) */
-	struct filewatch files;   /* the ledger's files; fd -1 without inotify */
+	struct filewatch files;   /* the ledger's files; fd -1 without inotify;
+				     for a shared ledger, its connection's */
+	bool shared;              /* a PostgreSQL ledger: woken by NOTIFY */
 	int signals;              /* a signalfd for the signals caught, or -1 */
 	struct term_keys keys;    /* stdin's mode, while keys are read */
 	bool on_screen;           /* the alternate screen is up */
@@ -283,8 +285,17 @@ cmd_watch(struct cmd_ctx *ctx, const struct watch_source *source)
 	w.colour = w.form == FORM_SCREEN && cmd_colour();
 	if (fflush(stdout) != 0)
 		return err_set(ctx->err, ERR_FAILED, "cannot write output");
-	/* Without inotify (say, a file system that has none), look each second. */
-	filewatch_open(&w.files, ctx->ledger_path.buf);
+	/*
+	 * A shared ledger says when it changed; a file is watched with inotify.
+	 * Without either (a file system without inotify), look each second.
+	 */
+	if (ledger_is_shared(ctx->ledger)) {
+		if ((rc = ledger_change_fd(ctx->ledger, &w.files.fd, ctx->err)) < 0)
+			return rc;
+		w.shared = true;
+	} else {
+		filewatch_open(&w.files, ctx->ledger_path.buf);
+	}
 	sigemptyset(&caught);
 	sigaddset(&caught, SIGINT);
 	sigaddset(&caught, SIGTERM);
@@ -318,6 +329,12 @@ cmd_watch(struct cmd_ctx *ctx, const struct watch_source *source)
 			drawn = clock_mono_ms();
 			due = next_due(&w, drawn);
 			dirty = false;
+			/* A change told while drawing is queued, not readable. */
+			if (w.shared &&
+			    (rc = ledger_wait_change(ctx->ledger, 0, ctx->err)) < 0)
+				break;
+			dirty = w.shared && rc == 1;
+			rc = 0;
 		}
 		if (dirty)
 			timeout = drawn + WATCH_MIN_REDRAW_MS - now;
@@ -334,9 +351,15 @@ cmd_watch(struct cmd_ctx *ctx, const struct watch_source *source)
 			    strerror(errno));
 			break;
 		}
-		if ((fds[1].revents & POLLIN) &&
-		    filewatch_changed(&w.files, ledger_files))
+		if ((fds[1].revents & POLLIN) && w.shared) {
+			if ((rc = ledger_wait_change(ctx->ledger, 0, ctx->err)) < 0)
+				break;
+			dirty = dirty || rc == 1;
+			rc = 0;
+		} else if ((fds[1].revents & POLLIN) &&
+		    filewatch_changed(&w.files, ledger_files)) {
 			dirty = true;
+		}
 		if (fds[2].revents & (POLLIN | POLLHUP))
 			take_keys(&w, &stop);
 		if (due >= 0 && clock_mono_ms() >= due)
@@ -353,6 +376,8 @@ done:
 		close(w.signals);
 	}
 	sigprocmask(SIG_SETMASK, &saved, NULL);
+	if (w.shared)
+		w.files.fd = -1; /* the ledger's connection, not ours to close */
 	filewatch_release(&w.files);
 	json_decref(w.last);
 	return rc;

@@ -75,6 +75,11 @@ int pg_begin_read(struct pg_conn *conn) DB_PG_WEAK;
  * waiting for a change of the ledger (NOTIFY).
  */
 int pg_commit(struct pg_conn *conn, bool wrote) DB_PG_WEAK;
+/*
+ * After an import inserted rows with their own ids: move every identity
+ * past the largest id. Returns 0 or a PG_RC_ code.
+ */
+int pg_after_import(struct pg_conn *conn) DB_PG_WEAK;
 /* Whether the open transaction failed and can only be rolled back. */
 bool pg_failed(struct pg_conn *conn) DB_PG_WEAK;
 
@@ -92,6 +97,11 @@ const char *pg_sqlstate(struct pg_conn *conn) DB_PG_WEAK;
  * PG_RC_ code.
  */
 int pg_wait_change(struct pg_conn *conn, int64_t timeout_ms) DB_PG_WEAK;
+/*
+ * The descriptor to poll for changes (listening from now on), or -1 with
+ * the failure recorded; pg_wait_change(conn, 0) then says whether one came.
+ */
+int pg_change_fd(struct pg_conn *conn) DB_PG_WEAK;
 
 /* A statement for sql (SQLite's dialect, see above); never NULL. */
 struct pg_stmt *pg_stmt_new(struct pg_conn *conn, const char *sql) DB_PG_WEAK;

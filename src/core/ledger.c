@@ -199,6 +199,30 @@ ledger_wait_change(struct ledger *ledger, int64_t timeout_ms, struct err *err)
 	return ledger_error(ledger, rc, err, "waiting for a change");
 }
 
+int
+ledger_after_import(struct ledger *ledger, struct err *err)
+{
+	int rc;
+
+	if (ledger->pg == NULL)
+		return 0;
+	if ((rc = pg_after_import(ledger->pg)) != 0)
+		return ledger_error(ledger, rc, err, "numbering after the import");
+	return 0;
+}
+
+int
+ledger_change_fd(struct ledger *ledger, int *fd, struct err *err)
+{
+	*fd = -1;
+	if (ledger->pg == NULL)
+		return err_set(err, ERR_FAILED, "internal: a SQLite ledger is "
+		    "watched through its files");
+	if ((*fd = pg_change_fd(ledger->pg)) < 0)
+		return ledger_error(ledger, PG_RC_ERROR, err, "listening for changes");
+	return 0;
+}
+
 void
 ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists)
 {

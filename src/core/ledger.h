@@ -76,6 +76,13 @@ int ledger_wait_change(struct ledger *ledger, int64_t timeout_ms,
     struct err *err);
 
 /*
+ * On a PostgreSQL ledger: a descriptor that becomes readable when another
+ * process may have committed a change (then ledger_wait_change(ledger, 0)
+ * says whether one did), in *fd. Returns 0 or a negative error.
+ */
+int ledger_change_fd(struct ledger *ledger, int *fd, struct err *err);
+
+/*
  * Decide the ledger path, first match wins: hint->path, $DAICHO_LEDGER,
  * <git common dir>/daicho/ledger.db, an existing .daicho/ledger.db in cwd or
  * above, else (for init) cwd/.daicho/ledger.db. Fills path; sets *exists.
@@ -188,6 +195,13 @@ uint64_t ledger_commit_count(const struct ledger *ledger);
  */
 int ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
     struct err *err);
+
+/*
+ * In the transaction of an import, after rows were inserted with their
+ * own ids: make later inserts number past them (PostgreSQL's identity
+ * sequences; SQLite needs nothing). Returns 0 or a negative error.
+ */
+int ledger_after_import(struct ledger *ledger, struct err *err);
 
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);

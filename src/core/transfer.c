@@ -468,6 +468,8 @@ transfer_import(struct ledger *ledger, const char *text, size_t len,
 		    "line");
 		goto fail;
 	}
+	if ((rc = ledger_after_import(ledger, err)) < 0)
+		goto fail;
 	if ((rc = ledger_commit(ledger, err)) < 0)
 		goto done;
 	if (counts != NULL) {

@@ -49,6 +49,7 @@ struct pg_conn {
 	struct buf message;      /* the last failure, one line */
 	int64_t changes;         /* rows changed by the last statement */
 	bool listening;
+	int64_t busy_timeout_ms; /* lock waits, and reconnecting */
 };
 
 struct pg_param {
@@ -158,11 +159,72 @@ follow_clock(int64_t db_now_ms)
 	clock_set_offset_ms(db_now_ms - clock_local_ms());
 }
 
+/* Set up a new connection: lock waits as bounded as SQLite's. */
+static int
+configure(struct pg_conn *pg)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET lock_timeout = %lld",
+	    (long long)pg->busy_timeout_ms);
+	return pg_exec(pg, sql);
+}
+
+/*
+ * The connection is gone (the server restarted, the network dropped):
+ * connect again, for at most the busy timeout, as a long-lived process
+ * (the runner, a watcher) must ride out a server restart. Only between
+ * transactions: what a broken transaction did is gone with it.
+ */
+static int
+reconnect(struct pg_conn *pg)
+{
+	int64_t deadline = clock_mono_ms() + pg->busy_timeout_ms;
+	int pause_ms = 50;
+
+	for (;;) {
+		PQreset(pg->conn);
+		if (PQstatus(pg->conn) == CONNECTION_OK) {
+			int rc = configure(pg);
+
+			if (rc == 0 && pg->listening)
+				rc = pg_exec(pg, "LISTEN " CHANNEL);
+			return rc;
+		}
+		if (clock_mono_ms() + pause_ms > deadline)
+			return failure(pg, NULL);
+		poll(NULL, 0, pause_ms);
+		if (pause_ms < 1000)
+			pause_ms *= 2;
+	}
+}
+
+/* Whether a transaction may start over after rc: the connection was lost. */
+static bool
+lost(struct pg_conn *pg)
+{
+	return PQstatus(pg->conn) == CONNECTION_BAD;
+}
+
+/* Run query_int() for a BEGIN, once more on a new connection if lost. */
+static int
+begin(struct pg_conn *pg, const char *sql, int64_t *value)
+{
+	int rc;
+
+	if (lost(pg) && (rc = reconnect(pg)) != 0)
+		return rc;
+	rc = query_int(pg, sql, value);
+	if (rc != 0 && lost(pg) && reconnect(pg) == 0)
+		rc = query_int(pg, sql, value);
+	return rc;
+}
+
 int
 pg_begin_write(struct pg_conn *pg)
 {
 	int64_t now = 0;
-	int rc = query_int(pg, "BEGIN; SELECT pg_advisory_xact_lock("
+	int rc = begin(pg, "BEGIN; SELECT pg_advisory_xact_lock("
 	    WRITE_LOCK_KEY "), (extract(epoch FROM clock_timestamp()) * 1000)"
 	    "::int8", &now);
 
@@ -176,13 +238,21 @@ pg_begin_write(struct pg_conn *pg)
 int
 pg_begin_read(struct pg_conn *pg)
 {
-	return pg_exec(pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+	int64_t none;
+
+	return begin(pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", &none);
 }
 
 int
 pg_commit(struct pg_conn *pg, bool wrote)
 {
 	return pg_exec(pg, wrote ? "NOTIFY " CHANNEL "; COMMIT" : "COMMIT");
+}
+
+int
+pg_after_import(struct pg_conn *pg)
+{
+	return pg_exec(pg, schema_pg_after_import);
 }
 
 bool
@@ -221,6 +291,17 @@ pg_sqlstate(struct pg_conn *pg)
 }
 
 int
+pg_change_fd(struct pg_conn *pg)
+{
+	if (!pg->listening) {
+		if (pg_exec(pg, "LISTEN " CHANNEL) != 0)
+			return -1;
+		pg->listening = true;
+	}
+	return PQsocket(pg->conn);
+}
+
+int
 pg_wait_change(struct pg_conn *pg, int64_t timeout_ms)
 {
 	struct pollfd pfd;
@@ -249,7 +330,10 @@ pg_wait_change(struct pg_conn *pg, int64_t timeout_ms)
 
 			rc = poll(&pfd, 1, timeout_ms > 1000000 ? 1000000
 								  : (int)timeout_ms);
-			if (rc < 0 && errno != EINTR)
+			/* A signal ends the wait: the caller looks at why. */
+			if (rc < 0 && errno == EINTR)
+				return 0;
+			if (rc < 0)
 				return PG_RC_ERROR;
 			if (rc == 0)
 				return 0;
@@ -463,8 +547,18 @@ execute(struct pg_stmt *st)
 		lengths[i] = st->params[i].length;
 		formats[i] = st->params[i].format;
 	}
+	/* Outside a transaction, a read can start over on a new connection. */
+	if (lost(st->pg) && PQtransactionStatus(st->pg->conn) != PQTRANS_INTRANS &&
+	    (rc = reconnect(st->pg)) != 0)
+		return rc;
 	st->result = PQexecParams(st->pg->conn, st->sql, st->nparams, types,
 	    values, lengths, formats, 0);
+	if (PQresultStatus(st->result) == PGRES_FATAL_ERROR && lost(st->pg) &&
+	    strncmp(st->sql, "SELECT", 6) == 0 && reconnect(st->pg) == 0) {
+		PQclear(st->result);
+		st->result = PQexecParams(st->pg->conn, st->sql, st->nparams,
+		    types, values, lengths, formats, 0);
+	}
 	if ((rc = check(st->pg, st->result)) != 0) {
 		st->result = NULL;
 		return rc;
@@ -788,7 +882,6 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 		"fallback_application_name", NULL };
 	const char *values[] = { address, "daicho", NULL };
 	struct pg_conn *pg = xcalloc(1, sizeof(*pg));
-	struct buf sql = BUF_INIT;
 	int rc;
 
 	*out = NULL;
@@ -801,10 +894,8 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 	}
 	PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
 	/* Lock waits end as SQLite's busy timeout does: exit 75, retry. */
-	buf_addf(&sql, "SET lock_timeout = %lld", (long long)busy_timeout_ms);
-	rc = pg_exec(pg, sql.buf);
-	buf_release(&sql);
-	if (rc != 0) {
+	pg->busy_timeout_ms = busy_timeout_ms;
+	if ((rc = configure(pg)) != 0) {
 		rc = conn_error(pg, rc, "setting up the connection", err);
 		pg_disconnect(pg);
 		return rc;

@@ -1089,6 +1089,20 @@ work_in_flight(struct runner *r, bool *in_flight)
 	return 0;
 }
 
+/*
+ * Idle, with no worker running and nothing ready: on a shared
+ * (PostgreSQL) ledger, sleep until another process commits a change, a
+ * signal comes, or a second passes, instead of looking every 50 ms. Returns
+ * 0, or a negative error.
+ */
+static int
+wait_for_the_ledger(struct runner *r)
+{
+	int rc = ledger_wait_change(r->ledger, 1000, r->err);
+
+	return rc < 0 ? rc : 0;
+}
+
 /* Sleep until a child changes state or 50 ms pass. */
 static void
 wait_a_moment(void)
@@ -1414,6 +1428,12 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 					break;
 				if (!in_flight && !r.sweep_pending && !options->follow)
 					break;
+				if (!in_flight && !r.sweep_pending &&
+				    ledger_is_shared(r.ledger)) {
+					if ((rc = wait_for_the_ledger(&r)) < 0)
+						break;
+					continue;
+				}
 			}
 		}
 		wait_a_moment();
