@@ -614,30 +614,25 @@ done:
 }
 
 /*
- * Whether the ledger asked for (--ledger, else $DAICHO_LEDGER) is a
- * PostgreSQL one.
- */
-static bool
-ledger_wanted_is_postgresql(const char *option)
-{
-	const char *env = getenv("DAICHO_LEDGER");
-
-	if (option != NULL)
-		return ledger_is_postgresql(option);
-	return env != NULL && ledger_is_postgresql(env);
-}
-
-/*
  * Run this very command line in daicho-pg, the same daicho with the
- * PostgreSQL driver (linked dynamically: see the Makefile). Returns only
- * when it cannot be started.
+ * PostgreSQL driver (linked dynamically: see the Makefile), from the
+ * directory it was given in (start_dir, when -C changed it; else -1).
+ * A ledger address found without --ledger (in $DAICHO_LEDGER, or the
+ * address file 'daicho init' left) goes along as $DAICHO_LEDGER. Returns
+ * only when it cannot be started.
  */
 static int
-hand_to_postgresql_driver(char **argv, struct err *err)
+hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
+    struct err *err)
 {
 	struct buf program = BUF_INIT;
 	int rc;
 
+	if (start_dir >= 0 && fchdir(start_dir) < 0)
+		return err_set(err, ERR_FAILED, "cannot return to the starting "
+		    "directory (%s)", strerror(errno));
+	if (address != NULL)
+		setenv("DAICHO_LEDGER", address, 1);
 	path_add_sibling_program(&program, "daicho-pg", "DAICHO_PG_BIN");
 	argv[0] = program.buf;
 	execv(program.buf, argv);
@@ -655,7 +650,7 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	struct cmd_ctx ctx = { 0 };
 	const struct cmd_entry *entry;
 	char **rest = NULL;
-	int next = 0, rc, rest_count, words = 1;
+	int next = 0, rc, rest_count, words = 1, start_dir = -1;
 	char *cwd = NULL;
 
 	ctx.err = err;
@@ -731,8 +726,10 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		goto done;
 	ctx.json = globals.json;
 	ctx.quiet = globals.quiet;
-	if (ledger_wanted_is_postgresql(globals.ledger) && !ledger_has_postgresql()) {
-		rc = hand_to_postgresql_driver(argv, err);
+	if (globals.dir && !ledger_has_postgresql() &&
+	    (start_dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot open the current directory "
+		    "(%s)", strerror(errno));
 		goto done;
 	}
 	if (globals.dir && chdir(globals.dir) < 0) {
@@ -749,6 +746,11 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		hint.cwd = cwd ? cwd : ".";
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
+	if (ledger_is_postgresql(ctx.ledger_path.buf) && !ledger_has_postgresql()) {
+		rc = hand_to_postgresql_driver(argv, globals.ledger == NULL ?
+		    ctx.ledger_path.buf : NULL, start_dir, err);
+		goto done;
+	}
 	if (entry->flags & CMD_NEEDS_LEDGER &&
 	    (rc = ledger_open(ctx.ledger_path.buf, &ctx.ledger, err)) < 0)
 		goto done;
@@ -760,6 +762,8 @@ done:
 	free(ctx.values);
 	free(rest);
 	free(cwd);
+	if (start_dir >= 0)
+		close(start_dir);
 	return rc;
 }
 

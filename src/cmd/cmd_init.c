@@ -49,9 +49,27 @@ exec_init(struct cmd_ctx *ctx)
 
 	if (rc < 0)
 		goto done;
+	if (ledger_is_postgresql(ctx->ledger_path.buf)) {
+		struct buf file = BUF_INIT;
+		char *cwd = getcwd(NULL, 0);
+		int kept = ledger_remember_address(cwd ? cwd : ".",
+		    ctx->ledger_path.buf, &file, ctx->err);
+
+		free(cwd);
+		if (kept == 0) {
+			struct buf line = BUF_INIT;
+
+			buf_addf(&line, "wrote %s (the ledger's address: commands "
+			    "here find it without --ledger)", file.buf);
+			strlist_add_owned(&report.lines, buf_detach(&line, NULL));
+		}
+		buf_release(&file);
+		if ((rc = kept < 0 ? kept : 0) < 0)
+			goto done;
+	}
 	project_root(&root);
-	if ((cmd_has(ctx, "git-hook") || ledger_of_repository(ctx->ledger_path.buf,
-		 root.buf)) &&
+	if ((cmd_has(ctx, "git-hook") || ledger_is_postgresql(ctx->ledger_path.buf) ||
+		ledger_of_repository(ctx->ledger_path.buf, root.buf)) &&
 	    (rc = install_git_hook(root.buf, &report, ctx->err)) < 0)
 		goto done;
 	if (cmd_has(ctx, "claude") &&
@@ -95,6 +113,14 @@ const struct cmd_entry cmd_init_entry = {
 	    "repository (so every worktree shares it), else .daicho/ledger.db in\n"
 	    "the current directory. On an existing ledger it only brings the\n"
 	    "schema up to date.\n\n"
+	    "A PostgreSQL ledger, shared by agents on several machines: --ledger\n"
+	    "postgresql://HOST/DB (or service=NAME; libpq's syntax, environment,\n"
+	    "service and password files all apply). Run by the database's owner,\n"
+	    "init creates the schema and the roles daicho_agent and daicho_human;\n"
+	    "run in each clone, it writes the address to ledger.address where the\n"
+	    "ledger file would be, so that commands there find the shared ledger.\n"
+	    "Keep passwords out of the address (~/.pgpass). See README, 'Several\n"
+	    "machines'.\n\n"
 	    "In a git repository whose ledger it is (the default location, or a\n"
 	    "ledger inside the work tree) it installs the pre-commit hook (daicho\n"
 	    "hook git pre-commit) in the common hooks directory, so every worktree\n"

@@ -91,6 +91,23 @@ int ledger_change_fd(struct ledger *ledger, int *fd, struct err *err);
 void ledger_locate(const struct ledger_hint *hint, struct buf *path, bool *exists);
 
 /*
+ * The file, beside where the ledger file would be by default, that names a
+ * PostgreSQL ledger: where no ledger file is, ledger_locate() takes the
+ * address it holds, so that every command in the repository finds the
+ * shared ledger without --ledger or $DAICHO_LEDGER.
+ */
+#define LEDGER_ADDRESS_FILE "ledger.address"
+
+/*
+ * Write address to the address file of the default place for cwd (mode
+ * 0600: an address may hold a password), named in *file. Returns 0, 1
+ * when nothing was written (the file already names it, or a SQLite ledger
+ * is at the default place), or a negative error.
+ */
+int ledger_remember_address(const char *cwd, const char *address,
+    struct buf *file, struct err *err);
+
+/*
  * Create an empty ledger at path (and its directory) with the current
  * schema. Returns 0, 1 when a ledger already exists there (it is migrated if
  * old), or a negative error.
@@ -185,6 +202,9 @@ void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
  */
 void ledger_project_root(struct ledger *ledger, struct buf *out);
 int ledger_git_dir(struct ledger *ledger, struct buf *out);
+
+/* The ledger's schema version (0 when it cannot be read). */
+int64_t ledger_schema_version(struct ledger *ledger);
 
 /* How many write transactions this connection has committed. */
 uint64_t ledger_commit_count(const struct ledger *ledger);

@@ -1056,7 +1056,18 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	struct err err = ERR_INIT;
 
 	*checks = json_array();
-	if (access(ledger_path, F_OK) != 0) {
+	if (ledger_is_postgresql(ledger_path)) {
+		/* PostgreSQL checks its own pages: reaching the schema is ours. */
+		if (ledger_open(ledger_path, &ledger, &err) < 0) {
+			doctor_check(*checks, "ledger", false, err.message.buf, "see "
+			    "the error; 'daicho init' (by the database's owner) makes "
+			    "or updates the schema");
+		} else {
+			buf_addf(&text, "PostgreSQL (schema %lld)",
+			    (long long)ledger_schema_version(ledger));
+			doctor_check(*checks, "ledger", true, text.buf, NULL);
+		}
+	} else if (access(ledger_path, F_OK) != 0) {
 		buf_addf(&text, "no ledger at %s", ledger_path);
 		doctor_check(*checks, "ledger", false, text.buf, "run 'daicho init'");
 	} else {
@@ -1069,11 +1080,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 			doctor_check(*checks, "ledger", false, err.message.buf, "see the "
 			    "error; 'daicho init' brings an old schema up to date");
 		} else {
-			int64_t version = 0;
-
-			ledger_query_int(ledger, "PRAGMA user_version", &version, &err);
 			buf_addf(&text, "%s (schema %lld)", ledger_path,
-			    (long long)version);
+			    (long long)ledger_schema_version(ledger));
 			doctor_check(*checks, "ledger", true, text.buf, NULL);
 		}
 		json_array_extend(*checks, integrity);

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# daicho on PostgreSQL (issue 17): a throw-away cluster on a Unix socket
+# (tests/pg/cluster.sh), then
+#
+#   1  claim --next as a whole process vs psql running one equivalent
+#      UPDATE ... RETURNING (target: <= 1.0x)
+#   2  32 concurrent claimer processes draining 20,000 tasks, on PostgreSQL
+#      and on SQLite in the same run: 0 double claims, no claim slower than
+#      2 s, PostgreSQL's aggregate rate at least SQLite's
+#
+#   bench/pg.sh            both
+#   bench/pg.sh 2          only the second
+#
+# Sizes: BENCH_RUNS [200]  BENCH_DRAIN_TASKS [20000]  BENCH_DRAIN_PROCS [32]
+# BENCH_DRAIN_BUDGET [300] seconds. Appends its report to bench/out/pg.log.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+OUT=${BENCH_OUT:-$here/out}
+RUNS=${BENCH_RUNS:-200}
+DRAIN_TASKS=${BENCH_DRAIN_TASKS:-20000}
+DRAIN_PROCS=${BENCH_DRAIN_PROCS:-32}
+DRAIN_BUDGET=${BENCH_DRAIN_BUDGET:-300}
+only=" ${*:-1 2} "
+
+for tool in hyperfine psql sqlite3 awk; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		{ echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
+done
+for bin in daicho daicho-pg; do
+	[ -x "$root/$bin" ] || { echo "bench: no $root/$bin (run make first)" >&2; exit 1; }
+done
+unset DAICHO_LEDGER DAICHO_AGENT DAICHO_NOW_MS DAICHO_BUSY_TIMEOUT \
+	CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID PGDATABASE
+export LC_ALL=C
+
+mkdir -p "$OUT"
+WORK=$(mktemp -d /tmp/daicho-bench-pg.XXXXXX)
+chmod 755 "$WORK"
+CLUSTER=$("$root/tests/pg/cluster.sh" start) || exit 1
+trap '"$root/tests/pg/cluster.sh" stop "$CLUSTER"; rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+# shellcheck disable=SC1091
+. "$CLUSTER/env"
+# Private copies: a rebuild during the run cannot change what is measured.
+cp "$root/daicho" "$root/daicho-pg" "$WORK/"
+D=$WORK/daicho
+export DAICHO_PG_BIN=$WORK/daicho-pg
+
+LOG=$OUT/pg.log
+say() { printf '%s\n' "$*" | tee -a "$LOG"; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+now_ns() { date +%s%N; }
+hf() {
+	awk -v n="$2" -v f="\"$3\":" '
+		/"command":/ { i++ }
+		i == n && $1 == f { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
+}
+ms() { calc '%.2f' "($1) * 1000"; }
+gen_tasks() {
+	awk -v n="$1" -v p="$2" 'BEGIN {
+		for (i = 1; i <= n; i++)
+			printf "{\"title\":\"%s %d\",\"priority\":%d}\n", p, i, i % 3 }'
+}
+# newdb NAME: an empty database; prints its address.
+newdb() {
+	createdb "$1" || exit 1
+	echo "postgresql:///$1?host=$PGHOST&port=$PGPORT&user=$PGUSER"
+}
+
+say "== daicho on PostgreSQL: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+say "   daicho $("$D" --version | cut -d' ' -f2) at $(git -C "$root" rev-parse --short HEAD 2>/dev/null); PostgreSQL $(psql -X -At -c 'SHOW server_version' postgres) on a Unix socket (fsync off, as the test cluster); libpq $(dpkg-query -W -f='${Version}' libpq5 2>/dev/null)"
+
+# ------------------------------------------------- 1. claim vs psql UPDATE
+bench1() {
+	local L aid n f c p g v
+	n=$((2 * (RUNS + 5) + 1000))
+	L=$(newdb b1)
+	"$D" --ledger "$L" init >/dev/null || exit 1
+	gen_tasks "$n" "claim bench" >"$WORK/b1.jsonl"
+	"$D" --ledger "$L" add --batch "$WORK/b1.jsonl" >/dev/null || exit 1
+	"$D" --ledger "$L" --as bench claim --next >/dev/null || exit 1
+	aid=$(psql -X -At -d b1 -c "SELECT id FROM agents WHERE name = 'bench' AND state <> 'ended'")
+	local now="(extract(epoch FROM clock_timestamp()) * 1000)::int8"
+	local sql="UPDATE tasks SET state = 'claimed', owner = $aid, lease_ms = 1800000, lease_expires_ms = $now + 1800000, attempts = attempts + 1, updated_ms = $now WHERE id = (SELECT id FROM tasks WHERE state = 'open' AND unmet_deps = 0 ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id"
+	local prep="psql -X -q -d b1 -c \"UPDATE tasks SET state = 'reported', lease_expires_ms = NULL WHERE state = 'claimed'\""
+	say ""
+	say "== 1. claim --next (whole process) vs psql, one UPDATE ... RETURNING ($n tasks, $RUNS runs, load $(load))"
+	f=$WORK/b1.json
+	hyperfine -N --style basic --export-json "$f" --warmup 5 --runs "$RUNS" \
+		--prepare "$prep" \
+		"$D --ledger $L --as bench claim --next" \
+		"$WORK/daicho-pg --ledger $L --as bench claim --next" \
+		"psql -X -q -At -d b1 -c \"$sql\"" \
+		"$WORK/daicho-pg --version" >"$WORK/b1.txt" 2>&1 ||
+		{ cat "$WORK/b1.txt"; exit 1; }
+	c=$(hf "$f" 1 median) g=$(hf "$f" 2 median) p=$(hf "$f" 3 median) v=$(hf "$f" 4 median)
+	say "   daicho claim --next       median $(ms "$c") ms  (daicho hands the command to daicho-pg)"
+	say "   daicho-pg claim --next    median $(ms "$g") ms"
+	say "   psql UPDATE ... RETURNING median $(ms "$p") ms"
+	say "   daicho-pg --version       median $(ms "$v") ms  (a dynamically linked process with libpq)"
+	say "   ratio daicho / psql: $(calc '%.2f' "$c / $p") x; daicho-pg / psql: $(calc '%.2f' "$g / $p") x   (target <= 1.0)"
+}
+
+# --------------------------------------------------- 2. concurrent draining
+# claimer NAME LEDGER DIR DEADLINE: claim until nothing is ready (exit 3),
+# writing each claim's id and its wall time in microseconds.
+claimer() {
+	local rc t0 t1 id now
+	while :; do
+		printf -v now '%(%s)T' -1
+		[ "$now" -lt "$4" ] || { echo "$1" >>"$3/stopped"; return 0; }
+		t0=$EPOCHREALTIME
+		id=$("$D" --ledger "$2" --as "$1" claim --next 2>>"$3/$1.err")
+		rc=$?
+		t1=$EPOCHREALTIME
+		case $rc in
+		0) echo "$id" >>"$3/$1.ids"
+		   echo "$(( (${t1/./} - ${t0/./}) ))" >>"$3/$1.us" ;;
+		3) return 0 ;;
+		75) echo "$rc" >>"$3/$1.rc" ;;
+		*) echo "$rc" >>"$3/$1.rc"; return 1 ;;
+		esac
+	done
+}
+
+# drain KIND LEDGER: DRAIN_PROCS claimers drain DRAIN_TASKS tasks.
+drain() {
+	local kind=$1 L=$2 dir=$WORK/b2-$1 i deadline t0 t1 printed unique doubles errs slow max rate
+	mkdir -p "$dir"
+	"$D" --ledger "$L" init >/dev/null || exit 1
+	gen_tasks "$DRAIN_TASKS" drain >"$dir/tasks.jsonl"
+	"$D" --ledger "$L" add --batch "$dir/tasks.jsonl" >/dev/null || exit 1
+	printf -v deadline '%(%s)T' -1
+	deadline=$((deadline + DRAIN_BUDGET))
+	t0=$(now_ns)
+	for i in $(seq 1 "$DRAIN_PROCS"); do
+		claimer "c$i" "$L" "$dir" "$deadline" &
+	done
+	wait
+	t1=$(now_ns)
+	printed=$(cat "$dir"/*.ids | wc -l)
+	unique=$(cat "$dir"/*.ids | sort -u | wc -l)
+	doubles=$((printed - unique))
+	errs=$(cat "$dir"/*.rc 2>/dev/null | wc -l)
+	max=$(cat "$dir"/*.us | sort -n | tail -1)
+	slow=$(awk '$1 > 2000000' "$dir"/*.us | wc -l)
+	rate=$(calc '%.0f' "$printed / (($t1 - $t0) / 1e9)")
+	say "   $kind: $printed claims in $(calc '%.2f' "($t1 - $t0) / 1e9") s = $rate claims/s; double claims $doubles; exit 75 retries $errs; slowest claim $(calc '%.0f' "$max / 1000") ms; claims over 2 s: $slow; p50 $(cat "$dir"/*.us | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int(NR / 2) + 1] / 1000 }') ms"
+	[ -s "$dir/stopped" ] && say "   $kind: NOT DRAINED within $DRAIN_BUDGET s"
+	eval "RATE_$kind=$rate"
+}
+
+bench2() {
+	say ""
+	say "== 2. $DRAIN_PROCS concurrent claimers draining $DRAIN_TASKS tasks (load $(load))"
+	drain sqlite "$WORK/drain.db"
+	drain postgresql "$(newdb b2)"
+	say "   PostgreSQL / SQLite aggregate rate: $(calc '%.2f' "$RATE_postgresql / $RATE_sqlite") x   (target >= 1.0)"
+}
+
+case $only in *" 1 "*) bench1 ;; esac
+case $only in *" 2 "*) bench2 ;; esac
+say ""
