@@ -100,7 +100,8 @@ git_pre_commit(struct cmd_ctx *ctx)
 	if (strcmp(ctx->argv[1], "pre-commit") != 0)
 		return err_set(ctx->err, ERR_USAGE, "unknown git hook '%s' (use "
 		    "pre-commit)", ctx->argv[1]);
-	if (access(ctx->ledger_path.buf, F_OK) != 0)
+	if (!ledger_is_postgresql(ctx->ledger_path.buf) &&
+	    access(ctx->ledger_path.buf, F_OK) != 0)
 		return 0; /* no ledger: nothing is reserved */
 	if ((rc = ledger_open(ctx->ledger_path.buf, &ctx->ledger, ctx->err)) < 0)
 		return rc;
@@ -158,7 +159,8 @@ exec_hook(struct cmd_ctx *ctx)
 		goto done;
 	}
 	deadline_blocks = is_shell_pre_tool(req.event, payload);
-	if (access(ctx->ledger_path.buf, F_OK) != 0)
+	if (!ledger_is_postgresql(ctx->ledger_path.buf) &&
+	    access(ctx->ledger_path.buf, F_OK) != 0)
 		goto done; /* no ledger: this project does not use daicho */
 	if ((rc = ledger_open(ctx->ledger_path.buf, &ctx->ledger, ctx->err)) < 0) {
 		hook_answer_unreadable(req.client, req.event, payload,

@@ -396,7 +396,6 @@ static int
 exec_logs(struct cmd_ctx *ctx)
 {
 	struct buf dir = BUF_INIT, content = BUF_INIT;
-	const char *ledger = ledger_path(ctx->ledger), *slash = strrchr(ledger, '/');
 	const char *value;
 	struct task task;
 	int64_t id, attempt = 0;
@@ -411,7 +410,7 @@ exec_logs(struct cmd_ctx *ctx)
 	/* Says "no task" when there is none. */
 	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
 		return rc;
-	buf_add(&dir, ledger, slash ? (size_t)(slash - ledger) : 0);
+	ledger_local_dir(ctx->ledger, &dir);
 	found = tasklog_read(dir.buf, id, attempt, task.attempts, &content) == 0;
 	task_release(&task);
 	if (!found)

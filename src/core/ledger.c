@@ -552,13 +552,54 @@ ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
 	return 0;
 }
 
+/*
+ * A shared ledger's work is wherever this command runs: the main work tree
+ * of the repository around the current directory (each machine has its
+ * own clone), else the current directory.
+ */
+static void
+shared_project_root(struct buf *out)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	if (path_main_work_tree(cwd ? cwd : ".", out) != 0) {
+		buf_reset(out);
+		buf_adds(out, cwd ? cwd : ".");
+	}
+	free(cwd);
+}
+
+void
+ledger_local_dir(struct ledger *ledger, struct buf *out)
+{
+	const char *slash;
+
+	if (ledger->pg == NULL) {
+		slash = strrchr(ledger->path, '/');
+		buf_add(out, ledger->path, slash ? (size_t)(slash - ledger->path) : 0);
+		if (slash == NULL)
+			buf_addch(out, '.');
+		return;
+	}
+	if (ledger_git_dir(ledger, out) == 0 && out->len > 0) {
+		buf_adds(out, "/daicho");
+	} else {
+		buf_reset(out);
+		ledger_project_root(ledger, out);
+		buf_adds(out, "/.daicho");
+	}
+}
+
 void
 ledger_project_root(struct ledger *ledger, struct buf *out)
 {
 	if (ledger->project_root == NULL) {
 		struct buf root = BUF_INIT;
 
-		path_project_root(ledger->path, &root);
+		if (ledger->pg)
+			shared_project_root(&root);
+		else
+			path_project_root(ledger->path, &root);
 		ledger->project_root = buf_detach(&root, NULL);
 	}
 	buf_adds(out, ledger->project_root);
@@ -570,7 +611,16 @@ ledger_git_dir(struct ledger *ledger, struct buf *out)
 	if (ledger->git_dir == NULL) {
 		struct buf dir = BUF_INIT;
 
-		ledger->git_dir_status = path_ledger_git_dir(ledger->path, &dir);
+		if (ledger->pg) {
+			char *cwd = getcwd(NULL, 0);
+
+			ledger->git_dir_status = path_git_common_dir(cwd ? cwd : ".",
+			    &dir) == 0 ? 0 : 1;
+			free(cwd);
+		} else {
+			ledger->git_dir_status = path_ledger_git_dir(ledger->path,
+			    &dir);
+		}
 		ledger->git_dir = buf_detach(&dir, NULL);
 	}
 	buf_adds(out, ledger->git_dir);

@@ -198,9 +198,19 @@ void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
 /*
  * path_project_root() and path_ledger_git_dir() (util/path.h) of the
  * ledger's path, found on first use and kept for the connection's life:
- * a long-lived process (the runner) asks for every task.
+ * a long-lived process (the runner) asks for every task. A PostgreSQL
+ * ledger has no path in a repository: its work is the repository around
+ * the current directory (this machine's clone).
  */
 void ledger_project_root(struct ledger *ledger, struct buf *out);
+
+/*
+ * Where this machine keeps what belongs beside the ledger (workers' logs,
+ * verification worktrees), appended to out: a SQLite ledger's directory;
+ * for a PostgreSQL ledger, <git common dir>/daicho of the repository
+ * around the current directory, else <project root>/.daicho.
+ */
+void ledger_local_dir(struct ledger *ledger, struct buf *out);
 int ledger_git_dir(struct ledger *ledger, struct buf *out);
 
 /* The ledger's schema version (0 when it cannot be read). */

@@ -21,14 +21,8 @@ void
 sweep_locations(struct ledger *ledger, struct buf *worktree_dir,
     struct buf *root)
 {
-	const char *path = ledger_path(ledger);
-	const char *slash = strrchr(path, '/');
-
 	if (worktree_dir) {
-		if (slash)
-			buf_add(worktree_dir, path, (size_t)(slash - path));
-		else
-			buf_addch(worktree_dir, '.');
+		ledger_local_dir(ledger, worktree_dir);
 		buf_adds(worktree_dir, "/verify");
 	}
 	if (root)

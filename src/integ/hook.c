@@ -395,6 +395,8 @@ repo_relative(const char *path, const char *cwd, const char *ledger_path,
 	} while (dir.len > 0 && access(dir.buf, F_OK) != 0);
 	if (path_find_upward(dir.buf[0] ? dir.buf : "/", ".git", &dotgit) == 0) {
 		buf_add(&root, dotgit.buf, dotgit.len - strlen("/.git"));
+	} else if (ledger_is_postgresql(ledger_path)) {
+		buf_adds(&root, cwd ? cwd : "."); /* a shared ledger's work is here */
 	} else {
 		path_project_root(ledger_path, &root);
 	}

@@ -1338,11 +1338,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	r.agents[options->jobs] = options->actor;
 	r.agent_names = xcalloc((size_t)options->jobs, sizeof(char *));
 	sweep_locations(ledger, NULL, &r.root);
-	{
-		const char *path = ledger_path(ledger), *slash = strrchr(path, '/');
-
-		buf_add(&r.ledger_dir, path, slash ? (size_t)(slash - path) : 0);
-	}
+	ledger_local_dir(ledger, &r.ledger_dir);
 	if (options->worktree && git_rev_parse(r.root.buf, "HEAD", &r.base) < 0) {
 		rc = err_set(err, ERR_FAILED,
 		    "--worktree needs a git repository with a commit at %s", r.root.buf);

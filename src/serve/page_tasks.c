@@ -346,8 +346,6 @@ page_task(struct serve_request *req, struct serve_response *res,
     const char *id_text)
 {
 	struct serve *server = req->server;
-	const char *path = server->start->ledger_path.buf;
-	const char *slash = strrchr(path, '/');
 	struct buf body = BUF_INIT, log = BUF_INIT, dir = BUF_INIT;
 	struct buf verdicts = BUF_INIT, history = BUF_INIT;
 	struct event_filter events = { 0 };
@@ -384,7 +382,7 @@ page_task(struct serve_request *req, struct serve_response *res,
 		    err.message.buf);
 		goto done;
 	}
-	buf_add(&dir, path, slash ? (size_t)(slash - path) : 0);
+	ledger_local_dir(server->ledger, &dir);
 	have_log = tasklog_read(dir.buf, id, 0, t.attempts, &log) == 0;
 	res->content_type = "text/html; charset=utf-8";
 	html_begin(req, out, t.title, "Tasks");
