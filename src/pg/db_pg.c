@@ -343,15 +343,14 @@ pg_wait_change(struct pg_conn *pg, int64_t timeout_ms)
 }
 
 /*
- * SQLite's dialect to PostgreSQL's: ?N becomes $N (a bare ? the next
- * number), and "INDEXED BY name" goes. Quoted strings and identifiers are
+ * SQLite's dialect to PostgreSQL's: ?N becomes $N (a bare ? one more
+ * than the largest number so far), and "INDEXED BY name" goes. Quoted strings and identifiers are
  * copied as they are. *nparams gets the largest parameter number.
  */
 static char *
 translate(const char *sql, int *nparams)
 {
 	struct buf out = BUF_INIT;
-	int next = 1;
 
 	*nparams = 0;
 	for (const char *p = sql; *p;) {
@@ -368,9 +367,9 @@ translate(const char *sql, int *nparams)
 			char *end;
 			long n = strtol(p + 1, &end, 10);
 
+			/* A bare ? is one more than the largest so far, as in SQLite. */
 			if (end == p + 1)
-				n = next;
-			next = (int)n + 1;
+				n = *nparams + 1;
 			if (n > *nparams)
 				*nparams = (int)n;
 			buf_addf(&out, "$%ld", n);

@@ -2,6 +2,8 @@
 # A throw-away PostgreSQL cluster for daicho's tests: initdb into a new
 # temporary directory, listening on a Unix socket inside it only (no TCP
 # port, so clusters of parallel runs never meet), fsync off.
+# DAICHO_PG_LISTEN=127.0.0.1 DAICHO_PG_PORT=N also listen on loopback TCP
+# (tests that stand for several machines).
 #
 #   tests/pg/cluster.sh start        prints the cluster's directory; its
 #                                    env file sets PGHOST, PGPORT, PGUSER
@@ -47,13 +49,13 @@ start() {
 		exit 1
 	fi
 	if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-		-o "-c listen_addresses= -k $dir -p 5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+		-o "-c listen_addresses=${DAICHO_PG_LISTEN:-} -k $dir -p ${DAICHO_PG_PORT:-5432} -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
 		start >/dev/null; then
 		cat "$dir/server.log" >&2
 		rm -rf "$dir"
 		exit 1
 	fi
-	printf 'PGHOST=%s\nPGPORT=5432\nPGUSER=postgres\nexport PGHOST PGPORT PGUSER\n' "$dir" >"$dir/env"
+	printf 'PGHOST=%s\nPGPORT=%s\nPGUSER=postgres\nexport PGHOST PGPORT PGUSER\n' "$dir" "${DAICHO_PG_PORT:-5432}" >"$dir/env"
 	echo "$dir"
 }
 
