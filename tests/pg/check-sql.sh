@@ -29,31 +29,68 @@ case "${1:-}" in
 CREATE FUNCTION pg_temp.daicho_check(loc text, q text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
+	n int := coalesce((SELECT max(CAST(m[1] AS int))
+	    FROM regexp_matches(q, '\$(\d+)', 'g') AS m), 0);
+	given text[] := array_fill(CAST('unknown' AS text), ARRAY[n]);
 	inferred regtype[];
 	sent text;
+	note text := '';
+	p int;
+	state text;
+	message text;
 BEGIN
-	BEGIN
-		EXECUTE 'PREPARE daicho_s AS ' || q;
-	EXCEPTION WHEN OTHERS THEN
-		RETURN format('FAIL %s: %s', loc, SQLERRM);
-	END;
+	-- An operand of arithmetic is bound with db_bind_int(): int8.
+	FOR p IN SELECT CAST(m[1] AS int) FROM regexp_matches(q,
+	    '\$(\d+)\s*[-+*/]|[-+*/]\s*\$(\d+)', 'g') AS m WHERE m[1] IS NOT NULL
+	    UNION SELECT CAST(m[2] AS int) FROM regexp_matches(q,
+	    '\$(\d+)\s*[-+*/]|[-+*/]\s*\$(\d+)', 'g') AS m WHERE m[2] IS NOT NULL
+	LOOP
+		given[p] := 'bigint';
+	END LOOP;
+	LOOP
+		BEGIN
+			IF n = 0 THEN
+				EXECUTE 'PREPARE daicho_s AS ' || q;
+			ELSE
+				EXECUTE format('PREPARE daicho_s (%s) AS %s',
+				    array_to_string(given, ', '), q);
+			END IF;
+			EXIT;
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE,
+			    message = MESSAGE_TEXT;
+			-- A parameter whose type only its binding gives: fine
+			-- unless it is bound NULL. Say so, and go on as int8.
+			p := CAST(substring(message FROM
+			    'could not determine data type of parameter \$(\d+)')
+			    AS int);
+			IF state <> '42P18' OR p IS NULL OR given[p] <> 'unknown' THEN
+				RETURN format('FAIL %s: %s', loc, message);
+			END IF;
+			given[p] := 'bigint';
+			note := note || format(' $%s', p);
+		END;
+	END LOOP;
 	SELECT parameter_types INTO inferred FROM pg_prepared_statements
 	WHERE name = 'daicho_s';
 	DEALLOCATE daicho_s;
-	IF coalesce(array_length(inferred, 1), 0) = 0 THEN
-		RETURN NULL;
+	IF n > 0 THEN
+		SELECT string_agg(CASE WHEN t IN ('integer'::regtype,
+		    'smallint'::regtype, 'numeric'::regtype, 'boolean'::regtype)
+		    THEN 'bigint' ELSE format_type(t, NULL) END, ', ' ORDER BY i)
+		INTO sent FROM unnest(inferred) WITH ORDINALITY AS a(t, i);
+		BEGIN
+			EXECUTE format('PREPARE daicho_s (%s) AS %s', sent, q);
+			DEALLOCATE daicho_s;
+		EXCEPTION WHEN OTHERS THEN
+			RETURN format('FAIL %s (parameters sent as %s): %s', loc,
+			    sent, SQLERRM);
+		END;
 	END IF;
-	SELECT string_agg(CASE WHEN t IN ('integer'::regtype,
-	    'smallint'::regtype, 'numeric'::regtype, 'boolean'::regtype)
-	    THEN 'bigint' ELSE format_type(t, NULL) END, ', ' ORDER BY n)
-	INTO sent FROM unnest(inferred) WITH ORDINALITY AS p(t, n);
-	BEGIN
-		EXECUTE format('PREPARE daicho_s (%s) AS %s', sent, q);
-		DEALLOCATE daicho_s;
-	EXCEPTION WHEN OTHERS THEN
-		RETURN format('FAIL %s (parameters sent as %s): %s', loc,
-		    sent, SQLERRM);
-	END;
+	IF note <> '' THEN
+		RETURN format('note %s: typed only by its binding (an error'
+		    ' if bound NULL):%s', loc, note);
+	END IF;
 	RETURN NULL;
 END $$;
 SQL
