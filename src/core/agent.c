@@ -182,13 +182,13 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 	static const char *const moves[] = {
 		"UPDATE tasks SET owner = ?1 WHERE state = 'claimed' AND owner IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
+		"  AND state = 'ended' AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3))",
 		"UPDATE waits SET agent = ?1 WHERE ended_ms IS NULL AND agent IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
+		"  AND state = 'ended' AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3))",
 		"UPDATE waits SET owner = ?1 WHERE ended_ms IS NULL AND owner IN"
 		" (SELECT id FROM agents WHERE name = ?2 AND id <> ?1"
-		"  AND state = 'ended' AND (?3 IS NULL OR session_id = ?3))",
+		"  AND state = 'ended' AND (CAST(?3 AS TEXT) IS NULL OR session_id = ?3))",
 		"UPDATE agents SET state = 'waiting' WHERE id = ?1 AND EXISTS"
 		" (SELECT 1 FROM waits WHERE agent = ?1 AND ended_ms IS NULL)",
 	};
@@ -1113,7 +1113,7 @@ agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
 	    "    it.state NOT IN ('verified','cancelled','failed')))))"
 	    "   FROM waits w LEFT JOIN agents o ON o.id = w.owner"
 	    "   WHERE w.agent = a.id AND w.ended_ms IS NULL) AS waits_json"
-	    " FROM agents a WHERE ?3 OR a.state <> 'ended'"
+	    " FROM agents a WHERE ?3 <> 0 OR a.state <> 'ended'"
 	    " ORDER BY a.name, a.id", err);
 	int rc;
 

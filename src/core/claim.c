@@ -58,7 +58,7 @@ live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
 	    "SELECT g.glob, t.id, a.name FROM tasks t"
 	    " JOIN touches g ON g.task = t.id"
 	    " LEFT JOIN agents a ON a.id = t.owner"
-	    " WHERE t.has_touches AND ((t.state = 'claimed' AND"
+	    " WHERE t.has_touches <> 0 AND ((t.state = 'claimed' AND"
 	    "  t.lease_expires_ms > ?1 AND a.state <> 'ended')"
 	    "  OR t.state = 'reported')"
 	    " UNION ALL "
@@ -182,7 +182,7 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	 */
 	static const char open_sql[] =
 	    "SELECT id, priority, has_touches FROM tasks INDEXED BY tasks_ready"
-	    " WHERE state = 'open' AND unmet_deps = 0 AND ?1 IS NULL"
+	    " WHERE state = 'open' AND unmet_deps = 0 AND CAST(?1 AS TEXT) IS NULL"
 	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
 	    " ORDER BY priority DESC, id";
 	static const char open_label_sql[] =
@@ -196,7 +196,8 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	    " INDEXED BY tasks_claimed_lease"
 	    " WHERE state = 'claimed' AND lease_expires_ms <= ?2"
 	    " AND unmet_deps = 0 AND attempts < max_attempts"
-	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))"
+	    " AND (CAST(?1 AS TEXT) IS NULL OR id IN"
+	    "  (SELECT task FROM labels WHERE label = ?1))"
 	    " ORDER BY priority DESC, id";
 	struct cursor open = { 0 }, expired = { 0 };
 	struct live_touches live = { .agent = agent };
@@ -426,7 +427,7 @@ nothing_ready(struct ledger *ledger, const char *label, struct err *err)
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FILTER (WHERE state = 'open'),"
 	    " count(*) FILTER (WHERE state IN ('claimed','reported','blocked'))"
-	    " FROM tasks WHERE ?1 IS NULL OR id IN"
+	    " FROM tasks WHERE CAST(?1 AS TEXT) IS NULL OR id IN"
 	    " (SELECT task FROM labels WHERE label = ?1)", err);
 	int64_t open = 0, busy = 0;
 	int rc;

@@ -59,7 +59,7 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	    "  LEFT JOIN tasks t ON t.id = e.task"
 	    "  WHERE e.task = ?1 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
-	    ") ORDER BY id";
+	    ") AS page ORDER BY id";
 	static const char all[] =
 	    "SELECT * FROM ("
 	    "  SELECT e.id, e.at_ms, a.name, e.kind, e.task, e.detail, t.title"
@@ -67,7 +67,7 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	    "  LEFT JOIN tasks t ON t.id = e.task"
 	    "  WHERE ?1 = 0 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
-	    ") ORDER BY id";
+	    ") AS page ORDER BY id";
 	struct db_stmt *st = db_prepare(ledger, filter->task ? by_task : all, err);
 	int rc, stop = 0;
 
@@ -112,7 +112,7 @@ event_count_among(struct ledger *ledger, const char *kind, int64_t after_id,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM events WHERE id > ?1 AND kind = ?2 AND task IN"
-	    " (SELECT value FROM json_each(?3))", err);
+	    " (SELECT CAST(value AS BIGINT) FROM json_each(?3))", err);
 	int rc;
 
 	if (st == NULL)

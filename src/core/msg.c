@@ -348,7 +348,7 @@ msg_mark_read(struct ledger *ledger, const char *caller_name,
 #define UNREAD_SENT " WHERE m.read_ms IS NULL AND m.recipient = ?1"
 #define UNREAD_QUEUED                                                          \
 	" WHERE m.read_ms IS NULL AND m.queued = 1 AND m.recipient_name = ?2"   \
-	" AND m.recipient IS NOT ?1"
+	" AND m.recipient IS DISTINCT FROM ?1"
 
 int
 msg_unread_count(struct ledger *ledger, const char *caller_name,
@@ -357,7 +357,7 @@ msg_unread_count(struct ledger *ledger, const char *caller_name,
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*), coalesce(max(id), 0) FROM ("
 	    " SELECT m.id FROM messages m" UNREAD_SENT " UNION ALL"
-	    " SELECT m.id FROM messages m" UNREAD_QUEUED ")", err);
+	    " SELECT m.id FROM messages m" UNREAD_QUEUED ") AS unread", err);
 	int rc;
 
 	*count = *newest = 0;
@@ -381,7 +381,7 @@ msg_unread_previews(struct ledger *ledger, const char *caller_name,
 {
 #define PREVIEW_COLUMNS                                                        \
 	"SELECT m.id, s.name AS \"from\", m.kind, m.sent_ms,"                   \
-	" length(CAST(m.body AS BLOB)) AS bytes, substr(m.body, 1, ?4) AS preview," \
+	" length(hex(m.body)) / 2 AS bytes, substr(m.body, 1, ?4) AS preview," \
 	" CASE WHEN length(m.body) > ?4 THEN 'true' ELSE 'false' END"           \
 	" AS truncated_json FROM messages m LEFT JOIN agents s ON s.id = m.sender"
 	struct db_stmt *st = db_prepare(ledger,
@@ -418,8 +418,8 @@ inbox_budget(struct ledger *ledger, int64_t me, const char *name,
     size_t max_bytes, int64_t *up_to, size_t *cut, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT m.id, length(CAST(m.body AS BLOB)) FROM messages m"
-	    UNREAD_SENT " UNION ALL SELECT m.id, length(CAST(m.body AS BLOB))"
+	    "SELECT m.id, length(hex(m.body)) / 2 FROM messages m"
+	    UNREAD_SENT " UNION ALL SELECT m.id, length(hex(m.body)) / 2"
 	    " FROM messages m" UNREAD_QUEUED " ORDER BY 1", err);
 	size_t total = 0;
 	int rc;

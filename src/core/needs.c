@@ -327,15 +327,15 @@ static const struct need_kind kinds[] = {
 	    " ORDER BY 2, 1",
 	    describe_message, NULL },
 	{ "overdue-wait",
-	    "SELECT CASE WHEN w.needs_human THEN 'wait-needs-human'"
+	    "SELECT CASE WHEN w.needs_human <> 0 THEN 'wait-needs-human'"
 	    " ELSE 'overdue-wait' END AS kind, w.id,"
-	    " CASE WHEN w.needs_human THEN w.started_ms"
+	    " CASE WHEN w.needs_human <> 0 THEN w.started_ms"
 	    " ELSE w.started_ms + w.remind_ms END AS since_ms,"
 	    " a.name AS agent, o.name AS owner, o.state AS owner_state,"
 	    " w.what AS \"for\", w.started_ms, w.remind_ms"
 	    " FROM waits w JOIN agents a ON a.id = w.agent"
 	    " LEFT JOIN agents o ON o.id = w.owner"
-	    " WHERE w.ended_ms IS NULL AND (w.needs_human OR"
+	    " WHERE w.ended_ms IS NULL AND (w.needs_human <> 0 OR"
 	    "  w.started_ms + w.remind_ms <= ?1)"
 	    " ORDER BY w.needs_human, since_ms, w.id",
 	    describe_wait, NULL },
@@ -373,11 +373,12 @@ static const struct need_kind kinds[] = {
 	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.state, t.owner,"
 	    "  coalesce((SELECT max(r.id) FROM events r WHERE r.task = t.id AND"
 	    "   (r.kind IN ('edit','reopen') OR (r.kind = 'release' AND"
-	    "   json_extract(r.detail, '$.forced')))), 0) AS after_event"
+	    "   CAST(json_extract(r.detail, '$.forced') AS TEXT) IN ('1', 'true')))),"
+	    "  0) AS after_event"
 	    "  FROM tasks t"
 	    "  WHERE t.state IN ('open','claimed','reported','blocked')"
 	    "  AND (SELECT count(*) FROM verdicts v"
-	    "   WHERE v.task = t.id AND NOT v.passed) >= 2),"
+	    "   WHERE v.task = t.id AND v.passed = 0) >= 2),"
 	    " r AS (SELECT c.*, (SELECT count(*) FROM events e WHERE"
 	    "  e.task = c.id AND e.kind = 'rejected' AND e.id > c.after_event)"
 	    "  AS rejections, (SELECT e.at_ms FROM events e WHERE e.task = c.id"
@@ -399,16 +400,16 @@ static const struct need_kind kinds[] = {
 	 */
 	{ "verify-error",
 	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.state, t.owner,"
-	    "  v.id AS verdict, v.at_ms, r.spec, CAST(r.output AS TEXT) AS reason"
+	    "  v.id AS verdict, v.at_ms, r.spec, printf('%s', r.output) AS reason"
 	    "  FROM tasks t JOIN verdicts v ON v.id = (SELECT max(x.id)"
 	    "   FROM verdicts x WHERE x.task = t.id)"
 	    "  JOIN check_runs r ON r.verdict = v.id AND r.seq = (SELECT"
 	    "   min(y.seq) FROM check_runs y WHERE y.verdict = v.id"
-	    "   AND NOT y.passed)"
-	    "  WHERE t.state IN ('reported','claimed') AND NOT v.passed"
+	    "   AND y.passed = 0)"
+	    "  WHERE t.state IN ('reported','claimed') AND v.passed = 0"
 	    "  AND (r.spec = 'checkout' OR (r.spec IN"
 	    "   ('on-branch','new-work','protected') AND"
-	    "   CAST(r.output AS TEXT) LIKE 'cannot %')))"
+	    "   printf('%s', r.output) LIKE 'cannot %')))"
 	    "SELECT c.id, c.at_ms AS since_ms, c.title, c.state, o.name AS owner,"
 	    " c.verdict, c.spec AS \"check\", c.reason"
 	    " FROM c LEFT JOIN agents o ON o.id = c.owner"
@@ -416,7 +417,8 @@ static const struct need_kind kinds[] = {
 	    "  AND e.kind = 'report' AND e.at_ms >= c.at_ms"
 	    "  AND e.id > coalesce((SELECT max(f.id) FROM events f"
 	    "   WHERE f.task = c.id"
-	    "   AND json_extract(f.detail, '$.verdict') = c.verdict), 0))"
+	    "   AND CAST(json_extract(f.detail, '$.verdict') AS BIGINT)"
+	    "   = c.verdict), 0))"
 	    " AND ?1 IS NOT NULL ORDER BY since_ms, c.id",
 	    describe_verify_error, "daicho show %lld" },
 	/*
@@ -426,7 +428,8 @@ static const struct need_kind kinds[] = {
 	{ "max-hold",
 	    "SELECT t.id, e.at_ms AS since_ms, t.title,"
 	    " json_extract(e.detail, '$.owner') AS owner,"
-	    " json_extract(e.detail, '$.max_hold_ms') AS max_hold_ms"
+	    " CAST(json_extract(e.detail, '$.max_hold_ms') AS BIGINT)"
+	    "  AS max_hold_ms"
 	    " FROM tasks t JOIN events e ON e.id = (SELECT max(x.id) FROM events x"
 	    "  WHERE x.task = t.id)"
 	    " WHERE t.state = 'open' AND t.claim_named_ms IS NOT NULL"
@@ -440,7 +443,7 @@ static const struct need_kind kinds[] = {
 	    " CASE a.state WHEN 'active' THEN 'stale' ELSE a.state END AS state,"
 	    " a.last_seen_ms, (SELECT json_group_array(id) FROM (SELECT t.id"
 	    "  FROM tasks t INDEXED BY tasks_owner_claimed"
-	    "  WHERE t.owner = a.id AND t.state = 'claimed' ORDER BY t.id))"
+	    "  WHERE t.owner = a.id AND t.state = 'claimed' ORDER BY t.id) AS held)"
 	    "  AS claims_json"
 	    " FROM agents a"
 	    " WHERE (a.state IN ('stale','ended') OR (a.state = 'active' AND"
@@ -455,8 +458,9 @@ static const struct need_kind kinds[] = {
 	 */
 	{ "budget-stop",
 	    "SELECT e.id, e.at_ms AS since_ms, a.name AS \"by\","
-	    " json_extract(e.detail, '$.tokens') AS tokens,"
-	    " json_extract(e.detail, '$.cost') AS cost, (SELECT count(*)"
+	    " CAST(json_extract(e.detail, '$.tokens') AS BIGINT) AS tokens,"
+	    " CAST(json_extract(e.detail, '$.cost') AS DOUBLE PRECISION) AS cost,"
+	    " (SELECT count(*)"
 	    "  FROM tasks INDEXED BY tasks_ready"
 	    "  WHERE state = 'open' AND unmet_deps = 0) AS ready"
 	    " FROM events e INDEXED BY events_budget_spent"
@@ -464,7 +468,9 @@ static const struct need_kind kinds[] = {
 	    " WHERE e.kind = 'budget-spent' AND ?1 IS NOT NULL"
 	    " AND e.at_ms >= (SELECT coalesce(max(r.started_ms), 0)"
 	    "  FROM agents r WHERE r.role = 'run')"
-	    " AND ready > 0 ORDER BY e.at_ms, e.id",
+	    " AND EXISTS (SELECT 1 FROM tasks INDEXED BY tasks_ready"
+	    "  WHERE state = 'open' AND unmet_deps = 0)"
+	    " ORDER BY e.at_ms, e.id",
 	    describe_budget, NULL },
 };
 

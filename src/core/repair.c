@@ -146,7 +146,8 @@ find_cycle(struct ledger *ledger, int64_t task, int64_t after,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "WITH RECURSIVE walk(id, path) AS ("
-	    " SELECT ?2, '#' || ?1 || ' -> #' || ?2"
+	    " SELECT CAST(?2 AS BIGINT),"
+	    "  '#' || CAST(?1 AS BIGINT) || ' -> #' || CAST(?2 AS BIGINT)"
 	    " UNION ALL SELECT d.after, walk.path || ' -> #' || d.after"
 	    "  FROM deps d JOIN walk ON d.task = walk.id WHERE walk.id <> ?1)"
 	    " SELECT path FROM walk WHERE id = ?1 LIMIT 1", err);
@@ -378,16 +379,19 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		 &t.checks, edit->checks, "done_when", detail, *changed, err)) < 0 ||
 	    (rc = replace_list(ledger, id,
 		 "DELETE FROM touches WHERE task = ?1",
-		 "INSERT OR IGNORE INTO touches (task, glob) VALUES (?1, ?2)",
+		 "INSERT INTO touches (task, glob) VALUES (?1, ?2)"
+		 " ON CONFLICT DO NOTHING",
 		 &t.touches, edit->touches, "touches", detail, *changed, err)) < 0 ||
 	    (rc = replace_list(ledger, id,
 		 "DELETE FROM protects WHERE task = ?1",
-		 "INSERT OR IGNORE INTO protects (task, glob) VALUES (?1, ?2)",
+		 "INSERT INTO protects (task, glob) VALUES (?1, ?2)"
+		 " ON CONFLICT DO NOTHING",
 		 &t.protects, edit->protects, "protect", detail, *changed,
 		 err)) < 0 ||
 	    (rc = replace_list(ledger, id,
 		 "DELETE FROM labels WHERE task = ?1",
-		 "INSERT OR IGNORE INTO labels (task, label) VALUES (?1, ?2)",
+		 "INSERT INTO labels (task, label) VALUES (?1, ?2)"
+		 " ON CONFLICT DO NOTHING",
 		 &t.labels, edit->labels, "labels", detail, *changed, err)) < 0)
 		goto fail;
 	for (i = 0; i < edit->after.count; i++)
@@ -420,8 +424,9 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		 * decide: its claim goes, and the next pass runs the new ones.
 		 */
 		if ((rc = db_write(ledger, "UPDATE tasks SET checks_version ="
-			 " checks_version + 1, has_touches = EXISTS (SELECT 1 FROM"
-			 " touches WHERE task = ?1), verify_token = NULL,"
+			 " checks_version + 1, has_touches = CASE WHEN EXISTS"
+			 " (SELECT 1 FROM touches WHERE task = ?1) THEN 1 ELSE 0"
+			 " END, verify_token = NULL,"
 			 " verify_expires_ms = NULL WHERE id = ?1", id, 0, NULL,
 			 "editing a task", err)) < 0)
 			goto fail;

@@ -27,7 +27,7 @@
 	" t.updated_ms, t.lease_expires_ms" \
 	" FROM tasks t JOIN touches g ON g.task = t.id" \
 	" JOIN agents a ON a.id = t.owner" \
-	" WHERE t.has_touches AND ((t.state = 'claimed' AND" \
+	" WHERE t.has_touches <> 0 AND ((t.state = 'claimed' AND" \
 	"  t.lease_expires_ms > ?1 AND a.state <> 'ended')" \
 	"  OR t.state = 'reported') AND a.id <> ?3"
 
@@ -204,7 +204,7 @@ reserve_drop(struct ledger *ledger, char *const *globs, size_t glob_count,
 	for (size_t g = 0; g < (all ? 1 : glob_count); g++) {
 		st = db_prepare(ledger,
 		    "UPDATE reservations SET released_ms = ?3 WHERE agent = ?1"
-		    " AND released_ms IS NULL AND (?2 IS NULL OR glob = ?2)", err);
+		    " AND released_ms IS NULL AND (CAST(?2 AS TEXT) IS NULL OR glob = ?2)", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			goto fail;

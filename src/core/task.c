@@ -579,7 +579,8 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		}
 		{
 			struct db_stmt *st = db_prepare(ledger,
-			    "INSERT OR IGNORE INTO deps (task, after) VALUES (?, ?)",
+			    "INSERT INTO deps (task, after) VALUES (?, ?)"
+			    " ON CONFLICT DO NOTHING",
 			    err);
 
 			if (st == NULL) {
@@ -620,15 +621,18 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 	}
 	for (size_t k = 0; k < spec->labels.count && rc == 0; k++)
 		rc = insert_pair(ledger,
-		    "INSERT OR IGNORE INTO labels (task, label) VALUES (?, ?)",
+		    "INSERT INTO labels (task, label) VALUES (?, ?)"
+		    " ON CONFLICT DO NOTHING",
 		    ids[i], spec->labels.items[k], 0, err);
 	for (size_t k = 0; k < spec->touches.count && rc == 0; k++)
 		rc = insert_pair(ledger,
-		    "INSERT OR IGNORE INTO touches (task, glob) VALUES (?, ?)",
+		    "INSERT INTO touches (task, glob) VALUES (?, ?)"
+		    " ON CONFLICT DO NOTHING",
 		    ids[i], spec->touches.items[k], 0, err);
 	for (size_t k = 0; k < spec->protects.count && rc == 0; k++)
 		rc = insert_pair(ledger,
-		    "INSERT OR IGNORE INTO protects (task, glob) VALUES (?, ?)",
+		    "INSERT INTO protects (task, glob) VALUES (?, ?)"
+		    " ON CONFLICT DO NOTHING",
 		    ids[i], spec->protects.items[k], 0, err);
 	for (size_t k = 0; k < spec->checks.count && rc == 0; k++) {
 		struct db_stmt *st = db_prepare(ledger,
@@ -784,7 +788,8 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 	}
 	/* Fixed fragments only; every value is bound. */
 	buf_adds(&sql, "SELECT " TASK_COLUMNS
-		       " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE 1");
+		       " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
+		       " WHERE 1 = 1");
 	if (filter->state)
 		buf_addf(&sql, " AND t.state = ?%d", ++param);
 	if (filter->owner)
@@ -797,7 +802,7 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 	if (filter->text) {
 		param++; /* one value, used twice */
 		buf_addf(&sql, " AND (instr(lower(t.title), lower(?%d)) > 0"
-			       " OR instr(lower(CAST(t.body AS TEXT)), lower(?%d)) > 0)",
+			       " OR instr(lower(printf('%%s', t.body)), lower(?%d)) > 0)",
 		    param, param);
 	}
 	if (filter->created_since_ms)
@@ -879,9 +884,10 @@ task_count_open(struct ledger *ledger, const char *label, int64_t *open,
     int64_t *ready, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*), coalesce(sum(unmet_deps = 0), 0) FROM tasks"
+	    "SELECT count(*), count(*) FILTER (WHERE unmet_deps = 0) FROM tasks"
 	    " WHERE state = 'open'"
-	    " AND (?1 IS NULL OR id IN (SELECT task FROM labels WHERE label = ?1))",
+	    " AND (CAST(?1 AS TEXT) IS NULL OR id IN"
+	    "  (SELECT task FROM labels WHERE label = ?1))",
 	    err);
 	int rc;
 
@@ -930,8 +936,8 @@ task_count_among(struct ledger *ledger, const char *ids_json,
     const char *state, int64_t *count, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
-	    " json_each(?1)) AND (?2 IS NULL OR state = ?2)", err);
+	    "SELECT count(*) FROM tasks WHERE id IN (SELECT CAST(value AS BIGINT) FROM"
+	    " json_each(?1)) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2)", err);
 	int rc;
 
 	if (st == NULL)
@@ -952,7 +958,7 @@ task_count_in_flight(struct ledger *ledger, const char *ids_json,
     int64_t as_of_ms, int64_t *count, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*) FROM tasks WHERE id IN (SELECT value FROM"
+	    "SELECT count(*) FROM tasks WHERE id IN (SELECT CAST(value AS BIGINT) FROM"
 	    " json_each(?1)) AND (state = 'reported' OR (state = 'open' AND"
 	    " not_before_ms > ?2))", err);
 	int rc;
@@ -976,7 +982,7 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT id, owner FROM tasks WHERE state = 'claimed' AND owner IN"
-	    " (SELECT value FROM json_each(?1)) ORDER BY id", err);
+	    " (SELECT CAST(value AS BIGINT) FROM json_each(?1)) ORDER BY id", err);
 	int rc, stop = 0;
 
 	if (st == NULL)

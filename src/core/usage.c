@@ -18,16 +18,17 @@ usage_each(struct ledger *ledger, const char *by,
 	    " FROM saves s GROUP BY s.task"
 	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
 	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
-	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	    " coalesce(sum(cost), 0) FROM saves) AS u ORDER BY k IS NULL, c DESC, k";
 	static const char by_agent[] =
 	    "SELECT * FROM ("
 	    "SELECT coalesce(a.name, '-') AS k, count(DISTINCT s.task), count(*),"
 	    " sum(coalesce(s.tokens_in, 0)), sum(coalesce(s.tokens_out, 0)),"
 	    " sum(coalesce(s.cost, 0)) AS c"
-	    " FROM saves s LEFT JOIN agents a ON a.id = s.agent GROUP BY s.agent"
+	    " FROM saves s LEFT JOIN agents a ON a.id = s.agent"
+	    " GROUP BY s.agent, a.name"
 	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
 	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
-	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	    " coalesce(sum(cost), 0) FROM saves) AS u ORDER BY k IS NULL, c DESC, k";
 	static const char by_model[] =
 	    "SELECT * FROM ("
 	    "SELECT coalesce(s.model, '-') AS k, count(DISTINCT s.task), count(*),"
@@ -36,7 +37,7 @@ usage_each(struct ledger *ledger, const char *by,
 	    " FROM saves s GROUP BY s.model"
 	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
 	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
-	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	    " coalesce(sum(cost), 0) FROM saves) AS u ORDER BY k IS NULL, c DESC, k";
 	/* A task with several labels counts under each of them. */
 	static const char by_label[] =
 	    "SELECT * FROM ("
@@ -46,7 +47,7 @@ usage_each(struct ledger *ledger, const char *by,
 	    " FROM saves s LEFT JOIN labels l ON l.task = s.task GROUP BY l.label"
 	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
 	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
-	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, c DESC, k";
+	    " coalesce(sum(cost), 0) FROM saves) AS u ORDER BY k IS NULL, c DESC, k";
 	/* Days since the epoch (UTC), oldest first; named below. */
 	static const char by_day[] =
 	    "SELECT * FROM ("
@@ -56,7 +57,7 @@ usage_each(struct ledger *ledger, const char *by,
 	    " FROM saves s GROUP BY s.at_ms / 86400000"
 	    " UNION ALL SELECT NULL, count(DISTINCT task), count(*),"
 	    " coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"
-	    " coalesce(sum(cost), 0) FROM saves) ORDER BY k IS NULL, k";
+	    " coalesce(sum(cost), 0) FROM saves) AS u ORDER BY k IS NULL, k";
 	bool day = strcmp(by, "day") == 0;
 	const char *sql = strcmp(by, "agent") == 0 ? by_agent
 			  : strcmp(by, "model") == 0 ? by_model
@@ -103,7 +104,7 @@ usage_since(struct ledger *ledger, int64_t after_save, const char *tasks_json,
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT coalesce(sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)),"
 	    " 0), coalesce(sum(cost), 0) FROM saves WHERE id > ?1"
-	    " AND task IN (SELECT value FROM json_each(?2))", err);
+	    " AND task IN (SELECT CAST(value AS BIGINT) FROM json_each(?2))", err);
 	int rc;
 
 	if (st == NULL)

@@ -85,7 +85,7 @@ accepted_elsewhere(struct ledger *ledger, int64_t id, const char *commit,
     const char *tree, int64_t *other, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT task FROM verdicts WHERE passed AND task <> ?1"
+	    "SELECT task FROM verdicts WHERE passed <> 0 AND task <> ?1"
 	    " AND (commit_hash = ?2 OR tree = ?3) LIMIT 1", err);
 
 	*other = 0;
@@ -431,7 +431,7 @@ accepted_since_claim(struct ledger *ledger, int64_t id, struct strlist *out,
     struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT DISTINCT commit_hash FROM verdicts WHERE passed"
+	    "SELECT DISTINCT commit_hash FROM verdicts WHERE passed <> 0"
 	    " AND task <> ?1 AND commit_hash IS NOT NULL AND at_ms >="
 	    " (SELECT coalesce(max(at_ms), 0) FROM events"
 	    "  WHERE task = ?1 AND kind = 'claim')", err);
@@ -925,7 +925,7 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
 	    " WHERE id = (SELECT id FROM tasks WHERE state = 'reported'"
 	    "  AND (?3 = 0 OR id = ?3) AND (?4 = 0 OR updated_ms <= ?4)"
-	    "  AND (?5 = 0 OR owner IS NOT ?5)"
+	    "  AND (?5 = 0 OR owner IS DISTINCT FROM ?5)"
 	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)"
 	    "  ORDER BY updated_ms, id LIMIT 1)"
 	    " RETURNING id", err);
@@ -1031,7 +1031,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		return rc;
 	/* Re-read what the decision rests on, under the lock. */
 	st = db_prepare(ledger,
-	    "SELECT t.state, t.verify_token IS ?2, t.attempts, t.max_attempts,"
+	    "SELECT t.state, t.verify_token IS NOT DISTINCT FROM ?2, t.attempts, t.max_attempts,"
 	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
 	    err);

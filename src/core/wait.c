@@ -299,7 +299,8 @@ reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
 
 		st = db_prepare(ledger,
 		    "UPDATE waits SET owner = coalesce(?2, owner),"
-		    " needs_human = ?2 IS NULL WHERE id = ?1", err);
+		    " needs_human = CASE WHEN CAST(?2 AS BIGINT) IS NULL"
+		    " THEN 1 ELSE 0 END WHERE id = ?1", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;
@@ -371,7 +372,8 @@ remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
 
 		st = db_prepare(ledger,
 		    "UPDATE waits SET reminded_ms = ?2,"
-		    " needs_human = needs_human OR NOT ?3 WHERE id = ?1", err);
+		    " needs_human = CASE WHEN needs_human <> 0 OR ?3 = 0"
+	    " THEN 1 ELSE 0 END WHERE id = ?1", err);
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;

@@ -1,8 +1,601 @@
-/* PLACEHOLDER, generated mechanically from src/core/schema.c so that the driver can be built; the pgschema branch replaces this file. */
 #include "pg/schema_pg.h"
+
+#include "core/ledger.h"
+
+/*
+ * Types map from SQLite's: INTEGER → bigint (an INTEGER PRIMARY KEY → an
+ * identity column BY DEFAULT, so that import can give explicit ids and
+ * db_last_insert_id() reads lastval()), REAL → double precision, BLOB →
+ * bytea, TEXT → text. Columns that SQLite's ALTER TABLEs appended come
+ * last, in the same order, so that SELECT * (export) reads the same
+ * columns in the same order on both back ends.
+ */
+/*
+ * The trust boundary (docs/security.md, "PostgreSQL roles"): what only a
+ * person (a member of daicho_human) or the ledger's owner may do, checked
+ * by triggers that read the session's role, so that no client, and no
+ * agent's own credentials, can get around it. A refusal is SQLSTATE 42501
+ * with one line naming what needed the role and who asked.
+ */
+#define TRUST_BOUNDARY \
+	/* Which database role made each agent row (written by a trigger). */ \
+	"CREATE TABLE daicho_agent_roles (" \
+	"  agent bigint PRIMARY KEY," \
+	"  db_role text NOT NULL" \
+	");" \
+	/* The ledger's owner, or a member of daicho_human. */ \
+	"CREATE FUNCTION daicho_is_human() RETURNS boolean" \
+	"  LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF pg_has_role(session_user, (SELECT c.relowner FROM pg_class c" \
+	"      WHERE c.oid = CAST('daicho_schema' AS regclass)), 'MEMBER') THEN" \
+	"    RETURN true;" \
+	"  END IF;" \
+	"  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'daicho_human')" \
+	"  THEN" \
+	"    RETURN false;" \
+	"  END IF;" \
+	"  RETURN pg_has_role(session_user, 'daicho_human', 'MEMBER');" \
+	"END $$;" \
+	"CREATE FUNCTION daicho_refuse(what text) RETURNS void" \
+	"  LANGUAGE plpgsql AS $$" \
+	"BEGIN" \
+	"  RAISE EXCEPTION '% needs the daicho_human role (connected as %)'," \
+	"    what, session_user USING ERRCODE = '42501';" \
+	"END $$;" \
+	"CREATE FUNCTION daicho_role_of(agent bigint) RETURNS text" \
+	"  LANGUAGE sql STABLE SET search_path FROM CURRENT" \
+	"  RETURN (SELECT r.db_role FROM daicho_agent_roles r" \
+	"    WHERE r.agent = daicho_role_of.agent);" \
+	/* \
+	 * Agents: the session's role is recorded with each new row (as the \
+	 * owner: nobody else writes daicho_agent_roles), and only a person \
+	 * may make or turn a row into a human's, which core's own checks \
+	 * trust. \
+	 */ \
+	"CREATE FUNCTION daicho_agents_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF NEW.kind = 'human' AND (TG_OP = 'INSERT' OR OLD.kind <> 'human')" \
+	"     AND NOT daicho_is_human() THEN" \
+	"    PERFORM daicho_refuse('acting as a human');" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	"CREATE TRIGGER agents_check BEFORE INSERT OR UPDATE ON agents" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_agents_check();" \
+	"CREATE FUNCTION daicho_agents_record_role() RETURNS trigger" \
+	"  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  INSERT INTO daicho_agent_roles (agent, db_role)" \
+	"    VALUES (NEW.id, session_user) ON CONFLICT (agent) DO NOTHING;" \
+	"  RETURN NULL;" \
+	"END $$;" \
+	"CREATE TRIGGER agents_record_role AFTER INSERT ON agents" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_agents_record_role();" \
+	/* \
+	 * Claims: taking a claim away from its holder (release --force, \
+	 * cancelling, re-assigning) is a person's, unless the holder was \
+	 * made by the same role or its lease (or maximum hold) ran out by \
+	 * the database's clock, give or take a minute of the clients' clock \
+	 * skew: then the sweep, or the next claimer, takes it back. \
+	 */ \
+	"CREATE FUNCTION daicho_tasks_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF OLD.state = 'claimed'" \
+	"     AND (NEW.state <> 'claimed' OR NEW.owner IS DISTINCT FROM OLD.owner)" \
+	"     AND least(OLD.lease_expires_ms, coalesce(OLD.claim_named_ms" \
+	"       + OLD.max_hold_ms, OLD.lease_expires_ms)) > CAST(1000 * extract(" \
+	"       epoch FROM clock_timestamp()) AS bigint) + 60000" \
+	"     AND daicho_role_of(OLD.owner) IS DISTINCT FROM session_user" \
+	"     AND NOT daicho_is_human() THEN" \
+	"    PERFORM daicho_refuse(" \
+	"      'releasing a claim held by another role (release --force)');" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	"CREATE TRIGGER tasks_check BEFORE UPDATE ON tasks" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_tasks_check();" \
+	/* Waits: only the waiting agent's role, or a person, ends one. */ \
+	"CREATE FUNCTION daicho_waits_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF OLD.ended_ms IS NULL AND NEW.ended_ms IS NOT NULL" \
+	"     AND daicho_role_of(OLD.agent) IS DISTINCT FROM session_user" \
+	"     AND NOT daicho_is_human() THEN" \
+	"    PERFORM daicho_refuse('ending another agent''s wait');" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	"CREATE TRIGGER waits_check BEFORE UPDATE ON waits" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_waits_check();" \
+	/* \
+	 * Approvals: an agent asks (a pending row) and uses what was \
+	 * approved (approved → used, with used_ms); everything else is a \
+	 * person's. A decision records the deciding role as decided_by, \
+	 * whatever the client wrote. \
+	 */ \
+	"CREATE FUNCTION daicho_approvals_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  allowed approvals%ROWTYPE;" \
+	"BEGIN" \
+	"  IF daicho_is_human() THEN" \
+	"    IF TG_OP = 'UPDATE' AND OLD.state = 'pending'" \
+	"       AND NEW.state IN ('approved','denied') THEN" \
+	"      NEW.decided_by := session_user;" \
+	"    END IF;" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	"  IF TG_OP = 'INSERT' THEN" \
+	"    IF NEW.state <> 'pending' OR NEW.decided_ms IS NOT NULL" \
+	"       OR NEW.decided_by IS NOT NULL OR NEW.decided_tty IS NOT NULL" \
+	"       OR NEW.condition IS NOT NULL OR NEW.reason IS NOT NULL" \
+	"       OR NEW.expires_ms IS NOT NULL OR NEW.used_ms IS NOT NULL THEN" \
+	"      PERFORM daicho_refuse('recording a decided approval');" \
+	"    END IF;" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	"  IF NEW.gate IS DISTINCT FROM OLD.gate THEN" \
+	"    PERFORM daicho_refuse('removing a gate');" \
+	"  END IF;" \
+	"  IF NEW.state IS DISTINCT FROM OLD.state" \
+	"     AND NEW.state IN ('approved','denied') THEN" \
+	"    PERFORM daicho_refuse(CASE NEW.state WHEN 'approved'" \
+	"      THEN 'approving' ELSE 'denying' END);" \
+	"  END IF;" \
+	"  allowed := OLD;" \
+	"  IF OLD.state = 'approved' AND NEW.state = 'used' THEN" \
+	"    allowed.state := NEW.state;" \
+	"    allowed.used_ms := NEW.used_ms;" \
+	"  END IF;" \
+	"  IF allowed IS DISTINCT FROM NEW THEN" \
+	"    PERFORM daicho_refuse('changing an approval');" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	"CREATE TRIGGER approvals_check BEFORE INSERT OR UPDATE ON approvals" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_approvals_check();" \
+	/* Gates: anyone may add one; only a person removes one. */ \
+	"CREATE FUNCTION daicho_gates_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF NOT daicho_is_human() THEN" \
+	"    PERFORM daicho_refuse(CASE TG_OP WHEN 'DELETE'" \
+	"      THEN 'removing a gate' ELSE 'changing a gate' END);" \
+	"  END IF;" \
+	"  RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;" \
+	"END $$;" \
+	"CREATE TRIGGER gates_check BEFORE UPDATE OR DELETE ON gates" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_gates_check();" \
+	/* Settings: a person's. */ \
+	"CREATE FUNCTION daicho_settings_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF NOT daicho_is_human() THEN" \
+	"    PERFORM daicho_refuse('changing settings');" \
+	"  END IF;" \
+	"  RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;" \
+	"END $$;" \
+	"CREATE TRIGGER settings_check BEFORE INSERT OR UPDATE OR DELETE" \
+	"  ON settings FOR EACH ROW EXECUTE FUNCTION daicho_settings_check();"
+
+
+#define ID "bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
+
 const char *const schema_pg_migrations[] = {
-"CREATE TABLE agents (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  name TEXT NOT NULL,  role TEXT,  kind TEXT NOT NULL CHECK (kind IN    ('claude','codex','gemini','script','human')),  session_id TEXT,  pid bigint,  host TEXT,  state TEXT NOT NULL DEFAULT 'active' CHECK (state IN    ('active','waiting','stale','ended')),  started_ms bigint NOT NULL,  last_seen_ms bigint NOT NULL,  ended_ms bigint);CREATE UNIQUE INDEX agents_live_name ON agents(name)  WHERE state <> 'ended';CREATE INDEX agents_live_session ON agents(session_id)  WHERE session_id IS NOT NULL AND state <> 'ended';CREATE TABLE tasks (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  title TEXT NOT NULL CHECK (length(title) > 0),  body bytea NOT NULL DEFAULT '\\x'::bytea,  priority bigint NOT NULL DEFAULT 0,  state TEXT NOT NULL DEFAULT 'open' CHECK (state IN    ('open','claimed','reported','verified','blocked','cancelled',     'failed')),  parent bigint REFERENCES tasks(id),  owner bigint REFERENCES agents(id),  lease_ms bigint,  lease_expires_ms bigint,  attempts bigint NOT NULL DEFAULT 0,  max_attempts bigint NOT NULL DEFAULT 3 CHECK (max_attempts > 0),  unmet_deps bigint NOT NULL DEFAULT 0,  has_touches bigint NOT NULL DEFAULT 0,  report_commit TEXT,  report_note TEXT,  block_reason TEXT,  created_ms bigint NOT NULL,  updated_ms bigint NOT NULL,  CHECK (state <> 'claimed' OR    (owner IS NOT NULL AND lease_expires_ms IS NOT NULL)));CREATE INDEX tasks_ready ON tasks(priority DESC, id)  WHERE state = 'open' AND unmet_deps = 0;CREATE INDEX tasks_claimed_lease ON tasks(lease_expires_ms)  WHERE state = 'claimed';CREATE INDEX tasks_owner ON tasks(owner) WHERE owner IS NOT NULL;CREATE INDEX tasks_state ON tasks(state);CREATE TABLE deps (  task bigint NOT NULL REFERENCES tasks(id),  after bigint NOT NULL REFERENCES tasks(id),  PRIMARY KEY (task, after));CREATE INDEX deps_after ON deps(after, task);CREATE TABLE labels (  task bigint NOT NULL REFERENCES tasks(id),  label TEXT NOT NULL,  PRIMARY KEY (task, label));CREATE INDEX labels_label ON labels(label, task);CREATE TABLE touches (  task bigint NOT NULL REFERENCES tasks(id),  glob TEXT NOT NULL,  PRIMARY KEY (task, glob));CREATE TABLE checks (  task bigint NOT NULL REFERENCES tasks(id),  seq bigint NOT NULL,  spec TEXT NOT NULL,  PRIMARY KEY (task, seq));CREATE TABLE saves (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  task bigint NOT NULL REFERENCES tasks(id),  agent bigint REFERENCES agents(id),  at_ms bigint NOT NULL,  result bytea NOT NULL,  tokens_in bigint,  tokens_out bigint,  cost double precision,  model TEXT);CREATE INDEX saves_task ON saves(task, id);CREATE TABLE events (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  at_ms bigint NOT NULL,  actor bigint REFERENCES agents(id),  kind TEXT NOT NULL,  task bigint REFERENCES tasks(id),  detail TEXT);CREATE INDEX events_task ON events(task) WHERE task IS NOT NULL;ALTER TABLE tasks ADD COLUMN check_timeout_ms bigint;ALTER TABLE tasks ADD COLUMN verify_token TEXT;ALTER TABLE tasks ADD COLUMN verify_expires_ms bigint;CREATE TABLE verdicts (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  task bigint NOT NULL REFERENCES tasks(id),  at_ms bigint NOT NULL,  actor bigint REFERENCES agents(id),  passed bigint NOT NULL,  commit_hash TEXT,  summary TEXT NOT NULL);CREATE INDEX verdicts_task ON verdicts(task, id);CREATE TABLE check_runs (  verdict bigint NOT NULL REFERENCES verdicts(id),  seq bigint NOT NULL,  spec TEXT NOT NULL,  passed bigint NOT NULL,  exit_status bigint,  duration_ms bigint NOT NULL,  output bytea NOT NULL,  PRIMARY KEY (verdict, seq));ALTER TABLE tasks ADD COLUMN not_before_ms bigint;CREATE TABLE waits (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  agent bigint NOT NULL REFERENCES agents(id),  owner bigint REFERENCES agents(id),  what TEXT NOT NULL,  remind_ms bigint NOT NULL CHECK (remind_ms > 0),  started_ms bigint NOT NULL,  reminded_ms bigint,  needs_human bigint NOT NULL DEFAULT 0,  ended_ms bigint);CREATE INDEX waits_open ON waits(agent) WHERE ended_ms IS NULL;CREATE INDEX waits_open_owner ON waits(owner) WHERE ended_ms IS NULL;CREATE TABLE wait_items (  wait bigint NOT NULL REFERENCES waits(id),  seq bigint NOT NULL,  what TEXT NOT NULL,  task bigint REFERENCES tasks(id),  PRIMARY KEY (wait, seq));CREATE TABLE messages (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  sender bigint REFERENCES agents(id),  recipient bigint REFERENCES agents(id),  recipient_name TEXT NOT NULL,  addressed_to TEXT NOT NULL,  kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN    ('message','reminder')),  body TEXT NOT NULL,  sent_ms bigint NOT NULL,  recipient_seen_ms bigint,  queued bigint NOT NULL DEFAULT 0,  read_ms bigint);CREATE INDEX messages_unread ON messages(recipient, id)  WHERE read_ms IS NULL;CREATE INDEX messages_queued ON messages(recipient_name, id)  WHERE read_ms IS NULL AND queued = 1;CREATE INDEX agents_role ON agents(role) WHERE state <> 'ended';CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)  WHERE state = 'claimed';CREATE TABLE reservations (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  agent bigint NOT NULL REFERENCES agents(id),  glob TEXT NOT NULL,  task bigint REFERENCES tasks(id),  created_ms bigint NOT NULL,  expires_ms bigint NOT NULL,  released_ms bigint);CREATE INDEX reservations_live ON reservations(agent, glob)  WHERE released_ms IS NULL;CREATE TABLE gates (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  pattern TEXT NOT NULL UNIQUE,  approval bigint NOT NULL DEFAULT 0,  requires TEXT NOT NULL DEFAULT '[]',  note TEXT,  created_ms bigint NOT NULL,  created_by bigint REFERENCES agents(id));CREATE TABLE approvals (  id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,  fingerprint TEXT NOT NULL,  command_key TEXT NOT NULL,  command TEXT NOT NULL,  cwd TEXT NOT NULL,  gate bigint REFERENCES gates(id),  requester bigint NOT NULL REFERENCES agents(id),  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN    ('pending','approved','denied','used')),  requested_ms bigint NOT NULL,  decided_ms bigint,  decided_by TEXT,  decided_tty TEXT,  condition TEXT,  reason TEXT,  expires_ms bigint,  used_ms bigint);CREATE INDEX approvals_fingerprint ON approvals(fingerprint, requester);CREATE INDEX approvals_denied ON approvals(command_key)  WHERE state = 'denied';CREATE INDEX approvals_state ON approvals(state, id);CREATE INDEX agents_name ON agents(name, id);CREATE INDEX agents_liveness ON agents(state, last_seen_ms);ALTER TABLE tasks ADD COLUMN claim_base TEXT;ALTER TABLE tasks ADD COLUMN claim_named_ms bigint;ALTER TABLE tasks ADD COLUMN max_hold_ms bigint;ALTER TABLE tasks ADD COLUMN checks_version bigint NOT NULL DEFAULT 1;ALTER TABLE verdicts ADD COLUMN checks_version bigint;ALTER TABLE verdicts ADD COLUMN tree TEXT;CREATE INDEX verdicts_commit ON verdicts(commit_hash)  WHERE passed <> 0 AND commit_hash IS NOT NULL;CREATE INDEX verdicts_tree ON verdicts(tree)  WHERE passed <> 0 AND tree IS NOT NULL;CREATE TABLE protects (  task bigint NOT NULL REFERENCES tasks(id),  glob TEXT NOT NULL,  PRIMARY KEY (task, glob));CREATE TABLE settings (  key TEXT PRIMARY KEY,  value TEXT NOT NULL,  set_ms bigint NOT NULL,  set_by bigint REFERENCES agents(id));CREATE INDEX events_budget_spent ON events(at_ms, id)  WHERE kind = 'budget-spent';;CREATE TABLE daicho_schema (version integer NOT NULL);CREATE FUNCTION instr(a text, b text) RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT strpos(a, b)';",
+	/* 1: SQLite's migrations 1 to 8, and the compatibility functions. */
+	"CREATE TABLE daicho_schema (version integer NOT NULL);"
+	"CREATE TABLE agents ("
+	"  id " ID ","
+	"  name text NOT NULL,"
+	"  role text,"
+	"  kind text NOT NULL CHECK (kind IN"
+	"    ('claude','codex','gemini','script','human')),"
+	"  session_id text,"
+	"  pid bigint,"
+	"  host text,"
+	"  state text NOT NULL DEFAULT 'active' CHECK (state IN"
+	"    ('active','waiting','stale','ended')),"
+	"  started_ms bigint NOT NULL,"
+	"  last_seen_ms bigint NOT NULL,"
+	"  ended_ms bigint"
+	");"
+	"CREATE UNIQUE INDEX agents_live_name ON agents(name)"
+	"  WHERE state <> 'ended';"
+	"CREATE INDEX agents_live_session ON agents(session_id)"
+	"  WHERE session_id IS NOT NULL AND state <> 'ended';"
+	"CREATE INDEX agents_role ON agents(role) WHERE state <> 'ended';"
+	"CREATE INDEX agents_name ON agents(name, id);"
+	"CREATE INDEX agents_liveness ON agents(state, last_seen_ms);"
+	"CREATE TABLE tasks ("
+	"  id " ID ","
+	"  title text NOT NULL CHECK (length(title) > 0),"
+	"  body bytea NOT NULL DEFAULT ''::bytea,"
+	"  priority bigint NOT NULL DEFAULT 0,"
+	"  state text NOT NULL DEFAULT 'open' CHECK (state IN"
+	"    ('open','claimed','reported','verified','blocked','cancelled',"
+	"     'failed')),"
+	"  parent bigint REFERENCES tasks(id),"
+	"  owner bigint REFERENCES agents(id),"
+	"  lease_ms bigint,"
+	"  lease_expires_ms bigint,"
+	"  attempts bigint NOT NULL DEFAULT 0,"
+	"  max_attempts bigint NOT NULL DEFAULT 3 CHECK (max_attempts > 0),"
+	"  unmet_deps bigint NOT NULL DEFAULT 0,"
+	"  has_touches bigint NOT NULL DEFAULT 0,"
+	"  report_commit text,"
+	"  report_note text,"
+	"  block_reason text,"
+	"  created_ms bigint NOT NULL,"
+	"  updated_ms bigint NOT NULL,"
+	"  check_timeout_ms bigint,"
+	"  verify_token text,"
+	"  verify_expires_ms bigint,"
+	"  not_before_ms bigint,"
+	"  claim_base text,"
+	"  claim_named_ms bigint,"
+	"  max_hold_ms bigint,"
+	"  checks_version bigint NOT NULL DEFAULT 1,"
+	"  CHECK (state <> 'claimed' OR"
+	"    (owner IS NOT NULL AND lease_expires_ms IS NOT NULL))"
+	");"
+	"CREATE INDEX tasks_ready ON tasks(priority DESC, id)"
+	"  WHERE state = 'open' AND unmet_deps = 0;"
+	"CREATE INDEX tasks_claimed_lease ON tasks(lease_expires_ms)"
+	"  WHERE state = 'claimed';"
+	"CREATE INDEX tasks_owner ON tasks(owner) WHERE owner IS NOT NULL;"
+	"CREATE INDEX tasks_state ON tasks(state);"
+	"CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)"
+	"  WHERE state = 'claimed';"
+	"CREATE TABLE deps ("
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  after bigint NOT NULL REFERENCES tasks(id),"
+	"  PRIMARY KEY (task, after)"
+	");"
+	"CREATE INDEX deps_after ON deps(after, task);"
+	"CREATE TABLE labels ("
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  label text NOT NULL,"
+	"  PRIMARY KEY (task, label)"
+	");"
+	"CREATE INDEX labels_label ON labels(label, task);"
+	"CREATE TABLE touches ("
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  glob text NOT NULL,"
+	"  PRIMARY KEY (task, glob)"
+	");"
+	"CREATE TABLE checks ("
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  seq bigint NOT NULL,"
+	"  spec text NOT NULL,"
+	"  PRIMARY KEY (task, seq)"
+	");"
+	"CREATE TABLE saves ("
+	"  id " ID ","
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  agent bigint REFERENCES agents(id),"
+	"  at_ms bigint NOT NULL,"
+	"  result bytea NOT NULL,"
+	"  tokens_in bigint,"
+	"  tokens_out bigint,"
+	"  cost double precision,"
+	"  model text"
+	");"
+	"CREATE INDEX saves_task ON saves(task, id);"
+	"CREATE TABLE events ("
+	"  id " ID ","
+	"  at_ms bigint NOT NULL,"
+	"  actor bigint REFERENCES agents(id),"
+	"  kind text NOT NULL,"
+	"  task bigint REFERENCES tasks(id),"
+	"  detail text"
+	");"
+	"CREATE INDEX events_task ON events(task) WHERE task IS NOT NULL;"
+	"CREATE INDEX events_budget_spent ON events(at_ms, id)"
+	"  WHERE kind = 'budget-spent';"
+	"CREATE TABLE verdicts ("
+	"  id " ID ","
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  at_ms bigint NOT NULL,"
+	"  actor bigint REFERENCES agents(id),"
+	"  passed bigint NOT NULL,"
+	"  commit_hash text,"
+	"  summary text NOT NULL,"
+	"  checks_version bigint,"
+	"  tree text"
+	");"
+	"CREATE INDEX verdicts_task ON verdicts(task, id);"
+	"CREATE INDEX verdicts_commit ON verdicts(commit_hash)"
+	"  WHERE passed <> 0 AND commit_hash IS NOT NULL;"
+	"CREATE INDEX verdicts_tree ON verdicts(tree)"
+	"  WHERE passed <> 0 AND tree IS NOT NULL;"
+	"CREATE TABLE check_runs ("
+	"  verdict bigint NOT NULL REFERENCES verdicts(id),"
+	"  seq bigint NOT NULL,"
+	"  spec text NOT NULL,"
+	"  passed bigint NOT NULL,"
+	"  exit_status bigint,"
+	"  duration_ms bigint NOT NULL,"
+	"  output bytea NOT NULL,"
+	"  PRIMARY KEY (verdict, seq)"
+	");"
+	"CREATE TABLE waits ("
+	"  id " ID ","
+	"  agent bigint NOT NULL REFERENCES agents(id),"
+	"  owner bigint REFERENCES agents(id),"
+	"  what text NOT NULL,"
+	"  remind_ms bigint NOT NULL CHECK (remind_ms > 0),"
+	"  started_ms bigint NOT NULL,"
+	"  reminded_ms bigint,"
+	"  needs_human bigint NOT NULL DEFAULT 0,"
+	"  ended_ms bigint"
+	");"
+	"CREATE INDEX waits_open ON waits(agent) WHERE ended_ms IS NULL;"
+	"CREATE INDEX waits_open_owner ON waits(owner) WHERE ended_ms IS NULL;"
+	"CREATE TABLE wait_items ("
+	"  wait bigint NOT NULL REFERENCES waits(id),"
+	"  seq bigint NOT NULL,"
+	"  what text NOT NULL,"
+	"  task bigint REFERENCES tasks(id),"
+	"  PRIMARY KEY (wait, seq)"
+	");"
+	"CREATE TABLE messages ("
+	"  id " ID ","
+	"  sender bigint REFERENCES agents(id),"
+	"  recipient bigint REFERENCES agents(id),"
+	"  recipient_name text NOT NULL,"
+	"  addressed_to text NOT NULL,"
+	"  kind text NOT NULL DEFAULT 'message' CHECK (kind IN"
+	"    ('message','reminder')),"
+	"  body text NOT NULL,"
+	"  sent_ms bigint NOT NULL,"
+	"  recipient_seen_ms bigint,"
+	"  queued bigint NOT NULL DEFAULT 0,"
+	"  read_ms bigint"
+	");"
+	"CREATE INDEX messages_unread ON messages(recipient, id)"
+	"  WHERE read_ms IS NULL;"
+	"CREATE INDEX messages_queued ON messages(recipient_name, id)"
+	"  WHERE read_ms IS NULL AND queued = 1;"
+	"CREATE TABLE reservations ("
+	"  id " ID ","
+	"  agent bigint NOT NULL REFERENCES agents(id),"
+	"  glob text NOT NULL,"
+	"  task bigint REFERENCES tasks(id),"
+	"  created_ms bigint NOT NULL,"
+	"  expires_ms bigint NOT NULL,"
+	"  released_ms bigint"
+	");"
+	"CREATE INDEX reservations_live ON reservations(agent, glob)"
+	"  WHERE released_ms IS NULL;"
+	"CREATE TABLE gates ("
+	"  id " ID ","
+	"  pattern text NOT NULL UNIQUE,"
+	"  approval bigint NOT NULL DEFAULT 0,"
+	"  requires text NOT NULL DEFAULT '[]',"
+	"  note text,"
+	"  created_ms bigint NOT NULL,"
+	"  created_by bigint REFERENCES agents(id)"
+	");"
+	"CREATE TABLE approvals ("
+	"  id " ID ","
+	"  fingerprint text NOT NULL,"
+	"  command_key text NOT NULL,"
+	"  command text NOT NULL,"
+	"  cwd text NOT NULL,"
+	"  gate bigint REFERENCES gates(id),"
+	"  requester bigint NOT NULL REFERENCES agents(id),"
+	"  state text NOT NULL DEFAULT 'pending' CHECK (state IN"
+	"    ('pending','approved','denied','used')),"
+	"  requested_ms bigint NOT NULL,"
+	"  decided_ms bigint,"
+	"  decided_by text,"
+	"  decided_tty text,"
+	"  condition text,"
+	"  reason text,"
+	"  expires_ms bigint,"
+	"  used_ms bigint"
+	");"
+	"CREATE INDEX approvals_fingerprint ON approvals(fingerprint, requester);"
+	"CREATE INDEX approvals_denied ON approvals(command_key)"
+	"  WHERE state = 'denied';"
+	"CREATE INDEX approvals_state ON approvals(state, id);"
+	"CREATE TABLE protects ("
+	"  task bigint NOT NULL REFERENCES tasks(id),"
+	"  glob text NOT NULL,"
+	"  PRIMARY KEY (task, glob)"
+	");"
+	"CREATE TABLE settings ("
+	"  key text PRIMARY KEY,"
+	"  value text NOT NULL,"
+	"  set_ms bigint NOT NULL,"
+	"  set_by bigint REFERENCES agents(id)"
+	");"
+
+	/*
+	 * SQLite's functions that core's SQL calls, with SQLite's meaning
+	 * for the arguments core gives them.
+	 */
+	/* Scalar max() and min() of two: NULL when either is. */
+	"CREATE FUNCTION max(a bigint, b bigint) RETURNS bigint"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE"
+	"  RETURN greatest(a, b);"
+	"CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE"
+	"  RETURN least(a, b);"
+	/* Position of needle in haystack from 1, 0 when absent. */
+	"CREATE FUNCTION instr(haystack text, needle text) RETURNS bigint"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE"
+	"  RETURN strpos(haystack, needle);"
+	/* substr() with the int8 parameters the driver sends. */
+	"CREATE FUNCTION substr(s text, start bigint, count bigint) RETURNS text"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE"
+	"  RETURN substr(s, CAST(start AS integer),"
+	"    CAST(least(count, 2147483647) AS integer));"
+	/*
+	 * hex() of text is the hex of its UTF-8 bytes: length(hex(x)) / 2 is
+	 * its size in bytes on both back ends.
+	 */
+	"CREATE FUNCTION hex(value text) RETURNS text"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE"
+	"  RETURN upper(encode(convert_to(value, 'UTF8'), 'hex'));"
+	"CREATE FUNCTION hex(value bytea) RETURNS text"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE"
+	"  RETURN upper(encode(value, 'hex'));"
+	/*
+	 * printf('%s', bytes): the bytes read as UTF-8 text (SQLite's
+	 * CAST(blob AS TEXT); PostgreSQL's cast gives their hex). Bytes
+	 * that are not UTF-8 come back escaped rather than failing.
+	 */
+	"CREATE FUNCTION printf(format text, value bytea) RETURNS text"
+	"  LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$"
+	"BEGIN"
+	"  IF format <> '%s' THEN"
+	"    RAISE EXCEPTION 'printf(%, bytea) is not supported', format"
+	"      USING ERRCODE = '0A000';"
+	"  END IF;"
+	"  RETURN convert_from(value, 'UTF8');"
+	"EXCEPTION WHEN character_not_in_repertoire OR untranslatable_character"
+	"  THEN RETURN encode(value, 'escape');"
+	"END $$;"
+	/*
+	 * json_each(text): the elements (or members) of a JSON array (or
+	 * object) as text; core casts them to what it compares them with.
+	 */
+	"CREATE FUNCTION json_each(value text)"
+	"  RETURNS TABLE (key text, value text)"
+	"  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$"
+	"  SELECT NULL::text, e FROM json_array_elements_text(CAST($1 AS json)) e"
+	"  WHERE json_typeof(CAST($1 AS json)) = 'array'"
+	"  UNION ALL"
+	"  SELECT o.key, o.value FROM json_each_text(CAST($1 AS json)) o"
+	"  WHERE json_typeof(CAST($1 AS json)) = 'object' $$;"
+	/*
+	 * json_extract(json, '$.a.b'): the value at a path of member names,
+	 * as text (a JSON null as NULL; an object or array as its JSON); core
+	 * casts numbers. Array indexes ($.a[0]) are not supported.
+	 */
+	"CREATE FUNCTION json_extract(value text, path text) RETURNS text"
+	"  LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$"
+	"BEGIN"
+	"  IF path !~ '^\\$(\\.[A-Za-z_][A-Za-z_0-9]*)*$' THEN"
+	"    RAISE EXCEPTION 'json_extract: unsupported path %', path"
+	"      USING ERRCODE = '0A000';"
+	"  END IF;"
+	"  RETURN CAST(value AS json) #>>"
+	"    CAST(string_to_array(substr(path, 3), '.') AS text[]);"
+	"END $$;"
+	/*
+	 * json_group_array(x): the JSON array of the group's values ([] for
+	 * none), as text.
+	 */
+	"CREATE FUNCTION daicho_json_array_text(items anycompatiblearray) RETURNS text"
+	"  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$"
+	"  SELECT coalesce(CAST(array_to_json(items) AS text), '[]') $$;"
+	"CREATE AGGREGATE json_group_array(anycompatible) ("
+	"  SFUNC = array_append, STYPE = anycompatiblearray, INITCOND = '{}',"
+	"  FINALFUNC = daicho_json_array_text);"
+	/*
+	 * json_object(k, v, ...) for the one shape core builds: an agent's
+	 * open wait (core/agent.c, agent_list()).
+	 */
+	"CREATE FUNCTION json_object(k1 text, v1 bigint, k2 text, v2 text,"
+	"  k3 text, v3 text, k4 text, v4 bigint, k5 text, v5 bigint,"
+	"  k6 text, v6 bigint) RETURNS json"
+	"  LANGUAGE sql IMMUTABLE PARALLEL SAFE"
+	"  RETURN json_build_object(k1, v1, k2, v2, k3, v3, k4, v4, k5, v5,"
+	"    k6, v6);"
+	TRUST_BOUNDARY,
 };
-const size_t schema_pg_migration_count = 1;
-const char *const schema_pg_roles = "SELECT 1";
-const char *const schema_pg_after_import = "SELECT 1";
+
+const size_t schema_pg_migration_count =
+    sizeof(schema_pg_migrations) / sizeof(schema_pg_migrations[0]);
+
+/*
+ * A new SQLite migration (core/schema.c) needs its PostgreSQL twin here:
+ * append it, then raise SCHEMA_PG_MATCHES_SQLITE_VERSION.
+ */
+_Static_assert(SCHEMA_PG_MATCHES_SQLITE_VERSION == LEDGER_SCHEMA_VERSION,
+    "core/schema.c has a migration that pg/schema_pg.c lacks");
+
+/*
+ * Privileges. Both roles read everything. The tables an agent writes in
+ * the ordinary course are granted to it; where only part of what a table
+ * allows is an agent's (approvals, waits, claims, gates, settings), the
+ * trigger above refuses the rest with a message that names the role, and
+ * the privilege is granted so that the trigger is what answers. Nobody but
+ * the owner may update or delete events, or truncate anything: never
+ * granted. Setting a sequence (after an import) is a person's.
+ */
+const char *const schema_pg_roles =
+    "DO $$"
+    "BEGIN"
+    "  BEGIN"
+    "    IF NOT EXISTS (SELECT 1 FROM pg_roles"
+    "        WHERE rolname = 'daicho_agent') THEN"
+    "      CREATE ROLE daicho_agent NOLOGIN;"
+    "    END IF;"
+    "  EXCEPTION WHEN duplicate_object OR unique_violation THEN"
+    "    NULL;" /* made at the same time by another init */
+    "  END;"
+    "  BEGIN"
+    "    IF NOT EXISTS (SELECT 1 FROM pg_roles"
+    "        WHERE rolname = 'daicho_human') THEN"
+    "      CREATE ROLE daicho_human NOLOGIN;"
+    "    END IF;"
+    "  EXCEPTION WHEN duplicate_object OR unique_violation THEN"
+    "    NULL;"
+    "  END;"
+    "  EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I"
+    "    TO daicho_agent, daicho_human', current_database());"
+    "  EXECUTE format('GRANT USAGE ON SCHEMA %I"
+    "    TO daicho_agent, daicho_human', current_schema());"
+    "  EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I"
+    "    FROM daicho_agent, daicho_human', current_schema());"
+    "  EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA %I"
+    "    TO daicho_agent, daicho_human', current_schema());"
+    "  EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I"
+    "    FROM daicho_agent, daicho_human', current_schema());"
+    "  EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I"
+    "    TO daicho_agent, daicho_human', current_schema());"
+    "  EXECUTE format('GRANT UPDATE ON ALL SEQUENCES IN SCHEMA %I"
+    "    TO daicho_human', current_schema());"
+    "  EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA %I"
+    "    TO daicho_agent, daicho_human', current_schema());"
+    "END $$;"
+    "GRANT INSERT, UPDATE ON agents, tasks, waits, messages, reservations,"
+    "  approvals TO daicho_agent, daicho_human;"
+    "GRANT INSERT ON saves, events, verdicts, check_runs, wait_items, gates"
+    "  TO daicho_agent, daicho_human;"
+    "GRANT INSERT, DELETE ON deps, labels, touches, checks, protects"
+    "  TO daicho_agent, daicho_human;"
+    "GRANT UPDATE, DELETE ON gates TO daicho_agent, daicho_human;"
+    "GRANT INSERT, UPDATE, DELETE ON settings TO daicho_agent, daicho_human;"
+    "GRANT UPDATE ON deps, labels, touches, checks, protects, saves,"
+    "  verdicts, check_runs, wait_items TO daicho_human;"
+    "GRANT DELETE ON agents, tasks, saves, verdicts, check_runs, waits,"
+    "  wait_items, messages, reservations, approvals TO daicho_human;";
+
+/*
+ * Each identity sequence set past its table's largest id, after `daicho
+ * import` gave explicit ids.
+ */
+const char *const schema_pg_after_import =
+    "DO $$"
+    "DECLARE"
+    "  t record;"
+    "BEGIN"
+    "  IF NOT daicho_is_human() THEN"
+    "    PERFORM daicho_refuse('importing a ledger');"
+    "  END IF;"
+    "  FOR t IN SELECT c.table_name, c.column_name"
+    "    FROM information_schema.columns c"
+    "    WHERE c.table_schema = current_schema() AND c.is_identity = 'YES'"
+    "  LOOP"
+    "    EXECUTE format('SELECT setval(pg_get_serial_sequence(%L, %L),"
+    "      coalesce(max(%I), 0) + 1, false) FROM %I',"
+    "      t.table_name, t.column_name, t.column_name, t.table_name);"
+    "  END LOOP;"
+    "END $$;";

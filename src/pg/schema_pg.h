@@ -1,5 +1,44 @@
+/*
+ * The ledger's schema on PostgreSQL, as data: forward-only migrations, the
+ * roles that make the trust boundary, and what to run after an import. No
+ * libpq here: the driver (pg/db_pg.c) runs these strings.
+ *
+ * Migration N (1-based) takes a ledger from daicho_schema.version N-1 to
+ * N; the driver runs each in one transaction with PQexec, then records the
+ * version. Migration 1 is SQLite's schema after its first
+ * LEDGER_SCHEMA_VERSION migrations (core/schema.c), with the functions
+ * that give core's SQL SQLite's meaning here. Never edit a released
+ * migration; add the next one, and one here for each added to
+ * core/schema.c.
+ */
+#ifndef DAICHO_SCHEMA_PG_H
+#define DAICHO_SCHEMA_PG_H
+
 #include <stddef.h>
+
 extern const char *const schema_pg_migrations[];
 extern const size_t schema_pg_migration_count;
+
+/*
+ * The SQLite schema version (LEDGER_SCHEMA_VERSION) that the last
+ * PostgreSQL migration matches.
+ */
+#define SCHEMA_PG_MATCHES_SQLITE_VERSION 8
+
+/*
+ * Run by `daicho init`, as the owner of the database, after the
+ * migrations: makes the group roles daicho_agent and daicho_human when
+ * missing and grants them what each may do on this database
+ * (docs/security.md, "PostgreSQL roles"). Safe to run again.
+ */
 extern const char *const schema_pg_roles;
+
+/*
+ * Run after `daicho import` inserted rows with their ids, in the same
+ * transaction: moves every id sequence past the largest id, so the next
+ * insert does not collide. Refused (42501) to a session without the
+ * daicho_human role or the owner's.
+ */
 extern const char *const schema_pg_after_import;
+
+#endif
