@@ -174,3 +174,43 @@ report_from_b() {
 	run daicho config remote
 	assert_output upstream
 }
+
+# --- liveness across hosts ---------------------------------------------------
+
+# dead_pid: a process id that was just used and is gone.
+dead_pid() {
+	sleep 0 &
+	local pid=$!
+	wait "$pid"
+	echo "$pid"
+}
+
+@test "run: a holder's dead pid counts only on its own host; elsewhere only its lease ends the claim" {
+	[ "$(daicho claim 1 --as w1)" = 1 ]
+	sql "UPDATE agents SET pid = $(dead_pid), host = 'another-machine' WHERE name = 'w1'"
+	# A run reaps the agents whose process is gone: not this one, whose
+	# process lives on another machine, where this pid means nothing.
+	ok daicho run --label nothing-here -- true
+	refute_output --partial "recovered"
+	sweep_says 0 0 0 0 0
+	assert_task 1 claimed w1 1
+	run sql "SELECT count(*) FROM events WHERE kind = 'lease-expired'
+		OR json_extract(detail, '$.reason') = 'its process is gone'"
+	assert_output 0
+	run sql "SELECT state FROM agents WHERE name = 'w1'"
+	assert_output active
+	# Its lease still decides: once it runs out, the sweep takes it back.
+	sql "UPDATE tasks SET lease_expires_ms = 1 WHERE id = 1"
+	sweep_says 0 0 0 1 0
+	assert_task 1 open - 1
+	# The same dead pid recorded on this machine ends the claim at once.
+	[ "$(daicho claim 1 --as w2)" = 1 ]
+	sql "UPDATE agents SET pid = $(dead_pid), host = '$(uname -n)' WHERE name = 'w2'"
+	ok daicho run --label nothing-here -- true
+	assert_output --partial "1 recovered from a dead runner"
+	sweep_says 0 0 0 1 0
+	assert_task 1 open - 2
+	run sql "SELECT a.name FROM events e JOIN agents a ON a.id = json_extract(e.detail, '$.agent')
+		WHERE json_extract(e.detail, '$.reason') = 'its process is gone'"
+	assert_output w2
+}
