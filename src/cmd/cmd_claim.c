@@ -4,6 +4,7 @@
 
 #include "cmd/cmd.h"
 #include "core/repair.h"
+#include "core/settings.h"
 #include "core/task.h"
 #include "core/verify.h"
 #include "util/git.h"
@@ -177,19 +178,29 @@ exec_report(struct cmd_ctx *ctx)
 			    "then report its hash)", rev);
 		if (rc < 0)
 			goto done;
-		/* Resolved here; the sweep looks in the ledger's repository. */
+		/*
+		 * Resolved here; the sweep looks in the ledger's repository,
+		 * and fetches it there from the "remote" setting's remote
+		 * unless that is none (committed on another machine).
+		 */
 		{
-			struct buf where = BUF_INIT;
+			struct buf where = BUF_INIT, remote = BUF_INIT;
 			bool known;
 
 			verify_commit_known(ctx->ledger, hash.buf, &known, &where);
-			if (!known)
+			if (!known && (rc = settings_remote(ctx->ledger, &remote,
+					   ctx->err)) == 0 && (remote.len == 0 ||
+				!git_remote_exists(where.buf, remote.buf)))
 				rc = err_set(ctx->err, ERR_NOT_FOUND,
 				    "commit %.12s is not in the repository of this "
-				    "ledger (%s), where it is verified (push or fetch "
-				    "it there, on a branch, then report it)", hash.buf,
-				    where.buf);
+				    "ledger (%s), where it is verified, and the sweep "
+				    "cannot fetch it (%s%s%s): push or fetch it there, "
+				    "on a branch, then report it", hash.buf, where.buf,
+				    remote.len ? "no remote '" : "'daicho config "
+				    "remote' is none", remote.buf, remote.len ? "' there"
+				    : "");
 			buf_release(&where);
+			buf_release(&remote);
 			if (rc < 0)
 				goto done;
 		}
@@ -221,7 +232,12 @@ const struct cmd_entry cmd_report_entry = {
 	    "the commit only when it is on a branch (or tag), holds work that was\n"
 	    "not on the trunk when the task was claimed, was not accepted for\n"
 	    "another task, and changes no protected path (see 'daicho add\n"
-	    "--help'); otherwise the report is rejected with the reason.\n",
+	    "--help'); otherwise the report is rejected with the reason.\n\n"
+	    "A commit made on another machine, not in the ledger's repository,\n"
+	    "is accepted: push its branch, and the sweep fetches it from the\n"
+	    "'remote' setting's remote (default origin; see 'daicho sweep\n"
+	    "--help'). When that is none, or the ledger's repository has no such\n"
+	    "remote, it is refused, exit 3.\n",
 	.options = (const struct cmd_option[]){
 	    { "commit", 0, "REV", "the commit with the work" },
 	    { "note", 0, "TEXT", "a note for the reviewer" },

@@ -127,6 +127,10 @@ const struct cmd_entry cmd_config_entry = {
 	    "                    --touches exempt it when a person set them;\n"
 	    "                    its --protect adds to it.\n"
 	    "                    Example: daicho config protect 'tests/**' Makefile\n"
+	    "  remote NAME       the git remote verification fetches a reported\n"
+	    "                    commit from when the ledger's repository lacks\n"
+	    "                    it (sweep and verify --remote); none: never\n"
+	    "                    fetch; default origin\n"
 	    "  stale-after DUR   how long an agent may go unseen before it counts\n"
 	    "                    as gone (status, agents, sweep, run, send,\n"
 	    "                    agent start --stale-after); default 10m\n"
@@ -138,8 +142,8 @@ const struct cmd_entry cmd_config_entry = {
 	    "(--as, $DAICHO_AGENT, an agent client's session), or run under an\n"
 	    "agent client process (as for approve), is refused, exit 6.\n\n"
 	    "JSON: an array of {key, kind, summary, set, value, default, set_ms,\n"
-	    "set_by} (value: milliseconds, a number, an array of globs or a\n"
-	    "branch); with KEY, that one object.\n",
+	    "set_by} (value: milliseconds, a number, an array of globs, a\n"
+	    "branch or a remote); with KEY, that one object.\n",
 	.options = (const struct cmd_option[]){
 	    { "unset", 0, NULL, "go back to the default" },
 	    { 0 } },

@@ -301,6 +301,7 @@ static const struct {
 	{ "wait-overdue", TONE_ATTENTION },
 	{ "wait-needs-human", TONE_ATTENTION },
 	{ "approval-request", TONE_ATTENTION },
+	{ "verify-deferred", TONE_ATTENTION },
 	{ "claimed", TONE_BUSY },    { "reported", TONE_BUSY },
 	{ "waiting", TONE_BUSY },    { "cancelled", TONE_FADED },
 	{ "stale", TONE_FADED },     { "ended", TONE_FADED },

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/settings.h"
 #include "core/sweep.h"
 #include "core/task.h"
 #include "core/verify.h"
@@ -103,7 +104,7 @@ default_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/* -j N and --stale-after DUR, shared by sweep and verify. */
+/* -j N, --stale-after DUR and --remote NAME, shared by sweep and verify. */
 static int
 sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 {
@@ -118,6 +119,10 @@ sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 		 SWEEP_DEFAULT_STALE_AFTER_MS, &options->stale_after_ms)) < 0)
 		return rc;
 	options->jobs = (int)jobs;
+	options->remote = cmd_opt(ctx, "remote");
+	if (options->remote && (rc = settings_check_remote("--remote",
+				     options->remote, ctx->err)) < 0)
+		return rc;
 	if ((options->actor = cmd_caller(ctx)) < 0)
 		return (int)options->actor;
 	/* An agent never judges its own report; a person may. */
@@ -224,7 +229,7 @@ exec_sweep(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_sweep_entry = {
 	.name = "sweep",
-	.usage = "sweep [--every DUR] [-j N] [--stale-after DUR]",
+	.usage = "sweep [--every DUR] [-j N] [--stale-after DUR] [--remote NAME]",
 	.summary = "verify reported tasks, expire dead leases (one pass, or a loop)",
 	.help =
 	    "One pass: removes verification worktrees a crashed sweep left\n"
@@ -247,6 +252,15 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "branch, new work, protected paths untouched) is in 'daicho add\n"
 	    "--help' and docs/verification.md. An agent's sweep leaves its own\n"
 	    "reports to someone else's; a person's verifies them all.\n\n"
+	    "A reported commit that is not in the ledger's repository (it was\n"
+	    "committed on another machine) is fetched from --remote NAME (default:\n"
+	    "the 'remote' setting, else origin; none: never fetch): the exact\n"
+	    "commit, or the remote's branches when the server refuses that, with\n"
+	    "no password prompt and a 2m timeout; a check 'fetch' says so in the\n"
+	    "evidence. A remote without the commit rejects the report, as a\n"
+	    "missing commit does. A fetch that cannot be made (the remote\n"
+	    "unreachable) judges nothing: the task stays reported for the next\n"
+	    "pass, with a 'verify-deferred' event, and shows in 'daicho status'.\n\n"
 	    "--every DUR repeats until SIGINT or SIGTERM, which end it between\n"
 	    "steps: nothing is verified unless a sweep runs, so keep one running\n"
 	    "(docs/sweep-service.md: a systemd user unit, or tmux). One pass\n"
@@ -261,6 +275,7 @@ const struct cmd_entry cmd_sweep_entry = {
 	    { "verbose", 'v', NULL, "with --every: a line for every pass" },
 	    { "jobs", 'j', "N", "verify N tasks at once (default: CPUs)" },
 	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
+	    { "remote", 0, "NAME", "fetch missing commits from NAME, or none" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
@@ -276,6 +291,8 @@ static const char *const outcome_words[] = {
 	[VERIFY_FAILED] = "rejected: failed (attempts used up)",
 	[VERIFY_STILL_GOOD] = "still verified",
 	[VERIFY_REOPENED] = "reopened: no longer passes",
+	[VERIFY_DEFERRED] = "not applied: the commit could not be fetched; "
+			    "still as it was",
 };
 
 /* Print one verdict for verify: a heading and the evidence. */
@@ -310,7 +327,8 @@ static int
 verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
     const struct sweep_options *options, json_t *array)
 {
-	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT;
+	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
+		   remote = BUF_INIT;
 	struct verify_options where;
 	struct verdict v = { 0 };
 	struct task task;
@@ -333,6 +351,12 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;
 	where.token = token.buf;
+	if (options->remote)
+		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
+							       : options->remote);
+	else if ((rc = settings_remote(ctx->ledger, &remote, ctx->err)) < 0)
+		goto done;
+	where.remote = remote.buf;
 	if (apply && reported && options->not_owned_by != 0 &&
 	    task.owner_id == options->not_owned_by) {
 		rc = err_set(ctx->err, ERR_REFUSED,
@@ -361,12 +385,17 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 		goto done;
 	report_verdict(ctx, &v, array, apply ? outcome_words[outcome] : NULL);
 	rc = v.passed ? 0 : 1;
+	if (v.deferred)
+		rc = err_set(ctx->err, ERR_FAILED, "could not verify #%lld: the "
+		    "commit %.12s could not be fetched (see the fetch check above; "
+		    "nothing was judged)", (long long)id, v.commit);
 done:
 	verdict_release(&v);
 	task_release(&task);
 	buf_release(&token);
 	buf_release(&worktrees);
 	buf_release(&root);
+	buf_release(&remote);
 	return rc;
 }
 
@@ -454,7 +483,8 @@ done:
 
 const struct cmd_entry cmd_verify_entry = {
 	.name = "verify",
-	.usage = "verify ID [--apply] | verify --all-verified [--apply]",
+	.usage = "verify ID [--apply] [--remote NAME] | verify --all-verified "
+		 "[--apply]",
 	.summary = "run a task's checks now and print the evidence",
 	.help =
 	    "Runs the task's definition of done where the sweep would (in a\n"
@@ -467,6 +497,10 @@ const struct cmd_entry cmd_verify_entry = {
 	    "(exit 6).\n\n"
 	    "--all-verified re-runs the checks of every verified task at its\n"
 	    "recorded commit and lists those that no longer pass.\n\n"
+	    "A reported commit missing from the ledger's repository is fetched\n"
+	    "first, as the sweep does (--remote NAME, or none; see 'daicho sweep\n"
+	    "--help'). When it cannot be fetched nothing is judged or applied:\n"
+	    "exit 1.\n\n"
 	    "Exit 5 when a check fails.\n\n"
 	    "JSON: an array of verdicts: task, passed, at_ms, commit, summary,\n"
 	    "checks [{check, passed, exit_status, duration_ms, output}], and\n"
@@ -475,6 +509,7 @@ const struct cmd_entry cmd_verify_entry = {
 	    { "apply", 0, NULL, "apply the verdict to the task" },
 	    { "all-verified", 0, NULL, "re-check every verified task" },
 	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
+	    { "remote", 0, "NAME", "fetch a missing commit from NAME, or none" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,

@@ -47,11 +47,15 @@ static const struct {
 	{ "save", "%A saved a result for %T (%N{bytes|byte}[, "
 	  "%N{tokens_in|token} in][, %{tokens_out} out][, $%{cost}][, "
 	  "%{model}])" },
-	{ "verified", "%A verified %T[ at commit %c{commit}][: %{summary}]" },
-	{ "rejected", "%T rejected[ at commit %c{commit}][: %{summary}]"
+	{ "verified", "%A verified %T[ at commit %c{commit}][ (fetched from "
+	  "%{fetched})][: %{summary}]" },
+	{ "rejected", "%T rejected[ at commit %c{commit}][ (fetched from "
+	  "%{fetched})][: %{summary}]"
 	  "[%={to=owner}; back to its holder][%={to=open}; open again]"
 	  "[%={to=failed}; failed, its attempts used up]" },
 	{ "reverified", "%A verified %T again[: %{summary}]" },
+	{ "verify-deferred", "%A could not verify %T[ at commit %c{commit}]"
+	  "[: %{summary}]; still reported, for the next sweep" },
 	{ "reopened", "%T no longer passes[: %{summary}]; open again" },
 	{ "reopen", "%A reopened %T[ (it was %{from})]" },
 	{ "unblock", "%A unblocked %T[%={to=owner}; back to %{owner}]"

@@ -393,10 +393,10 @@ static const struct need_kind kinds[] = {
 	    describe_rejected, "daicho show %lld" },
 	/*
 	 * The first failed run of the last verdict says why: a checkout that
-	 * failed, or a question daicho asks git before any check (which
-	 * branch holds the commit, whether it is new, what it changes) that
-	 * git could not answer ("cannot ..."). A report made since the
-	 * verdict is the sweep's to verify.
+	 * failed, or a question daicho asks git before any check (fetching
+	 * the commit, which branch holds it, whether it is new, what it
+	 * changes) that git could not answer ("cannot ..."). A report made
+	 * since the verdict is the sweep's to verify.
 	 */
 	{ "verify-error",
 	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.state, t.owner,"
@@ -408,7 +408,7 @@ static const struct need_kind kinds[] = {
 	    "   AND y.passed = 0)"
 	    "  WHERE t.state IN ('reported','claimed') AND v.passed = 0"
 	    "  AND (r.spec = 'checkout' OR (r.spec IN"
-	    "   ('on-branch','new-work','protected') AND"
+	    "   ('on-branch','new-work','protected','fetch') AND"
 	    "   printf('%s', r.output) LIKE 'cannot %')))"
 	    "SELECT c.id, c.at_ms AS since_ms, c.title, c.state, o.name AS owner,"
 	    " c.verdict, c.spec AS \"check\", c.reason"

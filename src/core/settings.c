@@ -18,6 +18,7 @@ enum setting_kind {
 	SETTING_GLOBS,    /* stored as a JSON array of globs */
 	SETTING_BRANCH,   /* a branch name, stored as it is */
 	SETTING_NUMBER,   /* a whole number from 1 to 1024, in text */
+	SETTING_REMOTE,   /* a git remote's name, or "none", as it is */
 };
 
 struct setting {
@@ -40,6 +41,10 @@ static const struct setting settings[] = {
 	{ "protect", SETTING_GLOBS,
 	  "paths no report may change (a task's --touches exempt it)",
 	  "none" },
+	{ "remote", SETTING_REMOTE,
+	  "the git remote verification fetches a reported commit from when "
+	  "the ledger's repository lacks it (none: never fetch)",
+	  "origin" },
 	{ "stale-after", SETTING_DURATION,
 	  "how long an agent may stay unseen before it counts as gone",
 	  "10m" },
@@ -75,6 +80,48 @@ settings_is_duration(const char *key)
 		if (strcmp(settings[i].key, key) == 0)
 			return settings[i].kind == SETTING_DURATION;
 	return false;
+}
+
+/*
+ * Whether name cannot be a branch or remote name: git's rules, the part
+ * that matters for a path under refs/, and no leading '-' (an option).
+ */
+static bool
+bad_ref_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || name[0] == '-' || name[0] == '/' ||
+	    name[len - 1] == '/' || name[len - 1] == '.' ||
+	    strstr(name, "..") || strstr(name, "//") ||
+	    strstr(name, "@{") || strstr(name, "/.") || name[0] == '.' ||
+	    (len >= 5 && strcmp(name + len - 5, ".lock") == 0) ||
+	    name[strcspn(name, " ~^:?*[\\\x7f")] != '\0')
+		return true;
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < ' ')
+			return true;
+	return false;
+}
+
+/* name, or a stand-in when it holds a control character (not echoed). */
+static const char *
+printable_or(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == '\x7f')
+			return "(with a control character)";
+	return name;
+}
+
+int
+settings_check_remote(const char *what, const char *name, struct err *err)
+{
+	if (strcmp(name, "none") == 0 || !bad_ref_name(name))
+		return 0;
+	return err_set(err, ERR_USAGE, "bad remote name '%s' for %s (a remote "
+	    "such as origin, see 'git remote'; or none)", printable_or(name),
+	    what);
 }
 
 /* The stored text of values for s: filled into stored. */
@@ -114,28 +161,25 @@ encode(const struct setting *s, const struct strlist *values,
 		return 0;
 	}
 	if (s->kind == SETTING_BRANCH) {
-		const char *name = values->items[0];
-		size_t len = strlen(name);
-
 		if (values->count != 1)
 			return err_set(err, ERR_USAGE, "%s takes one branch name",
 			    s->key);
-		/* git's rules, the part that matters for a path under refs/. */
-		if (len == 0 || name[0] == '-' || name[0] == '/' ||
-		    name[len - 1] == '/' || name[len - 1] == '.' ||
-		    strstr(name, "..") || strstr(name, "//") ||
-		    strstr(name, "@{") || strstr(name, "/.") || name[0] == '.' ||
-		    (len >= 5 && strcmp(name + len - 5, ".lock") == 0) ||
-		    name[strcspn(name, " ~^:?*[\\\x7f")] != '\0')
+		if (bad_ref_name(values->items[0]))
 			return err_set(err, ERR_USAGE,
 			    "bad branch name '%s' for %s (a branch such as main)",
-			    name, s->key);
-		for (const char *p = name; *p; p++)
-			if ((unsigned char)*p < ' ')
-				return err_set(err, ERR_USAGE,
-				    "bad branch name for %s (a control character)",
-				    s->key);
-		buf_adds(stored, name);
+			    printable_or(values->items[0]), s->key);
+		buf_adds(stored, values->items[0]);
+		return 0;
+	}
+	if (s->kind == SETTING_REMOTE) {
+		int rc;
+
+		if (values->count != 1)
+			return err_set(err, ERR_USAGE, "%s takes one remote name",
+			    s->key);
+		if ((rc = settings_check_remote(s->key, values->items[0], err)) < 0)
+			return rc;
+		buf_adds(stored, values->items[0]);
 		return 0;
 	}
 	{
@@ -170,7 +214,7 @@ decode(const struct setting *s, const char *stored)
 		return json_null();
 	if (s->kind == SETTING_DURATION || s->kind == SETTING_NUMBER)
 		return json_integer(strtoll(stored, NULL, 10));
-	if (s->kind == SETTING_BRANCH)
+	if (s->kind == SETTING_BRANCH || s->kind == SETTING_REMOTE)
 		return json_string(stored);
 	value = json_loads(stored, 0, NULL);
 	return value && json_is_array(value) ? value : json_array();
@@ -319,7 +363,8 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
 		row = json_pack("{s:s, s:s, s:s, s:b, s:s}", "key", s->key, "kind",
 		    s->kind == SETTING_DURATION ? "duration"
 		    : s->kind == SETTING_NUMBER ? "number"
-		    : s->kind == SETTING_GLOBS ? "globs" : "branch", "summary",
+		    : s->kind == SETTING_GLOBS ? "globs"
+		    : s->kind == SETTING_REMOTE ? "remote" : "branch", "summary",
 		    s->summary, "set", rc == DB_ROW, "default", s->fallback);
 		if (rc == DB_ROW) {
 			const char *by = db_column_text(st, 2);
@@ -394,5 +439,18 @@ settings_number(struct ledger *ledger, const char *key, int64_t *value,
 	if (rc == 0 && *found)
 		*value = strtoll(stored.buf, NULL, 10);
 	buf_release(&stored);
+	return rc;
+}
+
+int
+settings_remote(struct ledger *ledger, struct buf *remote, struct err *err)
+{
+	bool found;
+	int rc = read_setting(ledger, "remote", remote, &found, err);
+
+	if (rc == 0 && !found)
+		buf_adds(remote, "origin");
+	if (rc == 0 && strcmp(remote->buf, "none") == 0)
+		buf_reset(remote);
 	return rc;
 }

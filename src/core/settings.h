@@ -13,6 +13,9 @@
  *   stale-after  a duration: how long an agent may go unseen
  *   trunk     the branch reported work must be new against; default the
  *             branch HEAD of the main work tree names at the claim
+ *   remote    the git remote verification fetches a reported commit from
+ *             when the ledger's repository lacks it; "none": never fetch;
+ *             default origin
  */
 #ifndef DAICHO_SETTINGS_H
 #define DAICHO_SETTINGS_H
@@ -63,6 +66,21 @@ bool settings_is_duration(const char *key);
 
 /* The "trunk" setting's branch into branch; empty when unset. */
 int settings_trunk(struct ledger *ledger, struct buf *branch,
+    struct err *err);
+
+/*
+ * The "remote" setting into remote: the remote to fetch reported commits
+ * from, "origin" when unset, empty when set to none.
+ */
+int settings_remote(struct ledger *ledger, struct buf *remote,
+    struct err *err);
+
+/*
+ * Refuse (ERR_USAGE, naming what: a setting or an option) a name that
+ * cannot be a git remote's ("none" aside): one git would read as an
+ * option, or not a valid name under refs/remotes/. Returns 0 or the error.
+ */
+int settings_check_remote(const char *what, const char *name,
     struct err *err);
 
 #endif

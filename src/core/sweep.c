@@ -9,6 +9,7 @@
 
 #include "core/db.h"
 #include "core/event.h"
+#include "core/settings.h"
 #include "core/task.h"
 #include "core/wait.h"
 #include "core/verify.h"
@@ -258,13 +259,20 @@ static int
 verify_loop(struct ledger *ledger, const struct sweep_options *options,
     struct sweep_stats *stats, struct err *err)
 {
-	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT;
+	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
+		   remote = BUF_INIT;
 	struct verify_options where;
 	int rc = 0;
 
 	sweep_locations(ledger, &worktrees, &root);
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;
+	if (options->remote)
+		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
+							       : options->remote);
+	else if ((rc = settings_remote(ledger, &remote, err)) < 0)
+		goto done;
+	where.remote = remote.buf;
 	while (options->stop == NULL || !*options->stop) {
 		struct verdict verdict;
 		enum verify_outcome outcome;
@@ -298,9 +306,11 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 			break;
 		}
 	}
+done:
 	buf_release(&token);
 	buf_release(&worktrees);
 	buf_release(&root);
+	buf_release(&remote);
 	return rc < 0 ? rc : 0;
 }
 

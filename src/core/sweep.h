@@ -28,6 +28,9 @@ struct sweep_options {
 	int64_t reported_by_ms;  /* set by sweep_pass(): its start */
 	int64_t not_owned_by;    /* an agent whose own reports are left for
 				  * another sweep (0: none) */
+	const char *remote;      /* where missing reported commits are fetched
+				  * from ("none": not); NULL: the ledger's
+				  * "remote" setting */
 };
 
 struct sweep_stats {

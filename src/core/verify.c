@@ -31,6 +31,7 @@ verdict_release(struct verdict *verdict)
 	}
 	free(verdict->runs);
 	free(verdict->commit);
+	free(verdict->fetched_from);
 	free(verdict->tree);
 	free(verdict->summary);
 	memset(verdict, 0, sizeof(*verdict));
@@ -642,6 +643,115 @@ done:
 	buf_release(&why);
 }
 
+/* Whether text is a full commit hash: 40 (SHA-1) or 64 (SHA-256) hex. */
+static bool
+is_full_hash(const char *text)
+{
+	size_t n = strspn(text, "0123456789abcdef");
+
+	return text[n] == '\0' && (n == 40 || n == 64);
+}
+
+/* Whether commit is in the repository at root. */
+static bool
+commit_present(const char *root, const char *commit)
+{
+	struct buf spec = BUF_INIT, hash = BUF_INIT;
+	bool present;
+
+	buf_addf(&spec, "%s^{commit}", commit);
+	present = git_rev_parse(root, spec.buf, &hash) == 0;
+	buf_release(&spec);
+	buf_release(&hash);
+	return present;
+}
+
+/*
+ * Make the reported commit present in the repository at root, fetching it
+ * from remote when it is missing (see verify_task()). A run "fetch" in out
+ * when there was anything to say; out->fetched_from and out->deferred as
+ * documented there. Returns whether the commit is here now. The commit's
+ * text comes from the ledger, which a process can write: it is given to
+ * git only when it is a full hash.
+ */
+static bool
+fetch_if_missing(const char *root, const char *commit, const char *remote,
+    struct verdict *out)
+{
+	struct buf why_commit = BUF_INIT, why_branches = BUF_INIT,
+		   branches = BUF_INIT, ref = BUF_INIT, why = BUF_INIT;
+	struct check_run *run;
+	int64_t start = clock_mono_ms();
+	bool fetched_commit;
+
+	if (!is_full_hash(commit)) {
+		run = add_run(out, "fetch");
+		buf_adds(&run->output, "refused: the reported commit is not a full "
+		    "hash (40 or 64 hexadecimal digits), so it is given to git "
+		    "neither to look up nor to fetch");
+		return false;
+	}
+	if (commit_present(root, commit))
+		return true;
+	run = add_run(out, "fetch");
+	if (remote == NULL || remote[0] == '\0') {
+		buf_addf(&run->output, "%.12s is not in the repository at %s, and "
+		    "fetching is off ('daicho config remote' is none): push it "
+		    "and fetch it there, on a branch", commit, root);
+		goto done;
+	}
+	if (!git_remote_exists(root, remote)) {
+		buf_addf(&run->output, "%.12s is not in the repository at %s, which "
+		    "has no remote '%s' to fetch it from (see 'git remote', and "
+		    "'daicho config remote'): push it and fetch it there, on a "
+		    "branch", commit, root, remote);
+		goto done;
+	}
+	fetched_commit = git_fetch(root, remote, commit, VERIFY_FETCH_TIMEOUT_MS,
+	    &why_commit) == 0 && commit_present(root, commit);
+	if (fetched_commit && git_ref_containing(root, commit, &ref, &why) == 0) {
+		run->passed = true;
+		buf_addf(&run->output, "fetched %.12s from %s (it was not in the "
+		    "repository at %s)", commit, remote, root);
+		goto done;
+	}
+	/* Refused by the server, or on no branch here: its branches. */
+	buf_addf(&branches, "+refs/heads/*:refs/remotes/%s/*", remote);
+	if (git_fetch(root, remote, branches.buf, VERIFY_FETCH_TIMEOUT_MS,
+		&why_branches) < 0) {
+		out->deferred = true;
+		buf_addf(&run->output, "cannot fetch %.12s from %s into the "
+		    "repository at %s: tried 'git fetch %s %s' (%s) and 'git fetch "
+		    "%s %s' (%s); the task stays reported for the next sweep",
+		    commit, remote, root, remote, commit, why_commit.len
+			? why_commit.buf : "fetched, but on no branch here",
+		    remote, branches.buf, why_branches.buf);
+		goto done;
+	}
+	if (!commit_present(root, commit)) {
+		buf_addf(&run->output, "%.12s is not in the repository at %s, nor "
+		    "on %s: asked for it (%s) and fetched every branch of %s, "
+		    "without it (push it to %s, on a branch, then report it)",
+		    commit, root, remote, why_commit.len ? why_commit.buf
+							 : "nothing came",
+		    remote, remote);
+		goto done;
+	}
+	run->passed = true;
+	buf_addf(&run->output, "fetched %.12s from %s, with its branches (it "
+	    "was not in the repository at %s)", commit, remote, root);
+done:
+	if (run->passed)
+		out->fetched_from = xstrdup(remote);
+	run->duration_ms = clock_mono_ms() - start;
+	buf_release(&why_commit);
+	buf_release(&why_branches);
+	buf_release(&branches);
+	buf_release(&ref);
+	buf_release(&why);
+	return run->passed;
+}
+
 /*
  * What the report's commit must be before any check is worth running, in
  * a git repository: there is one when a check needs it (uncommitted files
@@ -650,9 +760,9 @@ done:
  * all passed. Outside git there is no commit, and nothing to ask.
  */
 static bool
-check_provenance(struct ledger *ledger, const char *root, int64_t id,
-    const struct subject *s, bool needs_commit, struct verdict *out,
-    char **base_out)
+check_provenance(struct ledger *ledger, const char *root, const char *remote,
+    int64_t id, const struct subject *s, bool needs_commit,
+    struct verdict *out, char **base_out)
 {
 	struct buf git_dir = BUF_INIT;
 	char *base = NULL;
@@ -671,6 +781,9 @@ check_provenance(struct ledger *ledger, const char *root, int64_t id,
 		goto done;
 	}
 	base = work_base(s);
+	/* Fetched only for a question about it: no check needs it else. */
+	if (needs_commit || s->protects.count > 0 || s->defaults.count > 0)
+		ok = fetch_if_missing(root, s->commit, remote, out);
 	for (int step = 0; ok && step < 3; step++) {
 		int64_t start = clock_mono_ms();
 		struct check_run *run;
@@ -842,8 +955,8 @@ verify_task(struct ledger *ledger, int64_t id,
 			needs_commit = true;
 	}
 	needs_commit = needs_commit || needs_tree;
-	ready = check_provenance(ledger, options->root, id, &s, needs_commit, out,
-	    &base);
+	ready = check_provenance(ledger, options->root, options->remote, id, &s,
+	    needs_commit, out, &base);
 	if (ready && s.commit && needs_tree) {
 		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
 		    (long long)id, options->token);
@@ -895,6 +1008,9 @@ verify_task(struct ledger *ledger, int64_t id,
 		else
 			buf_addf(&summary, "%zu check%s passed", checks,
 			    checks == 1 ? "" : "s");
+		if (out->fetched_from)
+			buf_addf(&summary, " (the commit fetched from %s)",
+			    out->fetched_from);
 	}
 	out->summary = buf_detach(&summary, NULL);
 	free(base);
@@ -1065,6 +1181,28 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		return 0; /* decided elsewhere meanwhile: this verdict is moot */
 	}
 	/*
+	 * Let go of the task, marked changed now: this pass (which takes
+	 * reports made before it began) leaves it, the next tries again.
+	 */
+	if (v->deferred) {
+		*outcome = VERIFY_DEFERRED;
+		if (token == NULL) {
+			ledger_rollback(ledger);
+			return 0; /* a verified task stays so: nothing to record */
+		}
+		if ((rc = insert_verdict(ledger, v, actor, err)) < 0 ||
+		    (rc = update(ledger,
+			 "UPDATE tasks SET verify_token = NULL,"
+			 " verify_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
+			 v->task, now,
+			 err)) < 0 ||
+		    (rc = event_append(ledger, actor, "verify-deferred", v->task,
+			 json_pack("{s:I, s:s, s:s?}", "verdict", (json_int_t)v->id,
+			     "summary", v->summary, "commit", v->commit), err)) < 0)
+			goto fail;
+		return ledger_commit(ledger, err);
+	}
+	/*
 	 * Two verifications of the same work for two tasks can pass at once
 	 * (sweep -j N): under the lock, the first to be recorded wins and the
 	 * other is rejected here.
@@ -1164,6 +1302,9 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 
 		if (back_to[*outcome])
 			json_object_set_new(detail, "to", json_string(back_to[*outcome]));
+		if (v->fetched_from)
+			json_object_set_new(detail, "fetched",
+			    json_string(v->fetched_from));
 		rc = event_append(ledger, actor, kinds[*outcome], v->task, detail, err);
 		if (rc == 0 && *outcome == VERIFY_FAILED)
 			rc = event_append(ledger, actor, "fail", v->task,
@@ -1309,8 +1450,8 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'", err);
-	struct verify_options where = { NULL, ".", NULL };
-	struct buf token = BUF_INIT, root = BUF_INIT;
+	struct verify_options where = { NULL, ".", NULL, NULL };
+	struct buf token = BUF_INIT, root = BUF_INIT, remote = BUF_INIT;
 	struct verdict verdict;
 	int64_t heavy = 0, taken = 0;
 	int rc;
@@ -1324,10 +1465,14 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 		return rc;
 	sweep_locations(ledger, NULL, &root);
 	where.root = root.buf;
+	if ((rc = settings_remote(ledger, &remote, err)) < 0)
+		goto done;
+	where.remote = remote.buf;
 	verify_new_token(&token);
 	where.token = token.buf;
 	if ((rc = verify_take(ledger, id, 0, 0, token.buf, &taken, err)) != 0) {
 		buf_release(&root);
+		buf_release(&remote);
 		buf_release(&token);
 		return rc < 0 ? rc : 0; /* 1: not reported, or being verified */
 	}
@@ -1336,9 +1481,11 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 		    outcome, err);
 		verdict_release(&verdict);
 	}
+	*done = rc == 0 && *outcome != VERIFY_DEFERRED;
+done:
 	buf_release(&root);
+	buf_release(&remote);
 	buf_release(&token);
-	*done = rc == 0;
 	return rc;
 }
 

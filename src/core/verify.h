@@ -19,6 +19,7 @@
 
 #define VERIFY_DEFAULT_CHECK_TIMEOUT_MS (10 * 60 * 1000)
 #define VERIFY_OUTPUT_TAIL_BYTES 4096
+#define VERIFY_FETCH_TIMEOUT_MS (2 * 60 * 1000) /* each git fetch */
 
 /* One check's run: what it was, how it ended, the evidence. */
 struct check_run {
@@ -40,6 +41,9 @@ struct verdict {
 	char *summary;       /* one line: why it failed, or what passed */
 	struct check_run *runs;
 	size_t run_count;
+	char *fetched_from;  /* the remote the commit was fetched from, or NULL */
+	bool deferred;       /* nothing judged: the environment failed (the
+			      * commit could not be fetched); the task stays */
 };
 
 void verdict_release(struct verdict *verdict);
@@ -48,12 +52,23 @@ struct verify_options {
 	const char *root;         /* the project root (checks without commit) */
 	const char *worktree_dir; /* where verification worktrees go */
 	const char *token;        /* unique name for this run's worktree */
+	const char *remote;       /* where a reported commit the repository
+				   * lacks is fetched from; NULL or "": not */
 };
 
 /*
  * Run every check of task id now and fill *out. Reads the ledger without
  * locking and changes nothing. A failed check is a verdict, not an error;
  * the error return is for a task that does not exist or a ledger failure.
+ *
+ * A reported commit the repository at options->root lacks is fetched from
+ * options->remote first: the exact commit (git fetch REMOTE HASH), then,
+ * when the server refuses that or the commit is still on no branch here,
+ * the remote's branches into refs/remotes/REMOTE/. A run "fetch" says
+ * what was fetched (out->fetched_from names the remote). A remote that
+ * does not have the commit fails the verdict, as a missing commit does;
+ * a fetch that could not be made (the remote unreachable, a timeout) sets
+ * out->deferred: the work was not judged.
  */
 int verify_task(struct ledger *ledger, int64_t id,
     const struct verify_options *options, struct verdict *out, struct err *err);
@@ -95,6 +110,7 @@ enum verify_outcome {
 	VERIFY_FAILED,     /* attempts used up */
 	VERIFY_STILL_GOOD, /* re-verification of a verified task passed */
 	VERIFY_REOPENED,   /* re-verification failed: verified -> open */
+	VERIFY_DEFERRED,   /* not judged (verdict->deferred): still reported */
 };
 
 /*
@@ -104,6 +120,9 @@ enum verify_outcome {
  * the owner (claimed, lease renewed, a new attempt) when the owner was seen
  * within stale_after_ms, else open; past max attempts -> failed. For a
  * verified task (token NULL): fail -> open, with the reason logged.
+ * A deferred verdict changes no state: for a reported task it is recorded
+ * with a "verify-deferred" event and the verification claim is let go, so
+ * the next sweep tries again; for a verified task nothing is recorded.
  */
 int verify_record(struct ledger *ledger, struct verdict *verdict,
     const char *token, int64_t actor, int64_t stale_after_ms,

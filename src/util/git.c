@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/proc.h"
 #include "util/strlist.h"
 
@@ -564,4 +565,82 @@ done:
 	buf_release(&path);
 	buf_release(&text);
 	return rc;
+}
+
+/*
+ * The line of output that says why git failed: its first "fatal:" or
+ * "error:" line (git goes on with advice after it), else its last line.
+ */
+static void
+add_fetch_reason(struct buf *why, const struct buf *output)
+{
+	const char *p = output->buf, *end = p + output->len, *pick = NULL;
+	size_t pick_len = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if (n > 0 && (strncmp(p, "fatal:", 6) == 0 ||
+		    strncmp(p, "error:", 6) == 0)) {
+			pick = p;
+			pick_len = n;
+			break;
+		}
+		if (n > 0) {
+			pick = p;
+			pick_len = n;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (pick)
+		buf_add(why, pick, pick_len);
+	else
+		buf_adds(why, "git printed nothing");
+}
+
+int
+git_fetch(const char *repo, const char *remote, const char *refspec,
+    int64_t timeout_ms, struct buf *why)
+{
+	char *argv[] = { "git", "-C", (char *)repo, "fetch", "--no-tags",
+		"--quiet", "--no-write-fetch-head", "--end-of-options",
+		(char *)remote, (char *)refspec, NULL };
+	/* Never wait for a person: no password prompt, no credential UI. */
+	char *env[] = { "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never",
+		"LC_ALL=C", NULL };
+	struct proc_result result;
+	int rc = -1;
+
+	if (proc_run(argv, NULL, env, timeout_ms, 4096, &result) < 0) {
+		buf_addf(why, "cannot run git: %s", strerror(errno));
+		goto done;
+	}
+	if (result.timed_out) {
+		buf_adds(why, "no answer within ");
+		clock_add_duration(why, timeout_ms);
+	} else if (result.exit_status != 0) {
+		add_fetch_reason(why, &result.output);
+	} else {
+		rc = 0;
+	}
+done:
+	proc_result_release(&result);
+	return rc;
+}
+
+int
+git_remote_exists(const char *repo, const char *remote)
+{
+	struct buf key = BUF_INIT;
+	const char *args[] = { "config", "--get", NULL, NULL };
+	int status;
+
+	buf_addf(&key, "remote.%s.url", remote);
+	args[2] = key.buf;
+	status = git_run(repo, args, NULL, false);
+	buf_release(&key);
+	return status == 0;
 }

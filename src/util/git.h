@@ -4,6 +4,8 @@
 #ifndef DAICHO_GIT_H
 #define DAICHO_GIT_H
 
+#include <stdint.h>
+
 #include "util/buf.h"
 #include "util/strlist.h"
 
@@ -120,5 +122,19 @@ int git_worktrees_on(const char *repo, const char *prefix,
  * line is there already. Returns 0, or -1 (why says).
  */
 int git_exclude(const char *repo, const char *entry, struct buf *why);
+
+/*
+ * git fetch --no-tags remote refspec in repo, run directly (no shell),
+ * with no FETCH_HEAD written (parallel sweeps fetch at once), no password
+ * prompt (GIT_TERMINAL_PROMPT=0) and ended after timeout_ms. remote and
+ * refspec follow --end-of-options, so neither is read as an option; the
+ * caller checks they are what it means (a hash, a remote's name).
+ * Returns 0, or -1 with git's one-line reason in why.
+ */
+int git_fetch(const char *repo, const char *remote, const char *refspec,
+    int64_t timeout_ms, struct buf *why);
+
+/* Whether repo has a remote called remote with a URL to fetch from. */
+int git_remote_exists(const char *repo, const char *remote);
 
 #endif

@@ -322,6 +322,7 @@ struct supervisor_report {
 
 /* The shell command a supervisor runs, set up by the parent before fork. */
 struct supervised {
+	const char *program;  /* what to spawn ($PATH searched without a '/') */
 	char *const *argv;
 	char *const *env;
 	const posix_spawn_file_actions_t *actions;
@@ -543,8 +544,8 @@ supervise(const struct supervised *s)
 	/* The shell gets an empty mask (proc_spawnattr_defaults()). */
 	sigprocmask(SIG_BLOCK, &blocked, NULL);
 	signal_fd = signalfd(-1, &watched_signals, SFD_NONBLOCK | SFD_CLOEXEC);
-	report.spawn_errno = posix_spawn(&shell, "/bin/sh", s->actions, s->attr,
-	    s->argv, s->env);
+	report.spawn_errno = posix_spawnp(&shell, s->program, s->actions,
+	    s->attr, s->argv, s->env);
 	close(s->output_fd);
 	if (report.spawn_errno == 0 && signal_fd < 0) {
 		/* Cannot wait with a timeout: end the command at once. */
@@ -645,13 +646,14 @@ describe_end(const struct supervisor_report *report, int supervisor_status,
 	}
 }
 
-int
-proc_run_shell(const char *command, const char *dir, char *const env_extra[],
-    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
+/* proc_run_shell() and proc_run(): program with argv, supervised. */
+static int
+run_supervised(const char *program, char *const argv[], const char *dir,
+    char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+    struct proc_result *out)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	char *argv[] = { "sh", "-c", (char *)command, NULL };
 	char **env = proc_environment(env_extra);
 	struct supervisor_report report = { 0 };
 	struct supervised supervised;
@@ -679,7 +681,7 @@ proc_run_shell(const char *command, const char *dir, char *const env_extra[],
 	if (dir)
 		posix_spawn_file_actions_addchdir_np(&actions, dir);
 	proc_spawnattr_defaults(&attr, true);
-	supervised = (struct supervised){ argv, env, &actions, &attr,
+	supervised = (struct supervised){ program, argv, env, &actions, &attr,
 		output_fds[1], report_fds[1], timeout_ms, start_ms };
 	if ((supervisor = fork()) < 0)
 		goto done;
@@ -742,6 +744,24 @@ done:
 	free(env);
 	errno = saved_errno;
 	return rc;
+}
+
+int
+proc_run_shell(const char *command, const char *dir, char *const env_extra[],
+    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
+{
+	char *argv[] = { "sh", "-c", (char *)command, NULL };
+
+	return run_supervised("/bin/sh", argv, dir, env_extra, timeout_ms,
+	    tail_bytes, out);
+}
+
+int
+proc_run(char *const argv[], const char *dir, char *const env_extra[],
+    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
+{
+	return run_supervised(argv[0], argv, dir, env_extra, timeout_ms,
+	    tail_bytes, out);
 }
 
 pid_t

@@ -114,4 +114,12 @@ int proc_run_shell(const char *command, const char *dir,
     char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
     struct proc_result *out);
 
+/*
+ * proc_run_shell() for a program run directly, with no shell: argv[0]
+ * (searched in $PATH) with argv, under the same supervision, timeout and
+ * clean-up. Nothing in argv is interpreted.
+ */
+int proc_run(char *const argv[], const char *dir, char *const env_extra[],
+    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out);
+
 #endif

@@ -15,13 +15,14 @@ setup() {
 	assert_line --index 2 'lease      (not set: 30m)'
 	assert_line --index 4 'max-hold   (not set: three leases)'
 	assert_line --index 6 'protect    (not set: none)'
-	assert_line --index 8 'stale-after (not set: 10m)'
-	assert_line --index 10 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
+	assert_line --index 8 'remote     (not set: origin)'
+	assert_line --index 10 'stale-after (not set: 10m)'
+	assert_line --index 12 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
 	ok daicho config max-hold
 	assert_output '(not set: three leases)'
 	ok daicho config --json
 	run jq -c 'map([.key, .set, .value])' <<<"$output"
-	assert_output '[["jobs",false,null],["lease",false,null],["max-hold",false,null],["protect",false,null],["stale-after",false,null],["trunk",false,null]]'
+	assert_output '[["jobs",false,null],["lease",false,null],["max-hold",false,null],["protect",false,null],["remote",false,null],["stale-after",false,null],["trunk",false,null]]'
 }
 
 @test "config KEY VALUE sets a setting, KEY prints it alone, --unset goes back to the default; each change is an event" {
@@ -59,7 +60,7 @@ setup() {
 @test "config: bad input is refused with exit 2 and changes nothing" {
 	snapshot_ledger
 	refused 2 daicho config nosuch 1
-	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: jobs, lease, max-hold, protect, stale-after, trunk)"
+	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: jobs, lease, max-hold, protect, remote, stale-after, trunk)"
 	refused 2 daicho config jobs 0
 	refused 2 daicho config jobs 2x
 	refused 2 daicho config jobs 1025
