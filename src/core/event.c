@@ -76,7 +76,7 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	db_bind_int(st, 1, filter->task);
 	db_bind_int(st, 2, filter->after_id);
 	db_bind_int(st, 3, filter->since_ms);
-	db_bind_int(st, 4, filter->limit > 0 ? filter->limit : -1);
+	db_bind_int(st, 4, filter->limit > 0 ? filter->limit : INT64_MAX);
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct event event = {
 			.id = db_column_int(st, 0),

@@ -452,6 +452,6 @@ approval_list(struct ledger *ledger, int64_t limit, json_t **out,
 	*out = json_array();
 	if (st == NULL)
 		return -(int)err->code;
-	db_bind_int(st, 1, limit > 0 ? limit : -1);
+	db_bind_int(st, 1, limit > 0 ? limit : INT64_MAX);
 	return db_rows_json(ledger, st, *out, "reading approvals", err);
 }

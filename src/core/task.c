@@ -827,7 +827,7 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 		db_bind_int(st, ++param, filter->created_since_ms);
 	if (filter->updated_since_ms)
 		db_bind_int(st, ++param, filter->updated_since_ms);
-	db_bind_int(st, ++param, filter->limit > 0 ? filter->limit : -1);
+	db_bind_int(st, ++param, filter->limit > 0 ? filter->limit : INT64_MAX);
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct task task;
 

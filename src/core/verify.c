@@ -1420,7 +1420,7 @@ verify_each(struct ledger *ledger, int64_t id, int64_t limit,
 		goto done;
 	}
 	db_bind_int(st, 1, id);
-	db_bind_int(st, 2, limit > 0 ? limit : -1);
+	db_bind_int(st, 2, limit > 0 ? limit : INT64_MAX);
 	while ((rc = db_step(st)) == DB_ROW) {
 		xgrow((void **)&verdicts, &alloc, count + 1, sizeof(*verdicts));
 		verdict_from_row(st, id, &verdicts[count++]);

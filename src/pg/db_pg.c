@@ -67,7 +67,6 @@ struct pg_stmt {
 	int nparams;
 	struct pg_param *params;
 	PGresult *result;        /* after the first step */
-	PGresult *described;     /* columns, before any step */
 	int row;                 /* the current row; -1 before the first */
 	/* Bytea columns of the current row, decoded on first read. */
 	unsigned char **decoded;
@@ -128,6 +127,9 @@ pg_exec(struct pg_conn *pg, const char *sql)
 	PGresult *res = PQexec(pg->conn, sql);
 	int rc = check(pg, res);
 
+	if (rc != 0 && getenv("DAICHO_PG_TRACE") != NULL)
+		fprintf(stderr, "daicho-pg: %s: %s\n", pg->message.buf, sql);
+
 	if (rc == 0)
 		PQclear(res);
 	return rc;
@@ -141,6 +143,8 @@ query_int(struct pg_conn *pg, const char *sql, int64_t *value)
 	int rc = check(pg, res);
 
 	*value = 0;
+	if (rc != 0 && getenv("DAICHO_PG_TRACE") != NULL)
+		fprintf(stderr, "daicho-pg: %s: %s\n", pg->message.buf, sql);
 	if (rc != 0)
 		return rc;
 	if (PQntuples(res) > 0 && PQnfields(res) > 0)
@@ -432,7 +436,6 @@ pg_stmt_free(struct pg_stmt *st)
 	if (st == NULL)
 		return;
 	pg_stmt_reset(st);
-	PQclear(st->described);
 	for (int i = 0; i <= st->nparams; i++)
 		clear_param(&st->params[i]);
 	free(st->params);
@@ -560,6 +563,10 @@ execute(struct pg_stmt *st)
 	}
 	if ((rc = check(st->pg, st->result)) != 0) {
 		st->result = NULL;
+		/* $DAICHO_PG_TRACE: which statement failed, for developers. */
+		if (getenv("DAICHO_PG_TRACE") != NULL)
+			fprintf(stderr, "daicho-pg: %s: %s\n", st->pg->message.buf,
+			    st->sql);
 		return rc;
 	}
 	{
@@ -594,26 +601,16 @@ pg_stmt_step(struct pg_stmt *st)
 }
 
 /*
- * The result that describes st's columns: its rows once run, else a
- * description of the statement (prepared unnamed, once).
+ * The result that describes st's columns: its rows, running it now when
+ * it has not run yet (with what is bound so far; its first step then
+ * reads those rows). NULL when it fails: the step says why.
  */
 static const PGresult *
 columns(struct pg_stmt *st)
 {
-	if (st->result != NULL)
-		return st->result;
-	if (st->described == NULL) {
-		PGresult *res = PQprepare(st->pg->conn, "", st->sql, 0, NULL);
-
-		if (PQresultStatus(res) == PGRES_COMMAND_OK) {
-			PQclear(res);
-			res = PQdescribePrepared(st->pg->conn, "");
-		}
-		if (check(st->pg, res) != 0)
-			return NULL;
-		st->described = res;
-	}
-	return st->described;
+	if (st->result == NULL && execute(st) != 0)
+		return NULL;
+	return st->result;
 }
 
 int
