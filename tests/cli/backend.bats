@@ -1,21 +1,36 @@
 #!/usr/bin/env bats
 # The ledger's back end, chosen by its address: a file path is SQLite; a
-# PostgreSQL URI or service=NAME is PostgreSQL (not in this build yet), and
+# PostgreSQL URI or service=NAME is PostgreSQL (served by daicho-pg), and
 # the throw-away cluster the PostgreSQL runs of the suite use.
 
 load helpers
 
-@test "a PostgreSQL address selects the PostgreSQL back end: refused clearly, never taken for a file, the password never shown" {
-	for address in 'postgresql://alice:s3cret@db.example/ledger' 'postgres://db/ledger' 'service=daicho'; do
-		refused 1 daicho --ledger "$address" init
-		stderr_contains "this daicho has no PostgreSQL back end yet"
+@test "a PostgreSQL address selects the PostgreSQL back end: never taken for a file, the password never shown, an unreachable server is exit 75" {
+	for address in 'postgresql://alice:s3cret@db.invalid/ledger' 'postgres://alice:s3cret@127.0.0.1:1/ledger'; do
+		refused 75 daicho --ledger "$address" init
+		stderr_contains "cannot reach the PostgreSQL ledger"
 		[[ "$stderr" != *s3cret* ]] || fail "the password was shown: $stderr"
-		DAICHO_LEDGER="$address" refused 1 daicho ls
-		stderr_contains "no PostgreSQL back end yet"
-		DAICHO_LEDGER="$address" refused 1 daicho claim --next --as w1
+		DAICHO_LEDGER="$address" refused 75 daicho ls
+		[[ "$stderr" != *s3cret* ]] || fail "the password was shown: $stderr"
+		DAICHO_LEDGER="$address" refused 75 daicho claim --next --as w1
 	done
+	# A service that is not defined: libpq's own words, exit 1.
+	PGSERVICEFILE=/dev/null refused 1 daicho --ledger service=nosuch ls
+	stderr_contains 'nosuch'
 	# Nothing was made in the current directory for the address.
-	[ -z "$(ls -A "$TEST_ROOT" | grep -v '^ledger.db' || true)" ] || fail "$(ls -A "$TEST_ROOT")"
+	[ -z "$(ls -A "$TEST_ROOT" | grep -v '^ledger.db' | grep -v '^\.daicho$' || true)" ] || fail "$(ls -A "$TEST_ROOT")"
+	[ ! -e "$TEST_ROOT/.daicho/ledger.address" ] || fail "an unreachable ledger's address was remembered"
+}
+
+@test "daicho hands a PostgreSQL ledger to daicho-pg; without it, one clear line" {
+	DAICHO_PG_BIN=/nonexistent/daicho-pg refused 1 daicho --ledger postgresql://db.invalid/x ls
+	stderr_contains "cannot run /nonexistent/daicho-pg"
+	stderr_contains "make daicho-pg"
+	# A SQLite ledger never needs it.
+	DAICHO_PG_BIN=/nonexistent/daicho-pg run daicho --ledger "$TEST_ROOT/plain.db" init
+	[ "$status" -eq 0 ] || fail "$output"
+	DAICHO_PG_BIN=/nonexistent/daicho-pg run daicho --ledger "$TEST_ROOT/plain.db" ls
+	[ "$status" -eq 0 ] || fail "$output"
 }
 
 @test "tests/pg/cluster.sh: a throw-away cluster on a Unix socket only, gone after the run, even when the command fails" {
