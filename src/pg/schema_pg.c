@@ -97,6 +97,23 @@
 	"END $$;" \
 	"CREATE TRIGGER tasks_check BEFORE UPDATE ON tasks" \
 	"  FOR EACH ROW EXECUTE FUNCTION daicho_tasks_check();" \
+	/* \
+	 * A forced release is a person's whoever held the claim: its \
+	 * event says forced, and the event is written in the release's \
+	 * own transaction. \
+	 */ \
+	"CREATE FUNCTION daicho_events_check() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  IF NEW.kind = 'release' AND NEW.detail IS NOT NULL" \
+	"     AND json_extract(NEW.detail, '$.forced') IN ('1', 'true')" \
+	"     AND NOT daicho_is_human() THEN" \
+	"    PERFORM daicho_refuse('release --force');" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	"CREATE TRIGGER events_check BEFORE INSERT ON events" \
+	"  FOR EACH ROW EXECUTE FUNCTION daicho_events_check();" \
 	/* Waits: only the waiting agent's role, or a person, ends one. */ \
 	"CREATE FUNCTION daicho_waits_check() RETURNS trigger" \
 	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \

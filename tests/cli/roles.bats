@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# The trust boundary of a PostgreSQL ledger (issue 17): agents connect as a
+# login in daicho_agent, people as one in daicho_human, and PostgreSQL
+# itself refuses what only a person may do, through daicho or psql alike.
+# PostgreSQL only: skipped in the SQLite pass.
+
+load helpers
+
+setup() {
+	common_setup
+	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
+		skip "PostgreSQL only: the roles are PostgreSQL's"
+	# Login roles are the cluster's: one pair per test.
+	local tag=${DAICHO_LEDGER#postgresql:///}
+	tag=${tag%%\?*}
+	AGENT_ROLE="agent_$tag" HUMAN_ROLE="human_$tag"
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $AGENT_ROLE LOGIN" \
+	    -c "CREATE ROLE $HUMAN_ROLE LOGIN" \
+	    -c "GRANT daicho_agent TO $AGENT_ROLE" -c "GRANT daicho_human TO $HUMAN_ROLE"
+	OWNER_LEDGER=$DAICHO_LEDGER
+	AGENT_LEDGER="$DAICHO_LEDGER&user=$AGENT_ROLE"
+	HUMAN_LEDGER="$DAICHO_LEDGER&user=$HUMAN_ROLE"
+	daicho gate add 'git push*' --approval >/dev/null
+	# An agent asks for an approval.
+	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 gate exec -- git push origin main
+	[ "$status" -eq 6 ] || fail "gate exec: exit $status: $output"
+}
+
+# as_psql LEDGER SQL: run SQL through psql with LEDGER's credentials.
+as_psql() {
+	psql -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"
+}
+
+@test "roles: an agent's login cannot approve, even at a terminal: PostgreSQL names the role it lacks" {
+	snapshot_ledger
+	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho approve 1
+	[ "$status" -eq 6 ] || fail "exit $status: $output"
+	[[ "$output" == *"needs the daicho_human role (connected as $AGENT_ROLE)"* ]] || fail "$output"
+	[ "$(grep -c . <<<"$output")" -eq 1 ] || fail "not one line: $output"
+	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho deny 1 --reason no
+	[ "$status" -eq 6 ] && [[ "$output" == *"daicho_human role"* ]] || fail "deny: $status: $output"
+	assert_ledger_unchanged
+	[ "$(sql "SELECT state FROM approvals WHERE id = 1")" = pending ]
+}
+
+@test "roles: psql with an agent's login cannot decide an approval, rewrite or delete events, or remove a gate" {
+	snapshot_ledger
+	run as_psql "$AGENT_LEDGER" "UPDATE approvals SET state = 'approved', decided_by = 'alice' WHERE id = 1"
+	[ "$status" -ne 0 ] && [[ "$output" == *"daicho_human role"* ]] || fail "$status: $output"
+	run as_psql "$AGENT_LEDGER" "DELETE FROM events"
+	[ "$status" -ne 0 ] && [[ "$output" == *"permission denied"*events* ]] || fail "$status: $output"
+	run as_psql "$AGENT_LEDGER" "UPDATE events SET kind = 'approve'"
+	[ "$status" -ne 0 ] && [[ "$output" == *"permission denied"*events* ]] || fail "$status: $output"
+	run as_psql "$AGENT_LEDGER" "DELETE FROM gates"
+	[ "$status" -ne 0 ] || fail "a gate was removed: $output"
+	run as_psql "$AGENT_LEDGER" "UPDATE settings SET value = '[]'"
+	run as_psql "$AGENT_LEDGER" "INSERT INTO settings (key, value, set_ms) VALUES ('max-hold', '1', 0)"
+	[ "$status" -ne 0 ] || fail "an agent changed a setting: $output"
+	assert_ledger_unchanged
+	# Nor can a person's login: the audit log is the owner's alone.
+	run as_psql "$HUMAN_LEDGER" "DELETE FROM events"
+	[ "$status" -ne 0 ] || fail "a person deleted events"
+}
+
+@test "roles: a person's login approves, and the approval records that database role, not a name the caller chose" {
+	on_pty env DAICHO_LEDGER="$HUMAN_LEDGER" daicho approve 1
+	[ "$status" -eq 0 ] || fail "exit $status: $output"
+	[ "$(sql "SELECT state, decided_by FROM approvals WHERE id = 1")" = "approved|$HUMAN_ROLE" ]
+	# The agent then runs it, with its approval.
+	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 approvals --json
+	[ "$status" -eq 0 ]
+}
+
+@test "roles: an agent's login cannot force-release a claim, not even one its own login holds, nor change settings" {
+	daicho add t >/dev/null
+	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder claim 1 >/dev/null
+	snapshot_ledger
+	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho release 1 --force
+	[ "$status" -eq 6 ] && [[ "$output" == *"release --force needs the daicho_human role (connected as $AGENT_ROLE)"* ]] ||
+		fail "force-released: $status: $output"
+	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho config max-hold 1h
+	[ "$status" -eq 6 ] && [[ "$output" == *"daicho_human role"* ]] || fail "config: $status: $output"
+	assert_ledger_unchanged
+	# A person's login does both.
+	on_pty env DAICHO_LEDGER="$HUMAN_LEDGER" daicho release 1 --force
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(sql "SELECT state FROM tasks WHERE id = 1")" = open ]
+}
+
+@test "roles: only a person's login imports into a PostgreSQL ledger" {
+	daicho add t >/dev/null
+	daicho export >"$TEST_ROOT/ledger.jsonl"
+	local tag=${DAICHO_LEDGER#postgresql:///}
+	tag=${tag%%\?*}
+	createdb "${tag}_imp"
+	local target="${DAICHO_LEDGER/\/\/\/$tag?/\/\/\/${tag}_imp?}"
+	daicho --ledger "$target" init >/dev/null
+	DAICHO_LEDGER="$target&user=$AGENT_ROLE" run daicho import "$TEST_ROOT/ledger.jsonl"
+	[ "$status" -ne 0 ] || fail "an agent's login imported"
+	[ "$(psql -X -At "$target" -c 'SELECT count(*) FROM tasks')" = 0 ]
+	DAICHO_LEDGER="$target&user=$HUMAN_ROLE" run daicho import "$TEST_ROOT/ledger.jsonl"
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(psql -X -At "$target" -c 'SELECT count(*) FROM tasks')" = 1 ]
+}
