@@ -80,7 +80,12 @@ int pg_commit(struct pg_conn *conn, bool wrote) DB_PG_WEAK;
  * past the largest id. Returns 0 or a PG_RC_ code.
  */
 int pg_after_import(struct pg_conn *conn) DB_PG_WEAK;
-/* Whether the open transaction failed and can only be rolled back. */
+/* End the outermost transaction without its changes. */
+void pg_rollback(struct pg_conn *conn) DB_PG_WEAK;
+/*
+ * Whether the open transaction failed (or its connection was lost) and
+ * can only be rolled back.
+ */
 bool pg_failed(struct pg_conn *conn) DB_PG_WEAK;
 
 /* Rows changed by the last statement; the id the last INSERT made. */

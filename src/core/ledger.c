@@ -763,8 +763,12 @@ aborted(const struct ledger *ledger)
 }
 
 static int
-aborted_error(struct err *err)
+aborted_error(const struct ledger *ledger, struct err *err)
 {
+	if (ledger->pg && strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0)
+		return err_set(err, ERR_BUSY, "the connection to the ledger was "
+		    "lost (%s); nothing of the transaction was written; retry",
+		    pg_errmsg(ledger->pg));
 	return err_set(err, ERR_FAILED, "the transaction was rolled back by an "
 	    "earlier error; nothing of it was written");
 }
@@ -799,7 +803,7 @@ begin_nested(struct ledger *ledger, bool write, struct err *err)
 	int rc;
 
 	if (aborted(ledger))
-		return aborted_error(err);
+		return aborted_error(ledger, err);
 	if (write && !ledger->writing)
 		return err_set(err, ERR_FAILED,
 		    "internal: a write nested inside a read transaction");
@@ -878,7 +882,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 
 	if (ledger->nesting > 0 && aborted(ledger)) {
 		ledger->nesting--;
-		return aborted_error(err);
+		return aborted_error(ledger, err);
 	}
 	if (ledger->nesting > 0) {
 		rc = run_cached(ledger, "RELEASE nested");
@@ -892,10 +896,20 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	}
 	if (aborted(ledger)) {
 		ledger_rollback(ledger);
-		return aborted_error(err);
+		return aborted_error(ledger, err);
 	}
 	rc = ledger->pg ? pg_commit(ledger->pg, ledger->writing)
 			: run_cached(ledger, "COMMIT");
+	if (rc != SQLITE_OK && ledger->pg &&
+	    strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0) {
+		/* The server may have committed before the answer was lost. */
+		err_set(err, ERR_BUSY, "the connection to the ledger was lost while "
+		    "committing (%s): the change may or may not have been made; "
+		    "look ('daicho ls --mine', 'daicho events') before retrying",
+		    pg_errmsg(ledger->pg));
+		ledger_rollback(ledger);
+		return -(int)err->code;
+	}
 	if (rc != SQLITE_OK) {
 		ledger_error(ledger, rc, err, "committing");
 		ledger_rollback(ledger);
@@ -934,7 +948,7 @@ ledger_rollback(struct ledger *ledger)
 		return;
 	}
 	if (ledger->in_transaction && ledger->pg)
-		pg_exec(ledger->pg, "ROLLBACK");
+		pg_rollback(ledger->pg);
 	else if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
 		sqlite3_exec(ledger->db, "ROLLBACK", NULL, NULL, NULL);
 	if (ledger->in_transaction && ledger->forget_on_rollback) {

@@ -49,6 +49,7 @@ struct pg_conn {
 	struct buf message;      /* the last failure, one line */
 	int64_t changes;         /* rows changed by the last statement */
 	bool listening;
+	bool in_transaction;     /* between a begin and its commit or rollback */
 	int64_t busy_timeout_ms; /* lock waits, and reconnecting */
 };
 
@@ -75,6 +76,8 @@ struct pg_stmt {
 	char bool_text[2];
 };
 
+static bool lost(struct pg_conn *pg);
+
 /* Record the failure of res (or of the connection) on pg; PG_RC_ code. */
 static int
 failure(struct pg_conn *pg, const PGresult *res)
@@ -89,8 +92,10 @@ failure(struct pg_conn *pg, const PGresult *res)
 	buf_add(&pg->message, text, strcspn(text, "\n"));
 	if (pg->message.len == 0)
 		buf_adds(&pg->message, "no answer from the server");
+	/* The server gives every error of its own a code: one without is
+	 * libpq's, about the connection. */
 	if (state == NULL)
-		state = PQstatus(pg->conn) == CONNECTION_BAD ? "08006" : "XX000";
+		state = "08006";
 	snprintf(pg->sqlstate, sizeof(pg->sqlstate), "%s", state);
 	if (strcmp(state, "42501") == 0)
 		return PG_RC_DENIED;
@@ -124,8 +129,13 @@ check(struct pg_conn *pg, PGresult *res)
 int
 pg_exec(struct pg_conn *pg, const char *sql)
 {
-	PGresult *res = PQexec(pg->conn, sql);
-	int rc = check(pg, res);
+	PGresult *res;
+	int rc;
+
+	if (lost(pg) && pg->in_transaction)
+		return failure(pg, NULL);
+	res = PQexec(pg->conn, sql);
+	rc = check(pg, res);
 
 	if (rc != 0 && getenv("DAICHO_PG_TRACE") != NULL)
 		fprintf(stderr, "daicho-pg: %s: %s\n", pg->message.buf, sql);
@@ -232,10 +242,12 @@ pg_begin_write(struct pg_conn *pg)
 	    WRITE_LOCK_KEY "), (extract(epoch FROM clock_timestamp()) * 1000)"
 	    "::int8", &now);
 
-	if (rc == 0)
+	if (rc == 0) {
 		follow_clock(now);
-	else if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+		pg->in_transaction = true;
+	} else if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	}
 	return rc;
 }
 
@@ -243,14 +255,26 @@ int
 pg_begin_read(struct pg_conn *pg)
 {
 	int64_t none;
+	int rc = begin(pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+	    &none);
 
-	return begin(pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", &none);
+	pg->in_transaction = rc == 0;
+	return rc;
 }
 
 int
 pg_commit(struct pg_conn *pg, bool wrote)
 {
+	pg->in_transaction = false;
 	return pg_exec(pg, wrote ? "NOTIFY " CHANNEL "; COMMIT" : "COMMIT");
+}
+
+void
+pg_rollback(struct pg_conn *pg)
+{
+	pg->in_transaction = false;
+	if (!lost(pg))
+		PQclear(PQexec(pg->conn, "ROLLBACK"));
 }
 
 int
@@ -262,7 +286,7 @@ pg_after_import(struct pg_conn *pg)
 bool
 pg_failed(struct pg_conn *pg)
 {
-	return PQtransactionStatus(pg->conn) == PQTRANS_INERROR;
+	return PQtransactionStatus(pg->conn) == PQTRANS_INERROR || lost(pg);
 }
 
 int64_t
@@ -549,14 +573,20 @@ execute(struct pg_stmt *st)
 		lengths[i] = st->params[i].length;
 		formats[i] = st->params[i].format;
 	}
-	/* Outside a transaction, a read can start over on a new connection. */
-	if (lost(st->pg) && PQtransactionStatus(st->pg->conn) != PQTRANS_INTRANS &&
-	    (rc = reconnect(st->pg)) != 0)
+	/*
+	 * Outside a transaction, a statement can start on a new connection;
+	 * inside one, a lost connection took the transaction with it, and
+	 * nothing may run until it is rolled back (pg_rollback()).
+	 */
+	if (lost(st->pg) && st->pg->in_transaction)
+		return failure(st->pg, NULL);
+	if (lost(st->pg) && (rc = reconnect(st->pg)) != 0)
 		return rc;
 	st->result = PQexecParams(st->pg->conn, st->sql, st->nparams, types,
 	    values, lengths, formats, 0);
 	if (PQresultStatus(st->result) == PGRES_FATAL_ERROR && lost(st->pg) &&
-	    strncmp(st->sql, "SELECT", 6) == 0 && reconnect(st->pg) == 0) {
+	    !st->pg->in_transaction && strncmp(st->sql, "SELECT", 6) == 0 &&
+	    reconnect(st->pg) == 0) {
 		PQclear(st->result);
 		st->result = PQexecParams(st->pg->conn, st->sql, st->nparams,
 		    types, values, lengths, formats, 0);
@@ -883,6 +913,31 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 	*out = NULL;
 	buf_init(&pg->message);
 	pg->conn = PQconnectdbParams(keys, values, 1);
+	if (pg->conn == NULL || PQstatus(pg->conn) != CONNECTION_OK) {
+		/*
+		 * A server starting up or shutting down (a restart) refuses
+		 * for a moment: try again for at most the busy timeout. One
+		 * that answers now was only just up: once more at once.
+		 */
+		int64_t deadline = clock_mono_ms() + busy_timeout_ms;
+		int pause_ms = 50;
+		PGPing ping;
+
+		while ((ping = PQping(address)) == PQPING_REJECT ||
+		    ping == PQPING_OK) {
+			if (ping == PQPING_REJECT) {
+				if (clock_mono_ms() + pause_ms > deadline)
+					break;
+				poll(NULL, 0, pause_ms);
+				if (pause_ms < 1000)
+					pause_ms *= 2;
+			}
+			PQfinish(pg->conn);
+			pg->conn = PQconnectdbParams(keys, values, 1);
+			if (PQstatus(pg->conn) == CONNECTION_OK || ping == PQPING_OK)
+				break;
+		}
+	}
 	if (pg->conn == NULL || PQstatus(pg->conn) != CONNECTION_OK) {
 		rc = connect_error(pg->conn, address, err);
 		pg_disconnect(pg);
