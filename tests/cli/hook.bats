@@ -145,6 +145,7 @@ MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho
 }
 
 @test "claude: an Edit in a git repository (ledger in .git/daicho) and in a linked worktree is checked against the repo root" {
+	sqlite_only "the ledger file's default place in <git common dir>/daicho"
 	unset DAICHO_LEDGER
 	new_git_repo repo
 	cd repo
@@ -778,6 +779,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 }
 
 @test "a ledger that is not a database: a shell command fails closed (exit 2), an edit fails open" {
+	sqlite_only "a file at the ledger path that is not a database"
 	# (without its -wal and -shm, which would still hold the pages)
 	rm -f "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
 	printf 'this is not a database, just some text\n%.0s' {1..40} >"$DAICHO_LEDGER"
@@ -813,6 +815,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 
 # lock_ledger: hold the ledger's write lock from a background sqlite3.
 lock_ledger() {
+	sqlite_only "SQLite's write lock, held by a sqlite3 process"
 	mkfifo "$TEST_ROOT/locker.in"
 	sqlite3 "$DAICHO_LEDGER" <"$TEST_ROOT/locker.in" >"$TEST_ROOT/locker.out" 2>&1 3>&- &
 	LOCKER_PID=$!

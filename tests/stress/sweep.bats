@@ -440,8 +440,11 @@ N_HONEST=$((N_TASKS - N_FALSE))
 	# out/ and w/, and an empty verify/ if any).
 	run find "$T" -mindepth 1 -maxdepth 1 -type d ! -name out ! -name w ! -name verify
 	[ -z "$output" ] || fail_with "unexpected directories:" "$output"
-	[ "$(q 'PRAGMA integrity_check')" = ok ]
-	[ -z "$(q 'PRAGMA foreign_key_check')" ]
+	# SQLite's own checks (PostgreSQL enforces foreign keys as it writes).
+	if ! backend_is_postgresql; then
+		[ "$(q 'PRAGMA integrity_check')" = ok ]
+		[ -z "$(q 'PRAGMA foreign_key_check')" ]
+	fi
 }
 
 @test "sweep: the workers saw no errors" {
