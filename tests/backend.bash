@@ -115,5 +115,38 @@ joined() {
 # sql_joined SEPARATOR QUERY: the rows of QUERY (through the caller's sql)
 # joined with SEPARATOR, in QUERY's order.
 sql_joined() {
-	sql "$2" | joined "$1"
+	local rows
+	rows="$(sql "$2")" || return
+	printf '%s\n' "$rows" | joined "$1"
+}
+
+# sql_text EXPR: an SQL expression for the bytes of EXPR (a blob: a save's
+# result, a check's output) read as UTF-8 text; PostgreSQL's CAST of bytea
+# AS text gives their hex instead.
+sql_text() {
+	if backend_is_postgresql; then
+		printf "convert_from(%s, 'UTF8')" "$1"
+	else
+		printf 'CAST(%s AS TEXT)' "$1"
+	fi
+}
+
+# sql_newline: an SQL expression for a newline (char(10) or chr(10)).
+sql_newline() {
+	if backend_is_postgresql; then
+		printf 'chr(10)'
+	else
+		printf 'char(10)'
+	fi
+}
+
+# sql_bytes_equal_file EXPR FILE: an SQL condition, true when the blob EXPR
+# holds exactly FILE's bytes (sqlite3's readfile(); on PostgreSQL, whose
+# server cannot read the test's files, their SHA-256).
+sql_bytes_equal_file() {
+	if backend_is_postgresql; then
+		printf "sha256(%s) = '\\\\x%s'::bytea" "$1" "$(sha256sum <"$2" | cut -d ' ' -f 1)"
+	else
+		printf "%s = readfile('%s')" "$1" "$2"
+	fi
 }

@@ -669,7 +669,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 	daicho add "the worker's task" >/dev/null
 	daicho claim 1 --as run7-1 >/dev/null
 	local before
-	before="$(sql "SELECT group_concat(id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-'), '; ') FROM agents")"
+	before="$(sql_joined '; ' "SELECT id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-') FROM agents ORDER BY id")"
 	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude session-start claude/session-start
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	jq -r .hookSpecificOutput.additionalContext <<<"$output" | grep -qx "You are daicho agent run7-1, started by 'daicho run' for task #1; the runner holds your claim while you work and decides what follows when you exit." ||
@@ -682,7 +682,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook gemini SessionEnd gemini/session-end
 	assert_silent
 	# Same rows, same kind, role and state; no session bound, no event.
-	[ "$(sql "SELECT group_concat(id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-'), '; ') FROM agents")" = "$before" ]
+	[ "$(sql_joined '; ' "SELECT id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-') FROM agents ORDER BY id")" = "$before" ]
 	run sql "SELECT kind FROM events WHERE kind IN ('agent-end', 'agent-rename', 'agent-inherit', 'agent-takeover')"
 	assert_output ""
 	[ "$(task_field 1 owner)" = run7-1 ]
