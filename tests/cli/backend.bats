@@ -1,21 +1,31 @@
 #!/usr/bin/env bats
 # The ledger's back end, chosen by its address: a file path is SQLite; a
-# PostgreSQL URI or service=NAME is PostgreSQL (not in this build yet), and
+# PostgreSQL URI or service=NAME is PostgreSQL, served by daicho-pg, and
 # the throw-away cluster the PostgreSQL runs of the suite use.
 
 load helpers
 
-@test "a PostgreSQL address selects the PostgreSQL back end: refused clearly, never taken for a file, the password never shown" {
-	for address in 'postgresql://alice:s3cret@db.example/ledger' 'postgres://db/ledger' 'service=daicho'; do
-		refused 1 daicho --ledger "$address" init
-		stderr_contains "this daicho has no PostgreSQL back end yet"
+@test "a PostgreSQL address selects the PostgreSQL back end: never taken for a file, the password never shown" {
+	# A server that cannot be reached is a transient failure (exit 75).
+	for address in 'postgresql://alice:s3cret@db.invalid/ledger' 'postgres://db.invalid/ledger'; do
+		refused 75 daicho --ledger "$address" init
+		stderr_contains "cannot reach the PostgreSQL ledger"
 		[[ "$stderr" != *s3cret* ]] || fail "the password was shown: $stderr"
-		DAICHO_LEDGER="$address" refused 1 daicho ls
-		stderr_contains "no PostgreSQL back end yet"
-		DAICHO_LEDGER="$address" refused 1 daicho claim --next --as w1
+		DAICHO_LEDGER="$address" refused 75 daicho ls
+		stderr_contains "cannot reach the PostgreSQL ledger"
+		DAICHO_LEDGER="$address" refused 75 daicho claim --next --as w1
 	done
-	# Nothing was made in the current directory for the address.
+	# A service that is not defined is not.
+	: >"$BATS_TEST_TMPDIR/pg_service.conf"
+	PGSERVICEFILE="$BATS_TEST_TMPDIR/pg_service.conf" refused 1 daicho --ledger service=daicho init
+	stderr_contains 'cannot connect to the PostgreSQL ledger (definition of service "daicho" not found)'
+	# Nothing was made in the current directory for the addresses.
 	[ -z "$(ls -A "$TEST_ROOT" | grep -v '^ledger.db' || true)" ] || fail "$(ls -A "$TEST_ROOT")"
+}
+
+@test "a PostgreSQL address without daicho-pg beside daicho: refused, saying how to build it" {
+	DAICHO_PG_BIN="$TEST_ROOT/nowhere/daicho-pg" refused 1 daicho --ledger postgresql:///ledger ls
+	stderr_contains "make daicho-pg"
 }
 
 @test "tests/pg/cluster.sh: a throw-away cluster on a Unix socket only, gone after the run, even when the command fails" {
