@@ -42,7 +42,9 @@ new_ledger_address() {
 		# one test makes.
 		local db="daicho_${BATS_ROOT_PID:-$$}_${BATS_SUITE_TEST_NUMBER:-0}_${RANDOM}_$RANDOM"
 		createdb "$db" || return 1
-		printf 'postgresql:///%s?host=%s&port=%s\n' "$db" "$PGHOST" "${PGPORT:-5432}"
+		# The address names the server and the role itself: some tests
+		# run daicho with an emptied environment.
+		printf 'postgresql:///%s?host=%s&port=%s&user=%s\n' "$db" "$PGHOST" "${PGPORT:-5432}" "${PGUSER:-postgres}"
 		;;
 	*)
 		echo "DAICHO_TEST_BACKEND=$DAICHO_TEST_BACKEND: sqlite or postgresql" >&2
@@ -148,5 +150,15 @@ sql_bytes_equal_file() {
 		printf "sha256(%s) = '\\\\x%s'::bytea" "$1" "$(sha256sum <"$2" | cut -d ' ' -f 1)"
 	else
 		printf "%s = readfile('%s')" "$1" "$2"
+	fi
+}
+
+# sql_blob EXPR: an SQL expression for the UTF-8 bytes of the text EXPR,
+# as a blob (bytea), to write a column that holds bytes.
+sql_blob() {
+	if backend_is_postgresql; then
+		printf "convert_to(%s, 'UTF8')" "$1"
+	else
+		printf 'CAST(%s AS BLOB)' "$1"
 	fi
 }
