@@ -132,7 +132,15 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 deps:
 	@scripts/deps.sh build
 
-# Every test: unit (cmocka), command line (bats), stress (many processes),
+# The suites that run again against PostgreSQL (tests/backend.bash), in a
+# throw-away cluster that tests/pg/cluster.sh starts (as an unprivileged
+# user when run as root, on a Unix socket only) and stops at the end, also
+# when tests fail or the run is interrupted.
+PG_SUITES = DAICHO_TEST_BACKEND=postgresql:tests/cli \
+	DAICHO_TEST_BACKEND=postgresql:tests/stress
+
+# Every test: unit (cmocka), command line (bats) and stress (many
+# processes) on SQLite, then command line and stress again on PostgreSQL,
 # the dashboard in Chromium and over HTTP (tests/serve: playwright-core
 # from npm), end to end with the real agent clients (installed from npm;
 # DAICHO_E2E=skip skips them, loudly), ending with one line that counts
@@ -143,10 +151,16 @@ check:
 	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
-		tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/serve; \
+		tests/pg/cluster.sh run tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress $(PG_SUITES) tests/serve; \
 	else \
-		tests/e2e/setup.sh && tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress tests/serve tests/e2e; \
+		tests/e2e/setup.sh && tests/pg/cluster.sh run tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress $(PG_SUITES) tests/serve tests/e2e; \
 	fi
+
+# The command-line and stress suites against PostgreSQL alone.
+check-pg:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory daicho daicho-pg
+	@tests/pg/cluster.sh run tests/run-all -- $(PG_SUITES)
 
 # The dashboard's tests alone (tests/serve): Chromium, HTTP, load.
 check-serve:
@@ -265,4 +279,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho daicho-serve daicho-pg
 
-.PHONY: fuzz all deps check check-serve bench-serve e2e unit-tests asan demo bench man install format clean
+.PHONY: fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean

@@ -135,7 +135,7 @@ setup() {
 	ok daicho show --json 5
 	[ "$(jq -c .after <<<"$output")" = "[2,3,4]" ]
 	[ "$(jq -r .unmet_after <<<"$output")" = 3 ]
-	[ "$(sql 'SELECT group_concat(after) FROM (SELECT after FROM deps WHERE task = 5 ORDER BY after)')" = "2,3,4" ]
+	[ "$(sql_joined , 'SELECT after FROM deps WHERE task = 5 ORDER BY after')" = "2,3,4" ]
 }
 
 @test "--touches, --done-when, --priority, --label, --max-attempts, --parent are stored" {

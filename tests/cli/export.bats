@@ -4,6 +4,12 @@
 
 load helpers
 
+# NEW: a second, empty ledger of the suite's back end, to import into.
+setup() {
+	common_setup
+	NEW="$(new_ledger_address "$TEST_ROOT/new.db")" || fail "no second ledger"
+}
+
 # every_kind: fill the ledger with at least one row of every table (agents,
 # tasks with a parent, edges, labels, touches, protects, checks, a binary
 # save, a verdict and its check runs, a wait and its item, a message, a
@@ -31,14 +37,22 @@ every_kind() {
 	[ "$status" -eq 0 ] || fail "deny: $output"
 	daicho config lease 20m
 	# A title that is not UTF-8 (daicho itself keeps such bytes as given
-	# in SQLite; PostgreSQL text refuses them: every_kind utf8 leaves it).
-	[ "${1:-}" = utf8 ] ||
-		sqlite3 "$DAICHO_LEDGER" "UPDATE tasks SET title = CAST(x'626164ff' AS TEXT) WHERE id = 4"
+	# in SQLite; PostgreSQL's text holds only valid UTF-8: every_kind utf8
+	# leaves it out, for a ledger bound for PostgreSQL).
+	[ "${1:-}" = utf8 ] || backend_is_postgresql ||
+		sql "UPDATE tasks SET title = CAST(x'626164ff' AS TEXT) WHERE id = 4"
 }
 
-# schema_tables: the ledger's tables, sorted, one a line.
+# schema_tables: the ledger's tables, sorted, one a line (on PostgreSQL
+# without daicho's own bookkeeping, daicho_*: SQLite keeps that in PRAGMAs).
 schema_tables() {
-	sqlite3 "${1:-$DAICHO_LEDGER}" "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
+	if backend_is_postgresql; then
+		sql "SELECT table_name FROM information_schema.tables
+			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+			AND table_name NOT LIKE 'daicho\_%' ORDER BY table_name COLLATE \"C\""
+	else
+		sql "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
+	fi
 }
 
 @test "round trip: a ledger with every kind of record, exported, imported into a new ledger and exported again, is the same" {
@@ -49,22 +63,22 @@ schema_tables() {
 	diff <(schema_tables) <(tail -n +2 "$TEST_ROOT/a.jsonl" | jq -r .table | sort -u) ||
 		fail "the export does not cover every table of the schema"
 
-	ok daicho --ledger "$TEST_ROOT/new.db" init
-	ok daicho --ledger "$TEST_ROOT/new.db" import "$TEST_ROOT/a.jsonl"
-	[[ "$output" == "Imported "*" rows into $TEST_ROOT/new.db (agents 3, tasks 4, "* ]] || fail "$output"
-	ok daicho --ledger "$TEST_ROOT/new.db" export
+	ok daicho --ledger "$NEW" init
+	ok daicho --ledger "$NEW" import "$TEST_ROOT/a.jsonl"
+	[[ "$output" == "Imported "*" rows into $NEW (agents 3, tasks 4, "* ]] || fail "$output"
+	ok daicho --ledger "$NEW" export
 	printf '%s\n' "$output" >"$TEST_ROOT/b.jsonl"
 	cmp "$TEST_ROOT/a.jsonl" "$TEST_ROOT/b.jsonl" ||
 		fail "exports differ: $(diff "$TEST_ROOT/a.jsonl" "$TEST_ROOT/b.jsonl" | head)"
 	# The tables themselves, byte for byte.
-	[ "$(ledger_data)" = "$(ledger_data "$TEST_ROOT/new.db")" ] || fail "the ledgers differ"
-	[ "$(sqlite3 "$DAICHO_LEDGER" .dump\ agents)" = "$(sqlite3 "$TEST_ROOT/new.db" .dump\ agents)" ] ||
+	[ "$(ledger_data)" = "$(ledger_data "$NEW")" ] || fail "the ledgers differ"
+	[ "$(ledger_dump "$DAICHO_LEDGER" agents)" = "$(ledger_dump "$NEW" agents)" ] ||
 		fail "the agents differ"
 	# Bytes that are not UTF-8 went through base64 and came back exactly.
-	cmp <(daicho --ledger "$TEST_ROOT/new.db" prompt 4) "$TEST_ROOT/body.bin"
+	cmp <(daicho --ledger "$NEW" prompt 4) "$TEST_ROOT/body.bin"
 	grep -q '"base64"' "$TEST_ROOT/a.jsonl"
 	# The imported ledger works: new ids follow the imported ones.
-	ok daicho --ledger "$TEST_ROOT/new.db" add next
+	ok daicho --ledger "$NEW" add next
 	[ "$output" = 5 ]
 }
 
@@ -108,11 +122,11 @@ schema_tables() {
 @test "import - reads stdin; --json says how many rows each table got" {
 	daicho add one >/dev/null
 	daicho export >"$TEST_ROOT/e.jsonl"
-	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null
-	ok daicho --ledger "$TEST_ROOT/new.db" import - --json <"$TEST_ROOT/e.jsonl"
-	[ "$output" = '{"ledger":"'"$TEST_ROOT"'/new.db","rows":4,"tables":{"agents":1,"tasks":1,"events":2}}' ] || fail "$output"
+	daicho --ledger "$NEW" init >/dev/null
+	ok daicho --ledger "$NEW" import - --json <"$TEST_ROOT/e.jsonl"
+	[ "$output" = '{"ledger":"'"$NEW"'","rows":4,"tables":{"agents":1,"tasks":1,"events":2}}' ] || fail "$output"
 	# A second import of the same file finds the ledger taken.
-	refused 4 daicho --ledger "$TEST_ROOT/new.db" import - <"$TEST_ROOT/e.jsonl"
+	refused 4 daicho --ledger "$NEW" import - <"$TEST_ROOT/e.jsonl"
 }
 
 @test "import into a ledger that holds anything: refused, exit 4, nothing changed" {
@@ -123,10 +137,10 @@ schema_tables() {
 	stderr_contains "is not empty (it has agents;"
 	assert_ledger_unchanged
 	# A ledger where only a setting was made is not empty either.
-	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null
-	daicho --ledger "$TEST_ROOT/new.db" config lease 5m
-	DAICHO_LEDGER="$TEST_ROOT/new.db" sql "UPDATE settings SET set_by = NULL; DELETE FROM events; DELETE FROM agents"
-	refused 4 daicho --ledger "$TEST_ROOT/new.db" import "$TEST_ROOT/e.jsonl"
+	daicho --ledger "$NEW" init >/dev/null
+	daicho --ledger "$NEW" config lease 5m
+	DAICHO_LEDGER="$NEW" sql "UPDATE settings SET set_by = NULL; DELETE FROM events; DELETE FROM agents"
+	refused 4 daicho --ledger "$NEW" import "$TEST_ROOT/e.jsonl"
 	stderr_contains "(it has settings;"
 }
 
@@ -134,11 +148,12 @@ schema_tables() {
 # with exit 2 naming line LINE_NO and saying TEXT; the ledger stays empty.
 bad_import() {
 	rm -f "$TEST_ROOT"/new.db*
-	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null
-	refused 2 daicho --ledger "$TEST_ROOT/new.db" import "$3"
+	NEW="$(new_ledger_address "$TEST_ROOT/new.db")" || fail "no new ledger"
+	daicho --ledger "$NEW" init >/dev/null
+	refused 2 daicho --ledger "$NEW" import "$3"
 	stderr_contains "line $1 of the import: $2"
 	stderr_contains "nothing was imported"
-	[ "$(daicho --ledger "$TEST_ROOT/new.db" export | wc -l)" = 1 ] || fail "the ledger changed"
+	[ "$(daicho --ledger "$NEW" export | wc -l)" = 1 ] || fail "the ledger changed"
 }
 
 @test "import of a bad line: refused, exit 2, naming the line; nothing imported" {

@@ -18,6 +18,9 @@ unset _f
 
 DAICHO_ROOT="${BATS_TEST_DIRNAME%/tests/cli}"
 
+# shellcheck source=tests/backend.bash
+source "$DAICHO_ROOT/tests/backend.bash"
+
 # common_setup: the per-test environment described above.
 common_setup() {
 	TEST_ROOT="$(mktemp -d "$BATS_TEST_TMPDIR/t.XXXXXX")"
@@ -48,28 +51,12 @@ common_setup() {
 }
 
 # use_backend: point DAICHO_LEDGER at a new, empty ledger of the back end
-# the suite runs against. DAICHO_TEST_BACKEND=sqlite (the default) gives a
-# file in the test's directory; DAICHO_TEST_BACKEND=postgresql a new
-# database in the cluster that tests/pg/cluster.sh started (run the suite
-# as `tests/pg/cluster.sh run env DAICHO_TEST_BACKEND=postgresql bats
-# tests/cli`). Tests that read the SQLite file directly (sql, ledger_data)
-# are SQLite-specific.
+# the suite runs against (tests/backend.bash): a file in the test's
+# directory on SQLite, a new database on PostgreSQL.
 use_backend() {
-	case "${DAICHO_TEST_BACKEND:-sqlite}" in
-	sqlite)
-		export DAICHO_LEDGER="$TEST_ROOT/ledger.db"
-		;;
-	postgresql)
-		[ -n "${PGHOST:-}" ] ||
-			fail "DAICHO_TEST_BACKEND=postgresql needs a cluster: run the suite through tests/pg/cluster.sh run"
-		local db="daicho_${BATS_ROOT_PID:-$$}_${BATS_SUITE_TEST_NUMBER:-0}_$RANDOM"
-		createdb "$db" || fail "createdb $db failed"
-		export DAICHO_LEDGER="postgresql:///$db?host=$PGHOST&port=${PGPORT:-5432}"
-		;;
-	*)
-		fail "DAICHO_TEST_BACKEND=$DAICHO_TEST_BACKEND: sqlite or postgresql"
-		;;
-	esac
+	DAICHO_LEDGER="$(new_ledger_address "$TEST_ROOT/ledger.db")" ||
+		fail "no ledger for DAICHO_TEST_BACKEND=${DAICHO_TEST_BACKEND:-sqlite}"
+	export DAICHO_LEDGER
 }
 
 setup() {
@@ -165,8 +152,9 @@ on_pty() {
 # that it leaves the WAL as it found it (a last read-write connection to
 # close checkpoints the WAL and deletes it and its index).
 ledger_data() {
-	sqlite3 -readonly "${1:-$DAICHO_LEDGER}" \
-		'.dump tasks deps labels touches protects checks saves events waits wait_items messages reservations gates approvals settings verdicts'
+	ledger_dump "${1:-$DAICHO_LEDGER}" tasks deps labels touches protects \
+		checks saves events waits wait_items messages reservations gates \
+		approvals settings verdicts
 }
 
 # snapshot_ledger / assert_ledger_unchanged: compare ledger_data before and
@@ -182,9 +170,9 @@ assert_ledger_unchanged() {
 	fi
 }
 
-# sql QUERY: run one query on the ledger.
+# sql QUERY: run one query on the ledger (ledger_sql).
 sql() {
-	sqlite3 "$DAICHO_LEDGER" "$1"
+	ledger_sql "$DAICHO_LEDGER" "$1"
 }
 
 # task_field ID FIELD: one field of `show --json`.

@@ -145,6 +145,7 @@ MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho
 }
 
 @test "claude: an Edit in a git repository (ledger in .git/daicho) and in a linked worktree is checked against the repo root" {
+	sqlite_only "the ledger file's default place in <git common dir>/daicho"
 	unset DAICHO_LEDGER
 	new_git_repo repo
 	cd repo
@@ -668,7 +669,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 	daicho add "the worker's task" >/dev/null
 	daicho claim 1 --as run7-1 >/dev/null
 	local before
-	before="$(sql "SELECT group_concat(id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-'), '; ') FROM agents")"
+	before="$(sql_joined '; ' "SELECT id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-') FROM agents ORDER BY id")"
 	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook claude session-start claude/session-start
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	jq -r .hookSpecificOutput.additionalContext <<<"$output" | grep -qx "You are daicho agent run7-1, started by 'daicho run' for task #1; the runner holds your claim while you work and decides what follows when you exit." ||
@@ -681,7 +682,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 	DAICHO_TASK=1 DAICHO_AGENT=run7-1 hook gemini SessionEnd gemini/session-end
 	assert_silent
 	# Same rows, same kind, role and state; no session bound, no event.
-	[ "$(sql "SELECT group_concat(id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-'), '; ') FROM agents")" = "$before" ]
+	[ "$(sql_joined '; ' "SELECT id || ' ' || name || ' ' || kind || ' ' || coalesce(role, '-') || ' ' || state || ' ' || coalesce(session_id, '-') FROM agents ORDER BY id")" = "$before" ]
 	run sql "SELECT kind FROM events WHERE kind IN ('agent-end', 'agent-rename', 'agent-inherit', 'agent-takeover')"
 	assert_output ""
 	[ "$(task_field 1 owner)" = run7-1 ]
@@ -778,6 +779,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 }
 
 @test "a ledger that is not a database: a shell command fails closed (exit 2), an edit fails open" {
+	sqlite_only "a file at the ledger path that is not a database"
 	# (without its -wal and -shm, which would still hold the pages)
 	rm -f "$DAICHO_LEDGER-wal" "$DAICHO_LEDGER-shm"
 	printf 'this is not a database, just some text\n%.0s' {1..40} >"$DAICHO_LEDGER"
@@ -813,6 +815,7 @@ STOP_TAIL="Report each ('daicho report ID [--commit REV]'), release it ('daicho 
 
 # lock_ledger: hold the ledger's write lock from a background sqlite3.
 lock_ledger() {
+	sqlite_only "SQLite's write lock, held by a sqlite3 process"
 	mkfifo "$TEST_ROOT/locker.in"
 	sqlite3 "$DAICHO_LEDGER" <"$TEST_ROOT/locker.in" >"$TEST_ROOT/locker.out" 2>&1 3>&- &
 	LOCKER_PID=$!

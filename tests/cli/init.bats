@@ -14,6 +14,7 @@ teardown() {
 }
 
 @test "init creates a WAL-mode SQLite ledger at \$DAICHO_LEDGER" {
+	sqlite_only "a WAL-mode SQLite file and its PRAGMAs"
 	export DAICHO_LEDGER="$TEST_ROOT/fresh.db"
 	ok daicho init
 	[ -s "$DAICHO_LEDGER" ]
@@ -27,6 +28,7 @@ teardown() {
 }
 
 @test "init --json reports the path and whether it was created" {
+	sqlite_only "reports the SQLite file it creates at a path"
 	export DAICHO_LEDGER="$TEST_ROOT/fresh.db"
 	ok daicho init --json
 	[ "$(jq -r .ledger <<<"$output")" = "$DAICHO_LEDGER" ]
@@ -64,6 +66,7 @@ teardown() {
 }
 
 @test "in a git repository the ledger is <git common dir>/daicho/ledger.db" {
+	sqlite_only "the ledger file's default place in <git common dir>/daicho"
 	unset DAICHO_LEDGER
 	new_git_repo "$TEST_ROOT/repo"
 	mkdir -p "$TEST_ROOT/repo/sub/dir"
@@ -76,6 +79,7 @@ teardown() {
 }
 
 @test "two git worktrees of one repository share one ledger" {
+	sqlite_only "the ledger file's default place in <git common dir>/daicho"
 	unset DAICHO_LEDGER
 	new_git_repo "$TEST_ROOT/repo"
 	git -C "$TEST_ROOT/repo" worktree add -q "$TEST_ROOT/wt2" -b side
@@ -109,6 +113,7 @@ teardown() {
 }
 
 @test "outside git, init creates .daicho/ledger.db in the current directory" {
+	sqlite_only "the ledger file's default place in .daicho"
 	unset DAICHO_LEDGER
 	mkdir -p "$TEST_ROOT/proj"
 	cd "$TEST_ROOT/proj"
@@ -117,6 +122,7 @@ teardown() {
 }
 
 @test ".daicho/ledger.db is searched upward from a subdirectory" {
+	sqlite_only "the ledger file's default place in .daicho"
 	unset DAICHO_LEDGER
 	mkdir -p "$TEST_ROOT/proj/a/b/c"
 	cd "$TEST_ROOT/proj"
@@ -131,6 +137,7 @@ teardown() {
 }
 
 @test "-C DIR finds the ledger from DIR" {
+	sqlite_only "the ledger file's default place in .daicho"
 	unset DAICHO_LEDGER
 	mkdir -p "$TEST_ROOT/proj/sub" "$TEST_ROOT/elsewhere"
 	ok daicho -C "$TEST_ROOT/proj" init
@@ -154,6 +161,7 @@ teardown() {
 }
 
 @test "a missing --ledger or \$DAICHO_LEDGER file is not created by other commands" {
+	sqlite_only "a ledger file that does not exist"
 	refused 1 daicho --ledger "$TEST_ROOT/none.db" add x
 	stderr_contains "daicho init"
 	[ ! -e "$TEST_ROOT/none.db" ]
@@ -163,6 +171,7 @@ teardown() {
 }
 
 @test "a file that is not SQLite: exit 1, clear message, file unchanged" {
+	sqlite_only "a file at the ledger path that is not SQLite"
 	printf 'these are my notes\nnot a database\n' >"$TEST_ROOT/notes.txt"
 	sum="$(sha256sum <"$TEST_ROOT/notes.txt")"
 	export DAICHO_LEDGER="$TEST_ROOT/notes.txt"
@@ -177,6 +186,7 @@ teardown() {
 }
 
 @test "a SQLite file that is not a daicho ledger is refused and left unchanged" {
+	sqlite_only "a SQLite file that is not a daicho ledger"
 	sqlite3 "$TEST_ROOT/other.db" 'CREATE TABLE mine (x); INSERT INTO mine VALUES (42);'
 	sum="$(sha256sum <"$TEST_ROOT/other.db")"
 	export DAICHO_LEDGER="$TEST_ROOT/other.db"
@@ -204,6 +214,7 @@ damage() {
 }
 
 @test "a damaged ledger: ls meets it, then every command stops with one line saying how to recover; doctor reports it" {
+	sqlite_only "damaged pages of the SQLite file (dbstat, PRAGMA integrity_check)"
 	for i in $(seq 1 200); do
 		printf '{"title":"task %d %0200d"}\n' "$i" 0
 	done | daicho add --batch - >/dev/null
@@ -248,6 +259,7 @@ damage() {
 }
 
 @test "a damaged ledger: add stops when it meets the damage itself" {
+	sqlite_only "damaged pages of the SQLite file (dbstat)"
 	daicho add one >/dev/null
 	daicho add two >/dev/null
 	damage "$(damage_page tasks 0)"
@@ -276,6 +288,7 @@ symlink_refused() {
 }
 
 @test "a symbolic link at <ledger>-lock, -wal, -shm or -journal: refused, naming it; its target untouched" {
+	sqlite_only "symbolic links at the SQLite file's -lock, -wal, -shm, -journal"
 	ok daicho add "before"
 	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 	snapshot_ledger
@@ -291,6 +304,7 @@ symlink_refused() {
 }
 
 @test "the ledger itself a symbolic link: refused, naming it; the file it names untouched" {
+	sqlite_only "the SQLite file a symbolic link"
 	ok daicho add "before"
 	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 	mv "$DAICHO_LEDGER" "$TEST_ROOT/real.db"
@@ -311,6 +325,7 @@ symlink_refused() {
 }
 
 @test "a ledger in a directory reached through a symbolic link works" {
+	sqlite_only "the SQLite file reached through a symbolic link"
 	mkdir "$TEST_ROOT/real"
 	ln -s "$TEST_ROOT/real" "$TEST_ROOT/link"
 	export DAICHO_LEDGER="$TEST_ROOT/link/ledger.db"
@@ -324,6 +339,7 @@ symlink_refused() {
 # Tests run as root, which ignores permission bits; an immutable file
 # (chattr +i) is read-only even for root.
 @test "a read-only ledger file: writes fail with one clear line, exit 1, ledger unchanged" {
+	sqlite_only "an immutable SQLite file"
 	ok daicho add "before"
 	ok daicho claim 1 --as w1
 	# Flush the WAL into the main file so the file alone holds the data.
@@ -355,6 +371,7 @@ symlink_refused() {
 }
 
 @test "a read-only ledger can still be read" {
+	sqlite_only "an immutable SQLite file"
 	ok daicho add "readable"
 	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 	IMMUTABLE="$DAICHO_LEDGER"
@@ -430,6 +447,7 @@ reader_can_read() {
 }
 
 @test "a ledger the caller may only read (file and directory; no -wal or -shm): reading works, writing fails with one line" {
+	sqlite_only "file permissions of the SQLite file and its directory"
 	reader_setup
 	snapshot_ledger
 	# The last read-write connection to close removes the WAL and its index.
@@ -442,6 +460,7 @@ reader_can_read() {
 }
 
 @test "a ledger the caller may only read, with -wal and -shm it cannot write: reading sees the WAL's commits" {
+	sqlite_only "file permissions of the SQLite file, its -wal and -shm"
 	reader_setup
 	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 	daicho add "in the wal only" >/dev/null

@@ -141,7 +141,7 @@ setup() {
 @test "a message is never an approval: it is stored as text and nothing else changes" {
 	daicho send w1 "daicho approve 1" --as mgr >/dev/null
 	[ "$(sql "SELECT count(*) FROM messages")" = 1 ]
-	[ "$(sql "SELECT group_concat(DISTINCT kind) FROM events WHERE kind NOT LIKE 'agent-%'")" = send ]
+	[ "$(sql_joined , "SELECT DISTINCT kind FROM events WHERE kind NOT LIKE 'agent-%'")" = send ]
 }
 
 @test "help for send and inbox" {

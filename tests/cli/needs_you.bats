@@ -391,7 +391,7 @@ shown() {
 	# As a verification that could not run and left the task reported.
 	sql "INSERT INTO verdicts (task, at_ms, passed, summary) VALUES (1, $((T0 + MIN)), 0, 'checkout: failed')"
 	sql "INSERT INTO check_runs (verdict, seq, spec, passed, duration_ms, output)
-		VALUES (1, 1, 'checkout', 0, 5, CAST('cannot check out abc: disk full' AS BLOB))"
+		VALUES (1, 1, 'checkout', 0, 5, $(sql_blob "'cannot check out abc: disk full'"))"
 	[ "$(needs '.[0].resolve | join(" | ")')" = "daicho verify 1 --apply" ]
 	needs '.[0].summary' | grep -q '^#1 could not be verified (git failed at checkout: cannot check out abc: disk full): t; fix git, then verify it again$' ||
 		fail "$(needs '.[0].summary')"

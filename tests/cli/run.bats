@@ -147,11 +147,13 @@ exit 0'
 	assert_summary "daicho run: 4 verified, 0 failed, 1 retried, 0 false reports caught, 1 rate-limited, "
 	# Two slots, two agents: kind script, role run, no session bound,
 	# ended by the runner alone; no client agent, no inheritance.
-	run sql "SELECT count(*) || ' ' || group_concat(DISTINCT kind || '/' || role || '/' || state) || ' ' || count(session_id) FROM agents WHERE name LIKE 'run%'"
-	assert_output "2 script/run/ended 0"
+	run sql "SELECT count(*) || ' ' || count(session_id) FROM agents WHERE name LIKE 'run%'"
+	assert_output "2 0"
+	run sql_joined , "SELECT DISTINCT kind || '/' || role || '/' || state FROM agents WHERE name LIKE 'run%'"
+	assert_output "script/run/ended"
 	run sql "SELECT count(*) FROM agents WHERE kind = 'claude'"
 	assert_output 0
-	run sql "SELECT count(*) FROM events WHERE kind IN ('agent-register', 'agent-inherit', 'agent-rename', 'agent-takeover') AND json_extract(detail, '$.kind') IS NOT 'script' AND json_extract(detail, '$.kind') IS NOT 'human'"
+	run sql "SELECT count(*) FROM events WHERE kind IN ('agent-register', 'agent-inherit', 'agent-rename', 'agent-takeover') AND $(json_field kind) IS DISTINCT FROM 'script' AND $(json_field kind) IS DISTINCT FROM 'human'"
 	assert_output 0
 	[ "$(count_events agent-end)" -eq 2 ]
 	# Each session was told its own task, and its stop reminder named that
@@ -235,9 +237,9 @@ exit 0'
 	refused 3 daicho logs 5
 	stderr_contains "whose workers printed something"
 	# The exit event says there is no log.
-	run sql "SELECT json_extract(detail, '$.log') IS NULL FROM events WHERE kind = 'exit' AND task = 5"
+	run sql "SELECT count(*) FROM events WHERE kind = 'exit' AND task = 5 AND $(json_field log) IS NULL"
 	assert_output 1
-	run sql "SELECT json_extract(detail, '$.log') FROM events WHERE kind = 'exit' AND task = 19"
+	run sql "SELECT $(json_field log) FROM events WHERE kind = 'exit' AND task = 19"
 	assert_output "$TEST_ROOT/logs/19.1.log"
 }
 
@@ -323,9 +325,9 @@ fi'
 	[[ "$output" == "failed|2|run"* ]] || fail "task: $output"
 	[ "$(count_events requeue 1)" -eq 1 ]
 	[ "$(count_events fail 1)" -eq 1 ]
-	run sql "SELECT json_extract(detail, '$.reason') FROM events WHERE task = 1 AND kind IN ('requeue', 'fail') ORDER BY id"
+	run sql "SELECT $(json_field reason) FROM events WHERE task = 1 AND kind IN ('requeue', 'fail') ORDER BY id"
 	assert_output $'timed out\ntimed out'
-	run sql "SELECT json_extract(detail, '$.attempt') || ' ' || json_extract(detail, '$.timed_out')
+	run sql "SELECT $(json_field attempt) || ' ' || $(json_field timed_out)
 		FROM events WHERE task = 1 AND kind = 'exit' ORDER BY id"
 	assert_output $'1 1\n2 1'
 	assert_no_workers_left
@@ -346,7 +348,7 @@ fi'
 	((t1 - t0 < 4000)) || fail "took $((t1 - t0)) ms"
 	run task_row 1
 	[[ "$output" == "failed|1|run"* ]] || fail "task: $output"
-	run sql "SELECT json_extract(detail, '$.timed_out') FROM events WHERE task = 1 AND kind = 'exit'"
+	run sql "SELECT $(json_field timed_out) FROM events WHERE task = 1 AND kind = 'exit'"
 	assert_output 1
 	assert_no_workers_left
 	run pgrep -f '^sleep 37\.3$'
@@ -376,7 +378,7 @@ t=$EPOCHREALTIME; echo "E ${t/./}" >>"$1/times.$DAICHO_TASK"
 	[[ "$output" == "verified|3|run"* ]] || fail "task: $output"
 	[ "$(count_events requeue 1)" -eq 2 ]
 	[ "$(count_events verified 1)" -eq 1 ]
-	run sql "SELECT json_extract(detail, '$.attempts') || ' ' || json_extract(detail, '$.retry_after_ms')
+	run sql "SELECT $(json_field attempts) || ' ' || $(json_field retry_after_ms)
 		FROM events WHERE task = 1 AND kind = 'requeue' ORDER BY id"
 	assert_output $'1 200\n2 400'
 	# The gaps between attempts, measured by the worker: >= 200 ms, then
@@ -403,7 +405,7 @@ t=$EPOCHREALTIME; echo "E ${t/./}" >>"$1/times.$DAICHO_TASK"
 	[ "$(count_events claim 1)" -eq 1 ]
 	[ "$(count_events requeue 1)" -eq 0 ]
 	[ "$(count_events fail 1)" -eq 1 ]
-	run sql "SELECT json_extract(detail, '$.reason') FROM events WHERE task = 1 AND kind = 'fail'"
+	run sql "SELECT $(json_field reason) FROM events WHERE task = 1 AND kind = 'fail'"
 	assert_output "exit 1"
 }
 
@@ -459,7 +461,7 @@ t=$EPOCHREALTIME; echo "E ${t/./} $n" >>"$1/times.$DAICHO_TASK"'
 	[ "$(count_events pause)" -ge 1 ]
 	[ "$(count_events pause 3)" -eq 0 ]
 	[ "$(count_events resume)" -ge 1 ]
-	run sql "SELECT json_extract(detail, '$.pause_ms') FROM events WHERE kind = 'pause' ORDER BY id LIMIT 1"
+	run sql "SELECT $(json_field pause_ms) FROM events WHERE kind = 'pause' ORDER BY id LIMIT 1"
 	assert_output 2000
 	[ "$(sql "SELECT max(id) FROM events WHERE kind = 'resume'")" -gt \
 		"$(sql "SELECT max(id) FROM events WHERE kind = 'pause'")" ]
@@ -494,7 +496,7 @@ run_two_limited_two_failed() {
 	capture daicho run -j 4 --retries 1 --retry-backoff 50ms -- "$BIN/client" "$TEST_ROOT" "$RL_FIXTURES"
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_summary "daicho run: 4 verified, 0 failed, 2 retried, 0 false reports caught, 2 rate-limited, "
-	run sql "SELECT group_concat(attempts, ' ') FROM (SELECT attempts FROM tasks ORDER BY id)"
+	run sql_joined ' ' "SELECT attempts FROM tasks ORDER BY id"
 	assert_output "1 1 2 2"
 }
 
@@ -521,9 +523,9 @@ run_two_limited_two_failed() {
 	# The session limit paused launches until the time it gave, and said
 	# why; task 1 started again only then.
 	local until said
-	IFS='|' read -r until said <<<"$(sql "SELECT json_extract(detail, '$.until_ms'), json_extract(detail, '$.said')
-		FROM events WHERE kind = 'pause' AND task = 1 AND json_extract(detail, '$.reason') = 'usage limit'")"
-	[ -n "$until" ] || fail "no usage-limit pause: $(sql "SELECT group_concat(detail, '; ') FROM events WHERE kind = 'pause'")"
+	IFS='|' read -r until said <<<"$(sql "SELECT $(json_field until_ms), $(json_field said)
+		FROM events WHERE kind = 'pause' AND task = 1 AND $(json_field reason) = 'usage limit'")"
+	[ -n "$until" ] || fail "no usage-limit pause: $(sql_joined '; ' "SELECT detail FROM events WHERE kind = 'pause' ORDER BY id")"
 	((until >= reset * 1000 - 1500 && until <= reset * 1000 + 1500)) || fail "paused until $until, the reset is ${reset}000"
 	[ "$said" = "API Error: Request rejected (429) · The usage limit has been reached" ] || fail "said: $said"
 	local s2
@@ -540,7 +542,7 @@ run_two_limited_two_failed() {
 	healthy-gemini-other-error.txt 1
 	EOF
 	run_two_limited_two_failed
-	run sql "SELECT group_concat(task || ' ' || json_extract(detail, '$.reason'), ', ') FROM (SELECT task, detail FROM events WHERE kind = 'pause' ORDER BY task)"
+	run sql_joined ', ' "SELECT task || ' ' || $(json_field reason) FROM events WHERE kind = 'pause' ORDER BY task"
 	assert_output "1 rate limit, 2 rate limit"
 }
 
@@ -561,12 +563,12 @@ exit 0'
 	# However the runner combines the two (a longer pause or not), the
 	# resume comes pause_ms after the last pause event (give or take 1.5 s).
 	local pause_at pause_ms resume_at
-	IFS='|' read -r pause_at pause_ms <<<"$(sql "SELECT at_ms, json_extract(detail, '$.pause_ms')
+	IFS='|' read -r pause_at pause_ms <<<"$(sql "SELECT at_ms, $(json_field pause_ms)
 		FROM events WHERE kind = 'pause' ORDER BY id DESC LIMIT 1")"
 	resume_at="$(sql "SELECT at_ms FROM events WHERE kind = 'resume' ORDER BY id DESC LIMIT 1")"
 	[ -n "$pause_at" ] && [ -n "$resume_at" ] || fail "no pause or no resume event"
 	((resume_at - pause_at >= pause_ms && resume_at - pause_at < pause_ms + 1500)) ||
-		fail "the last pause event says ${pause_ms} ms, but launches resumed $((resume_at - pause_at)) ms after it (events: $(sql "SELECT group_concat(kind || ' ' || coalesce(task, '-') || ' ' || coalesce(detail, ''), '; ') FROM events WHERE kind IN ('pause', 'resume', 'release')"))"
+		fail "the last pause event says ${pause_ms} ms, but launches resumed $((resume_at - pause_at)) ms after it (events: $(sql_joined '; ' "SELECT kind || ' ' || coalesce(CAST(task AS TEXT), '-') || ' ' || coalesce(detail, '') FROM events WHERE kind IN ('pause', 'resume', 'release') ORDER BY id"))"
 }
 
 @test "run --rate-limit-pattern: a non-zero exit whose output matches (case-insensitively) is a rate limit" {
@@ -679,7 +681,7 @@ wait'
 	[[ "${lines[1]}" =~ ^daicho\ run:\ 0\ verified,\ 0\ failed,\ 0\ retried,\ 0\ false\ reports\ caught,\ 1\ left\ claimable,\ stopped\ by\ SIGINT,\ [0-9.]+m?s$ ]] ||
 		fail "summary: $output"
 	[ "${#lines[@]}" -eq 2 ]
-	run sql "SELECT group_concat(state || ' ' || attempts, ',') FROM (SELECT * FROM tasks ORDER BY id)"
+	run sql_joined , "SELECT state || ' ' || attempts FROM tasks ORDER BY id"
 	assert_output "open 0,open 0"
 	assert_no_workers_left
 }
@@ -721,7 +723,7 @@ wait'
 	daicho add never-run >/dev/null
 	refused 3 daicho logs 2
 	# The exit events name the logs.
-	run sql "SELECT json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
+	run sql "SELECT $(json_field log) FROM events WHERE kind = 'exit' ORDER BY id"
 	assert_output "$TEST_ROOT/logs/1.1.log
 $TEST_ROOT/logs/1.2.log"
 }
@@ -745,7 +747,7 @@ exit 0'
 	run daicho logs 1
 	assert_output "launch 2"
 	refused 3 daicho logs 1 --attempt 3
-	run sql "SELECT json_extract(detail, '$.launch') || ' ' || json_extract(detail, '$.attempt') || ' ' || json_extract(detail, '$.log') FROM events WHERE kind = 'exit' ORDER BY id"
+	run sql "SELECT $(json_field launch) || ' ' || $(json_field attempt) || ' ' || $(json_field log) FROM events WHERE kind = 'exit' ORDER BY id"
 	assert_output "1 1 $TEST_ROOT/logs/1.1.log
 2 1 $TEST_ROOT/logs/1.2.log"
 }
@@ -844,11 +846,11 @@ exit 0'
 	agent1="$(sql "SELECT a.name FROM events e JOIN agents a ON a.id = e.actor WHERE e.task = 1 AND e.kind = 'claim'")"
 	agent2="$(sql "SELECT a.name FROM events e JOIN agents a ON a.id = e.actor WHERE e.task = 2 AND e.kind = 'claim'")"
 	# Reported for the silent worker, in its name.
-	run sql "SELECT a.name || ' ' || json_extract(e.detail, '$.note') FROM events e JOIN agents a ON a.id = e.actor
+	run sql "SELECT a.name || ' ' || $(json_field note e.detail) FROM events e JOIN agents a ON a.id = e.actor
 		WHERE e.task = 1 AND e.kind = 'report'"
 	assert_output "$agent1 reported by daicho run: the worker exited 0"
 	# The worker that reported is not reported twice.
-	run sql "SELECT a.name || ' ' || json_extract(e.detail, '$.note') FROM events e JOIN agents a ON a.id = e.actor
+	run sql "SELECT a.name || ' ' || $(json_field note e.detail) FROM events e JOIN agents a ON a.id = e.actor
 		WHERE e.task = 2 AND e.kind = 'report'"
 	assert_output "$agent2 by me"
 	# The runner records the exit before it reports for the worker.
@@ -856,7 +858,7 @@ exit 0'
 	assert_output "add claim exit report verified"
 	# (The worker's own report may be verified before its exit is
 	# recorded: the order of those two is free.)
-	run sql "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM events WHERE task = 2 ORDER BY kind)"
+	run sql_joined ' ' "SELECT kind FROM events WHERE task = 2 ORDER BY kind"
 	assert_output "add claim exit report verified"
 	run sql "SELECT summary FROM verdicts WHERE task = 1"
 	assert_output "1 check passed"
@@ -875,7 +877,7 @@ exit 0'
 	assert_output "add claim exit report rejected exit report verified"
 	run task_row 1
 	[[ "$output" == "verified|2|run"* ]] || fail "task: $output"
-	run sql "SELECT json_extract(detail, '$.summary') FROM events WHERE task = 1 AND kind = 'rejected'"
+	run sql "SELECT $(json_field summary) FROM events WHERE task = 1 AND kind = 'rejected'"
 	assert_output "file:out.txt: out.txt is missing"
 }
 
@@ -993,7 +995,7 @@ fi'
 	assert_output verified
 	run task_field 1 commit
 	assert_output "$head1"
-	run sql "SELECT json_extract(detail, '$.commit') FROM events WHERE task = 1 AND kind = 'verified'"
+	run sql "SELECT $(json_field commit) FROM events WHERE task = 1 AND kind = 'verified'"
 	assert_output "$head1"
 	[ -f "$wt/1/made.txt" ]
 	run git worktree list --porcelain
@@ -1148,7 +1150,7 @@ start_then_kill9() {
 	refused 1 daicho run -- "$TEST_ROOT/no-such-command"
 	stderr_contains "no-such-command"
 	refused 1 daicho run -- no-such-command-on-path-xyz
-	run sql "SELECT group_concat(state || ' ' || attempts || ' ' || coalesce(owner, '-'), ',') FROM (SELECT * FROM tasks ORDER BY id)"
+	run sql_joined , "SELECT state || ' ' || attempts || ' ' || coalesce(CAST(owner AS TEXT), '-') FROM tasks ORDER BY id"
 	assert_output "open 0 -,open 0 -"
 	run daicho claim --next --as other
 	assert_output 1
@@ -1174,7 +1176,7 @@ start_then_kill9() {
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_equal "${lines[0]}" "daicho run: 3 open tasks labelled b2 in $DAICHO_LEDGER (3 ready, 0 after others), 3 at once"
 	assert_summary "daicho run: 3 verified, 0 failed, 0 retried, 0 false reports caught, "
-	run sql "SELECT group_concat(state, ',') FROM (SELECT state FROM tasks ORDER BY id)"
+	run sql_joined , "SELECT state FROM tasks ORDER BY id"
 	assert_output "open,open,verified,verified,verified"
 	# Without --label: every open task, and the hint that a label scopes it.
 	capture daicho run -j 1 -- true

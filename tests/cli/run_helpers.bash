@@ -91,7 +91,7 @@ wait_exit() {
 # sql QUERY: one query on the ledger $L (helpers.bash's sql reads
 # $DAICHO_LEDGER, which the --worktree test unsets).
 sql() {
-	sqlite3 "$L" "$1"
+	ledger_sql "$L" "$1"
 }
 
 # claimed_is N: exactly N tasks are claimed (for wait_until).
@@ -111,7 +111,7 @@ task_is() {
 
 # states: every task's state, by id, space-separated.
 states() {
-	sql "SELECT group_concat(state, ' ') FROM (SELECT state FROM tasks ORDER BY id)"
+	sql_joined ' ' "SELECT state FROM tasks ORDER BY id"
 }
 
 # max_overlap FILE: the largest number of workers running at once, from
@@ -124,8 +124,7 @@ max_overlap() {
 
 # event_kinds ID: the kinds of task ID's events, oldest first.
 event_kinds() {
-	sql "SELECT group_concat(kind, ' ') FROM
-		(SELECT kind FROM events WHERE task = $1 ORDER BY id)"
+	sql_joined ' ' "SELECT kind FROM events WHERE task = $1 ORDER BY id"
 }
 
 # count_events KIND [ID]: how many events of KIND (of task ID).

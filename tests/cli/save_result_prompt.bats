@@ -105,7 +105,7 @@ setup() {
 	ok daicho log 1 --json
 	[ "$(jq -r '[.[] | select(.kind == "save") | .detail.model] | join(",")' <<<"$output")" = "m1,m2" ]
 	[ "$(sql 'SELECT count(*) FROM saves WHERE task = 1')" = 2 ]
-	[ "$(sql "SELECT CAST(result AS TEXT) FROM saves WHERE task = 1 ORDER BY id LIMIT 1")" = first ]
+	[ "$(sql "SELECT $(sql_text result) FROM saves WHERE task = 1 ORDER BY id LIMIT 1")" = first ]
 }
 
 @test "save by a non-holder: exit 4 naming the holder, ledger unchanged" {

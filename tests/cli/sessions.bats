@@ -47,7 +47,7 @@ B=01a22dbd-5cfc-7e21-8b44-0d9a7f3c2e18
 @test "a name chosen with DAICHO_AGENT still takes over what its ended predecessor of that name held" {
 	DAICHO_AGENT=impl-1 ok daicho claim 1
 	# Ended without releasing (a crash after the claim, then an 'agent end').
-	sqlite3 "$DAICHO_LEDGER" "UPDATE agents SET state = 'ended', ended_ms = 1 WHERE name = 'impl-1'"
+	sql "UPDATE agents SET state = 'ended', ended_ms = 1 WHERE name = 'impl-1'"
 	DAICHO_AGENT=impl-1 ok daicho ls # registers the name again, inheriting
 	DAICHO_AGENT=impl-1 ok daicho ls --mine --json
 	[ "$(jq -r '.[0].id' <<<"$output")" = 1 ]
@@ -126,11 +126,11 @@ B=01a22dbd-5cfc-7e21-8b44-0d9a7f3c2e18
 	done
 	wait
 	# 40 sessions: 40 agents (plus the human of setup), one per session.
-	run sqlite3 "$DAICHO_LEDGER" "SELECT count(*), count(DISTINCT session_id), count(DISTINCT name)
+	run sql "SELECT count(*), count(DISTINCT session_id), count(DISTINCT name)
 		FROM agents WHERE kind = 'codex'"
 	assert_output '40|40|40'
 	# Each task was added by its own session's agent.
-	run sqlite3 "$DAICHO_LEDGER" "SELECT count(*) FROM events e JOIN tasks t ON t.id = e.task
+	run sql "SELECT count(*) FROM events e JOIN tasks t ON t.id = e.task
 		JOIN agents a ON a.id = e.actor WHERE e.kind = 'add' AND a.kind = 'codex'
 		AND substr(t.title, 1, 1) <> CASE substr(a.session_id, 10, 1) WHEN 'a' THEN 'a' ELSE 'b' END"
 	assert_output 0

@@ -73,6 +73,7 @@ teardown() {
 }
 
 @test "outside git: cmd: and file: checks run in the project root, and a report needs no commit" {
+	sqlite_only "the project root of a ledger file in .daicho outside git"
 	mkdir -p "$TEST_ROOT/plain/sub"
 	cd "$TEST_ROOT/plain"
 	export DAICHO_LEDGER="$TEST_ROOT/plain/.daicho/ledger.db"
@@ -404,6 +405,7 @@ report_on_branch() {
 }
 
 @test "outside git, a symlink pointing outside the project is refused by the file: check itself" {
+	sqlite_only "the project root of a ledger file in .daicho outside git"
 	mkdir -p "$TEST_ROOT/plain"
 	cd "$TEST_ROOT/plain"
 	export DAICHO_LEDGER="$TEST_ROOT/plain/.daicho/ledger.db"

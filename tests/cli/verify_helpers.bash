@@ -19,6 +19,9 @@ unset _f
 
 DAICHO_ROOT="${BATS_TEST_DIRNAME%/tests/cli}"
 
+# shellcheck source=tests/backend.bash
+source "$DAICHO_ROOT/tests/backend.bash"
+
 T0=1800000000000 # a fixed clock (ms) for tests that age owners and leases
 
 verify_setup() {
@@ -48,10 +51,18 @@ verify_setup() {
 	git -C "$REPO" add README
 	git -C "$REPO" commit -q -m init
 	cd "$REPO" || return 1
-	daicho init >/dev/null
-	LEDGER="$REPO/.git/daicho/ledger.db"
+	if backend_is_postgresql; then
+		# No default ledger inside git: a new database, found
+		# through DAICHO_LEDGER from anywhere in the repository.
+		LEDGER="$(new_ledger_address "")" || fail "no PostgreSQL ledger"
+		export DAICHO_LEDGER="$LEDGER"
+		daicho init >/dev/null
+	else
+		daicho init >/dev/null
+		LEDGER="$REPO/.git/daicho/ledger.db"
+		[ -f "$LEDGER" ] || fail "daicho init did not create $LEDGER"
+	fi
 	VERIFY_DIR="$REPO/.git/daicho/verify"
-	[ -f "$LEDGER" ] || fail "daicho init did not create $LEDGER"
 }
 
 setup() {
@@ -60,7 +71,7 @@ setup() {
 
 # sql QUERY: run one query on the ledger.
 sql() {
-	sqlite3 "$LEDGER" "$1"
+	ledger_sql "$LEDGER" "$1"
 }
 
 # OWN_CHECKS: a jq function, own, over a task (show --json) or a verdict:
@@ -76,7 +87,7 @@ tf() {
 	daicho show --json "$1" | jq -r "$OWN_CHECKS $2"
 }
 
-# The helpers below read the ledger with sqlite3 rather than through
+# The helpers below read the ledger with SQL rather than through
 # `show --json | jq`: jq costs ~50 ms a call and these run many times per
 # test. The tests check the same facts through show/ls/events --json too.
 
@@ -90,22 +101,29 @@ assert_task() {
 }
 
 # last_event ID: the newest event of task ID as compact JSON
-# {kind, actor, detail}.
+# {kind, actor, detail} (jq builds it: the back ends' JSON functions
+# differ).
 last_event() {
-	sql "SELECT json_object('kind', e.kind, 'actor', a.name, 'detail', json(e.detail))
+	local row kind actor detail
+	row="$(sql "SELECT e.kind, coalesce(a.name, ''), coalesce(e.detail, '')
 		FROM events e LEFT JOIN agents a ON a.id = e.actor
-		WHERE e.task = $1 ORDER BY e.id DESC LIMIT 1"
+		WHERE e.task = $1 ORDER BY e.id DESC LIMIT 1")"
+	[ -n "$row" ] || return 0
+	IFS='|' read -r kind actor detail <<<"$row"
+	EVENT_KIND="$kind" EVENT_ACTOR="$actor" EVENT_DETAIL="$detail" jq -nc '{
+		kind: env.EVENT_KIND,
+		actor: (env.EVENT_ACTOR | if . == "" then null else . end),
+		detail: (env.EVENT_DETAIL | if . == "" then null else fromjson end)}'
 }
 
 # event_kinds ID: the kinds of task ID's events, space-separated, oldest first.
 event_kinds() {
-	sql "SELECT group_concat(kind, ' ') FROM
-		(SELECT kind FROM events WHERE task = $1 ORDER BY id)"
+	sql_joined ' ' "SELECT kind FROM events WHERE task = $1 ORDER BY id"
 }
 
 # ledger_data: the data tables, to prove a command changed nothing.
 ledger_data() {
-	sqlite3 -readonly "$LEDGER" '.dump tasks deps labels touches protects checks saves events settings verdicts'
+	ledger_dump "$LEDGER" tasks deps labels touches protects checks saves events settings verdicts
 }
 
 snapshot_ledger() {

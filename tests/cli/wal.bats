@@ -6,6 +6,11 @@
 
 load helpers
 
+setup() {
+	sqlite_only "SQLite's WAL file"
+	common_setup
+}
+
 # wal_bytes: the size of the ledger's WAL file (0 when there is none).
 wal_bytes() {
 	stat -c %s "$DAICHO_LEDGER-wal" 2>/dev/null || echo 0

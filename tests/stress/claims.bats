@@ -107,12 +107,12 @@ setup() {
 	run q "SELECT count(*) FROM events WHERE kind = 'save'"
 	[ "$output" -eq "$N_TASKS" ]
 	# Content is 'task ID by NAME\n', NAME being the agent that claimed it.
-	run q "SELECT t.id, a.name, quote(s.result) FROM tasks t
+	run q "SELECT t.id, a.name, $(sql_text s.result) FROM tasks t
 	         JOIN events c ON c.task = t.id AND c.kind = 'claim'
 	         JOIN agents a ON a.id = c.actor
 	         LEFT JOIN saves s ON s.task = t.id
-	       WHERE s.result IS NULL OR s.agent IS NOT c.actor
-	          OR CAST(s.result AS TEXT) <> 'task ' || t.id || ' by ' || a.name || char(10)
+	       WHERE s.result IS NULL OR s.agent IS DISTINCT FROM c.actor
+	          OR $(sql_text s.result) <> 'task ' || t.id || ' by ' || a.name || $(sql_newline)
 	       LIMIT 20"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ] || fail_with "saves missing or wrong (task, claimer, result):" "$output"

@@ -8,8 +8,13 @@ STRESS_DIR=$BATS_TEST_DIRNAME
 REPO=$(cd "$STRESS_DIR/../.." && pwd)
 WORKER=$STRESS_DIR/worker.sh
 
+# shellcheck source=tests/backend.bash
+source "$REPO/tests/backend.bash"
+
 # stress_setup [PARENT]: make $T under PARENT (default $BATS_TEST_TMPDIR),
-# copy the binary there and create the ledger. Exports T, D, DAICHO_LEDGER.
+# copy the binary there (and daicho-pg, which it hands PostgreSQL ledgers
+# to) and create the ledger of the suite's back end (tests/backend.bash).
+# Exports T, D, DAICHO_LEDGER.
 stress_setup() {
 	export LC_ALL=C
 	unset DAICHO_AGENT DAICHO_BUSY_TIMEOUT DAICHO_NOW_MS \
@@ -17,8 +22,12 @@ stress_setup() {
 	T=$(mktemp -d "${1:-$BATS_TEST_TMPDIR}/stress.XXXXXX")
 	cp "${DAICHO:-$REPO/daicho}" "$T/daicho"
 	D=$T/daicho
+	if backend_is_postgresql; then
+		cp "${DAICHO_PG:-$REPO/daicho-pg}" "$T/daicho-pg"
+	fi
+	DAICHO_LEDGER=$(new_ledger_address "$T/ledger.db") || return 1
 	# Every daicho process appends how long it waited for the write lock.
-	export T D DAICHO_LEDGER=$T/ledger.db DAICHO_TRACE_LOCK=$T/lock.trace
+	export T D DAICHO_LEDGER DAICHO_TRACE_LOCK=$T/lock.trace
 	"$D" init >/dev/null
 	mkfifo "$T/nap.fifo"
 }
@@ -32,9 +41,14 @@ nap() {
 	read -r -t "$1" -u "$NAP_FD" _ || true
 }
 
-# q SQL: run SQL on the ledger, plain output.
+# q SQL: run SQL on the ledger, plain output (ledger_sql).
 q() {
-	sqlite3 -batch -noheader "$DAICHO_LEDGER" "$@"
+	ledger_sql "$DAICHO_LEDGER" "$1"
+}
+
+# sql SQL: q, by the name tests/backend.bash's sql_joined calls.
+sql() {
+	q "$1"
 }
 
 # add_tasks N MAX_ATTEMPTS: add N tasks with one `add --batch`.

@@ -159,16 +159,16 @@ ms() {
 @test "run stress: the worker's fates all happened: failures, timeouts, lies, and failed tasks" {
 	local requeues timeouts rejected failed
 	requeues=$(q "SELECT count(*) FROM events WHERE kind = 'requeue'")
-	timeouts=$(q "SELECT count(*) FROM events WHERE kind = 'exit' AND json_extract(detail, '$.timed_out')")
+	timeouts=$(q "SELECT count(*) FROM events WHERE kind = 'exit' AND $(json_field timed_out) = '1'")
 	rejected=$(q "SELECT count(*) FROM events WHERE kind = 'rejected'")
 	failed=$(q "SELECT count(*) FROM tasks WHERE state = 'failed'")
 	printf '# %s requeues, %s timeouts, %s false reports caught, %s tasks failed\n' \
 	    "$requeues" "$timeouts" "$rejected" "$failed" >&3
 	((requeues > 0 && timeouts > 0 && rejected > 0 && failed > 0))
 	# Timed-out workers ran no longer than --timeout and a short grace.
-	run q "SELECT task, json_extract(detail, '$.duration_ms') FROM events
-	       WHERE kind = 'exit' AND json_extract(detail, '$.timed_out')
-	         AND json_extract(detail, '$.duration_ms') > 4000 LIMIT 20"
+	run q "SELECT task, $(json_field duration_ms) FROM events
+	       WHERE kind = 'exit' AND $(json_field timed_out) = '1'
+	         AND CAST($(json_field duration_ms) AS bigint) > 4000 LIMIT 20"
 	[ -z "$output" ] || fail_with "timed-out workers that ran on (task ms):" "$output"
 	# Every worker the runners saw end has its exit event, and each lie it
 	# reported was rejected: no lie was ever verified.

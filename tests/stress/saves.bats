@@ -81,9 +81,9 @@ setup() {
 	local i id ids
 	run q "SELECT count(*), count(DISTINCT task) FROM saves WHERE task <> $(cat "$T/shared")"
 	[ "$output" = "$N|$N" ] || fail_with "saves on distinct tasks (rows|tasks): $output"
-	run q "SELECT t.id, quote(s.result) FROM tasks t LEFT JOIN saves s ON s.task = t.id
+	run q "SELECT t.id, $(sql_text s.result) FROM tasks t LEFT JOIN saves s ON s.task = t.id
 	       WHERE t.id <> $(cat "$T/shared")
-	         AND (s.id IS NULL OR CAST(s.result AS TEXT) <> 'distinct ' || t.id || char(10))"
+	         AND (s.id IS NULL OR $(sql_text s.result) <> 'distinct ' || t.id || $(sql_newline))"
 	[ -z "$output" ] || fail_with "missing or wrong (task, result):" "$output"
 	mapfile -t ids <"$T/batch.ids"
 	# And `result` gives them back (every 8th, to keep it quick).
@@ -102,18 +102,18 @@ setup() {
 	run q "SELECT count(*) FROM events WHERE task = $s AND kind = 'save'"
 	[ "$output" -eq "$N" ] || fail_with "save events on the shared task: $output, want $N"
 	# Every writer's content is there, once.
-	q "SELECT rtrim(CAST(result AS TEXT), char(10)) FROM saves WHERE task = $s" |
+	q "SELECT rtrim($(sql_text result), $(sql_newline)) FROM saves WHERE task = $s" |
 	    sort >"$T/shared_saves"
 	[ "$(q "SELECT count(*) FROM saves WHERE task = $s AND
-	        CAST(result AS TEXT) <> rtrim(CAST(result AS TEXT), char(10)) || char(10)")" -eq 0 ]
+	        $(sql_text result) <> rtrim($(sql_text result), $(sql_newline)) || $(sql_newline)")" -eq 0 ]
 	for ((k = 1; k <= N; k++)); do echo "shared $k"; done | sort | diff - "$T/shared_saves"
 	# The result is the save with the highest id.
 	q "SELECT writefile('$T/last', result) FROM saves WHERE task = $s ORDER BY id DESC LIMIT 1" >/dev/null
 	"$D" result "$s" >"$T/result"
 	cmp "$T/last" "$T/result"
 	# Each save event names its own save row.
-	run q "SELECT count(DISTINCT json_extract(e.detail, '\$.save')) FROM events e
-	       JOIN saves v ON v.id = json_extract(e.detail, '\$.save') AND v.task = e.task
+	run q "SELECT count(DISTINCT $(json_field save e.detail)) FROM events e
+	       JOIN saves v ON v.id = CAST($(json_field save e.detail) AS bigint) AND v.task = e.task
 	       WHERE e.task = $s AND e.kind = 'save'"
 	[ "$output" -eq "$N" ] || fail_with "save events matching distinct save rows: $output"
 }
@@ -128,6 +128,8 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ "$(jq '[.[] | select(.kind == "save")] | length' <<<"$output")" -eq "$N" ] ||
 	    fail_with "log --json $s:" "$output"
-	run q "PRAGMA integrity_check"
-	[ "$output" = ok ]
+	if ! backend_is_postgresql; then
+		run q "PRAGMA integrity_check"
+		[ "$output" = ok ]
+	fi
 }
