@@ -613,6 +613,9 @@ done:
 	return rc;
 }
 
+/* The standard descriptors found closed and covered with /dev/null. */
+static int covered_fds;
+
 /*
  * Run this very command line in daicho-pg, the same daicho with the
  * PostgreSQL driver (linked dynamically: see the Makefile), from the
@@ -631,6 +634,10 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
 	if (start_dir >= 0 && fchdir(start_dir) < 0)
 		return err_set(err, ERR_FAILED, "cannot return to the starting "
 		    "directory (%s)", strerror(errno));
+	/* It sees the standard descriptors as daicho was given them. */
+	for (int fd = 0; fd <= 2; fd++)
+		if (covered_fds & (1 << fd))
+			close(fd);
 	if (address != NULL)
 		setenv("DAICHO_LEDGER", address, 1);
 	path_add_sibling_program(&program, "daicho-pg", "DAICHO_PG_BIN");
@@ -781,6 +788,7 @@ static int
 cover_closed_standard_fds(bool *stdin_closed)
 {
 	*stdin_closed = false;
+	covered_fds = 0;
 	for (int fd = 0; fd <= 2; fd++) {
 		int opened;
 
@@ -788,6 +796,7 @@ cover_closed_standard_fds(bool *stdin_closed)
 			continue;
 		if (fd == STDIN_FILENO)
 			*stdin_closed = true;
+		covered_fds |= 1 << fd;
 		/* The lowest free descriptor: fd, the lower ones being open. */
 		if ((opened = open("/dev/null", O_RDONLY)) < 0)
 			return -1;
