@@ -677,6 +677,23 @@ note_wal_size(void *arg, sqlite3 *db, const char *name, int pages)
 }
 
 /*
+ * For $DAICHO_TRACE_LOCK: a write lock (the file lock, or PostgreSQL's
+ * advisory lock) asked for at start (clock_mono_us()) was answered now.
+ */
+static void
+note_lock_wait(struct ledger *ledger, int64_t start)
+{
+	int64_t waited;
+
+	ledger->transactions++;
+	ledger->locked_at_us = clock_mono_us();
+	waited = ledger->locked_at_us - start;
+	ledger->wait_us_total += waited;
+	if (waited > ledger->wait_us_max)
+		ledger->wait_us_max = waited;
+}
+
+/*
  * Take the write lock, waiting at most the busy timeout. Waiters sleep in
  * the kernel and are woken one at a time (see util/filelock.h).
  */
@@ -688,16 +705,8 @@ take_write_lock(struct ledger *ledger, struct err *err)
 
 	if (ledger->lock == NULL || ledger->locked)
 		return 0;
-	ledger->transactions++;
 	rc = filelock_acquire(ledger->lock, ledger->busy_timeout_ms);
-	ledger->locked_at_us = clock_mono_us();
-	{
-		int64_t waited = ledger->locked_at_us - start;
-
-		ledger->wait_us_total += waited;
-		if (waited > ledger->wait_us_max)
-			ledger->wait_us_max = waited;
-	}
+	note_lock_wait(ledger, start);
 	if (rc == 1)
 		return err_set(err, ERR_BUSY,
 		    "ledger busy (waited %lldms for the write lock; retry, or raise "
@@ -822,8 +831,11 @@ ledger_begin(struct ledger *ledger, struct err *err)
 	if (ledger->in_transaction)
 		return begin_nested(ledger, true, err);
 	if (ledger->pg) {
+		int64_t start = clock_mono_us();
+
 		if ((rc = pg_begin_write(ledger->pg)) != 0)
 			return ledger_error(ledger, rc, err, "starting a transaction");
+		note_lock_wait(ledger, start);
 		goto begun;
 	}
 	if (sqlite3_db_readonly(ledger->db, "main") == 1)
@@ -919,6 +931,8 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	ledger->forget_on_rollback = NULL;
 	if (ledger->writing)
 		ledger->commits++;
+	if (ledger->writing && ledger->pg)
+		ledger->hold_us_total += clock_mono_us() - ledger->locked_at_us;
 	ledger->writing = false;
 	drop_write_lock(ledger);
 	if (ledger->pg)

@@ -815,7 +815,13 @@ connect_error(PGconn *conn, const char *address, struct err *err)
 		p += len + (p[len] == '\n');
 	}
 	ping = PQping(address);
-	if (ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT)
+	/*
+	 * A server full of connections says so only in words (libpq gives a
+	 * failed connection no SQLSTATE); it is busy, as a locked ledger is.
+	 */
+	if (ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT ||
+	    strstr(text, "too many clients") != NULL ||
+	    strstr(text, "too many connections") != NULL)
 		rc = err_set(err, ERR_BUSY, "cannot reach the PostgreSQL ledger "
 		    "(%s; retry when the server is up)", line.buf);
 	else
@@ -925,7 +931,11 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 
 		while ((ping = PQping(address)) == PQPING_REJECT ||
 		    ping == PQPING_OK) {
-			if (ping == PQPING_REJECT) {
+			/* Full of connections: wait as for a busy ledger. */
+			bool full = strstr(PQerrorMessage(pg->conn),
+			    "too many clients") != NULL;
+
+			if (ping == PQPING_REJECT || full) {
 				if (clock_mono_ms() + pause_ms > deadline)
 					break;
 				poll(NULL, 0, pause_ms);
@@ -934,7 +944,8 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 			}
 			PQfinish(pg->conn);
 			pg->conn = PQconnectdbParams(keys, values, 1);
-			if (PQstatus(pg->conn) == CONNECTION_OK || ping == PQPING_OK)
+			if (PQstatus(pg->conn) == CONNECTION_OK ||
+			    (ping == PQPING_OK && !full))
 				break;
 		}
 	}

@@ -49,7 +49,7 @@ start() {
 		exit 1
 	fi
 	if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-		-o "-c listen_addresses=${DAICHO_PG_LISTEN:-} -k $dir -p ${DAICHO_PG_PORT:-5432} -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+		-o "-c listen_addresses=${DAICHO_PG_LISTEN:-} -k $dir -p ${DAICHO_PG_PORT:-5432} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
 		start >/dev/null; then
 		cat "$dir/server.log" >&2
 		rm -rf "$dir"

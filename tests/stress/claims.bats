@@ -63,7 +63,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ] || fail_with "tasks claimed more than once (task claims):" "$output" \
 	    "($(q "SELECT count(*) FROM (SELECT task FROM events WHERE kind = 'claim'
-	           GROUP BY task HAVING count(*) > 1)") in all)"
+	           GROUP BY task HAVING count(*) > 1) AS doubled") in all)"
 	awk '$1 == "claim" && $3 == 0 { print $2 }' "$T"/w/*.times | sort -n >"$T/claimed"
 	run uniq -d "$T/claimed"
 	[ -z "$output" ] || fail_with "ids handed to two workers:" "$output"

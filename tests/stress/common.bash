@@ -28,6 +28,9 @@ stress_setup() {
 	DAICHO_LEDGER=$(new_ledger_address "$T/ledger.db") || return 1
 	# Every daicho process appends how long it waited for the write lock.
 	export T D DAICHO_LEDGER DAICHO_TRACE_LOCK=$T/lock.trace
+	# A PostgreSQL ledger's work is where its commands run (on SQLite, the
+	# ledger's directory): here, so that file: checks look in $T alike.
+	cd "$T" || return 1
 	"$D" init >/dev/null
 	mkfifo "$T/nap.fifo"
 }

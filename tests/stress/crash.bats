@@ -142,10 +142,10 @@ setup() {
 	[ $((output % SMALL)) -eq 0 ] || fail_with "small tasks: $output, not a multiple of $SMALL"
 	# Every line of a batch landed as often as every other.
 	run q "SELECT count(DISTINCT c) FROM (SELECT count(*) AS c FROM tasks
-	       WHERE title LIKE 'big %' GROUP BY title)"
+	       WHERE title LIKE 'big %' GROUP BY title) AS per_title"
 	[ "$output" -le 1 ]
 	run q "SELECT count(DISTINCT c) FROM (SELECT count(*) AS c FROM tasks
-	       WHERE title LIKE 'small %' GROUP BY title)"
+	       WHERE title LIKE 'small %' GROUP BY title) AS per_title"
 	[ "$output" -eq 1 ]
 	# A batch's labels landed with it.
 	[ "$(q "SELECT count(*) FROM labels WHERE label = 'small'")" -eq \
@@ -182,7 +182,7 @@ setup() {
 	       WHERE (state = 'open') <> (attempts = 0) LIMIT 10"
 	[ -z "$output" ] || fail_with "open vs claimed (id state attempts):" "$output"
 	# A claimed task's owner is its latest claimer.
-	run q "SELECT t.id FROM tasks t WHERE t.state = 'claimed' AND t.owner IS NOT
+	run q "SELECT t.id FROM tasks t WHERE t.state = 'claimed' AND t.owner IS DISTINCT FROM
 	         (SELECT actor FROM events e WHERE e.task = t.id AND e.kind = 'claim'
 	          ORDER BY e.id DESC LIMIT 1) LIMIT 10"
 	[ -z "$output" ] || fail_with "claimed tasks whose owner is not the last claimer:" "$output"
@@ -233,6 +233,9 @@ setup() {
 	echo survived | "$D" --as survivor save "$id"
 	"$D" --as survivor report "$id"
 	[ "$(q "SELECT state FROM tasks WHERE id = $id")" = reported ]
-	run q "PRAGMA integrity_check"
-	[ "$output" = ok ]
+	# SQLite's own check of the file (PostgreSQL keeps its pages itself).
+	if ! backend_is_postgresql; then
+		run q "PRAGMA integrity_check"
+		[ "$output" = ok ]
+	fi
 }

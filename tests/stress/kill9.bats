@@ -153,7 +153,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ] || fail_with "tasks whose claims do not add up (id attempts claims expiries):" "$output"
 	run q "SELECT r.task FROM events r
-	       WHERE r.kind = 'report' AND r.actor IS NOT
+	       WHERE r.kind = 'report' AND r.actor IS DISTINCT FROM
 	         (SELECT c.actor FROM events c WHERE c.task = r.task AND c.kind = 'claim'
 	          ORDER BY c.id DESC LIMIT 1)
 	       LIMIT 20"

@@ -108,9 +108,10 @@ setup() {
 	        $(sql_text result) <> rtrim($(sql_text result), $(sql_newline)) || $(sql_newline)")" -eq 0 ]
 	for ((k = 1; k <= N; k++)); do echo "shared $k"; done | sort | diff - "$T/shared_saves"
 	# The result is the save with the highest id.
-	q "SELECT writefile('$T/last', result) FROM saves WHERE task = $s ORDER BY id DESC LIMIT 1" >/dev/null
 	"$D" result "$s" >"$T/result"
-	cmp "$T/last" "$T/result"
+	[ "$(q "SELECT count(*) FROM saves WHERE task = $s AND id = (SELECT max(id) FROM saves
+	       WHERE task = $s) AND $(sql_bytes_equal_file result "$T/result")")" = 1 ] ||
+		fail_with "result is not the save with the highest id"
 	# Each save event names its own save row.
 	run q "SELECT count(DISTINCT $(json_field save e.detail)) FROM events e
 	       JOIN saves v ON v.id = CAST($(json_field save e.detail) AS bigint) AND v.task = e.task
