@@ -54,6 +54,8 @@ enum pg_rc {
 int pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
     struct pg_conn **out, bool *created, struct err *err) DB_PG_WEAK;
 void pg_disconnect(struct pg_conn *conn) DB_PG_WEAK;
+/* In a forked child: close the inherited socket, saying nothing on it. */
+void pg_leave_to_parent(struct pg_conn *conn) DB_PG_WEAK;
 
 /*
  * Run sql (one or more statements, no parameters). Returns 0 or a

@@ -1473,6 +1473,13 @@ ledger_check_integrity(const char *path, struct strlist *problems,
 }
 
 void
+ledger_leave_to_parent(struct ledger *ledger)
+{
+	if (ledger->pg)
+		pg_leave_to_parent(ledger->pg);
+}
+
+void
 ledger_close(struct ledger *ledger)
 {
 	if (ledger == NULL)

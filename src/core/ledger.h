@@ -122,6 +122,16 @@ int ledger_open(const char *path, struct ledger **out, struct err *err);
 
 void ledger_close(struct ledger *ledger);
 
+/*
+ * In a child forked by a process that has ledger open, and that does not
+ * exec: give up the inherited connection without a word on it, so that
+ * it stays the parent's alone (a PostgreSQL connection is a socket: a
+ * child holding it open would keep the parent's transaction, and its
+ * write lock, alive on the server after the parent died). The child must
+ * not use ledger afterwards, nor close it.
+ */
+void ledger_leave_to_parent(struct ledger *ledger);
+
 struct strlist;
 
 /*

@@ -356,6 +356,7 @@ verify_in_parallel(struct ledger *ledger, int jobs,
 			int status = 0;
 
 			close(pipe_fds[0]);
+			ledger_leave_to_parent(ledger);
 			if (ledger_open(ledger_path(ledger), &own, &child_err) < 0 ||
 			    verify_loop(own, options, &mine, &child_err) < 0)
 				status = 1;

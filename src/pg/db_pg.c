@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/ledger.h"
 #include "pg/schema_pg.h"
@@ -968,6 +969,15 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 	}
 	*out = pg;
 	return 0;
+}
+
+void
+pg_leave_to_parent(struct pg_conn *pg)
+{
+	int fd = PQsocket(pg->conn);
+
+	if (fd >= 0)
+		close(fd);
 }
 
 void

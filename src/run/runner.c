@@ -836,6 +836,7 @@ start_sweep(struct runner *r)
 		struct err err = ERR_INIT;
 		int status = 0;
 
+		ledger_leave_to_parent(r->ledger);
 		if (ledger_open(ledger_path(r->ledger), &own, &err) < 0 ||
 		    sweep_pass(own, &options, &stats, &err) < 0)
 			status = 1;
