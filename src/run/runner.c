@@ -52,6 +52,8 @@ struct worker {
 	char *log_path;
 	int log_fd;            /* the log, open while the worker runs */
 	bool log_named;        /* the log has its name (log_path) yet */
+	bool log_reusable;     /* an unnamed file never named: may serve a
+				  later launch if it stays empty (keep_log()) */
 	bool reaped;           /* ended and waited for: its pid is no more */
 	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
@@ -68,6 +70,15 @@ struct worker {
  * escaped its worker's group may still write to that one. Where unnamed
  * files are not supported, each log is created by name and an empty one
  * removed at the end.
+ *
+ * Making an inode is most of what a short job costs the runner (on ext4
+ * without a journal, the search for a free inode skips every one freed in
+ * the last seconds: a cost that grows with the jobs run). So a worker's
+ * file that stayed unnamed and empty serves a later launch, once the
+ * kernel says no other process holds it open: each worker writes through
+ * an open file of its own on the log (opened anew through /proc), and a
+ * write lease is granted only on a file nobody else has open, so a process
+ * that escaped the worker's group keeps its file from being reused.
  */
 #define LOG_NAME_AFTER_MS 1000
 
@@ -102,6 +113,8 @@ struct runner {
 	struct buf base;              /* HEAD when the run started */
 	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
 	struct buf program;           /* CMD, found in $PATH at the start */
+	int *spare_logs;              /* empty unnamed logs nobody holds */
+	int spare_log_count;          /* at most opt->jobs of them */
 };
 
 static int64_t
@@ -235,13 +248,15 @@ open_log(struct runner *r, struct worker *w)
 		}
 		if (errno != ENOENT)
 			break;
-		fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+		fd = r->spare_log_count > 0 ? r->spare_logs[--r->spare_log_count]
+		    : open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 		/* One directory for all logs, made when first missing. */
 		if (fd < 0 && errno == ENOENT &&
 		    path_make_parent_dirs(log.buf, 0755) == 0)
 			fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			w->log_named = false;
+			w->log_reusable = true;
 		} else {
 			/* No unnamed files here: the log is made by name. */
 			fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
@@ -251,6 +266,7 @@ open_log(struct runner *r, struct worker *w)
 			if (fd < 0 && errno == EEXIST)
 				continue;
 			w->log_named = true;
+			w->log_reusable = false;
 		}
 		if (fd < 0)
 			break;
@@ -287,6 +303,7 @@ name_log(struct runner *r, struct worker *w)
 		    (errno != EEXIST && linkat(AT_FDCWD, proc.buf, AT_FDCWD,
 			w->log_path, AT_SYMLINK_FOLLOW) == 0)) {
 			w->log_named = true;
+			w->log_reusable = false;
 			break;
 		}
 		if (errno != EEXIST)
@@ -314,19 +331,63 @@ log_is_empty(const struct worker *w)
 }
 
 /*
+ * Whether no process but the runner has w's log open: a write lease is
+ * granted only then (each worker was given an open file of its own,
+ * worker_log_fd()). Nobody can open an unnamed file afterwards.
+ */
+static bool
+log_unshared(const struct worker *w)
+{
+	if (fcntl(w->log_fd, F_SETLEASE, F_WRLCK) != 0)
+		return false;
+	fcntl(w->log_fd, F_SETLEASE, F_UNLCK);
+	return true;
+}
+
+/*
  * The worker of w ended (its log named if it printed anything:
  * exit_prepare()): an empty log loses its name, if it had one (a log
- * made by name), and w's log is closed.
+ * made by name), and w's log is closed, or kept for a later launch when
+ * it is unnamed, empty and held by no one else (r may be NULL: closed).
  */
 static void
-close_log(struct worker *w)
+close_log(struct runner *r, struct worker *w)
 {
 	if (w->log_fd < 0)
 		return;
 	if (w->log_named && log_is_empty(w) && unlink(w->log_path) == 0)
 		w->log_named = false;
-	close(w->log_fd);
+	if (r && w->log_reusable && !w->log_named &&
+	    r->spare_log_count < r->opt->jobs && log_is_empty(w) &&
+	    log_unshared(w))
+		r->spare_logs[r->spare_log_count++] = w->log_fd;
+	else
+		close(w->log_fd);
 	w->log_fd = -1;
+	w->log_reusable = false;
+}
+
+/*
+ * The descriptor the worker of w writes its output to: an open file of
+ * its own on an unnamed log (so that log_unshared() can tell when no
+ * process holds it any more), else the runner's own. The caller closes it
+ * after the launch when it differs from w->log_fd.
+ */
+static int
+worker_log_fd(struct worker *w)
+{
+	char proc[64];
+	int fd;
+
+	if (!w->log_reusable)
+		return w->log_fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->log_fd);
+	if ((fd = open(proc, O_WRONLY | O_CLOEXEC)) < 0) {
+		/* Shared with the worker: never reused. */
+		w->log_reusable = false;
+		return w->log_fd;
+	}
+	return fd;
 }
 
 
@@ -360,7 +421,7 @@ launch(struct runner *r, struct worker *w)
 		abandon_worktree(r, w);
 		return rc;
 	}
-	fd = w->log_fd;
+	fd = worker_log_fd(w);
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
 	buf_addf(&env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
@@ -386,6 +447,8 @@ launch(struct runner *r, struct worker *w)
 		rc = posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
+	if (fd != w->log_fd)
+		close(fd);
 	free(env);
 	free_argv(argv);
 	buf_release(&env_task);
@@ -393,7 +456,7 @@ launch(struct runner *r, struct worker *w)
 	buf_release(&env_ledger);
 	if (rc != 0) {
 		w->pid = 0;
-		close_log(w);
+		close_log(r, w);
 		free(w->log_path);
 		w->log_path = NULL;
 		abandon_worktree(r, w);
@@ -794,7 +857,7 @@ exit_free_slot(struct runner *r, struct exit_job *job)
 	struct worker *w = job->w;
 
 	job->task = w->task;
-	close_log(w);
+	close_log(r, w);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
@@ -1331,6 +1394,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
+	r.spare_logs = xcalloc((size_t)options->jobs, sizeof(*r.spare_logs));
 	for (int i = 0; i < options->jobs; i++)
 		r.workers[i].log_fd = -1;
 	/* The workers' agents, and the caller's last: beat() renews them all. */
@@ -1477,11 +1541,14 @@ done:
 	free(r.agents);
 	/* Workers left when the run ended on an error: their logs too. */
 	for (int i = 0; r.workers && i < options->jobs; i++) {
-		close_log(&r.workers[i]);
+		close_log(NULL, &r.workers[i]);
 		free(r.workers[i].log_path);
 		free(r.workers[i].worktree);
 	}
 	free(r.workers);
+	while (r.spare_log_count > 0)
+		close(r.spare_logs[--r.spare_log_count]);
+	free(r.spare_logs);
 	free(r.touched);
 	buf_release(&r.agents_json);
 	buf_release(&r.touched_json);
