@@ -520,35 +520,61 @@ check_budget(struct runner *r)
 	return 0;
 }
 
+/* Tasks held by our agents that no slot runs: returned_tasks(). */
+struct returned_list {
+	struct runner *r;
+	struct returned *items; /* in id order, at most opt->jobs */
+	int count;
+};
+
+static int
+collect_returned(int64_t task, int64_t owner, void *arg)
+{
+	struct returned_list *list = arg;
+
+	if (is_running(list->r, task))
+		return 0;
+	list->items[list->count].task = task;
+	list->items[list->count].owner = owner;
+	return ++list->count == list->r->opt->jobs;
+}
+
 /*
  * Inside the caller's transaction, choose a task for each free slot: first
  * tasks the sweep sent back to one of our agents, then the next ready
  * ones (claimed now). Chosen slots get their task, holder and attempt and
  * are listed in chosen (*count of them). Sets nothing_ready when no more
- * could be had.
+ * could be had. The returned tasks are read once for all the slots: every
+ * one is handed out before any claim, so none can be claimed meanwhile.
  */
 static int
 choose_tasks(struct runner *r, struct worker **chosen, int *count)
 {
+	struct returned_list returned = { r, NULL, 0 };
+	int next_returned = 0, rc = 0;
+
+	returned.items = xcalloc((size_t)r->opt->jobs, sizeof(*returned.items));
 	for (int i = 0; i < r->opt->jobs; i++) {
+		if (r->workers[i].pid == 0 && r->workers[i].task == 0) {
+			rc = task_each_claimed_by(r->ledger, r->agents_json.buf,
+			    collect_returned, &returned, r->err);
+			break;
+		}
+	}
+	for (int i = 0; i < r->opt->jobs && rc >= 0; i++) {
 		struct worker *w = &r->workers[i];
-		struct returned found = { r, 0, 0 };
 		struct task_state task;
-		int rc;
 
 		if (w->pid || w->task)
 			continue;
 		if ((rc = check_budget(r)) < 0)
-			return rc;
+			break;
 		if (r->sum->budget_spent)
-			return 0;
-		rc = task_each_claimed_by(r->ledger, r->agents_json.buf,
-		    find_returned, &found, r->err);
-		if (rc < 0)
-			return rc;
-		if (found.task) {
-			w->task = found.task;
-			w->agent = found.owner;
+			break;
+		if (next_returned < returned.count) {
+			w->task = returned.items[next_returned].task;
+			w->agent = returned.items[next_returned].owner;
+			next_returned++;
 		} else {
 			int64_t claimed = 0;
 			struct claim_terms terms = { r->opt->lease_ms,
@@ -560,19 +586,21 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 				err_release(r->err);
 				r->nothing_ready = true;
 				r->nothing_ready_ms = clock_now_ms();
-				return 0;
+				rc = 0;
+				break;
 			}
 			if (rc < 0)
-				return rc;
+				break;
 			w->task = claimed;
 			w->agent = r->agents[i];
 		}
 		chosen[(*count)++] = w;
 		if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
-			return rc;
+			break;
 		w->attempt = task.attempts;
 	}
-	return 0;
+	free(returned.items);
+	return rc < 0 ? rc : 0;
 }
 
 /*
