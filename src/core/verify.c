@@ -144,8 +144,16 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	}
 	if ((rc = task_load_strings(ledger,
 		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", id,
-		 &s->checks, err)) < 0 ||
-	    (rc = task_load_strings(ledger,
+		 &s->checks, err)) < 0)
+		goto done;
+	/*
+	 * What a commit may not change is only asked of a commit: without
+	 * one there is no checkout to look at (verify_task()), and a run's
+	 * no-op jobs would pay four queries each for lists nothing reads.
+	 */
+	if (s->commit == NULL)
+		goto done;
+	if ((rc = task_load_strings(ledger,
 		 "SELECT glob FROM protects WHERE task = ? ORDER BY glob", id,
 		 &s->protects, err)) < 0 ||
 	    (rc = task_load_strings(ledger,
