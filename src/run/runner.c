@@ -113,6 +113,7 @@ struct runner {
 	struct buf base;              /* HEAD when the run started */
 	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
 	struct buf program;           /* CMD, found in $PATH at the start */
+	sigset_t caught;              /* signals the runner has handlers for */
 	int *spare_logs;              /* empty unnamed logs nobody holds */
 	int spare_log_count;          /* at most opt->jobs of them */
 };
@@ -405,6 +406,84 @@ abandon_worktree(struct runner *r, struct worker *w)
 	}
 }
 
+/*
+ * In a child between vfork() and exec: make fd the descriptor target,
+ * open across the exec. Returns -1 on failure.
+ */
+static int
+child_dup(int fd, int target)
+{
+	if (fd == target)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+/*
+ * Start program with argv and env as the worker: stdin /dev/null, stdout
+ * and stderr to out_fd, in dir (NULL: here), in a process group of its
+ * own, with an empty signal mask and every signal the runner handles, and
+ * INT, TERM, PIPE and CHLD, at their defaults: what launch() asked of
+ * posix_spawn() (proc_spawnattr_defaults()), by vfork(). posix_spawn()
+ * maps a stack for every child and unmaps it after (the unmapping flushes
+ * every CPU's TLB) and asks the kernel for every signal's disposition in
+ * the child; the child borrows the runner's stack until it execs, and
+ * the runner knows its handlers (r->caught). Every signal stays blocked
+ * in the runner meanwhile, so no handler of the runner's runs in the
+ * child. Returns 0 with *pid set, or an errno.
+ */
+static int
+spawn_worker(struct runner *r, pid_t *pid, char **argv, char **env,
+    int out_fd, const char *dir)
+{
+	volatile int child_errno = 0;
+	sigset_t all, saved;
+	pid_t child;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &saved);
+	child = vfork();
+	if (child == 0) {
+		struct sigaction defaults;
+		sigset_t none;
+		int in;
+
+		memset(&defaults, 0, sizeof(defaults));
+		defaults.sa_handler = SIG_DFL;
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sigismember(&r->caught, sig) == 1)
+				sigaction(sig, &defaults, NULL);
+		sigemptyset(&none);
+		if (setpgid(0, 0) < 0 ||
+		    (in = open("/dev/null", O_RDONLY)) < 0 ||
+		    child_dup(in, STDIN_FILENO) < 0 ||
+		    child_dup(out_fd, STDOUT_FILENO) < 0 ||
+		    child_dup(out_fd, STDERR_FILENO) < 0 ||
+		    (dir && chdir(dir) < 0))
+			goto failed;
+		if (in != STDIN_FILENO && in != out_fd)
+			close(in);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(r->program.buf, argv, env);
+failed:
+		child_errno = errno ? errno : EINVAL;
+		_exit(127);
+	}
+	if (child < 0) {
+		int saved_errno = errno;
+
+		sigprocmask(SIG_SETMASK, &saved, NULL);
+		return saved_errno;
+	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	if (child_errno != 0) {
+		/* It never became the worker: reaped here, not by the loop. */
+		waitpid(child, NULL, 0);
+		return child_errno;
+	}
+	*pid = child;
+	return 0;
+}
+
 /* Start the worker process for w->task held by w->agent. */
 static int
 launch(struct runner *r, struct worker *w)
@@ -431,22 +510,22 @@ launch(struct runner *r, struct worker *w)
 	extra[3] = NULL;
 	env = proc_environment(extra);
 	argv = worker_argv(r->opt->argv, w->task);
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-	    O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
-	if (w->worktree)
-		posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
-	posix_spawnattr_init(&attr);
-	proc_spawnattr_defaults(&attr, true);
-	rc = env ? posix_spawn(&w->pid, r->program.buf, &actions, &attr, argv,
-			env) : ENOMEM;
-	/* A script without "#!", which execvp() would give to sh. */
-	if (rc == ENOEXEC)
+	rc = env ? spawn_worker(r, &w->pid, argv, env, fd, w->worktree) : ENOMEM;
+	if (rc == ENOEXEC) {
+		/* A script without "#!", which execvp() would give to sh. */
+		posix_spawn_file_actions_init(&actions);
+		posix_spawn_file_actions_addopen(&actions, STDIN_FILENO,
+		    "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
+		posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
+		if (w->worktree)
+			posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
+		posix_spawnattr_init(&attr);
+		proc_spawnattr_defaults(&attr, true);
 		rc = posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env);
-	posix_spawn_file_actions_destroy(&actions);
-	posix_spawnattr_destroy(&attr);
+		posix_spawn_file_actions_destroy(&actions);
+		posix_spawnattr_destroy(&attr);
+	}
 	if (fd != w->log_fd)
 		close(fd);
 	free(env);
@@ -1442,6 +1521,24 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	if (options->worktree && (rc = set_worktree_dir(&r)) < 0)
 		goto done;
+	/*
+	 * The signals the runner handles, and those a worker must get at
+	 * their defaults whatever the runner does with them
+	 * (proc_spawnattr_defaults()): spawn_worker() resets them all.
+	 */
+	sigemptyset(&r.caught);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction now;
+
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &now) != 0)
+			continue;
+		/* Ignored ones stay ignored, as posix_spawn() leaves them. */
+		if ((now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN) ||
+		    sig == SIGINT || sig == SIGTERM ||
+		    sig == SIGPIPE || sig == SIGCHLD)
+			sigaddset(&r.caught, sig);
+	}
 	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
 	sigemptyset(&children);
 	sigaddset(&children, SIGCHLD);
