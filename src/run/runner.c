@@ -114,6 +114,7 @@ struct runner {
 	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
 	struct buf program;           /* CMD, found in $PATH at the start */
 	sigset_t caught;              /* signals the runner has handlers for */
+	int proc_fds;                 /* /proc/self/fd, or -1 */
 	int *spare_logs;              /* empty unnamed logs nobody holds */
 	int spare_log_count;          /* at most opt->jobs of them */
 };
@@ -358,9 +359,10 @@ close_log(struct runner *r, struct worker *w)
 		return;
 	if (w->log_named && log_is_empty(w) && unlink(w->log_path) == 0)
 		w->log_named = false;
+	/* Empty once nobody else can write to it: read in that order. */
 	if (r && w->log_reusable && !w->log_named &&
-	    r->spare_log_count < r->opt->jobs && log_is_empty(w) &&
-	    log_unshared(w))
+	    r->spare_log_count < r->opt->jobs && log_unshared(w) &&
+	    log_is_empty(w))
 		r->spare_logs[r->spare_log_count++] = w->log_fd;
 	else
 		close(w->log_fd);
@@ -375,15 +377,16 @@ close_log(struct runner *r, struct worker *w)
  * after the launch when it differs from w->log_fd.
  */
 static int
-worker_log_fd(struct worker *w)
+worker_log_fd(struct runner *r, struct worker *w)
 {
-	char proc[64];
+	char name[24];
 	int fd;
 
 	if (!w->log_reusable)
 		return w->log_fd;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->log_fd);
-	if ((fd = open(proc, O_WRONLY | O_CLOEXEC)) < 0) {
+	snprintf(name, sizeof(name), "%d", w->log_fd);
+	if (r->proc_fds < 0 ||
+	    (fd = openat(r->proc_fds, name, O_WRONLY | O_CLOEXEC)) < 0) {
 		/* Shared with the worker: never reused. */
 		w->log_reusable = false;
 		return w->log_fd;
@@ -500,7 +503,7 @@ launch(struct runner *r, struct worker *w)
 		abandon_worktree(r, w);
 		return rc;
 	}
-	fd = worker_log_fd(w);
+	fd = worker_log_fd(r, w);
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
 	buf_addf(&env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
@@ -887,7 +890,7 @@ exit_apply(struct runner *r, struct exit_job *job)
 	}
 	{
 		/* A launch that printed nothing leaves no log: close_log(). */
-		bool silent = log_is_empty(w) || !w->log_named;
+		bool silent = !w->log_named || log_is_empty(w);
 		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
 		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
 		    "duration_ms", (json_int_t)job->duration, "log",
@@ -1502,6 +1505,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
 	r.spare_logs = xcalloc((size_t)options->jobs, sizeof(*r.spare_logs));
+	/* Each launch opens its log again through here (worker_log_fd()). */
+	r.proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (int i = 0; i < options->jobs; i++)
 		r.workers[i].log_fd = -1;
 	/* The workers' agents, and the caller's last: beat() renews them all. */
@@ -1673,6 +1678,8 @@ done:
 	free(r.workers);
 	while (r.spare_log_count > 0)
 		close(r.spare_logs[--r.spare_log_count]);
+	if (r.proc_fds >= 0)
+		close(r.proc_fds);
 	free(r.spare_logs);
 	free(r.touched);
 	buf_release(&r.agents_json);
