@@ -901,7 +901,8 @@ exit_apply(struct runner *r, struct exit_job *job)
 		    job->code >= 0 ? json_integer(job->code) : json_null());
 		if (job->timed_out)
 			json_object_set_new(detail, "timed_out", json_true());
-		if ((rc = event_record(r->ledger, r->opt->actor, "exit", w->task,
+		/* settle()'s transaction holds it: no savepoint of its own. */
+		if ((rc = event_append(r->ledger, r->opt->actor, "exit", w->task,
 			 detail, r->err)) < 0)
 			return rc;
 	}
