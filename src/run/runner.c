@@ -115,6 +115,9 @@ struct runner {
 	struct buf program;           /* CMD, found in $PATH at the start */
 	sigset_t caught;              /* signals the runner has handlers for */
 	int proc_fds;                 /* /proc/self/fd, or -1 */
+	char **env;                   /* the workers' environment: worker_env() */
+	size_t env_task_at;           /* env's DAICHO_TASK, then DAICHO_AGENT */
+	struct buf env_ledger;        /* DAICHO_LEDGER=..., env's last entry */
 	int *spare_logs;              /* empty unnamed logs nobody holds */
 	int spare_log_count;          /* at most opt->jobs of them */
 };
@@ -487,14 +490,41 @@ failed:
 	return 0;
 }
 
+/*
+ * The environment of w's worker: the runner's, with DAICHO_TASK,
+ * DAICHO_AGENT (task and agent, strings the caller owns until the launch)
+ * and DAICHO_LEDGER. Made once per run (proc_environment() compares every
+ * variable with each of ours); each launch only sets its two entries.
+ * NULL when out of memory.
+ */
+static char **
+worker_env(struct runner *r, char *task, char *agent)
+{
+	if (r->env == NULL) {
+		char *extra[] = { "DAICHO_TASK=", "DAICHO_AGENT=", NULL, NULL };
+		size_t n = 0;
+
+		buf_addf(&r->env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
+		extra[2] = r->env_ledger.buf;
+		if ((r->env = proc_environment(extra)) == NULL)
+			return NULL;
+		while (r->env[n])
+			n++;
+		r->env_task_at = n - 3;
+	}
+	r->env[r->env_task_at] = task;
+	r->env[r->env_task_at + 1] = agent;
+	return r->env;
+}
+
 /* Start the worker process for w->task held by w->agent. */
 static int
 launch(struct runner *r, struct worker *w)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	struct buf env_task = BUF_INIT, env_agent = BUF_INIT, env_ledger = BUF_INIT;
-	char *extra[4], **env, **argv;
+	struct buf env_task = BUF_INIT, env_agent = BUF_INIT;
+	char **env, **argv;
 	int fd, rc;
 
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
@@ -506,12 +536,7 @@ launch(struct runner *r, struct worker *w)
 	fd = worker_log_fd(r, w);
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
-	buf_addf(&env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
-	extra[0] = env_task.buf;
-	extra[1] = env_agent.buf;
-	extra[2] = env_ledger.buf;
-	extra[3] = NULL;
-	env = proc_environment(extra);
+	env = worker_env(r, env_task.buf, env_agent.buf);
 	argv = worker_argv(r->opt->argv, w->task);
 	rc = env ? spawn_worker(r, &w->pid, argv, env, fd, w->worktree) : ENOMEM;
 	if (rc == ENOEXEC) {
@@ -531,11 +556,11 @@ launch(struct runner *r, struct worker *w)
 	}
 	if (fd != w->log_fd)
 		close(fd);
-	free(env);
+	if (env)
+		worker_env(r, "DAICHO_TASK=", "DAICHO_AGENT=");
 	free_argv(argv);
 	buf_release(&env_task);
 	buf_release(&env_agent);
-	buf_release(&env_ledger);
 	if (rc != 0) {
 		w->pid = 0;
 		close_log(r, w);
@@ -1486,6 +1511,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_init(&r.root);
 	buf_init(&r.base);
 	buf_init(&r.worktree_dir);
+	buf_init(&r.env_ledger);
 	if (options->rate_limit_pattern) {
 		if (regcomp(&r.rate_re, options->rate_limit_pattern,
 			REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
@@ -1681,6 +1707,8 @@ done:
 		close(r.spare_logs[--r.spare_log_count]);
 	if (r.proc_fds >= 0)
 		close(r.proc_fds);
+	free(r.env);
+	buf_release(&r.env_ledger);
 	free(r.spare_logs);
 	free(r.touched);
 	buf_release(&r.agents_json);
