@@ -221,7 +221,9 @@ exec_run(struct cmd_ctx *ctx)
 	options.observer.starting = show_starting;
 	options.observer.started = show_started;
 	options.observer.ended = show_ended;
-	options.observer.progress = show_progress;
+	/* Counting for a line nobody sees costs a query per state, per look. */
+	if (display.live)
+		options.observer.progress = show_progress;
 	options.observer.arg = &display;
 	options.signal_received = &run_signal;
 	memset(&action, 0, sizeof(action));

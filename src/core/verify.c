@@ -48,8 +48,10 @@ verify_new_token(struct buf *token)
 		memcpy(bytes, &t, sizeof(bytes));
 	}
 	buf_reset(token);
-	for (size_t i = 0; i < sizeof(bytes); i++)
-		buf_addf(token, "%02x", bytes[i]);
+	for (size_t i = 0; i < sizeof(bytes); i++) {
+		buf_addch(token, "0123456789abcdef"[bytes[i] >> 4]);
+		buf_addch(token, "0123456789abcdef"[bytes[i] & 0xf]);
+	}
 }
 
 /* What verification needs to know about a task. */
@@ -145,8 +147,16 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	}
 	if ((rc = task_load_strings(ledger,
 		 "SELECT spec FROM checks WHERE task = ? ORDER BY seq", id,
-		 &s->checks, err)) < 0 ||
-	    (rc = task_load_strings(ledger,
+		 &s->checks, err)) < 0)
+		goto done;
+	/*
+	 * What a commit may not change is only asked of a commit: without
+	 * one there is no checkout to look at (verify_task()), and a run's
+	 * no-op jobs would pay four queries each for lists nothing reads.
+	 */
+	if (s->commit == NULL)
+		goto done;
+	if ((rc = task_load_strings(ledger,
 		 "SELECT glob FROM protects WHERE task = ? ORDER BY glob", id,
 		 &s->protects, err)) < 0 ||
 	    (rc = task_load_strings(ledger,
@@ -1027,15 +1037,24 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	/*
 	 * The claim lasts as long as the task's cmd checks could take, plus
 	 * two minutes for the worktree: a sweep that dies mid-way loses the
-	 * task only until then.
+	 * task only until then. One task asked for by id (a runner's every
+	 * job, verify ID) needs no search and nothing returned: no sort and
+	 * no table of results for SQLite to make.
 	 */
+	bool by_id = only != 0 && reported_by_ms == 0 && not_owned_by == 0;
 	struct db_stmt *st;
 	int64_t now = clock_now_ms();
 	int rc;
 
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	st = by_id ? db_prepare(ledger,
+	    "UPDATE tasks SET verify_token = ?1, verify_expires_ms = ?2 + 120000"
+	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
+	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
+	    " WHERE id = ?3 AND state = 'reported'"
+	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)", err)
+		   : db_prepare(ledger,
 	    "UPDATE tasks SET verify_token = ?1, verify_expires_ms = ?2 + 120000"
 	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
@@ -1052,12 +1071,18 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	db_bind_text(st, 1, token);
 	db_bind_int(st, 2, now);
 	db_bind_int(st, 3, only);
-	db_bind_int(st, 4, reported_by_ms);
-	db_bind_int(st, 5, not_owned_by);
+	if (!by_id) {
+		db_bind_int(st, 4, reported_by_ms);
+		db_bind_int(st, 5, not_owned_by);
+	}
 	rc = db_step(st);
 	if (rc == DB_ROW)
 		*id = db_column_int(st, 0);
 	db_reset(st);
+	if (by_id && rc == DB_DONE && db_changes(ledger) == 1) {
+		*id = only;
+		rc = DB_ROW;
+	}
 	if (rc != DB_ROW && rc != DB_DONE) {
 		rc = db_error(ledger, rc, err, "taking a task to verify");
 		ledger_rollback(ledger);

@@ -52,6 +52,8 @@ struct worker {
 	char *log_path;
 	int log_fd;            /* the log, open while the worker runs */
 	bool log_named;        /* the log has its name (log_path) yet */
+	bool log_reusable;     /* an unnamed file never named: may serve a
+				  later launch if it stays empty (keep_log()) */
 	bool reaped;           /* ended and waited for: its pid is no more */
 	int64_t launch;        /* the log's number: this launch of the task */
 	char *worktree;        /* or NULL */
@@ -68,6 +70,15 @@ struct worker {
  * escaped its worker's group may still write to that one. Where unnamed
  * files are not supported, each log is created by name and an empty one
  * removed at the end.
+ *
+ * Making an inode is most of what a short job costs the runner (on ext4
+ * without a journal, the search for a free inode skips every one freed in
+ * the last seconds: a cost that grows with the jobs run). So a worker's
+ * file that stayed unnamed and empty serves a later launch, once the
+ * kernel says no other process holds it open: each worker writes through
+ * an open file of its own on the log (opened anew through /proc), and a
+ * write lease is granted only on a file nobody else has open, so a process
+ * that escaped the worker's group keeps its file from being reused.
  */
 #define LOG_NAME_AFTER_MS 1000
 
@@ -102,6 +113,13 @@ struct runner {
 	struct buf base;              /* HEAD when the run started */
 	struct buf worktree_dir;      /* where task worktrees go (--worktree) */
 	struct buf program;           /* CMD, found in $PATH at the start */
+	sigset_t caught;              /* signals the runner has handlers for */
+	int proc_fds;                 /* /proc/self/fd, or -1 */
+	char **env;                   /* the workers' environment: worker_env() */
+	size_t env_task_at;           /* env's DAICHO_TASK, then DAICHO_AGENT */
+	struct buf env_ledger;        /* DAICHO_LEDGER=..., env's last entry */
+	int *spare_logs;              /* empty unnamed logs nobody holds */
+	int spare_log_count;          /* at most opt->jobs of them */
 };
 
 static int64_t
@@ -235,13 +253,15 @@ open_log(struct runner *r, struct worker *w)
 		}
 		if (errno != ENOENT)
 			break;
-		fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+		fd = r->spare_log_count > 0 ? r->spare_logs[--r->spare_log_count]
+		    : open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 		/* One directory for all logs, made when first missing. */
 		if (fd < 0 && errno == ENOENT &&
 		    path_make_parent_dirs(log.buf, 0755) == 0)
 			fd = open(dir.buf, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			w->log_named = false;
+			w->log_reusable = true;
 		} else {
 			/* No unnamed files here: the log is made by name. */
 			fd = open(log.buf, LOG_OPEN_FLAGS, 0644);
@@ -251,6 +271,7 @@ open_log(struct runner *r, struct worker *w)
 			if (fd < 0 && errno == EEXIST)
 				continue;
 			w->log_named = true;
+			w->log_reusable = false;
 		}
 		if (fd < 0)
 			break;
@@ -287,6 +308,7 @@ name_log(struct runner *r, struct worker *w)
 		    (errno != EEXIST && linkat(AT_FDCWD, proc.buf, AT_FDCWD,
 			w->log_path, AT_SYMLINK_FOLLOW) == 0)) {
 			w->log_named = true;
+			w->log_reusable = false;
 			break;
 		}
 		if (errno != EEXIST)
@@ -314,19 +336,65 @@ log_is_empty(const struct worker *w)
 }
 
 /*
+ * Whether no process but the runner has w's log open: a write lease is
+ * granted only then (each worker was given an open file of its own,
+ * worker_log_fd()). Nobody can open an unnamed file afterwards.
+ */
+static bool
+log_unshared(const struct worker *w)
+{
+	if (fcntl(w->log_fd, F_SETLEASE, F_WRLCK) != 0)
+		return false;
+	fcntl(w->log_fd, F_SETLEASE, F_UNLCK);
+	return true;
+}
+
+/*
  * The worker of w ended (its log named if it printed anything:
  * exit_prepare()): an empty log loses its name, if it had one (a log
- * made by name), and w's log is closed.
+ * made by name), and w's log is closed, or kept for a later launch when
+ * it is unnamed, empty and held by no one else (r may be NULL: closed).
  */
 static void
-close_log(struct worker *w)
+close_log(struct runner *r, struct worker *w)
 {
 	if (w->log_fd < 0)
 		return;
 	if (w->log_named && log_is_empty(w) && unlink(w->log_path) == 0)
 		w->log_named = false;
-	close(w->log_fd);
+	/* Empty once nobody else can write to it: read in that order. */
+	if (r && w->log_reusable && !w->log_named &&
+	    r->spare_log_count < r->opt->jobs && log_unshared(w) &&
+	    log_is_empty(w))
+		r->spare_logs[r->spare_log_count++] = w->log_fd;
+	else
+		close(w->log_fd);
 	w->log_fd = -1;
+	w->log_reusable = false;
+}
+
+/*
+ * The descriptor the worker of w writes its output to: an open file of
+ * its own on an unnamed log (so that log_unshared() can tell when no
+ * process holds it any more), else the runner's own. The caller closes it
+ * after the launch when it differs from w->log_fd.
+ */
+static int
+worker_log_fd(struct runner *r, struct worker *w)
+{
+	char name[24];
+	int fd;
+
+	if (!w->log_reusable)
+		return w->log_fd;
+	snprintf(name, sizeof(name), "%d", w->log_fd);
+	if (r->proc_fds < 0 ||
+	    (fd = openat(r->proc_fds, name, O_WRONLY | O_CLOEXEC)) < 0) {
+		/* Shared with the worker: never reused. */
+		w->log_reusable = false;
+		return w->log_fd;
+	}
+	return fd;
 }
 
 
@@ -344,14 +412,119 @@ abandon_worktree(struct runner *r, struct worker *w)
 	}
 }
 
+/*
+ * In a child between vfork() and exec: make fd the descriptor target,
+ * open across the exec. Returns -1 on failure.
+ */
+static int
+child_dup(int fd, int target)
+{
+	if (fd == target)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+/*
+ * Start program with argv and env as the worker: stdin /dev/null, stdout
+ * and stderr to out_fd, in dir (NULL: here), in a process group of its
+ * own, with an empty signal mask and every signal the runner handles, and
+ * INT, TERM, PIPE and CHLD, at their defaults: what launch() asked of
+ * posix_spawn() (proc_spawnattr_defaults()), by vfork(). posix_spawn()
+ * maps a stack for every child and unmaps it after (the unmapping flushes
+ * every CPU's TLB) and asks the kernel for every signal's disposition in
+ * the child; the child borrows the runner's stack until it execs, and
+ * the runner knows its handlers (r->caught). Every signal stays blocked
+ * in the runner meanwhile, so no handler of the runner's runs in the
+ * child. Returns 0 with *pid set, or an errno.
+ */
+static int
+spawn_worker(struct runner *r, pid_t *pid, char **argv, char **env,
+    int out_fd, const char *dir)
+{
+	volatile int child_errno = 0;
+	sigset_t all, saved;
+	pid_t child;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &saved);
+	child = vfork();
+	if (child == 0) {
+		struct sigaction defaults;
+		sigset_t none;
+		int in;
+
+		memset(&defaults, 0, sizeof(defaults));
+		defaults.sa_handler = SIG_DFL;
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sigismember(&r->caught, sig) == 1)
+				sigaction(sig, &defaults, NULL);
+		sigemptyset(&none);
+		if (setpgid(0, 0) < 0 ||
+		    (in = open("/dev/null", O_RDONLY)) < 0 ||
+		    child_dup(in, STDIN_FILENO) < 0 ||
+		    child_dup(out_fd, STDOUT_FILENO) < 0 ||
+		    child_dup(out_fd, STDERR_FILENO) < 0 ||
+		    (dir && chdir(dir) < 0))
+			goto failed;
+		if (in != STDIN_FILENO && in != out_fd)
+			close(in);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(r->program.buf, argv, env);
+failed:
+		child_errno = errno ? errno : EINVAL;
+		_exit(127);
+	}
+	if (child < 0) {
+		int saved_errno = errno;
+
+		sigprocmask(SIG_SETMASK, &saved, NULL);
+		return saved_errno;
+	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	if (child_errno != 0) {
+		/* It never became the worker: reaped here, not by the loop. */
+		waitpid(child, NULL, 0);
+		return child_errno;
+	}
+	*pid = child;
+	return 0;
+}
+
+/*
+ * The environment of w's worker: the runner's, with DAICHO_TASK,
+ * DAICHO_AGENT (task and agent, strings the caller owns until the launch)
+ * and DAICHO_LEDGER. Made once per run (proc_environment() compares every
+ * variable with each of ours); each launch only sets its two entries.
+ * NULL when out of memory.
+ */
+static char **
+worker_env(struct runner *r, char *task, char *agent)
+{
+	if (r->env == NULL) {
+		char *extra[] = { "DAICHO_TASK=", "DAICHO_AGENT=", NULL, NULL };
+		size_t n = 0;
+
+		buf_addf(&r->env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
+		extra[2] = r->env_ledger.buf;
+		if ((r->env = proc_environment(extra)) == NULL)
+			return NULL;
+		while (r->env[n])
+			n++;
+		r->env_task_at = n - 3;
+	}
+	r->env[r->env_task_at] = task;
+	r->env[r->env_task_at + 1] = agent;
+	return r->env;
+}
+
 /* Start the worker process for w->task held by w->agent. */
 static int
 launch(struct runner *r, struct worker *w)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	struct buf env_task = BUF_INIT, env_agent = BUF_INIT, env_ledger = BUF_INIT;
-	char *extra[4], **env, **argv;
+	struct buf env_task = BUF_INIT, env_agent = BUF_INIT;
+	char **env, **argv;
 	int fd, rc;
 
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
@@ -360,40 +533,37 @@ launch(struct runner *r, struct worker *w)
 		abandon_worktree(r, w);
 		return rc;
 	}
-	fd = w->log_fd;
+	fd = worker_log_fd(r, w);
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
-	buf_addf(&env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
-	extra[0] = env_task.buf;
-	extra[1] = env_agent.buf;
-	extra[2] = env_ledger.buf;
-	extra[3] = NULL;
-	env = proc_environment(extra);
+	env = worker_env(r, env_task.buf, env_agent.buf);
 	argv = worker_argv(r->opt->argv, w->task);
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-	    O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
-	if (w->worktree)
-		posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
-	posix_spawnattr_init(&attr);
-	proc_spawnattr_defaults(&attr, true);
-	rc = env ? posix_spawn(&w->pid, r->program.buf, &actions, &attr, argv,
-			env) : ENOMEM;
-	/* A script without "#!", which execvp() would give to sh. */
-	if (rc == ENOEXEC)
+	rc = env ? spawn_worker(r, &w->pid, argv, env, fd, w->worktree) : ENOMEM;
+	if (rc == ENOEXEC) {
+		/* A script without "#!", which execvp() would give to sh. */
+		posix_spawn_file_actions_init(&actions);
+		posix_spawn_file_actions_addopen(&actions, STDIN_FILENO,
+		    "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
+		posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
+		if (w->worktree)
+			posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
+		posix_spawnattr_init(&attr);
+		proc_spawnattr_defaults(&attr, true);
 		rc = posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env);
-	posix_spawn_file_actions_destroy(&actions);
-	posix_spawnattr_destroy(&attr);
-	free(env);
+		posix_spawn_file_actions_destroy(&actions);
+		posix_spawnattr_destroy(&attr);
+	}
+	if (fd != w->log_fd)
+		close(fd);
+	if (env)
+		worker_env(r, "DAICHO_TASK=", "DAICHO_AGENT=");
 	free_argv(argv);
 	buf_release(&env_task);
 	buf_release(&env_agent);
-	buf_release(&env_ledger);
 	if (rc != 0) {
 		w->pid = 0;
-		close_log(w);
+		close_log(r, w);
 		free(w->log_path);
 		w->log_path = NULL;
 		abandon_worktree(r, w);
@@ -457,35 +627,61 @@ check_budget(struct runner *r)
 	return 0;
 }
 
+/* Tasks held by our agents that no slot runs: returned_tasks(). */
+struct returned_list {
+	struct runner *r;
+	struct returned *items; /* in id order, at most opt->jobs */
+	int count;
+};
+
+static int
+collect_returned(int64_t task, int64_t owner, void *arg)
+{
+	struct returned_list *list = arg;
+
+	if (is_running(list->r, task))
+		return 0;
+	list->items[list->count].task = task;
+	list->items[list->count].owner = owner;
+	return ++list->count == list->r->opt->jobs;
+}
+
 /*
  * Inside the caller's transaction, choose a task for each free slot: first
  * tasks the sweep sent back to one of our agents, then the next ready
  * ones (claimed now). Chosen slots get their task, holder and attempt and
  * are listed in chosen (*count of them). Sets nothing_ready when no more
- * could be had.
+ * could be had. The returned tasks are read once for all the slots: every
+ * one is handed out before any claim, so none can be claimed meanwhile.
  */
 static int
 choose_tasks(struct runner *r, struct worker **chosen, int *count)
 {
+	struct returned_list returned = { r, NULL, 0 };
+	int next_returned = 0, rc = 0;
+
+	returned.items = xcalloc((size_t)r->opt->jobs, sizeof(*returned.items));
 	for (int i = 0; i < r->opt->jobs; i++) {
+		if (r->workers[i].pid == 0 && r->workers[i].task == 0) {
+			rc = task_each_claimed_by(r->ledger, r->agents_json.buf,
+			    collect_returned, &returned, r->err);
+			break;
+		}
+	}
+	for (int i = 0; i < r->opt->jobs && rc >= 0; i++) {
 		struct worker *w = &r->workers[i];
-		struct returned found = { r, 0, 0 };
 		struct task_state task;
-		int rc;
 
 		if (w->pid || w->task)
 			continue;
 		if ((rc = check_budget(r)) < 0)
-			return rc;
+			break;
 		if (r->sum->budget_spent)
-			return 0;
-		rc = task_each_claimed_by(r->ledger, r->agents_json.buf,
-		    find_returned, &found, r->err);
-		if (rc < 0)
-			return rc;
-		if (found.task) {
-			w->task = found.task;
-			w->agent = found.owner;
+			break;
+		if (next_returned < returned.count) {
+			w->task = returned.items[next_returned].task;
+			w->agent = returned.items[next_returned].owner;
+			next_returned++;
 		} else {
 			int64_t claimed = 0;
 			struct claim_terms terms = { r->opt->lease_ms,
@@ -497,19 +693,21 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 				err_release(r->err);
 				r->nothing_ready = true;
 				r->nothing_ready_ms = clock_now_ms();
-				return 0;
+				rc = 0;
+				break;
 			}
 			if (rc < 0)
-				return rc;
+				break;
 			w->task = claimed;
 			w->agent = r->agents[i];
 		}
 		chosen[(*count)++] = w;
 		if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
-			return rc;
+			break;
 		w->attempt = task.attempts;
 	}
-	return 0;
+	free(returned.items);
+	return rc < 0 ? rc : 0;
 }
 
 /*
@@ -717,7 +915,7 @@ exit_apply(struct runner *r, struct exit_job *job)
 	}
 	{
 		/* A launch that printed nothing leaves no log: close_log(). */
-		bool silent = log_is_empty(w) || !w->log_named;
+		bool silent = !w->log_named || log_is_empty(w);
 		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
 		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
 		    "duration_ms", (json_int_t)job->duration, "log",
@@ -728,7 +926,8 @@ exit_apply(struct runner *r, struct exit_job *job)
 		    job->code >= 0 ? json_integer(job->code) : json_null());
 		if (job->timed_out)
 			json_object_set_new(detail, "timed_out", json_true());
-		if ((rc = event_record(r->ledger, r->opt->actor, "exit", w->task,
+		/* settle()'s transaction holds it: no savepoint of its own. */
+		if ((rc = event_append(r->ledger, r->opt->actor, "exit", w->task,
 			 detail, r->err)) < 0)
 			return rc;
 	}
@@ -794,7 +993,7 @@ exit_free_slot(struct runner *r, struct exit_job *job)
 	struct worker *w = job->w;
 
 	job->task = w->task;
-	close_log(w);
+	close_log(r, w);
 	free(w->log_path);
 	free(w->worktree);
 	memset(w, 0, sizeof(*w));
@@ -1313,6 +1512,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_init(&r.root);
 	buf_init(&r.base);
 	buf_init(&r.worktree_dir);
+	buf_init(&r.env_ledger);
 	if (options->rate_limit_pattern) {
 		if (regcomp(&r.rate_re, options->rate_limit_pattern,
 			REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
@@ -1332,6 +1532,9 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
+	r.spare_logs = xcalloc((size_t)options->jobs, sizeof(*r.spare_logs));
+	/* Each launch opens its log again through here (worker_log_fd()). */
+	r.proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (int i = 0; i < options->jobs; i++)
 		r.workers[i].log_fd = -1;
 	/* The workers' agents, and the caller's last: beat() renews them all. */
@@ -1347,6 +1550,24 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	if (options->worktree && (rc = set_worktree_dir(&r)) < 0)
 		goto done;
+	/*
+	 * The signals the runner handles, and those a worker must get at
+	 * their defaults whatever the runner does with them
+	 * (proc_spawnattr_defaults()): spawn_worker() resets them all.
+	 */
+	sigemptyset(&r.caught);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction now;
+
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &now) != 0)
+			continue;
+		/* Ignored ones stay ignored, as posix_spawn() leaves them. */
+		if ((now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN) ||
+		    sig == SIGINT || sig == SIGTERM ||
+		    sig == SIGPIPE || sig == SIGCHLD)
+			sigaddset(&r.caught, sig);
+	}
 	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
 	sigemptyset(&children);
 	sigaddset(&children, SIGCHLD);
@@ -1474,11 +1695,18 @@ done:
 	free(r.agents);
 	/* Workers left when the run ended on an error: their logs too. */
 	for (int i = 0; r.workers && i < options->jobs; i++) {
-		close_log(&r.workers[i]);
+		close_log(NULL, &r.workers[i]);
 		free(r.workers[i].log_path);
 		free(r.workers[i].worktree);
 	}
 	free(r.workers);
+	while (r.spare_log_count > 0)
+		close(r.spare_logs[--r.spare_log_count]);
+	if (r.proc_fds >= 0)
+		close(r.proc_fds);
+	free(r.env);
+	buf_release(&r.env_ledger);
+	free(r.spare_logs);
 	free(r.touched);
 	buf_release(&r.agents_json);
 	buf_release(&r.touched_json);
