@@ -108,7 +108,9 @@ add_git_reason(struct buf *why, struct buf *output)
  * Times a `git worktree add` is tried. git deletes $GIT_DIR/worktrees when
  * a removal empties it, and an add that had just made that directory then
  * cannot make its own entry in it ("could not create directory of
- * '.git/worktrees/...'", exit 128). Parallel verifications and runner jobs
+ * '.git/worktrees/...'", exit 128); an add that reads the entries while
+ * another is half made or half removed fails the same way ("failed to
+ * read .git/worktrees/.../commondir"). Parallel verifications and runner jobs
  * add and remove worktrees all the time, so an add that failed that way
  * is tried again; it had made nothing yet but, with -b, the branch. Any
  * other failure is final: a hook that failed, say, leaves a worktree
@@ -122,7 +124,8 @@ static bool
 lost_worktrees_race(int status, const struct buf *output)
 {
 	return status == 128 && output->len > 0 &&
-	       strstr(output->buf, "could not create") != NULL &&
+	       (strstr(output->buf, "could not create") != NULL ||
+		strstr(output->buf, "failed to read") != NULL) &&
 	       strstr(output->buf, "worktrees/") != NULL;
 }
 
