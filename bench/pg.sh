@@ -45,6 +45,9 @@ trap 'exit 130' INT TERM
 . "$CLUSTER/env"
 # Private copies: a rebuild during the run cannot change what is measured.
 cp "$root/daicho" "$root/daicho-pg" "$WORK/"
+# Outside any repository: 'init' remembers a PostgreSQL ledger's address
+# in the repository around it.
+cd "$WORK" || exit 1
 D=$WORK/daicho
 export DAICHO_PG_BIN=$WORK/daicho-pg
 
