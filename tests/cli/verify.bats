@@ -650,7 +650,7 @@ report_on_branch() {
 	[ "$status" -eq 5 ]
 	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 [reopened: no longer passes]"
 	assert_line '#3 passes: 1 check passed [still verified]'
-	run sql "SELECT id, state, owner IS NULL FROM tasks ORDER BY id"
+	run sql "SELECT id, state, CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM tasks ORDER BY id"
 	assert_output $'1|open|1\n2|open|1\n3|verified|0'
 	run last_event 1
 	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"cmd:test -f '"$TEST_ROOT"'/service-up: exit 1","verdict":3}}'
