@@ -10,6 +10,13 @@ TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
 # What the checks that must leave nothing behind start (stray_helpers.bash).
 STRAY_PATTERNS=('^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$' '^sleep 317$' '^sleep 319$')
 
+# The teardown ends strays by their command lines, which every test of this
+# file shares: a test running beside another (bats -j) would end that
+# test's checks (a timed-out check's output lost, a check "Killed").
+setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+}
+
 teardown() {
 	# A check must leave nothing behind; should daicho fail to, end the
 	# strays (found by their unique command lines, ended by pid) so that
