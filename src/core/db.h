@@ -114,6 +114,16 @@ const char *db_errmsg(struct ledger *ledger);
 /* Whether rc is a row refused by a constraint (or a value of a wrong type). */
 bool db_is_constraint(int rc);
 
+/* Which constraint refused a row (db_is_constraint()), whatever the engine. */
+enum db_constraint {
+	DB_CONSTRAINT_OTHER,	   /* a CHECK, NOT NULL or a value's type */
+	DB_CONSTRAINT_UNIQUE,	   /* a key or unique value already taken */
+	DB_CONSTRAINT_FOREIGN_KEY, /* a reference to a row that is not there */
+};
+
+/* The kind of constraint that refused the last failed call, rc. */
+enum db_constraint db_constraint_kind(struct ledger *ledger, int rc);
+
 /*
  * Step st, a statement whose rows are not wanted (a write), to the end and
  * reset it. Returns 0 or the mapped error about what.

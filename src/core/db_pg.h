@@ -123,6 +123,8 @@ int pg_stmt_param_count(struct pg_stmt *st) DB_PG_WEAK;
 /* Run the statement on the first step; DB_ROW, DB_DONE or a PG_RC_. */
 int pg_stmt_step(struct pg_stmt *st) DB_PG_WEAK;
 void pg_stmt_reset(struct pg_stmt *st) DB_PG_WEAK;
+/* Unbind every parameter of st (each is NULL until bound again). */
+void pg_stmt_clear_bindings(struct pg_stmt *st) DB_PG_WEAK;
 int pg_stmt_column_count(struct pg_stmt *st) DB_PG_WEAK;
 const char *pg_stmt_column_name(struct pg_stmt *st, int i) DB_PG_WEAK;
 const char *pg_stmt_column_decltype(struct pg_stmt *st, int i) DB_PG_WEAK;

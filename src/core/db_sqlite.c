@@ -260,6 +260,31 @@ db_is_constraint(int rc)
 	return (rc & 0xff) == SQLITE_CONSTRAINT || (rc & 0xff) == SQLITE_MISMATCH;
 }
 
+/* PostgreSQL tells by the SQLSTATE, SQLite by the extended result code. */
+enum db_constraint
+db_constraint_kind(struct ledger *ledger, int rc)
+{
+	if (ledger_pg(ledger)) {
+		const char *state = pg_sqlstate(ledger_pg(ledger));
+
+		if (strcmp(state, "23505") == 0)
+			return DB_CONSTRAINT_UNIQUE;
+		if (strcmp(state, "23503") == 0)
+			return DB_CONSTRAINT_FOREIGN_KEY;
+		return DB_CONSTRAINT_OTHER;
+	}
+	switch (rc) {
+	case SQLITE_CONSTRAINT_PRIMARYKEY:
+	case SQLITE_CONSTRAINT_UNIQUE:
+	case SQLITE_CONSTRAINT_ROWID:
+		return DB_CONSTRAINT_UNIQUE;
+	case SQLITE_CONSTRAINT_FOREIGNKEY:
+		return DB_CONSTRAINT_FOREIGN_KEY;
+	default:
+		return DB_CONSTRAINT_OTHER;
+	}
+}
+
 int
 db_prepare_once(struct ledger *ledger, const char *sql, struct db_stmt **out,
     struct err *err)

@@ -984,6 +984,7 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 	for (size_t i = 0; i < ledger->stmt_count; i++) {
 		if (ledger->stmts[i].sql == sql && ledger->pg) {
 			pg_stmt_reset(ledger->stmts[i].stmt.pg);
+			pg_stmt_clear_bindings(ledger->stmts[i].stmt.pg);
 			return &ledger->stmts[i].stmt;
 		}
 		if (ledger->stmts[i].sql == sql) {

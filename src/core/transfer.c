@@ -354,9 +354,22 @@ import_row(struct import *im, size_t i, json_t *row)
 		t->rows++;
 		return 0;
 	}
-	if (db_is_constraint(rc))
-		return line_error(im, "the ledger refuses this %s row (%s)",
-		    tables[i].name, db_errmsg(im->ledger));
+	/* In the same words on both back ends where the kind is known. */
+	if (db_is_constraint(rc)) {
+		switch (db_constraint_kind(im->ledger, rc)) {
+		case DB_CONSTRAINT_UNIQUE:
+			return line_error(im, "the ledger refuses this %s row: its "
+			    "id (or another value that must be unique) is taken",
+			    tables[i].name);
+		case DB_CONSTRAINT_FOREIGN_KEY:
+			return line_error(im, "the ledger refuses this %s row: it "
+			    "refers to a row that is not there (yet)",
+			    tables[i].name);
+		default:
+			return line_error(im, "the ledger refuses this %s row (%s)",
+			    tables[i].name, db_errmsg(im->ledger));
+		}
+	}
 	return db_error(im->ledger, rc, im->err, "importing");
 }
 

@@ -456,6 +456,13 @@ pg_stmt_reset(struct pg_stmt *st)
 }
 
 void
+pg_stmt_clear_bindings(struct pg_stmt *st)
+{
+	for (int i = 0; i <= st->nparams; i++)
+		clear_param(&st->params[i]);
+}
+
+void
 pg_stmt_free(struct pg_stmt *st)
 {
 	if (st == NULL)

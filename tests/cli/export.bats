@@ -171,10 +171,10 @@ bad_import() {
 	{ head -n 2 "$TEST_ROOT/good.jsonl"; echo '{"table":"tasks","row":{"id":"9","title":"x"}}'; } >"$f"
 	bad_import 3 "tasks.id must be an integer or null" "$f"
 	{ head -n 3 "$TEST_ROOT/good.jsonl"; sed -n 3p "$TEST_ROOT/good.jsonl"; } >"$f"
-	bad_import 4 "the ledger refuses this tasks row (UNIQUE constraint failed: tasks.id)" "$f"
+	bad_import 4 "the ledger refuses this tasks row: its id (or another value that must be unique) is taken" "$f"
 	# A row whose reference is not there (tasks before their owner agent).
 	sed -n '1p;3p' "$TEST_ROOT/good.jsonl" | sed 's/"owner":null/"owner":7/' >"$f"
-	bad_import 2 "the ledger refuses this tasks row (FOREIGN KEY constraint failed)" "$f"
+	bad_import 2 "the ledger refuses this tasks row: it refers to a row that is not there (yet)" "$f"
 	{ echo '{"table":"agents","row":{}}'; } >"$f"
 	bad_import 1 "not the header of a daicho export" "$f"
 	{ echo '{"daicho":"export","format":1,"schema":99}'; } >"$f"

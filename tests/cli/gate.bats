@@ -39,6 +39,13 @@ setup() {
 	chmod +x "$TEST_ROOT/bin/git" "$TEST_ROOT/bin/make" "$TEST_ROOT/bin/deploy"
 	export PATH="$TEST_ROOT/bin:$PATH"
 	HUMAN="$(id -un)"
+	# DECIDER: who an approval records as deciding it: the human's login
+	# name on SQLite; on PostgreSQL the database role that decided (the
+	# ledger's trigger sets it, whatever the client says).
+	DECIDER="$HUMAN"
+	if backend_is_postgresql; then
+		DECIDER="$(ledger_sql "$DAICHO_LEDGER" 'SELECT session_user')"
+	fi
 }
 
 teardown() {
@@ -254,13 +261,13 @@ git_runs() {
 	export DAICHO_NOW_MS=$((T0 + MIN))
 	human daicho approve 1
 	[ "$(approval 1 .state)" = approved ]
-	[ "$(approval 1 .decided_by)" = "$HUMAN" ]
+	[ "$(approval 1 .decided_by)" = "$DECIDER" ]
 	[[ "$(approval 1 .decided_tty)" == /dev/* ]] || fail "tty $(approval 1 .decided_tty)"
 	[ "$(approval 1 .decided_ms)" = $((T0 + MIN)) ]
 	[ "$(approval 1 .expires_ms)" = $((T0 + MIN + HOUR)) ]
 	ok daicho approvals
 	assert_line --index 0 --regexp "^#1 +approved +A +1m  git merge feature$"
-	assert_line --index 1 --regexp "^       in $TEST_ROOT; by $HUMAN on /dev/"
+	assert_line --index 1 --regexp "^       in $TEST_ROOT; by $DECIDER on /dev/"
 
 	ok daicho gate exec --as A -- git merge feature
 	assert_output "git ran: merge feature"
@@ -290,7 +297,7 @@ git_runs() {
 	assert_line --index 1 "       in $TEST_ROOT; daicho approve 3 | daicho deny 3"
 	assert_line --index 2 --regexp '^#1 +approved +A '
 	assert_line --index 4 --regexp '^#2 +denied +A '
-	assert_line --index 5 --regexp "^       in $TEST_ROOT; by $HUMAN on /dev/[^:]+: not now$"
+	assert_line --index 5 --regexp "^       in $TEST_ROOT; by $DECIDER on /dev/[^:]+: not now$"
 	ok daicho approvals -a --json
 	jq -e 'length == 3' <<<"$output" >/dev/null || fail "$output"
 }
@@ -427,7 +434,7 @@ git_runs() {
 	register_agent B
 	export DAICHO_NOW_MS=$((T0 + 5 * MIN))
 	refused 6 daicho gate exec --as B -- git push --force origin main
-	stderr_contains "'git push --force origin main' was denied by $HUMAN on /dev/"
+	stderr_contains "'git push --force origin main' was denied by $DECIDER on /dev/"
 	stderr_contains "at 2027-01-15T08:00:00Z (approval #1, requested by A): \"never force-push main\""
 	stderr_contains "not run (only a human approving request #2 lifts it)"
 	# the refusal keeps B's request, pending, for a human to reconsider;
@@ -439,10 +446,10 @@ git_runs() {
 	# in another directory, and for A itself, the same refusal
 	cd sub
 	refused 6 daicho gate exec --as B -- git push --force origin main
-	stderr_contains "was denied by $HUMAN"
+	stderr_contains "was denied by $DECIDER"
 	cd "$TEST_ROOT"
 	refused 6 daicho gate exec --as A -- git push --force origin main
-	stderr_contains "was denied by $HUMAN"
+	stderr_contains "was denied by $DECIDER"
 	[ -z "$(git_runs)" ] || fail "git ran: $(git_runs)"
 }
 
@@ -461,7 +468,7 @@ git_runs() {
 	stderr_contains "needs a human approval"
 	# for A it stands
 	refused 6 daicho gate exec --as A -- git push --force origin main
-	stderr_contains "was denied by $HUMAN"
+	stderr_contains "was denied by $DECIDER"
 }
 
 @test "scenario: merge if tests pass: approved with --if 'make test', the tests then fail, the merge is refused" {
@@ -473,7 +480,7 @@ git_runs() {
 	human daicho approve 1 --if "make test"
 	[ "$(approval 1 .condition)" = "make test" ]
 	ok daicho approvals
-	assert_line --index 1 --regexp "^       in $TEST_ROOT; by $HUMAN on /dev/.*, if make test$"
+	assert_line --index 1 --regexp "^       in $TEST_ROOT; by $DECIDER on /dev/.*, if make test$"
 	rm tests-pass
 	refused 6 daicho gate exec --as A -- git merge feature
 	stderr_contains "approval #1's condition 'make test' failed (exit 2: FAIL: 2 of 40 tests); not run"

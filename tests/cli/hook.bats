@@ -229,8 +229,9 @@ MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho
 	[ -n "$who" ]
 	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
 	assert_json "$(claude_pre "daicho: on 2027-01-15T08:00:00Z: $who denied this command (approval #1): no. Do not run it; choose another way or ask the human.")"
-	# the denial holds with no gate left at all
-	sql "DELETE FROM gates"
+	# the denial holds with no gate left at all (removed as 'gate rm' does:
+	# the request no longer names it)
+	sql "UPDATE approvals SET gate = NULL; DELETE FROM gates"
 	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-git-merge
 	assert_json "$(claude_pre "daicho: on 2027-01-15T08:00:00Z: $who denied this command (approval #1): no. Do not run it; choose another way or ask the human.")"
 }

@@ -146,8 +146,21 @@ task_row() {
 SUMMARY_RE='^daicho run: [0-9]+ verified, [0-9]+ failed, [0-9]+ retried, [0-9]+ false reports? caught(, .*)?, [0-9.]+(ms|s|m[0-9]+s|h[0-9]+m)$'
 
 # TAKES_RE: the line run starts with (stdout): how many open tasks it
-# takes, of which label, from which ledger, how many at once.
-TAKES_RE='^daicho run: [0-9]+ open tasks?( labelled [^ ]+)? in /[^ ]+ \([0-9]+ ready, [0-9]+ after others\)( and those added later)?, [0-9]+ at once(; every label \('"'"'--label L'"'"' takes one batch\))?$'
+# takes, of which label, from which ledger (an absolute file path, or a
+# PostgreSQL address), how many at once.
+TAKES_RE='^daicho run: [0-9]+ open tasks?( labelled [^ ]+)? in (/|postgres(ql)?://|service=)[^ ]+ \([0-9]+ ready, [0-9]+ after others\)( and those added later)?, [0-9]+ at once(; every label \('"'"'--label L'"'"' takes one batch\))?$'
+
+# logs_dir: the directory of the workers' logs of the ledger $L as run in
+# $TEST_ROOT (outside any git repository): the ledger's local directory
+# (ledger_local_dir()): the ledger file's directory on SQLite;
+# <project root>/.daicho on PostgreSQL, whose ledger has no directory.
+logs_dir() {
+	if ledger_is_postgresql_address "$L"; then
+		printf '%s/.daicho/logs\n' "$TEST_ROOT"
+	else
+		printf '%s/logs\n' "${L%/*}"
+	fi
+}
 
 # assert_summary PREFIX: stdout is exactly two lines: what the run takes
 # (TAKES_RE), then the summary, starting with PREFIX (e.g. "daicho run: 3

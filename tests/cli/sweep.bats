@@ -253,6 +253,7 @@ teardown() {
 	before="$(sql "SELECT count(*) FROM events")"
 	DAICHO_TRACE_LOCK="$TEST_ROOT/trace" ok daicho sweep
 	[ "$(sql "SELECT count(*) FROM events")" = "$before" ]
+	sqlite_only "DAICHO_TRACE_LOCK traces the lock file of a SQLite ledger"
 	# "pid transactions wait_us_max wait_us_total hold_us_total"
 	[ "$(awk '{ print $2 }' "$TEST_ROOT/trace")" -eq 1 ] ||
 		fail "write transactions: $(cat "$TEST_ROOT/trace")"

@@ -10,6 +10,13 @@ TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
 # What the checks that must leave nothing behind start (stray_helpers.bash).
 STRAY_PATTERNS=('^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$' '^sleep 317$' '^sleep 319$')
 
+# The teardown ends strays by their command lines, which every test of this
+# file shares: a test running beside another (bats -j) would end that
+# test's checks (a timed-out check's output lost, a check "Killed").
+setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+}
+
 teardown() {
 	# A check must leave nothing behind; should daicho fail to, end the
 	# strays (found by their unique command lines, ended by pid) so that
@@ -650,7 +657,7 @@ report_on_branch() {
 	[ "$status" -eq 5 ]
 	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 [reopened: no longer passes]"
 	assert_line '#3 passes: 1 check passed [still verified]'
-	run sql "SELECT id, state, owner IS NULL FROM tasks ORDER BY id"
+	run sql "SELECT id, state, CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM tasks ORDER BY id"
 	assert_output $'1|open|1\n2|open|1\n3|verified|0'
 	run last_event 1
 	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"cmd:test -f '"$TEST_ROOT"'/service-up: exit 1","verdict":3}}'
