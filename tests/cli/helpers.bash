@@ -19,7 +19,8 @@ unset _f
 DAICHO_ROOT="${BATS_TEST_DIRNAME%/tests/cli}"
 
 # shellcheck source=tests/backend.bash
-source "$DAICHO_ROOT/tests/backend.bash"
+# (beside this file's directory: suites elsewhere load these helpers too)
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/backend.bash"
 
 # common_setup: the per-test environment described above.
 common_setup() {

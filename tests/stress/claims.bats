@@ -20,7 +20,13 @@
 load common
 
 N_WORKERS=64
-N_TASKS=${DAICHO_STRESS_TASKS:-1500}
+# On PostgreSQL a daicho process costs about four times as much to start
+# (kill9.bats): 800 tasks, the same 64 workers and so the same contention.
+if backend_is_postgresql; then
+	N_TASKS=${DAICHO_STRESS_TASKS:-800}
+else
+	N_TASKS=${DAICHO_STRESS_TASKS:-1500}
+fi
 
 DEADLINE=${DAICHO_STRESS_DEADLINE:-120}
 
@@ -47,7 +53,7 @@ setup() {
 	export LC_ALL=C
 }
 
-@test "claims: 64 workers drain every task (1,500 unless DAICHO_STRESS_TASKS says) within the deadline" {
+@test "claims: 64 workers drain every task (1,500; 800 on PostgreSQL; unless DAICHO_STRESS_TASKS says) within the deadline" {
 	local drain
 	drain=$(cat "$T/drain_us")
 	printf '# drain: %s after %d.%03d s; %s of %d tasks reported\n' \
