@@ -131,11 +131,20 @@ find_overlap(struct ledger *ledger, int64_t id, int64_t now,
 }
 
 /* A cursor over candidates in claim order. */
+/*
+ * Candidates are read a page at a time (LIMIT ?5, then after the last row
+ * read: ?3, ?4), so that a claim never reads more than it looks at: a
+ * PostgreSQL statement sends all its rows before the first is read, and
+ * every ready task would cross the socket on every claim.
+ */
+#define CANDIDATE_PAGE 32
+
 struct cursor {
 	struct db_stmt *st;
 	bool has_row;
 	int64_t id, priority;
 	bool has_touches;
+	int64_t rows;          /* read from the current page */
 };
 
 static int
@@ -143,8 +152,17 @@ cursor_step(struct ledger *ledger, struct cursor *c, struct err *err)
 {
 	int rc = db_step(c->st);
 
+	if (rc == DB_DONE && c->rows == CANDIDATE_PAGE) {
+		/* A full page read: the next one, after its last row. */
+		db_reset(c->st);
+		db_bind_int(c->st, 3, c->priority);
+		db_bind_int(c->st, 4, c->id);
+		c->rows = 0;
+		rc = db_step(c->st);
+	}
 	c->has_row = rc == DB_ROW;
 	if (c->has_row) {
+		c->rows++;
 		c->id = db_column_int(c->st, 0);
 		c->priority = db_column_int(c->st, 1);
 		c->has_touches = db_column_int(c->st, 2) != 0;
@@ -184,13 +202,17 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	    "SELECT id, priority, has_touches FROM tasks INDEXED BY tasks_ready"
 	    " WHERE state = 'open' AND unmet_deps = 0 AND CAST(?1 AS TEXT) IS NULL"
 	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
-	    " ORDER BY priority DESC, id";
+	    " AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3"
+	    "  OR (priority = ?3 AND id > ?4))"
+	    " ORDER BY priority DESC, id LIMIT ?5";
 	static const char open_label_sql[] =
 	    "SELECT id, priority, has_touches FROM tasks INDEXED BY tasks_ready"
 	    " WHERE state = 'open' AND unmet_deps = 0 AND id IN"
 	    " (SELECT task FROM labels WHERE label = ?1)"
 	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
-	    " ORDER BY priority DESC, id";
+	    " AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3"
+	    "  OR (priority = ?3 AND id > ?4))"
+	    " ORDER BY priority DESC, id LIMIT ?5";
 	static const char expired_sql[] =
 	    "SELECT id, priority, has_touches FROM tasks"
 	    " INDEXED BY tasks_claimed_lease"
@@ -198,7 +220,9 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	    " AND unmet_deps = 0 AND attempts < max_attempts"
 	    " AND (CAST(?1 AS TEXT) IS NULL OR id IN"
 	    "  (SELECT task FROM labels WHERE label = ?1))"
-	    " ORDER BY priority DESC, id";
+	    " AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3"
+	    "  OR (priority = ?3 AND id > ?4))"
+	    " ORDER BY priority DESC, id LIMIT ?5";
 	struct cursor open = { 0 }, expired = { 0 };
 	struct live_touches live = { .agent = agent };
 	int rc;
@@ -216,6 +240,8 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	}
 	db_bind_int(open.st, 2, now);
 	db_bind_int(expired.st, 2, now);
+	db_bind_int(open.st, 5, CANDIDATE_PAGE);
+	db_bind_int(expired.st, 5, CANDIDATE_PAGE);
 	if ((rc = cursor_step(ledger, &open, err)) < 0 ||
 	    (rc = cursor_step(ledger, &expired, err)) < 0)
 		goto done;

@@ -860,13 +860,24 @@ prepare_schema(struct pg_conn *pg, bool create, bool *created,
 	int rc;
 
 	*created = false;
-	if ((rc = query_int(pg, "SELECT count(*) FROM pg_catalog.pg_class c"
-	    " WHERE c.relname = 'daicho_schema'"
-	    " AND pg_catalog.pg_table_is_visible(c.oid)", &exists)) != 0)
-		return conn_error(pg, rc, "reading the schema", err);
-	if (exists && (rc = query_int(pg, "SELECT max(version) FROM daicho_schema",
-	    &version)) != 0)
+	/*
+	 * One round trip for what every command needs first: the session's
+	 * lock timeout and the schema's version. A database without daicho's
+	 * schema fails the second (and so undoes the first: set it again).
+	 */
+	{
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "SET lock_timeout = %lld; SELECT "
+		    "max(version) FROM daicho_schema",
+		    (long long)pg->busy_timeout_ms);
+		rc = query_int(pg, sql, &version);
+	}
+	exists = rc == 0;
+	if (rc != 0 && strcmp(pg->sqlstate, "42P01") != 0)
 		return conn_error(pg, rc, "reading the schema version", err);
+	if (!exists && (rc = configure(pg)) != 0)
+		return conn_error(pg, rc, "setting up the connection", err);
 	if (version > (int64_t)schema_pg_migration_count)
 		return err_set(err, ERR_FAILED, "the PostgreSQL ledger has schema "
 		    "version %lld, newer than this daicho understands (%zu; upgrade "
@@ -965,11 +976,6 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 	PQsetNoticeProcessor(pg->conn, ignore_notice, NULL);
 	/* Lock waits end as SQLite's busy timeout does: exit 75, retry. */
 	pg->busy_timeout_ms = busy_timeout_ms;
-	if ((rc = configure(pg)) != 0) {
-		rc = conn_error(pg, rc, "setting up the connection", err);
-		pg_disconnect(pg);
-		return rc;
-	}
 	if ((rc = prepare_schema(pg, create, created, err)) < 0) {
 		pg_disconnect(pg);
 		return rc;

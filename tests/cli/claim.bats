@@ -432,3 +432,20 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	CLAUDE_CODE_SESSION_ID=0123456789abcdef-session DAICHO_AGENT=w9 ok daicho claim 2
 	[ "$(task_field 2 owner)" = w9 ]
 }
+
+@test "claim --next looks past more than a page of tasks it may not take (their paths are another's)" {
+	local i
+	daicho add first --touches 'x/**' >/dev/null
+	for ((i = 2; i <= 70; i++)); do
+		printf '{"title":"busy %d","touches":["x/**"]}\n' "$i"
+	done >"$TEST_ROOT/batch.jsonl"
+	printf '{"title":"free"}\n' >>"$TEST_ROOT/batch.jsonl"
+	daicho add --batch "$TEST_ROOT/batch.jsonl" >/dev/null
+	[ "$(daicho --as w1 claim --next)" = 1 ]
+	# Tasks 2..70 touch what w1 holds: the first free one is 71.
+	run daicho --as w2 claim --next
+	[ "$status" -eq 0 ] && [ "$output" = 71 ] || fail "exit $status: $output"
+	# And with nothing free left, nothing is ready, though 69 are open.
+	run daicho --as w3 claim --next
+	[ "$status" -eq 3 ] || fail "exit $status: $output"
+}
