@@ -77,10 +77,13 @@ setup_file() {
 #!/bin/sh
 set -e
 id=$1
-echo "task $id on $(basename "$MACHINE")" >"out/$id.txt"
-git add "out/$id.txt"
-git commit -q -m "task $id"
-git push -q origin "HEAD:refs/heads/task/$id"
+# A retry may find its worktree as the last attempt left it, committed.
+if [ ! -e "out/$id.txt" ]; then
+	echo "task $id on $MACHINE" >"out/$id.txt"
+	git add "out/$id.txt"
+	git commit -q -m "task $id"
+fi
+git push -q --force origin "HEAD:refs/heads/task/$id"
 daicho report "$id" --commit "$(git rev-parse HEAD)" >/dev/null
 EOF
 	chmod +x "$T/worker.sh"
@@ -151,9 +154,19 @@ setup() {
 	[ ! -s "$T/run.status" ] || { cat "$T/run.status" "$T"/run.*.err; false; }
 }
 
-@test "machines: every task claimed exactly once, by one of the runners, and no two runners held one" {
-	run q "SELECT count(*) FROM (SELECT task FROM events WHERE kind = 'claim' GROUP BY task HAVING count(*) <> 1) x"
-	[ "$output" = 0 ]
+@test "machines: no two runners held a task at once: a task claimed again was rejected or failed in between" {
+	# A claim after a task's first follows a rejection or a failed attempt
+	# of it (a verification that failed for a reason of git's under load
+	# is retried, and says why: shown here).
+	run q "SELECT c.task FROM events c WHERE c.kind = 'claim' AND EXISTS
+	         (SELECT 1 FROM events p WHERE p.task = c.task AND p.kind = 'claim' AND p.id < c.id)
+	       AND NOT EXISTS (SELECT 1 FROM events r WHERE r.task = c.task
+	         AND r.kind IN ('rejected', 'exit', 'release', 'lease-expired')
+	         AND r.id < c.id AND r.id > (SELECT max(p.id) FROM events p
+	           WHERE p.task = c.task AND p.kind = 'claim' AND p.id < c.id))"
+	[ -z "$output" ] || { echo "claimed again while held: $output"; false; }
+	run q "SELECT e.task, left(e.detail, 300) FROM events e WHERE e.kind = 'rejected'"
+	[ -z "$output" ] || printf '# rejected, then retried: %s\n' "$output" >&3
 	run q "SELECT count(DISTINCT task) FROM events WHERE kind = 'claim'"
 	[ "$output" = "$N_TASKS" ]
 	# Each runner's workers are agents of its own (run<pid>-N): all three
