@@ -83,6 +83,11 @@ PG_SRC := $(wildcard src/pg/*.c)
 PG_OBJ := $(PG_SRC:src/%.c=$(BUILD)/%.o)
 $(PG_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PG_PKGS) 2>/dev/null)
 PG_LIBS := $(if $(PG_OK),$(shell $(PKG_CONFIG) --libs $(PG_PKGS)))
+# The pool (src/pool): the static daicho's PostgreSQL driver is its client,
+# which sends statements to a resident daicho-pg (the server) that keeps
+# warm connections; both share where the socket is (proto).
+POOL_CLIENT_OBJ := $(BUILD)/pool/client.o $(BUILD)/pool/proto.o
+POOL_SERVER_OBJ := $(BUILD)/pool/server.o $(BUILD)/pool/proto.o
 
 all: daicho $(if $(SERVE_OK),daicho-serve) $(if $(PG_OK),daicho-pg)
 	@[ -n "$(SERVE_OK)" ] || echo "daicho: daicho-serve (the dashboard) not built: libmicrohttpd-dev and libgraphviz-dev are missing (scripts/deps.sh build installs them)" >&2
@@ -93,16 +98,17 @@ daicho-serve: $(MAIN_OBJ) $(SERVE_OBJ) $(if $(PG_OK),$(PG_OBJ)) $(BUILD)/libdaic
 		$(BUILD)/libdaicho.a \
 		$(shell $(PKG_CONFIG) --libs $(PKGS) $(SERVE_PKGS)) $(PG_LIBS) -lpthread -lm $(LDFLAGS)
 
-daicho-pg: $(MAIN_OBJ) $(PG_OBJ) $(BUILD)/libdaicho.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(PG_OBJ) $(BUILD)/libdaicho.a \
-		$(shell $(PKG_CONFIG) --libs $(PKGS)) $(PG_LIBS) -lm $(LDFLAGS)
+daicho-pg: $(MAIN_OBJ) $(PG_OBJ) $(POOL_SERVER_OBJ) $(BUILD)/libdaicho.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(PG_OBJ) $(POOL_SERVER_OBJ) \
+		$(BUILD)/libdaicho.a \
+		$(shell $(PKG_CONFIG) --libs $(PKGS)) $(PG_LIBS) -lpthread -lm $(LDFLAGS)
 
 # SQLite's extension loader refers to dlopen(), so a static link warns that
 # dlopen would need glibc's shared libraries at run time. daicho never loads
 # an extension (SQLite keeps that off unless asked), so that one warning is
 # dropped; anything else the linker says is shown.
-daicho: $(MAIN_OBJ) $(BUILD)/libdaicho.a $(LINK_MODE)
-	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libdaicho.a $(DEPS_LIBS) \
+daicho: $(MAIN_OBJ) $(POOL_CLIENT_OBJ) $(BUILD)/libdaicho.a $(LINK_MODE)
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(POOL_CLIENT_OBJ) $(BUILD)/libdaicho.a $(DEPS_LIBS) \
 		$(LDFLAGS) 2>$(BUILD)/link.err || \
 		{ cat $(BUILD)/link.err >&2; exit 1; }
 	@grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically linked" \
@@ -127,7 +133,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(TEST_LIBS) \
 		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d) $(PG_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d) $(PG_OBJ:.o=.d) \
+	$(POOL_CLIENT_OBJ:.o=.d) $(BUILD)/pool/server.d
 
 deps:
 	@scripts/deps.sh build

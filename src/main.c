@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/version.h"
+#include "pool/pool.h"
 #include "util/alloc.h"
 #include "util/path.h"
 #include "util/prefault.h"
@@ -23,7 +25,6 @@
 /* Heap a command on a ledger uses, with room: a claim grows it to ~320 KB. */
 #define PREFAULT_HEAP_BYTES (512 << 10)
 
-#define DAICHO_VERSION "0.1.0"
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_init_entry,
@@ -75,6 +76,9 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_unblock_entry,
 	&cmd_serve_entry,
 	&cmd_mcp_entry,
+	&cmd_pool_start_entry,
+	&cmd_pool_stop_entry,
+	&cmd_pool_status_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -650,6 +654,25 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
 	return rc;
 }
 
+/*
+ * Whether a command on the PostgreSQL ledger at address runs in this
+ * program: one with libpq runs all; the static daicho runs one through
+ * the pool when a pool answers, except init (which makes a ledger) and the
+ * pool's own commands (daicho-pg's). Otherwise it hands the command over.
+ */
+static bool
+runs_here_on_postgresql(const struct cmd_entry *entry, const char *address)
+{
+	if (!ledger_has_postgresql())
+		return false;
+	if (pool_attach == NULL)
+		return true;
+	if (strcmp(entry->name, "init") == 0 ||
+	    strncmp(entry->name, "pool ", 5) == 0)
+		return false;
+	return pool_attach(address);
+}
+
 static int
 run(int argc, char **argv, bool stdin_closed, struct err *err)
 {
@@ -733,7 +756,8 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		goto done;
 	ctx.json = globals.json;
 	ctx.quiet = globals.quiet;
-	if (globals.dir && !ledger_has_postgresql() &&
+	/* A command handed over starts where it was given. */
+	if (globals.dir && (!ledger_has_postgresql() || pool_attach != NULL) &&
 	    (start_dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		rc = err_set(err, ERR_FAILED, "cannot open the current directory "
 		    "(%s)", strerror(errno));
@@ -753,7 +777,8 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		hint.cwd = cwd ? cwd : ".";
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
-	if (ledger_is_postgresql(ctx.ledger_path.buf) && !ledger_has_postgresql()) {
+	if (ledger_is_postgresql(ctx.ledger_path.buf) &&
+	    !runs_here_on_postgresql(entry, ctx.ledger_path.buf)) {
 		rc = hand_to_postgresql_driver(argv, globals.ledger == NULL ?
 		    ctx.ledger_path.buf : NULL, start_dir, err);
 		goto done;

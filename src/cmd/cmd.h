@@ -308,6 +308,9 @@ extern const struct cmd_entry cmd_unblock_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_pool_start_entry;
+extern const struct cmd_entry cmd_pool_stop_entry;
+extern const struct cmd_entry cmd_pool_status_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */

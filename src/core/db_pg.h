@@ -70,6 +70,26 @@ int pg_exec(struct pg_conn *conn, const char *sql) DB_PG_WEAK;
  * is), and set daicho's clock to the database's. One round trip.
  */
 int pg_begin_write(struct pg_conn *conn) DB_PG_WEAK;
+/*
+ * The database's clock (ms since the epoch) as the last pg_begin_write()
+ * read it: the pool hands it to the client whose transaction it is.
+ */
+int64_t pg_db_now_ms(struct pg_conn *conn) DB_PG_WEAK;
+/* Bound lock waits by busy_timeout_ms from now on. 0 or a PG_RC_ code. */
+int pg_set_busy_timeout(struct pg_conn *conn, int64_t busy_timeout_ms)
+    DB_PG_WEAK;
+/*
+ * Make conn as a new connection is, for its next user (the pool, between
+ * clients): roll back what is open, stop listening. 0, or a PG_RC_ code
+ * when the connection is lost or broken (then close it).
+ */
+int pg_session_reset(struct pg_conn *conn) DB_PG_WEAK;
+/*
+ * Prepare each statement once on conn and keep it for the connection's
+ * life (the pool: its connections outlive many commands). Otherwise every
+ * statement is parsed and planned where it runs, in one round trip.
+ */
+void pg_keep_prepared(struct pg_conn *conn) DB_PG_WEAK;
 /* Start the outermost read transaction: one snapshot for all its reads. */
 int pg_begin_read(struct pg_conn *conn) DB_PG_WEAK;
 /*

@@ -127,8 +127,8 @@ ledger_commit_count(const struct ledger *ledger)
 	return ledger->commits;
 }
 
-static int64_t
-busy_timeout_ms(void)
+int64_t
+ledger_busy_timeout_ms(void)
 {
 	const char *text = getenv("DAICHO_BUSY_TIMEOUT");
 	int64_t ms;
@@ -180,13 +180,13 @@ connect_postgresql(const char *address, bool create, struct ledger **out,
 	*out = NULL;
 	if (!ledger_has_postgresql())
 		return refuse_postgresql(err);
-	if ((rc = pg_connect(address, create, busy_timeout_ms(), &pg, created,
+	if ((rc = pg_connect(address, create, ledger_busy_timeout_ms(), &pg, created,
 	    err)) < 0)
 		return rc;
 	ledger = xcalloc(1, sizeof(*ledger));
 	ledger->pg = pg;
 	ledger->path = xstrdup(address);
-	ledger->busy_timeout_ms = busy_timeout_ms();
+	ledger->busy_timeout_ms = ledger_busy_timeout_ms();
 	ledger->identified = true;
 	*out = ledger;
 	return 0;
@@ -1299,7 +1299,7 @@ connect(const char *path, bool create, bool despite_damage, struct ledger **out,
 	ledger->path = xstrdup(path);
 	if (!despite_damage && (rc = refuse_marked_damaged(path, err)) < 0)
 		goto fail;
-	ledger->busy_timeout_ms = busy_timeout_ms();
+	ledger->busy_timeout_ms = ledger_busy_timeout_ms();
 	/*
 	 * SQLITE_OPEN_NOFOLLOW refuses a link anywhere in the path: give it
 	 * the directory resolved, so that only a link at the ledger itself

@@ -58,10 +58,14 @@ struct ledger_hint {
 bool ledger_is_postgresql(const char *address);
 
 /*
- * Whether this program has the PostgreSQL driver (daicho-pg and
- * daicho-serve do; the static daicho hands PostgreSQL ledgers to daicho-pg).
+ * Whether this program has a PostgreSQL driver: libpq's (daicho-pg and
+ * daicho-serve), or the pool's client (the static daicho, which hands a
+ * command to daicho-pg when no pool answers: src/main.c).
  */
 bool ledger_has_postgresql(void);
+
+/* How long a busy ledger is waited for: $DAICHO_BUSY_TIMEOUT, or 30 s. */
+int64_t ledger_busy_timeout_ms(void);
 
 /* Whether the ledger is a PostgreSQL one (shared by several machines). */
 bool ledger_is_shared(const struct ledger *ledger);

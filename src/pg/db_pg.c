@@ -20,6 +20,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/sqldialect.h"
 
 /* PostgreSQL's type oids (catalog/pg_type.h, stable across versions). */
 enum {
@@ -52,6 +53,17 @@ struct pg_conn {
 	bool listening;
 	bool in_transaction;     /* between a begin and its commit or rollback */
 	int64_t busy_timeout_ms; /* lock waits, and reconnecting */
+	int64_t db_now_ms;       /* the database's clock at the last write BEGIN */
+	bool prepare;            /* name and keep statements (pg_keep_prepared) */
+	struct prepared *prepared; /* statements this session has prepared */
+	size_t nprepared, prepared_alloc;
+};
+
+/* A statement prepared on the connection, by text and parameter types. */
+struct prepared {
+	uint64_t hash;
+	char *key;               /* the types, then the SQL */
+	char name[16];
 };
 
 struct pg_param {
@@ -185,6 +197,80 @@ configure(struct pg_conn *pg)
 	return pg_exec(pg, sql);
 }
 
+/* A new session has no prepared statements. */
+static void
+forget_prepared(struct pg_conn *pg)
+{
+	for (size_t i = 0; i < pg->nprepared; i++)
+		free(pg->prepared[i].key);
+	pg->nprepared = 0;
+}
+
+void
+pg_keep_prepared(struct pg_conn *pg)
+{
+	pg->prepare = true;
+}
+
+/*
+ * The key of sql with these parameter types: the same text may be bound
+ * with other types (a NULL is untyped), and a prepared statement keeps
+ * the types it was prepared with.
+ */
+static char *
+prepared_key(const char *sql, int nparams, const Oid *types, uint64_t *hash)
+{
+	struct buf key = BUF_INIT;
+
+	for (int i = 0; i < nparams; i++)
+		buf_addf(&key, "%u,", (unsigned)types[i]);
+	buf_addch(&key, ':');
+	buf_adds(&key, sql);
+	*hash = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < key.len; i++) {
+		*hash ^= (unsigned char)key.buf[i];
+		*hash *= 0x100000001b3ULL;
+	}
+	return buf_detach(&key, NULL);
+}
+
+/*
+ * The name of st's statement prepared on its connection, preparing it on
+ * first use (one round trip, once per connection). NULL when preparing
+ * failed (recorded on the connection, *rc set).
+ */
+static const char *
+prepared_name(struct pg_stmt *st, const Oid *types, int *rc)
+{
+	struct pg_conn *pg = st->pg;
+	uint64_t hash;
+	char *key = prepared_key(st->sql, st->nparams, types, &hash);
+	struct prepared *p;
+	PGresult *res;
+
+	for (size_t i = 0; i < pg->nprepared; i++) {
+		if (pg->prepared[i].hash == hash &&
+		    strcmp(pg->prepared[i].key, key) == 0) {
+			free(key);
+			return pg->prepared[i].name;
+		}
+	}
+	xgrow((void **)&pg->prepared, &pg->prepared_alloc, pg->nprepared + 1,
+	    sizeof(*pg->prepared));
+	p = &pg->prepared[pg->nprepared];
+	p->hash = hash;
+	p->key = key;
+	snprintf(p->name, sizeof(p->name), "d%zu", pg->nprepared);
+	res = PQprepare(pg->conn, p->name, st->sql, st->nparams, types);
+	if ((*rc = check(pg, res)) != 0) {
+		free(key);
+		return NULL;
+	}
+	PQclear(res);
+	pg->nprepared++;
+	return p->name;
+}
+
 /*
  * The connection is gone (the server restarted, the network dropped):
  * connect again, for at most the busy timeout, as a long-lived process
@@ -197,6 +283,7 @@ reconnect(struct pg_conn *pg)
 	int64_t deadline = clock_mono_ms() + pg->busy_timeout_ms;
 	int pause_ms = 50;
 
+	forget_prepared(pg);
 	for (;;) {
 		PQreset(pg->conn);
 		if (PQstatus(pg->conn) == CONNECTION_OK) {
@@ -245,11 +332,42 @@ pg_begin_write(struct pg_conn *pg)
 
 	if (rc == 0) {
 		follow_clock(now);
+		pg->db_now_ms = now;
 		pg->in_transaction = true;
 	} else if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
 	}
 	return rc;
+}
+
+int64_t
+pg_db_now_ms(struct pg_conn *pg)
+{
+	return pg->db_now_ms;
+}
+
+int
+pg_set_busy_timeout(struct pg_conn *pg, int64_t busy_timeout_ms)
+{
+	if (busy_timeout_ms == pg->busy_timeout_ms)
+		return 0;
+	pg->busy_timeout_ms = busy_timeout_ms;
+	return configure(pg);
+}
+
+int
+pg_session_reset(struct pg_conn *pg)
+{
+	pg->in_transaction = false;
+	if (lost(pg))
+		return PG_RC_BUSY;
+	if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	if (pg->listening) {
+		pg->listening = false;
+		return pg_exec(pg, "UNLISTEN *");
+	}
+	return lost(pg) ? PG_RC_BUSY : 0;
 }
 
 int
@@ -371,59 +489,13 @@ pg_wait_change(struct pg_conn *pg, int64_t timeout_ms)
 	}
 }
 
-/*
- * SQLite's dialect to PostgreSQL's: ?N becomes $N (a bare ? one more
- * than the largest number so far), and "INDEXED BY name" goes. Quoted strings and identifiers are
- * copied as they are. *nparams gets the largest parameter number.
- */
-static char *
-translate(const char *sql, int *nparams)
-{
-	struct buf out = BUF_INIT;
-
-	*nparams = 0;
-	for (const char *p = sql; *p;) {
-		if (*p == '\'' || *p == '"') {
-			const char *q = p + 1;
-
-			while (*q && !(*q == *p && q[1] != *p))
-				q += (*q == *p) ? 2 : 1;
-			if (*q)
-				q++;
-			buf_add(&out, p, (size_t)(q - p));
-			p = q;
-		} else if (*p == '?') {
-			char *end;
-			long n = strtol(p + 1, &end, 10);
-
-			/* A bare ? is one more than the largest so far, as in SQLite. */
-			if (end == p + 1)
-				n = *nparams + 1;
-			if (n > *nparams)
-				*nparams = (int)n;
-			buf_addf(&out, "$%ld", n);
-			p = end;
-		} else if (strncmp(p, "INDEXED BY ", 11) == 0) {
-			p += 11;
-			while (*p == ' ')
-				p++;
-			while (*p == '_' || (*p >= 'a' && *p <= 'z') ||
-			    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
-				p++;
-		} else {
-			buf_addch(&out, *p++);
-		}
-	}
-	return buf_detach(&out, NULL);
-}
-
 struct pg_stmt *
 pg_stmt_new(struct pg_conn *pg, const char *sql)
 {
 	struct pg_stmt *st = xcalloc(1, sizeof(*st));
 
 	st->pg = pg;
-	st->sql = translate(sql, &st->nparams);
+	st->sql = sql_dialect_postgresql(sql, &st->nparams);
 	st->params = xcalloc((size_t)st->nparams + 1, sizeof(*st->params));
 	st->row = -1;
 	return st;
@@ -590,8 +662,17 @@ execute(struct pg_stmt *st)
 		return failure(st->pg, NULL);
 	if (lost(st->pg) && (rc = reconnect(st->pg)) != 0)
 		return rc;
-	st->result = PQexecParams(st->pg->conn, st->sql, st->nparams, types,
-	    values, lengths, formats, 0);
+	if (st->pg->prepare) {
+		const char *name = prepared_name(st, types, &rc);
+
+		if (name == NULL)
+			return rc;
+		st->result = PQexecPrepared(st->pg->conn, name, st->nparams, values,
+		    lengths, formats, 0);
+	} else {
+		st->result = PQexecParams(st->pg->conn, st->sql, st->nparams, types,
+		    values, lengths, formats, 0);
+	}
 	if (PQresultStatus(st->result) == PGRES_FATAL_ERROR && lost(st->pg) &&
 	    !st->pg->in_transaction && strncmp(st->sql, "SELECT", 6) == 0 &&
 	    reconnect(st->pg) == 0) {
@@ -1000,5 +1081,7 @@ pg_disconnect(struct pg_conn *pg)
 		return;
 	PQfinish(pg->conn);
 	buf_release(&pg->message);
+	forget_prepared(pg);
+	free(pg->prepared);
 	free(pg);
 }

@@ -1,15 +1,16 @@
 #include "util/clock.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
 /* What clock_now_ms() adds to this machine's clock (clock_set_offset_ms()). */
-static int64_t offset_ms;
+static _Atomic int64_t offset_ms;
 
 void
 clock_set_offset_ms(int64_t offset)
 {
-	offset_ms = offset;
+	atomic_store_explicit(&offset_ms, offset, memory_order_relaxed);
 }
 
 int64_t
@@ -33,7 +34,8 @@ clock_now_ms(void)
 		if (*end == '\0')
 			return v;
 	}
-	return clock_local_ms() + offset_ms;
+	return clock_local_ms() +
+	    atomic_load_explicit(&offset_ms, memory_order_relaxed);
 }
 
 int64_t

@@ -48,6 +48,18 @@ common_setup() {
 	cd "$TEST_ROOT"
 	if [ -z "${NO_INIT:-}" ]; then
 		daicho init >/dev/null
+		use_pool
+	fi
+}
+
+# use_pool: with DAICHO_TEST_POOL=1 on PostgreSQL, serve the test's ledger
+# through a pool (daicho pool start), so that the suite's commands run on
+# the pool's client instead of libpq. It stops itself once the test has
+# been idle for a few seconds (tests that start their own pool stop this
+# one first).
+use_pool() {
+	if [ "${DAICHO_TEST_POOL:-}" = 1 ] && backend_is_postgresql; then
+		daicho pool start --idle 5s >/dev/null
 	fi
 }
 

@@ -1,0 +1,203 @@
+/*
+ * The pool of warm PostgreSQL connections (pool/pool.h): daicho pool
+ * start, stop and status. They run in daicho-pg (src/main.c hands them
+ * over), on the ledger the directory locates.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "pool/pool.h"
+#include "util/clock.h"
+#include "util/duration.h"
+
+/* Refuse unless the located ledger is a PostgreSQL one this program serves. */
+static int
+require_postgresql(struct cmd_ctx *ctx)
+{
+	if (!ledger_is_postgresql(ctx->ledger_path.buf))
+		return err_set(ctx->err, ERR_FAILED, "a pool keeps connections to a "
+		    "PostgreSQL ledger; the ledger here is the SQLite file %s, "
+		    "which every command opens itself", ctx->ledger_path.buf);
+	if (pool_serve == NULL || pool_get_status == NULL || pool_stop == NULL)
+		return err_set(ctx->err, ERR_FAILED, "the pool is daicho-pg's: run "
+		    "it as 'daicho pool ...'");
+	return 0;
+}
+
+static void
+print_serving(const char *socket, void *arg)
+{
+	const struct cmd_ctx *ctx = arg;
+
+	if (!ctx->quiet && !ctx->json)
+		printf("pool serving: pid %ld, socket %s (stop: daicho pool stop)\n",
+		    (long)getpid(), socket);
+	fflush(stdout);
+}
+
+static int
+exec_pool_start(struct cmd_ctx *ctx)
+{
+	struct pool_options opt = { .keep = 32, .ready = print_serving };
+	const char *idle = cmd_opt(ctx, "idle"), *keep = cmd_opt(ctx, "keep");
+	struct buf socket = BUF_INIT;
+	int64_t pid;
+	int rc;
+
+	if ((rc = require_postgresql(ctx)) < 0)
+		return rc;
+	opt.foreground = cmd_has(ctx, "foreground");
+	opt.ready_arg = ctx;
+	if (idle != NULL && (duration_parse(idle, &opt.idle_ms) < 0 ||
+	    opt.idle_ms < 0))
+		return err_set(ctx->err, ERR_USAGE, "--idle: not a duration: '%s' "
+		    "(say 10m, 1h; 0 never stops)", idle);
+	if (keep != NULL) {
+		char *end;
+		long n = strtol(keep, &end, 10);
+
+		if (*keep == '\0' || *end != '\0' || n < 0 || n > 10000)
+			return err_set(ctx->err, ERR_USAGE, "--keep: not a number of "
+			    "connections from 0 to 10000: '%s'", keep);
+		opt.keep = (int)n;
+	}
+	if ((rc = pool_serve(ctx->ledger_path.buf, &opt, &pid, &socket,
+	    ctx->err)) < 0)
+		goto done;
+	if (opt.foreground) {
+		if (!ctx->quiet && !ctx->json)
+			printf("pool stopped\n");
+	} else if (ctx->json) {
+		rc = cmd_print_json(ctx, json_pack("{s:I, s:s}", "pid",
+		    (json_int_t)pid, "socket", socket.buf));
+	} else if (!ctx->quiet) {
+		printf("pool started: pid %lld, socket %s\n", (long long)pid,
+		    socket.buf);
+	}
+done:
+	buf_release(&socket);
+	return rc;
+}
+
+static int
+exec_pool_stop(struct cmd_ctx *ctx)
+{
+	struct pool_status was;
+	int rc;
+
+	if ((rc = require_postgresql(ctx)) < 0 ||
+	    (rc = pool_stop(ctx->ledger_path.buf, &was, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I, s:I}", "pid",
+		    (json_int_t)was.pid, "sessions", (json_int_t)was.sessions_total));
+	if (!ctx->quiet)
+		printf("pool stopped: pid %lld, after %lld sessions\n",
+		    (long long)was.pid, (long long)was.sessions_total);
+	return 0;
+}
+
+static int
+exec_pool_status(struct cmd_ctx *ctx)
+{
+	struct pool_status st;
+	struct buf socket = BUF_INIT, up = BUF_INIT;
+	int rc;
+
+	if ((rc = require_postgresql(ctx)) < 0 ||
+	    (rc = pool_get_status(ctx->ledger_path.buf, &st, &socket,
+	    ctx->err)) < 0)
+		goto done;
+	if (ctx->json) {
+		rc = cmd_print_json(ctx, json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, "
+		    "s:s}", "pid", (json_int_t)st.pid, "socket", socket.buf,
+		    "started_ms", (json_int_t)st.started_ms, "sessions_now",
+		    (json_int_t)st.sessions_now, "sessions_total",
+		    (json_int_t)st.sessions_total, "idle_connections",
+		    (json_int_t)st.idle_connections, "version", st.version));
+		goto done;
+	}
+	clock_add_age(&up, clock_now_ms() - st.started_ms);
+	printf("pool: pid %lld, up %s, daicho %s\n", (long long)st.pid, up.buf,
+	    st.version);
+	printf("socket: %s\n", socket.buf);
+	printf("sessions: %lld now, %lld in all\n", (long long)st.sessions_now,
+	    (long long)st.sessions_total);
+	printf("connections kept warm: %lld\n", (long long)st.idle_connections);
+done:
+	buf_release(&socket);
+	buf_release(&up);
+	return rc;
+}
+
+#define POOL_HELP_WHO \
+	"A pool serves one ledger for one Unix user and one libpq environment\n" \
+	"(the PG* variables and HOME): commands whose connection would differ\n" \
+	"(another PGUSER, another ledger) do not use it.\n"
+
+const struct cmd_entry cmd_pool_start_entry = {
+	.name = "pool start",
+	.usage = "pool start [--foreground] [--idle DUR] [--keep N]",
+	.summary = "keep warm connections to a PostgreSQL ledger for short commands",
+	.help =
+	    "On a PostgreSQL ledger, every command otherwise starts libpq and a\n"
+	    "server process of its own: most of what a claim costs. A pool is a\n"
+	    "resident daicho-pg that keeps connections open; each later daicho\n"
+	    "command (still its own process, with its own identity and output)\n"
+	    "sends its statements through one of them. When no pool answers,\n"
+	    "commands connect directly, as before: a pool only makes them faster.\n"
+	    "A command that dies mid-transaction has it rolled back; a pool that\n"
+	    "dies mid-transaction fails that command with exit 75 and nothing\n"
+	    "of it applied. DAICHO_POOL=off makes a command connect directly.\n\n"
+	    POOL_HELP_WHO "\n"
+	    "Detaches once it serves and prints \"pool started: pid N, socket\n"
+	    "PATH\"; --foreground stays (for a service manager) until 'daicho\n"
+	    "pool stop', SIGTERM or Ctrl-C. Exit 4 if one already serves.\n"
+	    "JSON: {pid, socket}.\n",
+	.options = (const struct cmd_option[]){
+	    { "foreground", 0, NULL, "stay attached to the terminal" },
+	    { "idle", 0, "DUR", "stop after no command for DUR (default never)" },
+	    { "keep", 0, "N", "connections kept warm between commands (32)" },
+	    { 0 } },
+	.flags = 0,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_pool_start,
+};
+
+const struct cmd_entry cmd_pool_stop_entry = {
+	.name = "pool stop",
+	.usage = "pool stop",
+	.summary = "stop the pool of this ledger",
+	.help =
+	    "Stops the pool serving this ledger for this user: it takes no new\n"
+	    "command, lets the running ones finish (for up to 10 s) and closes\n"
+	    "its connections. Prints \"pool stopped: pid N, after M sessions\".\n"
+	    "Exit 3 when no pool serves this ledger. JSON: {pid, sessions}.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = 0,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_pool_stop,
+};
+
+const struct cmd_entry cmd_pool_status_entry = {
+	.name = "pool status",
+	.usage = "pool status",
+	.summary = "show whether a pool serves this ledger",
+	.help =
+	    "Shows the pool serving this ledger for this user: its pid, socket,\n"
+	    "sessions now and in all, and connections kept warm.\n"
+	    POOL_HELP_WHO
+	    "Exit 3 when none does. JSON: {pid, socket, started_ms,\n"
+	    "sessions_now, sessions_total, idle_connections, version}.\n",
+	.options = (const struct cmd_option[]){ { 0 } },
+	.flags = 0,
+	.min_args = 0,
+	.max_args = 0,
+	.exec = exec_pool_status,
+};

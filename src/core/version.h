@@ -1,0 +1,7 @@
+/* daicho's version, as --version prints it. */
+#ifndef DAICHO_VERSION_H
+#define DAICHO_VERSION_H
+
+#define DAICHO_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * The pool: a resident process (daicho-pg pool start) that keeps warm
+ * connections to one PostgreSQL ledger, so that a short command does not
+ * pay for starting libpq, a server process and its caches (most of a
+ * claim's cost on PostgreSQL: bench/RESULTS.md).
+ *
+ * The static daicho talks to it through src/pool/client.c, which is its
+ * PostgreSQL driver (core/db_pg.h): every command still runs in its own
+ * process, with its own identity, directory and output, and core's logic
+ * unchanged; only its statements travel through the pool, one message per
+ * statement, on a connection that is the command's alone until it ends.
+ * When no pool answers (none started, one stopped or killed, another
+ * daicho version), daicho hands the command to daicho-pg as before: a
+ * missing pool never stops a command, it only makes it slower.
+ *
+ * Who may use a pool. Its socket is in a directory only its Unix user can
+ * enter, it serves only peers of that user (SO_PEERCRED), and its name
+ * is derived from the ledger address and the libpq environment (every
+ * PG* variable, and HOME for ~/.pgpass): a command that would connect as
+ * another database role finds another pool, or none. The pool never
+ * connects as anyone but the user who started it would.
+ *
+ * The messages (util/wire.h). A client sends a request and reads one
+ * reply; between them, and while it waits, a listening client may also
+ * get POOL_NOTIFY (a commit woke it). Every reply begins with rc (0 or a
+ * PG_RC_ code), failed (the transaction can only be rolled back),
+ * sqlstate, message and the rows the statement changed.
+ */
+#ifndef DAICHO_POOL_H
+#define DAICHO_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "util/buf.h"
+
+/* A client and a pool talk only when both say this (and one version). */
+#define POOL_PROTOCOL 1
+
+enum pool_kind {
+	/* protocol, daicho version, address, busy timeout (ms) */
+	POOL_HELLO = 1,
+	POOL_EXEC,          /* sql */
+	POOL_BEGIN_WRITE,   /* reply: + the database's clock (ms) */
+	POOL_BEGIN_READ,
+	POOL_COMMIT,        /* wrote (0 or 1) */
+	POOL_ROLLBACK,
+	POOL_AFTER_IMPORT,
+	POOL_LAST_INSERT_ID, /* reply: + id */
+	/*
+	 * sql (SQLite's dialect), count, then each parameter: type (enum
+	 * pool_value) and value (i64; a double's bits; bytes). Reply: +
+	 * columns, each name and declared type; then each row as 1 and its
+	 * cells (type, bytes as pg_stmt_column_text() gives them); then 0.
+	 */
+	POOL_STEP,
+	POOL_LISTEN,
+	/* instead of HELLO: reply: + pid, started (ms), sessions now and in
+	 * all, idle connections, daicho version */
+	POOL_STATUS,
+	POOL_STOP,          /* instead of HELLO: stop serving */
+	POOL_REPLY = 64,
+	POOL_NOTIFY = 65,   /* unasked: another process committed */
+};
+
+enum pool_value {
+	POOL_NULL,
+	POOL_INT,
+	POOL_DOUBLE,
+	POOL_TEXT,
+	POOL_BLOB,
+};
+
+/* What every reply begins with. */
+struct pool_head {
+	int rc;               /* 0, or a PG_RC_ code */
+	bool failed;          /* the transaction can only be rolled back */
+	const char *sqlstate; /* of a failure, else NULL */
+	const char *message;  /* of a failure, else NULL */
+	int64_t changes;      /* rows the statement changed */
+};
+
+struct wire_msg;
+/* Begin reply as a POOL_REPLY with head; the request's own fields follow. */
+void pool_put_head(struct wire_msg *reply, const struct pool_head *head);
+/* Get head from a received reply (its strings point into it). */
+void pool_get_head(struct wire_msg *reply, struct pool_head *head);
+
+/*
+ * The socket of the pool for address as this process would connect to it
+ * (its libpq environment and user): in $XDG_RUNTIME_DIR/daicho, else
+ * /tmp/daicho-UID, made (mode 0700) when make_dir. Fails (-1, err) when
+ * that directory is not this user's alone: a socket there could be
+ * anyone's.
+ */
+int pool_socket_path(const char *address, bool make_dir, struct buf *out,
+    struct err *err);
+
+/*
+ * Connect to the pool's socket at path and check that it is served by
+ * this user. Returns the descriptor (close-on-exec), or -1 with errno.
+ */
+int pool_dial(const char *path);
+
+/*
+ * The static daicho's side (src/pool/client.c; NULL elsewhere, where
+ * commands connect with libpq themselves). Start a session with the pool
+ * for address, for the command about to run: true when one answered and
+ * has a connection ready; then the next pg_connect(address) takes it.
+ * false: no pool (or $DAICHO_POOL is "off"): hand the command over.
+ */
+bool pool_attach(const char *address) __attribute__((weak));
+
+/* What 'daicho pool start' was asked. */
+struct pool_options {
+	bool foreground;      /* stay attached; else detach once serving */
+	int64_t idle_ms;      /* stop after no client for this long; 0 never */
+	int keep;             /* idle connections kept warm, at most */
+	/* Called once the pool serves, with its socket (foreground). */
+	void (*ready)(const char *socket, void *arg);
+	void *ready_arg;
+};
+
+/* What 'daicho pool status' shows. */
+struct pool_status {
+	int64_t pid;
+	int64_t started_ms;
+	int64_t sessions_now;
+	int64_t sessions_total;
+	int64_t idle_connections;
+	char version[32];
+};
+
+/*
+ * The server (src/pool/server.c, in daicho-pg only; NULL elsewhere).
+ * pool_serve() serves address until stopped, having first connected once
+ * to check that a ledger is there. Detached (not opt->foreground), it
+ * returns in the caller once the pool serves, with *pid and the socket
+ * in *socket; the pool itself goes on in a new session. Returns 0 or a
+ * negative err code (ERR_CONFLICT: one already serves address).
+ */
+int pool_serve(const char *address, const struct pool_options *opt,
+    int64_t *pid, struct buf *socket, struct err *err) __attribute__((weak));
+/* Ask the pool for address to stop; ERR_NOT_FOUND when none answers. */
+int pool_stop(const char *address, struct pool_status *was, struct err *err)
+    __attribute__((weak));
+/* The pool's status; ERR_NOT_FOUND when none answers. */
+int pool_get_status(const char *address, struct pool_status *out,
+    struct buf *socket, struct err *err) __attribute__((weak));
+
+#endif

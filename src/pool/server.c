@@ -1,0 +1,679 @@
+/*
+ * The pool's server (pool/pool.h), in daicho-pg: one thread per client
+ * session, each with a connection of its own for the session's life,
+ * taken from the warm ones kept between sessions or made anew. The
+ * statements run through src/pg/db_pg.c as they would in the client's own
+ * process; a client that goes away mid-transaction (exit, kill -9) has its
+ * transaction rolled back before the connection serves anyone else.
+ */
+#include "pool/pool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/db.h"
+#include "core/db_pg.h"
+#include "core/ledger.h"
+#include "core/version.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/wire.h"
+
+/* How long a stopping pool waits for its sessions to end. */
+#define STOP_GRACE_MS 10000
+
+struct pool {
+	char *address;
+	struct pool_options opt;
+	int listen_fd;
+	int wake[2];              /* a stop or a signal wakes the accept loop */
+	pthread_mutex_t lock;     /* everything below */
+	pthread_cond_t changed;   /* sessions_now went down */
+	struct pg_conn **idle;
+	size_t nidle, idle_alloc;
+	int64_t sessions_now;     /* accepted connections, for winding down */
+	int64_t commands_now, commands_total; /* sessions of commands */
+	int64_t started_ms, quiet_since_ms;
+	bool stopping;
+};
+
+/* For the signal handler. */
+static int wake_fd = -1;
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (wake_fd >= 0 && write(wake_fd, &c, 1) < 0) {
+		/* Nothing to do: the pipe is full, so a wake is already there. */
+	}
+	errno = saved;
+}
+
+static void
+wake(struct pool *pool)
+{
+	on_signal(0);
+	(void)pool;
+}
+
+/* A warm connection, or a new one; 0 or a negative err code. */
+static int
+take_connection(struct pool *pool, int64_t busy_timeout_ms,
+    struct pg_conn **out, struct err *err)
+{
+	bool created;
+	int rc;
+
+	*out = NULL;
+	pthread_mutex_lock(&pool->lock);
+	if (pool->nidle > 0)
+		*out = pool->idle[--pool->nidle];
+	pthread_mutex_unlock(&pool->lock);
+	if (*out != NULL) {
+		if ((rc = pg_set_busy_timeout(*out, busy_timeout_ms)) == 0)
+			return 0;
+		/* Lost while idle (a server restart): a new one. */
+		pg_disconnect(*out);
+		*out = NULL;
+	}
+	if ((rc = pg_connect(pool->address, false, busy_timeout_ms, out,
+	    &created, err)) == 0)
+		pg_keep_prepared(*out);
+	return rc;
+}
+
+/* Keep conn warm for the next session, unless it is broken or extra. */
+static void
+give_back(struct pool *pool, struct pg_conn *conn)
+{
+	if (conn == NULL)
+		return;
+	if (pg_session_reset(conn) == 0) {
+		pthread_mutex_lock(&pool->lock);
+		if (!pool->stopping && pool->nidle < (size_t)pool->opt.keep) {
+			xgrow((void **)&pool->idle, &pool->idle_alloc, pool->nidle + 1,
+			    sizeof(*pool->idle));
+			pool->idle[pool->nidle++] = conn;
+			conn = NULL;
+		}
+		pthread_mutex_unlock(&pool->lock);
+	}
+	pg_disconnect(conn);
+}
+
+/* Begin reply with conn's outcome rc (0 or a PG_RC_ code). */
+static void
+put_outcome(struct wire_msg *reply, struct pg_conn *conn, int rc)
+{
+	struct pool_head head = {
+		.rc = rc,
+		.failed = conn != NULL && pg_failed(conn),
+		.sqlstate = rc != 0 && conn ? pg_sqlstate(conn) : NULL,
+		.message = rc != 0 && conn ? pg_errmsg(conn) : NULL,
+		.changes = conn != NULL ? pg_changes(conn) : 0,
+	};
+
+	pool_put_head(reply, &head);
+}
+
+/* Reply to a status or stop request. */
+static void
+put_status(struct pool *pool, struct wire_msg *reply)
+{
+	put_outcome(reply, NULL, 0);
+	pthread_mutex_lock(&pool->lock);
+	wire_put_i64(reply, (int64_t)getpid());
+	wire_put_i64(reply, pool->started_ms);
+	wire_put_i64(reply, pool->commands_now);
+	wire_put_i64(reply, pool->commands_total);
+	wire_put_i64(reply, (int64_t)pool->nidle);
+	pthread_mutex_unlock(&pool->lock);
+	wire_put_str(reply, DAICHO_VERSION);
+}
+
+/* Run a POOL_STEP request on conn and build its reply. */
+static void
+step(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
+{
+	const char *sql = wire_get_str(req);
+	int64_t n = wire_get_i64(req);
+	struct pg_stmt *st;
+	int rc, ncolumns;
+
+	if (sql == NULL || n < 0 || n > 100000 || wire_bad(req)) {
+		put_outcome(reply, conn, PG_RC_ERROR);
+		return;
+	}
+	st = pg_stmt_new(conn, sql);
+	for (int i = 1; i <= n; i++) {
+		int64_t type = wire_get_i64(req), bits;
+		const char *data;
+		size_t len;
+		double d;
+
+		switch (type) {
+		case POOL_INT:
+			pg_stmt_bind_int(st, i, wire_get_i64(req));
+			break;
+		case POOL_DOUBLE:
+			bits = wire_get_i64(req);
+			memcpy(&d, &bits, sizeof(d));
+			pg_stmt_bind_double(st, i, d);
+			break;
+		case POOL_TEXT:
+		case POOL_BLOB:
+			data = wire_get_bytes(req, &len);
+			pg_stmt_bind_bytes(st, i, data, len, type == POOL_BLOB, false);
+			break;
+		default:
+			pg_stmt_bind_null(st, i);
+			break;
+		}
+	}
+	rc = wire_bad(req) ? PG_RC_ERROR : pg_stmt_step(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		put_outcome(reply, conn, rc);
+		pg_stmt_free(st);
+		return;
+	}
+	put_outcome(reply, conn, 0);
+	ncolumns = pg_stmt_column_count(st);
+	wire_put_i64(reply, ncolumns);
+	for (int i = 0; i < ncolumns; i++) {
+		wire_put_str(reply, pg_stmt_column_name(st, i));
+		wire_put_str(reply, pg_stmt_column_decltype(st, i));
+	}
+	for (; rc == DB_ROW; rc = pg_stmt_step(st)) {
+		wire_put_i64(reply, 1);
+		for (int i = 0; i < ncolumns; i++) {
+			const char *text = pg_stmt_column_text(st, i);
+
+			wire_put_i64(reply, pg_stmt_column_type(st, i));
+			wire_put_bytes(reply, text, text ? pg_stmt_column_bytes(st, i)
+							 : 0);
+		}
+	}
+	wire_put_i64(reply, 0);
+	pg_stmt_free(st);
+}
+
+/* Run one request of the session on conn; its reply into reply. */
+static void
+handle(struct pg_conn *conn, bool *listening, struct wire_msg *req,
+    struct wire_msg *reply)
+{
+	int rc;
+
+	switch (wire_kind(req)) {
+	case POOL_EXEC: {
+		const char *sql = wire_get_str(req);
+
+		put_outcome(reply, conn, sql ? pg_exec(conn, sql) : PG_RC_ERROR);
+		break;
+	}
+	case POOL_BEGIN_WRITE:
+		rc = pg_begin_write(conn);
+		put_outcome(reply, conn, rc);
+		wire_put_i64(reply, pg_db_now_ms(conn));
+		break;
+	case POOL_BEGIN_READ:
+		put_outcome(reply, conn, pg_begin_read(conn));
+		break;
+	case POOL_COMMIT:
+		put_outcome(reply, conn, pg_commit(conn, wire_get_i64(req) != 0));
+		break;
+	case POOL_ROLLBACK:
+		pg_rollback(conn);
+		put_outcome(reply, conn, 0);
+		break;
+	case POOL_AFTER_IMPORT:
+		put_outcome(reply, conn, pg_after_import(conn));
+		break;
+	case POOL_LAST_INSERT_ID: {
+		int64_t id = pg_last_insert_id(conn);
+
+		put_outcome(reply, conn, 0);
+		wire_put_i64(reply, id);
+		break;
+	}
+	case POOL_LISTEN:
+		rc = pg_change_fd(conn) >= 0 ? 0 : PG_RC_BUSY;
+		*listening = rc == 0;
+		put_outcome(reply, conn, rc);
+		break;
+	case POOL_STEP:
+		step(conn, req, reply);
+		break;
+	default:
+		put_outcome(reply, conn, PG_RC_ERROR);
+		break;
+	}
+}
+
+/* Tell a listening client about commits that came; false if it is gone. */
+static bool
+pass_on_changes(int fd, struct pg_conn *conn, struct wire_msg *note)
+{
+	if (pg_wait_change(conn, 0) != 1)
+		return true;
+	wire_begin(note, POOL_NOTIFY);
+	return wire_send(fd, note) == 0;
+}
+
+/* Serve a client that said hello, on conn, until it goes. */
+static void
+serve_client(int fd, struct pg_conn *conn)
+{
+	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
+	bool listening = false;
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = listening ? pg_change_fd(conn) : -1, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents != 0 && !pass_on_changes(fd, conn, &reply))
+			break;
+		/* A connection lost while listening: no more wakes until the
+		 * client's next request makes it again. */
+		if (pfd[1].revents & (POLLERR | POLLHUP | POLLNVAL))
+			listening = false;
+		if (pfd[0].revents == 0)
+			continue;
+		if (wire_recv(fd, &req) != 1)
+			break;
+		handle(conn, &listening, &req, &reply);
+		if (wire_send(fd, &reply) < 0)
+			break;
+		if (listening && !pass_on_changes(fd, conn, &reply))
+			break;
+	}
+	wire_release(&req);
+	wire_release(&reply);
+}
+
+/* Check a client's hello; 0, or a PG_RC_ code with why in *why. */
+static int
+check_hello(struct pool *pool, struct wire_msg *req, int64_t *busy_timeout_ms,
+    const char **why)
+{
+	int64_t protocol = wire_get_i64(req);
+	const char *version = wire_get_str(req);
+	const char *address = wire_get_str(req);
+
+	*busy_timeout_ms = wire_get_i64(req);
+	*why = NULL;
+	if (wire_bad(req) || protocol != POOL_PROTOCOL || version == NULL ||
+	    strcmp(version, DAICHO_VERSION) != 0)
+		*why = "this pool is another daicho version's";
+	else if (address == NULL || strcmp(address, pool->address) != 0)
+		*why = "this pool serves another ledger";
+	return *why ? PG_RC_ERROR : 0;
+}
+
+struct session {
+	struct pool *pool;
+	int fd;
+};
+
+static void *
+run_session(void *arg)
+{
+	struct session *s = arg;
+	struct pool *pool = s->pool;
+	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
+	struct pg_conn *conn = NULL;
+
+	if (wire_recv(s->fd, &req) == 1) {
+		int kind = wire_kind(&req);
+		int64_t busy_timeout_ms;
+		const char *why;
+		struct pool_head head = { .rc = PG_RC_ERROR };
+		struct err err = ERR_INIT;
+
+		if (kind == POOL_STATUS || kind == POOL_STOP) {
+			put_status(pool, &reply);
+			(void)wire_send(s->fd, &reply);
+			if (kind == POOL_STOP) {
+				pthread_mutex_lock(&pool->lock);
+				pool->stopping = true;
+				pthread_mutex_unlock(&pool->lock);
+				wake(pool);
+			}
+		} else if (kind != POOL_HELLO) {
+			pool_put_head(&reply, &head);
+			(void)wire_send(s->fd, &reply);
+		} else if (check_hello(pool, &req, &busy_timeout_ms, &why) != 0) {
+			head.message = why;
+			head.sqlstate = "08004";
+			pool_put_head(&reply, &head);
+			(void)wire_send(s->fd, &reply);
+		} else if (take_connection(pool, busy_timeout_ms, &conn, &err) < 0) {
+			head.rc = err.code == ERR_BUSY ? PG_RC_BUSY : PG_RC_ERROR;
+			head.sqlstate = "08001";
+			head.message = err.message.buf;
+			pool_put_head(&reply, &head);
+			(void)wire_send(s->fd, &reply);
+		} else {
+			pthread_mutex_lock(&pool->lock);
+			pool->commands_now++;
+			pool->commands_total++;
+			pthread_mutex_unlock(&pool->lock);
+			put_outcome(&reply, conn, 0);
+			if (wire_send(s->fd, &reply) == 0)
+				serve_client(s->fd, conn);
+			pthread_mutex_lock(&pool->lock);
+			pool->commands_now--;
+			pthread_mutex_unlock(&pool->lock);
+		}
+		err_release(&err);
+	}
+	close(s->fd);
+	give_back(pool, conn);
+	wire_release(&req);
+	wire_release(&reply);
+	pthread_mutex_lock(&pool->lock);
+	pool->sessions_now--;
+	if (pool->sessions_now == 0)
+		pool->quiet_since_ms = clock_mono_ms();
+	pthread_cond_broadcast(&pool->changed);
+	pthread_mutex_unlock(&pool->lock);
+	free(s);
+	return NULL;
+}
+
+/* Accept a client on the pool's socket and start its session. */
+static void
+accept_client(struct pool *pool)
+{
+	struct session *s;
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	pthread_attr_t attr;
+	pthread_t thread;
+	int fd = accept4(pool->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	/* The directory is the user's alone; this says so again. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0 ||
+	    peer.uid != geteuid()) {
+		close(fd);
+		return;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->pool = pool;
+	s->fd = fd;
+	pthread_mutex_lock(&pool->lock);
+	pool->sessions_now++;
+	pthread_mutex_unlock(&pool->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&thread, &attr, run_session, s) != 0) {
+		close(fd);
+		free(s);
+		pthread_mutex_lock(&pool->lock);
+		pool->sessions_now--;
+		pthread_mutex_unlock(&pool->lock);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* Accept clients until stopped (a request, a signal, or idle too long). */
+static void
+accept_loop(struct pool *pool)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = pool->listen_fd, .events = POLLIN },
+			{ .fd = pool->wake[0], .events = POLLIN },
+		};
+		int timeout = -1;
+		bool stop;
+
+		pthread_mutex_lock(&pool->lock);
+		if (pool->opt.idle_ms > 0 && pool->sessions_now == 0) {
+			int64_t left = pool->quiet_since_ms + pool->opt.idle_ms -
+			    clock_mono_ms();
+
+			if (left <= 0)
+				pool->stopping = true;
+			timeout = left <= 0 ? 0 : left > 60000 ? 60000 : (int)left;
+		} else if (pool->opt.idle_ms > 0) {
+			timeout = 1000;
+		}
+		stop = pool->stopping;
+		pthread_mutex_unlock(&pool->lock);
+		if (stop)
+			return;
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+			return;
+		if (pfd[1].revents & POLLIN) {
+			char c;
+
+			if (read(pool->wake[0], &c, 1) == 1) {
+				pthread_mutex_lock(&pool->lock);
+				pool->stopping = true;
+				pthread_mutex_unlock(&pool->lock);
+			}
+		}
+		if (pfd[0].revents & POLLIN)
+			accept_client(pool);
+	}
+}
+
+/* Let the sessions end (for a while), then close every connection. */
+static void
+wind_down(struct pool *pool)
+{
+	int64_t deadline = clock_mono_ms() + STOP_GRACE_MS;
+
+	pthread_mutex_lock(&pool->lock);
+	while (pool->sessions_now > 0) {
+		int64_t left = deadline - clock_mono_ms();
+		struct timespec ts;
+
+		if (left <= 0)
+			break;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += left / 1000;
+		ts.tv_nsec += (left % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&pool->changed, &pool->lock, &ts);
+	}
+	while (pool->nidle > 0)
+		pg_disconnect(pool->idle[--pool->nidle]);
+	pthread_mutex_unlock(&pool->lock);
+}
+
+/*
+ * Make the pool for address: take the lock file beside the socket (one
+ * pool per ledger and user), check the ledger with one connection (kept
+ * warm), and listen. 0 or a negative err code.
+ */
+static int
+set_up(struct pool *pool, const char *address, struct buf *sock_path,
+    int *lock_fd, struct err *err)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct buf lock_path = BUF_INIT;
+	struct pg_conn *conn;
+	bool created;
+	int rc;
+
+	if ((rc = pool_socket_path(address, true, sock_path, err)) < 0)
+		return rc;
+	if (sock_path->len >= sizeof(sun.sun_path))
+		return err_set(err, ERR_FAILED, "the pool's socket path %s is too "
+		    "long (set XDG_RUNTIME_DIR to a shorter directory)", sock_path->buf);
+	buf_addf(&lock_path, "%s.lock", sock_path->buf);
+	*lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	buf_release(&lock_path);
+	if (*lock_fd < 0)
+		return err_set(err, ERR_FAILED, "cannot open the pool's lock file "
+		    "beside %s (%s)", sock_path->buf, strerror(errno));
+	if (flock(*lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return err_set(err, ERR_CONFLICT, "a pool already serves this "
+		    "ledger for this user (%s; 'daicho pool status')", sock_path->buf);
+	/* A socket left by a pool that died: nobody holds the lock. */
+	unlink(sock_path->buf);
+	if ((rc = pg_connect(address, false, ledger_busy_timeout_ms(), &conn,
+	    &created, err)) < 0)
+		return rc;
+	pg_keep_prepared(conn);
+	give_back(pool, conn);
+	memcpy(sun.sun_path, sock_path->buf, sock_path->len + 1);
+	pool->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (pool->listen_fd < 0 ||
+	    bind(pool->listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    chmod(sock_path->buf, 0600) < 0 || listen(pool->listen_fd, 512) < 0)
+		return err_set(err, ERR_FAILED, "cannot listen on %s (%s)",
+		    sock_path->buf, strerror(errno));
+	return 0;
+}
+
+/* Set up, say so on ready_fd (when >= 0) and serve until stopped. */
+static int
+serve(const char *address, const struct pool_options *opt, int ready_fd,
+    struct buf *sock_path, struct err *err)
+{
+	struct pool pool = { .listen_fd = -1, .wake = { -1, -1 } };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int lock_fd = -1, rc;
+
+	pool.address = xstrdup(address);
+	pool.opt = *opt;
+	pool.started_ms = clock_now_ms();
+	pool.quiet_since_ms = clock_mono_ms();
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.changed, NULL);
+	if (pipe2(pool.wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot make a pipe (%s)",
+		    strerror(errno));
+		goto done;
+	}
+	if ((rc = set_up(&pool, address, sock_path, &lock_fd, err)) < 0)
+		goto done;
+	wake_fd = pool.wake[1];
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (ready_fd >= 0) {
+		(void)!write(ready_fd, "", 1);
+		close(ready_fd);
+		ready_fd = -1;
+	}
+	if (opt->ready != NULL)
+		opt->ready(sock_path->buf, opt->ready_arg);
+	accept_loop(&pool);
+	/* New clients find no pool, and connect directly. */
+	close(pool.listen_fd);
+	pool.listen_fd = -1;
+	unlink(sock_path->buf);
+	wind_down(&pool);
+	wake_fd = -1;
+done:
+	if (pool.listen_fd >= 0)
+		close(pool.listen_fd);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	for (int i = 0; i < 2; i++)
+		if (pool.wake[i] >= 0)
+			close(pool.wake[i]);
+	while (pool.nidle > 0)
+		pg_disconnect(pool.idle[--pool.nidle]);
+	free(pool.idle);
+	free(pool.address);
+	return rc;
+}
+
+int
+pool_serve(const char *address, const struct pool_options *opt, int64_t *pid,
+    struct buf *sock_path, struct err *err)
+{
+	struct buf why = BUF_INIT;
+	int ready[2], rc;
+	pid_t child;
+
+	*pid = getpid();
+	if (opt->foreground)
+		return serve(address, opt, -1, sock_path, err);
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return err_set(err, ERR_FAILED, "cannot make a pipe (%s)",
+		    strerror(errno));
+	fflush(NULL);
+	if ((child = fork()) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return err_set(err, ERR_FAILED, "cannot start the pool (%s)",
+		    strerror(errno));
+	}
+	if (child == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		close(ready[0]);
+		setsid();
+		/*
+		 * Nothing of the caller's stays open: a pipe held here would
+		 * keep whoever reads it (a shell's $(...), a test) waiting.
+		 */
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (null > 2)
+				close(null);
+		}
+		close_range(3, (unsigned)ready[1] - 1, 0);
+		close_range((unsigned)ready[1] + 1, ~0U, 0);
+		rc = serve(address, opt, ready[1], sock_path, err);
+		/* Before it served: the parent reads why. */
+		if (rc < 0)
+			(void)!write(ready[1], err->message.buf, err->message.len);
+		_exit(rc < 0 ? -rc : 0);
+	}
+	close(ready[1]);
+	/* One byte when serving; the reason when it could not. */
+	rc = buf_read_fd(&why, ready[0]);
+	close(ready[0]);
+	if (rc == 0 && why.len == 1 && why.buf[0] == '\0') {
+		*pid = child;
+		buf_release(&why);
+		return pool_socket_path(address, false, sock_path, err);
+	}
+	{
+		int status = 0;
+
+		waitpid(child, &status, 0);
+		rc = err_set(err, WIFEXITED(status) && WEXITSTATUS(status) ?
+		    WEXITSTATUS(status) : ERR_FAILED, "%s", why.len ? why.buf :
+		    "the pool could not start");
+	}
+	buf_release(&why);
+	return rc;
+}
