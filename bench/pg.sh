@@ -2,11 +2,12 @@
 # daicho on PostgreSQL (issue 17): a throw-away cluster on a Unix socket
 # (tests/pg/cluster.sh), then
 #
-#   1  claim --next as a whole process vs psql running one equivalent
-#      UPDATE ... RETURNING (target: <= 1.0x)
+#   1  claim --next as a whole process (directly, and through a pool) vs
+#      psql running one equivalent UPDATE ... RETURNING (target: <= 1.0x)
 #   2  32 concurrent claimer processes draining 20,000 tasks, on PostgreSQL
-#      and on SQLite in the same run: 0 double claims, no claim slower than
-#      2 s, PostgreSQL's aggregate rate at least SQLite's
+#      (directly and through a pool) and on SQLite in the same run: 0 double
+#      claims, no claim slower than 2 s, PostgreSQL's aggregate rate at
+#      least SQLite's
 #
 #   bench/pg.sh            both
 #   bench/pg.sh 2          only the second
@@ -78,17 +79,23 @@ say "   daicho $("$D" --version | cut -d' ' -f2) at $(git -C "$root" rev-parse -
 
 # ------------------------------------------------- 1. claim vs psql UPDATE
 bench1() {
-	local L aid n f c p g v
+	local L LP aid n f c p g v o
 	n=$((2 * (RUNS + 5) + 1000))
 	L=$(newdb b1)
 	"$D" --ledger "$L" init >/dev/null || exit 1
 	gen_tasks "$n" "claim bench" >"$WORK/b1.jsonl"
 	"$D" --ledger "$L" add --batch "$WORK/b1.jsonl" >/dev/null || exit 1
 	"$D" --ledger "$L" --as bench claim --next >/dev/null || exit 1
+	# The same ledger again, served by a pool (daicho pool start).
+	LP=$(newdb b1p)
+	"$D" --ledger "$LP" init >/dev/null || exit 1
+	"$D" --ledger "$LP" add --batch "$WORK/b1.jsonl" >/dev/null || exit 1
+	"$D" --ledger "$LP" pool start >/dev/null || exit 1
+	"$D" --ledger "$LP" --as bench claim --next >/dev/null || exit 1
 	aid=$(psql -X -At -d b1 -c "SELECT id FROM agents WHERE name = 'bench' AND state <> 'ended'")
 	local now="(extract(epoch FROM clock_timestamp()) * 1000)::int8"
 	local sql="UPDATE tasks SET state = 'claimed', owner = $aid, lease_ms = 1800000, lease_expires_ms = $now + 1800000, attempts = attempts + 1, updated_ms = $now WHERE id = (SELECT id FROM tasks WHERE state = 'open' AND unmet_deps = 0 ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id"
-	local prep="psql -X -q -d b1 -c \"UPDATE tasks SET state = 'reported', lease_expires_ms = NULL WHERE state = 'claimed'\""
+	local prep="psql -X -q -d b1 -c \"UPDATE tasks SET state = 'reported', lease_expires_ms = NULL WHERE state = 'claimed'\"; psql -X -q -d b1p -c \"UPDATE tasks SET state = 'reported', lease_expires_ms = NULL WHERE state = 'claimed'\""
 	say ""
 	say "== 1. claim --next (whole process) vs psql, one UPDATE ... RETURNING ($n tasks, $RUNS runs, load $(load))"
 	f=$WORK/b1.json
@@ -97,14 +104,17 @@ bench1() {
 		"$D --ledger $L --as bench claim --next" \
 		"$WORK/daicho-pg --ledger $L --as bench claim --next" \
 		"psql -X -q -At -d b1 -c \"$sql\"" \
-		"$WORK/daicho-pg --version" >"$WORK/b1.txt" 2>&1 ||
+		"$WORK/daicho-pg --version" \
+		"$D --ledger $LP --as bench claim --next" >"$WORK/b1.txt" 2>&1 ||
 		{ cat "$WORK/b1.txt"; exit 1; }
-	c=$(hf "$f" 1 median) g=$(hf "$f" 2 median) p=$(hf "$f" 3 median) v=$(hf "$f" 4 median)
+	"$D" --ledger "$LP" pool stop >/dev/null
+	c=$(hf "$f" 1 median) g=$(hf "$f" 2 median) p=$(hf "$f" 3 median) v=$(hf "$f" 4 median) o=$(hf "$f" 5 median)
 	say "   daicho claim --next       median $(ms "$c") ms  (daicho hands the command to daicho-pg)"
 	say "   daicho-pg claim --next    median $(ms "$g") ms"
 	say "   psql UPDATE ... RETURNING median $(ms "$p") ms"
 	say "   daicho-pg --version       median $(ms "$v") ms  (a dynamically linked process with libpq)"
-	say "   ratio daicho / psql: $(calc '%.2f' "$c / $p") x; daicho-pg / psql: $(calc '%.2f' "$g / $p") x   (target <= 1.0)"
+	say "   daicho claim --next, pool median $(ms "$o") ms  (through 'daicho pool start')"
+	say "   ratio daicho / psql: $(calc '%.2f' "$c / $p") x; daicho-pg / psql: $(calc '%.2f' "$g / $p") x; through the pool / psql: $(calc '%.2f' "$o / $p") x   (target <= 1.0)"
 }
 
 # --------------------------------------------------- 2. concurrent draining
@@ -136,6 +146,7 @@ drain() {
 	"$D" --ledger "$L" init >/dev/null || exit 1
 	gen_tasks "$DRAIN_TASKS" drain >"$dir/tasks.jsonl"
 	"$D" --ledger "$L" add --batch "$dir/tasks.jsonl" >/dev/null || exit 1
+	[ "$kind" != postgresql_pool ] || "$D" --ledger "$L" pool start >/dev/null || exit 1
 	printf -v deadline '%(%s)T' -1
 	deadline=$((deadline + DRAIN_BUDGET))
 	t0=$(now_ns)
@@ -144,6 +155,7 @@ drain() {
 	done
 	wait
 	t1=$(now_ns)
+	[ "$kind" != postgresql_pool ] || "$D" --ledger "$L" pool stop >/dev/null
 	printed=$(cat "$dir"/*.ids | wc -l)
 	unique=$(cat "$dir"/*.ids | sort -u | wc -l)
 	doubles=$((printed - unique))
@@ -161,7 +173,8 @@ bench2() {
 	say "== 2. $DRAIN_PROCS concurrent claimers draining $DRAIN_TASKS tasks (load $(load))"
 	drain sqlite "$WORK/drain.db"
 	drain postgresql "$(newdb b2)"
-	say "   PostgreSQL / SQLite aggregate rate: $(calc '%.2f' "$RATE_postgresql / $RATE_sqlite") x   (target >= 1.0)"
+	drain postgresql_pool "$(newdb b2p)"
+	say "   PostgreSQL / SQLite aggregate rate: $(calc '%.2f' "$RATE_postgresql / $RATE_sqlite") x direct, $(calc '%.2f' "$RATE_postgresql_pool / $RATE_sqlite") x through a pool   (target >= 1.0)"
 }
 
 case $only in *" 1 "*) bench1 ;; esac

@@ -89,8 +89,7 @@ lose(struct pg_conn *pg)
 	if (pg->in_transaction)
 		pg->failed = true;
 	return fail(pg, PG_RC_BUSY, "08006", "lost the connection to the daicho "
-	    "pool (stopped or killed); nothing of the open transaction was "
-	    "kept");
+	    "pool (stopped or killed)");
 }
 
 /* Dial the pool for pg->address and say hello; 0 or a PG_RC_ code. */
@@ -133,6 +132,25 @@ open_session(struct pg_conn *pg)
 	return 0;
 }
 
+static int call(struct pg_conn *pg, struct pool_head *head);
+
+/*
+ * A new session after the pool was lost between transactions (it was
+ * restarted), listening again if the old one was. 0 or a PG_RC_ code.
+ */
+static int
+reopen(struct pg_conn *pg)
+{
+	struct pool_head head;
+	int rc = open_session(pg);
+
+	if (rc == 0 && pg->listening) {
+		wire_begin(&pg->request, POOL_LISTEN);
+		rc = call(pg, &head);
+	}
+	return rc;
+}
+
 /*
  * Send pg->request and read its reply into pg->reply (notifications on the
  * way are noted). A session lost between transactions is opened again
@@ -145,22 +163,17 @@ call(struct pg_conn *pg, struct pool_head *head)
 	int rc;
 
 	if (pg->fd < 0) {
+		struct wire_msg built = pg->request;
+
 		if (pg->in_transaction)
 			return lose(pg);
-		/* The request is built: open_session() must not clobber it. */
-		struct wire_msg saved = pg->request;
-
+		/* The request is built: saying hello again must not clobber it. */
 		pg->request = (struct wire_msg)WIRE_MSG_INIT;
-		rc = open_session(pg);
+		rc = reopen(pg);
 		wire_release(&pg->request);
-		pg->request = saved;
+		pg->request = built;
 		if (rc != 0)
 			return rc;
-		if (pg->listening) {
-			pg->listening = false;
-			if (pg_change_fd(pg) < 0)
-				return PG_RC_BUSY;
-		}
 	}
 	if (wire_send(pg->fd, &pg->request) < 0)
 		return lose(pg);

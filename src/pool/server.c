@@ -511,6 +511,52 @@ wind_down(struct pool *pool)
 }
 
 /*
+ * Take the lock file beside the socket at path, for the pool's life: one
+ * pool per socket. A stopping pool removes the file it locked, so the one
+ * locked here must still be the one at its path. 0 or a negative err code.
+ */
+static int
+lock_pool(const char *path, int *lock_fd, struct err *err)
+{
+	struct buf lock_path = BUF_INIT;
+	struct stat held, named;
+	int rc = 0;
+
+	buf_addf(&lock_path, "%s.lock", path);
+	for (;;) {
+		*lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (*lock_fd < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot open the pool's lock "
+			    "file %s (%s)", lock_path.buf, strerror(errno));
+			break;
+		}
+		if (flock(*lock_fd, LOCK_EX | LOCK_NB) < 0) {
+			rc = err_set(err, ERR_CONFLICT, "a pool already serves this "
+			    "ledger for this user (%s; 'daicho pool status')", path);
+			break;
+		}
+		if (fstat(*lock_fd, &held) == 0 && stat(lock_path.buf, &named) == 0 &&
+		    held.st_ino == named.st_ino && held.st_dev == named.st_dev)
+			break;
+		/* Removed by a pool that stopped meanwhile: lock the new one. */
+		close(*lock_fd);
+	}
+	buf_release(&lock_path);
+	return rc;
+}
+
+/* Remove the lock file of the pool at path (its lock still held). */
+static void
+unlock_pool(const char *path)
+{
+	struct buf lock_path = BUF_INIT;
+
+	buf_addf(&lock_path, "%s.lock", path);
+	unlink(lock_path.buf);
+	buf_release(&lock_path);
+}
+
+/*
  * Make the pool for address: take the lock file beside the socket (one
  * pool per ledger and user), check the ledger with one connection (kept
  * warm), and listen. 0 or a negative err code.
@@ -520,7 +566,6 @@ set_up(struct pool *pool, const char *address, struct buf *sock_path,
     int *lock_fd, struct err *err)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct buf lock_path = BUF_INIT;
 	struct pg_conn *conn;
 	bool created;
 	int rc;
@@ -530,15 +575,8 @@ set_up(struct pool *pool, const char *address, struct buf *sock_path,
 	if (sock_path->len >= sizeof(sun.sun_path))
 		return err_set(err, ERR_FAILED, "the pool's socket path %s is too "
 		    "long (set XDG_RUNTIME_DIR to a shorter directory)", sock_path->buf);
-	buf_addf(&lock_path, "%s.lock", sock_path->buf);
-	*lock_fd = open(lock_path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	buf_release(&lock_path);
-	if (*lock_fd < 0)
-		return err_set(err, ERR_FAILED, "cannot open the pool's lock file "
-		    "beside %s (%s)", sock_path->buf, strerror(errno));
-	if (flock(*lock_fd, LOCK_EX | LOCK_NB) < 0)
-		return err_set(err, ERR_CONFLICT, "a pool already serves this "
-		    "ledger for this user (%s; 'daicho pool status')", sock_path->buf);
+	if ((rc = lock_pool(sock_path->buf, lock_fd, err)) < 0)
+		return rc;
 	/* A socket left by a pool that died: nobody holds the lock. */
 	unlink(sock_path->buf);
 	if ((rc = pg_connect(address, false, ledger_busy_timeout_ms(), &conn,
@@ -595,6 +633,7 @@ serve(const char *address, const struct pool_options *opt, int ready_fd,
 	close(pool.listen_fd);
 	pool.listen_fd = -1;
 	unlink(sock_path->buf);
+	unlock_pool(sock_path->buf);
 	wind_down(&pool);
 	wake_fd = -1;
 done:
