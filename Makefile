@@ -142,8 +142,11 @@ deps:
 # The suites that run again against PostgreSQL (tests/backend.bash), in a
 # throw-away cluster that tests/pg/cluster.sh starts (as an unprivileged
 # user when run as root, on a Unix socket only) and stops at the end, also
-# when tests fail or the run is interrupted.
-PG_SUITES = DAICHO_TEST_BACKEND=postgresql:tests/cli \
+# when tests fail or the run is interrupted. The command-line suite runs
+# through a pool (DAICHO_TEST_POOL=1: each test's ledger gets 'daicho pool
+# start', so commands use the pool's client, src/pool); the stress suite
+# connects with libpq directly, as do commands a pool does not serve.
+PG_SUITES = DAICHO_TEST_BACKEND=postgresql,DAICHO_TEST_POOL=1:tests/cli \
 	DAICHO_TEST_BACKEND=postgresql:tests/stress
 
 # Every test: unit (cmocka), command line (bats) and stress (many
