@@ -47,7 +47,8 @@ struct pool {
 	size_t nidle, idle_alloc;
 	int64_t sessions_now;     /* accepted connections, for winding down */
 	int64_t commands_now, commands_total; /* sessions of commands */
-	int64_t started_ms, quiet_since_ms;
+	int64_t started_ms;
+	int64_t quiet_since_ms;   /* when the last command's session ended */
 	bool stopping;
 	bool closed;              /* no socket, no lock: a new pool may start */
 };
@@ -370,6 +371,7 @@ run_session(void *arg)
 	struct pool *pool = s->pool;
 	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
 	struct pg_conn *conn = NULL;
+	bool command = false;
 
 	if (wire_recv(s->fd, &req) == 1) {
 		int kind = wire_kind(&req);
@@ -398,7 +400,7 @@ run_session(void *arg)
 		if (kind == POOL_STATUS || kind == POOL_STOP) {
 			put_status(pool, &reply);
 			(void)wire_send(s->fd, &reply);
-		} else if (kind != POOL_HELLO) {
+		} else if (!(command = kind == POOL_HELLO)) {
 			pool_put_head(&reply, &head);
 			(void)wire_send(s->fd, &reply);
 		} else if (check_hello(pool, &req, &busy_timeout_ms, &why) != 0) {
@@ -432,7 +434,8 @@ run_session(void *arg)
 	wire_release(&reply);
 	pthread_mutex_lock(&pool->lock);
 	pool->sessions_now--;
-	if (pool->sessions_now == 0)
+	/* Idle is no command for a while: asking for status is none. */
+	if (command)
 		pool->quiet_since_ms = clock_mono_ms();
 	pthread_cond_broadcast(&pool->changed);
 	pthread_mutex_unlock(&pool->lock);
@@ -490,7 +493,12 @@ accept_loop(struct pool *pool)
 		bool stop;
 
 		pthread_mutex_lock(&pool->lock);
-		if (pool->opt.idle_ms > 0 && pool->sessions_now == 0) {
+		/*
+		 * Idle: no command for opt.idle_ms. Sessions that are no
+		 * command (status) do not count; one still saying hello when
+		 * the pool stops is served while it winds down.
+		 */
+		if (pool->opt.idle_ms > 0 && pool->commands_now == 0) {
 			int64_t left = pool->quiet_since_ms + pool->opt.idle_ms -
 			    clock_mono_ms();
 
