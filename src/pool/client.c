@@ -66,6 +66,9 @@ struct pg_stmt {
 	long row;                /* the current row; -1 before the first */
 };
 
+/* The least time a pool is given to answer a hello. */
+#define HELLO_TIMEOUT_MIN_MS 1000
+
 /* The session pool_attach() opened, for the first pg_connect(). */
 static struct pg_conn *attached;
 
@@ -116,7 +119,14 @@ open_session(struct pg_conn *pg)
 	wire_put_str(&pg->request, DAICHO_VERSION);
 	wire_put_str(&pg->request, pg->address);
 	wire_put_i64(&pg->request, pg->busy_timeout_ms);
+	/*
+	 * A pool that does not answer within the busy timeout (a second at
+	 * least: it may be making a connection) is no pool: the command
+	 * connects directly. Nothing has run yet.
+	 */
 	if (wire_send(pg->fd, &pg->request) < 0 ||
+	    !pool_wait_answer(pg->fd, pg->busy_timeout_ms > HELLO_TIMEOUT_MIN_MS
+	    ? pg->busy_timeout_ms : HELLO_TIMEOUT_MIN_MS) ||
 	    wire_recv(pg->fd, &pg->reply) != 1 ||
 	    wire_kind(&pg->reply) != POOL_REPLY)
 		return lose(pg);
