@@ -32,6 +32,7 @@ struct pg_conn {
 	int64_t changes;
 	bool failed;             /* the pool said the transaction failed */
 	bool in_transaction;
+	bool committing;         /* a COMMIT is sent: its outcome is the server's */
 	bool listening;
 	bool notified;           /* a POOL_NOTIFY not yet reported */
 	struct wire_msg request, reply;
@@ -91,9 +92,11 @@ lose(struct pg_conn *pg)
 	pg->fd = -1;
 	if (pg->in_transaction)
 		pg->failed = true;
-	return fail(pg, PG_RC_BUSY, "08006", "lost the connection to the daicho "
-	    "pool (stopped or killed); nothing of the open transaction was "
-	    "kept");
+	/* A COMMIT sent may have been made: the caller says so. */
+	return fail(pg, PG_RC_BUSY, "08006", pg->in_transaction &&
+	    !pg->committing ? "lost the connection to the daicho pool (stopped "
+	    "or killed); nothing of the open transaction was kept" : "lost the "
+	    "connection to the daicho pool (stopped or killed)");
 }
 
 /* Dial the pool for pg->address and say hello; 0 or a PG_RC_ code. */
@@ -337,7 +340,9 @@ pg_commit(struct pg_conn *pg, bool wrote)
 
 	wire_begin(&pg->request, POOL_COMMIT);
 	wire_put_i64(&pg->request, wrote);
+	pg->committing = true;
 	rc = call(pg, &head);
+	pg->committing = false;
 	pg->in_transaction = false;
 	return rc;
 }
