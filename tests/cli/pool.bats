@@ -20,12 +20,15 @@ setup() {
 	# This file starts and stops its own pools (helpers.bash's use_pool).
 	unset DAICHO_TEST_POOL
 	common_setup
-	POOL_PIDS=() BG_PIDS=()
+	POOL_PIDS=() BG_PIDS=() BG_GROUPS=()
 	private_pool_dir "$TEST_ROOT/run"
 }
 
 teardown() {
 	local pid
+	for pid in "${BG_GROUPS[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
 	for pid in "${BG_PIDS[@]}"; do
 		kill -CONT "$pid" 2>/dev/null || true
 		kill -TERM "$pid" 2>/dev/null || true
@@ -354,12 +357,14 @@ add "second task" --after 1 --touches src/a.c
 add "third task" --after 1 --after 2 --label alpha --label beta
 add --batch scenario.jsonl --label gamma
 add ""
+add "quotes ' \" and ? ?1 \$1 ünïcødé 日本 -- ; DROP TABLE tasks" --priority -5
 ls
 --json ls --ready
 --as w1 claim --next --lease 10m
 --as w2 claim 1
 --as w2 claim --next --label alpha
---as w1 save 1 <<<"the result of one"
+--as w1 save 1 --cost 0.1234 --tokens-in 1000 --tokens-out 20 --model m-1 <<<"the result of one"
+--as w1 save 1 --cost 1e-3 --tokens-in 9007199254740993 --model m-1 <<<"a second save"
 --as w1 report 1 --note "done well"
 --as w2 report 1
 --json show 1
@@ -377,6 +382,9 @@ log 1
 events
 --json events
 --json agents
+usage
+--json usage
+--json show 7
 export
 EOF
 }
@@ -418,7 +426,7 @@ masked() {
 	# The sequence did what it says (not two runs of one same failure).
 	grep -q '^exit 4' "$TEST_ROOT/pooled.out"
 	[ "$(sql "SELECT state FROM tasks WHERE id = 1")" = reported ]
-	[ "$(sql "SELECT count(*) FROM tasks")" = 6 ]
+	[ "$(sql "SELECT count(*) FROM tasks")" = 7 ]
 }
 
 # masked_rows: ledger_data's rows with their times (13-digit numbers) and
@@ -806,4 +814,40 @@ while True:
 	daicho add through >/dev/null
 	[ "$(sessions_total)" = 1 ]
 	[ "$(sql "SELECT count(*) FROM tasks")" = 4 ]
+}
+
+@test "pool: a socket served by another Unix user is not used: the command sends it nothing and runs directly" {
+	pg_only
+	[ "$(id -u)" = 0 ] || skip "needs root, to serve a socket as another user (nobody)"
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (for nobody)"
+	# The path this ledger's pool would have.
+	start_pool
+	local socket=$POOL_SOCKET
+	daicho pool stop >/dev/null
+	# Bound by us in our own directory, listened on by nobody: the
+	# socket's peer (SO_PEERCRED) is nobody.
+	setsid /usr/bin/python3 -c '
+import os, socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.dup2(s.fileno(), 3)
+child = """
+import socket
+s = socket.socket(socket.AF_UNIX, fileno=3)
+s.listen(16)
+print("ready", flush=True)
+while True:
+    c, _ = s.accept()
+    print("got", len(c.recv(65536)), flush=True)
+    c.close()
+"""
+subprocess.run(["runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", child], pass_fds=(3,))
+' "$socket" >"$TEST_ROOT/other.log" 2>&1 &
+	BG_GROUPS+=("$!")
+	wait_for 10 grep -q ready "$TEST_ROOT/other.log" || fail "no server as nobody: $(cat "$TEST_ROOT/other.log")"
+	daicho add "not through nobody" >/dev/null || fail "add: exit $?"
+	wait_for 5 grep -q '^got' "$TEST_ROOT/other.log" || fail "the command did not even dial the socket (the test proves nothing)"
+	! grep -q '^got [1-9]' "$TEST_ROOT/other.log" || fail "the command sent another user's socket a hello: $(cat "$TEST_ROOT/other.log")"
+	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
+	refused 3 daicho pool status
 }
