@@ -851,3 +851,22 @@ subprocess.run(["runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", child
 	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
 	refused 3 daicho pool status
 }
+
+@test "pool: warm connections cut by the server (pg_terminate_backend, as a restart or an idle timeout would) are made again: the next commands succeed" {
+	pg_only
+	start_pool
+	daicho add first >/dev/null
+	local n=1 cmd
+	for cmd in "add second" "ls" "events" "--as w1 claim --next" "--json status" "show 1"; do
+		# Every connection the pool keeps is cut while it waits.
+		sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		     WHERE datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
+		# shellcheck disable=SC2086
+		capture daicho $cmd
+		[ "$status" -eq 0 ] && [ -z "$stderr" ] ||
+			fail "'daicho $cmd' after its warm connection was cut: exit $status: $stderr"
+		n=$((n + 1))
+		[ "$(sessions_total)" = "$n" ] || fail "'daicho $cmd' did not go through the pool"
+	done
+	[ "$(sql "SELECT count(*) FROM tasks")" = 2 ]
+}
