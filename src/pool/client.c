@@ -93,10 +93,12 @@ lose(struct pg_conn *pg)
 	if (pg->in_transaction)
 		pg->failed = true;
 	/* A COMMIT sent may have been made: the caller says so. */
-	return fail(pg, PG_RC_BUSY, "08006", pg->in_transaction &&
-	    !pg->committing ? "lost the connection to the daicho pool (stopped "
-	    "or killed); nothing of the open transaction was kept" : "lost the "
-	    "connection to the daicho pool (stopped or killed)");
+	if (pg->in_transaction && !pg->committing)
+		return fail(pg, PG_RC_BUSY, "08006", "lost the connection to the "
+		    "daicho pool (stopped or killed); nothing of the open "
+		    "transaction was kept");
+	return fail(pg, PG_RC_BUSY, "08006", "lost the connection to the daicho "
+	    "pool (stopped or killed)");
 }
 
 /* Dial the pool for pg->address and say hello; 0 or a PG_RC_ code. */
