@@ -512,14 +512,12 @@ masked_rows() {
 	wait_for 5 lock_free || fail "the write lock is still held"
 	[ "$(titles_like batch)" = 0 ] || fail "$(titles_like batch) tasks of the failed batch are in the ledger"
 	# Every add succeeded (and is there once), or exited 75 (and is not).
-	local i n bad=
-	while read -r i rc; do
-		n=$(sql "SELECT count(*) FROM tasks WHERE title = 'stream-$i'")
-		case "$rc:$n" in
-		0:1 | 75:0) ;;
-		*) bad+=" stream-$i(exit $rc, $n in the ledger)" ;;
-		esac
-	done <"$TEST_ROOT/stream.rc"
+	local bad
+	sql "SELECT title FROM tasks WHERE title LIKE 'stream-%'" >"$TEST_ROOT/stream.titles"
+	bad=$(awk 'FILENAME == ARGV[1] { n[$1]++; next }
+		{ t = "stream-" $1; c = n[t] + 0 }
+		!(($2 == 0 && c == 1) || ($2 == 75 && c == 0)) { printf " %s(exit %s, %d in the ledger)", t, $2, c }' \
+		"$TEST_ROOT/stream.titles" "$TEST_ROOT/stream.rc")
 	[ -z "$bad" ] || fail "commands whose outcome is not what their exit says:$bad (stderr: $(cat "$TEST_ROOT/stream.err"))"
 	[ "$(grep -c ' 0$' "$TEST_ROOT/stream.rc")" -ge 10 ] || fail "the stream: $(cat "$TEST_ROOT/stream.rc")"
 	grep -v '^daicho: ' "$TEST_ROOT/stream.err" && fail "stream stderr not daicho's lines"
