@@ -162,3 +162,27 @@ sql_blob() {
 		printf 'CAST(%s AS BLOB)' "$1"
 	fi
 }
+
+# private_pool_dir DIR: point XDG_RUNTIME_DIR at DIR (made, mode 0700), so
+# that the pools a test starts (daicho pool start) are its own and meet
+# no other test's. A socket's path has at most 107 bytes: when DIR is too
+# deep for one, a new directory under /tmp instead (in
+# PRIVATE_POOL_TMP: remove it with release_pool_dir).
+private_pool_dir() {
+	XDG_RUNTIME_DIR=$1
+	PRIVATE_POOL_TMP=
+	if [ $((${#XDG_RUNTIME_DIR} + 33)) -gt 100 ]; then
+		XDG_RUNTIME_DIR=$(mktemp -d /tmp/daicho-pool-test.XXXXXX)
+		PRIVATE_POOL_TMP=$XDG_RUNTIME_DIR
+	fi
+	mkdir -p "$XDG_RUNTIME_DIR"
+	chmod 700 "$XDG_RUNTIME_DIR"
+	export XDG_RUNTIME_DIR
+}
+
+# release_pool_dir: remove the directory private_pool_dir made under /tmp.
+release_pool_dir() {
+	if [ -n "${PRIVATE_POOL_TMP:-}" ]; then
+		rm -rf "$PRIVATE_POOL_TMP"
+	fi
+}

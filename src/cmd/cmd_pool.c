@@ -52,8 +52,9 @@ exec_pool_start(struct cmd_ctx *ctx)
 		return rc;
 	opt.foreground = cmd_has(ctx, "foreground");
 	opt.ready_arg = ctx;
-	if (idle != NULL && (duration_parse(idle, &opt.idle_ms) < 0 ||
-	    opt.idle_ms < 0))
+	/* A bare 0 (never stop) needs no unit. */
+	if (idle != NULL && strcmp(idle, "0") != 0 &&
+	    (duration_parse(idle, &opt.idle_ms) < 0 || opt.idle_ms < 0))
 		return err_set(ctx->err, ERR_USAGE, "--idle: not a duration: '%s' "
 		    "(say 10m, 1h; 0 never stops)", idle);
 	if (keep != NULL) {

@@ -643,6 +643,7 @@ execute(struct pg_stmt *st)
 	Oid types[st->nparams + 1];
 	const char *values[st->nparams + 1];
 	int lengths[st->nparams + 1], formats[st->nparams + 1];
+	bool rerunnable; /* may run again on a new connection if lost */
 	int rc;
 
 	if ((rc = refuse_nul(st)) != 0)
@@ -662,20 +663,27 @@ execute(struct pg_stmt *st)
 		return failure(st->pg, NULL);
 	if (lost(st->pg) && (rc = reconnect(st->pg)) != 0)
 		return rc;
+	rerunnable = !st->pg->in_transaction &&
+	    strncmp(st->sql, "SELECT", 6) == 0;
 	if (st->pg->prepare) {
 		const char *name = prepared_name(st, types, &rc);
 
-		if (name == NULL)
+		/*
+		 * A connection found lost by preparing (the pool's, cut while
+		 * it waited) is made again below, as one lost by running.
+		 */
+		if (name != NULL)
+			st->result = PQexecPrepared(st->pg->conn, name, st->nparams,
+			    values, lengths, formats, 0);
+		else if (!lost(st->pg) || !rerunnable)
 			return rc;
-		st->result = PQexecPrepared(st->pg->conn, name, st->nparams, values,
-		    lengths, formats, 0);
 	} else {
 		st->result = PQexecParams(st->pg->conn, st->sql, st->nparams, types,
 		    values, lengths, formats, 0);
 	}
+	/* (PQresultStatus(NULL) is PGRES_FATAL_ERROR.) */
 	if (PQresultStatus(st->result) == PGRES_FATAL_ERROR && lost(st->pg) &&
-	    !st->pg->in_transaction && strncmp(st->sql, "SELECT", 6) == 0 &&
-	    reconnect(st->pg) == 0) {
+	    rerunnable && reconnect(st->pg) == 0) {
 		PQclear(st->result);
 		st->result = PQexecParams(st->pg->conn, st->sql, st->nparams,
 		    types, values, lengths, formats, 0);

@@ -32,6 +32,7 @@ struct pg_conn {
 	int64_t changes;
 	bool failed;             /* the pool said the transaction failed */
 	bool in_transaction;
+	bool committing;         /* a COMMIT is sent: its outcome is the server's */
 	bool listening;
 	bool notified;           /* a POOL_NOTIFY not yet reported */
 	struct wire_msg request, reply;
@@ -66,6 +67,9 @@ struct pg_stmt {
 	long row;                /* the current row; -1 before the first */
 };
 
+/* The least time a pool is given to answer a hello. */
+#define HELLO_TIMEOUT_MIN_MS 1000
+
 /* The session pool_attach() opened, for the first pg_connect(). */
 static struct pg_conn *attached;
 
@@ -88,6 +92,11 @@ lose(struct pg_conn *pg)
 	pg->fd = -1;
 	if (pg->in_transaction)
 		pg->failed = true;
+	/* A COMMIT sent may have been made: the caller says so. */
+	if (pg->in_transaction && !pg->committing)
+		return fail(pg, PG_RC_BUSY, "08006", "lost the connection to the "
+		    "daicho pool (stopped or killed); nothing of the open "
+		    "transaction was kept");
 	return fail(pg, PG_RC_BUSY, "08006", "lost the connection to the daicho "
 	    "pool (stopped or killed)");
 }
@@ -115,7 +124,14 @@ open_session(struct pg_conn *pg)
 	wire_put_str(&pg->request, DAICHO_VERSION);
 	wire_put_str(&pg->request, pg->address);
 	wire_put_i64(&pg->request, pg->busy_timeout_ms);
+	/*
+	 * A pool that does not answer within the busy timeout (a second at
+	 * least: it may be making a connection) is no pool: the command
+	 * connects directly. Nothing has run yet.
+	 */
 	if (wire_send(pg->fd, &pg->request) < 0 ||
+	    !pool_wait_answer(pg->fd, pg->busy_timeout_ms > HELLO_TIMEOUT_MIN_MS
+	    ? pg->busy_timeout_ms : HELLO_TIMEOUT_MIN_MS) ||
 	    wire_recv(pg->fd, &pg->reply) != 1 ||
 	    wire_kind(&pg->reply) != POOL_REPLY)
 		return lose(pg);
@@ -340,7 +356,9 @@ pg_commit(struct pg_conn *pg, bool wrote)
 
 	wire_begin(&pg->request, POOL_COMMIT);
 	wire_put_i64(&pg->request, wrote);
+	pg->committing = true;
 	rc = call(pg, &head);
+	pg->committing = false;
 	pg->in_transaction = false;
 	return rc;
 }

@@ -104,6 +104,13 @@ int pool_socket_path(const char *address, bool make_dir, struct buf *out,
 int pool_dial(const char *path);
 
 /*
+ * Wait up to timeout_ms for fd to have something to read (an answer, or
+ * its end). false when nothing came in time: a pool stopped (SIGSTOP,
+ * Ctrl-Z) still takes connections, and would keep its client for ever.
+ */
+bool pool_wait_answer(int fd, int64_t timeout_ms);
+
+/*
  * The static daicho's side (src/pool/client.c; NULL elsewhere, where
  * commands connect with libpq themselves). Start a session with the pool
  * for address, for the command about to run: true when one answered and

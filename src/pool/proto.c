@@ -5,6 +5,7 @@
 #include "pool/pool.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/wire.h"
 
 extern char **environ;
@@ -126,6 +128,28 @@ pool_dial(const char *path)
 	return fd;
 }
 
+bool
+pool_wait_answer(int fd, int64_t timeout_ms)
+{
+	int64_t deadline = clock_mono_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline - clock_mono_ms();
+		int rc;
+
+		if (left < 0)
+			left = 0;
+		rc = poll(&pfd, 1, left > 1000000 ? 1000000 : (int)left);
+		if (rc > 0)
+			return true;
+		if (rc == 0 && left == 0)
+			return false;
+		if (rc < 0 && errno != EINTR)
+			return true; /* the read says what is wrong */
+	}
+}
+
 void
 pool_put_head(struct wire_msg *reply, const struct pool_head *head)
 {
@@ -146,6 +170,13 @@ pool_get_head(struct wire_msg *reply, struct pool_head *head)
 	head->message = wire_get_str(reply);
 	head->changes = wire_get_i64(reply);
 }
+
+/*
+ * How long status and stop wait for the pool's answer: a status comes at
+ * once; a stop once the pool no longer takes clients (in 5 s at most).
+ */
+#define STATUS_TIMEOUT_MS 3000
+#define STOP_TIMEOUT_MS 10000
 
 /* Send kind (no fields) to the pool for address; its reply in *reply. */
 static int
@@ -174,10 +205,12 @@ ask(const char *address, int kind, struct wire_msg *reply, struct buf *socket,
 	}
 	wire_begin(&req, kind);
 	wire_put_i64(&req, POOL_PROTOCOL);
-	if (wire_send(fd, &req) < 0 || wire_recv(fd, reply) != 1 ||
-	    wire_kind(reply) != POOL_REPLY)
+	if (wire_send(fd, &req) < 0 || !pool_wait_answer(fd, kind == POOL_STOP
+	    ? STOP_TIMEOUT_MS : STATUS_TIMEOUT_MS) ||
+	    wire_recv(fd, reply) != 1 || wire_kind(reply) != POOL_REPLY)
 		rc = err_set(err, ERR_FAILED, "the pool at %s did not answer "
-		    "(another daicho version?)", path.buf);
+		    "(stopped, by Ctrl-Z or SIGSTOP? another daicho version?)",
+		    path.buf);
 	close(fd);
 done:
 	wire_release(&req);

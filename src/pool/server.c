@@ -33,6 +33,8 @@
 
 /* How long a stopping pool waits for its sessions to end. */
 #define STOP_GRACE_MS 10000
+/* How long 'pool stop' waits for the pool to stop taking new clients. */
+#define STOP_CLOSE_MS 5000
 
 struct pool {
 	char *address;
@@ -40,13 +42,15 @@ struct pool {
 	int listen_fd;
 	int wake[2];              /* a stop or a signal wakes the accept loop */
 	pthread_mutex_t lock;     /* everything below */
-	pthread_cond_t changed;   /* sessions_now went down */
+	pthread_cond_t changed;   /* sessions_now went down, or closed */
 	struct pg_conn **idle;
 	size_t nidle, idle_alloc;
 	int64_t sessions_now;     /* accepted connections, for winding down */
 	int64_t commands_now, commands_total; /* sessions of commands */
-	int64_t started_ms, quiet_since_ms;
+	int64_t started_ms;
+	int64_t quiet_since_ms;   /* when the last command's session ended */
 	bool stopping;
+	bool closed;              /* no socket, no lock: a new pool may start */
 };
 
 /* For the signal handler. */
@@ -265,6 +269,29 @@ handle(struct pg_conn *conn, bool *listening, struct wire_msg *req,
 	}
 }
 
+/*
+ * Wait (pool->lock held) until pool->changed is signalled or the
+ * monotonic clock reaches deadline_ms; false once it has.
+ */
+static bool
+wait_changed(struct pool *pool, int64_t deadline_ms)
+{
+	int64_t left = deadline_ms - clock_mono_ms();
+	struct timespec ts;
+
+	if (left <= 0)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += left / 1000;
+	ts.tv_nsec += (left % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&pool->changed, &pool->lock, &ts);
+	return true;
+}
+
 /* Tell a listening client about commits that came; false if it is gone. */
 static bool
 pass_on_changes(int fd, struct pg_conn *conn, struct wire_msg *note)
@@ -344,6 +371,7 @@ run_session(void *arg)
 	struct pool *pool = s->pool;
 	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
 	struct pg_conn *conn = NULL;
+	bool command = false;
 
 	if (wire_recv(s->fd, &req) == 1) {
 		int kind = wire_kind(&req);
@@ -352,16 +380,27 @@ run_session(void *arg)
 		struct pool_head head = { .rc = PG_RC_ERROR };
 		struct err err = ERR_INIT;
 
+		if (kind == POOL_STOP) {
+			/*
+			 * Answer once the socket and the lock are gone, so that
+			 * whatever the caller runs next finds no pool, and may
+			 * start one, while this one lets its sessions end.
+			 */
+			int64_t deadline = clock_mono_ms() + STOP_CLOSE_MS;
+
+			pthread_mutex_lock(&pool->lock);
+			pool->stopping = true;
+			pthread_mutex_unlock(&pool->lock);
+			wake(pool);
+			pthread_mutex_lock(&pool->lock);
+			while (!pool->closed && wait_changed(pool, deadline))
+				;
+			pthread_mutex_unlock(&pool->lock);
+		}
 		if (kind == POOL_STATUS || kind == POOL_STOP) {
 			put_status(pool, &reply);
 			(void)wire_send(s->fd, &reply);
-			if (kind == POOL_STOP) {
-				pthread_mutex_lock(&pool->lock);
-				pool->stopping = true;
-				pthread_mutex_unlock(&pool->lock);
-				wake(pool);
-			}
-		} else if (kind != POOL_HELLO) {
+		} else if (!(command = kind == POOL_HELLO)) {
 			pool_put_head(&reply, &head);
 			(void)wire_send(s->fd, &reply);
 		} else if (check_hello(pool, &req, &busy_timeout_ms, &why) != 0) {
@@ -395,7 +434,8 @@ run_session(void *arg)
 	wire_release(&reply);
 	pthread_mutex_lock(&pool->lock);
 	pool->sessions_now--;
-	if (pool->sessions_now == 0)
+	/* Idle is no command for a while: asking for status is none. */
+	if (command)
 		pool->quiet_since_ms = clock_mono_ms();
 	pthread_cond_broadcast(&pool->changed);
 	pthread_mutex_unlock(&pool->lock);
@@ -453,7 +493,12 @@ accept_loop(struct pool *pool)
 		bool stop;
 
 		pthread_mutex_lock(&pool->lock);
-		if (pool->opt.idle_ms > 0 && pool->sessions_now == 0) {
+		/*
+		 * Idle: no command for opt.idle_ms. Sessions that are no
+		 * command (status) do not count; one still saying hello when
+		 * the pool stops is served while it winds down.
+		 */
+		if (pool->opt.idle_ms > 0 && pool->commands_now == 0) {
 			int64_t left = pool->quiet_since_ms + pool->opt.idle_ms -
 			    clock_mono_ms();
 
@@ -490,21 +535,8 @@ wind_down(struct pool *pool)
 	int64_t deadline = clock_mono_ms() + STOP_GRACE_MS;
 
 	pthread_mutex_lock(&pool->lock);
-	while (pool->sessions_now > 0) {
-		int64_t left = deadline - clock_mono_ms();
-		struct timespec ts;
-
-		if (left <= 0)
-			break;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += left / 1000;
-		ts.tv_nsec += (left % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&pool->changed, &pool->lock, &ts);
-	}
+	while (pool->sessions_now > 0 && wait_changed(pool, deadline))
+		;
 	while (pool->nidle > 0)
 		pg_disconnect(pool->idle[--pool->nidle]);
 	pthread_mutex_unlock(&pool->lock);
@@ -633,7 +665,14 @@ serve(const char *address, const struct pool_options *opt, int ready_fd,
 	close(pool.listen_fd);
 	pool.listen_fd = -1;
 	unlink(sock_path->buf);
+	/* A new pool may start while this one lets its sessions end. */
 	unlock_pool(sock_path->buf);
+	close(lock_fd);
+	lock_fd = -1;
+	pthread_mutex_lock(&pool.lock);
+	pool.closed = true;
+	pthread_cond_broadcast(&pool.changed);
+	pthread_mutex_unlock(&pool.lock);
 	wind_down(&pool);
 	wake_fd = -1;
 done:

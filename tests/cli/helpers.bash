@@ -202,6 +202,21 @@ new_git_repo() {
 	git -C "$1" commit -q -m init
 }
 
+# make_login_roles: on PostgreSQL, a login in daicho_agent and one in
+# daicho_human, for this test's ledger alone (login roles are the
+# cluster's), and addresses that connect as each. Sets AGENT_ROLE,
+# HUMAN_ROLE, AGENT_LEDGER and HUMAN_LEDGER.
+make_login_roles() {
+	local tag=${DAICHO_LEDGER#postgresql:///}
+	tag=${tag%%\?*}
+	AGENT_ROLE="agent_$tag" HUMAN_ROLE="human_$tag"
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $AGENT_ROLE LOGIN" \
+	    -c "CREATE ROLE $HUMAN_ROLE LOGIN" \
+	    -c "GRANT daicho_agent TO $AGENT_ROLE" -c "GRANT daicho_human TO $HUMAN_ROLE"
+	AGENT_LEDGER="$DAICHO_LEDGER&user=$AGENT_ROLE"
+	HUMAN_LEDGER="$DAICHO_LEDGER&user=$HUMAN_ROLE"
+}
+
 # register_agent NAME...: make the agents known to the ledger (a read-only
 # command registers an unknown agent), so that a later refused command by
 # them adds no agent-register event.

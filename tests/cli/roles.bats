@@ -10,16 +10,8 @@ setup() {
 	common_setup
 	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
 		skip "PostgreSQL only: the roles are PostgreSQL's"
-	# Login roles are the cluster's: one pair per test.
-	local tag=${DAICHO_LEDGER#postgresql:///}
-	tag=${tag%%\?*}
-	AGENT_ROLE="agent_$tag" HUMAN_ROLE="human_$tag"
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $AGENT_ROLE LOGIN" \
-	    -c "CREATE ROLE $HUMAN_ROLE LOGIN" \
-	    -c "GRANT daicho_agent TO $AGENT_ROLE" -c "GRANT daicho_human TO $HUMAN_ROLE"
+	make_login_roles
 	OWNER_LEDGER=$DAICHO_LEDGER
-	AGENT_LEDGER="$DAICHO_LEDGER&user=$AGENT_ROLE"
-	HUMAN_LEDGER="$DAICHO_LEDGER&user=$HUMAN_ROLE"
 	daicho gate add 'git push*' --approval >/dev/null
 	# An agent asks for an approval.
 	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 gate exec -- git push origin main

@@ -1,0 +1,870 @@
+#!/usr/bin/env bats
+# daicho pool start|stop|status: a resident daicho-pg keeps warm
+# connections to a PostgreSQL ledger, and the static daicho sends each
+# command's statements through it (src/pool). What a user relies on: the
+# pool's output and exit codes; that commands really use it, and only
+# when their connection would be the same; that results through it are
+# those of a direct connection; that a client or a pool killed mid-way
+# leaves nothing half-written and the write lock free; that a pool never
+# serves another login, never trusts a directory others can enter, and
+# never makes a command hang.
+#
+# Every test has a runtime directory of its own ($XDG_RUNTIME_DIR), so
+# that pools of different tests never meet, and stops every pool it
+# started, by pid (teardown). The test of SQLite ledgers runs on both
+# back ends; the rest need PostgreSQL.
+
+load helpers
+
+setup() {
+	# This file starts and stops its own pools (helpers.bash's use_pool).
+	unset DAICHO_TEST_POOL
+	common_setup
+	POOL_PIDS=() BG_PIDS=() BG_GROUPS=()
+	private_pool_dir "$TEST_ROOT/run"
+}
+
+teardown() {
+	local pid
+	for pid in "${BG_GROUPS[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		kill -CONT "$pid" 2>/dev/null || true
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${POOL_PIDS[@]}"; do
+		end_pool "$pid"
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	release_pool_dir
+}
+
+# end_pool PID: stop the pool PID if it still runs (SIGTERM, then kill -9
+# after 3 s). Only a daicho-pg is signalled: a pid ended long ago may be
+# another program's by now.
+end_pool() {
+	local pid=$1 i
+	is_pool_process "$pid" || return 0
+	kill -CONT "$pid" 2>/dev/null || true
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 30; i++)); do
+		is_pool_process "$pid" || return 0
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null || true
+}
+
+# is_pool_process PID: PID is a live daicho-pg (not a zombie).
+is_pool_process() {
+	local cmdline
+	[ -r "/proc/$1/cmdline" ] || return 1
+	cmdline=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 1
+	[[ "$cmdline" == *daicho-pg* ]] || return 1
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# pg_only: skip the rest of this test on SQLite.
+pg_only() {
+	backend_is_postgresql || skip "PostgreSQL only: a pool serves PostgreSQL ledgers"
+}
+
+# start_pool [NAME=VALUE...] [-- OPTION...]: 'daicho pool start OPTION...'
+# in the environment changed by NAME=VALUE...; asserts its one line and
+# sets POOL_PID and POOL_SOCKET (and records the pid for teardown).
+start_pool() {
+	local -a vars=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	capture env "${vars[@]}" daicho pool start "$@"
+	if [[ "$output" =~ ^pool\ started:\ pid\ ([0-9]+),\ socket\ (/[^ ]*)$ ]]; then
+		POOL_PID=${BASH_REMATCH[1]} POOL_SOCKET=${BASH_REMATCH[2]}
+		POOL_PIDS+=("$POOL_PID")
+	fi
+	[ "$status" -eq 0 ] || fail "pool start: exit $status (stdout '$output', stderr '$stderr')"
+	[ -z "$stderr" ] || fail "pool start wrote to stderr: '$stderr'"
+	[ -n "${POOL_PID:-}" ] || fail "pool start printed '$output', not 'pool started: pid N, socket PATH'"
+}
+
+# pool_json [NAME=VALUE...]: 'daicho --json pool status' in that environment.
+pool_json() {
+	env "$@" daicho --json pool status
+}
+
+# sessions_total [NAME=VALUE...]: the sessions_total of the pool that
+# answers in that environment (fails when none does).
+sessions_total() {
+	local json
+	json=$(pool_json "$@") || fail "no pool answers: $json"
+	jq -r .sessions_total <<<"$json"
+}
+
+# wait_for SECONDS CMD...: run CMD every 50 ms until it succeeds; fail
+# after SECONDS.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+# write_lock_holders: how many sessions hold daicho's write lock (an
+# advisory lock taken by every write transaction) on the test's ledger.
+write_lock_holders() {
+	sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+	     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+}
+
+# lock_held / lock_free: the write lock is held by some session, or by none.
+lock_held() {
+	[ "$(write_lock_holders)" -ge 1 ]
+}
+lock_free() {
+	[ "$(write_lock_holders)" -eq 0 ]
+}
+
+# long_write_open: a transaction has held the write lock for 300 ms or
+# more (longer than any single add takes).
+long_write_open() {
+	[ "$(sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+	          WHERE l.locktype = 'advisory' AND l.granted
+	            AND a.datname = current_database()
+	            AND a.xact_start < clock_timestamp() - interval '300 milliseconds'")" -ge 1 ]
+}
+
+# no_pool_answers [NAME=VALUE...]: 'pool status' exits 3 in that environment.
+no_pool_answers() {
+	local rc=0
+	env "$@" daicho pool status >/dev/null 2>&1 || rc=$?
+	[ "$rc" -eq 3 ]
+}
+
+# batch_file FILE PREFIX N: N tasks titled PREFIX-1 ... PREFIX-N, as JSONL.
+# (awk: a loop in bats' shell costs a millisecond a turn.)
+batch_file() {
+	awk -v prefix="$2" -v n="$3" \
+	    'BEGIN { for (i = 1; i <= n; i++) printf "{\"title\":\"%s-%d\"}\n", prefix, i }' >"$1"
+}
+
+# titles_like PREFIX: how many tasks have a title starting PREFIX-.
+titles_like() {
+	sql "SELECT count(*) FROM tasks WHERE title LIKE '$1-%'"
+}
+
+@test "pool: every pool command on a SQLite ledger is refused with one line (exit 1), the ledger unchanged, no pool started" {
+	local lite=$TEST_ROOT/lite.db
+	daicho --ledger "$lite" init >/dev/null
+	daicho --ledger "$lite" add "a task" >/dev/null
+	snapshot_ledger
+	ledger_data "$lite" >"$TEST_ROOT/lite.before"
+	local args
+	for args in "pool start" "pool start --foreground" "pool start --idle 1s --keep 2" \
+	    "pool start --idle bogus" "pool stop" "pool status" "--json pool status" \
+	    "--json pool start"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho --ledger "$lite" $args
+		stderr_contains "SQLite"
+	done
+	# The ledger found in the directory is SQLite's on the SQLite pass.
+	if ! backend_is_postgresql; then
+		refused 1 daicho pool start
+		refused 1 daicho pool status
+	fi
+	ledger_data "$lite" | cmp - "$TEST_ROOT/lite.before" || fail "the SQLite ledger changed"
+	assert_ledger_unchanged
+	[ ! -e "$XDG_RUNTIME_DIR/daicho" ] || fail "a pool directory was made: $(ls -la "$XDG_RUNTIME_DIR/daicho")"
+	run pgrep -f "daicho-pg.*$lite"
+	[ "$status" -ne 0 ] || fail "a daicho-pg runs for the SQLite ledger: $output"
+}
+
+@test "pool: start, status, stop: their lines, JSON and exit codes (3: none serves, 4: one already does)" {
+	pg_only
+	snapshot_ledger
+	refused 3 daicho pool status
+	stderr_contains "no pool serves this ledger"
+	refused 3 daicho pool stop
+	refused 3 daicho --json pool status
+
+	start_pool
+	[[ "$POOL_SOCKET" == "$XDG_RUNTIME_DIR/daicho/pool-"*.sock ]] || fail "socket $POOL_SOCKET"
+	[ -S "$POOL_SOCKET" ] || fail "no socket at $POOL_SOCKET"
+	[ "$(stat -c %a "$XDG_RUNTIME_DIR/daicho")" = 700 ] || fail "directory mode $(stat -c %a "$XDG_RUNTIME_DIR/daicho")"
+	[ "$(stat -c %a "$POOL_SOCKET")" = 600 ] || fail "socket mode $(stat -c %a "$POOL_SOCKET")"
+	is_pool_process "$POOL_PID" || fail "pid $POOL_PID is not a running daicho-pg"
+
+	# A second start: exit 4, one line, the first pool unharmed.
+	refused 4 daicho pool start
+	stderr_contains "already serves"
+	refused 4 daicho pool start --idle 1s
+	[ "$(pool_json | jq .pid)" = "$POOL_PID" ]
+
+	ok daicho pool status
+	[ "${#lines[@]}" -eq 4 ] || fail "status: '$output'"
+	[[ "${lines[0]}" =~ ^pool:\ pid\ $POOL_PID,\ up\ [0-9]+s,\ daicho\ (.*)$ ]] || fail "line 1: '${lines[0]}'"
+	[ "daicho ${BASH_REMATCH[1]}" = "$(daicho --version)" ] || fail "version: '${lines[0]}'"
+	[ "${lines[1]}" = "socket: $POOL_SOCKET" ]
+	[ "${lines[2]}" = "sessions: 0 now, 0 in all" ] || fail "line 3: '${lines[2]}'"
+	[ "${lines[3]}" = "connections kept warm: 1" ] || fail "line 4: '${lines[3]}'"
+
+	ok daicho --json pool status
+	jq -e --argjson pid "$POOL_PID" --arg socket "$POOL_SOCKET" --arg version "$(daicho --version)" \
+	    --argjson now "$(date +%s%3N)" '
+	    (keys == (["pid","socket","started_ms","sessions_now","sessions_total",
+	               "idle_connections","version"] | sort))
+	    and .pid == $pid and .socket == $socket and ("daicho " + .version) == $version
+	    and .sessions_now == 0 and .sessions_total == 0 and .idle_connections == 1
+	    and (.started_ms | type) == "number" and .started_ms <= $now
+	    and .started_ms > $now - 60000' <<<"$output" >/dev/null ||
+		fail "status JSON: $output"
+
+	ok daicho pool stop
+	[ "$output" = "pool stopped: pid $POOL_PID, after 0 sessions" ] || fail "stop: '$output'"
+	refused 3 daicho pool status
+	refused 3 daicho pool stop
+	wait_for 5 eval '! is_pool_process "$POOL_PID"' || fail "the pool still runs after stop"
+	[ ! -e "$POOL_SOCKET" ] || fail "the socket is left after stop"
+
+	# JSON start and stop; a start whose output is read through a pipe
+	# returns (the pool keeps nothing of its caller's open).
+	local json
+	json=$(timeout 20 daicho --json pool start) || fail "start --json: exit $?"
+	POOL_PID=$(jq -r .pid <<<"$json")
+	POOL_PIDS+=("$POOL_PID")
+	jq -e --arg socket "$POOL_SOCKET" 'keys == ["pid","socket"] and .socket == $socket' \
+	    <<<"$json" >/dev/null || fail "start JSON: $json"
+	daicho add counted >/dev/null
+	ok daicho --json pool stop
+	jq -e --argjson pid "$POOL_PID" 'keys == ["pid","sessions"] and .pid == $pid and .sessions == 1' \
+	    <<<"$output" >/dev/null || fail "stop JSON: $output"
+	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
+}
+
+@test "pool: --foreground serves until SIGTERM, saying so on stdout" {
+	pg_only
+	daicho pool start --foreground >"$TEST_ROOT/fg.out" 2>"$TEST_ROOT/fg.err" &
+	local fg=$!
+	BG_PIDS+=("$fg")
+	wait_for 10 grep -q '^pool serving' "$TEST_ROOT/fg.out" || fail "not serving: $(cat "$TEST_ROOT/fg.out" "$TEST_ROOT/fg.err")"
+	local pid
+	pid=$(pool_json | jq .pid)
+	POOL_PIDS+=("$pid")
+	grep -qx "pool serving: pid $pid, socket $XDG_RUNTIME_DIR/daicho/pool-[0-9a-f]*.sock (stop: daicho pool stop)" \
+	    "$TEST_ROOT/fg.out" || fail "$(cat "$TEST_ROOT/fg.out")"
+	daicho add through >/dev/null
+	[ "$(sessions_total)" = 1 ]
+	kill -TERM "$fg"
+	local rc=0
+	wait "$fg" || rc=$?
+	[ "$rc" -eq 0 ] || fail "foreground pool: exit $rc: $(cat "$TEST_ROOT/fg.err")"
+	[ "$(tail -n 1 "$TEST_ROOT/fg.out")" = "pool stopped" ] || fail "$(cat "$TEST_ROOT/fg.out")"
+	[ ! -s "$TEST_ROOT/fg.err" ] || fail "stderr: $(cat "$TEST_ROOT/fg.err")"
+	no_pool_answers
+}
+
+@test "pool: bad options and arguments are refused (exit 2, one line): no pool starts, the ledger is unchanged" {
+	pg_only
+	daicho add t >/dev/null
+	snapshot_ledger
+	local args
+	for args in "--idle bogus" "--idle -1s" "--idle" "--keep -1" "--keep 10001" "--keep abc" \
+	    "--keep 1.5" "--keep=" "extra-arg" "--nope"; do
+		# shellcheck disable=SC2086
+		refused 2 daicho pool start $args
+	done
+	refused 2 daicho pool stop extra
+	refused 2 daicho pool status extra
+	refused 2 daicho pool
+	refused 2 daicho pool restart
+	no_pool_answers
+	! compgen -G "$XDG_RUNTIME_DIR/daicho/*.sock" >/dev/null ||
+		fail "a socket was made: $(ls -la "$XDG_RUNTIME_DIR/daicho")"
+	run pgrep -f "daicho-pg.*pool start"
+	for pid in "${lines[@]}"; do
+		[ "$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -c "^XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR\$")" = 0 ] ||
+			fail "a pool started: $pid"
+	done
+	assert_ledger_unchanged
+	# The refused starts left nothing that stops a good one.
+	start_pool -- --keep 0 --idle 0
+	[ "$(pool_json | jq .idle_connections)" = 0 ]
+	daicho add works >/dev/null
+	[ "$(sessions_total)" = 1 ]
+}
+
+@test "pool: each command goes through the pool, one session each; not with DAICHO_POOL=off, nor another PGUSER, PGAPPNAME or HOME" {
+	pg_only
+	start_pool
+	local n=0 cmd
+	for cmd in "add one" "add two --after 1" "ls" "show 1" "--as w1 claim --next" \
+	    "--as w1 report 1" "events" "export" "--json status"; do
+		# shellcheck disable=SC2086
+		daicho $cmd >/dev/null || fail "'daicho $cmd' failed"
+		n=$((n + 1))
+		[ "$(sessions_total)" = "$n" ] || fail "after 'daicho $cmd': $(pool_json)"
+	done
+	# A refused command is a session too, and its error is the same one line.
+	refused 3 daicho show 99
+	n=$((n + 1))
+	[ "$(sessions_total)" = "$n" ]
+	[ "$(pool_json | jq .sessions_now)" = 0 ]
+
+	# Not through this pool: each of these would connect differently (or
+	# was told not to); each still works, directly.
+	DAICHO_POOL=off daicho add direct-1 >/dev/null
+	# (The address names its user: another PGUSER changes nothing of the
+	# connection, but the pool cannot know that.)
+	PGUSER=someone daicho add direct-2 >/dev/null
+	PGAPPNAME=someone-else daicho add direct-3 >/dev/null
+	PGCONNECT_TIMEOUT=7 daicho add direct-4 >/dev/null
+	HOME=$TEST_ROOT/elsewhere daicho add direct-5 >/dev/null
+	[ "$(sessions_total)" = "$n" ] || fail "a command with another environment used the pool: $(pool_json)"
+	[ "$(sql "SELECT count(*) FROM tasks WHERE title LIKE 'direct-%'")" = 5 ]
+	# Nor do they find a pool of their own.
+	no_pool_answers PGAPPNAME=someone-else
+	no_pool_answers PGUSER=someone
+	# Another ledger has no pool, and does not use this one.
+	local other
+	other=$(new_ledger_address "$TEST_ROOT/other.db")
+	daicho --ledger "$other" init >/dev/null
+	daicho --ledger "$other" add elsewhere >/dev/null
+	[ "$(sessions_total)" = "$n" ]
+	no_pool_answers DAICHO_LEDGER="$other"
+	# The same ledger named on the command line is the same pool.
+	daicho --ledger "$DAICHO_LEDGER" ls >/dev/null
+	[ "$(sessions_total)" = $((n + 1)) ]
+}
+
+# scenario: a fixed sequence of commands on $DAICHO_LEDGER, printing each
+# command, its exit status, stdout and stderr, with times masked.
+scenario() {
+	local cmd
+	batch_file "$TEST_ROOT/scenario.jsonl" batch 3
+	while IFS= read -r cmd; do
+		printf '$ daicho %s\n' "$cmd"
+		capture eval "daicho $cmd"
+		printf 'exit %d\n%s\n' "$status" "$output"
+		[ -z "$stderr" ] || printf 'stderr: %s\n' "$stderr"
+	done <<'EOF'
+add "first task" --priority 2 --label alpha
+add "second task" --after 1 --touches src/a.c
+add "third task" --after 1 --after 2 --label alpha --label beta
+add --batch scenario.jsonl --label gamma
+add ""
+add "quotes ' \" and ? ?1 \$1 ünïcødé 日本 -- ; DROP TABLE tasks" --priority -5
+ls
+--json ls --ready
+--as w1 claim --next --lease 10m
+--as w2 claim 1
+--as w2 claim --next --label alpha
+--as w1 save 1 --cost 0.1234 --tokens-in 1000 --tokens-out 20 --model m-1 <<<"the result of one"
+--as w1 save 1 --cost 1e-3 --tokens-in 9007199254740993 --model m-1 <<<"a second save"
+--as w1 report 1 --note "done well"
+--as w2 report 1
+--json show 1
+--json show 3
+show 99
+--as w1 result 1
+--as w2 claim --next
+--as w2 release 4
+--as w2 claim 4
+--as w2 block 4 --reason "needs a human"
+cancel 6
+ls
+--json ls
+log 1
+events
+--json events
+--json agents
+usage
+--json usage
+--json show 7
+export
+EOF
+}
+
+# masked: stdin with times, durations and pids replaced by words, and
+# the ledger's address by LEDGER.
+masked() {
+	sed -E -e "s#$(printf '%s' "$DAICHO_LEDGER" | sed 's/[][\.*^$?#]/\\&/g')#LEDGER#g" \
+	    -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z/TIME/g' \
+	    -e 's/("[a-z_]*_ms"):[0-9]+/\1:MS/g' -e 's/"pid":[0-9]+/"pid":PID/g' \
+	    -e 's/\b[0-9]+(ms|s|m|h|d)\b( ago| left)?/DUR\2/g' \
+	    -e 's/(_ms\\":)[0-9]+/\1MS/g'
+}
+
+@test "pool: a scripted session gives the same output through the pool as directly" {
+	pg_only
+	local direct pooled
+	pooled=$DAICHO_LEDGER
+	direct=$(new_ledger_address "$TEST_ROOT/direct.db")
+	daicho --ledger "$direct" init >/dev/null
+	start_pool
+	# Through the pool (every command is one session: checked below).
+	scenario | masked >"$TEST_ROOT/pooled.out"
+	local sessions
+	sessions=$(sessions_total)
+	[ "$sessions" -ge 28 ] || fail "only $sessions commands went through the pool"
+	# Directly, on a ledger of its own.
+	(
+		export DAICHO_LEDGER=$direct DAICHO_POOL=off
+		scenario | masked >"$TEST_ROOT/direct.out"
+	)
+	[ "$(sessions_total)" = "$sessions" ] || fail "the direct run used the pool"
+	diff -u "$TEST_ROOT/direct.out" "$TEST_ROOT/pooled.out" ||
+		fail "output through the pool differs from output direct (above)"
+	# And the ledgers hold the same rows, times aside.
+	ledger_data "$pooled" | masked_rows >"$TEST_ROOT/pooled.rows"
+	ledger_data "$direct" | masked_rows >"$TEST_ROOT/direct.rows"
+	diff -u "$TEST_ROOT/direct.rows" "$TEST_ROOT/pooled.rows" || fail "the ledgers differ (above)"
+	# The sequence did what it says (not two runs of one same failure).
+	grep -q '^exit 4' "$TEST_ROOT/pooled.out"
+	[ "$(sql "SELECT state FROM tasks WHERE id = 1")" = reported ]
+	[ "$(sql "SELECT count(*) FROM tasks")" = 7 ]
+}
+
+# masked_rows: ledger_data's rows with their times (13-digit numbers) and
+# pids masked.
+masked_rows() {
+	sed -E 's/\b1[0-9]{12}\b/MS/g; s/"pid":[0-9]+/"pid":PID/g'
+}
+
+@test "pool: a client killed -9 inside a write transaction: the pool rolls it back, the write lock is free at once, nothing of it is in the ledger" {
+	pg_only
+	daicho add "claim me" >/dev/null
+	start_pool
+	snapshot_ledger
+	# A batch is one transaction of many statements, each a round trip
+	# through the pool: long enough to catch the client inside it.
+	batch_file "$TEST_ROOT/big.jsonl" killed 20000
+	daicho add --batch "$TEST_ROOT/big.jsonl" >/dev/null 2>"$TEST_ROOT/client.err" &
+	local client=$!
+	BG_PIDS+=("$client")
+	wait_for 20 lock_held || fail "the batch never took the write lock"
+	kill -STOP "$client"
+	# Frozen inside its transaction: the pool's connection holds the lock
+	# and waits for the client's next statement.
+	sleep 0.3
+	lock_held || fail "the write lock went while the client was stopped"
+	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+	          AND state = 'idle in transaction'")" = 1 ] || fail "no transaction open: $(sql "SELECT state, query FROM pg_stat_activity WHERE datname = current_database()")"
+	[ "$(pool_json | jq .sessions_now)" = 1 ]
+	kill -9 "$client"
+	local rc=0
+	wait "$client" || rc=$?
+	[ "$rc" -eq 137 ] || fail "the client ended with $rc: $(cat "$TEST_ROOT/client.err")"
+	# The pool notices at once, rolls back and frees the lock.
+	wait_for 2 lock_free || fail "the write lock is still held 2 s after the client died"
+	[ "$(titles_like killed)" = 0 ] || fail "$(titles_like killed) tasks of the killed batch are in the ledger"
+	assert_ledger_unchanged
+	# A writer gets the lock well within its busy timeout (30 s here).
+	local t0=$EPOCHREALTIME
+	DAICHO_BUSY_TIMEOUT=30s daicho --as w1 claim 1 >/dev/null || fail "claim after the kill: exit $?"
+	local took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
+	[ "$took_ms" -lt 2000 ] || fail "the claim waited $took_ms ms for the lock"
+	[ "$(sql "SELECT owner IS NOT NULL FROM tasks WHERE id = 1")" = t ]
+	# The pool serves on, on the connection it cleaned.
+	[ "$(pool_json | jq .sessions_now)" = 0 ]
+	daicho add after >/dev/null
+	[ "$(sql "SELECT count(*) FROM tasks WHERE title = 'after'")" = 1 ]
+}
+
+@test "pool: the pool killed -9 during a stream of writes: each command succeeded, or failed with exit 75 and left nothing; then commands run directly and a new pool starts" {
+	pg_only
+	start_pool
+	local old_socket=$POOL_SOCKET old_pid=$POOL_PID
+	# A stream of single adds, each recording its exit status.
+	(
+		for ((i = 1; i <= 400; i++)); do
+			rc=0
+			daicho add "stream-$i" >/dev/null 2>>"$TEST_ROOT/stream.err" || rc=$?
+			echo "$i $rc"
+			if [ -e "$TEST_ROOT/stream.stop" ]; then break; fi
+		done >"$TEST_ROOT/stream.rc"
+	) &
+	local stream=$!
+	BG_PIDS+=("$stream")
+	# And a batch, caught inside its transaction when the pool dies.
+	batch_file "$TEST_ROOT/big.jsonl" batch 20000
+	wait_for 20 eval '[ "$(wc -l <"$TEST_ROOT/stream.rc")" -ge 10 ]' || fail "the stream does not run"
+	daicho add --batch "$TEST_ROOT/big.jsonl" >"$TEST_ROOT/batch.out" 2>"$TEST_ROOT/batch.err" &
+	local batch=$!
+	BG_PIDS+=("$batch")
+	wait_for 20 long_write_open || fail "the batch never took the write lock"
+	kill -9 "$old_pid"
+	# The batch fails: exit 75, one line, nothing of it applied.
+	local rc=0
+	wait "$batch" || rc=$?
+	[ "$rc" -eq 75 ] || fail "the batch: exit $rc (stderr: $(cat "$TEST_ROOT/batch.err"))"
+	[ ! -s "$TEST_ROOT/batch.out" ] || fail "the batch printed ids: $(head -3 "$TEST_ROOT/batch.out")"
+	[ "$(wc -l <"$TEST_ROOT/batch.err")" -eq 1 ] && grep -q '^daicho: ' "$TEST_ROOT/batch.err" ||
+		fail "the batch's stderr: $(cat "$TEST_ROOT/batch.err")"
+	# The stream goes on (directly) for a while, then stops.
+	sleep 0.5
+	touch "$TEST_ROOT/stream.stop"
+	wait "$stream"
+	wait_for 5 lock_free || fail "the write lock is still held"
+	[ "$(titles_like batch)" = 0 ] || fail "$(titles_like batch) tasks of the failed batch are in the ledger"
+	# Every add succeeded (and is there once), or exited 75 (and is not).
+	local bad
+	sql "SELECT title FROM tasks WHERE title LIKE 'stream-%'" >"$TEST_ROOT/stream.titles"
+	bad=$(awk 'FILENAME == ARGV[1] { n[$1]++; next }
+		{ t = "stream-" $1; c = n[t] + 0 }
+		!(($2 == 0 && c == 1) || ($2 == 75 && c == 0)) { printf " %s(exit %s, %d in the ledger)", t, $2, c }' \
+		"$TEST_ROOT/stream.titles" "$TEST_ROOT/stream.rc")
+	[ -z "$bad" ] || fail "commands whose outcome is not what their exit says:$bad (stderr: $(cat "$TEST_ROOT/stream.err"))"
+	[ "$(grep -c ' 0$' "$TEST_ROOT/stream.rc")" -ge 10 ] || fail "the stream: $(cat "$TEST_ROOT/stream.rc")"
+	grep -v '^daicho: ' "$TEST_ROOT/stream.err" && fail "stream stderr not daicho's lines"
+	# The dead pool left its socket: nobody answers there, commands run
+	# directly, and a new pool starts in its place.
+	[ -S "$old_socket" ] || fail "(the killed pool's socket is gone: this test no longer tests a stale one)"
+	refused 3 daicho pool status
+	refused 3 daicho pool stop
+	daicho add direct-after >/dev/null
+	start_pool
+	[ "$POOL_SOCKET" = "$old_socket" ]
+	daicho add pooled-after >/dev/null
+	[ "$(sessions_total)" = 1 ]
+	[ "$(sql "SELECT count(*) FROM tasks WHERE title LIKE '%-after'")" = 2 ]
+}
+
+@test "pool: the pool killed -9 while a command commits: it never says nothing was applied when it was" {
+	pg_only
+	# A commit that takes a while (a slow disk, a busy server): a deferred
+	# trigger sleeps at COMMIT for the task titled 'slow'.
+	sql "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+	     \$\$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END \$\$;
+	     CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON tasks
+	     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.title = 'slow')
+	     EXECUTE FUNCTION slow_commit()"
+	start_pool
+	daicho add slow >"$TEST_ROOT/slow.out" 2>"$TEST_ROOT/slow.err" &
+	local client=$!
+	BG_PIDS+=("$client")
+	wait_for 10 eval '[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event = '\''PgSleep'\''
+	    AND datname = current_database()")" = 1 ]' || fail "the commit never started"
+	kill -9 "$POOL_PID"
+	local rc=0
+	wait "$client" || rc=$?
+	# Let the server finish what it was doing.
+	wait_for 10 lock_free || fail "the write lock is still held"
+	local n
+	n=$(sql "SELECT count(*) FROM tasks WHERE title = 'slow'")
+	local said
+	said=$(cat "$TEST_ROOT/slow.err")
+	case "$rc:$n" in
+	0:1 | 75:0) ;;
+	# The server committed and the answer was lost with the pool: the
+	# command cannot know. It must say so, and must not say that nothing
+	# was kept: a caller told that retries, and adds the task twice.
+	75:1)
+		[[ "$said" == *"may or may not have been made"*"before retrying"* ]] ||
+			fail "exit 75, the task added, and the error does not say it may have been: '$said'"
+		[[ "$said" != *"nothing of"* ]] ||
+			fail "exit 75 says nothing was kept, but the task was added: '$said'"
+		;;
+	*) fail "exit $rc, $n tasks 'slow' (stdout '$(cat "$TEST_ROOT/slow.out")', stderr '$said')" ;;
+	esac
+	[ "$(wc -l <"$TEST_ROOT/slow.err")" -le 1 ] || fail "stderr: $said"
+}
+
+@test "pool: a frozen pool (stopped with SIGSTOP, or Ctrl-Z on --foreground) makes no command hang" {
+	pg_only
+	start_pool
+	daicho add before >/dev/null
+	kill -STOP "$POOL_PID"
+	# A command either runs directly or fails (75) within its busy
+	# timeout; it never waits for ever on a pool that does not answer.
+	local rc=0 t0=$EPOCHREALTIME
+	DAICHO_BUSY_TIMEOUT=1s timeout 15 daicho add during >/dev/null 2>"$TEST_ROOT/during.err" || rc=$?
+	local took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
+	[ "$rc" -ne 124 ] || fail "'daicho add' still waited for the frozen pool after 15 s"
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 75 ] || fail "exit $rc: $(cat "$TEST_ROOT/during.err")"
+	[ "$took_ms" -lt 7000 ] || fail "took $took_ms ms with a 1 s busy timeout"
+	# Nor do the pool's own commands: they say it does not answer.
+	capture timeout 15 daicho pool status
+	[ "$status" -ne 124 ] || fail "'daicho pool status' waits for ever on a frozen pool"
+	assert_refused 1
+	stderr_contains "did not answer"
+	capture timeout 15 daicho pool start
+	[ "$status" -ne 124 ] || fail "'daicho pool start' waits for ever on a frozen pool"
+	assert_refused 4
+	# Thawed, it serves again.
+	kill -CONT "$POOL_PID"
+	# (It first answers the hellos queued while it was stopped, to clients
+	# gone since: let it.)
+	sleep 0.5
+	local before
+	before=$(sessions_total)
+	daicho add after >/dev/null
+	[ "$(sessions_total)" = $((before + 1)) ]
+	[ "$(sql "SELECT count(*) FROM tasks")" = 3 ]
+}
+
+@test "pool: 'pool stop' then 'pool start' at once, while a command is still attached to the old pool: the new one starts" {
+	pg_only
+	start_pool
+	local old=$POOL_PID
+	daicho --json status --watch >"$TEST_ROOT/watch.out" 2>"$TEST_ROOT/watch.err" &
+	BG_PIDS+=("$!")
+	wait_for 10 eval '[ "$(pool_json | jq .sessions_now)" = 1 ]' || fail "the watcher is not in the pool"
+	ok daicho pool stop
+	refused 3 daicho pool status
+	# What status says, start agrees with: no pool serves, so one starts.
+	start_pool
+	[ "$POOL_PID" != "$old" ]
+	daicho add through-the-new-one >/dev/null
+	[ "$(sessions_total)" = 1 ]
+}
+
+# ask_approval: an agent's login and a person's (make_login_roles), and an
+# approval the agent asked for (#1). Sets BARE_LEDGER too: the address
+# without its user (the login then comes from PGUSER).
+ask_approval() {
+	make_login_roles
+	BARE_LEDGER=${DAICHO_LEDGER/&user=${PGUSER:-postgres}/}
+	[ "$BARE_LEDGER" != "$DAICHO_LEDGER" ] || fail "no user in $DAICHO_LEDGER"
+	daicho gate add 'git push*' --approval >/dev/null
+	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 gate exec -- git push origin main
+	[ "$status" -eq 6 ] || fail "gate exec: exit $status: $output"
+}
+
+@test "pool: a pool started with an agent's login cannot approve: the same refusal, naming the role, as directly" {
+	pg_only
+	ask_approval
+	start_pool DAICHO_LEDGER="$AGENT_LEDGER"
+	snapshot_ledger
+	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho approve 1
+	[ "$status" -eq 6 ] || fail "exit $status: $output"
+	[[ "$output" == *"needs the daicho_human role (connected as $AGENT_ROLE)"* ]] || fail "$output"
+	[ "$(grep -c . <<<"$output")" -eq 1 ] || fail "not one line: $output"
+	[ "$(sessions_total DAICHO_LEDGER="$AGENT_LEDGER")" = 1 ] || fail "approve did not go through the agent's pool"
+	# Directly, the very same line.
+	local pooled=$output
+	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" DAICHO_POOL=off daicho approve 1
+	[ "$status" -eq 6 ] && [ "$output" = "$pooled" ] || fail "direct: $status '$output', pooled: '$pooled'"
+	assert_ledger_unchanged
+	[ "$(sql "SELECT state FROM approvals WHERE id = 1")" = pending ]
+	# A person's login does not use the agent's pool, and approves.
+	on_pty env DAICHO_LEDGER="$HUMAN_LEDGER" daicho approve 1
+	[ "$status" -eq 0 ] || fail "exit $status: $output"
+	[ "$(sessions_total DAICHO_LEDGER="$AGENT_LEDGER")" = 1 ]
+	[ "$(sql "SELECT state, decided_by FROM approvals WHERE id = 1")" = "approved|$HUMAN_ROLE" ]
+}
+
+@test "pool: a pool started by a person is not used by a command with an agent's PGUSER, which cannot approve" {
+	pg_only
+	ask_approval
+	# The login comes from PGUSER: the address names none.
+	start_pool DAICHO_LEDGER="$BARE_LEDGER" PGUSER="$HUMAN_ROLE"
+	snapshot_ledger
+	on_pty env DAICHO_LEDGER="$BARE_LEDGER" PGUSER="$AGENT_ROLE" daicho approve 1
+	[ "$status" -eq 6 ] || fail "exit $status: $output"
+	[[ "$output" == *"needs the daicho_human role (connected as $AGENT_ROLE)"* ]] || fail "$output"
+	[ "$(sessions_total DAICHO_LEDGER="$BARE_LEDGER" PGUSER="$HUMAN_ROLE")" = 0 ] ||
+		fail "the agent's command went through the person's pool"
+	no_pool_answers DAICHO_LEDGER="$BARE_LEDGER" PGUSER="$AGENT_ROLE"
+	assert_ledger_unchanged
+	# The person, through the pool, approves as the person's login.
+	on_pty env DAICHO_LEDGER="$BARE_LEDGER" PGUSER="$HUMAN_ROLE" daicho approve 1
+	[ "$status" -eq 0 ] || fail "exit $status: $output"
+	[ "$(sessions_total DAICHO_LEDGER="$BARE_LEDGER" PGUSER="$HUMAN_ROLE")" = 1 ]
+	[ "$(sql "SELECT state, decided_by FROM approvals WHERE id = 1")" = "approved|$HUMAN_ROLE" ]
+}
+
+@test "pool: a pool directory others may enter (0777, another owner, a link) is refused by start and never used by commands" {
+	pg_only
+	local dir=$XDG_RUNTIME_DIR/daicho
+	mkdir -m 777 "$dir"
+	chmod 777 "$dir"
+	snapshot_ledger
+	refused 1 daicho pool start
+	stderr_contains "$dir is not a directory of this user's alone"
+	refused 1 daicho pool status
+	stderr_contains "$dir"
+	[ -z "$(ls "$dir")" ] || fail "something was made in $dir: $(ls -la "$dir")"
+	assert_ledger_unchanged
+	daicho add works-anyway >/dev/null
+
+	# A pool that served, then its directory opened to all: commands
+	# no longer trust its socket (anyone could have put one there).
+	chmod 700 "$dir"
+	start_pool
+	daicho add through >/dev/null
+	[ "$(sessions_total)" = 1 ]
+	chmod 777 "$dir"
+	daicho add not-through >/dev/null
+	chmod 700 "$dir"
+	[ "$(sessions_total)" = 1 ] || fail "a command used a socket in a directory open to all"
+	end_pool "$POOL_PID"
+
+	# Another owner's directory, and a link to one of ours.
+	if [ "$(id -u)" = 0 ]; then
+		chown nobody "$dir"
+		refused 1 daicho pool start
+		stderr_contains "this user's alone"
+		chown root "$dir"
+	fi
+	mv "$dir" "$XDG_RUNTIME_DIR/real"
+	ln -s real "$dir"
+	refused 1 daicho pool start
+	stderr_contains "this user's alone"
+	daicho add still-works >/dev/null
+	[ "$(sql "SELECT count(*) FROM tasks")" = 4 ]
+}
+
+@test "pool: 'status --watch' and 'events --follow' through the pool wake on a commit by another process" {
+	pg_only
+	start_pool
+	# status --watch redraws only when told of a change (no timer here).
+	daicho --json status --watch >"$TEST_ROOT/watch.out" 2>"$TEST_ROOT/watch.err" &
+	BG_PIDS+=("$!")
+	daicho events --follow >"$TEST_ROOT/follow.out" 2>"$TEST_ROOT/follow.err" &
+	BG_PIDS+=("$!")
+	wait_for 10 eval '[ "$(pool_json | jq .sessions_now)" = 2 ]' || fail "the watchers are not in the pool: $(pool_json)"
+	wait_for 10 eval '[ "$(wc -l <"$TEST_ROOT/watch.out")" -ge 1 ]' || fail "no first frame"
+	sleep 0.3
+	[ "$(wc -l <"$TEST_ROOT/watch.out")" = 1 ] || fail "frames without a change: $(cat "$TEST_ROOT/watch.out")"
+	# A commit by a process that does not use the pool.
+	DAICHO_POOL=off daicho add "seen directly" >/dev/null
+	wait_for 5 grep -q 'seen directly' "$TEST_ROOT/watch.out" || fail "status --watch did not wake: $(cat "$TEST_ROOT/watch.out" "$TEST_ROOT/watch.err")"
+	wait_for 5 grep -q 'added #1 seen directly' "$TEST_ROOT/follow.out" || fail "events --follow: $(cat "$TEST_ROOT/follow.out" "$TEST_ROOT/follow.err")"
+	# And one through the pool.
+	daicho add "seen through the pool" >/dev/null
+	wait_for 5 grep -q 'seen through the pool' "$TEST_ROOT/watch.out" || fail "status --watch did not wake: $(cat "$TEST_ROOT/watch.out")"
+	wait_for 5 grep -q 'added #2 seen through the pool' "$TEST_ROOT/follow.out" || fail "events --follow: $(cat "$TEST_ROOT/follow.out")"
+	[ ! -s "$TEST_ROOT/watch.err" ] && [ ! -s "$TEST_ROOT/follow.err" ] ||
+		fail "stderr: $(cat "$TEST_ROOT/watch.err" "$TEST_ROOT/follow.err")"
+}
+
+@test "pool: --idle 1s: the pool stops by itself once no command has run for a second, not while one runs" {
+	pg_only
+	start_pool -- --idle 1s
+	daicho add one >/dev/null
+	# A command attached for longer than the idle time keeps it.
+	daicho events --follow >/dev/null 2>&1 &
+	local follower=$!
+	BG_PIDS+=("$follower")
+	wait_for 10 eval '[ "$(pool_json | jq .sessions_now)" = 1 ]' || fail "the follower is not in the pool"
+	sleep 1.5
+	[ "$(pool_json | jq .pid)" = "$POOL_PID" ] || fail "the pool stopped while a command ran"
+	kill -TERM "$follower"
+	wait "$follower" || true
+	# (Asking for its status every 50 ms, as a monitor would, is no
+	# command: it does not keep the pool.)
+	wait_for 6 no_pool_answers || fail "the pool still serves 6 s after its last command"
+	wait_for 3 eval '! is_pool_process "$POOL_PID"' || fail "the idle pool's process still runs"
+	[ ! -e "$POOL_SOCKET" ] || fail "the idle pool left its socket"
+	daicho add two >/dev/null
+	[ "$(sql "SELECT count(*) FROM tasks")" = 2 ]
+}
+
+@test "pool: a socket nobody answers on, or one that answers nonsense, is not a pool: commands run directly and 'pool start' takes its place" {
+	pg_only
+	local dir=$XDG_RUNTIME_DIR/daicho socket
+	mkdir -m 700 "$dir"
+	# The path this ledger's pool would have: start one, note it, stop it.
+	start_pool
+	socket=$POOL_SOCKET
+	daicho pool stop >/dev/null
+	wait_for 5 eval '! is_pool_process "$POOL_PID"'
+	# A server that closes every connection, then one that answers with
+	# bytes that are no message (another program, another version).
+	local reply
+	for reply in close junk; do
+		python3 -c '
+import os, socket, sys
+path, reply = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(16)
+print("ready", flush=True)
+while True:
+    c, _ = s.accept()
+    if reply == "junk":
+        c.recv(65536)
+        c.sendall(b"\x00\x00\x00\x10not a pool reply\xff" * 4)
+    c.close()
+' "$socket" "$reply" >"$TEST_ROOT/fake.out" 2>&1 &
+		local fake=$!
+		BG_PIDS+=("$fake")
+		wait_for 10 grep -q ready "$TEST_ROOT/fake.out" || fail "no fake server"
+		daicho add "with $reply" >/dev/null || fail "add with a '$reply' server at the socket: exit $?"
+		capture daicho pool status
+		[ "$status" -ne 0 ] && [ -z "$output" ] || fail "status with a fake pool: exit $status, '$output'"
+		assert_one_error_line
+		kill "$fake"
+		wait "$fake" || true
+		rm -f "$socket"
+	done
+	# A socket file left behind (a pool killed, a fake gone): start takes it.
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$socket"
+	[ -S "$socket" ]
+	daicho add "stale socket" >/dev/null
+	refused 3 daicho pool status
+	start_pool
+	daicho add through >/dev/null
+	[ "$(sessions_total)" = 1 ]
+	[ "$(sql "SELECT count(*) FROM tasks")" = 4 ]
+}
+
+@test "pool: a socket served by another Unix user is not used: the command sends it nothing and runs directly" {
+	pg_only
+	[ "$(id -u)" = 0 ] || skip "needs root, to serve a socket as another user (nobody)"
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (for nobody)"
+	# The path this ledger's pool would have.
+	start_pool
+	local socket=$POOL_SOCKET
+	daicho pool stop >/dev/null
+	# Bound by us in our own directory, listened on by nobody: the
+	# socket's peer (SO_PEERCRED) is nobody.
+	setsid /usr/bin/python3 -c '
+import os, socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.dup2(s.fileno(), 3)
+child = """
+import socket
+s = socket.socket(socket.AF_UNIX, fileno=3)
+s.listen(16)
+print("ready", flush=True)
+while True:
+    c, _ = s.accept()
+    print("got", len(c.recv(65536)), flush=True)
+    c.close()
+"""
+subprocess.run(["runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", child], pass_fds=(3,))
+' "$socket" >"$TEST_ROOT/other.log" 2>&1 &
+	BG_GROUPS+=("$!")
+	wait_for 10 grep -q ready "$TEST_ROOT/other.log" || fail "no server as nobody: $(cat "$TEST_ROOT/other.log")"
+	daicho add "not through nobody" >/dev/null || fail "add: exit $?"
+	wait_for 5 grep -q '^got' "$TEST_ROOT/other.log" || fail "the command did not even dial the socket (the test proves nothing)"
+	! grep -q '^got [1-9]' "$TEST_ROOT/other.log" || fail "the command sent another user's socket a hello: $(cat "$TEST_ROOT/other.log")"
+	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
+	refused 3 daicho pool status
+}
+
+@test "pool: warm connections cut by the server (pg_terminate_backend, as a restart or an idle timeout would) are made again: the next commands succeed" {
+	pg_only
+	start_pool
+	daicho add first >/dev/null
+	local n=1 cmd
+	for cmd in "add second" "ls" "events" "--as w1 claim --next" "--json status" "show 1"; do
+		# Every connection the pool keeps is cut while it waits.
+		sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		     WHERE datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
+		# shellcheck disable=SC2086
+		capture daicho $cmd
+		[ "$status" -eq 0 ] && [ -z "$stderr" ] ||
+			fail "'daicho $cmd' after its warm connection was cut: exit $status: $stderr"
+		n=$((n + 1))
+		[ "$(sessions_total)" = "$n" ] || fail "'daicho $cmd' did not go through the pool"
+	done
+	[ "$(sql "SELECT count(*) FROM tasks")" = 2 ]
+}
