@@ -657,19 +657,29 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
 /*
  * Whether a command on the PostgreSQL ledger at address runs in this
  * program: one with libpq runs all; the static daicho runs one through
- * the pool when a pool answers, except init (which makes a ledger) and the
- * pool's own commands (daicho-pg's). Otherwise it hands the command over.
+ * the pool when a pool answers, except init (which makes a ledger), the
+ * pool's own commands (daicho-pg's), and commands that stay (a runner, a
+ * watcher, a server: a pool stopped or restarted under them would end
+ * them, and starting libpq once is nothing to them). Otherwise it hands
+ * the command over.
  */
 static bool
-runs_here_on_postgresql(const struct cmd_entry *entry, const char *address)
+runs_here_on_postgresql(const struct cmd_ctx *ctx, const char *address)
 {
+	static const char *const staying[] = { "run", "mcp", "serve" };
+	const char *name = ctx->entry->name;
+
 	if (!ledger_has_postgresql())
 		return false;
 	if (pool_attach == NULL)
 		return true;
-	if (strcmp(entry->name, "init") == 0 ||
-	    strncmp(entry->name, "pool ", 5) == 0)
+	if (strcmp(name, "init") == 0 || strncmp(name, "pool ", 5) == 0 ||
+	    cmd_has(ctx, "follow") || cmd_has(ctx, "watch") ||
+	    cmd_has(ctx, "every"))
 		return false;
+	for (size_t i = 0; i < sizeof(staying) / sizeof(staying[0]); i++)
+		if (strcmp(name, staying[i]) == 0)
+			return false;
 	return pool_attach(address);
 }
 
@@ -778,7 +788,7 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
 	if (ledger_is_postgresql(ctx.ledger_path.buf) &&
-	    !runs_here_on_postgresql(entry, ctx.ledger_path.buf)) {
+	    !runs_here_on_postgresql(&ctx, ctx.ledger_path.buf)) {
 		rc = hand_to_postgresql_driver(argv, globals.ledger == NULL ?
 		    ctx.ledger_path.buf : NULL, start_dir, err);
 		goto done;

@@ -70,11 +70,6 @@ int pg_exec(struct pg_conn *conn, const char *sql) DB_PG_WEAK;
  * is), and set daicho's clock to the database's. One round trip.
  */
 int pg_begin_write(struct pg_conn *conn) DB_PG_WEAK;
-/*
- * The database's clock (ms since the epoch) as the last pg_begin_write()
- * read it: the pool hands it to the client whose transaction it is.
- */
-int64_t pg_db_now_ms(struct pg_conn *conn) DB_PG_WEAK;
 /* Bound lock waits by busy_timeout_ms from now on. 0 or a PG_RC_ code. */
 int pg_set_busy_timeout(struct pg_conn *conn, int64_t busy_timeout_ms)
     DB_PG_WEAK;

@@ -53,7 +53,6 @@ struct pg_conn {
 	bool listening;
 	bool in_transaction;     /* between a begin and its commit or rollback */
 	int64_t busy_timeout_ms; /* lock waits, and reconnecting */
-	int64_t db_now_ms;       /* the database's clock at the last write BEGIN */
 	bool prepare;            /* name and keep statements (pg_keep_prepared) */
 	struct prepared *prepared; /* statements this session has prepared */
 	size_t nprepared, prepared_alloc;
@@ -332,18 +331,11 @@ pg_begin_write(struct pg_conn *pg)
 
 	if (rc == 0) {
 		follow_clock(now);
-		pg->db_now_ms = now;
 		pg->in_transaction = true;
 	} else if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
 	}
 	return rc;
-}
-
-int64_t
-pg_db_now_ms(struct pg_conn *pg)
-{
-	return pg->db_now_ms;
 }
 
 int

@@ -31,10 +31,10 @@ struct pg_conn {
 	struct buf message;      /* the last failure, one line */
 	int64_t changes;
 	bool failed;             /* the pool said the transaction failed */
-	bool in_transaction;
+	bool in_transaction;     /* the server has one open for this session */
+	int begin;               /* one to begin with the next request: 0, or
+				  * POOL_BEGIN_WRITE, POOL_BEGIN_READ */
 	bool committing;         /* a COMMIT is sent: its outcome is the server's */
-	bool listening;
-	bool notified;           /* a POOL_NOTIFY not yet reported */
 	struct wire_msg request, reply;
 };
 
@@ -67,8 +67,13 @@ struct pg_stmt {
 	long row;                /* the current row; -1 before the first */
 };
 
-/* The least time a pool is given to answer a hello. */
+/*
+ * How long a pool is given to answer a hello: the busy timeout, within
+ * these bounds (it may be making a connection; a frozen one must not keep
+ * commands long from connecting directly).
+ */
 #define HELLO_TIMEOUT_MIN_MS 1000
+#define HELLO_TIMEOUT_MAX_MS 5000
 
 /* The session pool_attach() opened, for the first pg_connect(). */
 static struct pg_conn *attached;
@@ -130,14 +135,16 @@ open_session(struct pg_conn *pg)
 	 * connects directly. Nothing has run yet.
 	 */
 	if (wire_send(pg->fd, &pg->request) < 0 ||
-	    !pool_wait_answer(pg->fd, pg->busy_timeout_ms > HELLO_TIMEOUT_MIN_MS
-	    ? pg->busy_timeout_ms : HELLO_TIMEOUT_MIN_MS) ||
+	    !pool_wait_answer(pg->fd, pg->busy_timeout_ms < HELLO_TIMEOUT_MIN_MS
+	    ? HELLO_TIMEOUT_MIN_MS : pg->busy_timeout_ms > HELLO_TIMEOUT_MAX_MS
+	    ? HELLO_TIMEOUT_MAX_MS : pg->busy_timeout_ms) ||
 	    wire_recv(pg->fd, &pg->reply) != 1 ||
 	    wire_kind(&pg->reply) != POOL_REPLY)
 		return lose(pg);
 	pool_get_head(&pg->reply, &head);
 	if (wire_bad(&pg->reply))
 		return lose(pg);
+	clock_set_offset_ms(head.clock_offset_ms);
 	if (head.rc != 0) {
 		rc = fail(pg, head.rc, head.sqlstate ? head.sqlstate : "08001",
 		    head.message ? head.message : "the pool refused the session");
@@ -148,63 +155,64 @@ open_session(struct pg_conn *pg)
 	return 0;
 }
 
-static int call(struct pg_conn *pg, struct pool_head *head);
-
-/*
- * A new session after the pool was lost between transactions (it was
- * restarted), listening again if the old one was. 0 or a PG_RC_ code.
- */
-static int
-reopen(struct pg_conn *pg)
+/* Start building a request of kind, with the transaction to begin first. */
+static void
+request(struct pg_conn *pg, int kind)
 {
-	struct pool_head head;
-	int rc = open_session(pg);
-
-	if (rc == 0 && pg->listening) {
-		wire_begin(&pg->request, POOL_LISTEN);
-		rc = call(pg, &head);
-	}
-	return rc;
+	wire_begin(&pg->request, kind);
+	wire_put_i64(&pg->request, pg->begin);
 }
 
-/*
- * Send pg->request and read its reply into pg->reply (notifications on the
- * way are noted). A session lost between transactions is opened again
- * first; inside one, the transaction went with it. Returns the reply's rc
- * (its failure recorded) or a PG_RC_ code.
- */
+/* Send pg->request and read its reply into pg->reply; rc as call(). */
 static int
-call(struct pg_conn *pg, struct pool_head *head)
+exchange(struct pg_conn *pg, struct pool_head *head)
 {
-	int rc;
-
 	if (pg->fd < 0) {
 		struct wire_msg built = pg->request;
+		int rc;
 
 		if (pg->in_transaction)
 			return lose(pg);
 		/* The request is built: saying hello again must not clobber it. */
 		pg->request = (struct wire_msg)WIRE_MSG_INIT;
-		rc = reopen(pg);
+		rc = open_session(pg);
 		wire_release(&pg->request);
 		pg->request = built;
 		if (rc != 0)
 			return rc;
 	}
-	if (wire_send(pg->fd, &pg->request) < 0)
+	if (wire_send(pg->fd, &pg->request) < 0 ||
+	    wire_recv(pg->fd, &pg->reply) != 1)
 		return lose(pg);
-	for (;;) {
-		if (wire_recv(pg->fd, &pg->reply) != 1)
-			return lose(pg);
-		if (wire_kind(&pg->reply) == POOL_NOTIFY) {
-			pg->notified = true;
-			continue;
-		}
-		break;
-	}
 	pool_get_head(&pg->reply, head);
 	if (wire_kind(&pg->reply) != POOL_REPLY || wire_bad(&pg->reply))
 		return lose(pg);
+	return 0;
+}
+
+/*
+ * Send pg->request (built by request()) and read its reply into pg->reply.
+ * A session lost between transactions is opened again first; inside one,
+ * the transaction went with it. A request that was to begin a transaction
+ * goes once more on a new session when the pool was lost under it:
+ * nothing of that transaction can have been kept. Returns the reply's rc
+ * (its failure recorded) or a PG_RC_ code.
+ */
+static int
+call(struct pg_conn *pg, struct pool_head *head)
+{
+	bool beginning = pg->begin != 0;
+	int rc = exchange(pg, head);
+
+	if (rc != 0 && beginning && pg->fd < 0)
+		rc = exchange(pg, head);
+	if (rc != 0)
+		return rc;
+	clock_set_offset_ms(head->clock_offset_ms);
+	if (beginning) {
+		pg->begin = 0;
+		pg->in_transaction = head->begun;
+	}
 	pg->failed = head->failed;
 	if (head->rc == 0) {
 		pg->changes = head->changes;
@@ -220,7 +228,7 @@ call_simple(struct pg_conn *pg, int kind)
 {
 	struct pool_head head;
 
-	wire_begin(&pg->request, kind);
+	request(pg, kind);
 	return call(pg, &head);
 }
 
@@ -230,7 +238,8 @@ pool_attach(const char *address)
 	const char *off = getenv("DAICHO_POOL");
 	struct pg_conn *pg;
 
-	if (off != NULL && strcmp(off, "off") == 0)
+	if (off != NULL && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0 ||
+	    strcmp(off, "no") == 0 || strcmp(off, "false") == 0))
 		return false;
 	pg = xcalloc(1, sizeof(*pg));
 	pg->address = xstrdup(address);
@@ -305,47 +314,30 @@ pg_exec(struct pg_conn *pg, const char *sql)
 {
 	struct pool_head head;
 
-	wire_begin(&pg->request, POOL_EXEC);
+	request(pg, POOL_EXEC);
 	wire_put_str(&pg->request, sql);
 	return call(pg, &head);
 }
 
-/* Start a transaction: once more on a new session when the pool was lost. */
-static int
-begin(struct pg_conn *pg, int kind, struct pool_head *head)
-{
-	int rc;
-
-	wire_begin(&pg->request, kind);
-	rc = call(pg, head);
-	if (rc != 0 && pg->fd < 0) {
-		wire_begin(&pg->request, kind);
-		rc = call(pg, head);
-	}
-	pg->in_transaction = rc == 0;
-	return rc;
-}
-
+/*
+ * A transaction begins with its first request (which says so): no round
+ * trip of its own, and none with the write lock held. Its times follow
+ * the database's clock as the pool last saw it (every reply says).
+ */
 int
 pg_begin_write(struct pg_conn *pg)
 {
-	struct pool_head head;
-	int rc = begin(pg, POOL_BEGIN_WRITE, &head);
-
-	if (rc == 0) {
-		int64_t now = wire_get_i64(&pg->reply);
-
-		clock_set_offset_ms(now - clock_local_ms());
-	}
-	return rc;
+	pg->begin = POOL_BEGIN_WRITE;
+	pg->failed = false;
+	return 0;
 }
 
 int
 pg_begin_read(struct pg_conn *pg)
 {
-	struct pool_head head;
-
-	return begin(pg, POOL_BEGIN_READ, &head);
+	pg->begin = POOL_BEGIN_READ;
+	pg->failed = false;
+	return 0;
 }
 
 int
@@ -354,7 +346,7 @@ pg_commit(struct pg_conn *pg, bool wrote)
 	struct pool_head head;
 	int rc;
 
-	wire_begin(&pg->request, POOL_COMMIT);
+	request(pg, POOL_COMMIT);
 	wire_put_i64(&pg->request, wrote);
 	pg->committing = true;
 	rc = call(pg, &head);
@@ -366,7 +358,9 @@ pg_commit(struct pg_conn *pg, bool wrote)
 void
 pg_rollback(struct pg_conn *pg)
 {
-	if (pg->fd >= 0)
+	/* A transaction not yet begun on the server needs no word. */
+	pg->begin = 0;
+	if (pg->fd >= 0 && pg->in_transaction)
 		call_simple(pg, POOL_ROLLBACK);
 	pg->in_transaction = false;
 	pg->failed = false;
@@ -413,47 +407,22 @@ pg_sqlstate(struct pg_conn *pg)
 	return pg->sqlstate;
 }
 
+/*
+ * Commands that wait for changes (watchers, an idle runner) stay, and do
+ * not use a pool (src/main.c): these are never called here.
+ */
 int
 pg_change_fd(struct pg_conn *pg)
 {
-	if (!pg->listening) {
-		if (call_simple(pg, POOL_LISTEN) != 0)
-			return -1;
-		pg->listening = true;
-	}
-	return pg->fd;
+	fail(pg, PG_RC_ERROR, "XX000", "internal: waiting for changes goes "
+	    "directly to the ledger, not through a pool");
+	return -1;
 }
 
 int
 pg_wait_change(struct pg_conn *pg, int64_t timeout_ms)
 {
-	int rc;
-
-	if (!pg->listening && pg_change_fd(pg) < 0)
-		return PG_RC_BUSY;
-	for (;;) {
-		struct pollfd pfd = { .fd = pg->fd, .events = POLLIN };
-		int64_t start = clock_mono_ms();
-
-		if (pg->notified) {
-			pg->notified = false;
-			return 1;
-		}
-		rc = poll(&pfd, 1, timeout_ms <= 0 ? 0 : timeout_ms > 1000000
-		    ? 1000000 : (int)timeout_ms);
-		/* A signal ends the wait: the caller looks at why. */
-		if (rc < 0 && errno == EINTR)
-			return 0;
-		if (rc < 0)
-			return PG_RC_ERROR;
-		if (rc == 0)
-			return 0;
-		if (wire_recv(pg->fd, &pg->reply) != 1 ||
-		    wire_kind(&pg->reply) != POOL_NOTIFY)
-			return lose(pg);
-		pg->notified = true;
-		timeout_ms -= clock_mono_ms() - start;
-	}
+	return pg_change_fd(pg) < 0 ? PG_RC_ERROR : 0;
 }
 
 struct pg_stmt *
@@ -617,7 +586,7 @@ execute(struct pg_stmt *st)
 	struct wire_msg swap;
 	int rc;
 
-	wire_begin(&pg->request, POOL_STEP);
+	request(pg, POOL_STEP);
 	wire_put_str(&pg->request, st->sql);
 	wire_put_i64(&pg->request, st->nparams);
 	for (int i = 0; i < st->nparams; i++) {

@@ -20,11 +20,15 @@
  * another database role finds another pool, or none. The pool never
  * connects as anyone but the user who started it would.
  *
- * The messages (util/wire.h). A client sends a request and reads one
- * reply; between them, and while it waits, a listening client may also
- * get POOL_NOTIFY (a commit woke it). Every reply begins with rc (0 or a
- * PG_RC_ code), failed (the transaction can only be rolled back),
- * sqlstate, message and the rows the statement changed.
+ * The messages (util/wire.h). A client sends a request and reads its one
+ * reply. Every request after the hello begins with which transaction, if
+ * any, to begin first (POOL_BEGIN_WRITE, POOL_BEGIN_READ or 0): a client's
+ * BEGIN travels with its first statement. Every reply begins with struct
+ * pool_head.
+ *
+ * Commands that stay (a runner, a watcher, a server) do not use a pool
+ * (src/main.c): a pool stopped or restarted under them would end them,
+ * and a process start is no cost to them.
  */
 #ifndef DAICHO_POOL_H
 #define DAICHO_POOL_H
@@ -36,14 +40,14 @@
 #include "util/buf.h"
 
 /* A client and a pool talk only when both say this (and one version). */
-#define POOL_PROTOCOL 1
+#define POOL_PROTOCOL 2
 
 enum pool_kind {
 	/* protocol, daicho version, address, busy timeout (ms) */
 	POOL_HELLO = 1,
 	POOL_EXEC,          /* sql */
-	POOL_BEGIN_WRITE,   /* reply: + the database's clock (ms) */
-	POOL_BEGIN_READ,
+	POOL_BEGIN_WRITE,   /* not a request: what a request begins first */
+	POOL_BEGIN_READ,    /* the same, for a read transaction */
 	POOL_COMMIT,        /* wrote (0 or 1) */
 	POOL_ROLLBACK,
 	POOL_AFTER_IMPORT,
@@ -55,13 +59,11 @@ enum pool_kind {
 	 * cells (type, bytes as pg_stmt_column_text() gives them); then 0.
 	 */
 	POOL_STEP,
-	POOL_LISTEN,
 	/* instead of HELLO: reply: + pid, started (ms), sessions now and in
 	 * all, idle connections, daicho version */
 	POOL_STATUS,
 	POOL_STOP,          /* instead of HELLO: stop serving */
 	POOL_REPLY = 64,
-	POOL_NOTIFY = 65,   /* unasked: another process committed */
 };
 
 enum pool_value {
@@ -76,6 +78,8 @@ enum pool_value {
 struct pool_head {
 	int rc;               /* 0, or a PG_RC_ code */
 	bool failed;          /* the transaction can only be rolled back */
+	bool begun;           /* the transaction the request asked for began */
+	int64_t clock_offset_ms; /* the database's clock less this host's */
 	const char *sqlstate; /* of a failure, else NULL */
 	const char *message;  /* of a failure, else NULL */
 	int64_t changes;      /* rows the statement changed */

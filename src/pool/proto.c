@@ -156,6 +156,8 @@ pool_put_head(struct wire_msg *reply, const struct pool_head *head)
 	wire_begin(reply, POOL_REPLY);
 	wire_put_i64(reply, head->rc);
 	wire_put_i64(reply, head->failed);
+	wire_put_i64(reply, head->begun);
+	wire_put_i64(reply, head->clock_offset_ms);
 	wire_put_str(reply, head->sqlstate);
 	wire_put_str(reply, head->message);
 	wire_put_i64(reply, head->changes);
@@ -166,6 +168,8 @@ pool_get_head(struct wire_msg *reply, struct pool_head *head)
 {
 	head->rc = (int)wire_get_i64(reply);
 	head->failed = wire_get_i64(reply) != 0;
+	head->begun = wire_get_i64(reply) != 0;
+	head->clock_offset_ms = wire_get_i64(reply);
 	head->sqlstate = wire_get_str(reply);
 	head->message = wire_get_str(reply);
 	head->changes = wire_get_i64(reply);

@@ -120,16 +120,22 @@ give_back(struct pool *pool, struct pg_conn *conn)
 	pg_disconnect(conn);
 }
 
-/* Begin reply with conn's outcome rc (0 or a PG_RC_ code). */
+/*
+ * Begin reply with conn's outcome rc (0 or a PG_RC_ code); begun: the
+ * request's transaction was begun. Every reply carries the pool's clock
+ * offset, the database's clock as this host's sees it.
+ */
 static void
-put_outcome(struct wire_msg *reply, struct pg_conn *conn, int rc)
+put_outcome(struct wire_msg *reply, struct pg_conn *conn, int rc, bool begun)
 {
 	struct pool_head head = {
 		.rc = rc,
 		.failed = conn != NULL && pg_failed(conn),
+		.begun = begun,
 		.sqlstate = rc != 0 && conn ? pg_sqlstate(conn) : NULL,
 		.message = rc != 0 && conn ? pg_errmsg(conn) : NULL,
 		.changes = conn != NULL ? pg_changes(conn) : 0,
+		.clock_offset_ms = clock_offset_ms(),
 	};
 
 	pool_put_head(reply, &head);
@@ -139,7 +145,7 @@ put_outcome(struct wire_msg *reply, struct pg_conn *conn, int rc)
 static void
 put_status(struct pool *pool, struct wire_msg *reply)
 {
-	put_outcome(reply, NULL, 0);
+	put_outcome(reply, NULL, 0, false);
 	pthread_mutex_lock(&pool->lock);
 	wire_put_i64(reply, (int64_t)getpid());
 	wire_put_i64(reply, pool->started_ms);
@@ -152,7 +158,8 @@ put_status(struct pool *pool, struct wire_msg *reply)
 
 /* Run a POOL_STEP request on conn and build its reply. */
 static void
-step(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
+step(struct pg_conn *conn, bool begun, struct wire_msg *req,
+    struct wire_msg *reply)
 {
 	const char *sql = wire_get_str(req);
 	int64_t n = wire_get_i64(req);
@@ -160,7 +167,7 @@ step(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 	int rc, ncolumns;
 
 	if (sql == NULL || n < 0 || n > 100000 || wire_bad(req)) {
-		put_outcome(reply, conn, PG_RC_ERROR);
+		put_outcome(reply, conn, PG_RC_ERROR, begun);
 		return;
 	}
 	st = pg_stmt_new(conn, sql);
@@ -191,11 +198,11 @@ step(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 	}
 	rc = wire_bad(req) ? PG_RC_ERROR : pg_stmt_step(st);
 	if (rc != DB_ROW && rc != DB_DONE) {
-		put_outcome(reply, conn, rc);
+		put_outcome(reply, conn, rc, begun);
 		pg_stmt_free(st);
 		return;
 	}
-	put_outcome(reply, conn, 0);
+	put_outcome(reply, conn, 0, begun);
 	ncolumns = pg_stmt_column_count(st);
 	wire_put_i64(reply, ncolumns);
 	for (int i = 0; i < ncolumns; i++) {
@@ -216,55 +223,58 @@ step(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 	pg_stmt_free(st);
 }
 
-/* Run one request of the session on conn; its reply into reply. */
+/*
+ * Run one request of the session on conn; its reply into reply. A request
+ * may first begin the transaction it is the first statement of (saving the
+ * round trip a BEGIN of its own would cost, with the write lock held).
+ */
 static void
-handle(struct pg_conn *conn, bool *listening, struct wire_msg *req,
-    struct wire_msg *reply)
+handle(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 {
+	int64_t begin = wire_get_i64(req);
+	bool begun = false;
 	int rc;
 
+	if (begin == POOL_BEGIN_WRITE || begin == POOL_BEGIN_READ) {
+		rc = begin == POOL_BEGIN_WRITE ? pg_begin_write(conn)
+					       : pg_begin_read(conn);
+		if (rc != 0) {
+			put_outcome(reply, conn, rc, false);
+			return;
+		}
+		begun = true;
+	}
 	switch (wire_kind(req)) {
 	case POOL_EXEC: {
 		const char *sql = wire_get_str(req);
 
-		put_outcome(reply, conn, sql ? pg_exec(conn, sql) : PG_RC_ERROR);
+		put_outcome(reply, conn, sql ? pg_exec(conn, sql) : PG_RC_ERROR,
+		    begun);
 		break;
 	}
-	case POOL_BEGIN_WRITE:
-		rc = pg_begin_write(conn);
-		put_outcome(reply, conn, rc);
-		wire_put_i64(reply, pg_db_now_ms(conn));
-		break;
-	case POOL_BEGIN_READ:
-		put_outcome(reply, conn, pg_begin_read(conn));
-		break;
 	case POOL_COMMIT:
-		put_outcome(reply, conn, pg_commit(conn, wire_get_i64(req) != 0));
+		put_outcome(reply, conn, pg_commit(conn, wire_get_i64(req) != 0),
+		    begun);
 		break;
 	case POOL_ROLLBACK:
 		pg_rollback(conn);
-		put_outcome(reply, conn, 0);
+		put_outcome(reply, conn, 0, begun);
 		break;
 	case POOL_AFTER_IMPORT:
-		put_outcome(reply, conn, pg_after_import(conn));
+		put_outcome(reply, conn, pg_after_import(conn), begun);
 		break;
 	case POOL_LAST_INSERT_ID: {
 		int64_t id = pg_last_insert_id(conn);
 
-		put_outcome(reply, conn, 0);
+		put_outcome(reply, conn, 0, begun);
 		wire_put_i64(reply, id);
 		break;
 	}
-	case POOL_LISTEN:
-		rc = pg_change_fd(conn) >= 0 ? 0 : PG_RC_BUSY;
-		*listening = rc == 0;
-		put_outcome(reply, conn, rc);
-		break;
 	case POOL_STEP:
-		step(conn, req, reply);
+		step(conn, begun, req, reply);
 		break;
 	default:
-		put_outcome(reply, conn, PG_RC_ERROR);
+		put_outcome(reply, conn, PG_RC_ERROR, begun);
 		break;
 	}
 }
@@ -292,48 +302,15 @@ wait_changed(struct pool *pool, int64_t deadline_ms)
 	return true;
 }
 
-/* Tell a listening client about commits that came; false if it is gone. */
-static bool
-pass_on_changes(int fd, struct pg_conn *conn, struct wire_msg *note)
-{
-	if (pg_wait_change(conn, 0) != 1)
-		return true;
-	wire_begin(note, POOL_NOTIFY);
-	return wire_send(fd, note) == 0;
-}
-
 /* Serve a client that said hello, on conn, until it goes. */
 static void
 serve_client(int fd, struct pg_conn *conn)
 {
 	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
-	bool listening = false;
 
-	for (;;) {
-		struct pollfd pfd[2] = {
-			{ .fd = fd, .events = POLLIN },
-			{ .fd = listening ? pg_change_fd(conn) : -1, .events = POLLIN },
-		};
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents != 0 && !pass_on_changes(fd, conn, &reply))
-			break;
-		/* A connection lost while listening: no more wakes until the
-		 * client's next request makes it again. */
-		if (pfd[1].revents & (POLLERR | POLLHUP | POLLNVAL))
-			listening = false;
-		if (pfd[0].revents == 0)
-			continue;
-		if (wire_recv(fd, &req) != 1)
-			break;
-		handle(conn, &listening, &req, &reply);
+	while (wire_recv(fd, &req) == 1) {
+		handle(conn, &req, &reply);
 		if (wire_send(fd, &reply) < 0)
-			break;
-		if (listening && !pass_on_changes(fd, conn, &reply))
 			break;
 	}
 	wire_release(&req);
@@ -419,7 +396,7 @@ run_session(void *arg)
 			pool->commands_now++;
 			pool->commands_total++;
 			pthread_mutex_unlock(&pool->lock);
-			put_outcome(&reply, conn, 0);
+			put_outcome(&reply, conn, 0, false);
 			if (wire_send(s->fd, &reply) == 0)
 				serve_client(s->fd, conn);
 			pthread_mutex_lock(&pool->lock);
@@ -615,6 +592,18 @@ set_up(struct pool *pool, const char *address, struct buf *sock_path,
 	    &created, err)) < 0)
 		return rc;
 	pg_keep_prepared(conn);
+	/*
+	 * Learn the database's clock (a write BEGIN reads it): clients take
+	 * it from every reply, their own transactions beginning with their
+	 * first statement.
+	 */
+	if ((rc = pg_begin_write(conn)) != 0) {
+		rc = err_set(err, rc == PG_RC_BUSY ? ERR_BUSY : ERR_FAILED,
+		    "cannot read the ledger's clock (%s)", pg_errmsg(conn));
+		pg_disconnect(conn);
+		return rc;
+	}
+	pg_rollback(conn);
 	give_back(pool, conn);
 	memcpy(sun.sun_path, sock_path->buf, sock_path->len + 1);
 	pool->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -653,6 +642,8 @@ serve(const char *address, const struct pool_options *opt, int ready_fd,
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Ctrl-Z on a pool in the foreground would stall every command. */
+	signal(SIGTSTP, SIG_IGN);
 	if (ready_fd >= 0) {
 		(void)!write(ready_fd, "", 1);
 		close(ready_fd);

@@ -4,13 +4,22 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* What clock_now_ms() adds to this machine's clock (clock_set_offset_ms()). */
+/*
+ * What clock_now_ms() adds to this machine's clock (clock_set_offset_ms()):
+ * atomic, as the pool's threads each set it from their transactions.
+ */
 static _Atomic int64_t offset_ms;
 
 void
 clock_set_offset_ms(int64_t offset)
 {
 	atomic_store_explicit(&offset_ms, offset, memory_order_relaxed);
+}
+
+int64_t
+clock_offset_ms(void)
+{
+	return atomic_load_explicit(&offset_ms, memory_order_relaxed);
 }
 
 int64_t

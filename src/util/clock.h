@@ -25,6 +25,8 @@ int64_t clock_local_ms(void);
  * leases and times agree across hosts.
  */
 void clock_set_offset_ms(int64_t offset);
+/* The offset clock_set_offset_ms() set (0 when none was). */
+int64_t clock_offset_ms(void);
 
 /* Monotonic milliseconds and microseconds, for measuring intervals. */
 int64_t clock_mono_ms(void);
