@@ -95,7 +95,11 @@ bench1() {
 	aid=$(psql -X -At -d b1 -c "SELECT id FROM agents WHERE name = 'bench' AND state <> 'ended'")
 	local now="(extract(epoch FROM clock_timestamp()) * 1000)::int8"
 	local sql="UPDATE tasks SET state = 'claimed', owner = $aid, lease_ms = 1800000, lease_expires_ms = $now + 1800000, attempts = attempts + 1, updated_ms = $now WHERE id = (SELECT id FROM tasks WHERE state = 'open' AND unmet_deps = 0 ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id"
-	local prep="psql -X -q -d b1 -c \"UPDATE tasks SET state = 'reported', lease_expires_ms = NULL WHERE state = 'claimed'\"; psql -X -q -d b1p -c \"UPDATE tasks SET state = 'reported', lease_expires_ms = NULL WHERE state = 'claimed'\""
+	# Before each run: nothing claimed in either ledger (hyperfine -N runs
+	# this without a shell, so it is a script).
+	printf '#!/bin/sh\nfor db in b1 b1p; do psql -X -q -d "$db" -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'" || exit 1; done\n' >"$WORK/unclaim.sh"
+	chmod +x "$WORK/unclaim.sh"
+	local prep="$WORK/unclaim.sh"
 	say ""
 	say "== 1. claim --next (whole process) vs psql, one UPDATE ... RETURNING ($n tasks, $RUNS runs, load $(load))"
 	f=$WORK/b1.json
