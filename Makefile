@@ -146,8 +146,12 @@ deps:
 # through a pool (DAICHO_TEST_POOL=1: each test's ledger gets 'daicho pool
 # start', so commands use the pool's client, src/pool); the stress suite
 # connects with libpq directly, as do commands a pool does not serve.
-PG_SUITES = DAICHO_TEST_BACKEND=postgresql,DAICHO_TEST_POOL=1:tests/cli \
+PG_SUITES = DAICHO_TEST_BACKEND=postgresql,DAICHO_TEST_POOL=1,$(CLI_JOBS):tests/cli \
 	DAICHO_TEST_BACKEND=postgresql:tests/stress
+# The command-line suites run two files at once (each test has its own
+# directory and ledger); the stress suites, which measure waits under
+# load, one at a time.
+CLI_JOBS = DAICHO_BATS_JOBS=2
 
 # Every test: unit (cmocka), command line (bats) and stress (many
 # processes) on SQLite, then command line and stress again on PostgreSQL,
@@ -161,9 +165,9 @@ check:
 	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \
-		tests/pg/cluster.sh run tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress $(PG_SUITES) tests/serve; \
+		tests/pg/cluster.sh run tests/run-all $(UNIT_BIN) -- $(CLI_JOBS):tests/cli tests/mcp tests/stress $(PG_SUITES) tests/serve; \
 	else \
-		tests/e2e/setup.sh && tests/pg/cluster.sh run tests/run-all $(UNIT_BIN) -- tests/cli tests/mcp tests/stress $(PG_SUITES) tests/serve tests/e2e; \
+		tests/e2e/setup.sh && tests/pg/cluster.sh run tests/run-all $(UNIT_BIN) -- $(CLI_JOBS):tests/cli tests/mcp tests/stress $(PG_SUITES) tests/serve tests/e2e; \
 	fi
 
 # The command-line and stress suites against PostgreSQL alone.
