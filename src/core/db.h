@@ -132,6 +132,18 @@ int db_step_done(struct ledger *ledger, struct db_stmt *st, const char *what,
     struct err *err);
 
 /*
+ * db_step_done() for a write inside a write transaction whose count, too,
+ * nobody reads (an event, say): the pool's driver sends it with the
+ * transaction's next statement or its COMMIT, one round trip fewer with
+ * the write lock held. Its failure is then that later call's, and the
+ * transaction can only be rolled back, as it would have been; statements
+ * run in the order they were stepped either way. Keep db_step_done() for
+ * a write whose failure the caller tells apart (a constraint it explains).
+ */
+int db_step_later(struct ledger *ledger, struct db_stmt *st, const char *what,
+    struct err *err);
+
+/*
  * Run sql (a string literal: a cached statement) binding ?1 = a and, when
  * it has a second parameter, ?2 = b, to the end. For the many one-line
  * writes keyed by an id and a time. *changes (may be NULL) gets the rows

@@ -137,6 +137,13 @@ void pg_stmt_bind_bytes(struct pg_stmt *st, int n, const void *data,
 int pg_stmt_param_count(struct pg_stmt *st) DB_PG_WEAK;
 /* Run the statement on the first step; DB_ROW, DB_DONE or a PG_RC_. */
 int pg_stmt_step(struct pg_stmt *st) DB_PG_WEAK;
+/*
+ * Run st, a write whose rows and count nobody reads, to its end: now, or
+ * (the pool's client, inside a begun transaction) with the connection's
+ * next request, whose result then carries st's failure. DB_DONE or a
+ * PG_RC_ code.
+ */
+int pg_stmt_step_later(struct pg_stmt *st) DB_PG_WEAK;
 void pg_stmt_reset(struct pg_stmt *st) DB_PG_WEAK;
 /* Unbind every parameter of st (each is NULL until bound again). */
 void pg_stmt_clear_bindings(struct pg_stmt *st) DB_PG_WEAK;

@@ -129,6 +129,21 @@ db_step(struct db_stmt *st)
 	return sqlite3_step(st->lite);
 }
 
+int
+db_step_later(struct ledger *ledger, struct db_stmt *st, const char *what,
+    struct err *err)
+{
+	int rc;
+
+	if (st->pg == NULL)
+		return db_step_done(ledger, st, what, err);
+	rc = pg_stmt_step_later(st->pg);
+	pg_stmt_reset(st->pg);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, what);
+	return 0;
+}
+
 void
 db_reset(struct db_stmt *st)
 {

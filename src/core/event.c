@@ -37,13 +37,10 @@ event_append(struct ledger *ledger, int64_t actor, const char *kind,
 		db_bind_int(st, 4, task);
 	if (text)
 		db_bind_text_copy(st, 5, text);
-	rc = db_step(st);
-	db_reset(st);
+	rc = db_step_later(ledger, st, "recording an event", err);
 	free(text);
 	json_decref(detail);
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "recording an event");
-	return 0;
+	return rc;
 }
 
 int

@@ -25,7 +25,9 @@ struct event {
 /*
  * Append an event inside the caller's write transaction. detail (may be
  * NULL) is consumed: its reference is stolen. task may be 0; actor 0 means
- * the connection's caller (none when there is no caller).
+ * the connection's caller (none when there is no caller). Through a pool
+ * its failure may be reported by the transaction's next statement or its
+ * commit instead (db_step_later()).
  */
 int event_append(struct ledger *ledger, int64_t actor, const char *kind,
     int64_t task, json_t *detail, struct err *err);

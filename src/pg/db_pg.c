@@ -719,6 +719,17 @@ pg_stmt_step(struct pg_stmt *st)
 	return DB_DONE;
 }
 
+/* libpq's statements run where they are stepped. */
+int
+pg_stmt_step_later(struct pg_stmt *st)
+{
+	int rc;
+
+	while ((rc = pg_stmt_step(st)) == DB_ROW)
+		;
+	return rc;
+}
+
 /*
  * The result that describes st's columns: its rows, running it now when
  * it has not run yet (with what is bound so far; its first step then

@@ -36,6 +36,7 @@ struct pg_conn {
 				  * POOL_BEGIN_WRITE, POOL_BEGIN_READ */
 	bool committing;         /* a COMMIT is sent: its outcome is the server's */
 	struct wire_msg request, reply;
+	struct buf later;        /* POOL_STEP_LATER requests, sent with the next */
 };
 
 struct param {
@@ -95,6 +96,7 @@ lose(struct pg_conn *pg)
 	if (pg->fd >= 0)
 		close(pg->fd);
 	pg->fd = -1;
+	buf_reset(&pg->later);
 	if (pg->in_transaction)
 		pg->failed = true;
 	/* A COMMIT sent may have been made: the caller says so. */
@@ -181,7 +183,7 @@ exchange(struct pg_conn *pg, struct pool_head *head)
 		if (rc != 0)
 			return rc;
 	}
-	if (wire_send(pg->fd, &pg->request) < 0 ||
+	if (wire_send_after(pg->fd, &pg->later, &pg->request) < 0 ||
 	    wire_recv(pg->fd, &pg->reply) != 1)
 		return lose(pg);
 	pool_get_head(&pg->reply, head);
@@ -244,6 +246,7 @@ pool_attach(const char *address)
 	pg = xcalloc(1, sizeof(*pg));
 	pg->address = xstrdup(address);
 	buf_init(&pg->message);
+	buf_init(&pg->later);
 	pg->busy_timeout_ms = ledger_busy_timeout_ms();
 	if (open_session(pg) != 0) {
 		pg_disconnect(pg);
@@ -273,6 +276,7 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 	pg = xcalloc(1, sizeof(*pg));
 	pg->address = xstrdup(address);
 	buf_init(&pg->message);
+	buf_init(&pg->later);
 	pg->busy_timeout_ms = busy_timeout_ms;
 	if (open_session(pg) != 0) {
 		int rc = err_set(err, ERR_BUSY, "cannot reach the PostgreSQL ledger "
@@ -295,6 +299,7 @@ pg_disconnect(struct pg_conn *pg)
 		close(pg->fd);
 	free(pg->address);
 	buf_release(&pg->message);
+	buf_release(&pg->later);
 	wire_release(&pg->request);
 	wire_release(&pg->reply);
 	free(pg);
@@ -360,6 +365,8 @@ pg_rollback(struct pg_conn *pg)
 {
 	/* A transaction not yet begun on the server needs no word. */
 	pg->begin = 0;
+	/* Nor do its writes not yet sent. */
+	buf_reset(&pg->later);
 	if (pg->fd >= 0 && pg->in_transaction)
 		call_simple(pg, POOL_ROLLBACK);
 	pg->in_transaction = false;
@@ -577,16 +584,13 @@ read_rows(struct pg_stmt *st)
 	return wire_bad(m) ? -1 : 0;
 }
 
-/* Send st with its bindings; its result whole into st. */
-static int
-execute(struct pg_stmt *st)
+/* Build in pg->request a step of kind (POOL_STEP or POOL_STEP_LATER) of st. */
+static void
+put_step(struct pg_stmt *st, int kind)
 {
 	struct pg_conn *pg = st->pg;
-	struct pool_head head;
-	struct wire_msg swap;
-	int rc;
 
-	request(pg, POOL_STEP);
+	request(pg, kind);
 	wire_put_str(&pg->request, st->sql);
 	wire_put_i64(&pg->request, st->nparams);
 	for (int i = 0; i < st->nparams; i++) {
@@ -610,6 +614,18 @@ execute(struct pg_stmt *st)
 			break;
 		}
 	}
+}
+
+/* Send st with its bindings; its result whole into st. */
+static int
+execute(struct pg_stmt *st)
+{
+	struct pg_conn *pg = st->pg;
+	struct pool_head head;
+	struct wire_msg swap;
+	int rc;
+
+	put_step(st, POOL_STEP);
 	rc = call(pg, &head);
 	/* A SELECT outside a transaction may run again on a new session. */
 	if (rc != 0 && pg->fd < 0 && !pg->in_transaction &&
@@ -630,6 +646,32 @@ execute(struct pg_stmt *st)
 	st->ran = true;
 	st->row = -1;
 	return 0;
+}
+
+/*
+ * Inside a transaction the pool has begun, on a live session, st is sent
+ * with the next request: its failure, if any, is that request's. Anywhere
+ * else it runs now: a statement that begins a transaction, or that would
+ * dial the pool again, must hear how it went.
+ */
+int
+pg_stmt_step_later(struct pg_stmt *st)
+{
+	struct pg_conn *pg = st->pg;
+	int rc;
+
+	if (pg->fd < 0 || !pg->in_transaction || pg->begin != 0) {
+		while ((rc = pg_stmt_step(st)) == DB_ROW)
+			;
+		return rc;
+	}
+	put_step(st, POOL_STEP_LATER);
+	wire_queue(&pg->later, &pg->request);
+	st->ran = true;
+	st->ncolumns = 0;
+	st->nrows = 0;
+	st->row = 0;
+	return DB_DONE;
 }
 
 int

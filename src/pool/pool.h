@@ -21,7 +21,8 @@
  * connects as anyone but the user who started it would.
  *
  * The messages (util/wire.h). A client sends a request and reads its one
- * reply. Every request after the hello begins with which transaction, if
+ * reply (a POOL_STEP_LATER has none: it goes with the next request).
+ * Every request after the hello begins with which transaction, if
  * any, to begin first (POOL_BEGIN_WRITE, POOL_BEGIN_READ or 0): a client's
  * BEGIN travels with its first statement. Every reply begins with struct
  * pool_head.
@@ -40,7 +41,7 @@
 #include "util/buf.h"
 
 /* A client and a pool talk only when both say this (and one version). */
-#define POOL_PROTOCOL 2
+#define POOL_PROTOCOL 3
 
 enum pool_kind {
 	/* protocol, daicho version, address, busy timeout (ms) */
@@ -63,6 +64,13 @@ enum pool_kind {
 	 * all, idle connections, daicho version */
 	POOL_STATUS,
 	POOL_STOP,          /* instead of HELLO: stop serving */
+	/*
+	 * A POOL_STEP inside the open transaction whose result nobody
+	 * reads: no reply. It comes in one write with the request after it.
+	 * Should it fail, that failure answers the session's next request
+	 * instead, which is not run (a COMMIT rolls back; a ROLLBACK runs).
+	 */
+	POOL_STEP_LATER,
 	POOL_REPLY = 64,
 };
 

@@ -156,8 +156,8 @@ put_status(struct pool *pool, struct wire_msg *reply)
 	wire_put_str(reply, DAICHO_VERSION);
 }
 
-/* Run a POOL_STEP request on conn and build its reply. */
-static void
+/* Run a POOL_STEP request on conn and build its reply; 0 or its PG_RC_. */
+static int
 step(struct pg_conn *conn, bool begun, struct wire_msg *req,
     struct wire_msg *reply)
 {
@@ -168,7 +168,7 @@ step(struct pg_conn *conn, bool begun, struct wire_msg *req,
 
 	if (sql == NULL || n < 0 || n > 100000 || wire_bad(req)) {
 		put_outcome(reply, conn, PG_RC_ERROR, begun);
-		return;
+		return PG_RC_ERROR;
 	}
 	st = pg_stmt_new(conn, sql);
 	for (int i = 1; i <= n; i++) {
@@ -200,7 +200,7 @@ step(struct pg_conn *conn, bool begun, struct wire_msg *req,
 	if (rc != DB_ROW && rc != DB_DONE) {
 		put_outcome(reply, conn, rc, begun);
 		pg_stmt_free(st);
-		return;
+		return rc;
 	}
 	put_outcome(reply, conn, 0, begun);
 	ncolumns = pg_stmt_column_count(st);
@@ -221,14 +221,16 @@ step(struct pg_conn *conn, bool begun, struct wire_msg *req,
 	}
 	wire_put_i64(reply, 0);
 	pg_stmt_free(st);
+	return 0;
 }
 
 /*
  * Run one request of the session on conn; its reply into reply. A request
  * may first begin the transaction it is the first statement of (saving the
  * round trip a BEGIN of its own would cost, with the write lock held).
+ * Returns 0, or the PG_RC_ code the reply carries.
  */
-static void
+static int
 handle(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 {
 	int64_t begin = wire_get_i64(req);
@@ -240,7 +242,7 @@ handle(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 					       : pg_begin_read(conn);
 		if (rc != 0) {
 			put_outcome(reply, conn, rc, false);
-			return;
+			return rc;
 		}
 		begun = true;
 	}
@@ -248,35 +250,35 @@ handle(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 	case POOL_EXEC: {
 		const char *sql = wire_get_str(req);
 
-		put_outcome(reply, conn, sql ? pg_exec(conn, sql) : PG_RC_ERROR,
-		    begun);
+		rc = sql ? pg_exec(conn, sql) : PG_RC_ERROR;
 		break;
 	}
 	case POOL_COMMIT:
-		put_outcome(reply, conn, pg_commit(conn, wire_get_i64(req) != 0),
-		    begun);
+		rc = pg_commit(conn, wire_get_i64(req) != 0);
 		break;
 	case POOL_ROLLBACK:
 		pg_rollback(conn);
-		put_outcome(reply, conn, 0, begun);
+		rc = 0;
 		break;
 	case POOL_AFTER_IMPORT:
-		put_outcome(reply, conn, pg_after_import(conn), begun);
+		rc = pg_after_import(conn);
 		break;
 	case POOL_LAST_INSERT_ID: {
 		int64_t id = pg_last_insert_id(conn);
 
 		put_outcome(reply, conn, 0, begun);
 		wire_put_i64(reply, id);
-		break;
+		return 0;
 	}
 	case POOL_STEP:
-		step(conn, begun, req, reply);
-		break;
+	case POOL_STEP_LATER:
+		return step(conn, begun, req, reply);
 	default:
-		put_outcome(reply, conn, PG_RC_ERROR, begun);
+		rc = PG_RC_ERROR;
 		break;
 	}
+	put_outcome(reply, conn, rc, begun);
+	return rc;
 }
 
 /*
@@ -302,19 +304,43 @@ wait_changed(struct pool *pool, int64_t deadline_ms)
 	return true;
 }
 
-/* Serve a client that said hello, on conn, until it goes. */
+/*
+ * Serve a client that said hello, on conn, until it goes. A request sent
+ * for later (POOL_STEP_LATER) has no reply; should it fail, its reply is
+ * held and answers the next request instead, which does not run: the
+ * transaction has failed (a COMMIT rolls it back; a ROLLBACK runs).
+ */
 static void
 serve_client(int fd, struct pg_conn *conn)
 {
 	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
+	struct wire_msg held = WIRE_MSG_INIT;
+	bool holding = false;
 
 	while (wire_recv(fd, &req) == 1) {
+		int kind = wire_kind(&req);
+
+		if (kind == POOL_STEP_LATER) {
+			if (!holding && handle(conn, &req, &held) != 0)
+				holding = true;
+			continue;
+		}
+		if (holding && kind != POOL_ROLLBACK) {
+			holding = false;
+			if (kind == POOL_COMMIT)
+				pg_rollback(conn);
+			if (wire_send(fd, &held) < 0)
+				break;
+			continue;
+		}
+		holding = false;
 		handle(conn, &req, &reply);
 		if (wire_send(fd, &reply) < 0)
 			break;
 	}
 	wire_release(&req);
 	wire_release(&reply);
+	wire_release(&held);
 }
 
 /* Check a client's hello; 0, or a PG_RC_ code with why in *why. */

@@ -51,16 +51,23 @@ wire_put_str(struct wire_msg *m, const char *s)
 		wire_put_bytes(m, s, strlen(s));
 }
 
-int
-wire_send(int fd, struct wire_msg *m)
+/* Put m's length in its header. */
+static void
+seal(struct wire_msg *m)
 {
 	uint32_t len = (uint32_t)(m->data.len - 4);
-	size_t done = 0;
 
 	memcpy(m->data.buf, &len, sizeof(len));
-	while (done < m->data.len) {
-		ssize_t n = send(fd, m->data.buf + done, m->data.len - done,
-		    MSG_NOSIGNAL);
+}
+
+/* Send len bytes at data whole on fd; 0 or -1 with errno. */
+static int
+send_all(int fd, const char *data, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(fd, data + done, len - done, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -69,6 +76,33 @@ wire_send(int fd, struct wire_msg *m)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+int
+wire_send(int fd, struct wire_msg *m)
+{
+	seal(m);
+	return send_all(fd, m->data.buf, m->data.len);
+}
+
+void
+wire_queue(struct buf *queue, struct wire_msg *m)
+{
+	seal(m);
+	buf_add(queue, m->data.buf, m->data.len);
+}
+
+int
+wire_send_after(int fd, struct buf *queue, struct wire_msg *m)
+{
+	int rc;
+
+	if (queue->len == 0)
+		return wire_send(fd, m);
+	wire_queue(queue, m);
+	rc = send_all(fd, queue->buf, queue->len);
+	buf_reset(queue);
+	return rc;
 }
 
 /* Read exactly len bytes; 1, 0 on end of file before any, -1. */

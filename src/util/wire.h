@@ -44,6 +44,16 @@ void wire_put_str(struct wire_msg *m, const char *s);
  */
 int wire_send(int fd, struct wire_msg *m);
 /*
+ * Append m, complete, to queue: messages queued there go out together,
+ * ahead of the next one sent with wire_send_after(). m may be reused.
+ */
+void wire_queue(struct buf *queue, struct wire_msg *m);
+/*
+ * Send what queue holds and then m, in one write where they fit, and
+ * empty queue. Returns as wire_send().
+ */
+int wire_send_after(int fd, struct buf *queue, struct wire_msg *m);
+/*
  * Read one message from fd into m, and get from its first field. Returns
  * 1, 0 when the other end closed the socket before a message began, or -1
  * with errno set (EPROTO for a message too long or cut short).

@@ -475,6 +475,48 @@ masked_rows() {
 	[ "$(sql "SELECT count(*) FROM tasks WHERE title = 'after'")" = 1 ]
 }
 
+@test "pool: an event that cannot be recorded (sent on with the commit) undoes its change: refused as directly, the ledger unchanged, the pool serves on" {
+	pg_only
+	batch_file "$TEST_ROOT/three.jsonl" job 3
+	daicho add --batch "$TEST_ROOT/three.jsonl" >/dev/null
+	start_pool
+	daicho --as w1 claim --next >/dev/null
+	# The server refuses every claim event: the claim's last write, which
+	# the pool's client sends together with the COMMIT, not on its own.
+	sql "CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS \$\$
+	     BEGIN IF NEW.kind = 'claim' THEN RAISE EXCEPTION 'claims may not be recorded'; END IF;
+	     RETURN NEW; END \$\$" >/dev/null
+	sql "CREATE TRIGGER refuse_claims BEFORE INSERT ON events FOR EACH ROW
+	     EXECUTE FUNCTION refuse_claims()" >/dev/null
+	snapshot_ledger
+	local before
+	before=$(sessions_total)
+	capture daicho --as w1 claim --next
+	[ "$status" -eq 1 ] || fail "through the pool: exit $status, '$output' '$stderr'"
+	[ -z "$output" ] || fail "it printed a claimed id: '$output'"
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "not one line: '$stderr'"
+	[[ "$stderr" == *"claims may not be recorded"* ]] || fail "the reason is not said: '$stderr'"
+	[ "$(sessions_total)" -gt "$before" ] || fail "the claim did not go through the pool"
+	assert_ledger_unchanged
+	# A claim by id, and a directly connected one: the same refusal.
+	capture daicho --as w1 claim 3
+	[ "$status" -eq 1 ] && [[ "$stderr" == *"claims may not be recorded"* ]] ||
+		fail "claim 3 through the pool: exit $status, '$stderr'"
+	capture env DAICHO_POOL=off daicho --as w1 claim --next
+	[ "$status" -eq 1 ] && [[ "$stderr" == *"claims may not be recorded"* ]] ||
+		fail "directly: exit $status, '$stderr'"
+	assert_ledger_unchanged
+	lock_free || fail "the write lock is still held"
+	# The pool's connections were left clean: the next commands through
+	# it run, and write.
+	sql "DROP TRIGGER refuse_claims ON events" >/dev/null
+	before=$(sessions_total)
+	[ "$(daicho --as w1 claim --next)" = 2 ] || fail "the next claim through the pool failed"
+	daicho add after >/dev/null || fail "add after the refusals: exit $?"
+	[ "$(sessions_total)" -ge $((before + 2)) ] || fail "they did not go through the pool"
+	[ "$(sql "SELECT count(*) FROM events WHERE kind = 'claim' AND task = 2")" = 1 ]
+}
+
 @test "pool: the pool killed -9 during a stream of writes: each command succeeded, or failed with exit 75 and left nothing; then commands run directly and a new pool starts" {
 	pg_only
 	start_pool
