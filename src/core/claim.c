@@ -130,43 +130,21 @@ find_overlap(struct ledger *ledger, int64_t id, int64_t now,
 	return found;
 }
 
+/* A cursor over candidates in claim order. */
 /*
- * The candidates in claim order: open tasks through the tasks_ready index
- * (already in that order, so the first row is the answer), merged in one
- * statement with the (few) claims whose lease has run out: one round trip
- * with the write lock held, not two. Each side is limited on its own, so
- * that neither engine may sort every open task to merge them. Read a page at a time (LIMIT ?5,
- * then after the last row read: ?3, ?4), so that a claim never reads more
- * than it looks at: a PostgreSQL statement sends all its rows before the
- * first is read, and every ready task would cross the socket on every
- * claim.
- *
- * INDEXED BY: without statistics SQLite's planner prefers tasks_state and
- * a sort of every open task.
+ * Candidates are read a page at a time (LIMIT ?5, then after the last row
+ * read: ?3, ?4), so that a claim never reads more than it looks at: a
+ * PostgreSQL statement sends all its rows before the first is read, and
+ * every ready task would cross the socket on every claim.
  */
 #define CANDIDATE_PAGE 32
-#define CANDIDATES_AFTER \
-	" AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3" \
-	"  OR (priority = ?3 AND id > ?4))"
-#define CANDIDATES_ORDER " ORDER BY priority DESC, id LIMIT ?5"
-/* The end of the open tasks' side, then the expired claims' side. */
-#define CANDIDATES_TAIL \
-	CANDIDATES_AFTER CANDIDATES_ORDER ") AS ready" \
-	" UNION ALL SELECT * FROM (" \
-	"SELECT id, priority, has_touches, 0 AS is_open FROM tasks" \
-	" INDEXED BY tasks_claimed_lease" \
-	" WHERE state = 'claimed' AND lease_expires_ms <= ?2" \
-	" AND unmet_deps = 0 AND attempts < max_attempts" \
-	" AND (CAST(?1 AS TEXT) IS NULL OR id IN" \
-	"  (SELECT task FROM labels WHERE label = ?1))" \
-	CANDIDATES_AFTER CANDIDATES_ORDER ") AS expired" CANDIDATES_ORDER
 
 struct cursor {
 	struct db_stmt *st;
 	bool has_row;
 	int64_t id, priority;
 	bool has_touches;
-	bool open;             /* an open task, not an expired claim */
+	bool lapsed;           /* open tasks: some claim's lease has run out */
 	int64_t rows;          /* read from the current page */
 };
 
@@ -189,7 +167,8 @@ cursor_step(struct ledger *ledger, struct cursor *c, struct err *err)
 		c->id = db_column_int(c->st, 0);
 		c->priority = db_column_int(c->st, 1);
 		c->has_touches = db_column_int(c->st, 2) != 0;
-		c->open = db_column_int(c->st, 3) != 0;
+		if (c->rows == 1 && db_column_count(c->st) > 3)
+			c->lapsed = db_column_int(c->st, 3) != 0;
 		return 0;
 	}
 	if (rc != DB_DONE)
@@ -197,62 +176,117 @@ cursor_step(struct ledger *ledger, struct cursor *c, struct err *err)
 	return 0;
 }
 
+/* Whether a comes before b in claim order. */
+static bool
+before(const struct cursor *a, const struct cursor *b)
+{
+	if (!b->has_row)
+		return true;
+	if (a->priority != b->priority)
+		return a->priority > b->priority;
+	return a->id < b->id;
+}
+
+/* A column of the open tasks: whether some claim's lease has run out. */
+#define ANY_LAPSED \
+	", EXISTS (SELECT 1 FROM tasks INDEXED BY tasks_claimed_lease" \
+	" WHERE state = 'claimed' AND lease_expires_ms <= ?2)"
+
 int
 task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
     int64_t now, int (*fn)(int64_t id, bool open, void *arg), void *arg,
     struct err *err)
 {
-	static const char all_sql[] =
-	    "SELECT * FROM (SELECT id, priority, has_touches, 1 AS is_open"
-	    " FROM tasks"
-	    " INDEXED BY tasks_ready"
+	/*
+	 * Two ordered streams merged: open tasks through the tasks_ready
+	 * index, and the (few) claims whose lease has run out. The first
+	 * says whether there are any of those (lapsed): when there are none,
+	 * the second is not read, so a claim takes one statement (one round
+	 * trip with the write lock held) and SQLite sorts nothing.
+	 */
+	/*
+	 * INDEXED BY: without statistics the planner prefers tasks_state and
+	 * a sort of every open task; the partial index is already in claim
+	 * order, so the first row is the answer.
+	 */
+	static const char open_sql[] =
+	    "SELECT id, priority, has_touches" ANY_LAPSED
+	    " FROM tasks INDEXED BY tasks_ready"
 	    " WHERE state = 'open' AND unmet_deps = 0 AND CAST(?1 AS TEXT) IS NULL"
 	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
-	    CANDIDATES_TAIL;
-	static const char label_sql[] =
-	    "SELECT * FROM (SELECT id, priority, has_touches, 1 AS is_open"
-	    " FROM tasks"
-	    " INDEXED BY tasks_ready"
+	    " AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3"
+	    "  OR (priority = ?3 AND id > ?4))"
+	    " ORDER BY priority DESC, id LIMIT ?5";
+	static const char open_label_sql[] =
+	    "SELECT id, priority, has_touches" ANY_LAPSED
+	    " FROM tasks INDEXED BY tasks_ready"
 	    " WHERE state = 'open' AND unmet_deps = 0 AND id IN"
 	    " (SELECT task FROM labels WHERE label = ?1)"
 	    " AND (not_before_ms IS NULL OR not_before_ms <= ?2)"
-	    CANDIDATES_TAIL;
-	struct cursor c = { 0 };
+	    " AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3"
+	    "  OR (priority = ?3 AND id > ?4))"
+	    " ORDER BY priority DESC, id LIMIT ?5";
+	static const char expired_sql[] =
+	    "SELECT id, priority, has_touches FROM tasks"
+	    " INDEXED BY tasks_claimed_lease"
+	    " WHERE state = 'claimed' AND lease_expires_ms <= ?2"
+	    " AND unmet_deps = 0 AND attempts < max_attempts"
+	    " AND (CAST(?1 AS TEXT) IS NULL OR id IN"
+	    "  (SELECT task FROM labels WHERE label = ?1))"
+	    " AND (CAST(?3 AS BIGINT) IS NULL OR priority < ?3"
+	    "  OR (priority = ?3 AND id > ?4))"
+	    " ORDER BY priority DESC, id LIMIT ?5";
+	struct cursor open = { 0 }, expired = { 0 };
 	struct live_touches live = { .agent = agent };
 	int rc;
 
-	c.st = db_prepare(ledger, label ? label_sql : all_sql, err);
-	if (c.st == NULL)
+	open.st = db_prepare(ledger, label ? open_label_sql : open_sql, err);
+	if (open.st == NULL)
 		return -(int)err->code;
-	if (label)
-		db_bind_text(c.st, 1, label);
-	db_bind_int(c.st, 2, now);
-	db_bind_int(c.st, 5, CANDIDATE_PAGE);
-	if ((rc = cursor_step(ledger, &c, err)) < 0)
+	expired.st = db_prepare(ledger, expired_sql, err);
+	if (expired.st == NULL)
+		return -(int)err->code;
+	db_reset(open.st);
+	if (label) {
+		db_bind_text(open.st, 1, label);
+		db_bind_text(expired.st, 1, label);
+	}
+	db_bind_int(open.st, 2, now);
+	db_bind_int(expired.st, 2, now);
+	db_bind_int(open.st, 5, CANDIDATE_PAGE);
+	db_bind_int(expired.st, 5, CANDIDATE_PAGE);
+	/* No open task says nothing of lapsed claims: then look. */
+	if ((rc = cursor_step(ledger, &open, err)) < 0 ||
+	    ((!open.has_row || open.lapsed) &&
+		(rc = cursor_step(ledger, &expired, err)) < 0))
 		goto done;
-	while (c.has_row) {
-		if (c.has_touches) {
-			int overlap = find_overlap(ledger, c.id, now, &live, NULL,
-			    err);
+	while (open.has_row || expired.has_row) {
+		struct cursor *c = open.has_row && before(&open, &expired)
+				       ? &open : &expired;
+		int64_t id = c->id;
+
+		if (c->has_touches) {
+			int overlap = find_overlap(ledger, id, now, &live, NULL, err);
 
 			if (overlap < -1) {
 				rc = overlap;
 				goto done;
 			}
 			if (overlap >= 0) {
-				if ((rc = cursor_step(ledger, &c, err)) < 0)
+				if ((rc = cursor_step(ledger, c, err)) < 0)
 					goto done;
 				continue;
 			}
 		}
-		if ((rc = fn(c.id, c.open, arg)) != 0)
+		if ((rc = fn(id, c == &open, arg)) != 0)
 			goto done;
-		if ((rc = cursor_step(ledger, &c, err)) < 0)
+		if ((rc = cursor_step(ledger, c, err)) < 0)
 			goto done;
 	}
 	rc = 0;
 done:
-	db_reset(c.st);
+	db_reset(open.st);
+	db_reset(expired.st);
 	live_touches_release(&live);
 	return rc;
 }

@@ -56,6 +56,8 @@ struct pg_conn {
 	bool prepare;            /* name and keep statements (pg_keep_prepared) */
 	struct prepared *prepared; /* statements this session has prepared */
 	size_t nprepared, prepared_alloc;
+	int later;               /* statements sent in pipeline mode whose
+				  * results are not read yet */
 };
 
 /* A statement prepared on the connection, by text and parameter types. */
@@ -89,6 +91,7 @@ struct pg_stmt {
 };
 
 static bool lost(struct pg_conn *pg);
+static int settle(struct pg_conn *pg, PGresult **own);
 
 /* Record the failure of res (or of the connection) on pg; PG_RC_ code. */
 static int
@@ -146,6 +149,8 @@ pg_exec(struct pg_conn *pg, const char *sql)
 
 	if (lost(pg) && pg->in_transaction)
 		return failure(pg, NULL);
+	if (pg->later > 0 && (rc = settle(pg, NULL)) != 0)
+		return rc;
 	res = PQexec(pg->conn, sql);
 	rc = check(pg, res);
 
@@ -161,10 +166,14 @@ pg_exec(struct pg_conn *pg, const char *sql)
 static int
 query_int(struct pg_conn *pg, const char *sql, int64_t *value)
 {
-	PGresult *res = PQexec(pg->conn, sql);
-	int rc = check(pg, res);
+	PGresult *res;
+	int rc;
 
 	*value = 0;
+	if (pg->later > 0 && (rc = settle(pg, NULL)) != 0)
+		return rc;
+	res = PQexec(pg->conn, sql);
+	rc = check(pg, res);
 	if (rc != 0 && getenv("DAICHO_PG_TRACE") != NULL)
 		fprintf(stderr, "daicho-pg: %s: %s\n", pg->message.buf, sql);
 	if (rc != 0)
@@ -253,6 +262,12 @@ prepared_name(struct pg_stmt *st, const Oid *types, int *rc)
 			free(key);
 			return pg->prepared[i].name;
 		}
+	}
+	/* Preparing waits for its answer: not inside a pipeline. */
+	if (pg->later > 0) {
+		free(key);
+		*rc = 0;
+		return NULL;
 	}
 	xgrow((void **)&pg->prepared, &pg->prepared_alloc, pg->nprepared + 1,
 	    sizeof(*pg->prepared));
@@ -351,6 +366,8 @@ int
 pg_session_reset(struct pg_conn *pg)
 {
 	pg->in_transaction = false;
+	if (pg->later > 0)
+		(void)settle(pg, NULL);
 	if (lost(pg))
 		return PG_RC_BUSY;
 	if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
@@ -373,17 +390,38 @@ pg_begin_read(struct pg_conn *pg)
 	return rc;
 }
 
+/*
+ * Writes sent for later go in one round trip with the NOTIFY and the
+ * COMMIT; should one of them have failed, nothing after it ran, and the
+ * transaction is rolled back.
+ */
 int
 pg_commit(struct pg_conn *pg, bool wrote)
 {
+	int rc;
+
 	pg->in_transaction = false;
-	return pg_exec(pg, wrote ? "NOTIFY " CHANNEL "; COMMIT" : "COMMIT");
+	if (pg->later == 0)
+		return pg_exec(pg, wrote ? "NOTIFY " CHANNEL "; COMMIT" : "COMMIT");
+	if (wrote && PQsendQueryParams(pg->conn, "NOTIFY " CHANNEL, 0, NULL,
+	    NULL, NULL, NULL, 0) == 1)
+		pg->later++;
+	if (PQsendQueryParams(pg->conn, "COMMIT", 0, NULL, NULL, NULL, NULL,
+	    0) == 1)
+		pg->later++;
+	rc = settle(pg, NULL);
+	if (rc != 0 && !lost(pg) &&
+	    PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	return rc;
 }
 
 void
 pg_rollback(struct pg_conn *pg)
 {
 	pg->in_transaction = false;
+	if (pg->later > 0)
+		(void)settle(pg, NULL);
 	if (!lost(pg))
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
 }
@@ -629,22 +667,134 @@ refuse_nul(struct pg_stmt *st)
 	return 0;
 }
 
+/* st's parameters as libpq takes them, in arrays of st->nparams + 1. */
+struct pg_args {
+	Oid *types;
+	const char **values;
+	int *lengths, *formats;
+};
+
+static void
+fill_args(const struct pg_stmt *st, const struct pg_args *a)
+{
+	for (int i = 0; i < st->nparams; i++) {
+		a->types[i] = st->params[i].type;
+		a->values[i] = st->params[i].value;
+		a->lengths[i] = st->params[i].length;
+		a->formats[i] = st->params[i].format;
+	}
+}
+
+/*
+ * Send st into the pipeline (pg->later counts it): as its prepared
+ * statement when the connection has one, else parsed where it runs.
+ * Returns 0, or a PG_RC_ code with the failure recorded.
+ */
+static int
+send_in_pipeline(struct pg_stmt *st, const struct pg_args *a)
+{
+	struct pg_conn *pg = st->pg;
+	const char *name = NULL;
+	int rc = 0, sent;
+
+	if (pg->prepare && (name = prepared_name(st, a->types, &rc)) == NULL &&
+	    rc != 0)
+		return rc;
+	if (pg->later == 0 && PQenterPipelineMode(pg->conn) != 1)
+		return failure(pg, NULL);
+	sent = name ? PQsendQueryPrepared(pg->conn, name, st->nparams,
+			  a->values, a->lengths, a->formats, 0)
+		    : PQsendQueryParams(pg->conn, st->sql, st->nparams, a->types,
+			  a->values, a->lengths, a->formats, 0);
+	if (sent != 1) {
+		rc = failure(pg, NULL);
+		if (pg->later == 0)
+			PQexitPipelineMode(pg->conn);
+		return rc;
+	}
+	pg->later++;
+	return 0;
+}
+
+/*
+ * Read the results of what was sent into the pipeline, and end it. With
+ * own, the last statement sent is the caller's: its result goes in *own
+ * (NULL when it did not run) for the caller to check. Returns 0, or the
+ * first failure's PG_RC_ code (recorded): statements after a failed one
+ * are not run.
+ */
+static int
+settle(struct pg_conn *pg, PGresult **own)
+{
+	int n = pg->later, rc = 0;
+	bool broken = false; /* the connection: nothing more will come */
+	PGresult *res;
+
+	pg->later = 0;
+	if (own)
+		*own = NULL;
+	if (PQpipelineSync(pg->conn) != 1) {
+		rc = failure(pg, NULL);
+		broken = true;
+	}
+	/* Every result is read, also after a failure: then the pipeline ends. */
+	for (int i = 0; !broken && i < n; i++) {
+		ExecStatusType status;
+
+		if ((res = PQgetResult(pg->conn)) == NULL) {
+			if (rc == 0)
+				rc = failure(pg, NULL);
+			broken = true;
+			break;
+		}
+		status = PQresultStatus(res);
+		if (own && i == n - 1 && rc == 0 && status != PGRES_PIPELINE_ABORTED)
+			*own = res;
+		else if (rc != 0 || status == PGRES_PIPELINE_ABORTED)
+			PQclear(res);
+		else if ((rc = check(pg, res)) == 0)
+			PQclear(res);
+		/* Each statement's results end with a NULL. */
+		while ((res = PQgetResult(pg->conn)) != NULL)
+			PQclear(res);
+	}
+	if (!broken) {
+		res = PQgetResult(pg->conn);
+		if (PQresultStatus(res) != PGRES_PIPELINE_SYNC && rc == 0)
+			rc = failure(pg, res);
+		PQclear(res);
+	}
+	/* On a lost connection the pipeline ends with it (PQreset). */
+	if (PQexitPipelineMode(pg->conn) != 1 && rc == 0)
+		rc = failure(pg, NULL);
+	return rc;
+}
+
 static int
 execute(struct pg_stmt *st)
 {
 	Oid types[st->nparams + 1];
 	const char *values[st->nparams + 1];
 	int lengths[st->nparams + 1], formats[st->nparams + 1];
+	struct pg_args args = { types, values, lengths, formats };
 	bool rerunnable; /* may run again on a new connection if lost */
 	int rc;
 
 	if ((rc = refuse_nul(st)) != 0)
 		return rc;
-	for (int i = 0; i < st->nparams; i++) {
-		types[i] = st->params[i].type;
-		values[i] = st->params[i].value;
-		lengths[i] = st->params[i].length;
-		formats[i] = st->params[i].format;
+	fill_args(st, &args);
+	/*
+	 * After writes sent for later, st goes the same way: one round trip
+	 * for all. A failure of theirs is st's.
+	 */
+	if (st->pg->later > 0) {
+		if ((rc = send_in_pipeline(st, &args)) != 0) {
+			(void)settle(st->pg, NULL);
+			return rc;
+		}
+		if ((rc = settle(st->pg, &st->result)) != 0)
+			return rc;
+		goto ran;
 	}
 	/*
 	 * Outside a transaction, a statement can start on a new connection;
@@ -680,6 +830,7 @@ execute(struct pg_stmt *st)
 		st->result = PQexecParams(st->pg->conn, st->sql, st->nparams,
 		    types, values, lengths, formats, 0);
 	}
+ran:
 	if ((rc = check(st->pg, st->result)) != 0) {
 		st->result = NULL;
 		/* $DAICHO_PG_TRACE: which statement failed, for developers. */
@@ -719,15 +870,30 @@ pg_stmt_step(struct pg_stmt *st)
 	return DB_DONE;
 }
 
-/* libpq's statements run where they are stepped. */
+/*
+ * Inside a transaction, st is sent in pipeline mode and its result read
+ * with the next statement's or the COMMIT's (settle()): one round trip
+ * fewer with the write lock held. Anywhere else it runs now.
+ */
 int
 pg_stmt_step_later(struct pg_stmt *st)
 {
+	Oid types[st->nparams + 1];
+	const char *values[st->nparams + 1];
+	int lengths[st->nparams + 1], formats[st->nparams + 1];
+	struct pg_args args = { types, values, lengths, formats };
 	int rc;
 
-	while ((rc = pg_stmt_step(st)) == DB_ROW)
-		;
-	return rc;
+	if (!st->pg->in_transaction || lost(st->pg) ||
+	    (rc = refuse_nul(st)) != 0) {
+		while ((rc = pg_stmt_step(st)) == DB_ROW)
+			;
+		return rc;
+	}
+	fill_args(st, &args);
+	if ((rc = send_in_pipeline(st, &args)) != 0)
+		return rc;
+	return DB_DONE;
 }
 
 /*

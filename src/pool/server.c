@@ -156,9 +156,12 @@ put_status(struct pool *pool, struct wire_msg *reply)
 	wire_put_str(reply, DAICHO_VERSION);
 }
 
-/* Run a POOL_STEP request on conn and build its reply; 0 or its PG_RC_. */
+/*
+ * Run a POOL_STEP request on conn and build its reply; 0 or its PG_RC_.
+ * A POOL_STEP_LATER (later) goes to the server with the next statement.
+ */
 static int
-step(struct pg_conn *conn, bool begun, struct wire_msg *req,
+step(struct pg_conn *conn, bool begun, bool later, struct wire_msg *req,
     struct wire_msg *reply)
 {
 	const char *sql = wire_get_str(req);
@@ -196,13 +199,20 @@ step(struct pg_conn *conn, bool begun, struct wire_msg *req,
 			break;
 		}
 	}
-	rc = wire_bad(req) ? PG_RC_ERROR : pg_stmt_step(st);
+	rc = wire_bad(req) ? PG_RC_ERROR
+	   : later	   ? pg_stmt_step_later(st)
+			   : pg_stmt_step(st);
 	if (rc != DB_ROW && rc != DB_DONE) {
 		put_outcome(reply, conn, rc, begun);
 		pg_stmt_free(st);
 		return rc;
 	}
 	put_outcome(reply, conn, 0, begun);
+	if (later) {
+		/* Sent, not run yet: it has no rows to send back. */
+		pg_stmt_free(st);
+		return 0;
+	}
 	ncolumns = pg_stmt_column_count(st);
 	wire_put_i64(reply, ncolumns);
 	for (int i = 0; i < ncolumns; i++) {
@@ -272,7 +282,8 @@ handle(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 	}
 	case POOL_STEP:
 	case POOL_STEP_LATER:
-		return step(conn, begun, req, reply);
+		return step(conn, begun, wire_kind(req) == POOL_STEP_LATER, req,
+		    reply);
 	default:
 		rc = PG_RC_ERROR;
 		break;
