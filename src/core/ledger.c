@@ -1096,14 +1096,13 @@ identify(struct ledger *ledger, bool create, int64_t *version, struct err *err)
 	return 0;
 }
 
-/* Apply the migrations the ledger has not seen, in one transaction. */
+/* migrate()'s transaction. */
 static int
-migrate(struct ledger *ledger, int64_t version, struct err *err)
+migrate_locked(struct ledger *ledger, struct err *err)
 {
+	int64_t version = 0;
 	int rc;
 
-	if (version >= (int64_t)schema_migration_count)
-		return 0;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
 	/* Re-read under the lock: another process may have migrated. */
@@ -1126,6 +1125,26 @@ migrate(struct ledger *ledger, int64_t version, struct err *err)
 	return ledger_commit(ledger, err);
 fail:
 	ledger_rollback(ledger);
+	return rc;
+}
+
+/*
+ * Apply the migrations the ledger has not seen, in one transaction, with
+ * foreign keys off (a migration may rebuild a table that others refer to:
+ * SQLite's procedure for that needs them off, and the pragma is a no-op
+ * inside a transaction). They are on again when this returns, whatever
+ * the outcome.
+ */
+static int
+migrate(struct ledger *ledger, int64_t version, struct err *err)
+{
+	int rc;
+
+	if (version >= (int64_t)schema_migration_count)
+		return 0;
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 0, NULL);
+	rc = migrate_locked(ledger, err);
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
 	return rc;
 }
 

@@ -40,7 +40,7 @@
 #include "core/err.h"
 
 /* The schema this daicho writes: the number of migrations in schema.c. */
-#define LEDGER_SCHEMA_VERSION 8
+#define LEDGER_SCHEMA_VERSION 9
 
 struct ledger;
 

@@ -238,6 +238,115 @@ test_create_migrates_old(void **state)
 	err_release(&err);
 }
 
+/*
+ * A ledger at schema 8 (the last before the tasks table was rebuilt for
+ * its state CHECK) opens at the current version with every task, edge and
+ * event kept, the same tasks table and indexes as a new ledger, the check
+ * still refusing an unknown state, and foreign keys still enforced.
+ */
+static void
+test_open_migrates_tasks_check(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	char fresh_path[PATH_MAX + 64];
+	char *sql_migrated, *sql_fresh, *rows;
+	sqlite3 *db = NULL;
+
+	snprintf(f->path, sizeof(f->path), "%s/v8.db", f->dir);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	for (size_t v = 0; v < 8; v++)
+		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
+				     NULL, NULL),
+		    SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+			     "PRAGMA journal_mode = WAL;"
+			     "PRAGMA user_version = 8;"
+			     "PRAGMA foreign_keys = ON;"
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "  last_seen_ms) VALUES ('w', 'script', 1, 1);"
+			     "INSERT INTO tasks (id, title, state, owner, "
+			     "  lease_expires_ms, attempts, created_ms, updated_ms,"
+			     "  claim_base, checks_version) VALUES"
+			     "  (1, 'a', 'verified', 1, NULL, 1, 1, 2, 'abc', 3),"
+			     "  (2, 'b', 'claimed', 1, 99, 1, 1, 2, NULL, 1),"
+			     "  (3, 'c', 'open', NULL, NULL, 0, 1, 1, NULL, 1),"
+			     "  (5, 'e', 'failed', NULL, NULL, 3, 1, 1, NULL, 1);"
+			     "UPDATE tasks SET unmet_deps = 1 WHERE id = 3;"
+			     "INSERT INTO deps VALUES (3, 2);"
+			     "INSERT INTO labels VALUES (3, 'x');"
+			     "INSERT INTO events (at_ms, kind, task) VALUES (1, "
+			     "  'claim', 2);",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	db = ledger_db(ledger);
+	assert_int_equal(query_int(db, "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM tasks"), 4);
+	rows = query_text(db,
+	    "SELECT group_concat(id || ',' || title || ',' || state || ','"
+	    " || ifnull(owner, '-') || ',' || attempts || ',' || unmet_deps"
+	    " || ',' || ifnull(claim_base, '-') || ',' || checks_version || ','"
+	    " || ifnull(lease_expires_ms, '-'), ';')"
+	    " FROM (SELECT * FROM tasks ORDER BY id)");
+	assert_string_equal(rows, "1,a,verified,1,1,0,abc,3,-;"
+				  "2,b,claimed,1,1,0,-,1,99;"
+				  "3,c,open,-,0,1,-,1,-;"
+				  "5,e,failed,-,3,0,-,1,-");
+	free(rows);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM deps"), 1);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM events"), 1);
+	/* The next task takes the next id, as before. */
+	assert_int_equal(sqlite3_exec(db,
+			     "INSERT INTO tasks (title, created_ms, updated_ms)"
+			     " VALUES ('f', 1, 1)",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_last_insert_rowid(db), 6);
+	/* The check still holds, and foreign keys are on again. */
+	assert_int_equal(sqlite3_exec(db,
+			     "UPDATE tasks SET state = 'done' WHERE id = 3",
+			     NULL, NULL, NULL),
+	    SQLITE_CONSTRAINT_CHECK);
+	assert_int_equal(query_int(db, "PRAGMA foreign_keys"), 1);
+	assert_int_not_equal(sqlite3_exec(db,
+				 "INSERT INTO deps VALUES (99, 1)", NULL,
+				 NULL, NULL),
+	    SQLITE_OK);
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM pragma_foreign_key_check"),
+	    0);
+	sql_migrated = query_text(db,
+	    "SELECT group_concat(sql, ';') FROM (SELECT sql FROM "
+	    "sqlite_schema WHERE tbl_name = 'tasks' ORDER BY name)");
+	assert_null(strstr(sql_migrated, "state IN"));
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM sqlite_schema WHERE type = "
+			     "'index' AND tbl_name = 'tasks' AND name IN "
+			     "('tasks_ready', 'tasks_claimed_lease', "
+			     "'tasks_owner', 'tasks_state', "
+			     "'tasks_owner_claimed')"),
+	    5);
+	ledger_close(ledger);
+
+	/* The same table and indexes as a ledger made new. */
+	snprintf(fresh_path, sizeof(fresh_path), "%s/fresh.db", f->dir);
+	assert_int_equal(ledger_create(fresh_path, &err), 0);
+	db = raw_open(fresh_path);
+	sql_fresh = query_text(db,
+	    "SELECT group_concat(sql, ';') FROM (SELECT sql FROM "
+	    "sqlite_schema WHERE tbl_name = 'tasks' ORDER BY name)");
+	assert_string_equal(sql_migrated, sql_fresh);
+	sqlite3_close(db);
+	free(sql_migrated);
+	free(sql_fresh);
+	err_release(&err);
+}
+
 static void
 test_open_refuses_empty_file(void **state)
 {
@@ -1067,6 +1176,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wal_is_persistent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_create_returns_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_migrates_old, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_migrates_tasks_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_refuses_empty_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_as_maps_zero_to_caller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_not_sqlite, setup, teardown),
