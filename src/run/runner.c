@@ -1134,7 +1134,12 @@ settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
 		return 0;
 	if (claim)
 		chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
-	rc = ledger_begin(r->ledger, r->err);
+	/*
+	 * Any failure below rolls the whole look back (nothing to claim is
+	 * not one: task_claim() writes nothing then that it undoes), so the
+	 * core calls inside need no savepoints of their own.
+	 */
+	rc = ledger_begin_all_or_nothing(r->ledger, r->err);
 	for (size_t i = 0; i < count && rc == 0; i++)
 		rc = exit_apply(r, &jobs[i]);
 	/* The ended workers' slots are free once their exits are applied. */

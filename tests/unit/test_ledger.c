@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "core/err.h"
+#include "core/db.h"
 #include "core/db_sqlite.h" /* these tests read the SQLite ledger directly */
 #include "core/ledger.h"
 #include "core/schema.h"
@@ -525,12 +526,28 @@ test_open_other_sqlite_database(void **state)
 static void
 put_label(struct ledger *ledger, const char *label)
 {
+	struct err err = ERR_INIT;
 	char sql[128];
 
+	/* Through the ledger: a nested level's savepoint comes before its
+	 * first write. */
 	snprintf(sql, sizeof(sql),
 	    "INSERT INTO labels (task, label) VALUES (%s, '%s')", "1", label);
-	assert_int_equal(sqlite3_exec(ledger_db(ledger), sql, NULL, NULL, NULL),
-	    SQLITE_OK);
+	assert_int_equal(ledger_exec(ledger, sql, &err), 0);
+	err_release(&err);
+}
+
+/* Label task 1 with the number n, as core writes: a cached statement. */
+static void
+put_label_number(struct ledger *ledger, int64_t n)
+{
+	struct err err = ERR_INIT;
+
+	assert_int_equal(db_write(ledger, "INSERT INTO labels (task, label)"
+			     " VALUES (?1, CAST(?2 AS TEXT))", 1, n, NULL,
+			     "labelling", &err),
+	    0);
+	err_release(&err);
 }
 
 static int
@@ -557,6 +574,23 @@ labels_now(const char *path)
 	return n;
 }
 
+/* A new ledger at f->path, open, with task 1 to label. */
+static struct ledger *
+open_with_task(struct fixture *f)
+{
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(sqlite3_exec(ledger_db(ledger),
+			     "INSERT INTO tasks (id, title, created_ms, updated_ms)"
+			     " VALUES (1, 't', 0, 0)", NULL, NULL, NULL),
+	    SQLITE_OK);
+	err_release(&err);
+	return ledger;
+}
+
 /*
  * Nested transactions: an inner commit lands only with the outer one, an
  * inner rollback undoes only the inner writes, the outermost commit is the
@@ -570,12 +604,7 @@ test_nested_transactions(void **state)
 	struct ledger *ledger = NULL;
 	uint64_t commits;
 
-	assert_int_equal(ledger_create(f->path, &err), 0);
-	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
-	assert_int_equal(sqlite3_exec(ledger_db(ledger),
-			     "INSERT INTO tasks (id, title, created_ms, updated_ms)"
-			     " VALUES (1, 't', 0, 0)", NULL, NULL, NULL),
-	    SQLITE_OK);
+	ledger = open_with_task(f);
 	commits = ledger_commit_count(ledger);
 
 	/* Inner commit, outer rollback: nothing. */
@@ -652,6 +681,85 @@ test_nested_transactions(void **state)
 	put_label(ledger, "g");
 	ledger_close(ledger);
 	assert_int_equal(labels_now(f->path), 3);
+	err_release(&err);
+}
+
+/*
+ * A nested level takes its savepoint at its first write (a level that
+ * only read, or failed before writing, leaves the outer writes alone and
+ * a written level's rollback undoes only its own). In an all-or-nothing
+ * transaction no level takes one: a level that fails before writing is
+ * passed over, but one rolled back after writing makes the outer commit
+ * fail with nothing written.
+ */
+static void
+test_nested_savepoint_at_first_write(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int64_t count = 0;
+
+	ledger = open_with_task(f);
+
+	/* Read-only and failed-before-writing levels; a written one undone. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 1);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_query_int(ledger, "SELECT count(*) FROM labels",
+			     &count, &err),
+	    0);
+	assert_int_equal(count, 1);
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 2);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	put_label_number(ledger, 3);
+	ledger_rollback(ledger); /* undoes 2 and 3 */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 4);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 2);
+
+	/* All or nothing: a level that failed before writing is passed over. */
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), 0);
+	put_label_number(ledger, 5);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 6);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 4);
+
+	/* A level rolled back after writing: the commit fails, nothing lands. */
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), 0);
+	put_label_number(ledger, 7);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 8);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	ledger_rollback(ledger);
+	put_label_number(ledger, 9);
+	assert_int_equal(ledger_commit(ledger, &err), -ERR_FAILED);
+	assert_non_null(strstr(err.message.buf, "nothing of it was written"));
+	err_release(&err);
+	assert_int_equal(labels_now(f->path), 4);
+	/* And the next transaction is an ordinary one again. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 10);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 11);
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 5);
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), 0);
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), -ERR_FAILED);
+	err_release(&err);
+	ledger_rollback(ledger);
+	ledger_close(ledger);
 	err_release(&err);
 }
 
@@ -1184,6 +1292,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_open_other_sqlite_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_transactions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_savepoint_at_first_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_parent_is_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_leaves_no_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_rolls_back, setup, teardown),
