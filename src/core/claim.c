@@ -379,9 +379,11 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = db_step_int(ledger, st, &max_hold_ms, NULL,
 		 "claiming a task", err)) < 0)
 		return rc;
+	/* Keys in order: event_append() need not sort them. */
 	return event_append(ledger, agent, "claim", id,
-	    json_pack("{s:I, s:I, s:s?}", "lease_ms", (json_int_t)terms->lease_ms,
-		"max_hold_ms", (json_int_t)max_hold_ms, "base", terms->base), err);
+	    json_pack("{s:s?, s:I, s:I}", "base", terms->base, "lease_ms",
+		(json_int_t)terms->lease_ms, "max_hold_ms",
+		(json_int_t)max_hold_ms), err);
 }
 
 int

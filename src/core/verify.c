@@ -1322,8 +1322,9 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 			[VERIFY_REJECTED_TO_OPEN] = "open",
 			[VERIFY_FAILED] = "failed",
 		};
-		json_t *detail = json_pack("{s:I, s:s, s:s?}", "verdict",
-		    (json_int_t)v->id, "summary", v->summary, "commit", v->commit);
+		/* Keys in order unless "to" or "fetched" follow (then sorted). */
+		json_t *detail = json_pack("{s:s?, s:s, s:I}", "commit",
+		    v->commit, "summary", v->summary, "verdict", (json_int_t)v->id);
 
 		if (back_to[*outcome])
 			json_object_set_new(detail, "to", json_string(back_to[*outcome]));
