@@ -362,7 +362,7 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 	    " claim_named_ms = ?4, max_hold_ms = coalesce(?6,"
 	    "  (SELECT CAST(value AS INTEGER) FROM settings"
 	    "   WHERE key = 'max-hold'), ?3 * " TASK_MAX_HOLD_LEASES_SQL ")"
-	    " WHERE id = ?1 RETURNING max_hold_ms", err);
+	    " WHERE id = ?1", err);
 	int64_t max_hold_ms = 0;
 	int rc;
 
@@ -376,6 +376,16 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 		db_bind_text(st, 5, terms->base);
 	if (terms->max_hold_ms > 0)
 		db_bind_int(st, 6, terms->max_hold_ms);
+	if ((rc = db_step_done(ledger, st, "claiming a task", err)) < 0)
+		return rc;
+	/*
+	 * Read back, not RETURNING: SQLite gathers RETURNING rows in a
+	 * temporary table, built for each claim.
+	 */
+	st = db_prepare(ledger, "SELECT max_hold_ms FROM tasks WHERE id = ?", err);
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
 	if ((rc = db_step_int(ledger, st, &max_hold_ms, NULL,
 		 "claiming a task", err)) < 0)
 		return rc;
