@@ -184,6 +184,28 @@ before(const struct cursor *a, const struct cursor *b)
 	return a->id < b->id;
 }
 
+/*
+ * Whether any claim's lease has run out by now (*any). Asked before the
+ * claims themselves are read in claim order: that read sorts them, and
+ * SQLite opens a temporary table for the sort even when there is none.
+ */
+static int
+any_lapsed(struct ledger *ledger, int64_t now, bool *any, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT EXISTS (SELECT 1 FROM tasks INDEXED BY tasks_claimed_lease"
+	    " WHERE state = 'claimed' AND lease_expires_ms <= ?)", err);
+	int64_t found = 0;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, now);
+	rc = db_step_int(ledger, st, &found, NULL, "finding ready tasks", err);
+	*any = found != 0;
+	return rc;
+}
+
 int
 task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
     int64_t now, int (*fn)(int64_t id, bool open, void *arg), void *arg,
@@ -243,7 +265,8 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	db_bind_int(open.st, 5, CANDIDATE_PAGE);
 	db_bind_int(expired.st, 5, CANDIDATE_PAGE);
 	if ((rc = cursor_step(ledger, &open, err)) < 0 ||
-	    (rc = cursor_step(ledger, &expired, err)) < 0)
+	    (rc = any_lapsed(ledger, now, &expired.has_row, err)) < 0 ||
+	    (expired.has_row && (rc = cursor_step(ledger, &expired, err)) < 0))
 		goto done;
 	while (open.has_row || expired.has_row) {
 		struct cursor *c = open.has_row && before(&open, &expired)
