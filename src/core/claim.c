@@ -585,7 +585,6 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	struct task_now now = { 0 };
 	struct claim_terms terms = *asked;
 	struct buf base = BUF_INIT;
-	bool failed_some = false; /* a lapsed claim failed on the way */
 	int rc;
 
 	if (terms.lease_ms <= 0)
@@ -612,7 +611,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				goto fail;
 			if (rc == 0) {
 				rc = nothing_ready(ledger, label, err);
-				goto nothing;
+				goto fail;
 			}
 		}
 		/*
@@ -656,7 +655,6 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			 err)) < 0)
 			goto fail;
 		if (failed) {
-			failed_some = true;
 			if (id == 0)
 				continue;
 			/* Keep the failure; refuse the claim. */
@@ -677,21 +675,6 @@ take_it:
 	free(now.owner_name);
 	buf_release(&base);
 	return ledger_commit(ledger, err);
-nothing:
-	/*
-	 * A task failed on the way (a lapsed claim with its attempts used
-	 * up) stays failed, as with an id: the failure is true whatever
-	 * else is ready, and a caller that nests this claim in a larger
-	 * transaction may go on after ERR_NOT_FOUND without undoing it.
-	 */
-	if (failed_some) {
-		int commit_rc;
-
-		free(now.owner_name);
-		buf_release(&base);
-		commit_rc = ledger_commit(ledger, err);
-		return commit_rc < 0 ? commit_rc : rc;
-	}
 fail:
 	free(now.owner_name);
 	buf_release(&base);

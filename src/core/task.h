@@ -216,8 +216,7 @@ struct claim_terms {
  * TASK_MAX_HOLD_LEASES leases). *claimed receives the id. ERR_NOT_FOUND
  * when nothing is ready (the message says why), ERR_CONFLICT when the task
  * is held by another agent, waits on others, overlaps a live claim, or is
- * finished. A task met on the way whose claim lapsed with no attempt left
- * is failed, and stays failed whatever is returned.
+ * finished.
  */
 int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
     const char *label, const struct claim_terms *terms, int64_t *claimed,

@@ -1136,9 +1136,11 @@ settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
 	if (claim)
 		chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
 	/*
-	 * Any failure below rolls the whole look back (nothing to claim is
-	 * not one: task_claim() writes nothing then that it undoes), so the
-	 * core calls inside need no savepoints of their own.
+	 * Any failure below rolls the whole look back, so the core calls
+	 * inside need no savepoints of their own. The one passed over,
+	 * nothing to claim, follows no write: the walk offers only lapsed
+	 * claims with attempts left, which it takes (and were that to
+	 * change, the commit would fail rather than keep half a claim).
 	 */
 	rc = ledger_begin_all_or_nothing(r->ledger, r->err);
 	for (size_t i = 0; i < count && rc == 0; i++)
