@@ -377,7 +377,7 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 	    " claim_named_ms = ?4, max_hold_ms = coalesce(?6,"
 	    "  (SELECT CAST(value AS INTEGER) FROM settings"
 	    "   WHERE key = 'max-hold'), ?3 * " TASK_MAX_HOLD_LEASES_SQL ")"
-	    " WHERE id = ?1 RETURNING max_hold_ms", err);
+	    " WHERE id = ?1", err);
 	int64_t max_hold_ms = 0;
 	int rc;
 
@@ -391,12 +391,25 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 		db_bind_text(st, 5, terms->base);
 	if (terms->max_hold_ms > 0)
 		db_bind_int(st, 6, terms->max_hold_ms);
+	if ((rc = db_step_later(ledger, st, "claiming a task", err)) < 0)
+		return rc;
+	/*
+	 * Read back, not RETURNING: SQLite gathers RETURNING rows in a
+	 * temporary table, built for each claim. Through a pool or libpq the
+	 * update goes with this read, in one round trip.
+	 */
+	st = db_prepare(ledger, "SELECT max_hold_ms FROM tasks WHERE id = ?", err);
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
 	if ((rc = db_step_int(ledger, st, &max_hold_ms, NULL,
 		 "claiming a task", err)) < 0)
 		return rc;
+	/* Keys in order: event_append() need not sort them. */
 	return event_append(ledger, agent, "claim", id,
-	    json_pack("{s:I, s:I, s:s?}", "lease_ms", (json_int_t)terms->lease_ms,
-		"max_hold_ms", (json_int_t)max_hold_ms, "base", terms->base), err);
+	    json_pack("{s:s?, s:I, s:I}", "base", terms->base, "lease_ms",
+		(json_int_t)terms->lease_ms, "max_hold_ms",
+		(json_int_t)max_hold_ms), err);
 }
 
 int

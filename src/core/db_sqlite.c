@@ -124,8 +124,12 @@ db_bind_count(struct db_stmt *st)
 int
 db_step(struct db_stmt *st)
 {
+	int rc;
+
 	if (st->pg)
 		return pg_stmt_step(st->pg);
+	if ((rc = ledger_before_step(st->ledger, st->lite)) != SQLITE_OK)
+		return rc;
 	return sqlite3_step(st->lite);
 }
 
@@ -321,6 +325,7 @@ db_prepare_once(struct ledger *ledger, const char *sql, struct db_stmt **out,
 	*out = xmalloc(sizeof(**out));
 	(*out)->lite = lite;
 	(*out)->pg = NULL;
+	(*out)->ledger = ledger;
 	return 0;
 }
 

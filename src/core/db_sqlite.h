@@ -18,9 +18,18 @@ struct db_stmt {
 	sqlite3_stmt *lite; /* the prepared statement; owned by whoever made
 			     * the db_stmt (the ledger's cache, or the caller
 			     * of db_prepare_once()) */
+	struct ledger *ledger; /* whose connection lite is on */
 };
 
 struct ledger;
+
+/*
+ * Called before stepping stmt on the ledger's connection: when stmt
+ * writes, the open nested levels that have not written yet take their
+ * savepoints (ledger.h, "Transactions nest"). Returns SQLite's result:
+ * SQLITE_OK, or the failed savepoint's, for the step's caller.
+ */
+int ledger_before_step(struct ledger *ledger, sqlite3_stmt *stmt);
 
 /* The ledger's connection, for the driver (and its unit tests) only. */
 sqlite3 *ledger_db(struct ledger *ledger);

@@ -48,7 +48,16 @@ struct ledger {
 	struct filelock *lock;        /* "<path>-lock", or NULL (read-only) */
 	bool locked;                  /* we hold the write lock */
 	bool in_transaction;
-	int nesting;                  /* savepoints inside the transaction */
+	int nesting;                  /* nested levels inside the transaction */
+	/*
+	 * Nested levels 1..covered have written (SQLite): each has its
+	 * savepoint, or none in an all-or-nothing transaction. A level takes
+	 * its savepoint only before its first write (ledger_before_step()).
+	 */
+	int covered;
+	bool all_or_nothing;          /* ledger_begin_all_or_nothing() */
+	bool doomed;                  /* a level that wrote was rolled back
+				       * without a savepoint: no commit */
 	int64_t busy_timeout_ms;
 	struct cached_stmt stmts[STMT_CACHE_SIZE];
 	size_t stmt_count;
@@ -70,6 +79,7 @@ struct ledger {
 	int64_t transactions;
 };
 
+static int cover_write(struct ledger *ledger);
 
 void
 ledger_forget_on_rollback(struct ledger *ledger, int64_t *id)
@@ -544,9 +554,14 @@ ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what)
 int
 ledger_exec(struct ledger *ledger, const char *sql, struct err *err)
 {
-	int rc = ledger->pg ? pg_exec(ledger->pg, sql)
-			    : sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
+	int rc = SQLITE_OK;
 
+	/* Taken for a write: see ledger_before_step(). */
+	if (ledger->covered < ledger->nesting)
+		rc = cover_write(ledger);
+	if (rc == SQLITE_OK)
+		rc = ledger->pg ? pg_exec(ledger->pg, sql)
+				: sqlite3_exec(ledger->db, sql, NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return ledger_error(ledger, rc, err, "updating the ledger");
 	return 0;
@@ -806,6 +821,12 @@ run_cached(struct ledger *ledger, const char *sql)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/*
+ * A nested begin. On PostgreSQL it is a savepoint at once; on SQLite the
+ * savepoint waits for the level's first write (ledger_before_step()): a
+ * level that only reads, or that fails before writing (nothing to claim),
+ * needs nothing undone.
+ */
 static int
 begin_nested(struct ledger *ledger, bool write, struct err *err)
 {
@@ -816,11 +837,51 @@ begin_nested(struct ledger *ledger, bool write, struct err *err)
 	if (write && !ledger->writing)
 		return err_set(err, ERR_FAILED,
 		    "internal: a write nested inside a read transaction");
-	rc = run_cached(ledger, "SAVEPOINT nested");
-	if (rc != SQLITE_OK)
-		return ledger_error(ledger, rc, err, "starting a transaction");
+	if (ledger->pg) {
+		rc = run_cached(ledger, "SAVEPOINT nested");
+		if (rc != SQLITE_OK)
+			return ledger_error(ledger, rc, err,
+			    "starting a transaction");
+		ledger->covered = ledger->nesting + 1;
+	}
 	ledger->nesting++;
 	return 0;
+}
+
+/*
+ * Before a write: every open nested level that has not written yet takes
+ * its savepoint (none in an all-or-nothing transaction), outermost first.
+ * Returns SQLite's result.
+ */
+static int
+cover_write(struct ledger *ledger)
+{
+	int rc;
+
+	while (!ledger->all_or_nothing && ledger->covered < ledger->nesting) {
+		if ((rc = run_cached(ledger, "SAVEPOINT nested")) != SQLITE_OK)
+			return rc;
+		ledger->covered++;
+	}
+	ledger->covered = ledger->nesting;
+	return SQLITE_OK;
+}
+
+int
+ledger_before_step(struct ledger *ledger, sqlite3_stmt *stmt)
+{
+	if (ledger->covered >= ledger->nesting || sqlite3_stmt_readonly(stmt))
+		return SQLITE_OK;
+	return cover_write(ledger);
+}
+
+/* The end of the innermost nested level: covered shrinks with it. */
+static void
+end_nested(struct ledger *ledger)
+{
+	if (ledger->covered >= ledger->nesting)
+		ledger->covered = ledger->nesting - 1;
+	ledger->nesting--;
 }
 
 int
@@ -862,6 +923,19 @@ begun:
 }
 
 int
+ledger_begin_all_or_nothing(struct ledger *ledger, struct err *err)
+{
+	int rc;
+
+	if (ledger->in_transaction)
+		return err_set(err, ERR_FAILED, "internal: an all-or-nothing "
+		    "transaction must be the outermost");
+	if ((rc = ledger_begin(ledger, err)) == 0 && ledger->pg == NULL)
+		ledger->all_or_nothing = true;
+	return rc;
+}
+
+int
 ledger_begin_as(struct ledger *ledger, int64_t *agent, struct err *err)
 {
 	int rc = ledger_begin(ledger, err);
@@ -893,22 +967,30 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	int rc;
 
 	if (ledger->nesting > 0 && aborted(ledger)) {
-		ledger->nesting--;
+		end_nested(ledger);
 		return aborted_error(ledger, err);
 	}
 	if (ledger->nesting > 0) {
-		rc = run_cached(ledger, "RELEASE nested");
-		if (rc != SQLITE_OK) {
-			ledger_error(ledger, rc, err, "committing");
-			ledger_rollback(ledger);
-			return -(int)err->code;
+		if (ledger->covered >= ledger->nesting && !ledger->all_or_nothing) {
+			rc = run_cached(ledger, "RELEASE nested");
+			if (rc != SQLITE_OK) {
+				ledger_error(ledger, rc, err, "committing");
+				ledger_rollback(ledger);
+				return -(int)err->code;
+			}
 		}
-		ledger->nesting--;
+		end_nested(ledger);
 		return 0;
 	}
 	if (aborted(ledger)) {
 		ledger_rollback(ledger);
 		return aborted_error(ledger, err);
+	}
+	if (ledger->doomed) {
+		ledger_rollback(ledger);
+		return err_set(err, ERR_FAILED, "internal: a part of an "
+		    "all-or-nothing transaction failed after writing, and the "
+		    "transaction went on; nothing of it was written");
 	}
 	rc = ledger->pg ? pg_commit(ledger->pg, ledger->writing)
 			: run_cached(ledger, "COMMIT");
@@ -929,6 +1011,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	}
 	ledger->in_transaction = false;
 	ledger->forget_on_rollback = NULL;
+	ledger->all_or_nothing = false;
 	if (ledger->writing)
 		ledger->commits++;
 	if (ledger->writing && ledger->pg)
@@ -954,11 +1037,13 @@ void
 ledger_rollback(struct ledger *ledger)
 {
 	if (ledger->nesting > 0) {
-		if (!aborted(ledger)) {
+		if (ledger->covered >= ledger->nesting && ledger->all_or_nothing)
+			ledger->doomed = true;
+		else if (ledger->covered >= ledger->nesting && !aborted(ledger)) {
 			run_cached(ledger, "ROLLBACK TO nested");
 			run_cached(ledger, "RELEASE nested");
 		}
-		ledger->nesting--;
+		end_nested(ledger);
 		return;
 	}
 	if (ledger->in_transaction && ledger->pg)
@@ -972,6 +1057,7 @@ ledger_rollback(struct ledger *ledger)
 	ledger->forget_on_rollback = NULL;
 	ledger->in_transaction = false;
 	ledger->writing = false;
+	ledger->all_or_nothing = ledger->doomed = false;
 	drop_write_lock(ledger);
 }
 
@@ -1021,6 +1107,7 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 	ledger->stmts[ledger->stmt_count].sql = sql;
 	ledger->stmts[ledger->stmt_count].stmt.lite = stmt;
 	ledger->stmts[ledger->stmt_count].stmt.pg = NULL;
+	ledger->stmts[ledger->stmt_count].stmt.ledger = ledger;
 	return &ledger->stmts[ledger->stmt_count++].stmt;
 }
 
@@ -1042,6 +1129,8 @@ ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
 		return rc;
 	}
 	rc = sqlite3_prepare_v2(ledger->db, sql, -1, &stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = ledger_before_step(ledger, stmt);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(stmt);
 		if (rc == SQLITE_ROW) {
@@ -1096,14 +1185,13 @@ identify(struct ledger *ledger, bool create, int64_t *version, struct err *err)
 	return 0;
 }
 
-/* Apply the migrations the ledger has not seen, in one transaction. */
+/* migrate()'s transaction. */
 static int
-migrate(struct ledger *ledger, int64_t version, struct err *err)
+migrate_locked(struct ledger *ledger, struct err *err)
 {
+	int64_t version = 0;
 	int rc;
 
-	if (version >= (int64_t)schema_migration_count)
-		return 0;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
 	/* Re-read under the lock: another process may have migrated. */
@@ -1126,6 +1214,26 @@ migrate(struct ledger *ledger, int64_t version, struct err *err)
 	return ledger_commit(ledger, err);
 fail:
 	ledger_rollback(ledger);
+	return rc;
+}
+
+/*
+ * Apply the migrations the ledger has not seen, in one transaction, with
+ * foreign keys off (a migration may rebuild a table that others refer to:
+ * SQLite's procedure for that needs them off, and the pragma is a no-op
+ * inside a transaction). They are on again when this returns, whatever
+ * the outcome.
+ */
+static int
+migrate(struct ledger *ledger, int64_t version, struct err *err)
+{
+	int rc;
+
+	if (version >= (int64_t)schema_migration_count)
+		return 0;
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 0, NULL);
+	rc = migrate_locked(ledger, err);
+	sqlite3_db_config(ledger->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
 	return rc;
 }
 
@@ -1485,7 +1593,7 @@ ledger_close(struct ledger *ledger)
 {
 	if (ledger == NULL)
 		return;
-	ledger->nesting = 0; /* a ROLLBACK undoes the savepoints too */
+	ledger->nesting = ledger->covered = 0; /* a ROLLBACK undoes them all */
 	ledger_rollback(ledger);
 	if (ledger->db && ledger->identified && wal_is_long(ledger))
 		truncate_wal(ledger);

@@ -19,7 +19,9 @@
  * commit releases it and its rollback undoes only what it did; the
  * outermost commit is the one that makes everything durable. So a caller
  * such as the runner can put several core operations in one transaction
- * (one commit instead of several) without the core functions knowing. A
+ * (one commit instead of several) without the core functions knowing. On
+ * SQLite a nested level takes its savepoint just before its first write:
+ * one that only reads, or fails before writing, costs none. A
  * write cannot nest inside a read (it would write without the lock). When
  * SQLite rolls the whole transaction back on its own (a full disk, an I/O
  * error), every nested begin and commit after it fails, and so does the
@@ -40,7 +42,7 @@
 #include "core/err.h"
 
 /* The schema this daicho writes: the number of migrations in schema.c. */
-#define LEDGER_SCHEMA_VERSION 8
+#define LEDGER_SCHEMA_VERSION 9
 
 struct ledger;
 
@@ -185,6 +187,17 @@ int64_t ledger_caller(const struct ledger *ledger);
 void ledger_set_event_via(struct ledger *ledger, const char *via);
 /* The current event_via, or NULL. */
 const char *ledger_event_via(const struct ledger *ledger);
+
+/*
+ * ledger_begin() for a caller that rolls the whole transaction back when
+ * a nested call fails after writing: nested levels then take no
+ * savepoints (on SQLite; PostgreSQL's are unchanged). A nested failure
+ * before any write (nothing to claim) may still be passed over. Should a
+ * level that wrote be rolled back and the transaction go on, its writes
+ * cannot be undone alone: the outermost commit then fails (ERR_FAILED)
+ * and nothing of the transaction is written. Must be the outermost.
+ */
+int ledger_begin_all_or_nothing(struct ledger *ledger, struct err *err);
 int ledger_begin_read(struct ledger *ledger, struct err *err);
 int ledger_commit(struct ledger *ledger, struct err *err);
 /*

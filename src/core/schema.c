@@ -281,6 +281,75 @@ const char *const schema_migrations[] = {
 	 */
 	"CREATE INDEX events_budget_spent ON events(at_ms, id)"
 	"  WHERE kind = 'budget-spent';",
+
+	/*
+	 * 9: the tasks table rebuilt with its state CHECK written as ORs: an
+	 * IN list of more than two constants makes SQLite build a temporary
+	 * b-tree of the list each time the check runs, on every change of a
+	 * task's state (a fifth of a runner's instructions per job). The
+	 * same states are allowed. SQLite cannot alter a CHECK in place
+	 * (before 3.53), so this is the rebuild of its documented procedure
+	 * (lang_altertable.html, "Making Other Kinds Of Table Schema
+	 * Changes"): a new table in the same column order, every row copied
+	 * with its id, the old one dropped, the new one renamed, its indexes
+	 * made again. migrate() runs it with foreign keys off, as that
+	 * procedure requires (dropping a parent table would otherwise delete
+	 * through its references); no reference can break, as every id is
+	 * kept.
+	 */
+	"CREATE TABLE tasks_rebuilt ("
+	"  id INTEGER PRIMARY KEY,"
+	"  title TEXT NOT NULL CHECK (length(title) > 0),"
+	"  body BLOB NOT NULL DEFAULT x'',"
+	"  priority INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'open' CHECK (state = 'open' OR"
+	"    state = 'claimed' OR state = 'reported' OR state = 'verified' OR"
+	"    state = 'blocked' OR state = 'cancelled' OR state = 'failed'),"
+	"  parent INTEGER REFERENCES tasks(id),"
+	"  owner INTEGER REFERENCES agents(id),"
+	"  lease_ms INTEGER,"
+	"  lease_expires_ms INTEGER,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  max_attempts INTEGER NOT NULL DEFAULT 3 CHECK (max_attempts > 0),"
+	"  unmet_deps INTEGER NOT NULL DEFAULT 0,"
+	"  has_touches INTEGER NOT NULL DEFAULT 0,"
+	"  report_commit TEXT,"
+	"  report_note TEXT,"
+	"  block_reason TEXT,"
+	"  created_ms INTEGER NOT NULL,"
+	"  updated_ms INTEGER NOT NULL,"
+	"  check_timeout_ms INTEGER,"
+	"  verify_token TEXT,"
+	"  verify_expires_ms INTEGER,"
+	"  not_before_ms INTEGER,"
+	"  claim_base TEXT,"
+	"  claim_named_ms INTEGER,"
+	"  max_hold_ms INTEGER,"
+	"  checks_version INTEGER NOT NULL DEFAULT 1,"
+	"  CHECK (state <> 'claimed' OR"
+	"    (owner IS NOT NULL AND lease_expires_ms IS NOT NULL))"
+	") STRICT;"
+	"INSERT INTO tasks_rebuilt (id, title, body, priority, state, parent,"
+	"  owner, lease_ms, lease_expires_ms, attempts, max_attempts,"
+	"  unmet_deps, has_touches, report_commit, report_note, block_reason,"
+	"  created_ms, updated_ms, check_timeout_ms, verify_token,"
+	"  verify_expires_ms, not_before_ms, claim_base, claim_named_ms,"
+	"  max_hold_ms, checks_version)"
+	"  SELECT id, title, body, priority, state, parent, owner, lease_ms,"
+	"  lease_expires_ms, attempts, max_attempts, unmet_deps, has_touches,"
+	"  report_commit, report_note, block_reason, created_ms, updated_ms,"
+	"  check_timeout_ms, verify_token, verify_expires_ms, not_before_ms,"
+	"  claim_base, claim_named_ms, max_hold_ms, checks_version FROM tasks;"
+	"DROP TABLE tasks;"
+	"ALTER TABLE tasks_rebuilt RENAME TO tasks;"
+	"CREATE INDEX tasks_ready ON tasks(priority DESC, id)"
+	"  WHERE state = 'open' AND unmet_deps = 0;"
+	"CREATE INDEX tasks_claimed_lease ON tasks(lease_expires_ms)"
+	"  WHERE state = 'claimed';"
+	"CREATE INDEX tasks_owner ON tasks(owner) WHERE owner IS NOT NULL;"
+	"CREATE INDEX tasks_state ON tasks(state);"
+	"CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)"
+	"  WHERE state = 'claimed';",
 };
 
 const size_t schema_migration_count =

@@ -916,14 +916,15 @@ exit_apply(struct runner *r, struct exit_job *job)
 	{
 		/* A launch that printed nothing leaves no log: close_log(). */
 		bool silent = !w->log_named || log_is_empty(w);
-		json_t *detail = json_pack("{s:I, s:I, s:I, s:o, s:s}", "attempt",
-		    (json_int_t)w->attempt, "launch", (json_int_t)w->launch,
-		    "duration_ms", (json_int_t)job->duration, "log",
+		/* Keys in order: event_append() need not sort them. */
+		json_t *detail = json_pack("{s:I, s:I, s:o, s:I, s:o, s:s}",
+		    "attempt", (json_int_t)w->attempt, "duration_ms",
+		    (json_int_t)job->duration, "exit",
+		    job->code >= 0 ? json_integer(job->code) : json_null(),
+		    "launch", (json_int_t)w->launch, "log",
 		    silent ? json_null() : json_string(w->log_path),
 		    "outcome", job->outcome);
 
-		json_object_set_new(detail, "exit",
-		    job->code >= 0 ? json_integer(job->code) : json_null());
 		if (job->timed_out)
 			json_object_set_new(detail, "timed_out", json_true());
 		/* settle()'s transaction holds it: no savepoint of its own. */
@@ -1134,7 +1135,14 @@ settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
 		return 0;
 	if (claim)
 		chosen = xcalloc((size_t)r->opt->jobs, sizeof(*chosen));
-	rc = ledger_begin(r->ledger, r->err);
+	/*
+	 * Any failure below rolls the whole look back, so the core calls
+	 * inside need no savepoints of their own. The one passed over,
+	 * nothing to claim, follows no write: the walk offers only lapsed
+	 * claims with attempts left, which it takes (and were that to
+	 * change, the commit would fail rather than keep half a claim).
+	 */
+	rc = ledger_begin_all_or_nothing(r->ledger, r->err);
 	for (size_t i = 0; i < count && rc == 0; i++)
 		rc = exit_apply(r, &jobs[i]);
 	/* The ended workers' slots are free once their exits are applied. */

@@ -386,6 +386,35 @@ test_event_via(void **state)
 	err_release(&err);
 }
 
+/*
+ * The stored detail has its keys in order, whatever order they were
+ * added in (users and tests compare it as text): with "via" after keys
+ * that sort after it, and with keys added already in order.
+ */
+static void
+test_event_detail_keys_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct event_filter filter = { .after_id = f->base_id };
+	struct seen s = { 0 };
+	struct err err = ERR_INIT;
+
+	append(f, 0, "unsorted", 0, json_pack("{s:i, s:i, s:i}", "b", 2, "c", 3,
+					    "a", 1));
+	append(f, 0, "sorted", 0, json_pack("{s:i, s:n, s:s}", "a", 1, "b", "c",
+					  "x"));
+	ledger_set_event_via(f->ledger, "web");
+	append(f, 0, "via", 0, json_pack("{s:i, s:i}", "a", 1, "zz", 2));
+	ledger_set_event_via(f->ledger, NULL);
+	assert_int_equal(event_each(f->ledger, &filter, collect, &s, &err), 0);
+	assert_int_equal(s.count, 3);
+	assert_string_equal(s.details[0], "{\"a\":1,\"b\":2,\"c\":3}");
+	assert_string_equal(s.details[1], "{\"a\":1,\"b\":null,\"c\":\"x\"}");
+	assert_string_equal(s.details[2], "{\"a\":1,\"via\":\"web\",\"zz\":2}");
+	seen_release(&s);
+	err_release(&err);
+}
+
 static void
 test_last_id_empty(void **state)
 {
@@ -416,6 +445,7 @@ main(void)
 		T(test_filters),
 		T(test_append_actor_zero_is_caller),
 		T(test_event_via),
+		T(test_event_detail_keys_in_order),
 		cmocka_unit_test(test_last_id_empty),
 	};
 #undef T

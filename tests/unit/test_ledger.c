@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "core/err.h"
+#include "core/db.h"
 #include "core/db_sqlite.h" /* these tests read the SQLite ledger directly */
 #include "core/ledger.h"
 #include "core/schema.h"
@@ -238,6 +239,115 @@ test_create_migrates_old(void **state)
 	err_release(&err);
 }
 
+/*
+ * A ledger at schema 8 (the last before the tasks table was rebuilt for
+ * its state CHECK) opens at the current version with every task, edge and
+ * event kept, the same tasks table and indexes as a new ledger, the check
+ * still refusing an unknown state, and foreign keys still enforced.
+ */
+static void
+test_open_migrates_tasks_check(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	char fresh_path[PATH_MAX + 64];
+	char *sql_migrated, *sql_fresh, *rows;
+	sqlite3 *db = NULL;
+
+	snprintf(f->path, sizeof(f->path), "%s/v8.db", f->dir);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	for (size_t v = 0; v < 8; v++)
+		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
+				     NULL, NULL),
+		    SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+			     "PRAGMA journal_mode = WAL;"
+			     "PRAGMA user_version = 8;"
+			     "PRAGMA foreign_keys = ON;"
+			     "INSERT INTO agents (name, kind, started_ms, "
+			     "  last_seen_ms) VALUES ('w', 'script', 1, 1);"
+			     "INSERT INTO tasks (id, title, state, owner, "
+			     "  lease_expires_ms, attempts, created_ms, updated_ms,"
+			     "  claim_base, checks_version) VALUES"
+			     "  (1, 'a', 'verified', 1, NULL, 1, 1, 2, 'abc', 3),"
+			     "  (2, 'b', 'claimed', 1, 99, 1, 1, 2, NULL, 1),"
+			     "  (3, 'c', 'open', NULL, NULL, 0, 1, 1, NULL, 1),"
+			     "  (5, 'e', 'failed', NULL, NULL, 3, 1, 1, NULL, 1);"
+			     "UPDATE tasks SET unmet_deps = 1 WHERE id = 3;"
+			     "INSERT INTO deps VALUES (3, 2);"
+			     "INSERT INTO labels VALUES (3, 'x');"
+			     "INSERT INTO events (at_ms, kind, task) VALUES (1, "
+			     "  'claim', 2);",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	db = ledger_db(ledger);
+	assert_int_equal(query_int(db, "PRAGMA user_version"),
+	    LEDGER_SCHEMA_VERSION);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM tasks"), 4);
+	rows = query_text(db,
+	    "SELECT group_concat(id || ',' || title || ',' || state || ','"
+	    " || ifnull(owner, '-') || ',' || attempts || ',' || unmet_deps"
+	    " || ',' || ifnull(claim_base, '-') || ',' || checks_version || ','"
+	    " || ifnull(lease_expires_ms, '-'), ';')"
+	    " FROM (SELECT * FROM tasks ORDER BY id)");
+	assert_string_equal(rows, "1,a,verified,1,1,0,abc,3,-;"
+				  "2,b,claimed,1,1,0,-,1,99;"
+				  "3,c,open,-,0,1,-,1,-;"
+				  "5,e,failed,-,3,0,-,1,-");
+	free(rows);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM deps"), 1);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM events"), 1);
+	/* The next task takes the next id, as before. */
+	assert_int_equal(sqlite3_exec(db,
+			     "INSERT INTO tasks (title, created_ms, updated_ms)"
+			     " VALUES ('f', 1, 1)",
+			     NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_last_insert_rowid(db), 6);
+	/* The check still holds, and foreign keys are on again. */
+	assert_int_equal(sqlite3_exec(db,
+			     "UPDATE tasks SET state = 'done' WHERE id = 3",
+			     NULL, NULL, NULL),
+	    SQLITE_CONSTRAINT_CHECK);
+	assert_int_equal(query_int(db, "PRAGMA foreign_keys"), 1);
+	assert_int_not_equal(sqlite3_exec(db,
+				 "INSERT INTO deps VALUES (99, 1)", NULL,
+				 NULL, NULL),
+	    SQLITE_OK);
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM pragma_foreign_key_check"),
+	    0);
+	sql_migrated = query_text(db,
+	    "SELECT group_concat(sql, ';') FROM (SELECT sql FROM "
+	    "sqlite_schema WHERE tbl_name = 'tasks' ORDER BY name)");
+	assert_null(strstr(sql_migrated, "state IN"));
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM sqlite_schema WHERE type = "
+			     "'index' AND tbl_name = 'tasks' AND name IN "
+			     "('tasks_ready', 'tasks_claimed_lease', "
+			     "'tasks_owner', 'tasks_state', "
+			     "'tasks_owner_claimed')"),
+	    5);
+	ledger_close(ledger);
+
+	/* The same table and indexes as a ledger made new. */
+	snprintf(fresh_path, sizeof(fresh_path), "%s/fresh.db", f->dir);
+	assert_int_equal(ledger_create(fresh_path, &err), 0);
+	db = raw_open(fresh_path);
+	sql_fresh = query_text(db,
+	    "SELECT group_concat(sql, ';') FROM (SELECT sql FROM "
+	    "sqlite_schema WHERE tbl_name = 'tasks' ORDER BY name)");
+	assert_string_equal(sql_migrated, sql_fresh);
+	sqlite3_close(db);
+	free(sql_migrated);
+	free(sql_fresh);
+	err_release(&err);
+}
+
 static void
 test_open_refuses_empty_file(void **state)
 {
@@ -416,12 +526,28 @@ test_open_other_sqlite_database(void **state)
 static void
 put_label(struct ledger *ledger, const char *label)
 {
+	struct err err = ERR_INIT;
 	char sql[128];
 
+	/* Through the ledger: a nested level's savepoint comes before its
+	 * first write. */
 	snprintf(sql, sizeof(sql),
 	    "INSERT INTO labels (task, label) VALUES (%s, '%s')", "1", label);
-	assert_int_equal(sqlite3_exec(ledger_db(ledger), sql, NULL, NULL, NULL),
-	    SQLITE_OK);
+	assert_int_equal(ledger_exec(ledger, sql, &err), 0);
+	err_release(&err);
+}
+
+/* Label task 1 with the number n, as core writes: a cached statement. */
+static void
+put_label_number(struct ledger *ledger, int64_t n)
+{
+	struct err err = ERR_INIT;
+
+	assert_int_equal(db_write(ledger, "INSERT INTO labels (task, label)"
+			     " VALUES (?1, CAST(?2 AS TEXT))", 1, n, NULL,
+			     "labelling", &err),
+	    0);
+	err_release(&err);
 }
 
 static int
@@ -448,6 +574,23 @@ labels_now(const char *path)
 	return n;
 }
 
+/* A new ledger at f->path, open, with task 1 to label. */
+static struct ledger *
+open_with_task(struct fixture *f)
+{
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(sqlite3_exec(ledger_db(ledger),
+			     "INSERT INTO tasks (id, title, created_ms, updated_ms)"
+			     " VALUES (1, 't', 0, 0)", NULL, NULL, NULL),
+	    SQLITE_OK);
+	err_release(&err);
+	return ledger;
+}
+
 /*
  * Nested transactions: an inner commit lands only with the outer one, an
  * inner rollback undoes only the inner writes, the outermost commit is the
@@ -461,12 +604,7 @@ test_nested_transactions(void **state)
 	struct ledger *ledger = NULL;
 	uint64_t commits;
 
-	assert_int_equal(ledger_create(f->path, &err), 0);
-	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
-	assert_int_equal(sqlite3_exec(ledger_db(ledger),
-			     "INSERT INTO tasks (id, title, created_ms, updated_ms)"
-			     " VALUES (1, 't', 0, 0)", NULL, NULL, NULL),
-	    SQLITE_OK);
+	ledger = open_with_task(f);
 	commits = ledger_commit_count(ledger);
 
 	/* Inner commit, outer rollback: nothing. */
@@ -543,6 +681,85 @@ test_nested_transactions(void **state)
 	put_label(ledger, "g");
 	ledger_close(ledger);
 	assert_int_equal(labels_now(f->path), 3);
+	err_release(&err);
+}
+
+/*
+ * A nested level takes its savepoint at its first write (a level that
+ * only read, or failed before writing, leaves the outer writes alone and
+ * a written level's rollback undoes only its own). In an all-or-nothing
+ * transaction no level takes one: a level that fails before writing is
+ * passed over, but one rolled back after writing makes the outer commit
+ * fail with nothing written.
+ */
+static void
+test_nested_savepoint_at_first_write(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int64_t count = 0;
+
+	ledger = open_with_task(f);
+
+	/* Read-only and failed-before-writing levels; a written one undone. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 1);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_query_int(ledger, "SELECT count(*) FROM labels",
+			     &count, &err),
+	    0);
+	assert_int_equal(count, 1);
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 2);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	put_label_number(ledger, 3);
+	ledger_rollback(ledger); /* undoes 2 and 3 */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 4);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 2);
+
+	/* All or nothing: a level that failed before writing is passed over. */
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), 0);
+	put_label_number(ledger, 5);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 6);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 4);
+
+	/* A level rolled back after writing: the commit fails, nothing lands. */
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), 0);
+	put_label_number(ledger, 7);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 8);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	ledger_rollback(ledger);
+	put_label_number(ledger, 9);
+	assert_int_equal(ledger_commit(ledger, &err), -ERR_FAILED);
+	assert_non_null(strstr(err.message.buf, "nothing of it was written"));
+	err_release(&err);
+	assert_int_equal(labels_now(f->path), 4);
+	/* And the next transaction is an ordinary one again. */
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 10);
+	assert_int_equal(ledger_begin(ledger, &err), 0);
+	put_label_number(ledger, 11);
+	ledger_rollback(ledger);
+	assert_int_equal(ledger_commit(ledger, &err), 0);
+	assert_int_equal(labels_now(f->path), 5);
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), 0);
+	assert_int_equal(ledger_begin_all_or_nothing(ledger, &err), -ERR_FAILED);
+	err_release(&err);
+	ledger_rollback(ledger);
+	ledger_close(ledger);
 	err_release(&err);
 }
 
@@ -1067,6 +1284,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wal_is_persistent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_create_returns_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_migrates_old, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_migrates_tasks_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_refuses_empty_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_as_maps_zero_to_caller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_not_sqlite, setup, teardown),
@@ -1074,6 +1292,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_open_other_sqlite_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_transactions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_savepoint_at_first_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_parent_is_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_leaves_no_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_rolls_back, setup, teardown),
