@@ -475,7 +475,7 @@ masked_rows() {
 	[ "$(sql "SELECT count(*) FROM tasks WHERE title = 'after'")" = 1 ]
 }
 
-@test "pool: an event that cannot be recorded (sent on with the commit) undoes its change: refused as directly, the ledger unchanged, the pool serves on" {
+@test "pool: a write sent on with the next statement (the event, the take) and refused undoes the claim: as directly, the ledger unchanged, the pool serves on" {
 	pg_only
 	batch_file "$TEST_ROOT/three.jsonl" job 3
 	daicho add --batch "$TEST_ROOT/three.jsonl" >/dev/null
@@ -507,9 +507,24 @@ masked_rows() {
 		fail "directly: exit $status, '$stderr'"
 	assert_ledger_unchanged
 	lock_free || fail "the write lock is still held"
+	# The claim's own update goes with the read of what it set: refused
+	# there, the same.
+	sql "DROP TRIGGER refuse_claims ON events" >/dev/null
+	sql "CREATE FUNCTION refuse_taking() RETURNS trigger LANGUAGE plpgsql AS \$\$
+	     BEGIN IF NEW.state = 'claimed' THEN RAISE EXCEPTION 'tasks may not be taken'; END IF;
+	     RETURN NEW; END \$\$" >/dev/null
+	sql "CREATE TRIGGER refuse_taking BEFORE UPDATE ON tasks FOR EACH ROW
+	     EXECUTE FUNCTION refuse_taking()" >/dev/null
+	local how
+	for how in on off; do
+		capture env DAICHO_POOL=$how daicho --as w1 claim --next
+		[ "$status" -eq 1 ] && [[ "$stderr" == *"tasks may not be taken"* ]] ||
+			fail "DAICHO_POOL=$how: exit $status, '$output' '$stderr'"
+	done
+	assert_ledger_unchanged
+	sql "DROP TRIGGER refuse_taking ON tasks" >/dev/null
 	# The pool's connections were left clean: the next commands through
 	# it run, and write.
-	sql "DROP TRIGGER refuse_claims ON events" >/dev/null
 	before=$(sessions_total)
 	[ "$(daicho --as w1 claim --next)" = 2 ] || fail "the next claim through the pool failed"
 	daicho add after >/dev/null || fail "add after the refusals: exit $?"
