@@ -70,6 +70,13 @@ int pg_exec(struct pg_conn *conn, const char *sql) DB_PG_WEAK;
  * is), and set daicho's clock to the database's. One round trip.
  */
 int pg_begin_write(struct pg_conn *conn) DB_PG_WEAK;
+/*
+ * pg_begin_write(), but BEGIN and the write lock go to the server with
+ * the next statement, in one round trip (libpq's pipeline mode): for the
+ * pool, whose clients' BEGIN already travels with their first statement.
+ * That statement's result carries the lock's failure, if any. Returns 0.
+ */
+int pg_begin_write_later(struct pg_conn *conn) DB_PG_WEAK;
 /* Bound lock waits by busy_timeout_ms from now on. 0 or a PG_RC_ code. */
 int pg_set_busy_timeout(struct pg_conn *conn, int64_t busy_timeout_ms)
     DB_PG_WEAK;

@@ -58,6 +58,12 @@ struct pg_conn {
 	size_t nprepared, prepared_alloc;
 	int later;               /* statements sent in pipeline mode whose
 				  * results are not read yet */
+	bool begin_later;        /* BEGIN and the write lock go with the
+				  * next statement (pg_begin_write_later()) */
+	int clock_at;            /* which of those results is the database's
+				  * clock, from 1; 0: none */
+	size_t unconfirmed;      /* statements prepared from here on were
+				  * sent in the pipeline, not yet answered */
 };
 
 /* A statement prepared on the connection, by text and parameter types. */
@@ -92,6 +98,7 @@ struct pg_stmt {
 
 static bool lost(struct pg_conn *pg);
 static int settle(struct pg_conn *pg, PGresult **own);
+static int begin_now(struct pg_conn *pg);
 
 /* Record the failure of res (or of the connection) on pg; PG_RC_ code. */
 static int
@@ -147,6 +154,8 @@ pg_exec(struct pg_conn *pg, const char *sql)
 	PGresult *res;
 	int rc;
 
+	if ((rc = begin_now(pg)) != 0)
+		return rc;
 	if (lost(pg) && pg->in_transaction)
 		return failure(pg, NULL);
 	if (pg->later > 0 && (rc = settle(pg, NULL)) != 0)
@@ -263,18 +272,29 @@ prepared_name(struct pg_stmt *st, const Oid *types, int *rc)
 			return pg->prepared[i].name;
 		}
 	}
-	/* Preparing waits for its answer: not inside a pipeline. */
-	if (pg->later > 0) {
-		free(key);
-		*rc = 0;
-		return NULL;
-	}
 	xgrow((void **)&pg->prepared, &pg->prepared_alloc, pg->nprepared + 1,
 	    sizeof(*pg->prepared));
 	p = &pg->prepared[pg->nprepared];
 	p->hash = hash;
 	p->key = key;
 	snprintf(p->name, sizeof(p->name), "d%zu", pg->nprepared);
+	/*
+	 * Inside a pipeline it goes ahead of the statement, unanswered until
+	 * settle(), which forgets it if anything in the pipeline failed.
+	 */
+	if (pg->later > 0) {
+		if (PQsendPrepare(pg->conn, p->name, st->sql, st->nparams,
+		    types) != 1) {
+			free(key);
+			*rc = failure(pg, NULL);
+			return NULL;
+		}
+		pg->later++;
+		if (pg->unconfirmed > pg->nprepared)
+			pg->unconfirmed = pg->nprepared;
+		pg->nprepared++;
+		return p->name;
+	}
 	res = PQprepare(pg->conn, p->name, st->sql, st->nparams, types);
 	if ((*rc = check(pg, res)) != 0) {
 		free(key);
@@ -336,13 +356,16 @@ begin(struct pg_conn *pg, const char *sql, int64_t *value)
 	return rc;
 }
 
+/* The write lock, and the database's clock in milliseconds. */
+#define TAKE_WRITE_LOCK \
+	"SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY "), (extract(epoch" \
+	" FROM clock_timestamp()) * 1000)::int8"
+
 int
 pg_begin_write(struct pg_conn *pg)
 {
 	int64_t now = 0;
-	int rc = begin(pg, "BEGIN; SELECT pg_advisory_xact_lock("
-	    WRITE_LOCK_KEY "), (extract(epoch FROM clock_timestamp()) * 1000)"
-	    "::int8", &now);
+	int rc = begin(pg, "BEGIN; " TAKE_WRITE_LOCK, &now);
 
 	if (rc == 0) {
 		follow_clock(now);
@@ -366,6 +389,7 @@ int
 pg_session_reset(struct pg_conn *pg)
 {
 	pg->in_transaction = false;
+	pg->begin_later = false;
 	if (pg->later > 0)
 		(void)settle(pg, NULL);
 	if (lost(pg))
@@ -401,15 +425,30 @@ pg_commit(struct pg_conn *pg, bool wrote)
 	int rc;
 
 	pg->in_transaction = false;
-	if (pg->later == 0)
-		return pg_exec(pg, wrote ? "NOTIFY " CHANNEL "; COMMIT" : "COMMIT");
+	if (pg->begin_later) {
+		/* Nothing ran: there is nothing to commit. */
+		pg->begin_later = false;
+		return 0;
+	}
+	/*
+	 * In a pipeline even with nothing sent before: the COMMIT's own
+	 * answer is read, so that a connection closed just after it (a
+	 * server going down) is not taken for a COMMIT not made.
+	 */
+	if (pg->later == 0 && (lost(pg) ||
+	    PQenterPipelineMode(pg->conn) != 1))
+		return failure(pg, NULL);
 	if (wrote && PQsendQueryParams(pg->conn, "NOTIFY " CHANNEL, 0, NULL,
 	    NULL, NULL, NULL, 0) == 1)
 		pg->later++;
 	if (PQsendQueryParams(pg->conn, "COMMIT", 0, NULL, NULL, NULL, NULL,
-	    0) == 1)
+	    0) != 1) {
+		rc = failure(pg, NULL);
+		(void)settle(pg, NULL);
+	} else {
 		pg->later++;
-	rc = settle(pg, NULL);
+		rc = settle(pg, NULL);
+	}
 	if (rc != 0 && !lost(pg) &&
 	    PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
@@ -420,6 +459,10 @@ void
 pg_rollback(struct pg_conn *pg)
 {
 	pg->in_transaction = false;
+	if (pg->begin_later) {
+		pg->begin_later = false;
+		return;
+	}
 	if (pg->later > 0)
 		(void)settle(pg, NULL);
 	if (!lost(pg))
@@ -748,6 +791,9 @@ settle(struct pg_conn *pg, PGresult **own)
 			break;
 		}
 		status = PQresultStatus(res);
+		if (i + 1 == pg->clock_at && status == PGRES_TUPLES_OK &&
+		    PQntuples(res) > 0 && PQnfields(res) > 1)
+			follow_clock(strtoll(PQgetvalue(res, 0, 1), NULL, 10));
 		if (own && i == n - 1 && rc == 0 && status != PGRES_PIPELINE_ABORTED)
 			*own = res;
 		else if (rc != 0 || status == PGRES_PIPELINE_ABORTED)
@@ -758,16 +804,78 @@ settle(struct pg_conn *pg, PGresult **own)
 		while ((res = PQgetResult(pg->conn)) != NULL)
 			PQclear(res);
 	}
-	if (!broken) {
-		res = PQgetResult(pg->conn);
-		if (PQresultStatus(res) != PGRES_PIPELINE_SYNC && rc == 0)
-			rc = failure(pg, res);
-		PQclear(res);
+	/*
+	 * Every statement answered: they ran, whatever comes instead of the
+	 * end (a connection closed by a server going down just after a
+	 * COMMIT must not say that nothing was written). A lost connection
+	 * is found by the next call.
+	 */
+	if (!broken)
+		PQclear(PQgetResult(pg->conn));
+	pg->clock_at = 0;
+	if (rc != 0) {
+		/* What was prepared in it may not be: prepare it again. */
+		for (size_t i = pg->unconfirmed; i < pg->nprepared; i++)
+			free(pg->prepared[i].key);
+		if (pg->unconfirmed < pg->nprepared)
+			pg->nprepared = pg->unconfirmed;
 	}
+	pg->unconfirmed = SIZE_MAX;
 	/* On a lost connection the pipeline ends with it (PQreset). */
-	if (PQexitPipelineMode(pg->conn) != 1 && rc == 0)
+	if (PQexitPipelineMode(pg->conn) != 1 && rc == 0 && !lost(pg))
 		rc = failure(pg, NULL);
 	return rc;
+}
+
+/* A BEGIN left for the next statement is sent on its own now. */
+static int
+begin_now(struct pg_conn *pg)
+{
+	if (!pg->begin_later)
+		return 0;
+	pg->begin_later = false;
+	pg->in_transaction = false;
+	return pg_begin_write(pg);
+}
+
+/*
+ * Run st as the first statement of a write transaction: BEGIN, the write
+ * lock and st in one pipeline, one round trip. A failure rolls back.
+ */
+static int
+begin_with(struct pg_stmt *st, const struct pg_args *a)
+{
+	struct pg_conn *pg = st->pg;
+	int rc;
+
+	if (lost(pg) && (rc = reconnect(pg)) != 0)
+		return rc;
+	if (PQenterPipelineMode(pg->conn) != 1)
+		return failure(pg, NULL);
+	if (PQsendQueryParams(pg->conn, "BEGIN", 0, NULL, NULL, NULL, NULL,
+	    0) == 1)
+		pg->later++;
+	if (PQsendQueryParams(pg->conn, TAKE_WRITE_LOCK, 0, NULL, NULL, NULL,
+	    NULL, 0) == 1)
+		pg->clock_at = ++pg->later;
+	if ((rc = send_in_pipeline(st, a)) != 0) {
+		(void)settle(pg, NULL);
+	} else {
+		rc = settle(pg, &st->result);
+	}
+	if (rc != 0 && !lost(pg) &&
+	    PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	pg->in_transaction = rc == 0;
+	return rc;
+}
+
+int
+pg_begin_write_later(struct pg_conn *pg)
+{
+	pg->begin_later = true;
+	pg->in_transaction = true;
+	return 0;
 }
 
 static int
@@ -780,9 +888,25 @@ execute(struct pg_stmt *st)
 	bool rerunnable; /* may run again on a new connection if lost */
 	int rc;
 
-	if ((rc = refuse_nul(st)) != 0)
+	if ((rc = refuse_nul(st)) != 0) {
+		(void)begin_now(st->pg);
 		return rc;
+	}
 	fill_args(st, &args);
+	if (st->pg->begin_later) {
+		/*
+		 * A warm connection the server cut (an idle timeout, a
+		 * restart) is found so, and the transaction begins on a new
+		 * one: nothing of it can have been kept.
+		 */
+		st->pg->begin_later = false;
+		rc = begin_with(st, &args);
+		if (rc != 0 && lost(st->pg) && reconnect(st->pg) == 0)
+			rc = begin_with(st, &args);
+		if (rc != 0)
+			return rc;
+		goto ran;
+	}
 	/*
 	 * After writes sent for later, st goes the same way: one round trip
 	 * for all. A failure of theirs is st's.
@@ -884,6 +1008,8 @@ pg_stmt_step_later(struct pg_stmt *st)
 	struct pg_args args = { types, values, lengths, formats };
 	int rc;
 
+	if ((rc = begin_now(st->pg)) != 0)
+		return rc;
 	if (!st->pg->in_transaction || lost(st->pg) ||
 	    (rc = refuse_nul(st)) != 0) {
 		while ((rc = pg_stmt_step(st)) == DB_ROW)
@@ -1194,6 +1320,7 @@ pg_connect(const char *address, bool create, int64_t busy_timeout_ms,
 	int rc;
 
 	*out = NULL;
+	pg->unconfirmed = SIZE_MAX;
 	buf_init(&pg->message);
 	pg->conn = PQconnectdbParams(keys, values, 1);
 	if (pg->conn == NULL || PQstatus(pg->conn) != CONNECTION_OK) {

@@ -248,8 +248,10 @@ handle(struct pg_conn *conn, struct wire_msg *req, struct wire_msg *reply)
 	int rc;
 
 	if (begin == POOL_BEGIN_WRITE || begin == POOL_BEGIN_READ) {
-		rc = begin == POOL_BEGIN_WRITE ? pg_begin_write(conn)
-					       : pg_begin_read(conn);
+		/* A statement takes its BEGIN with it to the server, too. */
+		rc = begin == POOL_BEGIN_READ	      ? pg_begin_read(conn)
+		   : wire_kind(req) == POOL_STEP ? pg_begin_write_later(conn)
+						 : pg_begin_write(conn);
 		if (rc != 0) {
 			put_outcome(reply, conn, rc, false);
 			return rc;
