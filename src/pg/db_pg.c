@@ -2,7 +2,14 @@
  * The PostgreSQL driver of the statement interface (core/db_pg.h): libpq,
  * one connection per ledger, every statement run with PQexecParams (one
  * round trip: daicho's processes are short-lived, and a named prepared
- * statement would cost a round trip of its own before its first use).
+ * statement would cost a round trip of its own before its first use; the
+ * pool's long-lived connections prepare them, pg_keep_prepared()).
+ *
+ * Writes sent for later (pg_stmt_step_later()), the pool's BEGIN
+ * (pg_begin_write_later()) and every COMMIT go in libpq's pipeline mode,
+ * together with the statement that follows them: settle() reads all their
+ * results and ends the pipeline. Outside settle() the connection is in
+ * pipeline mode exactly while pg->later > 0.
  */
 #include "core/db_pg.h"
 
