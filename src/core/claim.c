@@ -694,9 +694,10 @@ require_holder(struct ledger *ledger, int64_t agent, int64_t id,
 			state_ok = true;
 	if (!state_ok)
 		return err_set(err, ERR_CONFLICT,
-		    "cannot %s task #%lld: it is %s%s%s", action, (long long)id,
+		    "cannot %s task #%lld: it is %s%s%s%s", action, (long long)id,
 		    now->state, now->owner_name ? " by " : "",
-		    now->owner_name ? now->owner_name : "");
+		    now->owner_name ? now->owner_name : "",
+		    now->owner_name && now->owner == agent ? " (you)" : "");
 	if (now->owner != agent)
 		return err_set(err, ERR_CONFLICT,
 		    "cannot %s task #%lld: it is held by %s, not you (only the "
