@@ -95,8 +95,14 @@ int agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err)
 int agent_start(struct ledger *ledger, const char *name, const char *kind,
     const char *role, int64_t pid, int64_t *id, struct err *err);
 
-/* End agent id (its claims stay, visible as such). */
-int agent_end(struct ledger *ledger, int64_t id, struct err *err);
+/*
+ * End agent id, unless it holds a claim: then it stays live, so that
+ * agent_reap_dead() in a later run, once its process is gone, stops what
+ * still runs as it and reopens the claim (ended, the claim would wait out
+ * its lease). *ended says whether it was ended now.
+ */
+int agent_end_if_idle(struct ledger *ledger, int64_t id, bool *ended,
+    struct err *err);
 
 /*
  * Heartbeat for count agents at once (a runner beating for its workers).

@@ -1683,11 +1683,18 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	if (options->worktree)
 		tidy_worktrees(&r);
+	/*
+	 * A worker agent that still holds a claim (the run ended on an error
+	 * with its worker running, or with its exit not applied) stays live:
+	 * the next run finds its process gone, stops the worker and reopens
+	 * the task.
+	 */
 	for (int i = 0; i < options->jobs; i++) {
 		struct err ignored = ERR_INIT;
+		bool ended;
 
 		if (r.agents[i])
-			agent_end(ledger, r.agents[i], &ignored);
+			agent_end_if_idle(ledger, r.agents[i], &ended, &ignored);
 		err_release(&ignored);
 	}
 	if (rc == 0)

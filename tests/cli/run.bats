@@ -1126,6 +1126,53 @@ start_then_kill9() {
 	assert_no_workers_left
 }
 
+# refuse_reports: the ledger refuses every move of a task to reported (a
+# trigger, on either back end), so a runner's first report fails.
+refuse_reports() {
+	if backend_is_postgresql; then
+		sql "CREATE FUNCTION refuse_reports() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		     BEGIN IF NEW.state = 'reported' THEN RAISE EXCEPTION 'reports refused here'; END IF;
+		     RETURN NEW; END \$\$" >/dev/null
+		sql "CREATE TRIGGER refuse_reports BEFORE UPDATE ON tasks FOR EACH ROW
+		     EXECUTE FUNCTION refuse_reports()" >/dev/null
+	else
+		sql "CREATE TRIGGER refuse_reports BEFORE UPDATE OF state ON tasks
+		     WHEN NEW.state = 'reported'
+		     BEGIN SELECT RAISE(ABORT, 'reports refused here'); END" >/dev/null
+	fi
+}
+
+@test "run: a run that ends on an error leaves its held claims to the next run, which takes them at once" {
+	daicho add t1 >/dev/null
+	daicho add t2 >/dev/null
+	refuse_reports
+	# Task 1's worker exits at once and its report is refused: the run
+	# ends on that error while task 2's worker still runs.
+	capture daicho run -j 2 -- sh -c '[ "$1" = 1 ] || sleep 30.6' sh {id}
+	[ "$status" -eq 1 ] || fail "exit $status: $stderr"
+	stderr_contains "reports refused here"
+	run states
+	assert_output "claimed claimed"
+	# Its worker agents hold claims: they are not ended (ended, their
+	# claims would wait out the 30-minute lease).
+	run sql "SELECT count(*) FROM agents WHERE role = 'run' AND state <> 'ended'"
+	assert_output 2
+	if backend_is_postgresql; then
+		sql "DROP TRIGGER refuse_reports ON tasks" >/dev/null
+	else
+		sql "DROP TRIGGER refuse_reports" >/dev/null
+	fi
+	local t0 t1
+	t0="$(now_ms)"
+	capture daicho run -j 2 -- true
+	t1="$(now_ms)"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	((t1 - t0 < 10000)) || fail "took $((t1 - t0)) ms"
+	assert_summary "daicho run: 2 verified, 0 failed, 0 retried, 0 false reports caught, 2 recovered from a dead runner, "
+	# The first run's worker for task 2 was stopped before it was run again.
+	assert_no_workers_left
+}
+
 # --- bad input -----------------------------------------------------------------
 
 @test "run: bad input is refused with exit 2 and changes nothing" {
