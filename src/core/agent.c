@@ -327,22 +327,22 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 		return db_error(ledger, rc, err, "reading an agent");
 	if (rc == DB_DONE)
 		return 0; /* no such agent: nothing to beat */
-	if (lapsed && (rc = db_write(ledger,
+	/* The writes go with the transaction's next statement. */
+	if (lapsed && (rc = db_write_later(ledger,
 			   "UPDATE reservations SET released_ms = ?2"
 			   " WHERE agent = ?1 AND released_ms IS NULL", id, now,
-			   NULL, "releasing lapsed reservations", err)) < 0)
+			   "releasing lapsed reservations", err)) < 0)
 		return rc;
-	if ((!active || !recent) && (rc = db_write(ledger,
+	if ((!active || !recent) && (rc = db_write_later(ledger,
 					 "UPDATE agents SET last_seen_ms = ?2,"
 					 " state = CASE state WHEN 'stale' THEN"
 					 " 'active' ELSE state END WHERE id = ?1",
-					 id, now, NULL, "recording a heartbeat",
-					 err)) < 0)
+					 id, now, "recording a heartbeat", err)) < 0)
 		return rc;
 	if (!due)
 		return 0;
-	return db_write(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
-	    " SET lease_expires_ms =" RENEWED_LEASE DUE_LEASES, id, now, NULL,
+	return db_write_later(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
+	    " SET lease_expires_ms =" RENEWED_LEASE DUE_LEASES, id, now,
 	    "renewing leases", err);
 }
 

@@ -360,25 +360,22 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 }
 
 /*
- * Give task id to agent under terms. The maximum hold is the terms', else
- * the ledger's setting, else TASK_MAX_HOLD_LEASES leases; the trunk's
- * commit (terms->base) is kept as the base that reported work must be new
- * against.
+ * Give task id to agent under terms, for max_hold_ms (the terms', else the
+ * ledger's setting, else TASK_MAX_HOLD_LEASES leases: claim_max_hold()).
+ * The trunk's commit (terms->base) is kept as the base that reported work
+ * must be new against. Both writes go with the transaction's COMMIT.
  */
 static int
 take(struct ledger *ledger, int64_t agent, int64_t id,
-    const struct claim_terms *terms, int64_t at, struct err *err)
+    const struct claim_terms *terms, int64_t max_hold_ms, int64_t at,
+    struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
 	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
 	    " report_commit = NULL, report_note = NULL, block_reason = NULL,"
 	    " not_before_ms = NULL, updated_ms = ?4, claim_base = ?5,"
-	    " claim_named_ms = ?4, max_hold_ms = coalesce(?6,"
-	    "  (SELECT CAST(value AS INTEGER) FROM settings"
-	    "   WHERE key = 'max-hold'), ?3 * " TASK_MAX_HOLD_LEASES_SQL ")"
-	    " WHERE id = ?1", err);
-	int64_t max_hold_ms = 0;
+	    " claim_named_ms = ?4, max_hold_ms = ?6 WHERE id = ?1", err);
 	int rc;
 
 	if (st == NULL)
@@ -389,27 +386,38 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 	db_bind_int(st, 4, at);
 	if (terms->base)
 		db_bind_text(st, 5, terms->base);
-	if (terms->max_hold_ms > 0)
-		db_bind_int(st, 6, terms->max_hold_ms);
+	db_bind_int(st, 6, max_hold_ms);
 	if ((rc = db_step_later(ledger, st, "claiming a task", err)) < 0)
-		return rc;
-	/*
-	 * Read back, not RETURNING: SQLite gathers RETURNING rows in a
-	 * temporary table, built for each claim. Through a pool or libpq the
-	 * update goes with this read, in one round trip.
-	 */
-	st = db_prepare(ledger, "SELECT max_hold_ms FROM tasks WHERE id = ?", err);
-	if (st == NULL)
-		return -(int)err->code;
-	db_bind_int(st, 1, id);
-	if ((rc = db_step_int(ledger, st, &max_hold_ms, NULL,
-		 "claiming a task", err)) < 0)
 		return rc;
 	/* Keys in order: event_append() need not sort them. */
 	return event_append(ledger, agent, "claim", id,
 	    json_pack("{s:s?, s:I, s:I}", "base", terms->base, "lease_ms",
 		(json_int_t)terms->lease_ms, "max_hold_ms",
 		(json_int_t)max_hold_ms), err);
+}
+
+/*
+ * The maximum hold a new claim under terms gets, into *max_hold_ms:
+ * terms->max_hold_ms, else the ledger's "max-hold" setting, else
+ * TASK_MAX_HOLD_LEASES leases. Read before the write lock, so that the
+ * claim's event can say it without reading the row back.
+ */
+static int
+claim_max_hold(struct ledger *ledger, const struct claim_terms *terms,
+    int64_t *max_hold_ms, struct err *err)
+{
+	bool found = false;
+	int rc;
+
+	*max_hold_ms = terms->max_hold_ms;
+	if (*max_hold_ms > 0)
+		return 0;
+	if ((rc = settings_number(ledger, "max-hold", max_hold_ms, &found,
+		 err)) < 0)
+		return rc;
+	if (!found)
+		*max_hold_ms = terms->lease_ms * TASK_MAX_HOLD_LEASES;
+	return 0;
 }
 
 int
@@ -578,6 +586,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	struct task_now now = { 0 };
 	struct claim_terms terms = *asked;
 	struct buf base = BUF_INIT;
+	int64_t max_hold_ms;
 	int rc;
 
 	if (terms.lease_ms <= 0)
@@ -587,7 +596,8 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	/* Read outside the lock: a few small files, no process. */
 	if (terms.base == NULL && task_trunk_tip(ledger, &base) == 0)
 		terms.base = base.buf;
-	if ((rc = ledger_begin_as(ledger, &agent, err)) < 0) {
+	if ((rc = claim_max_hold(ledger, &terms, &max_hold_ms, err)) < 0 ||
+	    (rc = ledger_begin_as(ledger, &agent, err)) < 0) {
 		buf_release(&base);
 		return rc;
 	}
@@ -660,7 +670,8 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			    (long long)id, (long long)now.max_attempts);
 		}
 take_it:
-		if ((rc = take(ledger, agent, next.id, &terms, at, err)) < 0)
+		if ((rc = take(ledger, agent, next.id, &terms, max_hold_ms, at,
+			 err)) < 0)
 			goto fail;
 		*claimed = next.id;
 		break;

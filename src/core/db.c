@@ -30,9 +30,10 @@ db_step_done(struct ledger *ledger, struct db_stmt *st, const char *what,
 	return 0;
 }
 
-int
-db_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
-    int64_t *changes, const char *what, struct err *err)
+/* db_write() and db_write_later(): the statement sent now or later. */
+static int
+write_one(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
+    bool later, int64_t *changes, const char *what, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger, sql, err);
 	int rc;
@@ -42,11 +43,27 @@ db_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
 	db_bind_int(st, 1, a);
 	if (db_bind_count(st) >= 2)
 		db_bind_int(st, 2, b);
-	if ((rc = db_step_done(ledger, st, what, err)) < 0)
+	rc = later ? db_step_later(ledger, st, what, err)
+		   : db_step_done(ledger, st, what, err);
+	if (rc < 0)
 		return rc;
 	if (changes)
 		*changes = db_changes(ledger);
 	return 0;
+}
+
+int
+db_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
+    int64_t *changes, const char *what, struct err *err)
+{
+	return write_one(ledger, sql, a, b, false, changes, what, err);
+}
+
+int
+db_write_later(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
+    const char *what, struct err *err)
+{
+	return write_one(ledger, sql, a, b, true, NULL, what, err);
 }
 
 int

@@ -153,6 +153,13 @@ int db_write(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
     int64_t *changes, const char *what, struct err *err);
 
 /*
+ * db_write() through db_step_later(): for a write inside a write
+ * transaction whose count and failure nobody reads apart (a heartbeat).
+ */
+int db_write_later(struct ledger *ledger, const char *sql, int64_t a,
+    int64_t b, const char *what, struct err *err);
+
+/*
  * Step st once and put column 0 of its row in *value (0 when there is no
  * row; *found, when not NULL, says whether there was one). Resets st.
  * Returns 0 or the mapped error about what.

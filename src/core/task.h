@@ -196,7 +196,6 @@ int task_each_edge(struct ledger *ledger,
  * ledger's "max-hold" setting says otherwise.
  */
 #define TASK_MAX_HOLD_LEASES 3
-#define TASK_MAX_HOLD_LEASES_SQL "3"
 
 /* What a claim asks for. */
 struct claim_terms {
@@ -213,7 +212,7 @@ struct claim_terms {
  * commit (terms->base, else task_trunk_tip(), read before the write lock),
  * the claim's time as the last time its task was named, and the maximum
  * hold (terms->max_hold_ms, else the ledger's "max-hold" setting, else
- * TASK_MAX_HOLD_LEASES leases). *claimed receives the id. ERR_NOT_FOUND
+ * TASK_MAX_HOLD_LEASES leases; also read before the lock). *claimed receives the id. ERR_NOT_FOUND
  * when nothing is ready (the message says why), ERR_CONFLICT when the task
  * is held by another agent, waits on others, overlaps a live claim, or is
  * finished.
