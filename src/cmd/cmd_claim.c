@@ -13,7 +13,8 @@ static int
 exec_claim(struct cmd_ctx *ctx)
 {
 	int64_t id = 0, claimed = 0, agent;
-	struct claim_terms terms = { TASK_DEFAULT_LEASE_MS, 0, NULL };
+	/* Lease and maximum hold not given: the ledger's, read with the claim. */
+	struct claim_terms terms = { 0, 0, NULL };
 	const char *value;
 	bool next = cmd_has(ctx, "next");
 	int rc;
@@ -25,8 +26,8 @@ exec_claim(struct cmd_ctx *ctx)
 		return rc;
 	if (cmd_has(ctx, "label") && !next)
 		return err_set(ctx->err, ERR_USAGE, "--label goes with --next");
-	if ((rc = cmd_default(ctx, "lease", "lease", 0, TASK_DEFAULT_LEASE_MS,
-		 &terms.lease_ms)) < 0)
+	if ((value = cmd_opt(ctx, "lease")) != NULL &&
+	    (rc = cmd_duration(ctx, "lease", value, &terms.lease_ms)) < 0)
 		return rc;
 	if ((value = cmd_opt(ctx, "max-hold")) != NULL &&
 	    (rc = cmd_duration(ctx, "max-hold", value, &terms.max_hold_ms)) < 0)

@@ -103,24 +103,33 @@ find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
  * name of this account, or the name of any agent of kind human in the
  * ledger. An agent given a person's name would act as the person (end
  * their waits, hold claims as theirs), and the person's own commands,
- * resolved by their login name, would act as the agent.
+ * resolved by their login name, would act as the agent. In the same read,
+ * *live (may be NULL) gets the live agent called name, 0 when none.
  */
 static int
-refuse_person_name(struct ledger *ledger, const char *name, struct err *err)
+refuse_person_name(struct ledger *ledger, const char *name, int64_t *live,
+    struct err *err)
 {
 	struct db_stmt *st;
 	int64_t human = 0;
 	int rc;
 
 	if (strcmp(name, user_login_name()) != 0) {
-		st = db_prepare(ledger, "SELECT count(*) FROM agents"
-		    " WHERE name = ? AND kind = 'human'", err);
+		st = db_prepare(ledger, "SELECT (SELECT count(*) FROM agents"
+		    " WHERE name = ?1 AND kind = 'human'), (SELECT id FROM agents"
+		    " WHERE name = ?1 AND state <> 'ended')", err);
 		if (st == NULL)
 			return -(int)err->code;
 		db_bind_text(st, 1, name);
-		if ((rc = db_step_int(ledger, st, &human, NULL,
-			 "looking up an agent", err)) < 0)
-			return rc;
+		rc = db_step(st);
+		if (rc == DB_ROW) {
+			human = db_column_int(st, 0);
+			if (live)
+				*live = db_column_int(st, 1);
+		}
+		db_reset(st);
+		if (rc != DB_ROW)
+			return db_error(ledger, rc, err, "looking up an agent");
 		if (human == 0)
 			return 0;
 	}
@@ -616,9 +625,10 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	/* A name is looked up with its check: one read. */
 	if (claim->name != NULL &&
 	    ((rc = agent_check_name(claim->name, err)) < 0 ||
-		(rc = refuse_person_name(ledger, claim->name, err)) < 0))
+		(rc = refuse_person_name(ledger, claim->name, &id, err)) < 0))
 		return rc;
 	if (human && claim->client_shell != NULL) {
 		/* An agent client's command is never the human's. */
@@ -635,6 +645,8 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
 			    claim->client_shell, claim->client_shell);
 		out->session_id = session;
 		human = false;
+	} else if (claim->name != NULL) {
+		name = xstrdup(claim->name);
 	} else if ((rc = find_caller(ledger, claim, &id, &name, &out->ended,
 			err)) < 0) {
 		free(name);
@@ -695,7 +707,7 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 	if ((rc = agent_check_name(name, err)) < 0)
 		return rc;
 	if (strcmp(kind, "human") != 0 &&
-	    (rc = refuse_person_name(ledger, name, err)) < 0)
+	    (rc = refuse_person_name(ledger, name, NULL, err)) < 0)
 		return rc;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
@@ -1040,7 +1052,7 @@ agent_register(struct ledger *ledger, const struct agent_start_request *request,
 	if ((rc = agent_check_name(request->name, err)) < 0)
 		return rc;
 	if (strcmp(request->kind, "human") != 0 &&
-	    (rc = refuse_person_name(ledger, request->name, err)) < 0)
+	    (rc = refuse_person_name(ledger, request->name, NULL, err)) < 0)
 		return rc;
 	if (request->role && *request->role == '\0')
 		return err_set(err, ERR_USAGE, "empty --role");

@@ -360,8 +360,7 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 }
 
 /*
- * Give task id to agent under terms, for max_hold_ms (the terms', else the
- * ledger's setting, else TASK_MAX_HOLD_LEASES leases: claim_max_hold()).
+ * Give task id to agent under terms, for max_hold_ms (settle_terms()).
  * The trunk's commit (terms->base) is kept as the base that reported work
  * must be new against. Both writes go with the transaction's COMMIT.
  */
@@ -397,26 +396,32 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 }
 
 /*
- * The maximum hold a new claim under terms gets, into *max_hold_ms:
- * terms->max_hold_ms, else the ledger's "max-hold" setting, else
- * TASK_MAX_HOLD_LEASES leases. Read before the write lock, so that the
- * claim's event can say it without reading the row back.
+ * Settle what terms leave to the ledger, before the write lock and in one
+ * read of the settings: a lease of 0 becomes the "lease" setting, else
+ * TASK_DEFAULT_LEASE_MS; *max_hold_ms, the maximum hold a new claim gets,
+ * is terms->max_hold_ms, else the "max-hold" setting, else
+ * TASK_MAX_HOLD_LEASES leases (so the claim's event can say it without
+ * reading the row back). terms->max_hold_ms itself is left as asked: a
+ * renewal changes the hold only when asked to.
  */
 static int
-claim_max_hold(struct ledger *ledger, const struct claim_terms *terms,
+settle_terms(struct ledger *ledger, struct claim_terms *terms,
     int64_t *max_hold_ms, struct err *err)
 {
-	bool found = false;
+	static const char *const keys[] = { "lease", "max-hold" };
+	int64_t values[2] = { 0, 0 };
+	bool found[2] = { false, false };
 	int rc;
 
-	*max_hold_ms = terms->max_hold_ms;
-	if (*max_hold_ms > 0)
-		return 0;
-	if ((rc = settings_number(ledger, "max-hold", max_hold_ms, &found,
-		 err)) < 0)
+	if ((terms->lease_ms == 0 || terms->max_hold_ms == 0) &&
+	    (rc = settings_numbers(ledger, keys, 2, values, found, err)) < 0)
 		return rc;
-	if (!found)
-		*max_hold_ms = terms->lease_ms * TASK_MAX_HOLD_LEASES;
+	if (terms->lease_ms == 0)
+		terms->lease_ms = found[0] ? values[0] : TASK_DEFAULT_LEASE_MS;
+	*max_hold_ms = terms->max_hold_ms;
+	if (*max_hold_ms == 0)
+		*max_hold_ms = found[1] ? values[1]
+					: terms->lease_ms * TASK_MAX_HOLD_LEASES;
 	return 0;
 }
 
@@ -589,14 +594,14 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	int64_t max_hold_ms;
 	int rc;
 
-	if (terms.lease_ms <= 0)
+	if (terms.lease_ms < 0)
 		return err_set(err, ERR_USAGE, "lease must be longer than 0");
 	if (terms.max_hold_ms < 0)
 		return err_set(err, ERR_USAGE, "max hold must be longer than 0");
 	/* Read outside the lock: a few small files, no process. */
 	if (terms.base == NULL && task_trunk_tip(ledger, &base) == 0)
 		terms.base = base.buf;
-	if ((rc = claim_max_hold(ledger, &terms, &max_hold_ms, err)) < 0 ||
+	if ((rc = settle_terms(ledger, &terms, &max_hold_ms, err)) < 0 ||
 	    (rc = ledger_begin_as(ledger, &agent, err)) < 0) {
 		buf_release(&base);
 		return rc;

@@ -443,6 +443,35 @@ settings_number(struct ledger *ledger, const char *key, int64_t *value,
 }
 
 int
+settings_numbers(struct ledger *ledger, const char *const *keys, size_t count,
+    int64_t *values, bool *found, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger, "SELECT key, value FROM settings",
+	    err);
+	int rc;
+
+	for (size_t i = 0; i < count; i++)
+		found[i] = false;
+	if (st == NULL)
+		return -(int)err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		const char *key = db_column_text(st, 0);
+
+		for (size_t i = 0; i < count; i++)
+			if (key && strcmp(key, keys[i]) == 0) {
+				const char *value = db_column_text(st, 1);
+
+				values[i] = value ? strtoll(value, NULL, 10) : 0;
+				found[i] = value != NULL;
+			}
+	}
+	db_reset(st);
+	if (rc != DB_DONE)
+		return db_error(ledger, rc, err, "reading settings");
+	return 0;
+}
+
+int
 settings_remote(struct ledger *ledger, struct buf *remote, struct err *err)
 {
 	bool found;

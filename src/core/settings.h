@@ -61,6 +61,13 @@ int settings_protected(struct ledger *ledger, struct strlist *out,
 int settings_number(struct ledger *ledger, const char *key, int64_t *value,
     bool *found, struct err *err);
 
+/*
+ * settings_number() for count keys in one read: values[i] and found[i]
+ * for keys[i].
+ */
+int settings_numbers(struct ledger *ledger, const char *const *keys,
+    size_t count, int64_t *values, bool *found, struct err *err);
+
 /* Whether key names a setting whose value is a duration in milliseconds. */
 bool settings_is_duration(const char *key);
 

@@ -199,7 +199,9 @@ int task_each_edge(struct ledger *ledger,
 
 /* What a claim asks for. */
 struct claim_terms {
-	int64_t lease_ms;    /* the lease, renewed by the holder's heartbeats */
+	int64_t lease_ms;    /* the lease, renewed by the holder's heartbeats;
+				0: the ledger's "lease" setting, else
+				TASK_DEFAULT_LEASE_MS */
 	int64_t max_hold_ms; /* the maximum hold; 0: the ledger's default */
 	const char *base;    /* the trunk's commit; NULL: read it now */
 };
