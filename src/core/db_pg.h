@@ -72,11 +72,20 @@ int pg_exec(struct pg_conn *conn, const char *sql) DB_PG_WEAK;
 int pg_begin_write(struct pg_conn *conn) DB_PG_WEAK;
 /*
  * pg_begin_write(), but BEGIN and the write lock go to the server with
- * the next statement, in one round trip (libpq's pipeline mode): for the
- * pool, whose clients' BEGIN already travels with their first statement.
- * That statement's result carries the lock's failure, if any. Returns 0.
+ * the next statement, in one round trip (libpq's pipeline mode), so that
+ * the lock is not held while the answer to a BEGIN of its own travels.
+ * That statement's result carries the lock's failure, if any; until it
+ * is answered, daicho's clock is the database's as last read (on
+ * connecting, or by the last transaction). Returns 0. Core's write
+ * transactions begin so; the pool's clients too, whose BEGIN travels
+ * with their first request.
  */
 int pg_begin_write_later(struct pg_conn *conn) DB_PG_WEAK;
+/*
+ * When the open write transaction's lock was answered (clock_mono_us()),
+ * for $DAICHO_TRACE_LOCK; 0 while it has not been (nothing sent yet).
+ */
+int64_t pg_write_locked_us(struct pg_conn *conn) DB_PG_WEAK;
 /* Bound lock waits by busy_timeout_ms from now on. 0 or a PG_RC_ code. */
 int pg_set_busy_timeout(struct pg_conn *conn, int64_t busy_timeout_ms)
     DB_PG_WEAK;

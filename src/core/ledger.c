@@ -76,6 +76,7 @@ struct ledger {
 	bool write_refused;           /* a write failed: SQLITE_READONLY */
 	/* For $DAICHO_TRACE_LOCK: microseconds waited for and holding the lock. */
 	int64_t wait_us_max, wait_us_total, hold_us_total, locked_at_us;
+	int64_t lock_asked_us;   /* when a PostgreSQL write began (note_pg_lock) */
 	int64_t transactions;
 };
 
@@ -693,19 +694,37 @@ note_wal_size(void *arg, sqlite3 *db, const char *name, int pages)
 
 /*
  * For $DAICHO_TRACE_LOCK: a write lock (the file lock, or PostgreSQL's
- * advisory lock) asked for at start (clock_mono_us()) was answered now.
+ * advisory lock) asked for at start was answered at answered (both
+ * clock_mono_us()).
  */
 static void
-note_lock_wait(struct ledger *ledger, int64_t start)
+note_lock_wait(struct ledger *ledger, int64_t start, int64_t answered)
 {
 	int64_t waited;
 
 	ledger->transactions++;
-	ledger->locked_at_us = clock_mono_us();
-	waited = ledger->locked_at_us - start;
+	ledger->locked_at_us = answered;
+	waited = answered - start;
 	ledger->wait_us_total += waited;
 	if (waited > ledger->wait_us_max)
 		ledger->wait_us_max = waited;
+}
+
+/*
+ * For $DAICHO_TRACE_LOCK, at the end of a PostgreSQL write transaction:
+ * its lock, asked for at ledger->lock_asked_us, was answered with its
+ * first statement, and held until now. A transaction that sent nothing
+ * took no lock.
+ */
+static void
+note_pg_lock(struct ledger *ledger)
+{
+	int64_t taken = pg_write_locked_us(ledger->pg);
+
+	if (taken == 0)
+		return;
+	note_lock_wait(ledger, ledger->lock_asked_us, taken);
+	ledger->hold_us_total += clock_mono_us() - taken;
 }
 
 /*
@@ -721,7 +740,7 @@ take_write_lock(struct ledger *ledger, struct err *err)
 	if (ledger->lock == NULL || ledger->locked)
 		return 0;
 	rc = filelock_acquire(ledger->lock, ledger->busy_timeout_ms);
-	note_lock_wait(ledger, start);
+	note_lock_wait(ledger, start, clock_mono_us());
 	if (rc == 1)
 		return err_set(err, ERR_BUSY,
 		    "ledger busy (waited %lldms for the write lock; retry, or raise "
@@ -892,11 +911,14 @@ ledger_begin(struct ledger *ledger, struct err *err)
 	if (ledger->in_transaction)
 		return begin_nested(ledger, true, err);
 	if (ledger->pg) {
-		int64_t start = clock_mono_us();
-
-		if ((rc = pg_begin_write(ledger->pg)) != 0)
+		/*
+		 * BEGIN and the write lock go with the transaction's first
+		 * statement (the beat's read): one round trip fewer with the
+		 * lock held.
+		 */
+		ledger->lock_asked_us = clock_mono_us();
+		if ((rc = pg_begin_write_later(ledger->pg)) != 0)
 			return ledger_error(ledger, rc, err, "starting a transaction");
-		note_lock_wait(ledger, start);
 		goto begun;
 	}
 	if (sqlite3_db_readonly(ledger->db, "main") == 1)
@@ -1015,7 +1037,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	if (ledger->writing)
 		ledger->commits++;
 	if (ledger->writing && ledger->pg)
-		ledger->hold_us_total += clock_mono_us() - ledger->locked_at_us;
+		note_pg_lock(ledger);
 	ledger->writing = false;
 	drop_write_lock(ledger);
 	if (ledger->pg)
@@ -1046,9 +1068,11 @@ ledger_rollback(struct ledger *ledger)
 		end_nested(ledger);
 		return;
 	}
-	if (ledger->in_transaction && ledger->pg)
+	if (ledger->in_transaction && ledger->pg) {
 		pg_rollback(ledger->pg);
-	else if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
+		if (ledger->writing)
+			note_pg_lock(ledger);
+	} else if (ledger->in_transaction && !sqlite3_get_autocommit(ledger->db))
 		sqlite3_exec(ledger->db, "ROLLBACK", NULL, NULL, NULL);
 	if (ledger->in_transaction && ledger->forget_on_rollback) {
 		*ledger->forget_on_rollback = 0;

@@ -37,6 +37,8 @@ struct pg_conn {
 	bool committing;         /* a COMMIT is sent: its outcome is the server's */
 	struct wire_msg request, reply;
 	struct buf later;        /* POOL_STEP_LATER requests, sent with the next */
+	int64_t locked_us;       /* when the open write transaction began on
+				  * the server (clock_mono_us()); 0: not yet */
 };
 
 struct param {
@@ -212,6 +214,8 @@ call(struct pg_conn *pg, struct pool_head *head)
 		return rc;
 	clock_set_offset_ms(head->clock_offset_ms);
 	if (beginning) {
+		if (pg->begin == POOL_BEGIN_WRITE && head->begun)
+			pg->locked_us = clock_mono_us();
 		pg->begin = 0;
 		pg->in_transaction = head->begun;
 	}
@@ -334,7 +338,21 @@ pg_begin_write(struct pg_conn *pg)
 {
 	pg->begin = POOL_BEGIN_WRITE;
 	pg->failed = false;
+	pg->locked_us = 0;
 	return 0;
+}
+
+/* The same: a write's BEGIN always goes with its first request here. */
+int
+pg_begin_write_later(struct pg_conn *pg)
+{
+	return pg_begin_write(pg);
+}
+
+int64_t
+pg_write_locked_us(struct pg_conn *pg)
+{
+	return pg->locked_us;
 }
 
 int
