@@ -94,3 +94,55 @@ as_psql() {
 	[ "$status" -eq 0 ] || fail "$output"
 	[ "$(psql -X -At "$target" -c 'SELECT count(*) FROM tasks')" = 1 ]
 }
+
+@test "roles: with the triggers' WHEN clauses, another agent login still cannot take a live claim, end a wait or become a person through psql" {
+	# A second agent login, made as make_login_roles makes the first.
+	local other="other_$AGENT_ROLE"
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $other LOGIN" \
+	    -c "GRANT daicho_agent TO $other"
+	daicho add t >/dev/null
+	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder claim 1 >/dev/null
+	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder wait --for review >/dev/null
+	snapshot_ledger
+	local theirs="$DAICHO_LEDGER&user=$other"
+	run as_psql "$theirs" "UPDATE tasks SET state = 'open', owner = NULL, lease_expires_ms = NULL WHERE id = 1"
+	[ "$status" -ne 0 ] && [[ "$output" == *"releasing a claim held by another role"*"connected as $other"* ]] ||
+		fail "took the claim: $status: $output"
+	run as_psql "$theirs" "UPDATE tasks SET owner = (SELECT max(id) FROM agents) + 1 WHERE id = 1"
+	[ "$status" -ne 0 ] || fail "re-assigned the claim: $output"
+	run as_psql "$theirs" "UPDATE waits SET ended_ms = 1"
+	[ "$status" -ne 0 ] && [[ "$output" == *"ending another agent's wait"* ]] || fail "ended the wait: $status: $output"
+	run as_psql "$theirs" "UPDATE agents SET kind = 'human' WHERE name = 'holder'"
+	[ "$status" -ne 0 ] && [[ "$output" == *"acting as a human"* ]] || fail "made a person: $status: $output"
+	run as_psql "$theirs" "INSERT INTO agents (name, kind, state, started_ms, last_seen_ms) VALUES ('boss', 'human', 'active', 0, 0)"
+	[ "$status" -ne 0 ] && [[ "$output" == *"acting as a human"* ]] || fail "registered a person: $status: $output"
+	assert_ledger_unchanged
+	# What the holder's own login does is not refused: it saves, reports,
+	# ends its own wait.
+	echo done | DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder save 1
+	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder report 1
+	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder resume >/dev/null
+	[ "$(sql "SELECT state FROM tasks WHERE id = 1")" = reported ]
+	[ "$(sql "SELECT count(*) FROM waits WHERE ended_ms IS NULL")" = 0 ]
+	psql -X -q -d postgres -c "DROP OWNED BY $other" -c "DROP ROLE $other" 2>/dev/null || true
+}
+
+@test "roles: a ledger of an older schema is migrated by its owner; an agent's login is told so and changes nothing" {
+	# Schema 1, as an older daicho left it: its agents trigger was one.
+	sql "DROP TRIGGER agents_check_update ON agents; UPDATE daicho_schema SET version = 1" >/dev/null
+	snapshot_ledger
+	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 ls
+	[ "$status" -ne 0 ] || fail "an agent's login migrated: $output"
+	[[ "$output" == *"schema is version 1 and this daicho's 2, and only the database's owner may migrate it"*"as the owner"* ]] ||
+		fail "$output"
+	[ "$(grep -c . <<<"$output")" -eq 1 ] || fail "not one line: $output"
+	assert_ledger_unchanged
+	[ "$(sql "SELECT version FROM daicho_schema")" = 1 ]
+	# The owner's first command migrates; then the agent's works.
+	run daicho status
+	[ "$status" -eq 0 ] || fail "owner: $output"
+	[ "$(sql "SELECT version FROM daicho_schema")" = 2 ]
+	[ "$(sql "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgqual IS NOT NULL")" -ge 5 ]
+	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 ls
+	[ "$status" -eq 0 ] || fail "agent after: $output"
+}
