@@ -142,12 +142,15 @@ deps:
 # The suites that run again against PostgreSQL (tests/backend.bash), in a
 # throw-away cluster that tests/pg/cluster.sh starts (as an unprivileged
 # user when run as root, on a Unix socket only) and stops at the end, also
-# when tests fail or the run is interrupted. The command-line suite runs
-# through a pool (DAICHO_TEST_POOL=1: each test's ledger gets 'daicho pool
-# start', so commands use the pool's client, src/pool); the stress suite
-# connects with libpq directly, as do commands a pool does not serve.
-PG_SUITES = DAICHO_TEST_BACKEND=postgresql,DAICHO_TEST_POOL=1,$(CLI_JOBS):tests/cli \
-	DAICHO_TEST_BACKEND=postgresql:tests/stress
+# when tests fail or the run is interrupted. The command-line suite
+# connects with libpq directly, as every command does without a pool; the
+# stress suite runs through a pool (DAICHO_TEST_POOL=1: each test's ledger
+# gets 'daicho pool start', so short commands use the pool's client,
+# src/pool, and commands that stay connect directly), as many agents on
+# one machine should: 64 commands at once, each starting libpq and a
+# server process of its own, fill two cores (docs/design-notes.md).
+PG_SUITES = DAICHO_TEST_BACKEND=postgresql,$(CLI_JOBS):tests/cli \
+	DAICHO_TEST_BACKEND=postgresql,DAICHO_TEST_POOL=1:tests/stress
 # The command-line suites run two files at once (each test has its own
 # directory and ledger); the stress suites, which measure waits under
 # load, one at a time.

@@ -32,6 +32,12 @@ stress_setup() {
 	# ledger's directory): here, so that file: checks look in $T alike.
 	cd "$T" || return 1
 	"$D" init >/dev/null
+	# DAICHO_TEST_POOL=1 on PostgreSQL: the workers' commands go through a
+	# pool (daicho pool start), as many agents on one machine should. It stops
+	# itself once the ledger has been idle for 20 seconds.
+	if [ "${DAICHO_TEST_POOL:-}" = 1 ] && backend_is_postgresql; then
+		"$D" pool start --idle 20s >/dev/null || return 1
+	fi
 	mkfifo "$T/nap.fifo"
 }
 
