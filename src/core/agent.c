@@ -300,22 +300,30 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
  * went quiet (others may hold them now), whether or not a sweep said so.
  *
  * Agents call daicho in bursts, and every command beats, so the beat reads
- * the agent's row first and writes only what changes: the reservations
- * only when they lapsed, and the row only when it is not active or its
- * last-seen time is older than AGENT_SEEN_RESOLUTION_MS. A burst of
- * commands thus writes the agent's row about once a second, not once per
- * command. Leases are renewed on every beat that finds one due.
+ * the agent's row first (read_beat()) and writes only what changes
+ * (write_beat()): the reservations only when they lapsed, and the row only
+ * when it is not active or its last-seen time is older than
+ * AGENT_SEEN_RESOLUTION_MS. A burst of commands thus writes the agent's
+ * row about once a second, not once per command. Leases are renewed on
+ * every beat that finds one due.
+ *
+ * The read is made before the write lock is asked for (beat_prepare()),
+ * so that it costs the lock nothing; each write checks again as it
+ * writes: the reservations go only while the agent is still lapsed (a
+ * twin process may have come back and reserved since), and a lease is
+ * renewed only while it is still due and held.
  */
 static int
-touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
+read_beat(struct ledger *ledger, int64_t id, int64_t now,
+    struct agent_beat *beat, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT state, last_seen_ms, EXISTS (SELECT 1 FROM tasks"
 	    " INDEXED BY tasks_owner_claimed" DUE_LEASES ")"
 	    " FROM agents WHERE id = ?1", err);
-	bool active = false, lapsed = false, recent = false, due = false;
 	int rc;
 
+	memset(beat, 0, sizeof(*beat));
 	if (st == NULL)
 		return -(int)err->code;
 	db_bind_int(st, 1, id);
@@ -324,35 +332,64 @@ touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
 	if (rc == DB_ROW) {
 		const char *state = db_column_text(st, 0);
 		int64_t seen = db_column_int(st, 1);
+		bool active = state != NULL && strcmp(state, "active") == 0;
+		bool recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
 
-		active = state != NULL && strcmp(state, "active") == 0;
-		lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
-			 (active && seen <= now - AGENT_STALE_AFTER_MS);
-		recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
-		due = db_column_int(st, 2) != 0;
+		beat->lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
+			       (active && seen <= now - AGENT_STALE_AFTER_MS);
+		beat->seen = !active || !recent;
+		beat->due = db_column_int(st, 2) != 0;
 	}
 	db_reset(st);
 	if (rc != DB_ROW && rc != DB_DONE)
 		return db_error(ledger, rc, err, "reading an agent");
-	if (rc == DB_DONE)
-		return 0; /* no such agent: nothing to beat */
-	/* The writes go with the transaction's next statement. */
-	if (lapsed && (rc = db_write_later(ledger,
-			   "UPDATE reservations SET released_ms = ?2"
-			   " WHERE agent = ?1 AND released_ms IS NULL", id, now,
-			   "releasing lapsed reservations", err)) < 0)
+	beat->id = rc == DB_ROW ? id : 0; /* no such agent: nothing to beat */
+	return 0;
+}
+
+/* Stringified, for SQL: AGENT_STALE_AFTER_MS. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* The writes beat asks for, at now; they go with the next statement. */
+static int
+write_beat(struct ledger *ledger, const struct agent_beat *beat, int64_t now,
+    struct err *err)
+{
+	int rc;
+
+	if (beat->id == 0)
+		return 0;
+	if (beat->lapsed && (rc = db_write_later(ledger,
+				 "UPDATE reservations SET released_ms = ?2"
+				 " WHERE agent = ?1 AND released_ms IS NULL"
+				 " AND EXISTS (SELECT 1 FROM agents WHERE id = ?1"
+				 " AND (state = 'stale' OR (state = 'active' AND"
+				 " last_seen_ms <= ?2 - " STR(AGENT_STALE_AFTER_MS)
+				 ")))", beat->id, now,
+				 "releasing lapsed reservations", err)) < 0)
 		return rc;
-	if ((!active || !recent) && (rc = db_write_later(ledger,
-					 "UPDATE agents SET last_seen_ms = ?2,"
-					 " state = CASE state WHEN 'stale' THEN"
-					 " 'active' ELSE state END WHERE id = ?1",
-					 id, now, "recording a heartbeat", err)) < 0)
+	if (beat->seen && (rc = db_write_later(ledger,
+			       "UPDATE agents SET last_seen_ms = ?2,"
+			       " state = CASE state WHEN 'stale' THEN"
+			       " 'active' ELSE state END WHERE id = ?1",
+			       beat->id, now, "recording a heartbeat", err)) < 0)
 		return rc;
-	if (!due)
+	if (!beat->due)
 		return 0;
 	return db_write_later(ledger, "UPDATE tasks INDEXED BY tasks_owner_claimed"
-	    " SET lease_expires_ms =" RENEWED_LEASE DUE_LEASES, id, now,
+	    " SET lease_expires_ms =" RENEWED_LEASE DUE_LEASES, beat->id, now,
 	    "renewing leases", err);
+}
+
+/* read_beat() and write_beat() in one go, under the lock. */
+static int
+touch(struct ledger *ledger, int64_t id, int64_t now, struct err *err)
+{
+	struct agent_beat beat;
+	int rc = read_beat(ledger, id, now, &beat, err);
+
+	return rc < 0 ? rc : write_beat(ledger, &beat, now, err);
 }
 
 /*
@@ -439,7 +476,32 @@ beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 	if (agent->named_task != 0 &&
 	    (rc = touch_named(ledger, agent->id, agent->named_task, now, err)) < 0)
 		return rc;
-	return touch(ledger, agent->id, now, err);
+	if (!agent->beat_read &&
+	    (rc = read_beat(ledger, agent->id, now, &agent->beat, err)) < 0)
+		return rc;
+	agent->beat_read = false;
+	return write_beat(ledger, &agent->beat, now, err);
+}
+
+/*
+ * The prepare hook: read what the beat decides on (read_beat()) before
+ * the write lock is asked for, when the caller is known. A caller still
+ * to be registered, or whose session ended, is read under the lock.
+ */
+static int
+beat_prepare(struct ledger *ledger, void *arg, struct err *err)
+{
+	struct agent *agent = arg;
+	int rc;
+
+	agent->beat_read = false;
+	if (agent->ended || agent->id == 0)
+		return 0;
+	if ((rc = read_beat(ledger, agent->id, clock_now_ms(), &agent->beat,
+		 err)) < 0)
+		return rc;
+	agent->beat_read = true;
+	return 0;
 }
 
 static char *session_name(const char *kind, const char *session,
@@ -660,6 +722,7 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
 		out->session_id = xstrdup(claim->session_id);
 	ledger_set_caller(ledger, id);
 	ledger_set_begin_hook(ledger, beat_in_transaction, out);
+	ledger_set_prepare_hook(ledger, beat_prepare);
 	return 0;
 }
 
@@ -676,8 +739,9 @@ agent_heartbeat(struct ledger *ledger, struct agent *agent, struct err *err)
 	 */
 	if (ledger_read_only(ledger))
 		return 0;
-	/* ledger_begin() runs the hook, which is the heartbeat. */
+	/* ledger_begin() runs the hooks, which are the heartbeat. */
 	ledger_set_begin_hook(ledger, beat_in_transaction, agent);
+	ledger_set_prepare_hook(ledger, beat_prepare);
 	if ((rc = ledger_begin(ledger, err)) < 0 ||
 	    (rc = ledger_commit(ledger, err)) < 0) {
 		if (!ledger_read_only(ledger))

@@ -45,6 +45,13 @@ struct agent {
 			   * may read, but never registers or beats it again */
 	int64_t named_task; /* a task the command names: its beat renews that
 			     * claim's maximum hold too (0: none) */
+	struct agent_beat {  /* what the next beat writes (core/agent.c) */
+		int64_t id;  /* the agent read; 0: none, nothing to write */
+		bool lapsed; /* stale: its reservations lapsed */
+		bool seen;   /* its last-seen time (and state) to write */
+		bool due;    /* a lease of its to renew */
+	} beat;
+	bool beat_read;      /* beat was read before this transaction's lock */
 };
 
 /*

@@ -63,6 +63,7 @@ struct ledger {
 	size_t stmt_count;
 	int wal_pages;                /* WAL size after our last commit */
 	ledger_hook_fn begin_hook;    /* run in every write transaction */
+	ledger_hook_fn prepare_hook;  /* run before its lock is asked for */
 	void *begin_hook_arg;
 	uint64_t commits;             /* write transactions committed */
 	int64_t caller;               /* the caller's agent id, 0 until known */
@@ -118,6 +119,13 @@ ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg)
 {
 	ledger->begin_hook = fn;
 	ledger->begin_hook_arg = arg;
+	ledger->prepare_hook = NULL;
+}
+
+void
+ledger_set_prepare_hook(struct ledger *ledger, ledger_hook_fn fn)
+{
+	ledger->prepare_hook = fn;
 }
 
 int64_t
@@ -910,6 +918,9 @@ ledger_begin(struct ledger *ledger, struct err *err)
 
 	if (ledger->in_transaction)
 		return begin_nested(ledger, true, err);
+	if (ledger->prepare_hook &&
+	    (rc = ledger->prepare_hook(ledger, ledger->begin_hook_arg, err)) < 0)
+		return rc;
 	if (ledger->pg) {
 		/*
 		 * BEGIN and the write lock go with the transaction's first

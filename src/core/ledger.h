@@ -221,6 +221,14 @@ int ledger_error(struct ledger *ledger, int rc, struct err *err, const char *wha
  */
 typedef int (*ledger_hook_fn)(struct ledger *ledger, void *arg, struct err *err);
 void ledger_set_begin_hook(struct ledger *ledger, ledger_hook_fn fn, void *arg);
+/*
+ * A function run by the outermost ledger_begin() before the write lock is
+ * asked for, with the begin hook's arg: reads the begin hook decides on
+ * that need not be made with the lock held (whatever they decide, the
+ * begin hook's writes must check again as they write). A failure aborts
+ * ledger_begin(). Setting the begin hook removes it.
+ */
+void ledger_set_prepare_hook(struct ledger *ledger, ledger_hook_fn fn);
 
 /*
  * path_project_root() and path_ledger_git_dir() (util/path.h) of the

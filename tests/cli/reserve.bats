@@ -251,6 +251,47 @@ overlap() {
 	ok daicho reserve src/other.c --as c
 }
 
+@test "a beat that read its agent as stale before the lock releases nothing a twin reserved while it queued" {
+	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
+		skip "PostgreSQL only: a psql session holds the write lock in between"
+	daicho reserve 'src/**' --as a
+	local now=$((T0 + 11 * MIN)) id
+	export DAICHO_NOW_MS=$now
+	id=$(sql "SELECT id FROM agents WHERE name = 'a'")
+	# A session holds the ledger's write lock (its advisory lock, db_pg.c's
+	# WRITE_LOCK_KEY) while a's command reads a as stale and queues.
+	mkfifo "$TEST_ROOT/psql.in"
+	psql -X -q -v ON_ERROR_STOP=1 "$DAICHO_LEDGER" <"$TEST_ROOT/psql.in" \
+	    >"$TEST_ROOT/psql.out" 2>&1 &
+	local psql_pid=$!
+	exec 7>"$TEST_ROOT/psql.in"
+	echo "BEGIN; SELECT pg_advisory_xact_lock(111542802573423);" >&7
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" = 1 ] && break
+		sleep 0.1
+	done
+	daicho ls --as a >"$TEST_ROOT/ls.out" 2>&1 &
+	local ls_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")" = 1 ] && break
+		sleep 0.1
+	done
+	[ "$i" -lt 100 ] || fail "daicho ls never queued for the lock: $(cat "$TEST_ROOT/ls.out")"
+	# Meanwhile a twin process of a comes back (its beat: the lapsed
+	# reservation released, a active) and reserves again.
+	cat >&7 <<-SQL
+		UPDATE reservations SET released_ms = $now WHERE agent = $id AND released_ms IS NULL;
+		UPDATE agents SET last_seen_ms = $now, state = 'active' WHERE id = $id;
+		INSERT INTO reservations (agent, glob, created_ms, expires_ms) VALUES ($id, 'docs/**', $now, $((now + 2 * HOUR)));
+		COMMIT;
+	SQL
+	exec 7>&-
+	wait "$psql_pid" || fail "psql: $(cat "$TEST_ROOT/psql.out")"
+	wait "$ls_pid" || fail "daicho ls: $(cat "$TEST_ROOT/ls.out")"
+	[ "$(live_globs)" = "a:docs/**" ] || fail "live: $(live_globs)"
+}
+
 # --- a claim's touches ---------------------------------------------------------
 
 @test "a claimed task's touches are reserved for its owner: another agent is refused, touched by the claim" {
