@@ -84,6 +84,22 @@ bad:
 	    "not starting with '-')", name);
 }
 
+/*
+ * The leases of agent ?1 (DUE_LEASES_OF: of owner) that a beat at ?2
+ * renews: only leases still running (an expired claim is up for grabs)
+ * and past half their length, so an agent that beats often writes each
+ * claim's row at most twice per lease.
+ */
+#define DUE_LEASES DUE_LEASES_OF("?1")
+#define DUE_LEASES_OF(owner) \
+	" WHERE owner = " owner " AND state = 'claimed' AND lease_expires_ms > ?2" \
+	" AND lease_expires_ms - ?2 < lease_ms / 2" \
+	" AND (max_hold_ms IS NULL OR" \
+	"  lease_expires_ms < claim_named_ms + max_hold_ms)"
+
+static void decide_beat(struct db_stmt *st, int column, int64_t id,
+    int64_t now, struct agent_beat *beat);
+
 /* Find the live agent called name; *id = 0 when none. */
 static int
 find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
@@ -104,28 +120,39 @@ find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
  * ledger. An agent given a person's name would act as the person (end
  * their waits, hold claims as theirs), and the person's own commands,
  * resolved by their login name, would act as the agent. In the same read,
- * *live (may be NULL) gets the live agent called name, 0 when none.
+ * *live (may be NULL) gets the live agent called name, 0 when none, and
+ * *beat (may be NULL) what a beat of it now would write (read_beat()).
  */
 static int
 refuse_person_name(struct ledger *ledger, const char *name, int64_t *live,
-    struct err *err)
+    struct agent_beat *beat, struct err *err)
 {
 	struct db_stmt *st;
-	int64_t human = 0;
+	int64_t human = 0, now = clock_now_ms();
 	int rc;
 
+	if (beat)
+		memset(beat, 0, sizeof(*beat));
 	if (strcmp(name, user_login_name()) != 0) {
 		st = db_prepare(ledger, "SELECT (SELECT count(*) FROM agents"
-		    " WHERE name = ?1 AND kind = 'human'), (SELECT id FROM agents"
-		    " WHERE name = ?1 AND state <> 'ended')", err);
+		    " WHERE name = ?1 AND kind = 'human'), a.id, a.state,"
+		    " a.last_seen_ms, EXISTS (SELECT 1 FROM tasks"
+		    " INDEXED BY tasks_owner_claimed" DUE_LEASES_OF("a.id") ")"
+		    " FROM (SELECT 1) AS one LEFT JOIN agents a"
+		    " ON a.name = ?1 AND a.state <> 'ended'", err);
 		if (st == NULL)
 			return -(int)err->code;
 		db_bind_text(st, 1, name);
+		db_bind_int(st, 2, now);
 		rc = db_step(st);
 		if (rc == DB_ROW) {
+			int64_t id = db_column_int(st, 1);
+
 			human = db_column_int(st, 0);
 			if (live)
-				*live = db_column_int(st, 1);
+				*live = id;
+			if (beat && id != 0)
+				decide_beat(st, 2, id, now, beat);
 		}
 		db_reset(st);
 		if (rc != DB_ROW)
@@ -273,18 +300,6 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 }
 
 /*
- * The leases of agent ?1 that a beat at ?2 renews: only leases still
- * running (an expired claim is up for grabs) and past half their length,
- * so an agent that beats often writes each claim's row at most twice per
- * lease.
- */
-#define DUE_LEASES \
-	" WHERE owner = ?1 AND state = 'claimed' AND lease_expires_ms > ?2" \
-	" AND lease_expires_ms - ?2 < lease_ms / 2" \
-	" AND (max_hold_ms IS NULL OR" \
-	"  lease_expires_ms < claim_named_ms + max_hold_ms)"
-
-/*
  * A renewed lease runs a lease from now, but never past the maximum hold:
  * the time since a command last named the task that heartbeats alone may
  * keep a claim (core/task.h). Claims from before the maximum hold existed
@@ -313,6 +328,27 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
  * twin process may have come back and reserved since), and a lease is
  * renewed only while it is still due and held.
  */
+/*
+ * What a beat at now writes for agent id, from st's columns from column
+ * on: the agent's state, its last-seen time, whether a lease of its is due
+ * (DUE_LEASES). beat->id 0 (memset) stands for no agent row.
+ */
+static void
+decide_beat(struct db_stmt *st, int column, int64_t id, int64_t now,
+    struct agent_beat *beat)
+{
+	const char *state = db_column_text(st, column);
+	int64_t seen = db_column_int(st, column + 1);
+	bool active = state != NULL && strcmp(state, "active") == 0;
+	bool recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
+
+	beat->id = id;
+	beat->lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
+		       (active && seen <= now - AGENT_STALE_AFTER_MS);
+	beat->seen = !active || !recent;
+	beat->due = db_column_int(st, column + 2) != 0;
+}
+
 static int
 read_beat(struct ledger *ledger, int64_t id, int64_t now,
     struct agent_beat *beat, struct err *err)
@@ -329,21 +365,11 @@ read_beat(struct ledger *ledger, int64_t id, int64_t now,
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, now);
 	rc = db_step(st);
-	if (rc == DB_ROW) {
-		const char *state = db_column_text(st, 0);
-		int64_t seen = db_column_int(st, 1);
-		bool active = state != NULL && strcmp(state, "active") == 0;
-		bool recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
-
-		beat->lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
-			       (active && seen <= now - AGENT_STALE_AFTER_MS);
-		beat->seen = !active || !recent;
-		beat->due = db_column_int(st, 2) != 0;
-	}
+	if (rc == DB_ROW)
+		decide_beat(st, 0, id, now, beat);
 	db_reset(st);
 	if (rc != DB_ROW && rc != DB_DONE)
 		return db_error(ledger, rc, err, "reading an agent");
-	beat->id = rc == DB_ROW ? id : 0; /* no such agent: nothing to beat */
 	return 0;
 }
 
@@ -497,6 +523,11 @@ beat_prepare(struct ledger *ledger, void *arg, struct err *err)
 	agent->beat_read = false;
 	if (agent->ended || agent->id == 0)
 		return 0;
+	if (agent->beat_resolved && agent->beat.id == agent->id) {
+		agent->beat_resolved = false;
+		agent->beat_read = true;
+		return 0;
+	}
 	if ((rc = read_beat(ledger, agent->id, clock_now_ms(), &agent->beat,
 		 err)) < 0)
 		return rc;
@@ -690,8 +721,11 @@ agent_resolve(struct ledger *ledger, const struct agent_claim *claim,
 	/* A name is looked up with its check: one read. */
 	if (claim->name != NULL &&
 	    ((rc = agent_check_name(claim->name, err)) < 0 ||
-		(rc = refuse_person_name(ledger, claim->name, &id, err)) < 0))
+		(rc = refuse_person_name(ledger, claim->name, &id, &out->beat,
+		     err)) < 0))
 		return rc;
+	/* That read serves the first beat's. */
+	out->beat_resolved = out->beat.id != 0;
 	if (human && claim->client_shell != NULL) {
 		/* An agent client's command is never the human's. */
 		if ((rc = find_by_client_process(ledger, claim->client_shell, &id,
@@ -771,7 +805,7 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 	if ((rc = agent_check_name(name, err)) < 0)
 		return rc;
 	if (strcmp(kind, "human") != 0 &&
-	    (rc = refuse_person_name(ledger, name, NULL, err)) < 0)
+	    (rc = refuse_person_name(ledger, name, NULL, NULL, err)) < 0)
 		return rc;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
@@ -1116,7 +1150,8 @@ agent_register(struct ledger *ledger, const struct agent_start_request *request,
 	if ((rc = agent_check_name(request->name, err)) < 0)
 		return rc;
 	if (strcmp(request->kind, "human") != 0 &&
-	    (rc = refuse_person_name(ledger, request->name, NULL, err)) < 0)
+	    (rc = refuse_person_name(ledger, request->name, NULL, NULL,
+		err)) < 0)
 		return rc;
 	if (request->role && *request->role == '\0')
 		return err_set(err, ERR_USAGE, "empty --role");

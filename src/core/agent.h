@@ -52,6 +52,8 @@ struct agent {
 		bool due;    /* a lease of its to renew */
 	} beat;
 	bool beat_read;      /* beat was read before this transaction's lock */
+	bool beat_resolved;  /* beat was read with the caller's name, for the
+				first transaction */
 };
 
 /*

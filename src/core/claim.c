@@ -401,40 +401,52 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
  * TASK_DEFAULT_LEASE_MS; *max_hold_ms, the maximum hold a new claim gets,
  * is terms->max_hold_ms, else the "max-hold" setting, else
  * TASK_MAX_HOLD_LEASES leases (so the claim's event can say it without
- * reading the row back). terms->max_hold_ms itself is left as asked: a
+ * reading the row back); a base of NULL becomes the trunk's commit
+ * (task_trunk_tip() of the "trunk" setting), kept in base, or stays NULL
+ * when there is none. terms->max_hold_ms itself is left as asked: a
  * renewal changes the hold only when asked to.
  */
 static int
 settle_terms(struct ledger *ledger, struct claim_terms *terms,
-    int64_t *max_hold_ms, struct err *err)
+    int64_t *max_hold_ms, struct buf *base, struct err *err)
 {
-	static const char *const keys[] = { "lease", "max-hold" };
-	int64_t values[2] = { 0, 0 };
-	bool found[2] = { false, false };
-	int rc;
+	static const char *const keys[] = { "lease", "max-hold", "trunk" };
+	struct buf values[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
+	bool found[3] = { false, false, false };
+	int rc = 0;
 
-	if ((terms->lease_ms == 0 || terms->max_hold_ms == 0) &&
-	    (rc = settings_numbers(ledger, keys, 2, values, found, err)) < 0)
-		return rc;
+	if ((terms->lease_ms == 0 || terms->max_hold_ms == 0 ||
+		terms->base == NULL) &&
+	    (rc = settings_values(ledger, keys, 3, values, found, err)) < 0)
+		goto done;
 	if (terms->lease_ms == 0)
-		terms->lease_ms = found[0] ? values[0] : TASK_DEFAULT_LEASE_MS;
+		terms->lease_ms = found[0] ? strtoll(values[0].buf, NULL, 10)
+					   : TASK_DEFAULT_LEASE_MS;
 	*max_hold_ms = terms->max_hold_ms;
 	if (*max_hold_ms == 0)
-		*max_hold_ms = found[1] ? values[1]
+		*max_hold_ms = found[1] ? strtoll(values[1].buf, NULL, 10)
 					: terms->lease_ms * TASK_MAX_HOLD_LEASES;
-	return 0;
+	/* A few small files, no process. */
+	if (terms->base == NULL &&
+	    task_trunk_tip(ledger, found[2] ? values[2].buf : NULL, base) == 0)
+		terms->base = base->buf;
+done:
+	for (size_t i = 0; i < 3; i++)
+		buf_release(&values[i]);
+	return rc;
 }
 
 int
-task_trunk_tip(struct ledger *ledger, struct buf *out)
+task_trunk_tip(struct ledger *ledger, const char *trunk, struct buf *out)
 {
 	struct buf git_dir = BUF_INIT, ref = BUF_INIT, branch = BUF_INIT;
-	struct err ignored = ERR_INIT;
 	int rc = 1;
 
 	if (ledger_git_dir(ledger, &git_dir) != 0)
 		goto done;
-	if (settings_trunk(ledger, &branch, &ignored) == 0 && branch.len > 0)
+	if (trunk != NULL)
+		buf_adds(&branch, trunk);
+	if (branch.len > 0)
 		buf_addf(&ref, "refs/heads/%s", branch.buf);
 	else
 		buf_adds(&ref, "HEAD");
@@ -467,7 +479,6 @@ done:
 	buf_release(&git_dir);
 	buf_release(&ref);
 	buf_release(&branch);
-	err_release(&ignored);
 	return rc;
 }
 
@@ -598,10 +609,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 		return err_set(err, ERR_USAGE, "lease must be longer than 0");
 	if (terms.max_hold_ms < 0)
 		return err_set(err, ERR_USAGE, "max hold must be longer than 0");
-	/* Read outside the lock: a few small files, no process. */
-	if (terms.base == NULL && task_trunk_tip(ledger, &base) == 0)
-		terms.base = base.buf;
-	if ((rc = settle_terms(ledger, &terms, &max_hold_ms, err)) < 0 ||
+	if ((rc = settle_terms(ledger, &terms, &max_hold_ms, &base, err)) < 0 ||
 	    (rc = ledger_begin_as(ledger, &agent, err)) < 0) {
 		buf_release(&base);
 		return rc;

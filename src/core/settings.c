@@ -419,17 +419,6 @@ settings_protected(struct ledger *ledger, struct strlist *out,
 }
 
 int
-settings_trunk(struct ledger *ledger, struct buf *branch, struct err *err)
-{
-	bool found;
-	int rc = read_setting(ledger, "trunk", branch, &found, err);
-
-	if (rc == 0 && !found)
-		buf_reset(branch);
-	return rc;
-}
-
-int
 settings_number(struct ledger *ledger, const char *key, int64_t *value,
     bool *found, struct err *err)
 {
@@ -443,26 +432,27 @@ settings_number(struct ledger *ledger, const char *key, int64_t *value,
 }
 
 int
-settings_numbers(struct ledger *ledger, const char *const *keys, size_t count,
-    int64_t *values, bool *found, struct err *err)
+settings_values(struct ledger *ledger, const char *const *keys, size_t count,
+    struct buf *values, bool *found, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger, "SELECT key, value FROM settings",
 	    err);
 	int rc;
 
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
+		buf_reset(&values[i]);
 		found[i] = false;
+	}
 	if (st == NULL)
 		return -(int)err->code;
 	while ((rc = db_step(st)) == DB_ROW) {
 		const char *key = db_column_text(st, 0);
+		const char *value = db_column_text(st, 1);
 
 		for (size_t i = 0; i < count; i++)
-			if (key && strcmp(key, keys[i]) == 0) {
-				const char *value = db_column_text(st, 1);
-
-				values[i] = value ? strtoll(value, NULL, 10) : 0;
-				found[i] = value != NULL;
+			if (key && value && strcmp(key, keys[i]) == 0) {
+				buf_adds(&values[i], value);
+				found[i] = true;
 			}
 	}
 	db_reset(st);

@@ -62,18 +62,14 @@ int settings_number(struct ledger *ledger, const char *key, int64_t *value,
     bool *found, struct err *err);
 
 /*
- * settings_number() for count keys in one read: values[i] and found[i]
- * for keys[i].
+ * The stored text of count keys in one read: values[i] (reset first) and
+ * found[i] for keys[i].
  */
-int settings_numbers(struct ledger *ledger, const char *const *keys,
-    size_t count, int64_t *values, bool *found, struct err *err);
+int settings_values(struct ledger *ledger, const char *const *keys,
+    size_t count, struct buf *values, bool *found, struct err *err);
 
 /* Whether key names a setting whose value is a duration in milliseconds. */
 bool settings_is_duration(const char *key);
-
-/* The "trunk" setting's branch into branch; empty when unset. */
-int settings_trunk(struct ledger *ledger, struct buf *branch,
-    struct err *err);
 
 /*
  * The "remote" setting into remote: the remote to fetch reported commits

@@ -226,13 +226,14 @@ int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
 /*
  * The commit the trunk is at, read from git's files without starting git:
  * what a claim records as the base its work must be new against. The
- * trunk is the branch of the "trunk" setting, else the branch the main
- * work tree of the ledger's repository has out (when it is detached:
- * main, else master, else its commit). Returns 0 with the hash in out; 1
- * when the ledger is in no git repository or the ref cannot be read that
- * way.
+ * trunk is the branch trunk (the "trunk" setting; NULL or "" when unset),
+ * else the branch the main work tree of the ledger's repository has out
+ * (when it is detached: main, else master, else its commit). Returns 0
+ * with the hash in out; 1 when the ledger is in no git repository or the
+ * ref cannot be read that way.
  */
-int task_trunk_tip(struct ledger *ledger, struct buf *out);
+int task_trunk_tip(struct ledger *ledger, const char *trunk,
+    struct buf *out);
 
 /* Give a claimed or blocked task back (open); the attempt is not counted. */
 int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,
