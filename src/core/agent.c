@@ -343,6 +343,7 @@ decide_beat(struct db_stmt *st, int column, int64_t id, int64_t now,
 	bool recent = seen > now - AGENT_SEEN_RESOLUTION_MS && seen <= now;
 
 	beat->id = id;
+	beat->read_ms = now;
 	beat->lapsed = (state != NULL && strcmp(state, "stale") == 0) ||
 		       (active && seen <= now - AGENT_STALE_AFTER_MS);
 	beat->seen = !active || !recent;
@@ -386,7 +387,11 @@ write_beat(struct ledger *ledger, const struct agent_beat *beat, int64_t now,
 
 	if (beat->id == 0)
 		return 0;
-	if (beat->lapsed && (rc = db_write_later(ledger,
+	/*
+	 * Whenever the row is written, the agent may have gone stale since
+	 * it was read: the release checks, as it writes, whether it did.
+	 */
+	if ((beat->lapsed || beat->seen) && (rc = db_write_later(ledger,
 				 "UPDATE reservations SET released_ms = ?2"
 				 " WHERE agent = ?1 AND released_ms IS NULL"
 				 " AND EXISTS (SELECT 1 FROM agents WHERE id = ?1"
@@ -456,8 +461,21 @@ static int
 beat_in_transaction(struct ledger *ledger, void *arg, struct err *err)
 {
 	struct agent *agent = arg;
-	int64_t now = clock_now_ms();
+	int64_t now;
 	int rc;
+
+	/*
+	 * Writes that compare times (a lease still running, an agent gone
+	 * stale) hold the lock first and use the time it was taken, as every
+	 * other writer's do: the time read before queueing for it may be
+	 * older by the whole wait. A beat with nothing to write leaves the
+	 * lock to the command's first statement.
+	 */
+	if ((agent->id == 0 || !agent->beat_read || agent->named_task != 0 ||
+		agent->beat.lapsed || agent->beat.seen || agent->beat.due) &&
+	    (rc = ledger_hold_lock(ledger, err)) < 0)
+		return rc;
+	now = clock_now_ms();
 
 	if (agent->ended)
 		return err_set(err, ERR_REFUSED,
@@ -523,11 +541,14 @@ beat_prepare(struct ledger *ledger, void *arg, struct err *err)
 	agent->beat_read = false;
 	if (agent->ended || agent->id == 0)
 		return 0;
-	if (agent->beat_resolved && agent->beat.id == agent->id) {
+	/* A read with the caller's name serves if it is this fresh. */
+	if (agent->beat_resolved && agent->beat.id == agent->id &&
+	    clock_now_ms() - agent->beat.read_ms < AGENT_SEEN_RESOLUTION_MS) {
 		agent->beat_resolved = false;
 		agent->beat_read = true;
 		return 0;
 	}
+	agent->beat_resolved = false;
 	if ((rc = read_beat(ledger, agent->id, clock_now_ms(), &agent->beat,
 		 err)) < 0)
 		return rc;

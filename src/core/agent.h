@@ -47,6 +47,7 @@ struct agent {
 			     * claim's maximum hold too (0: none) */
 	struct agent_beat {  /* what the next beat writes (core/agent.c) */
 		int64_t id;  /* the agent read; 0: none, nothing to write */
+		int64_t read_ms; /* when it was read */
 		bool lapsed; /* stale: its reservations lapsed */
 		bool seen;   /* its last-seen time (and state) to write */
 		bool due;    /* a lease of its to renew */

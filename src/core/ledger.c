@@ -924,8 +924,7 @@ ledger_begin(struct ledger *ledger, struct err *err)
 	if (ledger->pg) {
 		/*
 		 * BEGIN and the write lock go with the transaction's first
-		 * statement (the beat's read): one round trip fewer with the
-		 * lock held.
+		 * statement: one round trip fewer with the lock held.
 		 */
 		ledger->lock_asked_us = clock_mono_us();
 		if ((rc = pg_begin_write_later(ledger->pg)) != 0)
@@ -953,6 +952,19 @@ begun:
 		return rc;
 	}
 	return 0;
+}
+
+int
+ledger_hold_lock(struct ledger *ledger, struct err *err)
+{
+	struct db_stmt *st;
+
+	if (ledger->pg == NULL || pg_write_locked_us(ledger->pg) != 0)
+		return 0;
+	/* The first statement takes the lock with it, and the clock. */
+	if ((st = db_prepare(ledger, "SELECT 1", err)) == NULL)
+		return -(int)err->code;
+	return db_step_done(ledger, st, "taking the ledger's write lock", err);
 }
 
 int

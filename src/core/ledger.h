@@ -164,6 +164,15 @@ bool ledger_read_only(struct ledger *ledger);
 int ledger_begin(struct ledger *ledger, struct err *err);
 
 /*
+ * Inside a write transaction, make sure its write lock is held now, and
+ * clock_now_ms() the time it was taken (on PostgreSQL a transaction's
+ * BEGIN and lock otherwise wait for its first statement, and its clock is
+ * the database's as last read): for a write whose conditions compare
+ * times others compare too. Returns 0 or the mapped error.
+ */
+int ledger_hold_lock(struct ledger *ledger, struct err *err);
+
+/*
  * ledger_begin() for a change made by *agent, where 0 means "the caller of
  * this connection": after the begin hook ran (which registers a caller new
  * to the ledger, inside this transaction), *agent is the caller's id.

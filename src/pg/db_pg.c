@@ -75,6 +75,9 @@ struct pg_conn {
 				  * not yet in its caches (WARM_UP) */
 	int64_t locked_us;       /* when the open transaction's write lock
 				  * was answered (clock_mono_us()); 0: not */
+	bool begin_failed;       /* the transaction's deferred BEGIN failed
+				  * with its first statement: nothing more
+				  * may run in it (pg_failed()) */
 };
 
 /* A statement prepared on the connection, by text and parameter types. */
@@ -406,6 +409,7 @@ pg_begin_write(struct pg_conn *pg)
 	int rc;
 
 	pg->locked_us = 0;
+	pg->begin_failed = false;
 	rc = begin(pg, pg->cold ? WARM_UP "; BEGIN; " TAKE_WRITE_LOCK
 				    : "BEGIN; " TAKE_WRITE_LOCK, &now);
 
@@ -435,6 +439,7 @@ pg_session_reset(struct pg_conn *pg)
 {
 	pg->in_transaction = false;
 	pg->begin_later = false;
+	pg->begin_failed = false;
 	if (pg->later > 0)
 		(void)settle(pg, NULL);
 	if (lost(pg))
@@ -504,6 +509,7 @@ void
 pg_rollback(struct pg_conn *pg)
 {
 	pg->in_transaction = false;
+	pg->begin_failed = false;
 	if (pg->begin_later) {
 		pg->begin_later = false;
 		return;
@@ -523,7 +529,8 @@ pg_after_import(struct pg_conn *pg)
 bool
 pg_failed(struct pg_conn *pg)
 {
-	return PQtransactionStatus(pg->conn) == PQTRANS_INERROR || lost(pg);
+	return pg->begin_failed ||
+	       PQtransactionStatus(pg->conn) == PQTRANS_INERROR || lost(pg);
 }
 
 int64_t
@@ -915,6 +922,7 @@ begin_with(struct pg_stmt *st, const struct pg_args *a)
 	    PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
 	pg->in_transaction = rc == 0;
+	pg->begin_failed = rc != 0;
 	if (rc == 0) {
 		pg->cold = false;
 		pg->locked_us = clock_mono_us();
@@ -932,6 +940,7 @@ int
 pg_begin_write_later(struct pg_conn *pg)
 {
 	pg->locked_us = 0;
+	pg->begin_failed = false;
 	pg->begin_later = true;
 	pg->in_transaction = true;
 	return 0;

@@ -251,19 +251,17 @@ overlap() {
 	ok daicho reserve src/other.c --as c
 }
 
-@test "a beat that read its agent as stale before the lock releases nothing a twin reserved while it queued" {
-	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
-		skip "PostgreSQL only: a psql session holds the write lock in between"
-	daicho reserve 'src/**' --as a
-	local now=$((T0 + 11 * MIN)) id
-	export DAICHO_NOW_MS=$now
-	id=$(sql "SELECT id FROM agents WHERE name = 'a'")
-	# A session holds the ledger's write lock (its advisory lock, db_pg.c's
-	# WRITE_LOCK_KEY) while a's command reads a as stale and queues.
+# queue_behind_psql CMD...: on PostgreSQL, a psql session takes the
+# ledger's write lock (its advisory lock, db_pg.c's WRITE_LOCK_KEY), then
+# CMD runs in the background (output in $TEST_ROOT/cmd.out, pid in
+# CMD_PID) until it has read what it reads before the lock and queues for
+# it. Write SQL to fd 7 for the session to run while CMD waits; closing
+# fd 7 commits (let_psql_go).
+queue_behind_psql() {
 	mkfifo "$TEST_ROOT/psql.in"
 	psql -X -q -v ON_ERROR_STOP=1 "$DAICHO_LEDGER" <"$TEST_ROOT/psql.in" \
 	    >"$TEST_ROOT/psql.out" 2>&1 &
-	local psql_pid=$!
+	PSQL_PID=$!
 	exec 7>"$TEST_ROOT/psql.in"
 	echo "BEGIN; SELECT pg_advisory_xact_lock(111542802573423);" >&7
 	local i
@@ -271,25 +269,62 @@ overlap() {
 		[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" = 1 ] && break
 		sleep 0.1
 	done
-	daicho ls --as a >"$TEST_ROOT/ls.out" 2>&1 &
-	local ls_pid=$!
+	"$@" >"$TEST_ROOT/cmd.out" 2>&1 &
+	CMD_PID=$!
 	for ((i = 0; i < 100; i++)); do
 		[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")" = 1 ] && break
 		sleep 0.1
 	done
-	[ "$i" -lt 100 ] || fail "daicho ls never queued for the lock: $(cat "$TEST_ROOT/ls.out")"
+	[ "$i" -lt 100 ] || fail "$* never queued for the lock: $(cat "$TEST_ROOT/cmd.out")"
+}
+
+# let_psql_go: commit queue_behind_psql's session, and wait for both.
+let_psql_go() {
+	echo "COMMIT;" >&7
+	exec 7>&-
+	wait "$PSQL_PID" || fail "psql: $(cat "$TEST_ROOT/psql.out")"
+	wait "$CMD_PID" || fail "command: $(cat "$TEST_ROOT/cmd.out")"
+}
+
+@test "a beat that read its agent as stale before the lock releases nothing a twin reserved while it queued" {
+	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
+		skip "PostgreSQL only: a psql session holds the write lock in between"
+	daicho reserve 'src/**' --as a
+	local now=$((T0 + 11 * MIN)) id
+	export DAICHO_NOW_MS=$now
+	id=$(sql "SELECT id FROM agents WHERE name = 'a'")
+	queue_behind_psql daicho ls --as a
 	# Meanwhile a twin process of a comes back (its beat: the lapsed
 	# reservation released, a active) and reserves again.
 	cat >&7 <<-SQL
 		UPDATE reservations SET released_ms = $now WHERE agent = $id AND released_ms IS NULL;
 		UPDATE agents SET last_seen_ms = $now, state = 'active' WHERE id = $id;
 		INSERT INTO reservations (agent, glob, created_ms, expires_ms) VALUES ($id, 'docs/**', $now, $((now + 2 * HOUR)));
-		COMMIT;
 	SQL
-	exec 7>&-
-	wait "$psql_pid" || fail "psql: $(cat "$TEST_ROOT/psql.out")"
-	wait "$ls_pid" || fail "daicho ls: $(cat "$TEST_ROOT/ls.out")"
+	let_psql_go
 	[ "$(live_globs)" = "a:docs/**" ] || fail "live: $(live_globs)"
+}
+
+@test "a beat that read its agent as live before the lock still releases what lapsed while it queued" {
+	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
+		skip "PostgreSQL only: a psql session holds the write lock in between"
+	daicho reserve 'src/**' --as a
+	register_agent b
+	local now=$((T0 + 9 * MIN)) a b
+	export DAICHO_NOW_MS=$now
+	a=$(sql "SELECT id FROM agents WHERE name = 'a'")
+	b=$(sql "SELECT id FROM agents WHERE name = 'b'")
+	# a reads itself as live (seen 9 minutes ago) and queues; the wait
+	# takes it past ten minutes (here: its last-seen time moved back), b
+	# finds a stale and reserves inside a's glob.
+	queue_behind_psql daicho ls --as a
+	cat >&7 <<-SQL
+		UPDATE agents SET last_seen_ms = $((now - 11 * MIN)) WHERE id = $a;
+		INSERT INTO reservations (agent, glob, created_ms, expires_ms) VALUES ($b, 'src/main.c', $now, $((now + 2 * HOUR)));
+	SQL
+	let_psql_go
+	# a comes back without its lapsed reservation: never two holders.
+	[ "$(live_globs)" = "b:src/main.c" ] || fail "live: $(live_globs)"
 }
 
 # --- a claim's touches ---------------------------------------------------------
