@@ -310,25 +310,6 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 	" ELSE min(?2 + lease_ms, claim_named_ms + max_hold_ms) END"
 
 /*
- * Heartbeat: last seen now, stale → active, renew live leases. An agent
- * that was stale comes back without its reservations: they lapsed when it
- * went quiet (others may hold them now), whether or not a sweep said so.
- *
- * Agents call daicho in bursts, and every command beats, so the beat reads
- * the agent's row first (read_beat()) and writes only what changes
- * (write_beat()): the reservations only when they lapsed, and the row only
- * when it is not active or its last-seen time is older than
- * AGENT_SEEN_RESOLUTION_MS. A burst of commands thus writes the agent's
- * row about once a second, not once per command. Leases are renewed on
- * every beat that finds one due.
- *
- * The read is made before the write lock is asked for (beat_prepare()),
- * so that it costs the lock nothing; each write checks again as it
- * writes: the reservations go only while the agent is still lapsed (a
- * twin process may have come back and reserved since), and a lease is
- * renewed only while it is still due and held.
- */
-/*
  * What a beat at now writes for agent id, from st's columns from column
  * on: the agent's state, its last-seen time, whether a lease of its is due
  * (DUE_LEASES). beat->id 0 (memset) stands for no agent row.
@@ -350,6 +331,26 @@ decide_beat(struct db_stmt *st, int column, int64_t id, int64_t now,
 	beat->due = db_column_int(st, column + 2) != 0;
 }
 
+/*
+ * Heartbeat: last seen now, stale → active, renew live leases. An agent
+ * that was stale comes back without its reservations: they lapsed when it
+ * went quiet (others may hold them now), whether or not a sweep said so.
+ *
+ * Agents call daicho in bursts, and every command beats, so the beat reads
+ * the agent's row first (read_beat()) and writes only what changes
+ * (write_beat()): the row only when it is not active or its last-seen
+ * time is older than AGENT_SEEN_RESOLUTION_MS, and with it the lapsed
+ * reservations. A burst of commands thus writes the agent's row about
+ * once a second, not once per command. Leases are renewed on every beat
+ * that finds one due.
+ *
+ * The read is made before the write lock is asked for (beat_prepare()),
+ * so that it costs the lock nothing; each write checks again as it
+ * writes, at the time the lock was taken: the reservations go only while
+ * the agent is still lapsed (it may have passed the stale mark while it
+ * queued, or a twin process may have come back and reserved since), and
+ * a lease is renewed only while it is still due and held.
+ */
 static int
 read_beat(struct ledger *ledger, int64_t id, int64_t now,
     struct agent_beat *beat, struct err *err)
