@@ -1,0 +1,8 @@
+/*
+ * Unit tests for util/spawn built the portable way (vfork(), failures
+ * known at once), as on machines without its raw system calls.
+ */
+#define SPAWN_USE_VFORK 1
+#include "util/spawn.c"
+
+#include "spawn_cases.h"
