@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <regex.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "util/git.h"
 #include "util/path.h"
 #include "util/proc.h"
+#include "util/spawn.h"
 
 #define RATE_LIMIT_FIRST_PAUSE_MS 2000
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
@@ -40,6 +40,8 @@
 #define LOG_NUMBER_TRIES 10000
 /* The shortest time between two sweep passes started for new reports. */
 #define SWEEP_GAP_MS 100
+/* The longest the loop sleeps before it looks again (beats, deadlines). */
+#define WAIT_MS 50
 
 /* A worker process that is running. */
 struct worker {
@@ -88,6 +90,9 @@ struct runner {
 	struct run_summary *sum;
 	struct err *err;
 	struct worker *workers;       /* opt->jobs slots */
+	struct spawn *spawns;         /* each slot's spawn_start() state */
+	int dev_null;                 /* the workers' stdin, or -1 */
+	int launch_errno;             /* a worker that could not start */
 	int64_t running;
 	int64_t *agents;              /* one agent per slot */
 	char **agent_names;
@@ -413,81 +418,30 @@ abandon_worktree(struct runner *r, struct worker *w)
 }
 
 /*
- * In a child between vfork() and exec: make fd the descriptor target,
- * open across the exec. Returns -1 on failure.
+ * Start program with argv and env as the worker in slot: stdin /dev/null,
+ * stdout and stderr to out_fd, in dir (NULL: here), in a process group of
+ * its own, with an empty signal mask and every signal the runner handles
+ * (r->caught, INT, TERM, PIPE and CHLD among them) at its default. The
+ * runner does not wait for the exec (spawn_start()): a worker that could
+ * not start is known when it is reaped (exit_prepare()). Returns 0 with
+ * *pid set, or an errno.
  */
 static int
-child_dup(int fd, int target)
-{
-	if (fd == target)
-		return fcntl(fd, F_SETFD, 0);
-	return dup2(fd, target) < 0 ? -1 : 0;
-}
-
-/*
- * Start program with argv and env as the worker: stdin /dev/null, stdout
- * and stderr to out_fd, in dir (NULL: here), in a process group of its
- * own, with an empty signal mask and every signal the runner handles, and
- * INT, TERM, PIPE and CHLD, at their defaults: what launch() asked of
- * posix_spawn() (proc_spawnattr_defaults()), by vfork(). posix_spawn()
- * maps a stack for every child and unmaps it after (the unmapping flushes
- * every CPU's TLB) and asks the kernel for every signal's disposition in
- * the child; the child borrows the runner's stack until it execs, and
- * the runner knows its handlers (r->caught). Every signal stays blocked
- * in the runner meanwhile, so no handler of the runner's runs in the
- * child. Returns 0 with *pid set, or an errno.
- */
-static int
-spawn_worker(struct runner *r, pid_t *pid, char **argv, char **env,
+spawn_worker(struct runner *r, int slot, pid_t *pid, char **argv, char **env,
     int out_fd, const char *dir)
 {
-	volatile int child_errno = 0;
-	sigset_t all, saved;
-	pid_t child;
+	struct spawn_plan plan = {
+		.program = r->program.buf,
+		.argv = argv,
+		.env = env,
+		.stdin_fd = r->dev_null,
+		.out_fd = out_fd,
+		.dir = dir,
+		.own_group = true,
+		.to_default = &r->caught,
+	};
 
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &saved);
-	child = vfork();
-	if (child == 0) {
-		struct sigaction defaults;
-		sigset_t none;
-		int in;
-
-		memset(&defaults, 0, sizeof(defaults));
-		defaults.sa_handler = SIG_DFL;
-		for (int sig = 1; sig < NSIG; sig++)
-			if (sigismember(&r->caught, sig) == 1)
-				sigaction(sig, &defaults, NULL);
-		sigemptyset(&none);
-		if (setpgid(0, 0) < 0 ||
-		    (in = open("/dev/null", O_RDONLY)) < 0 ||
-		    child_dup(in, STDIN_FILENO) < 0 ||
-		    child_dup(out_fd, STDOUT_FILENO) < 0 ||
-		    child_dup(out_fd, STDERR_FILENO) < 0 ||
-		    (dir && chdir(dir) < 0))
-			goto failed;
-		if (in != STDIN_FILENO && in != out_fd)
-			close(in);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(r->program.buf, argv, env);
-failed:
-		child_errno = errno ? errno : EINVAL;
-		_exit(127);
-	}
-	if (child < 0) {
-		int saved_errno = errno;
-
-		sigprocmask(SIG_SETMASK, &saved, NULL);
-		return saved_errno;
-	}
-	sigprocmask(SIG_SETMASK, &saved, NULL);
-	if (child_errno != 0) {
-		/* It never became the worker: reaped here, not by the loop. */
-		waitpid(child, NULL, 0);
-		return child_errno;
-	}
-	*pid = child;
-	return 0;
+	return spawn_start(&r->spawns[slot], &plan, pid);
 }
 
 /*
@@ -521,8 +475,6 @@ worker_env(struct runner *r, char *task, char *agent)
 static int
 launch(struct runner *r, struct worker *w)
 {
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
 	struct buf env_task = BUF_INIT, env_agent = BUF_INIT;
 	char **env, **argv;
 	int fd, rc;
@@ -538,22 +490,8 @@ launch(struct runner *r, struct worker *w)
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
 	env = worker_env(r, env_task.buf, env_agent.buf);
 	argv = worker_argv(r->opt->argv, w->task);
-	rc = env ? spawn_worker(r, &w->pid, argv, env, fd, w->worktree) : ENOMEM;
-	if (rc == ENOEXEC) {
-		/* A script without "#!", which execvp() would give to sh. */
-		posix_spawn_file_actions_init(&actions);
-		posix_spawn_file_actions_addopen(&actions, STDIN_FILENO,
-		    "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
-		posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
-		if (w->worktree)
-			posix_spawn_file_actions_addchdir_np(&actions, w->worktree);
-		posix_spawnattr_init(&attr);
-		proc_spawnattr_defaults(&attr, true);
-		rc = posix_spawnp(&w->pid, argv[0], &actions, &attr, argv, env);
-		posix_spawn_file_actions_destroy(&actions);
-		posix_spawnattr_destroy(&attr);
-	}
+	rc = env ? spawn_worker(r, (int)(w - r->workers), &w->pid, argv, env, fd,
+	    w->worktree) : ENOMEM;
 	if (fd != w->log_fd)
 		close(fd);
 	if (env)
@@ -816,6 +754,7 @@ enum exit_action {
 	EXIT_RATE_LIMIT,  /* give the claim back, no attempt spent; pause */
 	EXIT_REPORT,      /* exit 0 without a report: report for it */
 	EXIT_REQUEUE,     /* a failed attempt: retry after a backoff, or fail */
+	EXIT_NOT_STARTED, /* it could not become CMD: give the claim back */
 };
 
 /*
@@ -827,6 +766,7 @@ struct exit_job {
 	int64_t task;             /* set by exit_free_slot() */
 	int status;               /* from waitpid() */
 	int code;                 /* exit status, or -1 for a signal */
+	int start_errno;          /* why it could not become CMD, or 0 */
 	bool timed_out;
 	int64_t duration;
 	char *commit;             /* the worktree's commit to report, or NULL */
@@ -852,6 +792,8 @@ exit_prepare(struct runner *r, struct exit_job *job)
 
 	job->duration = mono_now() - w->started_ms;
 	job->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	job->start_errno = job->code == 127
+	    ? spawn_failure(&r->spawns[w - r->workers]) : 0;
 	job->timed_out = w->term_sent;
 	job->outcome = "nothing to do";
 	buf_init(&job->reason);
@@ -892,7 +834,10 @@ exit_apply(struct runner *r, struct exit_job *job)
 	if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
 		return rc;
 	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
-		if (r->stopping && job->code != 0) {
+		if (job->start_errno) {
+			action = EXIT_NOT_STARTED;
+			job->outcome = "could not start; left claimable";
+		} else if (r->stopping && job->code != 0) {
 			action = EXIT_INTERRUPTED;
 			job->outcome = "interrupted; left claimable";
 		} else if (job->rate_limited) {
@@ -941,6 +886,12 @@ exit_apply(struct runner *r, struct exit_job *job)
 	case EXIT_INTERRUPTED:
 		/* We passed it the signal: not the task's failure. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+		break;
+	case EXIT_NOT_STARTED:
+		/* Not the task's failure either; the run ends (settle()). */
+		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+		if (rc == 0 && r->launch_errno == 0)
+			r->launch_errno = job->start_errno;
 		break;
 	case EXIT_RATE_LIMIT:
 		/* Not the task's fault: no attempt spent. */
@@ -1148,8 +1099,8 @@ settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
 	/* The ended workers' slots are free once their exits are applied. */
 	for (size_t i = 0; i < count; i++)
 		exit_free_slot(r, &jobs[i]);
-	/* An exit may have paused launches (a rate limit). */
-	if (rc == 0 && claim && !r->paused && !r->stopping)
+	/* An exit may have paused launches (a rate limit) or ended them. */
+	if (rc == 0 && claim && !r->paused && !r->stopping && !r->launch_errno)
 		rc = choose_tasks(r, chosen, &chosen_count);
 	if (rc == 0)
 		rc = ledger_commit(r->ledger, r->err);
@@ -1176,6 +1127,9 @@ settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
 		w->task = w->agent = 0;
 	}
 	free(chosen);
+	if (rc == 0 && r->launch_errno)
+		rc = err_set(r->err, ERR_FAILED, "cannot run %s (%s)",
+		    r->opt->argv[0], strerror(r->launch_errno));
 	return rc;
 }
 
@@ -1311,12 +1265,12 @@ wait_for_the_ledger(struct runner *r)
 	return rc < 0 ? rc : 0;
 }
 
-/* Sleep until a child changes state or 50 ms pass. */
+/* Sleep until a child changes state or WAIT_MS pass. */
 static void
 wait_a_moment(void)
 {
 	sigset_t children;
-	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	struct timespec pause = { 0, WAIT_MS * 1000 * 1000 };
 
 	sigemptyset(&children);
 	sigaddset(&children, SIGCHLD);
@@ -1502,7 +1456,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 
 	memset(summary, 0, sizeof(*summary));
 	/*
-	 * The heap is shared with each child between posix_spawn's clone and
+	 * The heap is shared with each child between spawn_start()'s clone and
 	 * its exec: giving memory back to the kernel then (brk shrinking,
 	 * munmap of big blocks) costs a TLB shootdown on every CPU. A runner
 	 * allocates the same small amounts over and over: keep them.
@@ -1540,6 +1494,13 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	}
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
+	r.spawns = xcalloc((size_t)options->jobs, sizeof(*r.spawns));
+	r.dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r.dev_null < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot open /dev/null (%s)",
+		    strerror(errno));
+		goto done;
+	}
 	r.spare_logs = xcalloc((size_t)options->jobs, sizeof(*r.spare_logs));
 	/* Each launch opens its log again through here (worker_log_fd()). */
 	r.proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1560,8 +1521,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 		goto done;
 	/*
 	 * The signals the runner handles, and those a worker must get at
-	 * their defaults whatever the runner does with them
-	 * (proc_spawnattr_defaults()): spawn_worker() resets them all.
+	 * their defaults whatever the runner does with them (as
+	 * proc_spawnattr_defaults() asks): spawn_worker() resets them all.
 	 */
 	sigemptyset(&r.caught);
 	for (int sig = 1; sig < NSIG; sig++) {
@@ -1714,7 +1675,26 @@ done:
 		free(r.workers[i].log_path);
 		free(r.workers[i].worktree);
 	}
+	/*
+	 * A worker not reaped may not have exec'd yet: it still reads its
+	 * spawn's stack and copies, which are left to it (the memory is the
+	 * child's too until then).
+	 */
+	{
+		bool all_released = true;
+
+		for (int i = 0; r.spawns && i < options->jobs; i++) {
+			if (r.workers[i].pid == 0 || r.workers[i].reaped)
+				spawn_release(&r.spawns[i]);
+			else
+				all_released = false;
+		}
+		if (all_released)
+			free(r.spawns);
+	}
 	free(r.workers);
+	if (r.dev_null >= 0)
+		close(r.dev_null);
 	while (r.spare_log_count > 0)
 		close(r.spare_logs[--r.spare_log_count]);
 	if (r.proc_fds >= 0)

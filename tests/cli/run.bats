@@ -1210,6 +1210,38 @@ refuse_reports() {
 	assert_no_workers_left
 }
 
+@test "run: a command that stops existing mid-run ends the run with its reason; the task it could not start stays claimable" {
+	daicho add a >/dev/null
+	daicho add b >/dev/null
+	# The first worker removes the command: the second launch cannot exec.
+	printf '#!/bin/sh\nrm -f "$0"\n' >"$TEST_ROOT/once"
+	chmod +x "$TEST_ROOT/once"
+	capture daicho run -q -j 1 -- "$TEST_ROOT/once"
+	assert_refused 1
+	assert_equal "$stderr" "daicho: cannot run $TEST_ROOT/once (No such file or directory)"
+	run sql_joined , "SELECT state || ' ' || attempts || ' ' || coalesce(CAST(owner AS TEXT), '-') FROM tasks WHERE id = 2"
+	assert_output "open 0 -"
+	[ "$(daicho show --json 1 | jq -r .state)" = verified ]
+	# The event log says what became of the launch.
+	ok daicho events --json
+	run jq -r '.[] | select(.kind == "exit" and .task == 2) | .detail.outcome' <<<"$output"
+	assert_output "could not start; left claimable"
+	run daicho claim --next --as other
+	assert_output 2
+	assert_no_workers_left
+}
+
+@test "run: a script without #! is run by /bin/sh, as execvp() runs it" {
+	daicho add a >/dev/null
+	# shellcheck disable=SC2016
+	printf 'echo "ran $0 with $1"\n' >"$TEST_ROOT/plain"
+	chmod +x "$TEST_ROOT/plain"
+	ok daicho run -q -- "$TEST_ROOT/plain" '{id}'
+	[ "$(daicho show --json 1 | jq -r .state)" = verified ]
+	run daicho logs 1
+	assert_output "ran $TEST_ROOT/plain with 1"
+}
+
 @test "run: a live worker keeps its claim past the maximum hold: the runner names its task" {
 	daicho add slow >/dev/null
 	# A 1 s lease and a 2 s hold; the worker runs 4 s without naming its task.
