@@ -134,7 +134,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
 		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d) $(PG_OBJ:.o=.d) \
-	$(POOL_CLIENT_OBJ:.o=.d) $(BUILD)/pool/server.d
+	$(POOL_CLIENT_OBJ:.o=.d) $(BUILD)/pool/server.d $(UNIT_BIN:=.d)
 
 deps:
 	@scripts/deps.sh build

@@ -792,8 +792,7 @@ exit_prepare(struct runner *r, struct exit_job *job)
 
 	job->duration = mono_now() - w->started_ms;
 	job->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	job->start_errno = job->code == 127
-	    ? spawn_failure(&r->spawns[w - r->workers]) : 0;
+	job->start_errno = spawn_failure(&r->spawns[w - r->workers]);
 	job->timed_out = w->term_sent;
 	job->outcome = "nothing to do";
 	buf_init(&job->reason);
@@ -1024,6 +1023,24 @@ kill_overdue(struct runner *r)
 
 /* Reap every child that ended; workers get their outcome decided. */
 /*
+ * Worker w ended (reaped) with status: add it to *jobs (an array of
+ * opt->jobs, made here when NULL; *count of them).
+ */
+static void
+take_exit(struct runner *r, struct worker *w, int status,
+    struct exit_job **jobs, size_t *count)
+{
+	/* Anything the worker left in its group goes too. */
+	kill(-w->pid, SIGKILL);
+	if (*jobs == NULL)
+		*jobs = xcalloc((size_t)r->opt->jobs, sizeof(**jobs));
+	w->reaped = true;
+	(*jobs)[*count].w = w;
+	(*jobs)[*count].status = status;
+	(*count)++;
+}
+
+/*
  * Collect every worker that ended since the last look into *jobs (*count
  * of them; an array of opt->jobs, or NULL when none ended) and learn what
  * can be learnt without the ledger (exit_prepare()).
@@ -1043,14 +1060,7 @@ collect_exits(struct runner *r, struct exit_job **jobs, size_t *count)
 		}
 		for (int i = 0; i < r->opt->jobs; i++) {
 			if (r->workers[i].pid == pid) {
-				/* Anything the worker left in its group goes too. */
-				kill(-pid, SIGKILL);
-				if (*jobs == NULL)
-					*jobs = xcalloc((size_t)r->opt->jobs, sizeof(**jobs));
-				r->workers[i].reaped = true;
-				(*jobs)[*count].w = &r->workers[i];
-				(*jobs)[*count].status = status;
-				(*count)++;
+				take_exit(r, &r->workers[i], status, jobs, count);
 				break;
 			}
 		}
@@ -1127,10 +1137,42 @@ settle(struct runner *r, struct exit_job *jobs, size_t count, bool claim)
 		w->task = w->agent = 0;
 	}
 	free(chosen);
-	if (rc == 0 && r->launch_errno)
-		rc = err_set(r->err, ERR_FAILED, "cannot run %s (%s)",
-		    r->opt->argv[0], strerror(r->launch_errno));
 	return rc;
+}
+
+/*
+ * A worker could not become CMD (r->launch_errno): the run ends. Workers
+ * launched with it may have failed the same way without being reaped
+ * yet; each is waited for until it has exec'd or failed, and those that
+ * failed are reaped and their claims given back, as a launch that failed
+ * at once gave them back. Workers that run are left running (their
+ * claims are recovered by the next run). Returns the run's error.
+ */
+static int
+end_after_failed_start(struct runner *r)
+{
+	struct exit_job *jobs = NULL;
+	size_t count = 0;
+	int rc;
+
+	for (int i = 0; i < r->opt->jobs; i++) {
+		struct worker *w = &r->workers[i];
+		int failure, status;
+
+		if (w->pid == 0 || w->reaped ||
+		    !spawn_started(&r->spawns[i], 5000, &failure) || failure == 0 ||
+		    waitpid(w->pid, &status, 0) != w->pid)
+			continue;
+		take_exit(r, w, status, &jobs, &count);
+	}
+	for (size_t i = 0; i < count; i++)
+		exit_prepare(r, &jobs[i]);
+	rc = settle(r, jobs, count, false);
+	free(jobs);
+	if (rc < 0)
+		return rc;
+	return err_set(r->err, ERR_FAILED, "cannot run %s (%s)", r->opt->argv[0],
+	    strerror(r->launch_errno));
 }
 
 /* Handle the workers that ended, with no new claims (when stopping). */
@@ -1455,6 +1497,7 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	int rc;
 
 	memset(summary, 0, sizeof(*summary));
+	r.dev_null = -1;
 	/*
 	 * The heap is shared with each child between spawn_start()'s clone and
 	 * its exec: giving memory back to the kernel then (brk shrinking,
@@ -1495,12 +1538,6 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	buf_adds(&r.touched_json, "[]");
 	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
 	r.spawns = xcalloc((size_t)options->jobs, sizeof(*r.spawns));
-	r.dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (r.dev_null < 0) {
-		rc = err_set(err, ERR_FAILED, "cannot open /dev/null (%s)",
-		    strerror(errno));
-		goto done;
-	}
 	r.spare_logs = xcalloc((size_t)options->jobs, sizeof(*r.spare_logs));
 	/* Each launch opens its log again through here (worker_log_fd()). */
 	r.proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1510,6 +1547,11 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	r.agents = xcalloc((size_t)options->jobs + 1, sizeof(*r.agents));
 	r.agents[options->jobs] = options->actor;
 	r.agent_names = xcalloc((size_t)options->jobs, sizeof(char *));
+	if ((r.dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot open /dev/null (%s)",
+		    strerror(errno));
+		goto done;
+	}
 	sweep_locations(ledger, NULL, &r.root);
 	ledger_local_dir(ledger, &r.ledger_dir);
 	if (options->worktree && git_rev_parse(r.root.buf, "HEAD", &r.base) < 0) {
@@ -1592,6 +1634,8 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 			rc = settle(&r, jobs, count, !r.stopping && !r.paused &&
 			    !summary->budget_spent);
 			free(jobs);
+			if (rc == 0 && r.launch_errno)
+				rc = end_after_failed_start(&r);
 			if (rc < 0)
 				break;
 		}
@@ -1680,18 +1724,13 @@ done:
 	 * spawn's stack and copies, which are left to it (the memory is the
 	 * child's too until then).
 	 */
-	{
-		bool all_released = true;
-
-		for (int i = 0; r.spawns && i < options->jobs; i++) {
-			if (r.workers[i].pid == 0 || r.workers[i].reaped)
-				spawn_release(&r.spawns[i]);
-			else
-				all_released = false;
-		}
-		if (all_released)
-			free(r.spawns);
+	for (int i = 0; r.spawns && i < options->jobs; i++) {
+		if (r.workers[i].pid == 0 || r.workers[i].reaped)
+			spawn_release(&r.spawns[i]);
+		else
+			spawn_abandon(&r.spawns[i]);
 	}
+	free(r.spawns);
 	free(r.workers);
 	if (r.dev_null >= 0)
 		close(r.dev_null);

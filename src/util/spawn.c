@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,14 +15,6 @@
 /* The child's stack: its frames are a few hundred bytes. */
 #define SPAWN_STACK_SIZE (64 * 1024)
 
-/* The kernel's struct sigaction for rt_sigaction (not glibc's). */
-struct kernel_sigaction {
-	void (*handler)(int);
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
 /* The copies a child reads, laid out in s->block by copy_plan(). */
 struct spawn_copy {
 	const char *program;
@@ -30,6 +23,7 @@ struct spawn_copy {
 	char **env;
 	const char *dir;
 	int stdin_fd, out_fd;
+	int report_fd;         /* the pipe's end for a failure's errno */
 	bool own_group;
 	int signals[64];       /* to reset to SIG_DFL, 0-terminated */
 };
@@ -37,13 +31,14 @@ struct spawn_copy {
 /* SPAWN_USE_VFORK builds the portable way on any machine (its tests). */
 #if (defined(__x86_64__) || defined(__aarch64__)) && !defined(SPAWN_USE_VFORK)
 #define SPAWN_ASYNC 1
+#define CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
 
 /*
  * A system call that returns -errno and writes no memory of its own: the
  * child shares the parent's thread pointer, so glibc's wrappers would
  * write the parent's errno.
  */
-__attribute__((no_sanitize("address", "undefined"))) static long
+CHILD_CODE static long
 raw_call(long n, long a, long b, long c, long d)
 {
 #if defined(__x86_64__)
@@ -69,45 +64,115 @@ raw_call(long n, long a, long b, long c, long d)
 	return x0;
 #endif
 }
-#else
-/* vfork(): the parent waits, so errno may be the C library's. */
-static long
-raw_call(long n, long a, long b, long c, long d)
+
+/*
+ * The kernel's struct sigaction, as rt_sigaction takes it on x86-64 and
+ * AArch64, and its signal set's size there.
+ */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
+CHILD_CODE static long
+child_default(int sig)
 {
-	long rc = syscall(n, a, b, c, d);
+	struct kernel_sigaction defaults = { SIG_DFL, 0, NULL, 0 };
+
+	return raw_call(SYS_rt_sigaction, sig, (long)&defaults, 0,
+	    sizeof(defaults.mask));
+}
+
+CHILD_CODE static long
+child_unblock_all(void)
+{
+	unsigned long none = 0;
+
+	return raw_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0,
+	    sizeof(none));
+}
+
+CHILD_CODE static long
+child_call(long n, long a, long b, long c)
+{
+	return raw_call(n, a, b, c, 0);
+}
+
+CHILD_CODE static void
+child_exit(int status)
+{
+	for (;;)
+		raw_call(SYS_exit_group, status, 0, 0, 0);
+}
+#else
+/*
+ * vfork(): the parent is suspended until the child execs or exits, so
+ * the C library's calls serve (they may change the parent's errno).
+ */
+#define CHILD_CODE
+
+static long
+child_default(int sig)
+{
+	struct sigaction defaults;
+
+	memset(&defaults, 0, sizeof(defaults));
+	defaults.sa_handler = SIG_DFL;
+	return sigaction(sig, &defaults, NULL) < 0 ? -errno : 0;
+}
+
+static long
+child_unblock_all(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	return sigprocmask(SIG_SETMASK, &none, NULL) < 0 ? -errno : 0;
+}
+
+static long
+child_call(long n, long a, long b, long c)
+{
+	long rc = syscall(n, a, b, c);
 
 	return rc == -1 ? -errno : rc;
+}
+
+static void
+child_exit(int status)
+{
+	_exit(status);
 }
 #endif
 
 /* In the child: make fd the descriptor target, open across the exec. */
-__attribute__((no_sanitize("address", "undefined"))) static long
+CHILD_CODE static long
 child_dup(int fd, int target)
 {
 	if (fd == target)
-		return raw_call(SYS_fcntl, fd, F_SETFD, 0, 0);
-	return raw_call(SYS_dup3, fd, target, 0, 0);
+		return child_call(SYS_fcntl, fd, F_SETFD, 0);
+	return child_call(SYS_dup3, fd, target, 0);
 }
 
 /*
- * The child, from clone() (or vfork()) to exec: raw system calls only.
- * Signals are blocked throughout, so no handler of the parent's runs
- * here. On failure it records the errno in s and exits 127.
+ * The child, from clone() (or vfork()) to exec. Signals are blocked
+ * throughout, so no handler of the parent's runs here. On failure it
+ * writes the errno to its end of the pipe (closed by a successful exec)
+ * and exits 127.
  */
-__attribute__((no_sanitize("address", "undefined"))) static int
+CHILD_CODE static int
 spawn_child(void *arg)
 {
-	struct spawn *s = arg;
-	const struct spawn_copy *c = (const struct spawn_copy *)s->block;
-	struct kernel_sigaction defaults = { SIG_DFL, 0, NULL, 0 };
-	unsigned long none = 0;
+	const struct spawn_copy *c = arg;
 	long rc = 0;
+	int failure;
 
 	for (int i = 0; c->signals[i] != 0 && rc >= 0; i++)
-		rc = raw_call(SYS_rt_sigaction, c->signals[i], (long)&defaults, 0,
-		    sizeof(unsigned long));
+		rc = child_default(c->signals[i]);
 	if (rc >= 0 && c->own_group)
-		rc = raw_call(SYS_setpgid, 0, 0, 0, 0);
+		rc = child_call(SYS_setpgid, 0, 0, 0);
 	if (rc >= 0)
 		rc = child_dup(c->stdin_fd, STDIN_FILENO);
 	if (rc >= 0)
@@ -115,20 +180,19 @@ spawn_child(void *arg)
 	if (rc >= 0)
 		rc = child_dup(c->out_fd, STDERR_FILENO);
 	if (rc >= 0 && c->dir)
-		rc = raw_call(SYS_chdir, (long)c->dir, 0, 0, 0);
+		rc = child_call(SYS_chdir, (long)c->dir, 0, 0);
 	if (rc >= 0)
-		rc = raw_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0,
-		    sizeof(none));
+		rc = child_unblock_all();
 	if (rc >= 0) {
-		rc = raw_call(SYS_execve, (long)c->program, (long)c->argv,
-		    (long)c->env, 0);
+		rc = child_call(SYS_execve, (long)c->program, (long)c->argv,
+		    (long)c->env);
 		if (rc == -ENOEXEC)
-			rc = raw_call(SYS_execve, (long)"/bin/sh", (long)c->sh_argv,
-			    (long)c->env, 0);
+			rc = child_call(SYS_execve, (long)"/bin/sh",
+			    (long)c->sh_argv, (long)c->env);
 	}
-	s->child_errno = rc < 0 ? (int)-rc : EINVAL;
-	for (;;)
-		raw_call(SYS_exit_group, 127, 0, 0, 0);
+	failure = rc < 0 ? (int)-rc : EINVAL;
+	child_call(SYS_write, c->report_fd, (long)&failure, sizeof(failure));
+	child_exit(127);
 	return 127;
 }
 
@@ -218,16 +282,51 @@ copy_plan(struct spawn *s, const struct spawn_plan *plan)
 	return 0;
 }
 
+/*
+ * Learn from s's pipe how its child ended up, waiting at most timeout_ms
+ * (0: not at all): true once known, with s->failure the errno that kept
+ * it from the program, or 0 when it exec'd.
+ */
+static bool
+resolve(struct spawn *s, int timeout_ms)
+{
+	struct pollfd ready = { s->report_fd, POLLIN, 0 };
+	int failure = 0;
+	ssize_t n;
+
+	if (!s->report_open)
+		return true;
+	if (timeout_ms > 0 && poll(&ready, 1, timeout_ms) == 0)
+		return false;
+	n = read(s->report_fd, &failure, sizeof(failure));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return false;
+	/* Nothing written and the end closed: the exec closed it. */
+	s->failure = n == (ssize_t)sizeof(failure) ? failure : 0;
+	close(s->report_fd);
+	s->report_open = false;
+	return true;
+}
+
 int
 spawn_start(struct spawn *s, const struct spawn_plan *plan, pid_t *pid)
 {
+	struct spawn_copy *c;
 	sigset_t all, saved;
+	int report[2], rc;
 	pid_t child;
-	int rc;
 
+	if (s->report_open)
+		close(s->report_fd);
+	s->report_open = false;
+	s->failure = 0;
 	if ((rc = copy_plan(s, plan)) != 0)
 		return rc;
-	s->child_errno = 0;
+	/* Both ends close on exec; neither end ever blocks. */
+	if (pipe2(report, O_CLOEXEC | O_NONBLOCK) < 0)
+		return errno;
+	c = (struct spawn_copy *)s->block;
+	c->report_fd = report[1];
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &saved);
 #ifdef SPAWN_ASYNC
@@ -237,6 +336,8 @@ spawn_start(struct spawn *s, const struct spawn_plan *plan, pid_t *pid)
 
 		if (stack == MAP_FAILED) {
 			sigprocmask(SIG_SETMASK, &saved, NULL);
+			close(report[0]);
+			close(report[1]);
 			return ENOMEM;
 		}
 		/* The lowest page is a guard: an overflow faults. */
@@ -245,30 +346,53 @@ spawn_start(struct spawn *s, const struct spawn_plan *plan, pid_t *pid)
 		s->stack_size = SPAWN_STACK_SIZE;
 	}
 	child = clone(spawn_child, (char *)s->stack + s->stack_size,
-	    CLONE_VM | SIGCHLD, s);
-	rc = child < 0 ? errno : 0;
-	sigprocmask(SIG_SETMASK, &saved, NULL);
+	    CLONE_VM | SIGCHLD, c);
 #else
 	child = vfork();
 	if (child == 0)
-		spawn_child(s);
+		spawn_child(c);
+#endif
 	rc = child < 0 ? errno : 0;
+	/*
+	 * The group is made here too, as shells do: once this returns,
+	 * kill(-pid) reaches the child even before it runs (the child's own
+	 * call, or this one, fails harmlessly after the other).
+	 */
+	if (rc == 0 && plan->own_group)
+		setpgid(child, child);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
-	if (rc == 0 && s->child_errno != 0) {
-		/* It never became the program: reaped here. */
+	close(report[1]);
+	if (rc != 0) {
+		close(report[0]);
+		return rc;
+	}
+	s->report_fd = report[0];
+	s->report_open = true;
+#ifndef SPAWN_ASYNC
+	/* The child has exec'd or exited: a failure is known now. */
+	if (resolve(s, 0) && s->failure != 0) {
 		waitpid(child, NULL, 0);
-		rc = s->child_errno;
+		return s->failure;
 	}
 #endif
-	if (rc == 0)
-		*pid = child;
-	return rc;
+	*pid = child;
+	return 0;
+}
+
+bool
+spawn_started(struct spawn *s, int timeout_ms, int *failure)
+{
+	bool known = resolve(s, timeout_ms);
+
+	*failure = known ? s->failure : 0;
+	return known;
 }
 
 int
-spawn_failure(const struct spawn *s)
+spawn_failure(struct spawn *s)
 {
-	return s->child_errno;
+	resolve(s, 0);
+	return s->failure;
 }
 
 void
@@ -276,6 +400,16 @@ spawn_release(struct spawn *s)
 {
 	if (s->stack)
 		munmap(s->stack, s->stack_size);
+	if (s->report_open)
+		close(s->report_fd);
 	free(s->block);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+spawn_abandon(struct spawn *s)
+{
+	if (s->report_open)
+		close(s->report_fd);
 	memset(s, 0, sizeof(*s));
 }

@@ -37,40 +37,57 @@ struct spawn_plan {
 };
 
 /*
- * One child at a time: its stack and its copy of the plan. Reuse it for
- * the next child only after the last one was reaped (waitpid()): until
- * then the child may still be reading it.
+ * One child at a time: its stack, its copy of the plan, and the read end
+ * of a pipe the child's exec closes (a child that fails writes its errno
+ * there first). Zeroed, it is ready (SPAWN_INIT). Reuse it for the next
+ * child only after the last one was reaped: until then the child may
+ * still be reading it.
  */
 struct spawn {
 	void *stack;
 	size_t stack_size;
 	char *block;           /* the copies: pointers, then strings */
 	size_t block_size;
-	volatile int child_errno; /* written by a child that could not exec */
+	int report_fd;         /* the pipe's read end, when report_open */
+	bool report_open;
+	int failure;           /* what the pipe said, once read */
 };
 
-#define SPAWN_INIT { NULL, 0, NULL, 0, 0 }
+#define SPAWN_INIT { NULL, 0, NULL, 0, 0, false, 0 }
 
 /*
  * Start the child of plan with s. The child starts with every signal
  * blocked, resets plan->to_default, sets up its descriptors, directory
- * and group, unblocks every signal and execs program; a file that is
- * not an executable format is run by /bin/sh, as execvp() does. Every
- * signal is blocked in the caller while the child is made, so no handler
- * runs in it. Returns 0 with *pid set, or an errno (the child could not be
- * made, or, where failures are known at once, could not exec: it is
- * reaped then).
+ * and group (the group is made before this returns: kill(-pid) reaches
+ * the child at once), unblocks every signal and execs program; a file
+ * that is not an executable format is run by /bin/sh, as execvp() does.
+ * Every signal is blocked in the caller while the child is made, so no
+ * handler runs in it. Returns 0 with *pid set, or an errno (the child
+ * could not be made, or, where failures are known at once, could not
+ * exec: it is reaped then).
  */
 int spawn_start(struct spawn *s, const struct spawn_plan *plan, pid_t *pid);
 
 /*
- * After the child of s was reaped with exit status 127: the errno that
- * kept it from becoming the program, or 0 when it did (and the program
- * itself exited 127).
+ * Whether s's child is known to have exec'd or failed, waiting at most
+ * timeout_ms to learn it (a child makes a few system calls first); when
+ * known, *failure is the errno that kept it from the program, or 0.
  */
-int spawn_failure(const struct spawn *s);
+bool spawn_started(struct spawn *s, int timeout_ms, int *failure);
 
-/* Free s's stack and copies (no child of s may still be running). */
+/*
+ * After s's child was reaped: the errno that kept it from becoming the
+ * program (it then exited 127), or 0 when it did.
+ */
+int spawn_failure(struct spawn *s);
+
+/* Free s's stack and copies (its child exec'd or was reaped). */
 void spawn_release(struct spawn *s);
+
+/*
+ * Give up s while its child may not have exec'd yet: its stack and
+ * copies are left to the child (never freed), the pipe is closed.
+ */
+void spawn_abandon(struct spawn *s);
 
 #endif

@@ -1231,6 +1231,18 @@ refuse_reports() {
 	assert_no_workers_left
 }
 
+@test "run -j 8: a command whose #! interpreter is missing ends the run with its reason and leaves no task claimed" {
+	for t in a b c d e f g h; do daicho add "$t" >/dev/null; done
+	printf '#!/nonexistent/interpreter\n' >"$TEST_ROOT/broken"
+	chmod +x "$TEST_ROOT/broken"
+	capture daicho run -q -j 8 -- "$TEST_ROOT/broken"
+	assert_refused 1
+	assert_equal "$stderr" "daicho: cannot run $TEST_ROOT/broken (No such file or directory)"
+	run sql_joined , "SELECT count(*) FROM tasks WHERE state <> 'open' OR attempts <> 0"
+	assert_output 0
+	assert_no_workers_left
+}
+
 @test "run: a script without #! is run by /bin/sh, as execvp() runs it" {
 	daicho add a >/dev/null
 	# shellcheck disable=SC2016

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -233,6 +234,71 @@ test_failures_and_reuse(void **state)
 	close(out);
 }
 
+/* With own_group, kill(-pid) reaches the child as soon as it exists. */
+static void
+test_group_made_before_return(void **state)
+{
+	char *argv[] = { "sleep", "10", NULL };
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC), missed = 0;
+
+	(void)state;
+	for (int i = 0; i < 50; i++) {
+		struct spawn s = SPAWN_INIT;
+		struct spawn_plan plan = { .program = "/bin/sleep", .argv = argv,
+			.env = no_env, .stdin_fd = null, .out_fd = null,
+			.own_group = true };
+		pid_t pid;
+		int status;
+
+		assert_int_equal(spawn_start(&s, &plan, &pid), 0);
+		if (kill(-pid, SIGKILL) != 0)
+			missed++;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		spawn_release(&s);
+	}
+	close(null);
+	assert_int_equal(missed, 0);
+}
+
+/*
+ * spawn_started() tells a child that exec'd (still running) from one
+ * that could not, without reaping either.
+ */
+static void
+test_started_before_reaping(void **state)
+{
+	struct spawn s = SPAWN_INIT;
+	char *argv[] = { "sleep", "10", NULL };
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC), failure = -1, status;
+	struct spawn_plan plan = { .program = "/bin/sleep", .argv = argv,
+		.env = no_env, .stdin_fd = null, .out_fd = null };
+	pid_t pid;
+	int rc;
+
+	(void)state;
+	assert_int_equal(spawn_start(&s, &plan, &pid), 0);
+	assert_true(spawn_started(&s, 5000, &failure));
+	assert_int_equal(failure, 0);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	plan.program = "/nonexistent/program";
+	rc = spawn_start(&s, &plan, &pid);
+	if (rc == 0) {
+		assert_true(spawn_started(&s, 5000, &failure));
+		assert_int_equal(failure, ENOENT);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+		assert_int_equal(spawn_failure(&s), ENOENT);
+	} else {
+		/* vfork(): known at once, and the child already reaped. */
+		assert_int_equal(rc, ENOENT);
+	}
+	spawn_release(&s);
+	close(null);
+}
+
 int
 main(void)
 {
@@ -242,6 +308,8 @@ main(void)
 		cmocka_unit_test(test_signals_at_their_defaults),
 		cmocka_unit_test(test_script_without_interpreter_line),
 		cmocka_unit_test(test_failures_and_reuse),
+		cmocka_unit_test(test_group_made_before_return),
+		cmocka_unit_test(test_started_before_reaping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
