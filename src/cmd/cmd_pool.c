@@ -165,7 +165,7 @@ const struct cmd_entry cmd_pool_start_entry = {
 	.options = (const struct cmd_option[]){
 	    { "foreground", 0, NULL, "stay attached to the terminal" },
 	    { "idle", 0, "DUR", "stop after no command for DUR (default never)" },
-	    { "keep", 0, "N", "connections kept warm between commands (32)" },
+	    { "keep", 0, "N", "connections and threads kept warm (32)" },
 	    { 0 } },
 	.flags = 0,
 	.min_args = 0,

@@ -1,7 +1,8 @@
 /*
  * The pool's server (pool/pool.h), in daicho-pg: one thread per client
  * session, each with a connection of its own for the session's life,
- * taken from the warm ones kept between sessions or made anew. The
+ * taken from the warm ones kept between sessions or made anew; threads,
+ * like connections, are kept for the next sessions (session_thread()). The
  * statements run through src/pg/db_pg.c as they would in the client's own
  * process; a client that goes away mid-transaction (exit, kill -9) has its
  * transaction rolled back before the connection serves anyone else.
@@ -42,7 +43,13 @@ struct pool {
 	int listen_fd;
 	int wake[2];              /* a stop or a signal wakes the accept loop */
 	pthread_mutex_t lock;     /* everything below */
-	pthread_cond_t changed;   /* sessions_now went down, or closed */
+	pthread_cond_t changed;   /* sessions_now or threads_now went down,
+				     or closed */
+	pthread_cond_t work;      /* a client queued, or stopping */
+	int *queue;               /* accepted clients for idle threads */
+	size_t nqueue, queue_alloc;
+	int64_t threads_now;      /* session threads, serving or idle */
+	int64_t threads_idle;     /* waiting on work for a client */
 	struct pg_conn **idle;
 	size_t nidle, idle_alloc;
 	int64_t sessions_now;     /* accepted connections, for winding down */
@@ -375,21 +382,15 @@ check_hello(struct pool *pool, struct wire_msg *req, int64_t *busy_timeout_ms,
 	return *why ? PG_RC_ERROR : 0;
 }
 
-struct session {
-	struct pool *pool;
-	int fd;
-};
-
-static void *
-run_session(void *arg)
+/* Serve the client on fd, from its first request to its end. */
+static void
+run_session(struct pool *pool, int fd)
 {
-	struct session *s = arg;
-	struct pool *pool = s->pool;
 	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
 	struct pg_conn *conn = NULL;
 	bool command = false;
 
-	if (wire_recv(s->fd, &req) == 1) {
+	if (wire_recv(fd, &req) == 1) {
 		int kind = wire_kind(&req);
 		int64_t busy_timeout_ms;
 		const char *why;
@@ -415,36 +416,36 @@ run_session(void *arg)
 		}
 		if (kind == POOL_STATUS || kind == POOL_STOP) {
 			put_status(pool, &reply);
-			(void)wire_send(s->fd, &reply);
+			(void)wire_send(fd, &reply);
 		} else if (!(command = kind == POOL_HELLO)) {
 			pool_put_head(&reply, &head);
-			(void)wire_send(s->fd, &reply);
+			(void)wire_send(fd, &reply);
 		} else if (check_hello(pool, &req, &busy_timeout_ms, &why) != 0) {
 			head.message = why;
 			head.sqlstate = "08004";
 			pool_put_head(&reply, &head);
-			(void)wire_send(s->fd, &reply);
+			(void)wire_send(fd, &reply);
 		} else if (take_connection(pool, busy_timeout_ms, &conn, &err) < 0) {
 			head.rc = err.code == ERR_BUSY ? PG_RC_BUSY : PG_RC_ERROR;
 			head.sqlstate = "08001";
 			head.message = err.message.buf;
 			pool_put_head(&reply, &head);
-			(void)wire_send(s->fd, &reply);
+			(void)wire_send(fd, &reply);
 		} else {
 			pthread_mutex_lock(&pool->lock);
 			pool->commands_now++;
 			pool->commands_total++;
 			pthread_mutex_unlock(&pool->lock);
 			put_outcome(&reply, conn, 0, false);
-			if (wire_send(s->fd, &reply) == 0)
-				serve_client(s->fd, conn);
+			if (wire_send(fd, &reply) == 0)
+				serve_client(fd, conn);
 			pthread_mutex_lock(&pool->lock);
 			pool->commands_now--;
 			pthread_mutex_unlock(&pool->lock);
 		}
 		err_release(&err);
 	}
-	close(s->fd);
+	close(fd);
 	give_back(pool, conn);
 	wire_release(&req);
 	wire_release(&reply);
@@ -455,9 +456,54 @@ run_session(void *arg)
 		pool->quiet_since_ms = clock_mono_ms();
 	pthread_cond_broadcast(&pool->changed);
 	pthread_mutex_unlock(&pool->lock);
-	free(s);
-	return NULL;
 }
+
+struct session {
+	struct pool *pool;
+	int fd;
+};
+
+/*
+ * A session thread: it serves its first client, then waits for the next
+ * one accept_client() queues, while fewer than opt.keep threads are idle
+ * and the pool is not stopping. A thread kept keeps its stack mapped: a
+ * new thread for every command cost the pool its stack's page faults,
+ * then glibc's madvise() of the whole stack at the thread's exit.
+ */
+static void *
+session_thread(void *arg)
+{
+	struct session *s = arg;
+	struct pool *pool = s->pool;
+	int fd = s->fd;
+
+	free(s);
+	for (;;) {
+		run_session(pool, fd);
+		pthread_mutex_lock(&pool->lock);
+		if (pool->stopping || pool->threads_idle >= pool->opt.keep) {
+			pool->threads_now--;
+			pthread_cond_broadcast(&pool->changed);
+			pthread_mutex_unlock(&pool->lock);
+			return NULL;
+		}
+		pool->threads_idle++;
+		while (pool->nqueue == 0 && !pool->stopping)
+			pthread_cond_wait(&pool->work, &pool->lock);
+		pool->threads_idle--;
+		if (pool->nqueue == 0) {
+			/* Stopping, and nobody left to serve. */
+			pool->threads_now--;
+			pthread_cond_broadcast(&pool->changed);
+			pthread_mutex_unlock(&pool->lock);
+			return NULL;
+		}
+		fd = pool->queue[--pool->nqueue];
+		pthread_mutex_unlock(&pool->lock);
+	}
+}
+
+
 
 /* Accept a client on the pool's socket and start its session. */
 static void
@@ -478,19 +524,30 @@ accept_client(struct pool *pool)
 		close(fd);
 		return;
 	}
+	pthread_mutex_lock(&pool->lock);
+	pool->sessions_now++;
+	/* An idle thread takes it, else a new one. */
+	if (pool->threads_idle > (int64_t)pool->nqueue) {
+		xgrow((void **)&pool->queue, &pool->queue_alloc, pool->nqueue + 1,
+		    sizeof(*pool->queue));
+		pool->queue[pool->nqueue++] = fd;
+		pthread_cond_signal(&pool->work);
+		pthread_mutex_unlock(&pool->lock);
+		return;
+	}
+	pool->threads_now++;
+	pthread_mutex_unlock(&pool->lock);
 	s = xcalloc(1, sizeof(*s));
 	s->pool = pool;
 	s->fd = fd;
-	pthread_mutex_lock(&pool->lock);
-	pool->sessions_now++;
-	pthread_mutex_unlock(&pool->lock);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&thread, &attr, run_session, s) != 0) {
+	if (pthread_create(&thread, &attr, session_thread, s) != 0) {
 		close(fd);
 		free(s);
 		pthread_mutex_lock(&pool->lock);
 		pool->sessions_now--;
+		pool->threads_now--;
 		pthread_mutex_unlock(&pool->lock);
 	}
 	pthread_attr_destroy(&attr);
@@ -552,6 +609,11 @@ wind_down(struct pool *pool)
 
 	pthread_mutex_lock(&pool->lock);
 	while (pool->sessions_now > 0 && wait_changed(pool, deadline))
+		;
+	/* The idle threads end: none may outlive the pool they wait on. */
+	pool->stopping = true;
+	pthread_cond_broadcast(&pool->work);
+	while (pool->threads_now > 0 && wait_changed(pool, deadline))
 		;
 	while (pool->nidle > 0)
 		pg_disconnect(pool->idle[--pool->nidle]);
@@ -669,6 +731,7 @@ serve(const char *address, const struct pool_options *opt, int ready_fd,
 	pool.quiet_since_ms = clock_mono_ms();
 	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.changed, NULL);
+	pthread_cond_init(&pool.work, NULL);
 	if (pipe2(pool.wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		rc = err_set(err, ERR_FAILED, "cannot make a pipe (%s)",
 		    strerror(errno));
@@ -716,6 +779,7 @@ done:
 	while (pool.nidle > 0)
 		pg_disconnect(pool.idle[--pool.nidle]);
 	free(pool.idle);
+	free(pool.queue);
 	free(pool.address);
 	return rc;
 }

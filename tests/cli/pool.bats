@@ -936,3 +936,27 @@ subprocess.run(["runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", child
 	done
 	[ "$(sql "SELECT count(*) FROM tasks")" = 2 ]
 }
+
+# pool_threads: how many threads the pool's process has now.
+pool_threads() {
+	ls "/proc/$POOL_PID/task" | wc -l
+}
+
+@test "pool: session threads serve one command after another, at most --keep stay idle, and 'pool stop' ends them" {
+	pg_only
+	start_pool -- --keep 2
+	# One command at a time: a thread serves them all in turn.
+	for i in 1 2 3 4 5 6; do daicho add "one-$i" >/dev/null; done
+	wait_for 3 eval '[ "$(pool_threads)" -le 3 ]' || fail "after commands one at a time: $(pool_threads) threads"
+	[ "$(pool_threads)" -ge 2 ] || fail "no session thread was kept: $(pool_threads) threads"
+	# Sixteen at once: when they are done, two session threads at most stay.
+	for i in $(seq 16); do daicho add "many-$i" >/dev/null & done
+	wait
+	wait_for 3 eval '[ "$(pool_threads)" -le 3 ]' || fail "after 16 at once, $(pool_threads) threads (2 idle at most, and the main one)"
+	[ "$(titles_like one)" = 6 ] && [ "$(titles_like many)" = 16 ]
+	[ "$(sessions_total)" -ge 22 ]
+	# Stopping with idle threads is prompt, and the process ends.
+	capture daicho pool stop
+	[ "$status" -eq 0 ] || fail "pool stop: exit $status ($stderr)"
+	wait_for 3 eval '! is_pool_process "$POOL_PID"' || fail "the pool's process still runs after 'pool stop'"
+}
