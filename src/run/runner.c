@@ -887,7 +887,8 @@ exit_apply(struct runner *r, struct exit_job *job)
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
 		break;
 	case EXIT_NOT_STARTED:
-		/* Not the task's failure either; the run ends (settle()). */
+		/* Not the task's failure either; the run ends
+		 * (end_after_failed_start()). */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
 		if (rc == 0 && r->launch_errno == 0)
 			r->launch_errno = job->start_errno;
@@ -1021,7 +1022,6 @@ kill_overdue(struct runner *r)
 	}
 }
 
-/* Reap every child that ended; workers get their outcome decided. */
 /*
  * Worker w ended (reaped) with status: add it to *jobs (an array of
  * opt->jobs, made here when NULL; *count of them).
