@@ -34,6 +34,8 @@
 
 /* How long a stopping pool waits for its sessions to end. */
 #define STOP_GRACE_MS 10000
+/* How long a stopping pool waits for its idle session threads to end. */
+#define IDLE_THREADS_END_MS 2000
 /* How long 'pool stop' waits for the pool to stop taking new clients. */
 #define STOP_CLOSE_MS 5000
 
@@ -608,12 +610,18 @@ wind_down(struct pool *pool)
 	int64_t deadline = clock_mono_ms() + STOP_GRACE_MS;
 
 	pthread_mutex_lock(&pool->lock);
-	while (pool->sessions_now > 0 && wait_changed(pool, deadline))
-		;
-	/* The idle threads end: none may outlive the pool they wait on. */
+	/* Idle threads end now: none may outlive the pool they wait on. */
 	pool->stopping = true;
 	pthread_cond_broadcast(&pool->work);
-	while (pool->threads_now > 0 && wait_changed(pool, deadline))
+	while (pool->sessions_now > 0 && wait_changed(pool, deadline))
+		;
+	/*
+	 * Their own moment, even when a session outlived the grace: every
+	 * thread left then serves a session.
+	 */
+	deadline = clock_mono_ms() + IDLE_THREADS_END_MS;
+	while (pool->threads_now > pool->sessions_now &&
+	    wait_changed(pool, deadline))
 		;
 	while (pool->nidle > 0)
 		pg_disconnect(pool->idle[--pool->nidle]);
