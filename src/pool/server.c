@@ -483,26 +483,22 @@ session_thread(void *arg)
 	for (;;) {
 		run_session(pool, fd);
 		pthread_mutex_lock(&pool->lock);
-		if (pool->stopping || pool->threads_idle >= pool->opt.keep) {
-			pool->threads_now--;
-			pthread_cond_broadcast(&pool->changed);
-			pthread_mutex_unlock(&pool->lock);
-			return NULL;
-		}
+		if (pool->stopping || pool->threads_idle >= pool->opt.keep)
+			break;
 		pool->threads_idle++;
 		while (pool->nqueue == 0 && !pool->stopping)
 			pthread_cond_wait(&pool->work, &pool->lock);
 		pool->threads_idle--;
-		if (pool->nqueue == 0) {
-			/* Stopping, and nobody left to serve. */
-			pool->threads_now--;
-			pthread_cond_broadcast(&pool->changed);
-			pthread_mutex_unlock(&pool->lock);
-			return NULL;
-		}
+		/* Stopping, and nobody left to serve. */
+		if (pool->nqueue == 0)
+			break;
 		fd = pool->queue[--pool->nqueue];
 		pthread_mutex_unlock(&pool->lock);
 	}
+	pool->threads_now--;
+	pthread_cond_broadcast(&pool->changed);
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
 }
 
 
