@@ -1243,6 +1243,21 @@ refuse_reports() {
 	assert_no_workers_left
 }
 
+@test "run: a worker that exits 127 itself spends its attempts: it cannot pass for one that could not start" {
+	daicho add a >/dev/null
+	# 127 is what a child that cannot exec exits with; only the runner's
+	# own report of the failed exec gives a claim back unspent.
+	capture daicho run -q -j 1 --retries 1 --retry-backoff 10ms -- sh -c 'exit 127'
+	[ "$status" -ne 0 ] || fail "the run succeeded: $output"
+	[[ "$stderr" != *"cannot run"* ]] || fail "taken for a start failure: $stderr"
+	run sql_joined , "SELECT state || ' ' || attempts FROM tasks"
+	assert_output "failed 2"
+	ok daicho events --json
+	run jq -r '[.[] | select(.kind == "exit") | .detail.outcome] | unique | join(",")' <<<"$output"
+	assert_output "failed attempt"
+	assert_no_workers_left
+}
+
 @test "run: a script without #! is run by /bin/sh, as execvp() runs it" {
 	daicho add a >/dev/null
 	# shellcheck disable=SC2016
