@@ -4,6 +4,7 @@
  * over), on the ledger the directory locates.
  */
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +40,46 @@ print_serving(const char *socket, void *arg)
 	fflush(stdout);
 }
 
+/*
+ * Option name's value as a count from min to 10000 into *n (left alone
+ * when the option is absent); what it counts is for the error.
+ */
+static int
+count_option(struct cmd_ctx *ctx, const char *name, const char *what, int min,
+    int *n)
+{
+	const char *value = cmd_opt(ctx, name);
+	char *end;
+	long v;
+
+	if (value == NULL)
+		return 0;
+	v = strtol(value, &end, 10);
+	if (*value == '\0' || *end != '\0' || v < min || v > 10000)
+		return err_set(ctx->err, ERR_USAGE, "--%s: not a number of %s "
+		    "from %d to 10000: '%s'", name, what, min, value);
+	*n = (int)v;
+	return 0;
+}
+
+/* Sessions served at once by default: two per CPU this process may use. */
+static int
+default_active(void)
+{
+	cpu_set_t set;
+	long cpus;
+
+	cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+							    : sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 2 : cpus > 5000 ? 10000 : (int)(2 * cpus);
+}
+
 static int
 exec_pool_start(struct cmd_ctx *ctx)
 {
-	struct pool_options opt = { .keep = 32, .ready = print_serving };
-	const char *idle = cmd_opt(ctx, "idle"), *keep = cmd_opt(ctx, "keep");
+	struct pool_options opt = { .keep = 32, .active = default_active(),
+		.ready = print_serving };
+	const char *idle = cmd_opt(ctx, "idle");
 	struct buf socket = BUF_INIT;
 	int64_t pid;
 	int rc;
@@ -57,15 +93,9 @@ exec_pool_start(struct cmd_ctx *ctx)
 	    (duration_parse(idle, &opt.idle_ms) < 0 || opt.idle_ms < 0))
 		return err_set(ctx->err, ERR_USAGE, "--idle: not a duration: '%s' "
 		    "(say 10m, 1h; 0 never stops)", idle);
-	if (keep != NULL) {
-		char *end;
-		long n = strtol(keep, &end, 10);
-
-		if (*keep == '\0' || *end != '\0' || n < 0 || n > 10000)
-			return err_set(ctx->err, ERR_USAGE, "--keep: not a number of "
-			    "connections from 0 to 10000: '%s'", keep);
-		opt.keep = (int)n;
-	}
+	if ((rc = count_option(ctx, "keep", "connections", 0, &opt.keep)) < 0 ||
+	    (rc = count_option(ctx, "active", "commands", 1, &opt.active)) < 0)
+		return rc;
 	if ((rc = pool_serve(ctx->ledger_path.buf, &opt, &pid, &socket,
 	    ctx->err)) < 0)
 		goto done;
@@ -142,7 +172,7 @@ done:
 
 const struct cmd_entry cmd_pool_start_entry = {
 	.name = "pool start",
-	.usage = "pool start [--foreground] [--idle DUR] [--keep N]",
+	.usage = "pool start [--foreground] [--idle DUR] [--keep N] [--active N]",
 	.summary = "keep warm connections to a PostgreSQL ledger for short commands",
 	.help =
 	    "On a PostgreSQL ledger, every command otherwise starts libpq and a\n"
@@ -153,10 +183,17 @@ const struct cmd_entry cmd_pool_start_entry = {
 	    "commands connect directly, as before: a pool only makes them faster.\n"
 	    "A command that dies mid-transaction has it rolled back; a pool that\n"
 	    "dies mid-transaction fails that command with exit 75 and nothing\n"
-	    "of it applied. Commands that stay (run, mcp, serve, sweep --every,\n"
-	    "events --follow, status --watch) always connect directly, so that\n"
-	    "stopping or restarting a pool never ends them. DAICHO_POOL=off (or\n"
-	    "0, no, false) makes a command connect directly.\n\n"
+	    "of it applied.\n\n"
+	    "At most --active commands are served at once (two per CPU unless\n"
+	    "told); the others wait their turn, oldest first, as they would wait\n"
+	    "for the ledger's write lock anyway, and a few busy server processes\n"
+	    "get through a burst faster than one each. A command that has waited\n"
+	    "200 ms is served anyway: one stalled in the middle of its session\n"
+	    "(stopped, reading a slow pipe) holds the others up that long at most.\n\n"
+	    "Commands that stay (run, mcp, serve, sweep --every, events --follow,\n"
+	    "status --watch) always connect directly, so that stopping or\n"
+	    "restarting a pool never ends them. DAICHO_POOL=off (or 0, no, false)\n"
+	    "makes a command connect directly.\n\n"
 	    POOL_HELP_WHO "\n"
 	    "Detaches once it serves and prints \"pool started: pid N, socket\n"
 	    "PATH\"; --foreground stays (for a service manager) until 'daicho\n"
@@ -166,6 +203,7 @@ const struct cmd_entry cmd_pool_start_entry = {
 	    { "foreground", 0, NULL, "stay attached to the terminal" },
 	    { "idle", 0, "DUR", "stop after no command for DUR (default never)" },
 	    { "keep", 0, "N", "connections and threads kept warm (32)" },
+	    { "active", 0, "N", "commands served at once (two per CPU)" },
 	    { 0 } },
 	.flags = 0,
 	.min_args = 0,

@@ -136,6 +136,8 @@ struct pool_options {
 	bool foreground;      /* stay attached; else detach once serving */
 	int64_t idle_ms;      /* stop after no client for this long; 0 never */
 	int keep;             /* idle connections kept warm, at most */
+	int active;           /* sessions served at once; more wait their
+				 turn (at least 1) */
 	/* Called once the pool serves, with its socket (foreground). */
 	void (*ready)(const char *socket, void *arg);
 	void *ready_arg;

@@ -6,6 +6,15 @@
  * statements run through src/pg/db_pg.c as they would in the client's own
  * process; a client that goes away mid-transaction (exit, kill -9) has its
  * transaction rolled back before the connection serves anyone else.
+ *
+ * At most opt.active sessions are served at once; later clients wait
+ * their turn, oldest first (dispatch()). Every write waits on one lock
+ * anyway, and a few busy server processes get through a burst of short
+ * commands faster than one per command: on 2 cores, 32 claimers at once
+ * cost the server about a third less CPU a claim served 4 at a time
+ * (bench/RESULTS.md, session 13). A client that has waited QUEUE_WAIT_MS
+ * is served anyway, so a session whose client stalls (stopped, reading a
+ * slow pipe) holds the others up for that long at most.
  */
 #include "pool/pool.h"
 
@@ -38,6 +47,14 @@
 #define IDLE_THREADS_END_MS 2000
 /* How long 'pool stop' waits for the pool to stop taking new clients. */
 #define STOP_CLOSE_MS 5000
+/* How long a client waits for its turn before it is served anyway. */
+#define QUEUE_WAIT_MS 200
+
+/* A client accepted, waiting for its turn. */
+struct waiting {
+	int fd;
+	int64_t since_ms;         /* accepted (clock_mono_ms()) */
+};
 
 struct pool {
 	char *address;
@@ -47,14 +64,19 @@ struct pool {
 	pthread_mutex_t lock;     /* everything below */
 	pthread_cond_t changed;   /* sessions_now or threads_now went down,
 				     or closed */
-	pthread_cond_t work;      /* a client queued, or stopping */
-	int *queue;               /* accepted clients for idle threads */
+	pthread_cond_t work;      /* a client handed to idle threads, or
+				     stopping */
+	struct waiting *queue;    /* accepted clients waiting, oldest first */
 	size_t nqueue, queue_alloc;
+	int *handed;              /* clients given to idle threads */
+	size_t nhanded, handed_alloc;
+	int64_t serving;          /* sessions being served */
 	int64_t threads_now;      /* session threads, serving or idle */
-	int64_t threads_idle;     /* waiting on work for a client */
+	int64_t threads_idle;     /* idle threads not yet handed a client */
 	struct pg_conn **idle;
 	size_t nidle, idle_alloc;
-	int64_t sessions_now;     /* accepted connections, for winding down */
+	int64_t sessions_now;     /* accepted connections, waiting or served,
+				     for winding down */
 	int64_t commands_now, commands_total; /* sessions of commands */
 	int64_t started_ms;
 	int64_t quiet_since_ms;   /* when the last command's session ended */
@@ -465,12 +487,92 @@ struct session {
 	int fd;
 };
 
+static void *session_thread(void *arg);
+
 /*
- * A session thread: it serves its first client, then waits for the next
- * one accept_client() queues, while fewer than opt.keep threads are idle
- * and the pool is not stopping. A thread kept keeps its stack mapped: a
- * new thread for every command cost the pool its stack's page faults,
- * then glibc's madvise() of the whole stack at the thread's exit.
+ * Whether the oldest waiting client may be served now (pool->lock held):
+ * a turn is free, it has waited QUEUE_WAIT_MS, or the pool is stopping
+ * (everyone accepted is answered).
+ */
+static bool
+may_serve_next(const struct pool *pool, int64_t now_ms)
+{
+	return pool->nqueue > 0 &&
+	       (pool->serving < pool->opt.active || pool->stopping ||
+		   now_ms - pool->queue[0].since_ms >= QUEUE_WAIT_MS);
+}
+
+/* The oldest waiting client, out of the queue (pool->lock held). */
+static int
+next_waiting(struct pool *pool)
+{
+	int fd = pool->queue[0].fd;
+
+	memmove(pool->queue, pool->queue + 1,
+	    --pool->nqueue * sizeof(*pool->queue));
+	return fd;
+}
+
+/*
+ * Serve the waiting clients that may be served now (pool->lock held): each
+ * goes to an idle thread, else to a new one. A client no thread can be
+ * made for is closed (it then connects directly); the next ones are left
+ * waiting for a thread that ends its session, unless none serves.
+ */
+static void
+dispatch(struct pool *pool)
+{
+	int64_t now_ms = clock_mono_ms();
+
+	while (may_serve_next(pool, now_ms)) {
+		int fd = next_waiting(pool);
+		struct session *s;
+		pthread_attr_t attr;
+		pthread_t thread;
+		int rc;
+
+		pool->serving++;
+		if (pool->threads_idle > 0) {
+			pool->threads_idle--;
+			xgrow((void **)&pool->handed, &pool->handed_alloc,
+			    pool->nhanded + 1, sizeof(*pool->handed));
+			pool->handed[pool->nhanded++] = fd;
+			pthread_cond_signal(&pool->work);
+			continue;
+		}
+		s = xcalloc(1, sizeof(*s));
+		s->pool = pool;
+		s->fd = fd;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&thread, &attr, session_thread, s);
+		pthread_attr_destroy(&attr);
+		if (rc == 0) {
+			pool->threads_now++;
+			continue;
+		}
+		close(fd);
+		free(s);
+		pool->serving--;
+		pool->sessions_now--;
+		pthread_cond_broadcast(&pool->changed);
+		/*
+		 * The others wait for a session to end, or for their time:
+		 * a thread that ends one takes the next.
+		 */
+		if (pool->serving > 0)
+			break;
+	}
+}
+
+/*
+ * A session thread: it serves its first client, then the oldest one
+ * waiting if it may be served now (may_serve_next()), else waits to be
+ * handed the next (dispatch()), while fewer than opt.keep threads are idle
+ * and the pool is not stopping.
+ * A thread kept keeps its stack mapped: a new thread for every command
+ * cost the pool its stack's page faults, then glibc's madvise() of the
+ * whole stack at the thread's exit.
  */
 static void *
 session_thread(void *arg)
@@ -483,16 +585,25 @@ session_thread(void *arg)
 	for (;;) {
 		run_session(pool, fd);
 		pthread_mutex_lock(&pool->lock);
+		pool->serving--;
+		/* The turn just freed goes to the oldest client waiting. */
+		if (may_serve_next(pool, clock_mono_ms())) {
+			pool->serving++;
+			fd = next_waiting(pool);
+			pthread_mutex_unlock(&pool->lock);
+			continue;
+		}
 		if (pool->stopping || pool->threads_idle >= pool->opt.keep)
 			break;
 		pool->threads_idle++;
-		while (pool->nqueue == 0 && !pool->stopping)
+		while (pool->nhanded == 0 && !pool->stopping)
 			pthread_cond_wait(&pool->work, &pool->lock);
-		pool->threads_idle--;
-		/* Stopping, and nobody left to serve. */
-		if (pool->nqueue == 0)
+		/* Stopping, and nobody handed to this thread. */
+		if (pool->nhanded == 0) {
+			pool->threads_idle--;
 			break;
-		fd = pool->queue[--pool->nqueue];
+		}
+		fd = pool->handed[--pool->nhanded];
 		pthread_mutex_unlock(&pool->lock);
 	}
 	pool->threads_now--;
@@ -501,17 +612,12 @@ session_thread(void *arg)
 	return NULL;
 }
 
-
-
-/* Accept a client on the pool's socket and start its session. */
+/* Accept a client on the pool's socket: it waits for its turn. */
 static void
 accept_client(struct pool *pool)
 {
-	struct session *s;
 	struct ucred peer;
 	socklen_t len = sizeof(peer);
-	pthread_attr_t attr;
-	pthread_t thread;
 	int fd = accept4(pool->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
 	if (fd < 0)
@@ -524,31 +630,11 @@ accept_client(struct pool *pool)
 	}
 	pthread_mutex_lock(&pool->lock);
 	pool->sessions_now++;
-	/* An idle thread takes it, else a new one. */
-	if (pool->threads_idle > (int64_t)pool->nqueue) {
-		xgrow((void **)&pool->queue, &pool->queue_alloc, pool->nqueue + 1,
-		    sizeof(*pool->queue));
-		pool->queue[pool->nqueue++] = fd;
-		pthread_cond_signal(&pool->work);
-		pthread_mutex_unlock(&pool->lock);
-		return;
-	}
-	pool->threads_now++;
+	xgrow((void **)&pool->queue, &pool->queue_alloc, pool->nqueue + 1,
+	    sizeof(*pool->queue));
+	pool->queue[pool->nqueue++] = (struct waiting){ fd, clock_mono_ms() };
+	dispatch(pool);
 	pthread_mutex_unlock(&pool->lock);
-	s = xcalloc(1, sizeof(*s));
-	s->pool = pool;
-	s->fd = fd;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&thread, &attr, session_thread, s) != 0) {
-		close(fd);
-		free(s);
-		pthread_mutex_lock(&pool->lock);
-		pool->sessions_now--;
-		pool->threads_now--;
-		pthread_mutex_unlock(&pool->lock);
-	}
-	pthread_attr_destroy(&attr);
 }
 
 /* Accept clients until stopped (a request, a signal, or idle too long). */
@@ -565,11 +651,12 @@ accept_loop(struct pool *pool)
 
 		pthread_mutex_lock(&pool->lock);
 		/*
-		 * Idle: no command for opt.idle_ms. Sessions that are no
-		 * command (status) do not count; one still saying hello when
-		 * the pool stops is served while it winds down.
+		 * Idle: no command for opt.idle_ms, and none waiting. Sessions
+		 * that are no command (status) do not count; one still saying
+		 * hello when the pool stops is served while it winds down.
 		 */
-		if (pool->opt.idle_ms > 0 && pool->commands_now == 0) {
+		if (pool->opt.idle_ms > 0 && pool->commands_now == 0 &&
+		    pool->nqueue == 0) {
 			int64_t left = pool->quiet_since_ms + pool->opt.idle_ms -
 			    clock_mono_ms();
 
@@ -578,6 +665,16 @@ accept_loop(struct pool *pool)
 			timeout = left <= 0 ? 0 : left > 60000 ? 60000 : (int)left;
 		} else if (pool->opt.idle_ms > 0) {
 			timeout = 1000;
+		}
+		/* Wake when the oldest waiting client has waited long enough. */
+		if (pool->nqueue > 0) {
+			int64_t left = pool->queue[0].since_ms + QUEUE_WAIT_MS -
+			    clock_mono_ms();
+
+			if (left < 0)
+				left = 0;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
 		}
 		stop = pool->stopping;
 		pthread_mutex_unlock(&pool->lock);
@@ -596,6 +693,9 @@ accept_loop(struct pool *pool)
 		}
 		if (pfd[0].revents & POLLIN)
 			accept_client(pool);
+		pthread_mutex_lock(&pool->lock);
+		dispatch(pool);
+		pthread_mutex_unlock(&pool->lock);
 	}
 }
 
@@ -606,8 +706,12 @@ wind_down(struct pool *pool)
 	int64_t deadline = clock_mono_ms() + STOP_GRACE_MS;
 
 	pthread_mutex_lock(&pool->lock);
-	/* Idle threads end now: none may outlive the pool they wait on. */
+	/*
+	 * Clients still waiting are served; idle threads end now: none may
+	 * outlive the pool they wait on.
+	 */
 	pool->stopping = true;
+	dispatch(pool);
 	pthread_cond_broadcast(&pool->work);
 	while (pool->sessions_now > 0 && wait_changed(pool, deadline))
 		;
@@ -731,6 +835,8 @@ serve(const char *address, const struct pool_options *opt, int ready_fd,
 
 	pool.address = xstrdup(address);
 	pool.opt = *opt;
+	if (pool.opt.active < 1)
+		pool.opt.active = 1;
 	pool.started_ms = clock_now_ms();
 	pool.quiet_since_ms = clock_mono_ms();
 	pthread_mutex_init(&pool.lock, NULL);
@@ -784,6 +890,7 @@ done:
 		pg_disconnect(pool.idle[--pool.nidle]);
 	free(pool.idle);
 	free(pool.queue);
+	free(pool.handed);
 	free(pool.address);
 	return rc;
 }

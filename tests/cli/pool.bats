@@ -153,6 +153,20 @@ batch_file() {
 	    'BEGIN { for (i = 1; i <= n; i++) printf "{\"title\":\"%s-%d\"}\n", prefix, i }' >"$1"
 }
 
+# stall_batch PREFIX: a batch of 20,000 tasks titled PREFIX-N, started in
+# the background and stopped (SIGSTOP) once inside its transaction, holding
+# the write lock; its pid in STALLED (recorded for teardown). A batch is one
+# transaction of many statements, each a round trip through the pool: long
+# enough to catch the client inside it.
+stall_batch() {
+	batch_file "$TEST_ROOT/big.jsonl" "$1" 20000
+	daicho add --batch "$TEST_ROOT/big.jsonl" >/dev/null 2>"$TEST_ROOT/client.err" &
+	STALLED=$!
+	BG_PIDS+=("$STALLED")
+	wait_for 20 lock_held || fail "the batch never took the write lock"
+	kill -STOP "$STALLED"
+}
+
 # titles_like PREFIX: how many tasks have a title starting PREFIX-.
 titles_like() {
 	sql "SELECT count(*) FROM tasks WHERE title LIKE '$1-%'"
@@ -274,7 +288,8 @@ titles_like() {
 	snapshot_ledger
 	local args
 	for args in "--idle bogus" "--idle -1s" "--idle" "--keep -1" "--keep 10001" "--keep abc" \
-	    "--keep 1.5" "--keep=" "extra-arg" "--nope"; do
+	    "--keep 1.5" "--keep=" "--active 0" "--active -2" "--active 10001" "--active two" \
+	    "--active" "extra-arg" "--nope"; do
 		# shellcheck disable=SC2086
 		refused 2 daicho pool start $args
 	done
@@ -440,14 +455,8 @@ masked_rows() {
 	daicho add "claim me" >/dev/null
 	start_pool
 	snapshot_ledger
-	# A batch is one transaction of many statements, each a round trip
-	# through the pool: long enough to catch the client inside it.
-	batch_file "$TEST_ROOT/big.jsonl" killed 20000
-	daicho add --batch "$TEST_ROOT/big.jsonl" >/dev/null 2>"$TEST_ROOT/client.err" &
-	local client=$!
-	BG_PIDS+=("$client")
-	wait_for 20 lock_held || fail "the batch never took the write lock"
-	kill -STOP "$client"
+	stall_batch killed
+	local client=$STALLED
 	# Frozen inside its transaction: the pool's connection holds the lock
 	# and waits for the client's next statement.
 	sleep 0.3
@@ -959,4 +968,39 @@ pool_threads() {
 	capture daicho pool stop
 	[ "$status" -eq 0 ] || fail "pool stop: exit $status ($stderr)"
 	wait_for 3 eval '! is_pool_process "$POOL_PID"' || fail "the pool's process still runs after 'pool stop'"
+}
+
+@test "pool: --active 1 serves one command at a time, the others in turn; one stalled mid-session (SIGSTOP) holds the others up 200 ms, not for ever" {
+	pg_only
+	batch_file "$TEST_ROOT/four.jsonl" turn 4
+	daicho add --batch "$TEST_ROOT/four.jsonl" >/dev/null
+	start_pool -- --active 1
+	# Four claimers at once, served in turn: each gets a task of its own,
+	# and one connection served them all (two if one waited its 200 ms on
+	# a slow machine; four, one each, if none waited).
+	local i
+	for i in 1 2 3 4; do
+		daicho --as "w$i" claim --next >"$TEST_ROOT/claim-$i.out" 2>&1 &
+	done
+	wait
+	[ "$(sort -u "$TEST_ROOT"/claim-*.out | grep -c '^[0-9][0-9]*$')" = 4 ] ||
+		fail "four claims did not take four tasks: $(cat "$TEST_ROOT"/claim-*.out)"
+	[ "$(pool_json | jq .idle_connections)" -le 2 ] ||
+		fail "served one at a time, yet the pool keeps $(pool_json | jq .idle_connections) connections"
+	# A batch stopped inside its transaction keeps the only turn.
+	stall_batch stalled
+	local client=$STALLED
+	# A read waits its turn for 200 ms, then is served anyway.
+	local t0=$EPOCHREALTIME took_ms
+	capture daicho ls --state claimed
+	took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
+	[ "$status" -eq 0 ] || fail "ls behind a stalled session: exit $status ($stderr)"
+	[ "$(grep -c 'turn-' <<<"$output")" = 4 ] || fail "ls printed: $output"
+	[ "$took_ms" -ge 200 ] || fail "served after $took_ms ms: it did not wait for its turn"
+	[ "$took_ms" -lt 5000 ] || fail "held up $took_ms ms by a stalled session"
+	[ "$(pool_json | jq .sessions_now)" = 1 ] || fail "the stalled batch's session is gone"
+	kill -9 "$client"
+	wait "$client" 2>/dev/null || true
+	wait_for 2 lock_free || fail "the write lock is still held 2 s after the batch died"
+	[ "$(titles_like stalled)" = 0 ]
 }
