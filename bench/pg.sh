@@ -63,6 +63,8 @@ hf() {
 		i == n && $1 == f { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
 }
 ms() { calc '%.2f' "($1) * 1000"; }
+# cpu_ticks: the machine's busy and idle clock ticks so far (/proc/stat).
+cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat; }
 gen_tasks() {
 	awk -v n="$1" -v p="$2" 'BEGIN {
 		for (i = 1; i <= n; i++)
@@ -145,7 +147,7 @@ claimer() {
 
 # drain KIND LEDGER: DRAIN_PROCS claimers drain DRAIN_TASKS tasks.
 drain() {
-	local kind=$1 L=$2 dir=$WORK/b2-$1 i deadline t0 t1 printed unique doubles errs slow max rate
+	local kind=$1 L=$2 dir=$WORK/b2-$1 i deadline t0 t1 printed unique doubles errs slow max rate busy0 idle0 busy1 idle1
 	mkdir -p "$dir"
 	"$D" --ledger "$L" init >/dev/null || exit 1
 	gen_tasks "$DRAIN_TASKS" drain >"$dir/tasks.jsonl"
@@ -153,12 +155,14 @@ drain() {
 	[ "$kind" != postgresql_pool ] || "$D" --ledger "$L" pool start >/dev/null || exit 1
 	printf -v deadline '%(%s)T' -1
 	deadline=$((deadline + DRAIN_BUDGET))
+	read -r busy0 idle0 <<<"$(cpu_ticks)"
 	t0=$(now_ns)
 	for i in $(seq 1 "$DRAIN_PROCS"); do
 		claimer "c$i" "$L" "$dir" "$deadline" &
 	done
 	wait
 	t1=$(now_ns)
+	read -r busy1 idle1 <<<"$(cpu_ticks)"
 	[ "$kind" != postgresql_pool ] || "$D" --ledger "$L" pool stop >/dev/null
 	printed=$(cat "$dir"/*.ids | wc -l)
 	unique=$(cat "$dir"/*.ids | sort -u | wc -l)
@@ -168,6 +172,7 @@ drain() {
 	slow=$(awk '$1 > 2000000' "$dir"/*.us | wc -l)
 	rate=$(calc '%.0f' "$printed / (($t1 - $t0) / 1e9)")
 	say "   $kind: $printed claims in $(calc '%.2f' "($t1 - $t0) / 1e9") s = $rate claims/s; double claims $doubles; exit 75 retries $errs; slowest claim $(calc '%.0f' "$max / 1000") ms; claims over 2 s: $slow; p50 $(cat "$dir"/*.us | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int(NR / 2) + 1] / 1000 }') ms"
+	say "   $kind: CPU busy $(calc '%.1f' "100 * ($busy1 - $busy0) / ($busy1 - $busy0 + $idle1 - $idle0)") %, $(calc '%.2f' "($busy1 - $busy0) * 1000 / $(getconf CLK_TCK) / $printed") ms of CPU a claim (claimer loops, daicho, the pool and PostgreSQL)"
 	[ -s "$dir/stopped" ] && say "   $kind: NOT DRAINED within $DRAIN_BUDGET s"
 	eval "RATE_$kind=$rate"
 }
