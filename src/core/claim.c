@@ -395,9 +395,18 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 		(json_int_t)max_hold_ms), err);
 }
 
+/* Whether terms leave anything to the ledger's settings (settle_terms()). */
+static bool
+terms_need_settings(const struct claim_terms *terms)
+{
+	return terms->lease_ms == 0 || terms->max_hold_ms == 0 ||
+	       terms->base == NULL;
+}
+
 /*
- * Settle what terms leave to the ledger, before the write lock and in one
- * read of the settings: a lease of 0 becomes the "lease" setting, else
+ * Settle what terms leave to the ledger, from settings, the one read of the
+ * settings (settings_read_ahead(); NULL when terms need none): a lease of
+ * 0 becomes the "lease" setting, else
  * TASK_DEFAULT_LEASE_MS; *max_hold_ms, the maximum hold a new claim gets,
  * is terms->max_hold_ms, else the "max-hold" setting, else
  * TASK_MAX_HOLD_LEASES leases (so the claim's event can say it without
@@ -407,17 +416,17 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
  * renewal changes the hold only when asked to.
  */
 static int
-settle_terms(struct ledger *ledger, struct claim_terms *terms,
-    int64_t *max_hold_ms, struct buf *base, struct err *err)
+settle_terms(struct ledger *ledger, struct db_stmt *settings,
+    struct claim_terms *terms, int64_t *max_hold_ms, struct buf *base,
+    struct err *err)
 {
 	static const char *const keys[] = { "lease", "max-hold", "trunk" };
 	struct buf values[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
 	bool found[3] = { false, false, false };
 	int rc = 0;
 
-	if ((terms->lease_ms == 0 || terms->max_hold_ms == 0 ||
-		terms->base == NULL) &&
-	    (rc = settings_values(ledger, keys, 3, values, found, err)) < 0)
+	if (settings != NULL && (rc = settings_values_read(ledger, settings,
+	    keys, 3, values, found, err)) < 0)
 		goto done;
 	if (terms->lease_ms == 0)
 		terms->lease_ms = found[0] ? strtoll(values[0].buf, NULL, 10)
@@ -602,15 +611,29 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	struct task_now now = { 0 };
 	struct claim_terms terms = *asked;
 	struct buf base = BUF_INIT;
-	int64_t max_hold_ms;
+	struct db_stmt *settings = NULL;
+	int64_t max_hold_ms = 0;
+	bool ahead = false, settled;
 	int rc;
 
 	if (terms.lease_ms < 0)
 		return err_set(err, ERR_USAGE, "lease must be longer than 0");
 	if (terms.max_hold_ms < 0)
 		return err_set(err, ERR_USAGE, "max hold must be longer than 0");
-	if ((rc = settle_terms(ledger, &terms, &max_hold_ms, &base, err)) < 0 ||
+	/*
+	 * The settings are read before the write lock; through a pool the
+	 * read goes with the transaction's first statement instead, and the
+	 * terms are settled once both are answered: one wait fewer.
+	 */
+	if (terms_need_settings(&terms) &&
+	    (settings = settings_read_ahead(ledger, &ahead, err)) == NULL)
+		return -(int)err->code;
+	settled = !ahead;
+	if ((settled && (rc = settle_terms(ledger, settings, &terms,
+	    &max_hold_ms, &base, err)) < 0) ||
 	    (rc = ledger_begin_as(ledger, &agent, err)) < 0) {
+		if (settings != NULL)
+			db_reset(settings);
 		buf_release(&base);
 		return rc;
 	}
@@ -629,6 +652,12 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				rc = nothing_ready(ledger, label, err);
 				goto fail;
 			}
+		}
+		if (!settled) {
+			if ((rc = settle_terms(ledger, settings, &terms,
+			    &max_hold_ms, &base, err)) < 0)
+				goto fail;
+			settled = true;
 		}
 		/*
 		 * An open task from the walk was read in this transaction and
@@ -693,6 +722,8 @@ take_it:
 	buf_release(&base);
 	return ledger_commit(ledger, err);
 fail:
+	if (!settled)
+		db_reset(settings);
 	free(now.owner_name);
 	buf_release(&base);
 	ledger_rollback(ledger);

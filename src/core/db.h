@@ -75,6 +75,15 @@ void db_bind_blob_copy(struct db_stmt *st, int n, const void *data,
 int db_bind_count(struct db_stmt *st);
 
 int db_step(struct db_stmt *st);
+/*
+ * Ask for st, a read outside any transaction with its bindings set, to
+ * run ahead: true when the driver sends it with the next statement (the
+ * pool's: one wait for both), its rows then read by db_step() as ever;
+ * false when it runs at its first db_step(), as any statement does, so
+ * the caller that has the choice reads it now. Resetting, binding or
+ * preparing st again before then takes it back.
+ */
+bool db_step_ahead(struct db_stmt *st);
 /* Reset st to run again; its bindings stay. */
 void db_reset(struct db_stmt *st);
 

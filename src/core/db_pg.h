@@ -160,6 +160,14 @@ int pg_stmt_step(struct pg_stmt *st) DB_PG_WEAK;
  * PG_RC_ code.
  */
 int pg_stmt_step_later(struct pg_stmt *st) DB_PG_WEAK;
+/*
+ * Ask for st (a read outside any transaction, whose bindings are set) to
+ * be sent now with the next request, its rows kept for its first
+ * pg_stmt_step(): true when the driver did (the pool's, on a live
+ * session), false when st runs at its first step as usual. Resetting st,
+ * binding it again or freeing it before then takes the request back.
+ */
+bool pg_stmt_step_ahead(struct pg_stmt *st) DB_PG_WEAK;
 void pg_stmt_reset(struct pg_stmt *st) DB_PG_WEAK;
 /* Unbind every parameter of st (each is NULL until bound again). */
 void pg_stmt_clear_bindings(struct pg_stmt *st) DB_PG_WEAK;

@@ -133,6 +133,12 @@ db_step(struct db_stmt *st)
 	return sqlite3_step(st->lite);
 }
 
+bool
+db_step_ahead(struct db_stmt *st)
+{
+	return st->pg != NULL && pg_stmt_step_ahead(st->pg);
+}
+
 int
 db_step_later(struct ledger *ledger, struct db_stmt *st, const char *what,
     struct err *err)

@@ -431,20 +431,29 @@ settings_number(struct ledger *ledger, const char *key, int64_t *value,
 	return rc;
 }
 
-int
-settings_values(struct ledger *ledger, const char *const *keys, size_t count,
-    struct buf *values, bool *found, struct err *err)
+/* All the settings, keys and values: what settings_values_read() reads. */
+static const char settings_sql[] = "SELECT key, value FROM settings";
+
+struct db_stmt *
+settings_read_ahead(struct ledger *ledger, bool *ahead, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, "SELECT key, value FROM settings",
-	    err);
+	struct db_stmt *st = db_prepare(ledger, settings_sql, err);
+
+	*ahead = st != NULL && db_step_ahead(st);
+	return st;
+}
+
+int
+settings_values_read(struct ledger *ledger, struct db_stmt *st,
+    const char *const *keys, size_t count, struct buf *values, bool *found,
+    struct err *err)
+{
 	int rc;
 
 	for (size_t i = 0; i < count; i++) {
 		buf_reset(&values[i]);
 		found[i] = false;
 	}
-	if (st == NULL)
-		return -(int)err->code;
 	while ((rc = db_step(st)) == DB_ROW) {
 		const char *key = db_column_text(st, 0);
 		const char *value = db_column_text(st, 1);
@@ -459,6 +468,22 @@ settings_values(struct ledger *ledger, const char *const *keys, size_t count,
 	if (rc != DB_DONE)
 		return db_error(ledger, rc, err, "reading settings");
 	return 0;
+}
+
+int
+settings_values(struct ledger *ledger, const char *const *keys, size_t count,
+    struct buf *values, bool *found, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger, settings_sql, err);
+
+	if (st == NULL) {
+		for (size_t i = 0; i < count; i++) {
+			buf_reset(&values[i]);
+			found[i] = false;
+		}
+		return -(int)err->code;
+	}
+	return settings_values_read(ledger, st, keys, count, values, found, err);
 }
 
 int

@@ -28,6 +28,8 @@
 #include "core/ledger.h"
 #include "util/strlist.h"
 
+struct db_stmt;
+
 /*
  * Set key to values (as typed: one duration for max-hold, one or more
  * globs for protect), or unset it when values is NULL, in one transaction
@@ -67,6 +69,20 @@ int settings_number(struct ledger *ledger, const char *key, int64_t *value,
  */
 int settings_values(struct ledger *ledger, const char *const *keys,
     size_t count, struct buf *values, bool *found, struct err *err);
+
+/*
+ * The read settings_values() makes, asked for ahead (db_step_ahead()) so
+ * that it can travel with the next statement: the statement, for one
+ * settings_values_read(), and *ahead, whether it went ahead (when not, read
+ * it at once: it would run alone anyway). NULL with err filled.
+ */
+struct db_stmt *settings_read_ahead(struct ledger *ledger, bool *ahead,
+    struct err *err);
+
+/* settings_values() from st, the read settings_read_ahead() returned. */
+int settings_values_read(struct ledger *ledger, struct db_stmt *st,
+    const char *const *keys, size_t count, struct buf *values, bool *found,
+    struct err *err);
 
 /* Whether key names a setting whose value is a duration in milliseconds. */
 bool settings_is_duration(const char *key);

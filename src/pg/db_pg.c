@@ -1067,6 +1067,14 @@ pg_stmt_step(struct pg_stmt *st)
  * with the next statement's or the COMMIT's (settle()): one round trip
  * fewer with the write lock held. Anywhere else it runs now.
  */
+/* A connection of this process's own has nothing to send it with. */
+bool
+pg_stmt_step_ahead(struct pg_stmt *st)
+{
+	(void)st;
+	return false;
+}
+
 int
 pg_stmt_step_later(struct pg_stmt *st)
 {

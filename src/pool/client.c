@@ -37,6 +37,8 @@ struct pg_conn {
 	bool committing;         /* a COMMIT is sent: its outcome is the server's */
 	struct wire_msg request, reply;
 	struct buf later;        /* POOL_STEP_LATER requests, sent with the next */
+	struct pg_stmt *ahead;   /* a read in later, whose reply comes first
+				  * (pg_stmt_step_ahead()); NULL: none */
 	int64_t locked_us;       /* when the open write transaction began on
 				  * the server (clock_mono_us()); 0: not yet */
 };
@@ -99,6 +101,7 @@ lose(struct pg_conn *pg)
 		close(pg->fd);
 	pg->fd = -1;
 	buf_reset(&pg->later);
+	pg->ahead = NULL;
 	if (pg->in_transaction)
 		pg->failed = true;
 	/* A COMMIT sent may have been made: the caller says so. */
@@ -167,6 +170,47 @@ request(struct pg_conn *pg, int kind)
 	wire_put_i64(&pg->request, pg->begin);
 }
 
+static int read_rows(struct pg_stmt *st);
+
+/*
+ * Read the reply to pg->ahead, sent before the request just sent, into
+ * that statement: its rows, or, when it failed, nothing (it then runs
+ * again at its first step: a read outside a transaction may). 0, or -1
+ * when the session is no longer to be trusted.
+ */
+static int
+take_ahead(struct pg_conn *pg)
+{
+	struct pg_stmt *st = pg->ahead;
+	struct pool_head head;
+
+	pg->ahead = NULL;
+	if (wire_recv(pg->fd, &st->result) != 1 ||
+	    wire_kind(&st->result) != POOL_REPLY)
+		return -1;
+	pool_get_head(&st->result, &head);
+	if (wire_bad(&st->result))
+		return -1;
+	if (head.rc != 0)
+		return 0;
+	clock_set_offset_ms(head.clock_offset_ms);
+	if (read_rows(st) != 0)
+		return -1;
+	st->ran = true;
+	st->row = -1;
+	return 0;
+}
+
+/* Take back st's request sent ahead, if it is still waiting to go. */
+static void
+recall_ahead(struct pg_stmt *st)
+{
+	if (st->pg->ahead == st) {
+		buf_reset(&st->pg->later);
+		st->pg->ahead = NULL;
+	}
+}
+
 /* Send pg->request and read its reply into pg->reply; rc as call(). */
 static int
 exchange(struct pg_conn *pg, struct pool_head *head)
@@ -186,6 +230,7 @@ exchange(struct pg_conn *pg, struct pool_head *head)
 			return rc;
 	}
 	if (wire_send_after(pg->fd, &pg->later, &pg->request) < 0 ||
+	    (pg->ahead != NULL && take_ahead(pg) != 0) ||
 	    wire_recv(pg->fd, &pg->reply) != 1)
 		return lose(pg);
 	pool_get_head(&pg->reply, head);
@@ -383,8 +428,9 @@ pg_rollback(struct pg_conn *pg)
 {
 	/* A transaction not yet begun on the server needs no word. */
 	pg->begin = 0;
-	/* Nor do its writes not yet sent. */
+	/* Nor do its writes not yet sent (nor a read sent ahead of it). */
 	buf_reset(&pg->later);
+	pg->ahead = NULL;
 	if (pg->fd >= 0 && pg->in_transaction)
 		call_simple(pg, POOL_ROLLBACK);
 	pg->in_transaction = false;
@@ -467,6 +513,7 @@ pg_stmt_new(struct pg_conn *pg, const char *sql)
 void
 pg_stmt_reset(struct pg_stmt *st)
 {
+	recall_ahead(st);
 	st->ran = false;
 	st->ncolumns = 0;
 	st->nrows = 0;
@@ -483,6 +530,7 @@ clear_param(struct param *p)
 void
 pg_stmt_clear_bindings(struct pg_stmt *st)
 {
+	recall_ahead(st);
 	for (int i = 0; i < st->nparams; i++)
 		clear_param(&st->params[i]);
 }
@@ -506,6 +554,7 @@ pg_stmt_free(struct pg_stmt *st)
 static struct param *
 param(struct pg_stmt *st, int n)
 {
+	recall_ahead(st);
 	if (n < 1 || n > st->nparams)
 		return NULL;
 	clear_param(&st->params[n - 1]);
@@ -692,11 +741,32 @@ pg_stmt_step_later(struct pg_stmt *st)
 	return DB_DONE;
 }
 
+/*
+ * Outside a transaction, on a live session with nothing else waiting to
+ * go, st goes in one write with the next request: the pool answers both
+ * in order, and the process waits once for the two.
+ */
+bool
+pg_stmt_step_ahead(struct pg_stmt *st)
+{
+	struct pg_conn *pg = st->pg;
+
+	if (pg->fd < 0 || pg->in_transaction || pg->begin != 0 ||
+	    pg->later.len != 0 || pg->ahead != NULL || st->ran)
+		return false;
+	put_step(st, POOL_STEP);
+	wire_queue(&pg->later, &pg->request);
+	pg->ahead = st;
+	return true;
+}
+
 int
 pg_stmt_step(struct pg_stmt *st)
 {
 	int rc;
 
+	/* Stepped before anything else went: it goes now, on its own. */
+	recall_ahead(st);
 	if (!st->ran && (rc = execute(st)) != 0)
 		return rc;
 	if ((size_t)(st->row + 1) < st->nrows) {
@@ -711,6 +781,7 @@ pg_stmt_step(struct pg_stmt *st)
 static bool
 columns(struct pg_stmt *st)
 {
+	recall_ahead(st);
 	return st->ran || execute(st) == 0;
 }
 

@@ -1004,3 +1004,47 @@ pool_threads() {
 	wait_for 2 lock_free || fail "the write lock is still held 2 s after the batch died"
 	[ "$(titles_like stalled)" = 0 ]
 }
+
+# lease_of ID: the lease the claim of task ID was given, in ms.
+lease_of() {
+	daicho show --json "$1" | jq -r '.lease_expires_ms - .claim_named_ms'
+}
+
+@test "pool: claim through the pool takes its lease, maximum hold and base from the settings (read with its first statement), as directly; a flag still wins" {
+	pg_only
+	new_git_repo "$TEST_ROOT/repo"
+	cd "$TEST_ROOT/repo"
+	git checkout -q -b side
+	daicho config lease 7m >/dev/null
+	daicho config max-hold 2h >/dev/null
+	daicho config trunk main >/dev/null
+	batch_file "$TEST_ROOT/five.jsonl" set 5
+	daicho add --batch "$TEST_ROOT/five.jsonl" >/dev/null
+	start_pool
+	local before
+	before=$(sessions_total)
+	[ "$(daicho --as w1 claim --next)" = 1 ]
+	[ "$(sessions_total)" -gt "$before" ] || fail "the claim did not go through the pool"
+	[ "$(lease_of 1)" = $((7 * 60000)) ]
+	[ "$(task_field 1 max_hold_ms)" = $((2 * 3600000)) ]
+	[ "$(task_field 1 claim_base)" = "$(git rev-parse main)" ]
+	# Flags win over the settings, for --next and for a named task.
+	[ "$(daicho --as w2 claim --next --lease 3m --max-hold 1h)" = 2 ]
+	[ "$(lease_of 2)" = $((3 * 60000)) ]
+	[ "$(task_field 2 max_hold_ms)" = 3600000 ]
+	[ "$(daicho --as w3 claim 4)" = 4 ]
+	[ "$(lease_of 4)" = $((7 * 60000)) ]
+	# A changed setting is read by the next claim (nothing is kept).
+	daicho config lease 9m >/dev/null
+	[ "$(daicho --as w4 claim --next)" = 3 ]
+	[ "$(lease_of 3)" = $((9 * 60000)) ]
+	# Nothing ready after the settings went ahead: the refusal, and the
+	# session serves on.
+	[ "$(daicho --as w5 claim --next)" = 5 ]
+	capture daicho --as w6 claim --next
+	[ "$status" -eq 3 ] || fail "claim with nothing ready: exit $status ($stderr)"
+	[[ "$stderr" == *"nothing ready"* ]] || fail "stderr: $stderr"
+	# The same claims directly give the same terms.
+	[ "$(DAICHO_POOL=off daicho --as w1 claim 1)" = 1 ]
+	[ "$(lease_of 1)" = $((9 * 60000)) ]
+}
