@@ -445,6 +445,24 @@ done:
 	return rc;
 }
 
+/*
+ * settle_terms(), unless *settled: the terms of a claim whose settings
+ * went ahead are settled once the transaction's first statement (which
+ * brought their answer too) is read. Sets *settled.
+ */
+static int
+settle_once(struct ledger *ledger, struct db_stmt *settings, bool *settled,
+    struct claim_terms *terms, int64_t *max_hold_ms, struct buf *base,
+    struct err *err)
+{
+	int rc = 0;
+
+	if (!*settled &&
+	    (rc = settle_terms(ledger, settings, terms, max_hold_ms, base, err)) == 0)
+		*settled = true;
+	return rc;
+}
+
 int
 task_trunk_tip(struct ledger *ledger, const char *trunk, struct buf *out)
 {
@@ -622,8 +640,9 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 		return err_set(err, ERR_USAGE, "max hold must be longer than 0");
 	/*
 	 * The settings are read before the write lock; through a pool the
-	 * read goes with the transaction's first statement instead, and the
-	 * terms are settled once both are answered: one wait fewer.
+	 * read goes in one write with the next statement instead, and the
+	 * terms are settled once the transaction's first statement is
+	 * answered: one wait fewer.
 	 */
 	if (terms_need_settings(&terms) &&
 	    (settings = settings_read_ahead(ledger, &ahead, err)) == NULL)
@@ -653,19 +672,19 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 				goto fail;
 			}
 		}
-		if (!settled) {
-			if ((rc = settle_terms(ledger, settings, &terms,
-			    &max_hold_ms, &base, err)) < 0)
-				goto fail;
-			settled = true;
-		}
 		/*
 		 * An open task from the walk was read in this transaction and
 		 * is claimable as it stands; anything else is read and checked.
 		 */
-		if (next.open)
+		if (next.open) {
+			if ((rc = settle_once(ledger, settings, &settled, &terms,
+			    &max_hold_ms, &base, err)) < 0)
+				goto fail;
 			goto take_it;
-		if ((rc = read_now(ledger, next.id, &now, err)) < 0)
+		}
+		if ((rc = read_now(ledger, next.id, &now, err)) < 0 ||
+		    (rc = settle_once(ledger, settings, &settled, &terms,
+			&max_hold_ms, &base, err)) < 0)
 			goto fail;
 		if (strcmp(now.state, "claimed") == 0 && now.owner == agent &&
 		    now.lease_expires_ms > at) {

@@ -81,7 +81,9 @@ int db_step(struct db_stmt *st);
  * pool's: one wait for both), its rows then read by db_step() as ever;
  * false when it runs at its first db_step(), as any statement does, so
  * the caller that has the choice reads it now. Resetting, binding or
- * preparing st again before then takes it back.
+ * preparing st again, or stepping it before any other statement was,
+ * takes it back: it then runs at that step, on its own (inside the
+ * transaction, if one was begun since).
  */
 bool db_step_ahead(struct db_stmt *st);
 /* Reset st to run again; its bindings stay. */

@@ -162,10 +162,12 @@ int pg_stmt_step(struct pg_stmt *st) DB_PG_WEAK;
 int pg_stmt_step_later(struct pg_stmt *st) DB_PG_WEAK;
 /*
  * Ask for st (a read outside any transaction, whose bindings are set) to
- * be sent now with the next request, its rows kept for its first
- * pg_stmt_step(): true when the driver did (the pool's, on a live
- * session), false when st runs at its first step as usual. Resetting st,
- * binding it again or freeing it before then takes the request back.
+ * go in one write with the connection's next request, its rows kept for
+ * its first pg_stmt_step(): true when the driver will (the pool's, on a
+ * live session), false when st runs at its first step as usual.
+ * Resetting st, binding it again, freeing it, or stepping it (or reading
+ * its columns) before another request went takes it back: it then runs at
+ * that step, on its own, as it would have without the ahead.
  */
 bool pg_stmt_step_ahead(struct pg_stmt *st) DB_PG_WEAK;
 void pg_stmt_reset(struct pg_stmt *st) DB_PG_WEAK;

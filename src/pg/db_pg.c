@@ -1062,11 +1062,6 @@ pg_stmt_step(struct pg_stmt *st)
 	return DB_DONE;
 }
 
-/*
- * Inside a transaction, st is sent in pipeline mode and its result read
- * with the next statement's or the COMMIT's (settle()): one round trip
- * fewer with the write lock held. Anywhere else it runs now.
- */
 /* A connection of this process's own has nothing to send it with. */
 bool
 pg_stmt_step_ahead(struct pg_stmt *st)
@@ -1075,6 +1070,11 @@ pg_stmt_step_ahead(struct pg_stmt *st)
 	return false;
 }
 
+/*
+ * Inside a transaction, st is sent in pipeline mode and its result read
+ * with the next statement's or the COMMIT's (settle()): one round trip
+ * fewer with the write lock held. Anywhere else it runs now.
+ */
 int
 pg_stmt_step_later(struct pg_stmt *st)
 {

@@ -36,8 +36,10 @@ struct pg_conn {
 				  * POOL_BEGIN_WRITE, POOL_BEGIN_READ */
 	bool committing;         /* a COMMIT is sent: its outcome is the server's */
 	struct wire_msg request, reply;
-	struct buf later;        /* POOL_STEP_LATER requests, sent with the next */
-	struct pg_stmt *ahead;   /* a read in later, whose reply comes first
+	struct buf later;        /* requests sent with the next: POOL_STEP_LATER
+				  * writes inside a transaction, or, outside
+				  * one, the read sent ahead alone */
+	struct pg_stmt *ahead;   /* that read, whose reply comes first
 				  * (pg_stmt_step_ahead()); NULL: none */
 	int64_t locked_us;       /* when the open write transaction began on
 				  * the server (clock_mono_us()); 0: not yet */
@@ -174,9 +176,10 @@ static int read_rows(struct pg_stmt *st);
 
 /*
  * Read the reply to pg->ahead, sent before the request just sent, into
- * that statement: its rows, or, when it failed, nothing (it then runs
- * again at its first step: a read outside a transaction may). 0, or -1
- * when the session is no longer to be trusted.
+ * that statement: its rows, or, when it failed, nothing: it then runs
+ * again at its first step, where it would have run without the ahead (a
+ * read changes nothing, so running it twice is harmless). 0, or -1 when
+ * the session is no longer to be trusted.
  */
 static int
 take_ahead(struct pg_conn *pg)
@@ -191,8 +194,13 @@ take_ahead(struct pg_conn *pg)
 	pool_get_head(&st->result, &head);
 	if (wire_bad(&st->result))
 		return -1;
-	if (head.rc != 0)
+	if (head.rc != 0) {
+		if (getenv("DAICHO_PG_TRACE") != NULL)
+			fprintf(stderr, "daicho (pool): %s: %s (sent ahead; runs "
+			    "again)\n", head.message ? head.message : "failed",
+			    st->sql);
 		return 0;
+	}
 	clock_set_offset_ms(head.clock_offset_ms);
 	if (read_rows(st) != 0)
 		return -1;
@@ -201,7 +209,11 @@ take_ahead(struct pg_conn *pg)
 	return 0;
 }
 
-/* Take back st's request sent ahead, if it is still waiting to go. */
+/*
+ * Take back st's request sent ahead, if it is still waiting to go. It is
+ * then all of pg->later: a read goes ahead only when nothing else waits,
+ * and nothing is queued behind it outside a transaction.
+ */
 static void
 recall_ahead(struct pg_stmt *st)
 {
