@@ -145,11 +145,13 @@ exec_pool_status(struct cmd_ctx *ctx)
 		goto done;
 	if (ctx->json) {
 		rc = cmd_print_json(ctx, json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, "
-		    "s:s}", "pid", (json_int_t)st.pid, "socket", socket.buf,
-		    "started_ms", (json_int_t)st.started_ms, "sessions_now",
-		    (json_int_t)st.sessions_now, "sessions_total",
-		    (json_int_t)st.sessions_total, "idle_connections",
-		    (json_int_t)st.idle_connections, "version", st.version));
+		    "s:I, s:I, s:s}", "pid", (json_int_t)st.pid, "socket",
+		    socket.buf, "started_ms", (json_int_t)st.started_ms,
+		    "sessions_now", (json_int_t)st.sessions_now, "sessions_total",
+		    (json_int_t)st.sessions_total, "waiting",
+		    (json_int_t)st.waiting, "active", (json_int_t)st.active,
+		    "idle_connections", (json_int_t)st.idle_connections,
+		    "version", st.version));
 		goto done;
 	}
 	clock_add_age(&up, clock_now_ms() - st.started_ms);
@@ -158,6 +160,8 @@ exec_pool_status(struct cmd_ctx *ctx)
 	printf("socket: %s\n", socket.buf);
 	printf("sessions: %lld now, %lld in all\n", (long long)st.sessions_now,
 	    (long long)st.sessions_total);
+	printf("waiting their turn: %lld (%lld served at once)\n",
+	    (long long)st.waiting, (long long)st.active);
 	printf("connections kept warm: %lld\n", (long long)st.idle_connections);
 done:
 	buf_release(&socket);
@@ -233,10 +237,12 @@ const struct cmd_entry cmd_pool_status_entry = {
 	.summary = "show whether a pool serves this ledger",
 	.help =
 	    "Shows the pool serving this ledger for this user: its pid, socket,\n"
-	    "sessions now and in all, and connections kept warm.\n"
+	    "sessions now and in all, commands waiting their turn and how many\n"
+	    "it serves at once (pool start --active), and connections kept warm.\n"
 	    POOL_HELP_WHO
 	    "Exit 3 when none does. JSON: {pid, socket, started_ms,\n"
-	    "sessions_now, sessions_total, idle_connections, version}.\n",
+	    "sessions_now, sessions_total, waiting, active, idle_connections,\n"
+	    "version}.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,
 	.min_args = 0,

@@ -496,6 +496,11 @@ postgresql_error(struct ledger *ledger, int rc, struct err *err,
 
 	switch (rc) {
 	case PG_RC_BUSY:
+		/* A longer wait is no help when the connection is gone. */
+		if (strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0)
+			return err_set(err, ERR_BUSY, "the connection to the ledger "
+			    "was lost while %s (%s); nothing of it was written; "
+			    "retry", what, detail);
 		return err_set(err, ERR_BUSY, "ledger busy while %s (%s; nothing "
 		    "of it was written; retry, or raise DAICHO_BUSY_TIMEOUT)", what,
 		    detail);

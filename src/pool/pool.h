@@ -151,6 +151,8 @@ struct pool_status {
 	int64_t sessions_total;
 	int64_t idle_connections;
 	char version[32];
+	int64_t waiting;      /* clients waiting for their turn */
+	int64_t active;       /* sessions served at once (--active) */
 };
 
 /*

@@ -239,6 +239,8 @@ read_status(struct wire_msg *reply, struct pool_status *out)
 	out->idle_connections = wire_get_i64(reply);
 	version = wire_get_str(reply);
 	snprintf(out->version, sizeof(out->version), "%s", version ? version : "");
+	out->waiting = wire_get_i64(reply);
+	out->active = wire_get_i64(reply);
 }
 
 int

@@ -176,6 +176,8 @@ put_outcome(struct wire_msg *reply, struct pg_conn *conn, int rc, bool begun)
 static void
 put_status(struct pool *pool, struct wire_msg *reply)
 {
+	int64_t waiting;
+
 	put_outcome(reply, NULL, 0, false);
 	pthread_mutex_lock(&pool->lock);
 	wire_put_i64(reply, (int64_t)getpid());
@@ -183,8 +185,11 @@ put_status(struct pool *pool, struct wire_msg *reply)
 	wire_put_i64(reply, pool->commands_now);
 	wire_put_i64(reply, pool->commands_total);
 	wire_put_i64(reply, (int64_t)pool->nidle);
+	waiting = (int64_t)pool->nqueue;
 	pthread_mutex_unlock(&pool->lock);
 	wire_put_str(reply, DAICHO_VERSION);
+	wire_put_i64(reply, waiting);
+	wire_put_i64(reply, pool->opt.active);
 }
 
 /*
