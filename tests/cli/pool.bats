@@ -167,6 +167,15 @@ stall_batch() {
 	kill -STOP "$STALLED"
 }
 
+# stop_pool SECONDS: 'daicho pool stop' succeeds, and the pool's process
+# ends within SECONDS.
+stop_pool() {
+	capture daicho pool stop
+	[ "$status" -eq 0 ] || fail "pool stop: exit $status ($stderr)"
+	wait_for "$1" eval '! is_pool_process "$POOL_PID"' ||
+		fail "the pool's process still runs $1 s after 'pool stop'"
+}
+
 # titles_like PREFIX: how many tasks have a title starting PREFIX-.
 titles_like() {
 	sql "SELECT count(*) FROM tasks WHERE title LIKE '$1-%'"
@@ -220,20 +229,22 @@ titles_like() {
 	[ "$(pool_json | jq .pid)" = "$POOL_PID" ]
 
 	ok daicho pool status
-	[ "${#lines[@]}" -eq 4 ] || fail "status: '$output'"
+	[ "${#lines[@]}" -eq 5 ] || fail "status: '$output'"
 	[[ "${lines[0]}" =~ ^pool:\ pid\ $POOL_PID,\ up\ [0-9]+s,\ daicho\ (.*)$ ]] || fail "line 1: '${lines[0]}'"
 	[ "daicho ${BASH_REMATCH[1]}" = "$(daicho --version)" ] || fail "version: '${lines[0]}'"
 	[ "${lines[1]}" = "socket: $POOL_SOCKET" ]
 	[ "${lines[2]}" = "sessions: 0 now, 0 in all" ] || fail "line 3: '${lines[2]}'"
-	[ "${lines[3]}" = "connections kept warm: 1" ] || fail "line 4: '${lines[3]}'"
+	[ "${lines[3]}" = "waiting their turn: 0 ($(( $(nproc) * 2 )) served at once)" ] || fail "line 4: '${lines[3]}'"
+	[ "${lines[4]}" = "connections kept warm: 1" ] || fail "line 5: '${lines[4]}'"
 
 	ok daicho --json pool status
 	jq -e --argjson pid "$POOL_PID" --arg socket "$POOL_SOCKET" --arg version "$(daicho --version)" \
 	    --argjson now "$(date +%s%3N)" '
 	    (keys == (["pid","socket","started_ms","sessions_now","sessions_total",
-	               "idle_connections","version"] | sort))
+	               "waiting","active","idle_connections","version"] | sort))
 	    and .pid == $pid and .socket == $socket and ("daicho " + .version) == $version
 	    and .sessions_now == 0 and .sessions_total == 0 and .idle_connections == 1
+	    and .waiting == 0 and .active == ('"$(nproc)"' * 2)
 	    and (.started_ms | type) == "number" and .started_ms <= $now
 	    and .started_ms > $now - 60000' <<<"$output" >/dev/null ||
 		fail "status JSON: $output"
@@ -965,9 +976,7 @@ pool_threads() {
 	[ "$(titles_like one)" = 6 ] && [ "$(titles_like many)" = 16 ]
 	[ "$(sessions_total)" -ge 22 ]
 	# Stopping with idle threads is prompt, and the process ends.
-	capture daicho pool stop
-	[ "$status" -eq 0 ] || fail "pool stop: exit $status ($stderr)"
-	wait_for 3 eval '! is_pool_process "$POOL_PID"' || fail "the pool's process still runs after 'pool stop'"
+	stop_pool 3
 }
 
 @test "pool: --active 1 serves one command at a time, the others in turn; one stalled mid-session (SIGSTOP) holds the others up 200 ms, not for ever" {
@@ -1047,4 +1056,422 @@ lease_of() {
 	# The same claims directly give the same terms.
 	[ "$(DAICHO_POOL=off daicho --as w1 claim 1)" = 1 ]
 	[ "$(lease_of 1)" = $((9 * 60000)) ]
+}
+
+# fifo_stall PREFIX N: N commands attached to the pool and stalled there,
+# each a 'daicho add --batch' blocked opening its FIFO
+# ($TEST_ROOT/PREFIX-I.fifo), which it does once its session is open: a
+# session held, no transaction, no write lock (as an agent piping a slow
+# producer into daicho holds one). Their pids in FIFO_STALLED (recorded for
+# teardown); feed_fifo_stall PREFIX I lets the I-th add one task.
+fifo_stall() {
+	local prefix=$1 n=$2 i
+	FIFO_STALLED=()
+	for ((i = 1; i <= n; i++)); do
+		mkfifo "$TEST_ROOT/$prefix-$i.fifo"
+		daicho add --batch "$TEST_ROOT/$prefix-$i.fifo" >"$TEST_ROOT/$prefix-$i.out" \
+		    2>"$TEST_ROOT/$prefix-$i.err" &
+		FIFO_STALLED+=("$!")
+		BG_PIDS+=("$!")
+	done
+}
+
+# feed_fifo_stall PREFIX I: one task, titled PREFIX-I, into the I-th FIFO
+# of fifo_stall PREFIX (a writer with no reader would wait for ever: at
+# most 5 s).
+feed_fifo_stall() {
+	timeout 5 sh -c 'printf "{\"title\":\"%s-%s\"}\n" "$1" "$2" >"$3"' sh "$1" "$2" \
+	    "$TEST_ROOT/$1-$2.fifo" || fail "nobody reads $1-$2.fifo"
+}
+
+# warm_threads PREFIX N: N session threads left idle in the pool (N
+# commands served at once, then ended), so that the clients after are
+# handed to them, not to new threads. Adds N tasks titled PREFIX-I.
+warm_threads() {
+	local prefix=$1 n=$2 i rc
+	fifo_stall "$prefix" "$n"
+	wait_for 10 sessions_now_at_least "$n" || fail "the warm-up commands are not in the pool: $(pool_json)"
+	for ((i = 1; i <= n; i++)); do
+		feed_fifo_stall "$prefix" "$i"
+		rc=0
+		wait "${FIFO_STALLED[i - 1]}" || rc=$?
+		[ "$rc" -eq 0 ] || fail "warm-up add $i: exit $rc: $(cat "$TEST_ROOT/$prefix-$i.err")"
+	done
+	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "warm-up sessions left: $(pool_json)"
+}
+
+# sessions_now_at_least N: the pool serves N command sessions or more.
+sessions_now_at_least() {
+	[ "$(pool_json | jq .sessions_now)" -ge "$1" ]
+}
+
+# silent_clients N: N connections to the pool's socket that never finish
+# a word (a broken or hostile client: half of them send nothing, half a
+# length and nothing after), held until killed; the holder's pid in
+# SILENT (recorded for teardown). Skips the test without python3.
+silent_clients() {
+	command -v python3 >/dev/null || skip "needs python3 (for raw connections to the pool)"
+	python3 -c '
+import socket, sys, time
+held = []
+for i in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    if i % 2:
+        s.sendall(b"\xff\x00\x00\x00")
+    held.append(s)
+print("ready", flush=True)
+time.sleep(3600)
+' "$POOL_SOCKET" "$1" >"$TEST_ROOT/silent.out" 2>&1 &
+	SILENT=$!
+	BG_PIDS+=("$SILENT")
+	wait_for 10 grep -q ready "$TEST_ROOT/silent.out" || fail "no silent clients: $(cat "$TEST_ROOT/silent.out")"
+}
+
+# timed NAME CMD...: run CMD (for 20 s at most: exit 124 then), its stdout
+# and stderr in $TEST_ROOT/NAME.out and NAME.err, "EXIT MS" in NAME.rc.
+timed() {
+	local name=$1 t0=$EPOCHREALTIME rc=0
+	shift
+	timeout 20 "$@" >"$TEST_ROOT/$name.out" 2>"$TEST_ROOT/$name.err" || rc=$?
+	echo "$rc $(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))" >"$TEST_ROOT/$name.rc"
+}
+
+# all_succeeded PREFIX N [MS]: the commands timed as PREFIX-1 ... PREFIX-N
+# each exited 0 (and, given MS, within MS milliseconds: more than the
+# hello's timeout means a command gave up on the pool and went direct).
+all_succeeded() {
+	local prefix=$1 n=$2 max=${3:-} i rc ms
+	for ((i = 1; i <= n; i++)); do
+		read -r rc ms <"$TEST_ROOT/$prefix-$i.rc"
+		[ "$rc" -eq 0 ] || fail "$prefix-$i: exit $rc after $ms ms: $(cat "$TEST_ROOT/$prefix-$i.err")"
+		[ -z "$max" ] || [ "$ms" -lt "$max" ] || fail "$prefix-$i took $ms ms"
+	done
+}
+
+# double_claims: tasks claimed more than once (by their claim events).
+double_claims() {
+	sql "SELECT task || 'x' || count(*) FROM events WHERE kind = 'claim' GROUP BY task HAVING count(*) > 1"
+}
+
+@test "pool: more stalled sessions than --active (commands blocked mid-session, sockets that never finish a hello): claims are served by the pool within 4 s, each task once" {
+	pg_only
+	batch_file "$TEST_ROOT/six.jsonl" job 6
+	daicho add --batch "$TEST_ROOT/six.jsonl" --label job >/dev/null
+	start_pool -- --active 2
+	warm_threads warm 3
+	fifo_stall stall 3
+	wait_for 10 sessions_now_at_least 3 || fail "the stalled commands are not in the pool: $(pool_json)"
+	lock_free || fail "(a stalled command holds the write lock: this test would test the lock)"
+	# And four connections that never say hello: every turn is taken, and
+	# more (2 allowed, 7 held).
+	silent_clients 4
+	local before i pids=()
+	before=$(sessions_total)
+	for i in 1 2 3 4 5 6; do
+		timed "claim-$i" daicho --as "w$i" claim --next --label job &
+		pids+=("$!")
+	done
+	wait "${pids[@]}"
+	all_succeeded claim 6 4000
+	[ "$(cat "$TEST_ROOT"/claim-*.out | sort -n | tr '\n' ' ')" = "1 2 3 4 5 6 " ] ||
+		fail "six claimers did not take the six tasks once each: $(cat "$TEST_ROOT"/claim-*.out)"
+	[ "$(sessions_total)" -eq $((before + 6)) ] ||
+		fail "$(($(sessions_total) - before)) of 6 claims were served by the pool (the others gave up on it)"
+	[ -z "$(double_claims)" ] || fail "claimed twice: $(double_claims)"
+	for i in 1 2 3 4 5 6; do
+		[ "$(task_field "$(cat "$TEST_ROOT/claim-$i.out")" owner)" = "w$i" ] || fail "task of claimer $i"
+	done
+	# The stalled sessions were only slow: each adds its task now.
+	for i in 1 2 3; do
+		feed_fifo_stall stall "$i"
+		rc=0
+		wait "${FIFO_STALLED[i - 1]}" || rc=$?
+		[ "$rc" -eq 0 ] || fail "stalled add $i: exit $rc: $(cat "$TEST_ROOT/stall-$i.err")"
+	done
+	[ "$(titles_like stall)" = 3 ]
+	kill "$SILENT"
+	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
+}
+
+@test "pool: 'pool stop' and SIGTERM while claims wait their turn behind stalled sessions: each claim ends within 4 s, done once (or exit 75, nothing done); the stalled sessions finish in the grace; the pool ends" {
+	pg_only
+	local how i rc ms id n_ok pids stopper stop_t0 since_stop_ms
+	for how in stop term; do
+		batch_file "$TEST_ROOT/$how.jsonl" "$how" 8
+		daicho add --batch "$TEST_ROOT/$how.jsonl" --label "$how" >/dev/null
+		start_pool -- --active 1
+		warm_threads "$how-warm" 2
+		fifo_stall "$how-stall" 2
+		wait_for 10 sessions_now_at_least 2 || fail "$how: the stalled commands are not in the pool: $(pool_json)"
+		lock_free || fail "(a stalled command holds the write lock)"
+		# Claims that wait their turn (200 ms) behind the stalled sessions,
+		# the pool told to stop meanwhile, and claims that come after.
+		pids=()
+		for i in 1 2 3 4; do
+			timed "$how-claim-$i" daicho --as "$how-w$i" claim --next --label "$how" &
+			pids+=("$!")
+		done
+		sleep 0.05
+		stop_t0=$EPOCHREALTIME
+		if [ "$how" = stop ]; then
+			timed "$how-stop" daicho pool stop &
+			stopper=$!
+			sleep 0.05
+		else
+			kill -TERM "$POOL_PID"
+		fi
+		for i in 5 6 7 8; do
+			timed "$how-claim-$i" daicho --as "$how-w$i" claim --next --label "$how" &
+			pids+=("$!")
+		done
+		wait "${pids[@]}"
+		if [ "$how" = stop ]; then
+			wait "$stopper"
+			read -r rc ms <"$TEST_ROOT/$how-stop.rc"
+			[ "$rc" -eq 0 ] || fail "pool stop: exit $rc after $ms ms: $(cat "$TEST_ROOT/$how-stop.err")"
+			[ "$ms" -lt 4000 ] || fail "pool stop took $ms ms"
+		fi
+		n_ok=0
+		for i in 1 2 3 4 5 6 7 8; do
+			read -r rc ms <"$TEST_ROOT/$how-claim-$i.rc"
+			id=$(cat "$TEST_ROOT/$how-claim-$i.out")
+			case "$rc" in
+			0)
+				n_ok=$((n_ok + 1))
+				[ "$(task_field "$id" owner)" = "$how-w$i" ] ||
+					fail "$how: claimer $i printed '$id', owned by '$(task_field "$id" owner)'"
+				;;
+			75) [ -z "$id" ] || fail "$how: claimer $i exit 75, yet printed '$id'" ;;
+			*) fail "$how: claimer $i: exit $rc after $ms ms: $(cat "$TEST_ROOT/$how-claim-$i.err")" ;;
+			esac
+			# Over the hello's timeout (5 s): left waiting in the queue.
+			[ "$ms" -lt 4000 ] || fail "$how: claimer $i ended after $ms ms"
+		done
+		[ "$(sql "SELECT count(*) FROM tasks t JOIN labels l ON l.task = t.id
+		          WHERE l.label = '$how' AND t.state = 'claimed'")" = "$n_ok" ] ||
+			fail "$how: $n_ok claims succeeded, but $(sql "SELECT count(*) FROM tasks WHERE state = 'claimed'") tasks are claimed"
+		[ "$(sort -u "$TEST_ROOT/$how"-claim-*.out | grep -c .)" = "$n_ok" ] ||
+			fail "$how: two claimers printed the same task: $(cat "$TEST_ROOT/$how"-claim-*.out)"
+		[ -z "$(double_claims)" ] || fail "$how: claimed twice: $(double_claims)"
+		# The stalled sessions run on in the grace (10 s): each adds its
+		# task through the stopping pool.
+		since_stop_ms=$(((10#${EPOCHREALTIME/./} - 10#${stop_t0/./}) / 1000))
+		is_pool_process "$POOL_PID" || fail "$how: the pool ended with sessions running, $since_stop_ms ms after the stop"
+		for i in 1 2; do
+			feed_fifo_stall "$how-stall" "$i"
+			rc=0
+			wait "${FIFO_STALLED[i - 1]}" || rc=$?
+			[ "$rc" -eq 0 ] || [ "$since_stop_ms" -gt 7000 ] ||
+				fail "$how: stalled add $i fed $since_stop_ms ms after the stop: exit $rc: $(cat "$TEST_ROOT/$how-stall-$i.err")"
+		done
+		# Its sessions over, the pool's process ends: not the grace's 10 s.
+		wait_for 5 eval '! is_pool_process "$POOL_PID"' || fail "$how: the pool still runs 5 s after its last session ended"
+		refused 3 daicho pool status
+		lock_free || fail "$how: the write lock is held"
+	done
+	[ "$(titles_like stop-stall)" = 2 ] && [ "$(titles_like term-stall)" = 2 ]
+}
+
+@test "pool: commands killed -9 while they wait their turn (or just after) leak no turn: with --active 1, the next commands are served at once, sessions_now is 0 and 'pool stop' ends the pool promptly" {
+	pg_only
+	start_pool -- --active 1
+	# The only turn is held: every command now waits 200 ms in the queue.
+	fifo_stall hold 1
+	wait_for 10 sessions_now_at_least 1 || fail "the stalled command is not in the pool: $(pool_json)"
+	local i pids=() rc
+	# Killed while waiting (within their 200 ms), then killed once served
+	# (each blocked on its FIFO, its session open).
+	for i in 1 2 3 4 5 6; do
+		mkfifo "$TEST_ROOT/victim-$i.fifo"
+		daicho add --batch "$TEST_ROOT/victim-$i.fifo" >/dev/null 2>&1 &
+		pids+=("$!")
+		BG_PIDS+=("$!")
+	done
+	daicho --as v1 claim --next >/dev/null 2>&1 &
+	pids+=("$!")
+	BG_PIDS+=("$!")
+	sleep 0.08
+	kill -9 "${pids[@]:0:4}" "${pids[6]}"
+	wait_for 10 sessions_now_at_least 3 || fail "the last two victims were never served: $(pool_json)"
+	kill -9 "${pids[@]:4:2}"
+	for i in "${pids[@]}"; do
+		rc=0
+		wait "$i" || rc=$?
+		[ "$rc" -eq 137 ] || fail "a victim ended with $rc before it was killed"
+	done
+	# The held session ends as it should.
+	feed_fifo_stall hold 1
+	rc=0
+	wait "${FIFO_STALLED[0]}" || rc=$?
+	[ "$rc" -eq 0 ] || fail "the held add: exit $rc: $(cat "$TEST_ROOT/hold-1.err")"
+	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left by the killed: $(pool_json)"
+	# Twelve commands one after another: a turn still counted for a dead
+	# client would make each wait 200 ms (2.4 s in all).
+	local before t0=$EPOCHREALTIME took_ms
+	before=$(sessions_total)
+	for i in $(seq 12); do
+		daicho ls >/dev/null || fail "ls $i failed"
+	done
+	took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
+	[ "$(sessions_total)" -eq $((before + 12)) ] || fail "not every ls went through the pool"
+	[ "$took_ms" -lt 2000 ] || fail "twelve commands took $took_ms ms: each waited for a turn nobody holds"
+	[ "$(titles_like hold)" = 1 ] && [ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
+	lock_free
+	# Nothing keeps the pool's wind-down waiting (it would for 10 s).
+	stop_pool 4
+}
+
+@test "pool: 32 claimers at once through --active 1: each served by the pool within 4 s, 32 tasks claimed once each, none twice" {
+	pg_only
+	batch_file "$TEST_ROOT/many.jsonl" many 32
+	daicho add --batch "$TEST_ROOT/many.jsonl" >/dev/null
+	start_pool -- --active 1
+	local before i pids=() rc ms
+	before=$(sessions_total)
+	for i in $(seq 32); do
+		timed "claim-$i" daicho --as "w$i" claim --next &
+		pids+=("$!")
+	done
+	wait "${pids[@]}"
+	all_succeeded claim 32 4000
+	[ "$(cat "$TEST_ROOT"/claim-*.out | sort -n | uniq | grep -c .)" = 32 ] ||
+		fail "32 claimers took $(cat "$TEST_ROOT"/claim-*.out | sort -n | uniq | grep -c .) tasks"
+	[ "$(sessions_total)" -eq $((before + 32)) ] ||
+		fail "$(($(sessions_total) - before)) of 32 claims were served by the pool"
+	[ -z "$(double_claims)" ] || fail "claimed twice: $(double_claims)"
+	[ "$(sql "SELECT count(*) FROM tasks WHERE state = 'claimed'")" = 32 ]
+	[ "$(sql "SELECT count(DISTINCT owner) FROM tasks")" = 32 ]
+	[ "$(sql "SELECT count(*) FROM events WHERE kind = 'claim'")" = 32 ]
+	for i in 1 17 32; do
+		[ "$(task_field "$(cat "$TEST_ROOT/claim-$i.out")" owner)" = "w$i" ] || fail "task of claimer $i"
+	done
+	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
+}
+
+@test "pool: the lease setting changed while claims (new, by id, renewals) read it ahead through the pool: each claim's lease is the old value or the new, its maximum hold three of them" {
+	pg_only
+	daicho config lease 7m >/dev/null
+	batch_file "$TEST_ROOT/terms.jsonl" terms 24
+	daicho add --batch "$TEST_ROOT/terms.jsonl" >/dev/null
+	start_pool -- --active 2
+	# The setting flips between 7m and 9m all along (directly: the pool's
+	# sessions are the claims').
+	(
+		export DAICHO_POOL=off
+		while [ ! -e "$TEST_ROOT/flip.stop" ]; do
+			daicho config lease 9m >/dev/null && daicho config lease 7m >/dev/null || exit 1
+		done
+	) &
+	local flipper=$!
+	BG_PIDS+=("$flipper")
+	local i pids=() rc ms round before
+	before=$(sessions_total)
+	for round in 1 2; do
+		pids=()
+		for i in $(seq 12); do
+			if [ "$round" = 1 ] && [ $((i % 3)) = 0 ]; then
+				timed "claim-$round-$i" daicho --as "w$i" claim "$((i + 12))" &
+			else
+				timed "claim-$round-$i" daicho --as "w$i" claim --next &
+			fi
+			pids+=("$!")
+		done
+		wait "${pids[@]}"
+		all_succeeded "claim-$round" 12
+	done
+	# Renewals: each names a task it holds again.
+	pids=()
+	for i in $(seq 12); do
+		timed "renew-$i" daicho --as "w$i" claim "$(cat "$TEST_ROOT/claim-1-$i.out")" &
+		pids+=("$!")
+	done
+	wait "${pids[@]}"
+	touch "$TEST_ROOT/flip.stop"
+	rc=0
+	wait "$flipper" || rc=$?
+	[ "$rc" -eq 0 ] || fail "a 'config lease' failed"
+	all_succeeded renew 12
+	[ "$(sessions_total)" -eq $((before + 36)) ] ||
+		fail "$(($(sessions_total) - before)) of 36 claims were served by the pool"
+	[ "$(sql "SELECT count(*) FROM tasks WHERE state = 'claimed'")" = 24 ]
+	[ -z "$(double_claims)" ] || fail "claimed twice: $(double_claims)"
+	# Every lease is 7 or 9 minutes, as set and as counted from the claim;
+	# a new claim's maximum hold is three of that same lease.
+	local bad
+	bad=$(sql "SELECT id || ': lease ' || lease_ms || ', expires +' || (lease_expires_ms - claim_named_ms)
+	           || ', hold ' || max_hold_ms FROM tasks
+	           WHERE lease_ms NOT IN (420000, 540000) OR lease_expires_ms - claim_named_ms <> lease_ms
+	              OR max_hold_ms NOT IN (1260000, 1620000)")
+	[ -z "$bad" ] || fail "claims with terms no setting gave: $bad"
+	# (A renewal keeps the hold its claim was given.)
+	local fresh
+	fresh=$(cat "$TEST_ROOT"/claim-2-*.out | paste -sd, -)
+	bad=$(sql "SELECT id || ': hold ' || max_hold_ms || ', lease ' || lease_ms FROM tasks
+	           WHERE id IN ($fresh) AND max_hold_ms <> 3 * lease_ms")
+	[ -z "$bad" ] || fail "new claims whose maximum hold is not three of their lease: $bad"
+	for i in 1 6; do
+		local lease
+		lease=$(lease_of "$(cat "$TEST_ROOT/claim-2-$i.out")")
+		[ "$lease" = 420000 ] || [ "$lease" = 540000 ] || fail "show: lease $lease"
+	done
+}
+
+@test "pool: SIGTERM while a session stalled inside its transaction holds the write lock and claims wait behind it: after the 10 s grace the pool ends, the lock is free, every claim ends (done once, or exit 75 and nothing done)" {
+	pg_only
+	batch_file "$TEST_ROOT/four.jsonl" job 4
+	daicho add --batch "$TEST_ROOT/four.jsonl" >/dev/null
+	start_pool -- --active 1
+	stall_batch stalled
+	local batch=$STALLED i pids=() rc ms id n_ok=0
+	# Claims queued behind the stalled batch (and its lock) when the pool
+	# is told to stop, and claims after (directly, on the lock).
+	for i in 1 2; do
+		timed "claim-$i" env DAICHO_BUSY_TIMEOUT=25s daicho --as "w$i" claim --next &
+		pids+=("$!")
+	done
+	sleep 0.05
+	local t0=$EPOCHREALTIME
+	kill -TERM "$POOL_PID"
+	for i in 3 4; do
+		timed "claim-$i" env DAICHO_BUSY_TIMEOUT=25s daicho --as "w$i" claim --next &
+		pids+=("$!")
+	done
+	wait_for 18 eval '! is_pool_process "$POOL_PID"' ||
+		fail "the pool still runs 18 s after SIGTERM, a session stalled in it"
+	local ended_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
+	wait_for 5 lock_free || fail "the write lock is still held after the pool ended"
+	wait "${pids[@]}"
+	for i in 1 2 3 4; do
+		read -r rc ms <"$TEST_ROOT/claim-$i.rc"
+		id=$(cat "$TEST_ROOT/claim-$i.out")
+		case "$rc" in
+		0)
+			n_ok=$((n_ok + 1))
+			[ "$(task_field "$id" owner)" = "w$i" ] || fail "claimer $i printed '$id', owned by '$(task_field "$id" owner)'"
+			;;
+		75)
+			[ -z "$id" ] || fail "claimer $i: exit 75, yet printed '$id'"
+			# Its pool went away: a longer busy timeout is no help.
+			! grep -q DAICHO_BUSY_TIMEOUT "$TEST_ROOT/claim-$i.err" ||
+				fail "claimer $i, its pool gone, is told to wait longer: $(cat "$TEST_ROOT/claim-$i.err")"
+			;;
+		*) fail "claimer $i: exit $rc after $ms ms: $(cat "$TEST_ROOT/claim-$i.err")" ;;
+		esac
+	done
+	[ "$(sql "SELECT count(*) FROM tasks WHERE state = 'claimed'")" = "$n_ok" ] ||
+		fail "$n_ok claims succeeded, $(sql "SELECT count(*) FROM tasks WHERE state = 'claimed'") tasks are claimed"
+	[ -z "$(double_claims)" ] || fail "claimed twice: $(double_claims)"
+	# The batch, woken, finds its pool gone: exit 75, nothing of it kept.
+	kill -CONT "$batch"
+	rc=0
+	wait "$batch" || rc=$?
+	[ "$rc" -eq 75 ] || fail "the stalled batch: exit $rc: $(cat "$TEST_ROOT/client.err")"
+	[ "$(titles_like stalled)" = 0 ] || fail "$(titles_like stalled) tasks of the stalled batch are in the ledger"
+	# (It let the stalled session have its grace: not the pool's to cut.)
+	[ "$ended_ms" -ge 9000 ] || fail "the pool ended $ended_ms ms after SIGTERM, within the grace"
+	# And a new pool serves.
+	start_pool
+	daicho add after >/dev/null
+	[ "$(sessions_total)" = 1 ]
 }
