@@ -446,9 +446,10 @@ done:
 }
 
 /*
- * settle_terms(), unless *settled: the terms of a claim whose settings
- * went ahead are settled once the transaction's first statement (which
- * brought their answer too) is read. Sets *settled.
+ * settle_terms(), unless *settled already; sets *settled. A claim settles
+ * its terms before the write lock, or, when its settings went ahead,
+ * once the transaction's first statement (which brought their answer
+ * too) is read.
  */
 static int
 settle_once(struct ledger *ledger, struct db_stmt *settings, bool *settled,
@@ -631,7 +632,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	struct buf base = BUF_INIT;
 	struct db_stmt *settings = NULL;
 	int64_t max_hold_ms = 0;
-	bool ahead = false, settled;
+	bool ahead = false, settled = false;
 	int rc;
 
 	if (terms.lease_ms < 0)
@@ -647,8 +648,7 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	if (terms_need_settings(&terms) &&
 	    (settings = settings_read_ahead(ledger, &ahead, err)) == NULL)
 		return -(int)err->code;
-	settled = !ahead;
-	if ((settled && (rc = settle_terms(ledger, settings, &terms,
+	if ((!ahead && (rc = settle_once(ledger, settings, &settled, &terms,
 	    &max_hold_ms, &base, err)) < 0) ||
 	    (rc = ledger_begin_as(ledger, &agent, err)) < 0) {
 		if (settings != NULL)
@@ -676,16 +676,13 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 		 * An open task from the walk was read in this transaction and
 		 * is claimable as it stands; anything else is read and checked.
 		 */
-		if (next.open) {
-			if ((rc = settle_once(ledger, settings, &settled, &terms,
-			    &max_hold_ms, &base, err)) < 0)
-				goto fail;
-			goto take_it;
-		}
-		if ((rc = read_now(ledger, next.id, &now, err)) < 0 ||
+		if ((!next.open &&
+			(rc = read_now(ledger, next.id, &now, err)) < 0) ||
 		    (rc = settle_once(ledger, settings, &settled, &terms,
 			&max_hold_ms, &base, err)) < 0)
 			goto fail;
+		if (next.open)
+			goto take_it;
 		if (strcmp(now.state, "claimed") == 0 && now.owner == agent &&
 		    now.lease_expires_ms > at) {
 			/*

@@ -484,6 +484,13 @@ symlink_error(const char *file, struct err *err)
 	    "files; remove it, or point --ledger at the real ledger)", file);
 }
 
+/* Whether the last failure on a PostgreSQL ledger was its connection's. */
+static bool
+connection_lost(const struct ledger *ledger)
+{
+	return ledger->pg && strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0;
+}
+
 /*
  * ledger_error() for a PostgreSQL ledger: rc is a PG_RC_ code, and the
  * connection knows the server's words.
@@ -497,7 +504,7 @@ postgresql_error(struct ledger *ledger, int rc, struct err *err,
 	switch (rc) {
 	case PG_RC_BUSY:
 		/* A longer wait is no help when the connection is gone. */
-		if (strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0)
+		if (connection_lost(ledger))
 			return err_set(err, ERR_BUSY, "the connection to the ledger "
 			    "was lost while %s (%s); nothing of it was written; "
 			    "retry", what, detail);
@@ -821,7 +828,7 @@ aborted(const struct ledger *ledger)
 static int
 aborted_error(const struct ledger *ledger, struct err *err)
 {
-	if (ledger->pg && strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0)
+	if (connection_lost(ledger))
 		return err_set(err, ERR_BUSY, "the connection to the ledger was "
 		    "lost (%s); nothing of the transaction was written; retry",
 		    pg_errmsg(ledger->pg));
@@ -1044,8 +1051,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 	}
 	rc = ledger->pg ? pg_commit(ledger->pg, ledger->writing)
 			: run_cached(ledger, "COMMIT");
-	if (rc != SQLITE_OK && ledger->pg &&
-	    strncmp(pg_sqlstate(ledger->pg), "08", 2) == 0) {
+	if (rc != SQLITE_OK && connection_lost(ledger)) {
 		/* The server may have committed before the answer was lost. */
 		err_set(err, ERR_BUSY, "the connection to the ledger was lost while "
 		    "committing (%s): the change may or may not have been made; "

@@ -434,6 +434,16 @@ settings_number(struct ledger *ledger, const char *key, int64_t *value,
 /* All the settings, keys and values: what settings_values_read() reads. */
 static const char settings_sql[] = "SELECT key, value FROM settings";
 
+/* Reset count values, none found: what a read fills in. */
+static void
+forget_values(struct buf *values, bool *found, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		buf_reset(&values[i]);
+		found[i] = false;
+	}
+}
+
 struct db_stmt *
 settings_read_ahead(struct ledger *ledger, bool *ahead, struct err *err)
 {
@@ -450,10 +460,7 @@ settings_values_read(struct ledger *ledger, struct db_stmt *st,
 {
 	int rc;
 
-	for (size_t i = 0; i < count; i++) {
-		buf_reset(&values[i]);
-		found[i] = false;
-	}
+	forget_values(values, found, count);
 	while ((rc = db_step(st)) == DB_ROW) {
 		const char *key = db_column_text(st, 0);
 		const char *value = db_column_text(st, 1);
@@ -477,10 +484,7 @@ settings_values(struct ledger *ledger, const char *const *keys, size_t count,
 	struct db_stmt *st = db_prepare(ledger, settings_sql, err);
 
 	if (st == NULL) {
-		for (size_t i = 0; i < count; i++) {
-			buf_reset(&values[i]);
-			found[i] = false;
-		}
+		forget_values(values, found, count);
 		return -(int)err->code;
 	}
 	return settings_values_read(ledger, st, keys, count, values, found, err);
