@@ -147,6 +147,25 @@ gitref_read(const char *git_dir, const char *name, struct buf *hash)
 }
 
 int
+gitref_head_branch(const char *git_dir, struct buf *branch)
+{
+	struct buf content = BUF_INIT;
+	int rc = -1;
+
+	if (read_file(git_dir, "HEAD", &content) == 0 &&
+	    strncmp(content.buf, "ref: refs/heads/", 16) == 0) {
+		size_t len = strcspn(content.buf + 16, "\r\n");
+
+		if (len > 0) {
+			buf_add(branch, content.buf + 16, len);
+			rc = 0;
+		}
+	}
+	buf_release(&content);
+	return rc;
+}
+
+int
 gitref_head_is_detached(const char *git_dir)
 {
 	struct buf content = BUF_INIT;

@@ -24,4 +24,10 @@ int gitref_read(const char *git_dir, const char *ref, struct buf *hash);
  */
 int gitref_head_is_detached(const char *git_dir);
 
+/*
+ * The branch HEAD of git_dir names ("main" for "ref: refs/heads/main"),
+ * appended to branch. Returns 0; -1 when HEAD is detached or unreadable.
+ */
+int gitref_head_branch(const char *git_dir, struct buf *branch);
+
 #endif

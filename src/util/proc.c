@@ -181,9 +181,13 @@ proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group)
 		posix_spawnattr_setpgroup(attr, 0);
 }
 
-/* proc_capture(), with stderr discarded or, when with_stderr, into out. */
+/*
+ * proc_capture(), with stdin from input_path (NULL: /dev/null) and stderr
+ * discarded or, when with_stderr, into out.
+ */
 static int
-capture(char *const argv[], struct buf *out, bool with_stderr)
+capture(char *const argv[], const char *input_path, struct buf *out,
+    bool with_stderr)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
@@ -196,8 +200,8 @@ capture(char *const argv[], struct buf *out, bool with_stderr)
 	posix_spawnattr_init(&attr);
 	proc_spawnattr_defaults(&attr, false);
 	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-	    O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO,
+	    input_path ? input_path : "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
 	if (with_stderr)
 		posix_spawn_file_actions_adddup2(&actions, pipe_fds[1],
@@ -232,13 +236,20 @@ capture(char *const argv[], struct buf *out, bool with_stderr)
 int
 proc_capture(char *const argv[], struct buf *out)
 {
-	return capture(argv, out, false);
+	return capture(argv, NULL, out, false);
+}
+
+int
+proc_capture_input(char *const argv[], const char *input_path,
+    struct buf *out)
+{
+	return capture(argv, input_path, out, false);
 }
 
 int
 proc_capture_all(char *const argv[], struct buf *out)
 {
-	return capture(argv, out, true);
+	return capture(argv, NULL, out, true);
 }
 
 void

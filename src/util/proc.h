@@ -18,6 +18,10 @@
  */
 int proc_capture(char *const argv[], struct buf *out);
 
+/* proc_capture(), with stdin read from the file at input_path. */
+int proc_capture_input(char *const argv[], const char *input_path,
+    struct buf *out);
+
 /* proc_capture(), with stderr appended to out too, interleaved. */
 int proc_capture_all(char *const argv[], struct buf *out);
 
