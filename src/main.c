@@ -39,6 +39,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 	&cmd_verify_entry,
 	&cmd_sweep_entry,
+	&cmd_land_entry,
 	&cmd_run_entry,
 	&cmd_logs_entry,
 	&cmd_usage_entry,

@@ -253,6 +253,17 @@ void cmd_add_printable(struct buf *out, const char *text);
  */
 int cmd_print_json(struct cmd_ctx *ctx, json_t *value);
 
+struct land_stats;
+/* What a landing pass did, as JSON (fields in 'daicho land --help'). */
+json_t *cmd_land_stats_json(const struct land_stats *stats);
+/*
+ * What a landing pass did, in words, appended to out ("3 landed, 1 sent
+ * back ..."); with only_if_any, nothing when it did nothing, else led by
+ * ", " (a sweep's line goes on).
+ */
+void cmd_land_stats_text(struct buf *out, const struct land_stats *stats,
+    bool only_if_any);
+
 struct verdict;
 /* The JSON form of a verdict (fields in 'daicho verify --help'). */
 json_t *cmd_verdict_json(const struct verdict *verdict);
@@ -277,6 +288,7 @@ extern const struct cmd_entry cmd_log_entry;
 extern const struct cmd_entry cmd_events_entry;
 extern const struct cmd_entry cmd_verify_entry;
 extern const struct cmd_entry cmd_sweep_entry;
+extern const struct cmd_entry cmd_land_entry;
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_logs_entry;
 extern const struct cmd_entry cmd_usage_entry;

@@ -116,6 +116,23 @@ const struct cmd_entry cmd_config_entry = {
 	    "Settings:\n"
 	    "  jobs N            how many at once for 'daicho run' (its -j) and\n"
 	    "                    'daicho sweep' (its -j); default: the CPUs\n"
+	    "  land MODE         what landing does with verified work (see\n"
+	    "                    'daicho land --help'): merge (one merge commit\n"
+	    "                    a batch, the tasks' commits its parents),\n"
+	    "                    rebase (each task's own commits replayed),\n"
+	    "                    squash (one commit a task), or off (verified\n"
+	    "                    is done; what waits to land is done at once).\n"
+	    "                    Default: merge, in a git repository\n"
+	    "  land-batch N      how many queued tasks landing merges and checks\n"
+	    "                    at once (a batch that fails is bisected);\n"
+	    "                    default 16\n"
+	    "  land-check CMD    a shell command run in the merged tree before\n"
+	    "                    the trunk moves, beside the tasks' own checks\n"
+	    "                    (e.g. daicho config land-check 'make test');\n"
+	    "                    default none\n"
+	    "  land-tries N      how many times a task's landing may be sent\n"
+	    "                    back (a conflict, a red merged tree) before the\n"
+	    "                    task fails; default 3\n"
 	    "  lease DUR         the lease of a claim (claim and run --lease);\n"
 	    "                    default 30m\n"
 	    "  max-hold DUR      how long a claim lives when no command of its\n"
@@ -143,7 +160,7 @@ const struct cmd_entry cmd_config_entry = {
 	    "agent client process (as for approve), is refused, exit 6.\n\n"
 	    "JSON: an array of {key, kind, summary, set, value, default, set_ms,\n"
 	    "set_by} (value: milliseconds, a number, an array of globs, a\n"
-	    "branch or a remote); with KEY, that one object.\n",
+	    "branch, a remote, a mode or a command); with KEY, that one object.\n",
 	.options = (const struct cmd_option[]){
 	    { "unset", 0, NULL, "go back to the default" },
 	    { 0 } },

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/settings.h"
 #include "integ/install.h"
+#include "util/gitref.h"
 #include "util/path.h"
 
 /* The project root of the current directory, appended to out. */
@@ -39,6 +41,58 @@ ledger_of_repository(const char *ledger_path, const char *root)
 	return ours;
 }
 
+/*
+ * Pin the trunk of a ledger in a git repository, unless a person set one:
+ * the branch the main work tree has out now, so that verified work lands
+ * there whichever branch that work tree has out later. Nothing when HEAD
+ * is detached or its branch has no commit yet (then the trunk stays what
+ * 'daicho config trunk' says when unset). A line in report says so.
+ */
+static int
+pin_trunk(struct cmd_ctx *ctx, struct install_report *report)
+{
+	struct ledger *ledger = NULL;
+	struct buf git_dir = BUF_INIT, branch = BUF_INIT, ref = BUF_INIT,
+		   hash = BUF_INIT, line = BUF_INIT;
+	struct strlist values = STRLIST_INIT;
+	int64_t unused = 0;
+	bool set = false;
+	int rc;
+
+	if ((rc = ledger_open(ctx->ledger_path.buf, &ledger, ctx->err)) < 0)
+		goto done;
+	if (ledger_git_dir(ledger, &git_dir) != 0 ||
+	    gitref_head_branch(git_dir.buf, &branch) < 0)
+		goto done;
+	buf_addf(&ref, "refs/heads/%s", branch.buf);
+	if (gitref_read(git_dir.buf, ref.buf, &hash) < 0)
+		goto done; /* no commit yet: nothing to land on */
+	{
+		static const char *const keys[] = { "trunk" };
+		struct buf value = BUF_INIT;
+
+		rc = settings_values(ledger, keys, 1, &value, &set, ctx->err);
+		buf_release(&value);
+		if (rc < 0 || set)
+			goto done;
+	}
+	strlist_add(&values, branch.buf);
+	if ((rc = settings_set(ledger, unused, "trunk", &values, ctx->err)) < 0)
+		goto done;
+	buf_addf(&line, "trunk: %s (verified work lands there; 'daicho config "
+	    "trunk BRANCH' changes it)", branch.buf);
+	strlist_add_owned(&report->lines, buf_detach(&line, NULL));
+done:
+	ledger_close(ledger);
+	buf_release(&git_dir);
+	buf_release(&branch);
+	buf_release(&ref);
+	buf_release(&hash);
+	buf_release(&line);
+	strlist_release(&values);
+	return rc;
+}
+
 static int
 exec_init(struct cmd_ctx *ctx)
 {
@@ -67,6 +121,9 @@ exec_init(struct cmd_ctx *ctx)
 		if ((rc = kept < 0 ? kept : 0) < 0)
 			goto done;
 	}
+	if ((created == 0 || ledger_is_postgresql(ctx->ledger_path.buf)) &&
+	    (rc = pin_trunk(ctx, &report)) < 0)
+		goto done;
 	project_root(&root);
 	if ((cmd_has(ctx, "git-hook") || ledger_is_postgresql(ctx->ledger_path.buf) ||
 		ledger_of_repository(ctx->ledger_path.buf, root.buf)) &&
@@ -121,6 +178,9 @@ const struct cmd_entry cmd_init_entry = {
 	    "ledger file would be, so that commands there find the shared ledger.\n"
 	    "Keep passwords out of the address (~/.pgpass). See README, 'Several\n"
 	    "machines'.\n\n"
+	    "In a git repository, a new ledger's trunk is the branch checked out\n"
+	    "now ('daicho config trunk'): verified work lands there (see 'daicho\n"
+	    "land --help'), whichever branch the main work tree has out later.\n\n"
 	    "In a git repository whose ledger it is (the default location, or a\n"
 	    "ledger inside the work tree) it installs the pre-commit hook (daicho\n"
 	    "hook git pre-commit) in the common hooks directory, so every worktree\n"

@@ -237,11 +237,14 @@ exec_run(struct cmd_ctx *ctx)
 		return rc;
 	if (ctx->json) {
 		rc = cmd_print_json(ctx, json_pack(
-		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:b,"
-		    " s:I, s:o}",
+		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+		    " s:f, s:b, s:I, s:o}",
 		    "tasks", (json_int_t)summary.tasks, "launched",
 		    (json_int_t)summary.launched, "verified",
-		    (json_int_t)summary.verified, "failed", (json_int_t)summary.failed,
+		    (json_int_t)summary.verified, "landed",
+		    (json_int_t)summary.landed, "waiting_to_land",
+		    (json_int_t)summary.waiting_to_land, "failed",
+		    (json_int_t)summary.failed,
 		    "retried", (json_int_t)summary.retried, "rate_limited",
 		    (json_int_t)summary.rate_limited, "false_reports",
 		    (json_int_t)summary.false_reports, "claimable",
@@ -254,9 +257,14 @@ exec_run(struct cmd_ctx *ctx)
 		if (rc < 0)
 			return rc;
 	} else {
-		buf_addf(&line, "daicho run: %lld verified, %lld failed, %lld retried, "
+		buf_addf(&line, "daicho run: %lld verified", (long long)summary.verified);
+		if (summary.landed || summary.waiting_to_land)
+			buf_addf(&line, " (%lld landed%s)", (long long)summary.landed,
+			    summary.waiting_to_land ? ", the rest waiting to land"
+						    : "");
+		buf_addf(&line, ", %lld failed, %lld retried, "
 				"%lld false report%s caught",
-		    (long long)summary.verified, (long long)summary.failed,
+		    (long long)summary.failed,
 		    (long long)summary.retried, (long long)summary.false_reports,
 		    summary.false_reports == 1 ? "" : "s");
 		if (summary.rate_limited)
@@ -289,6 +297,11 @@ exec_run(struct cmd_ctx *ctx)
 		return err_set(ctx->err, ERR_FAILED,
 		    "%lld of %lld tasks did not reach verified (see 'daicho ls' and "
 		    "'daicho logs ID')", (long long)(summary.tasks - summary.verified),
+		    (long long)summary.tasks);
+	if (summary.waiting_to_land > 0)
+		return err_set(ctx->err, ERR_FAILED,
+		    "%lld of %lld tasks are verified but wait to land (see 'daicho "
+		    "status')", (long long)summary.waiting_to_land,
 		    (long long)summary.tasks);
 	return 0;
 }
@@ -340,7 +353,8 @@ const struct cmd_entry cmd_run_entry = {
 	    "When the tokens or cost saved by this run's tasks reach\n"
 	    "--budget-tokens / --budget-cost, nothing new is launched.\n\n"
 	    "--worktree runs each task in its own git worktree on branch\n"
-	    "daicho/ID made from the current HEAD, at DIR/ID: --worktree-dir DIR\n"
+	    "daicho/ID made from the trunk as it is when the task is taken\n"
+	    "(with its dependencies' landed work), at DIR/ID: --worktree-dir DIR\n"
 	    "(relative to the project root; it implies --worktree), by default\n"
 	    "<root>/.daicho-worktrees. Not under .git, where Claude Code refuses\n"
 	    "to write; inside the project, whose folder trust (Gemini CLI, Claude\n"
@@ -368,8 +382,12 @@ const struct cmd_entry cmd_run_entry = {
 	    "--label L') and run it with --label L. Then on a terminal a live\n"
 	    "progress line (on stderr); one summary line at the end; per-task\n"
 	    "lines only with -v. With -q only the summary. Exit 0 only when\n"
-	    "every task run reached verified.\n\n"
-	    "JSON: {tasks, launched, verified, failed, retried, rate_limited,\n"
+	    "every task run reached verified and, where work lands (see 'daicho\n"
+	    "land --help'), landed: the run's sweep lands as it verifies, and a\n"
+	    "run goes on while verified work waits in the landing queue, unless\n"
+	    "that waits for a person.\n\n"
+	    "JSON: {tasks, launched, verified (landed ones too), landed,\n"
+	    "waiting_to_land, failed, retried, rate_limited,\n"
 	    "false_reports, claimable, awaiting_verification, recovered, tokens,\n"
 	    "cost, budget_spent, elapsed_ms, signal}\n",
 	.options = (const struct cmd_option[]){

@@ -111,6 +111,33 @@ struct status_view {
 };
 
 /*
+ * Append one row of a briefing's landing list (brief.c) as a line: the
+ * task, where its landing is and since when, and why when there is a why.
+ */
+static void
+add_landing_line(struct buf *out, const json_t *v, int64_t now)
+{
+	const char *why = cmd_json_str(v, "why", NULL);
+
+	buf_addf(out, "  #%lld %s ", (long long)cmd_json_int(v, "task"),
+	    cmd_json_str(v, "landing", "?"));
+	clock_add_age(out, now - cmd_json_int(v, "since_ms"));
+	buf_adds(out, " ago: ");
+	cmd_add_printable(out, cmd_json_str(v, "title", ""));
+	if (why) {
+		size_t line = strcspn(why, "\n");
+		struct buf first = BUF_INIT;
+
+		buf_add(&first, why, line);
+		buf_adds(out, " (");
+		cmd_add_printable(out, first.buf);
+		buf_adds(out, ")");
+		buf_release(&first);
+	}
+	buf_addch(out, '\n');
+}
+
+/*
  * Add the sections of the status in doc (brief_status()) to frame, in
  * order and priority: NEEDS YOU first and never cut away, then the
  * agents, the task counts, and the newest events (cut first, oldest
@@ -148,6 +175,18 @@ status_frame(const json_t *doc, const struct status_view *view, bool colour,
 	json_array_foreach(agents, i, v) {
 		cmd_add_agent(&item, v, now, colour);
 		strlist_add_owned(&s->items, buf_detach(&item, NULL));
+	}
+
+	if (json_array_size(json_object_get(doc, "landing")) > 0) {
+		const json_t *landing = json_object_get(doc, "landing");
+
+		s = frame_section_add(frame, 2, false, false);
+		buf_addch(&s->heading, '\n');
+		add_heading(&s->heading, colour, "LANDING", json_array_size(landing));
+		json_array_foreach(landing, i, v) {
+			add_landing_line(&item, v, now);
+			strlist_add_owned(&s->items, buf_detach(&item, NULL));
+		}
 	}
 
 	s = frame_section_add(frame, 3, false, false);
@@ -298,9 +337,16 @@ const struct cmd_entry cmd_status_entry = {
 	    "  budget-stop          a run stopped at its budget with tasks still\n"
 	    "                       ready, until a run starts again: run\n"
 	    "                       --budget-tokens N -- CMD\n"
+	    "  land-waiting         verified work whose landing waits for the\n"
+	    "                       main work tree (uncommitted changes to paths\n"
+	    "                       it changes): commit or stash them, then land\n"
+	    "  land-paused          landing paused by a person: land --resume\n"
 	    "Without --all at most 10 of a kind are shown. A person is never\n"
 	    "listed stale: they are seen when they act.\n\n"
-	    "Then the live agents with when each was last seen, the task count\n"
+	    "Then the live agents with when each was last seen; LANDING, each\n"
+	    "task verified and not yet on the trunk (queued, landing, waiting)\n"
+	    "or sent back from landing and not landed since, with its age and\n"
+	    "why (see 'daicho land --help'); the task count\n"
 	    "per state, and the newest --events events (default 10), each a\n"
 	    "sentence (\"w1 claimed #4 Parse headers\"; 'daicho events' has\n"
 	    "them all).\n\n"
@@ -325,8 +371,9 @@ const struct cmd_entry cmd_status_entry = {
 	    "JSON: {now_ms, needs_you: [{kind, id (the approval, task, message,\n"
 	    "wait, agent or event id), summary (one line), since_ms, resolve:\n"
 	    "[command, ...], inspect (a command, when there is one), and the\n"
-	    "kind's details}], agents (as 'daicho agents --json'), tasks: {state:\n"
-	    "count}, events: [{id, at_ms, actor, kind, task, title, detail}]}\n"
+	    "kind's details}], agents (as 'daicho agents --json'), landing:\n"
+	    "[{task, title, landing (queued, landing, waiting, sent back),\n"
+	    "since_ms, why, commit}], tasks: {state: count}, events: [{id, at_ms, actor, kind, task, title, detail}]}\n"
 	    "(event fields as in 'daicho events --help'). Details:\n"
 	    "approval requester, command, cwd, gate, denied_before; blocked\n"
 	    "title, reason, owner; message from, to, addressed_to, message_kind,\n"
@@ -335,7 +382,8 @@ const struct cmd_entry cmd_status_entry = {
 	    "rejected title, state, owner, rejections, last_summary;\n"
 	    "verify-error title, state, owner, verdict, check, reason; max-hold\n"
 	    "title, owner, max_hold_ms; stale-agent-holding agent, state,\n"
-	    "last_seen_ms, claims; budget-stop by, tokens, cost, ready.\n",
+	    "last_seen_ms, claims; budget-stop by, tokens, cost, ready;\n"
+	    "land-waiting title, reason; land-paused by, queued.\n",
 	.options = (const struct cmd_option[]){
 	    { "events", 0, "N", "show the newest N events (10)" },
 	    { "stale-after", 0, "DUR", "an agent unseen this long is stale (10m)" },
@@ -426,6 +474,16 @@ print_handoff(const json_t *doc)
 		    cmd_json_str(v, "commit", ""));
 		buf_release(&title);
 	}
+	list = json_object_get(doc, "landing");
+	heading("LANDING: verified, not yet on the trunk, or sent back",
+	    json_array_size(list));
+	json_array_foreach(list, i, v) {
+		struct buf line = BUF_INIT;
+
+		add_landing_line(&line, v, now);
+		fputs(line.buf, stdout);
+		buf_release(&line);
+	}
 	list = json_object_get(doc, "rejected");
 	heading("REJECTED REPORTS", json_array_size(list));
 	json_array_foreach(list, i, v) {
@@ -505,14 +563,16 @@ const struct cmd_entry cmd_handoff_entry = {
 	    "Prints everything a successor needs, built only from the ledger:\n"
 	    "live agents (every waiting one with owner and age), open waits,\n"
 	    "claims and leases, unread messages sent to the caller, its role or\n"
-	    "its name, tasks reported but not yet verified, rejected reports, and\n"
-	    "recent decisions (verdicts, cancels, blocks, hand-overs).\n\n"
+	    "its name, tasks reported but not yet verified, the landing queue and\n"
+	    "what landing sent back, rejected reports, and recent decisions\n"
+	    "(verdicts, landings, cancels, blocks, hand-overs).\n\n"
 	    "--from NAME briefs on NAME's role and messages instead of the\n"
 	    "caller's (say, a manager that has ended). --to NAME first hands the\n"
 	    "caller's (or --from's) open waits and role to the live agent NAME,\n"
 	    "and logs it.\n\n"
 	    "JSON: {now_ms, from, role, agents, waits, claims, unread, reported,\n"
-	    "rejected, decisions}, and with --to also to and waits_moved.\n",
+	    "landing (as in 'daicho status --help'), rejected, decisions}, and\n"
+	    "with --to also to and waits_moved.\n",
 	.options = (const struct cmd_option[]){
 	    { "to", 0, "NAME", "hand waits and role over to NAME" },
 	    { "from", 0, "NAME", "brief on / hand over NAME's, not the caller's" },

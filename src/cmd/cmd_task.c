@@ -298,6 +298,19 @@ task_json(const struct task *t)
 	json_object_set_new(o, "saves", json_integer(t->saves));
 	json_object_set_new(o, "result_bytes",
 	    t->result_bytes >= 0 ? json_integer(t->result_bytes) : json_null());
+	json_object_set_new(o, "land_queued_ms",
+	    t->land_queued_ms ? json_integer(t->land_queued_ms) : json_null());
+	json_object_set_new(o, "land_tries", json_integer(t->land_tries));
+	json_object_set_new(o, "land_note",
+	    t->land_note ? json_string(t->land_note) : json_null());
+	json_object_set_new(o, "land_waiting",
+	    t->land_waiting ? json_string(t->land_waiting) : json_null());
+	json_object_set_new(o, "landed_commit",
+	    t->landed_commit ? json_string(t->landed_commit) : json_null());
+	json_object_set_new(o, "landed_trunk",
+	    t->landed_trunk ? json_string(t->landed_trunk) : json_null());
+	json_object_set_new(o, "landed_ms",
+	    t->landed_ms ? json_integer(t->landed_ms) : json_null());
 	json_object_set_new(o, "commit",
 	    t->report_commit ? json_string(t->report_commit) : json_null());
 	json_object_set_new(o, "note",
@@ -369,7 +382,7 @@ exec_ls(struct cmd_ctx *ctx)
 	if (filter.state && !task_state_valid(filter.state))
 		return err_set(ctx->err, ERR_USAGE,
 		    "unknown state '%s' (states: open, claimed, reported, verified, "
-		    "blocked, cancelled, failed)", filter.state);
+		    "landed, blocked, cancelled, failed)", filter.state);
 	if (filter.state && filter.ready)
 		return err_set(ctx->err, ERR_USAGE,
 		    "--ready and --state do not combine (ready tasks are open)");
@@ -434,22 +447,29 @@ const struct cmd_entry cmd_ls_entry = {
 	.help =
 	    "Lists tasks in id order; --ready lists exactly what 'claim --next'\n"
 	    "would take, in the order it would take them (highest priority, then\n"
-	    "oldest): open, every task it comes after verified, touches clear of\n"
+	    "oldest): open, every task it comes after done (landed; or verified,\n"
+	    "where it need not land: see 'daicho land --help'), touches clear of\n"
 	    "live claims (or claimed with an expired lease).\n\n"
 	    "Filters combine: --owner NAME (tasks its agent holds), --text TEXT\n"
 	    "(in the title or the body; ASCII letters match either case),\n"
 	    "--created-since and --updated-since DUR (added or changed within\n"
 	    "DUR). --ready takes only --label and --limit.\n\n"
-	    "States: open, claimed, reported, verified, blocked, cancelled, failed.\n\n"
+	    "States: open, claimed, reported, verified, landed, blocked,\n"
+	    "cancelled, failed. A verified task with land_queued_ms set waits\n"
+	    "to land.\n\n"
 	    "JSON: an array of tasks. Task fields (stable): id, title, state,\n"
 	    "priority, parent (id|null), owner (agent name|null), lease_expires_ms\n"
 	    "(ms since the epoch|null), max_hold_ms, claim_named_ms (when the\n"
 	    "holder last named it) and claim_base (the trunk's commit) of the\n"
 	    "latest claim (null before one), attempts, max_attempts, after\n"
-	    "(ids), unmet_after (how many of them are not verified), labels,\n"
+	    "(ids), unmet_after (how many of them are not done), labels,\n"
 	    "touches, protect, done_when, checks_version, check_timeout_ms\n"
 	    "(null: 10m), body_bytes, saves, result_bytes (latest|null), commit,\n"
-	    "note, block_reason, created_ms, updated_ms.\n",
+	    "note, block_reason, created_ms, updated_ms, land_queued_ms (in the\n"
+	    "landing queue since|null), land_tries (landings sent back),\n"
+	    "land_note (why the last was sent back|null), land_waiting (why its\n"
+	    "landing waits for a person|null), landed_commit and landed_trunk\n"
+	    "(the trunk commit that holds it, and the branch|null), landed_ms.\n",
 	.options = (const struct cmd_option[]){
 	    { "state", 0, "S", "only tasks in state S" },
 	    { "ready", 0, NULL, "only tasks claim --next could take" },
@@ -539,7 +559,7 @@ exec_show(struct cmd_ctx *ctx)
 		buf_reset(&text);
 		for (size_t i = 0; i < t.after_count; i++)
 			buf_addf(&text, "%s#%lld", i ? ", " : "", (long long)t.after[i]);
-		buf_addf(&text, " (%lld not verified yet)", (long long)t.unmet_deps);
+		buf_addf(&text, " (%lld not done yet)", (long long)t.unmet_deps);
 		show_field("after", text.buf);
 	}
 	if (t.labels.count) {
@@ -605,6 +625,31 @@ exec_show(struct cmd_ctx *ctx)
 		buf_reset(&text);
 		cmd_add_printable(&text, t.block_reason);
 		show_field("blocked", text.buf);
+	}
+	if (t.landed_commit) {
+		buf_reset(&text);
+		buf_addf(&text, "%s on %s, ", t.landed_commit, t.landed_trunk
+		    ? t.landed_trunk : "?");
+		clock_add_age(&text, now - t.landed_ms);
+		buf_adds(&text, " ago");
+		show_field("landed", text.buf);
+	} else if (t.land_queued_ms && strcmp(t.state, "verified") == 0) {
+		buf_reset(&text);
+		buf_adds(&text, "queued ");
+		clock_add_age(&text, now - t.land_queued_ms);
+		buf_adds(&text, " ago");
+		if (t.land_waiting) {
+			buf_adds(&text, "; waits: ");
+			cmd_add_printable(&text, t.land_waiting);
+		}
+		show_field("landing", text.buf);
+	}
+	if (t.land_note && strcmp(t.state, "landed") != 0) {
+		buf_reset(&text);
+		buf_addf(&text, "sent back %lld time%s: ", (long long)t.land_tries,
+		    t.land_tries == 1 ? "" : "s");
+		cmd_add_printable(&text, t.land_note);
+		show_field("land note", text.buf);
 	}
 	buf_reset(&text);
 	clock_add_timestamp(&text, t.created_ms);

@@ -293,6 +293,7 @@ static const struct {
 	enum cmd_tone tone;
 } word_tones[] = {
 	{ "verified", TONE_GOOD },   { "reverified", TONE_GOOD },
+	{ "landed", TONE_GOOD },
 	{ "ok", TONE_GOOD },         { "active", TONE_GOOD },
 	{ "failed", TONE_BAD },      { "fail", TONE_BAD },
 	{ "rejected", TONE_BAD },    { "reopened", TONE_BAD },

@@ -136,7 +136,8 @@ static bool
 sweep_changed(const struct sweep_stats *s)
 {
 	return s->verified || s->rejected || s->failed || s->expired ||
-	       s->pruned || s->stale || s->waits;
+	       s->pruned || s->stale || s->waits || s->land.landed ||
+	       s->land.conflicts || s->land.check_failed || s->land.waiting;
 }
 
 /*
@@ -157,6 +158,7 @@ print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s, int64_t at_ms)
 		    (json_int_t)s->held_too_long, "pruned", (json_int_t)s->pruned,
 		    "stale", (json_int_t)s->stale, "waits", (json_int_t)s->waits);
 
+		json_object_set_new(o, "landing", cmd_land_stats_json(&s->land));
 		if (at_ms)
 			json_object_set_new(o, "at_ms", json_integer(at_ms));
 		return cmd_print_json(ctx, o);
@@ -171,16 +173,21 @@ print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s, int64_t at_ms)
 		printf("%s ", stamp.buf);
 		buf_release(&stamp);
 	}
-	if (!ctx->quiet)
+	if (!ctx->quiet) {
+		struct buf landing = BUF_INIT;
+
+		cmd_land_stats_text(&landing, &s->land, true);
 		printf("sweep: %lld verified, %lld rejected, %lld failed, %lld "
 		       "lease%s expired%s, %lld worktree%s pruned, %lld agent%s "
-		       "stale, %lld wait%s escalated\n",
+		       "stale, %lld wait%s escalated%s\n",
 		    (long long)s->verified, (long long)s->rejected,
 		    (long long)s->failed, (long long)s->expired,
 		    s->expired == 1 ? "" : "s", held, (long long)s->pruned,
 		    s->pruned == 1 ? "" : "s", (long long)s->stale,
 		    s->stale == 1 ? "" : "s", (long long)s->waits,
-		    s->waits == 1 ? "" : "s");
+		    s->waits == 1 ? "" : "s", landing.buf);
+		buf_release(&landing);
+	}
 	return 0;
 }
 
@@ -252,6 +259,8 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "branch, new work, protected paths untouched) is in 'daicho add\n"
 	    "--help' and docs/verification.md. An agent's sweep leaves its own\n"
 	    "reports to someone else's; a person's verifies them all.\n\n"
+	    "Then it lands what is verified and queued, as 'daicho land' does\n"
+	    "(see 'daicho land --help'); its line says so when it did anything.\n\n"
 	    "A reported commit that is not in the ledger's repository (it was\n"
 	    "committed on another machine) is fetched from --remote NAME (default:\n"
 	    "the 'remote' setting, else origin; none: never fetch): the exact\n"
@@ -268,7 +277,8 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "changed something (-v: for every pass), after its UTC time (with\n"
 	    "--json, at_ms).\n\n"
 	    "JSON: {\"verified\", \"rejected\", \"failed\", \"expired\",\n"
-	    "\"held_too_long\", \"pruned\", \"stale\", \"waits\"}\n"
+	    "\"held_too_long\", \"pruned\", \"stale\", \"waits\", \"landing\"}\n"
+	    "(landing: as 'daicho land --json')\n"
 	    "per pass, one object per line.\n",
 	.options = (const struct cmd_option[]){
 	    { "every", 0, "DUR", "repeat every DUR until interrupted" },

@@ -53,15 +53,26 @@ print_bytes(struct cmd_ctx *ctx, int64_t id, const char *key,
 static int
 exec_prompt(struct cmd_ctx *ctx)
 {
-	struct buf body = BUF_INIT;
-	int64_t id;
+	struct buf body = BUF_INIT, note = BUF_INIT;
+	int64_t id, tries = 0;
 	int rc;
 
 	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
-	if ((rc = task_body(ctx->ledger, id, &body, ctx->err)) == 0)
+	if ((rc = task_body(ctx->ledger, id, &body, ctx->err)) == 0 &&
+	    (rc = task_land_note(ctx->ledger, id, &note, &tries, ctx->err)) == 0 &&
+	    note.len > 0) {
+		/* What the worker must know before it starts again. */
+		if (body.len > 0 && body.buf[body.len - 1] != '\n')
+			buf_addch(&body, '\n');
+		buf_addf(&body, "\n---\nSent back from landing (%lld time%s): "
+		    "the work was verified, but did not reach the trunk.\n%s\n",
+		    (long long)tries, tries == 1 ? "" : "s", note.buf);
+	}
+	if (rc == 0)
 		rc = print_bytes(ctx, id, "body", &body);
 	buf_release(&body);
+	buf_release(&note);
 	return rc;
 }
 
@@ -73,6 +84,12 @@ const struct cmd_entry cmd_prompt_entry = {
 	    "Writes the body exactly as added, with no newline added: workers\n"
 	    "fetch their own prompt instead of receiving it through the\n"
 	    "orchestrator's context.\n\n"
+	    "A task whose verified work was sent back from landing (a conflict\n"
+	    "with the trunk, or a merged tree that fails; see 'daicho land\n"
+	    "--help') gets a section after its body, from a line '---' on,\n"
+	    "saying what happened: the trunk commit to redo the work on, the\n"
+	    "conflicting paths or the failing check and its output. It is gone\n"
+	    "once the task lands.\n\n"
 	    "JSON: {id, bytes, body} (body_base64 instead of body when the body\n"
 	    "is not UTF-8 text without NUL bytes).\n",
 	.options = (const struct cmd_option[]){ { 0 } },

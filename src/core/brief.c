@@ -42,6 +42,26 @@ add_rows(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p
 	return db_rows_json(ledger, st, array, key, err);
 }
 
+/*
+ * The landing queue and what landing sent back (core/land.h), oldest
+ * first: {task, title, landing (queued, landing, waiting, sent back),
+ * since_ms, why, commit}.
+ */
+static const char landing_sql[] =
+    "SELECT t.id AS task, t.title, CASE WHEN t.land_waiting IS NOT NULL"
+    " THEN 'waiting' WHEN t.land_base IS NOT NULL THEN 'landing'"
+    " ELSE 'queued' END AS landing, t.land_queued_ms AS since_ms,"
+    " t.land_waiting AS why, t.report_commit AS \"commit\""
+    " FROM tasks t INDEXED BY tasks_land_queue"
+    " WHERE t.state = 'verified' AND t.land_queued_ms IS NOT NULL"
+    " AND ?1 IS NOT NULL"
+    " UNION ALL "
+    "SELECT t.id, t.title, 'sent back', t.updated_ms, t.land_note,"
+    " t.report_commit FROM tasks t"
+    " WHERE t.land_note IS NOT NULL AND t.state IN"
+    " ('open','claimed','reported','blocked')"
+    " ORDER BY 4, 1";
+
 /* The newest limit events matching the statement, oldest first. */
 static int
 add_events(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p,
@@ -72,7 +92,7 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 	json_t *doc = json_object(), *agents = NULL, *counts = json_object(),
 	       *needs = json_array();
 	static const char *const states[] = { "open", "claimed", "reported",
-		"verified", "blocked", "cancelled", "failed" };
+		"verified", "landed", "blocked", "cancelled", "failed" };
 	struct db_stmt *st;
 	int rc;
 
@@ -101,6 +121,9 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 		rc = db_error(ledger, rc, err, "counting tasks");
 		goto finish;
 	}
+	if ((rc = add_rows(ledger, db_prepare(ledger, landing_sql, err), &p, doc,
+	    "landing", err)) < 0)
+		goto finish;
 	rc = add_events(ledger, db_prepare(ledger,
 	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
@@ -174,7 +197,9 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 		 " t.updated_ms AS reported_ms"
 		 " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
 		 " WHERE t.state = 'reported' ORDER BY t.id", err), &p, doc,
-		 "reported", err)) < 0)
+		 "reported", err)) < 0 ||
+	    (rc = add_rows(ledger, db_prepare(ledger, landing_sql, err), &p, doc,
+		 "landing", err)) < 0)
 		goto finish;
 	if ((rc = add_rows(ledger, db_prepare(ledger,
 		 "SELECT t.id AS task, t.title, t.state, a.name AS owner,"
@@ -191,8 +216,9 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	    " LEFT JOIN agents a ON a.id = e.actor"
 	    " LEFT JOIN tasks t ON t.id = e.task"
 	    " WHERE ?1 IS NOT NULL AND e.kind IN ('verified','rejected','fail',"
-	    " 'cancel','block','handoff','agent-takeover','wait-reassigned',"
-	    " 'wait-needs-human','approve','deny','budget-spent')"
+	    " 'landed','land-conflict','land-failed','cancel','block','handoff',"
+	    " 'agent-takeover','wait-reassigned','wait-needs-human','approve',"
+	    " 'deny','budget-spent')"
 	    " ORDER BY e.id DESC LIMIT ?4", err), &p, 20, doc, "decisions", err);
 finish:
 	ledger_rollback(ledger);

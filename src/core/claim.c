@@ -68,7 +68,7 @@ live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
 	    " AND (a.state = 'waiting' OR (a.state = 'active' AND"
 	    "  a.last_seen_ms > ?1 - ?3))"
 	    " AND (rt.id IS NULL OR rt.state NOT IN"
-	    "  ('verified','cancelled','failed'))", err);
+	    "  ('verified','landed','cancelled','failed'))", err);
 	int rc;
 
 	if (st == NULL)
@@ -420,13 +420,14 @@ settle_terms(struct ledger *ledger, struct db_stmt *settings,
     struct claim_terms *terms, int64_t *max_hold_ms, struct buf *base,
     struct err *err)
 {
-	static const char *const keys[] = { "lease", "max-hold", "trunk" };
-	struct buf values[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
-	bool found[3] = { false, false, false };
+	static const char *const keys[] = { "lease", "max-hold", "trunk",
+		"remote" };
+	struct buf values[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+	bool found[4] = { false, false, false, false };
 	int rc = 0;
 
 	if (settings != NULL && (rc = settings_values_read(ledger, settings,
-	    keys, 3, values, found, err)) < 0)
+	    keys, 4, values, found, err)) < 0)
 		goto done;
 	if (terms->lease_ms == 0)
 		terms->lease_ms = found[0] ? strtoll(values[0].buf, NULL, 10)
@@ -437,10 +438,11 @@ settle_terms(struct ledger *ledger, struct db_stmt *settings,
 					: terms->lease_ms * TASK_MAX_HOLD_LEASES;
 	/* A few small files, no process. */
 	if (terms->base == NULL &&
-	    task_trunk_tip(ledger, found[2] ? values[2].buf : NULL, base) == 0)
+	    task_trunk_tip(ledger, found[2] ? values[2].buf : NULL,
+		found[3] ? values[3].buf : NULL, base) == 0)
 		terms->base = base->buf;
 done:
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		buf_release(&values[i]);
 	return rc;
 }
@@ -465,7 +467,8 @@ settle_once(struct ledger *ledger, struct db_stmt *settings, bool *settled,
 }
 
 int
-task_trunk_tip(struct ledger *ledger, const char *trunk, struct buf *out)
+task_trunk_tip(struct ledger *ledger, const char *trunk, const char *remote,
+    struct buf *out)
 {
 	struct buf git_dir = BUF_INIT, ref = BUF_INIT, branch = BUF_INIT;
 	int rc = 1;
@@ -474,6 +477,19 @@ task_trunk_tip(struct ledger *ledger, const char *trunk, struct buf *out)
 		goto done;
 	if (trunk != NULL)
 		buf_adds(&branch, trunk);
+	/* A remote's trunk, as this clone last fetched it (core/land.h). */
+	if (remote != NULL && remote[0] != '\0' && strcmp(remote, "none") != 0 &&
+	    (branch.len > 0 || gitref_head_branch(git_dir.buf, &branch) == 0)) {
+		buf_addf(&ref, "refs/remotes/%s/%s", remote, branch.buf);
+		if (gitref_read(git_dir.buf, ref.buf, out) == 0) {
+			rc = 0;
+			goto done;
+		}
+		buf_reset(&ref);
+		buf_reset(&branch);
+		if (trunk != NULL)
+			buf_adds(&branch, trunk);
+	}
 	if (branch.len > 0)
 		buf_addf(&ref, "refs/heads/%s", branch.buf);
 	else
@@ -908,6 +924,7 @@ task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = read_now(ledger, id, &now, err)) < 0)
 		return finish(ledger, rc, &now, err);
 	if (strcmp(now.state, "verified") == 0 ||
+	    strcmp(now.state, "landed") == 0 ||
 	    strcmp(now.state, "cancelled") == 0) {
 		rc = err_set(err, ERR_CONFLICT,
 		    "cannot cancel task #%lld: it is already %s", (long long)id,
@@ -1042,6 +1059,29 @@ task_body(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
 		    (long long)id);
 	return rc;
+}
+
+int
+task_land_note(struct ledger *ledger, int64_t id, struct buf *out,
+    int64_t *tries, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT land_note, land_tries FROM tasks WHERE id = ?1"
+	    " AND land_note IS NOT NULL AND state <> 'landed'", err);
+	int rc;
+
+	*tries = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		buf_adds(out, db_column_text(st, 0));
+		*tries = db_column_int(st, 1);
+	}
+	db_reset(st);
+	return rc == DB_ROW || rc == DB_DONE ? 0
+	     : db_error(ledger, rc, err, "reading a task");
 }
 
 int

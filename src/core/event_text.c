@@ -54,6 +54,18 @@ static const struct {
 	  "[%={to=owner}; back to its holder][%={to=open}; open again]"
 	  "[%={to=failed}; failed, its attempts used up]" },
 	{ "reverified", "%A verified %T again[: %{summary}]" },
+	{ "landed", "%A landed %T on %{trunk}[ at %c{landed}][ (its commit "
+	  "%c{commit})][, with %N{batch|task} in one batch]" },
+	{ "land-conflict", "%T could not land on %{trunk}[ (at %c{before})]: "
+	  "its commit[ %c{commit}] conflicts[ in %l{paths}]"
+	  "[%={to=open}; open again][%={to=failed}; failed, its landing tries "
+	  "used up]" },
+	{ "land-failed", "%T could not land on %{trunk}[ (at %c{before})]: "
+	  "the merged tree fails[: %{summary}]"
+	  "[%={to=open}; open again][%={to=failed}; failed, its landing tries "
+	  "used up]" },
+	{ "land-pause", "%A paused landing" },
+	{ "land-resume", "%A resumed landing" },
 	{ "verify-deferred", "%A could not verify %T[ at commit %c{commit}]"
 	  "[: %{summary}]; still reported, for the next sweep" },
 	{ "reopened", "%T no longer passes[: %{summary}]; open again" },

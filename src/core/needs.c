@@ -278,6 +278,31 @@ describe_budget(const json_t *item, const struct needs_options *options,
 	add_command(resolve, "daicho run --budget-tokens N -- CMD");
 }
 
+static void
+describe_land_waiting(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	buf_addf(summary, "#%lld waits to land: ", (long long)num(item, "id"));
+	add_quote(summary, str(item, "title", ""));
+	buf_adds(summary, " (");
+	/* daicho's own words, with what to do last: never cut. */
+	buf_add_oneline(summary, str(item, "reason", "?"));
+	buf_adds(summary, ")");
+	add_command(resolve, "daicho land");
+}
+
+static void
+describe_land_paused(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	int64_t queued = num(item, "queued");
+
+	buf_addf(summary, "landing is paused (by %s); %lld task%s wait%s to "
+	    "land", str(item, "by", "?"), (long long)queued,
+	    queued == 1 ? "" : "s", queued == 1 ? "s" : "");
+	add_command(resolve, "daicho land --resume");
+}
+
 /*
  * The kinds, most urgent first. Every query reads through an index or a
  * small table (agents, waits, gates): status stays fast on a ledger of
@@ -347,7 +372,7 @@ static const struct need_kind kinds[] = {
 	    "WITH c AS MATERIALIZED (SELECT t.id, t.title, t.attempts,"
 	    "  t.updated_ms, (SELECT count(*) FROM deps d JOIN tasks x"
 	    "   ON x.id = d.task WHERE d.after = t.id"
-	    "   AND x.state NOT IN ('verified','cancelled')) AS direct,"
+	    "   AND x.state NOT IN ('verified','landed','cancelled')) AS direct,"
 	    "  (SELECT e.id FROM events e WHERE e.task = t.id AND e.kind = 'fail'"
 	    "   ORDER BY e.id DESC LIMIT 1) AS fail_event"
 	    "  FROM tasks t WHERE t.state = 'failed')"
@@ -356,14 +381,30 @@ static const struct need_kind kinds[] = {
 	    " c.direct AS holds_back_directly,"
 	    " CASE WHEN c.direct = 0 THEN 0 ELSE (WITH RECURSIVE below(id) AS ("
 	    "   SELECT d.task FROM deps d JOIN tasks x ON x.id = d.task"
-	    "   WHERE d.after = c.id AND x.state NOT IN ('verified','cancelled')"
+	    "   WHERE d.after = c.id AND x.state NOT IN ('verified','landed','cancelled')"
 	    "   UNION SELECT d.task FROM below b JOIN deps d ON d.after = b.id"
 	    "   JOIN tasks x ON x.id = d.task"
-	    "   WHERE x.state NOT IN ('verified','cancelled'))"
+	    "   WHERE x.state NOT IN ('verified','landed','cancelled'))"
 	    "  SELECT count(*) FROM below) END AS holds_back"
 	    " FROM c LEFT JOIN events f ON f.id = c.fail_event"
 	    " WHERE ?1 IS NOT NULL ORDER BY since_ms, c.id",
 	    describe_failed, "daicho show %lld" },
+	/* A landing waits for the person's work tree (core/land.h). */
+	{ "land-waiting",
+	    "SELECT t.id, t.land_queued_ms AS since_ms, t.title,"
+	    " t.land_waiting AS reason"
+	    " FROM tasks t INDEXED BY tasks_land_queue"
+	    " WHERE t.state = 'verified' AND t.land_queued_ms IS NOT NULL"
+	    " AND t.land_waiting IS NOT NULL AND ?1 IS NOT NULL"
+	    " ORDER BY since_ms, t.id",
+	    describe_land_waiting, "daicho show %lld" },
+	{ "land-paused",
+	    "SELECT 1 AS id, l.paused_ms AS since_ms, a.name AS \"by\","
+	    " (SELECT count(*) FROM tasks INDEXED BY tasks_land_queue"
+	    "  WHERE state = 'verified' AND land_queued_ms IS NOT NULL) AS queued"
+	    " FROM land_lock l LEFT JOIN agents a ON a.id = l.paused_by"
+	    " WHERE l.paused_ms IS NOT NULL AND ?1 IS NOT NULL",
+	    describe_land_paused, NULL },
 	/*
 	 * Rejections count from the last change a person made to the task
 	 * (edit, reopen, release --force); the verdicts are read first, so

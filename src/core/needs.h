@@ -35,6 +35,9 @@ struct needs_options {
  *   overdue-wait         a wait past its --remind time
  *   wait-needs-human     a wait whose owner ended with no heir
  *   failed               a failed task, with what it holds back
+ *   land-waiting         verified work whose landing waits for the main
+ *                        work tree (uncommitted changes in its way)
+ *   land-paused          landing paused by a person, with how many wait
  *   rejected             a task not yet verified, rejected twice or more
  *                        since a person last changed it (edit, reopen,
  *                        release --force)

@@ -184,7 +184,7 @@ change_edge(struct ledger *ledger, int64_t id, const char *text, bool remove,
 	if ((rc = task_parse_id(text, &other, err)) < 0)
 		return rc;
 	st = db_prepare(ledger,
-	    "SELECT state = 'verified', EXISTS (SELECT 1 FROM deps"
+	    "SELECT " TASK_DONE_SQL ", EXISTS (SELECT 1 FROM deps"
 	    " WHERE task = ?1 AND after = ?2) FROM tasks WHERE id = ?2", err);
 	if (st == NULL)
 		return -(int)err->code;

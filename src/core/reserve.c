@@ -20,7 +20,8 @@
 	" WHERE r.released_ms IS NULL AND r.expires_ms > ?1" \
 	" AND (a.state = 'waiting' OR (a.state = 'active' AND" \
 	"  a.last_seen_ms > ?1 - ?2))" \
-	" AND (t.id IS NULL OR t.state NOT IN ('verified','cancelled','failed'))" \
+	" AND (t.id IS NULL OR t.state NOT IN ('verified','landed','cancelled'," \
+	"  'failed'))" \
 	" AND a.id <> ?3" \
 	" UNION ALL " \
 	"SELECT 'claim', NULL, g.glob, t.id, a.name, a.last_seen_ms," \

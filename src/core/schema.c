@@ -350,6 +350,96 @@ const char *const schema_migrations[] = {
 	"CREATE INDEX tasks_state ON tasks(state);"
 	"CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)"
 	"  WHERE state = 'claimed';",
+
+	/*
+	 * 10: landing (core/land.c). Verified work that must reach the trunk
+	 * waits in a queue (land_queued_ms) until a lander merges it, checks
+	 * the merged tree and moves the trunk: then the task is 'landed', with
+	 * the trunk commit that holds it. A batch being landed records the
+	 * trunk it started from (land_base), so that a lander killed after
+	 * the trunk moved finds its commit again. A landing sent back counts
+	 * in land_tries and says why in land_note (the prompt shows it); one
+	 * that waits for a person says why in land_waiting. One lander works
+	 * at a time, holding the single row of land_lock (made by the first
+	 * lander) until it expires, or until its process, on the host it
+	 * names, is gone; the row also records a person's pause. The state CHECK gains 'landed' by the same
+	 * rebuild as migration 9.
+	 */
+	"CREATE TABLE tasks_rebuilt ("
+	"  id INTEGER PRIMARY KEY,"
+	"  title TEXT NOT NULL CHECK (length(title) > 0),"
+	"  body BLOB NOT NULL DEFAULT x'',"
+	"  priority INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'open' CHECK (state = 'open' OR"
+	"    state = 'claimed' OR state = 'reported' OR state = 'verified' OR"
+	"    state = 'blocked' OR state = 'cancelled' OR state = 'failed' OR"
+	"    state = 'landed'),"
+	"  parent INTEGER REFERENCES tasks(id),"
+	"  owner INTEGER REFERENCES agents(id),"
+	"  lease_ms INTEGER,"
+	"  lease_expires_ms INTEGER,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  max_attempts INTEGER NOT NULL DEFAULT 3 CHECK (max_attempts > 0),"
+	"  unmet_deps INTEGER NOT NULL DEFAULT 0,"
+	"  has_touches INTEGER NOT NULL DEFAULT 0,"
+	"  report_commit TEXT,"
+	"  report_note TEXT,"
+	"  block_reason TEXT,"
+	"  created_ms INTEGER NOT NULL,"
+	"  updated_ms INTEGER NOT NULL,"
+	"  check_timeout_ms INTEGER,"
+	"  verify_token TEXT,"
+	"  verify_expires_ms INTEGER,"
+	"  not_before_ms INTEGER,"
+	"  claim_base TEXT,"
+	"  claim_named_ms INTEGER,"
+	"  max_hold_ms INTEGER,"
+	"  checks_version INTEGER NOT NULL DEFAULT 1,"
+	"  land_queued_ms INTEGER,"
+	"  land_base TEXT,"
+	"  land_tries INTEGER NOT NULL DEFAULT 0,"
+	"  land_note TEXT,"
+	"  land_waiting TEXT,"
+	"  landed_commit TEXT,"
+	"  landed_trunk TEXT,"
+	"  landed_ms INTEGER,"
+	"  CHECK (state <> 'claimed' OR"
+	"    (owner IS NOT NULL AND lease_expires_ms IS NOT NULL))"
+	") STRICT;"
+	"INSERT INTO tasks_rebuilt (id, title, body, priority, state, parent,"
+	"  owner, lease_ms, lease_expires_ms, attempts, max_attempts,"
+	"  unmet_deps, has_touches, report_commit, report_note, block_reason,"
+	"  created_ms, updated_ms, check_timeout_ms, verify_token,"
+	"  verify_expires_ms, not_before_ms, claim_base, claim_named_ms,"
+	"  max_hold_ms, checks_version)"
+	"  SELECT id, title, body, priority, state, parent, owner, lease_ms,"
+	"  lease_expires_ms, attempts, max_attempts, unmet_deps, has_touches,"
+	"  report_commit, report_note, block_reason, created_ms, updated_ms,"
+	"  check_timeout_ms, verify_token, verify_expires_ms, not_before_ms,"
+	"  claim_base, claim_named_ms, max_hold_ms, checks_version FROM tasks;"
+	"DROP TABLE tasks;"
+	"ALTER TABLE tasks_rebuilt RENAME TO tasks;"
+	"CREATE INDEX tasks_ready ON tasks(priority DESC, id)"
+	"  WHERE state = 'open' AND unmet_deps = 0;"
+	"CREATE INDEX tasks_claimed_lease ON tasks(lease_expires_ms)"
+	"  WHERE state = 'claimed';"
+	"CREATE INDEX tasks_owner ON tasks(owner) WHERE owner IS NOT NULL;"
+	"CREATE INDEX tasks_state ON tasks(state);"
+	"CREATE INDEX tasks_owner_claimed ON tasks(owner, lease_expires_ms)"
+	"  WHERE state = 'claimed';"
+	"CREATE INDEX tasks_land_queue ON tasks(land_queued_ms, id)"
+	"  WHERE state = 'verified' AND land_queued_ms IS NOT NULL;"
+	"CREATE TABLE land_lock ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  token TEXT,"
+	"  expires_ms INTEGER,"
+	"  holder INTEGER REFERENCES agents(id),"
+	"  host TEXT,"
+	"  pid INTEGER,"
+	"  pid_start INTEGER,"
+	"  paused_ms INTEGER,"
+	"  paused_by INTEGER REFERENCES agents(id)"
+	") STRICT;",
 };
 
 const size_t schema_migration_count =

@@ -5,6 +5,7 @@
 
 #include "core/db.h"
 #include "core/event.h"
+#include "core/land.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/duration.h"
@@ -19,6 +20,8 @@ enum setting_kind {
 	SETTING_BRANCH,   /* a branch name, stored as it is */
 	SETTING_NUMBER,   /* a whole number from 1 to 1024, in text */
 	SETTING_REMOTE,   /* a git remote's name, or "none", as it is */
+	SETTING_CHOICE,   /* one of the words of choices, as it is */
+	SETTING_COMMAND,  /* a shell command line (words joined by spaces) */
 };
 
 struct setting {
@@ -26,32 +29,49 @@ struct setting {
 	enum setting_kind kind;
 	const char *summary;
 	const char *fallback; /* what applies when unset */
+	const char *const *choices; /* SETTING_CHOICE's words, NULL-ended */
 };
+
+static const char *const land_modes[] = { "off", "merge", "rebase",
+	"squash", NULL };
 
 static const struct setting settings[] = {
 	{ "jobs", SETTING_NUMBER,
 	  "how many workers 'daicho run' and tasks 'daicho sweep' take at once",
-	  "the number of CPUs" },
+	  "the number of CPUs", NULL },
+	{ "land", SETTING_CHOICE,
+	  "what landing does with verified work: merge (a merge commit), "
+	  "rebase (its commits replayed), squash (one commit), off (never land)",
+	  "merge, in a git repository", land_modes },
+	{ "land-batch", SETTING_NUMBER,
+	  "how many queued tasks landing merges and checks at once",
+	  "16", NULL },
+	{ "land-check", SETTING_COMMAND,
+	  "a shell command run on every merged tree before the trunk moves",
+	  "none", NULL },
+	{ "land-tries", SETTING_NUMBER,
+	  "how many times a landing may be sent back before the task fails",
+	  "3", NULL },
 	{ "lease", SETTING_DURATION,
 	  "how long a claim lasts without a heartbeat",
-	  "30m" },
+	  "30m", NULL },
 	{ "max-hold", SETTING_DURATION,
 	  "how long a claim lives without a command naming its task",
-	  "three leases" },
+	  "three leases", NULL },
 	{ "protect", SETTING_GLOBS,
 	  "paths no report may change (a task's --touches exempt it)",
-	  "none" },
+	  "none", NULL },
 	{ "remote", SETTING_REMOTE,
 	  "the git remote verification fetches a reported commit from when "
 	  "the ledger's repository lacks it (none: never fetch)",
-	  "origin" },
+	  "origin", NULL },
 	{ "stale-after", SETTING_DURATION,
 	  "how long an agent may stay unseen before it counts as gone",
-	  "10m" },
+	  "10m", NULL },
 	{ "trunk", SETTING_BRANCH,
 	  "the branch reported work must be new against",
 	  "the branch the main work tree has out at the claim; main, else "
-	  "master, when it is detached" },
+	  "master, when it is detached", NULL },
 };
 
 #define SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -171,6 +191,31 @@ encode(const struct setting *s, const struct strlist *values,
 		buf_adds(stored, values->items[0]);
 		return 0;
 	}
+	if (s->kind == SETTING_CHOICE) {
+		struct buf words = BUF_INIT;
+
+		if (values->count == 1)
+			for (size_t i = 0; s->choices[i]; i++)
+				if (strcmp(values->items[0], s->choices[i]) == 0) {
+					buf_adds(stored, s->choices[i]);
+					return 0;
+				}
+		for (size_t i = 0; s->choices[i]; i++)
+			buf_addf(&words, "%s%s", i ? ", " : "", s->choices[i]);
+		err_set(err, ERR_USAGE, "bad value '%s' for %s (one of: %s)",
+		    values->count ? printable_or(values->items[0]) : "",
+		    s->key, words.buf);
+		buf_release(&words);
+		return -(int)err->code;
+	}
+	if (s->kind == SETTING_COMMAND) {
+		for (size_t i = 0; i < values->count; i++)
+			buf_addf(stored, "%s%s", i ? " " : "", values->items[i]);
+		if (stored->buf[strspn(stored->buf, " \t")] == '\0')
+			return err_set(err, ERR_USAGE, "%s needs a command (or "
+			    "--unset)", s->key);
+		return 0;
+	}
 	if (s->kind == SETTING_REMOTE) {
 		int rc;
 
@@ -214,7 +259,8 @@ decode(const struct setting *s, const char *stored)
 		return json_null();
 	if (s->kind == SETTING_DURATION || s->kind == SETTING_NUMBER)
 		return json_integer(strtoll(stored, NULL, 10));
-	if (s->kind == SETTING_BRANCH || s->kind == SETTING_REMOTE)
+	if (s->kind == SETTING_BRANCH || s->kind == SETTING_REMOTE ||
+	    s->kind == SETTING_CHOICE || s->kind == SETTING_COMMAND)
 		return json_string(stored);
 	value = json_loads(stored, 0, NULL);
 	return value && json_is_array(value) ? value : json_array();
@@ -315,6 +361,14 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 	}
 	if ((rc = db_step_done(ledger, st, "changing a setting", err)) < 0)
 		goto fail;
+	/* Landing turned off: what waited to land is done as verified. */
+	if (strcmp(key, "land") == 0 && values &&
+	    strcmp(stored.buf, "off") == 0) {
+		int64_t unqueued = 0;
+
+		if ((rc = land_unqueue_all(ledger, &unqueued, err)) < 0)
+			goto fail;
+	}
 	rc = event_append(ledger, actor, "config", 0,
 	    json_pack("{s:s, s:o, s:o}", "key", key, "old",
 		decode(s, was_set ? old.buf : NULL), "new",
@@ -364,7 +418,9 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
 		    s->kind == SETTING_DURATION ? "duration"
 		    : s->kind == SETTING_NUMBER ? "number"
 		    : s->kind == SETTING_GLOBS ? "globs"
-		    : s->kind == SETTING_REMOTE ? "remote" : "branch", "summary",
+		    : s->kind == SETTING_REMOTE ? "remote"
+		    : s->kind == SETTING_CHOICE ? "choice"
+		    : s->kind == SETTING_COMMAND ? "command" : "branch", "summary",
 		    s->summary, "set", rc == DB_ROW, "default", s->fallback);
 		if (rc == DB_ROW) {
 			const char *by = db_column_text(st, 2);

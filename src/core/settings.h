@@ -13,6 +13,10 @@
  *   stale-after  a duration: how long an agent may go unseen
  *   trunk     the branch reported work must be new against; default the
  *             branch HEAD of the main work tree names at the claim
+ *   land      off, merge, rebase or squash: what landing does (core/land.h)
+ *   land-batch   how many queued tasks landing takes at once
+ *   land-check   a shell command run on every merged tree
+ *   land-tries   send-backs of a landing before its task fails
  *   remote    the git remote verification fetches a reported commit from
  *             when the ledger's repository lacks it; "none": never fetch;
  *             default origin

@@ -192,6 +192,7 @@ prune_run_worktrees(struct ledger *ledger, const char *root,
 			continue;
 		}
 		over = strcmp(task.state, "verified") == 0 ||
+		    strcmp(task.state, "landed") == 0 ||
 		    strcmp(task.state, "failed") == 0 ||
 		    strcmp(task.state, "cancelled") == 0;
 		task_release(&task);
@@ -447,11 +448,24 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 	if ((rc = count_reported(ledger, &reported, err)) < 0)
 		return rc;
 	/* Nothing to verify: an idle pass takes the write lock only once. */
-	if (reported == 0)
+	if (reported > 0) {
+		if (reported < jobs)
+			jobs = (int)reported;
+		rc = jobs <= 1 ? verify_loop(ledger, options, stats, err)
+			       : verify_in_parallel(ledger, jobs, options, stats, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (options->stop && *options->stop)
 		return 0;
-	if (reported < jobs)
-		jobs = (int)reported;
-	if (jobs <= 1)
-		return verify_loop(ledger, options, stats, err);
-	return verify_in_parallel(ledger, jobs, options, stats, err);
+	/* What was verified, and what waited, lands (core/land.h). */
+	{
+		struct land_options land = {
+			.actor = options->actor,
+			.stale_after_ms = options->stale_after_ms,
+			.stop = options->stop,
+		};
+
+		return land_pass(ledger, &land, &stats->land, NULL, err);
+	}
 }

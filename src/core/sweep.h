@@ -16,6 +16,7 @@
 
 #include "core/agent.h"
 #include "core/err.h"
+#include "core/land.h"
 #include "core/ledger.h"
 
 #define SWEEP_DEFAULT_STALE_AFTER_MS AGENT_STALE_AFTER_MS
@@ -42,6 +43,7 @@ struct sweep_stats {
 	int64_t pruned;    /* leftover worktrees removed */
 	int64_t stale;     /* agents marked stale (their leases expired) */
 	int64_t waits;     /* waits escalated: owners reminded, handed over */
+	struct land_stats land; /* what landing did (core/land.h) */
 };
 
 /* One pass, as described above. stats is added to. */

@@ -13,8 +13,8 @@
 #include "util/path.h"
 
 static const char *const task_states[] = {
-	"open", "claimed", "reported", "verified", "blocked", "cancelled",
-	"failed",
+	"open", "claimed", "reported", "verified", "landed", "blocked",
+	"cancelled", "failed",
 };
 
 bool
@@ -112,6 +112,10 @@ task_release(struct task *task)
 	free(task->report_note);
 	free(task->block_reason);
 	free(task->claim_base);
+	free(task->land_note);
+	free(task->land_waiting);
+	free(task->landed_commit);
+	free(task->landed_trunk);
 	strlist_release(&task->labels);
 	strlist_release(&task->touches);
 	strlist_release(&task->protects);
@@ -157,6 +161,13 @@ task_read_row(struct db_stmt *st, struct task *out)
 	out->max_hold_ms = db_column_int(st, 21);
 	out->claim_named_ms = db_column_int(st, 22);
 	out->claim_base = column_strdup(st, 23);
+	out->land_queued_ms = db_column_int(st, 24);
+	out->land_tries = db_column_int(st, 25);
+	out->land_note = column_strdup(st, 26);
+	out->land_waiting = column_strdup(st, 27);
+	out->landed_commit = column_strdup(st, 28);
+	out->landed_trunk = column_strdup(st, 29);
+	out->landed_ms = db_column_int(st, 30);
 }
 
 int
@@ -463,7 +474,10 @@ done:
 	return rc;
 }
 
-/* Resolve an existing task id text; fills *id, *verified. */
+/*
+ * Resolve an existing task id text; fills *id, and *verified: whether it
+ * counts as done for what comes after it (TASK_DONE_SQL).
+ */
 static int
 existing_task(struct ledger *ledger, const char *text, const char *prefix,
     const char *role, int64_t *id, bool *verified, struct err *err)
@@ -475,14 +489,14 @@ existing_task(struct ledger *ledger, const char *text, const char *prefix,
 		return err_set(err, ERR_USAGE,
 		    "%s'%s' in %s is neither a task id nor a key in this batch",
 		    prefix, text, role);
-	st = db_prepare(ledger, "SELECT state FROM tasks WHERE id = ?", err);
+	st = db_prepare(ledger, "SELECT " TASK_DONE_SQL
+	    " FROM tasks WHERE id = ?", err);
 	if (st == NULL)
 		return -(int)err->code;
 	db_bind_int(st, 1, *id);
 	rc = db_step(st);
 	if (rc == DB_ROW)
-		*verified = strcmp(db_column_text(st, 0),
-				"verified") == 0;
+		*verified = db_column_int(st, 0) != 0;
 	db_reset(st);
 	if (rc == DB_DONE)
 		return err_set(err, ERR_NOT_FOUND, "%s%s names no task #%lld",
@@ -937,7 +951,9 @@ task_count_among(struct ledger *ledger, const char *ids_json,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT CAST(value AS BIGINT) FROM"
-	    " json_each(?1)) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2)", err);
+	    " json_each(?1)) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2"
+	    " OR (?2 = 'queued' AND state = 'verified'"
+	    "  AND land_queued_ms IS NOT NULL))", err);
 	int rc;
 
 	if (st == NULL)
@@ -960,7 +976,10 @@ task_count_in_flight(struct ledger *ledger, const char *ids_json,
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT CAST(value AS BIGINT) FROM"
 	    " json_each(?1)) AND (state = 'reported' OR (state = 'open' AND"
-	    " not_before_ms > ?2))", err);
+	    " not_before_ms > ?2) OR (state = 'verified'"
+	    " AND land_queued_ms IS NOT NULL AND land_waiting IS NULL"
+	    " AND NOT EXISTS (SELECT 1 FROM land_lock"
+	    "  WHERE paused_ms IS NOT NULL)))", err);
 	int rc;
 
 	if (st == NULL)

@@ -1,11 +1,12 @@
 /*
  * Tasks: adding, reading and listing them, and every change of their state.
  *
- * States: open → claimed → reported → verified; claimed → blocked;
- * any unfinished → cancelled; attempts exhausted → failed. A task is ready
- * when it is open (or claimed with an expired lease), every task it comes
- * after is verified, and its touches overlap no live claim (claimed with a
- * running lease, or reported and awaiting verification).
+ * States: open → claimed → reported → verified (→ landed, core/land.h);
+ * claimed → blocked; any unfinished → cancelled; attempts exhausted →
+ * failed. A task is ready when it is open (or claimed with an expired
+ * lease), every task it comes after is done (TASK_DONE_SQL), and its
+ * touches overlap no live claim (claimed with a running lease, or reported
+ * and awaiting verification).
  */
 #ifndef DAICHO_TASK_H
 #define DAICHO_TASK_H
@@ -17,6 +18,13 @@
 #include "core/err.h"
 #include "core/ledger.h"
 #include "util/strlist.h"
+
+/*
+ * Whether the task of a row of tasks counts as done for the tasks that
+ * come after it: landed, or verified and not waiting to land.
+ */
+#define TASK_DONE_SQL                                                        \
+	"(state = 'landed' OR (state = 'verified' AND land_queued_ms IS NULL))"
 
 #define TASK_DEFAULT_MAX_ATTEMPTS 3
 /*
@@ -70,6 +78,13 @@ struct task {
 	int64_t max_hold_ms;       /* of the current claim; 0: none */
 	int64_t claim_named_ms;    /* when its holder last named it; 0: never */
 	char *claim_base;          /* the trunk's commit at the claim, or NULL */
+	int64_t land_queued_ms;    /* verified, waiting to land since; 0: not */
+	int64_t land_tries;        /* landings sent back */
+	char *land_note;           /* why the last landing was sent back */
+	char *land_waiting;        /* why its landing waits for a person */
+	char *landed_commit;       /* the trunk commit that holds it */
+	char *landed_trunk;        /* the branch it landed on */
+	int64_t landed_ms;         /* when it landed; 0: not */
 	int64_t body_bytes;
 	int64_t saves;             /* number of saved results */
 	int64_t result_bytes;      /* size of the latest, -1 when none */
@@ -162,16 +177,18 @@ int task_count_by_state(struct ledger *ledger, const char *const *states,
 
 /*
  * Count the tasks whose ids are in ids_json (a JSON array text) that are in
- * state (NULL: any), into *count.
+ * state (NULL: any; "queued": verified and waiting to land), into *count.
  */
 int task_count_among(struct ledger *ledger, const char *ids_json,
     const char *state, int64_t *count, struct err *err);
 
 /*
  * Of the tasks in ids_json, count those still in flight for a runner:
- * reported and awaiting verification, or open but waiting out a backoff
+ * reported and awaiting verification, open but waiting out a backoff
  * that had not ended at as_of_ms (when the runner last found nothing ready:
- * a backoff that ended since makes the task ready, not finished).
+ * a backoff that ended since makes the task ready, not finished), or
+ * verified and queued to land, unless the landing waits for a person (the
+ * main work tree in its way, or landing paused).
  */
 int task_count_in_flight(struct ledger *ledger, const char *ids_json,
     int64_t as_of_ms,
@@ -228,12 +245,15 @@ int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
  * what a claim records as the base its work must be new against. The
  * trunk is the branch trunk (the "trunk" setting; NULL or "" when unset),
  * else the branch the main work tree of the ledger's repository has out
- * (when it is detached: main, else master, else its commit). Returns 0
- * with the hash in out; 1 when the ledger is in no git repository or the
- * ref cannot be read that way.
+ * (when it is detached: main, else master, else its commit). With remote
+ * (the "remote" setting when a person set it; NULL, "" or "none": none),
+ * that branch of the remote as this clone last fetched it, when it has it
+ * (landing pushes there: core/land.h). Returns 0 with the hash in out; 1
+ * when the ledger is in no git repository or the ref cannot be read that
+ * way.
  */
 int task_trunk_tip(struct ledger *ledger, const char *trunk,
-    struct buf *out);
+    const char *remote, struct buf *out);
 
 /* Give a claimed or blocked task back (open); the attempt is not counted. */
 int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,
@@ -297,6 +317,14 @@ int task_save(struct ledger *ledger, int64_t agent, int64_t id,
 /* The task's body, appended to out. */
 int task_body(struct ledger *ledger, int64_t id, struct buf *out,
     struct err *err);
+
+/*
+ * Why task id's last landing was sent back (core/land.h), appended to out,
+ * and how many times it was (*tries), while it has not landed since; out
+ * is left as it was when there is nothing to say.
+ */
+int task_land_note(struct ledger *ledger, int64_t id, struct buf *out,
+    int64_t *tries, struct err *err);
 
 /* The latest saved result, appended to out; ERR_NOT_FOUND when none. */
 int task_result(struct ledger *ledger, int64_t id, struct buf *out,

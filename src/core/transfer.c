@@ -38,6 +38,7 @@ static const struct transfer_table {
 	{ "messages", "SELECT * FROM messages ORDER BY id" },
 	{ "reservations", "SELECT * FROM reservations ORDER BY id" },
 	{ "settings", "SELECT * FROM settings ORDER BY key" },
+	{ "land_lock", "SELECT * FROM land_lock ORDER BY id" },
 	{ "events", "SELECT * FROM events ORDER BY id" },
 };
 

@@ -10,6 +10,7 @@
 
 #include "core/db.h"
 #include "core/event.h"
+#include "core/land.h"
 #include "core/settings.h"
 #include "core/sweep.h"
 #include "core/task.h"
@@ -17,6 +18,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/git.h"
+#include "util/gitmerge.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/proc.h"
@@ -59,6 +61,9 @@ struct subject {
 	struct strlist checks;
 	char *commit;
 	char *base;           /* the trunk's commit at the claim, or NULL */
+	char *trunk;          /* the trunk's commit now, or NULL */
+	struct strlist queued;   /* "ID COMMIT" of the other tasks waiting to
+				  * land: accepted work not on the trunk */
 	int64_t check_timeout_ms;
 	int64_t result_bytes; /* latest save, -1 when none */
 	int64_t checks_version;
@@ -77,6 +82,8 @@ subject_release(struct subject *s)
 	strlist_release(&s->touches);
 	free(s->commit);
 	free(s->base);
+	free(s->trunk);
+	strlist_release(&s->queued);
 }
 
 /*
@@ -164,6 +171,29 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		 &s->touches, err)) < 0)
 		goto done;
 	if ((rc = settings_protected(ledger, &s->defaults, err)) < 0)
+		goto done;
+	/* The trunk as it is now, and the work waiting to land on it. */
+	{
+		static const char *const keys[] = { "trunk", "remote" };
+		struct buf values[2] = { BUF_INIT, BUF_INIT }, tip = BUF_INIT;
+		bool found[2] = { false, false };
+
+		if ((rc = settings_values(ledger, keys, 2, values, found,
+			 err)) == 0 && task_trunk_tip(ledger, found[0]
+			 ? values[0].buf : NULL, found[1] ? values[1].buf : NULL,
+			 &tip) == 0)
+			s->trunk = buf_detach(&tip, NULL);
+		buf_release(&values[0]);
+		buf_release(&values[1]);
+		buf_release(&tip);
+		if (rc < 0)
+			goto done;
+	}
+	if ((rc = task_load_strings(ledger,
+		 "SELECT id || ' ' || report_commit FROM tasks"
+		 " INDEXED BY tasks_land_queue WHERE state = 'verified'"
+		 " AND land_queued_ms IS NOT NULL AND report_commit IS NOT NULL"
+		 " AND id <> ?1 ORDER BY id", id, &s->queued, err)) < 0)
 		goto done;
 	/*
 	 * The task's touches exempt it from the ledger's protected list only
@@ -323,7 +353,7 @@ check_cmd(const char *dir, const char *command, int64_t task,
 	char *env[2];
 
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)task);
-	env[0] = env_task.buf;
+	env[0] = task ? env_task.buf : NULL;
 	env[1] = NULL;
 	if (proc_run_shell(command, dir, env, timeout_ms, VERIFY_OUTPUT_TAIL_BYTES,
 		&result) < 0) {
@@ -459,16 +489,135 @@ accepted_since_claim(struct ledger *ledger, int64_t id, struct strlist *out,
 }
 
 /*
- * The commit holds work of this claim: it is not already on the trunk as
- * it was when the task was claimed (an old commit, the initial one); its
- * content differs from the trunk's then (an empty commit, a copy of the
- * trunk's commit, a merge of the trunk and nothing else hold no work);
- * neither it nor the same content was accepted for another task; and
- * since the claim it holds a commit of its own: one that is no merge and
- * that no commit accepted for another task holds (the trunk's merge of
- * another task's accepted work is not this task's). With no base
- * recorded at the claim nothing can be judged: refused. Fills *tree with
- * the commit's tree.
+ * The first of commits (full hashes) that a passed verdict accepted for
+ * another task than id, one id does not come after: that task into
+ * *holder (0: none), and whether it waits to land into *queued.
+ */
+static int
+accepted_holder(struct ledger *ledger, int64_t id,
+    const struct strlist *commits, int64_t *holder, bool *queued,
+    struct err *err)
+{
+	struct db_stmt *st;
+	json_t *list = json_array();
+	char *text;
+	int rc;
+
+	*holder = 0;
+	*queued = false;
+	for (size_t i = 0; i < commits->count; i++)
+		json_array_append_new(list, json_string(commits->items[i]));
+	text = json_dumps(list, JSON_COMPACT);
+	json_decref(list);
+	st = db_prepare(ledger,
+	    "SELECT v.task, t.land_queued_ms IS NOT NULL AND t.state = 'verified'"
+	    " FROM verdicts v JOIN tasks t ON t.id = v.task"
+	    " WHERE v.passed <> 0 AND v.task <> ?1"
+	    " AND v.commit_hash IN (SELECT value FROM json_each(?2))"
+	    " AND NOT EXISTS (SELECT 1 FROM deps d WHERE d.task = ?1"
+	    "  AND d.after = v.task)"
+	    " ORDER BY v.id LIMIT 1", err);
+	if (st == NULL) {
+		free(text);
+		return -(int)err->code;
+	}
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, text);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		*holder = db_column_int(st, 0);
+		*queued = db_column_int(st, 1) != 0;
+	}
+	db_reset(st);
+	free(text);
+	return rc == DB_ROW || rc == DB_DONE ? 0
+	     : db_error(ledger, rc, err, "reading verdicts");
+}
+
+/*
+ * Whether commit, which is not on the trunk now, holds work of task id
+ * beyond the work of others: none of its commits that the trunk (at the
+ * claim or now) lacks was accepted for another task (*holder set to that
+ * task, *queued whether its work waits to land; a task id comes after may
+ * lie under its work), and after taking away also the commits of
+ * excluded, and those whose change (patch id) is the change of a commit of
+ * a task waiting to land or of one in excluded, a change is left (*own
+ * counts them). Returns 0, or -1 (why, or err for the ledger, says).
+ */
+static int
+own_changes(struct ledger *ledger, const char *root, int64_t id,
+    const struct subject *s, const char *base, const struct strlist *excluded,
+    int64_t *holder, bool *queued, long long *own, struct buf *why,
+    struct err *err)
+{
+	struct strlist not = STRLIST_INIT, commits = STRLIST_INIT,
+		       mine = STRLIST_INIT, theirs = STRLIST_INIT,
+		       others = STRLIST_INIT, trunk = STRLIST_INIT;
+	int rc = 0;
+
+	*holder = 0;
+	*own = 0;
+	if (s->trunk)
+		strlist_add(&not, s->trunk);
+	strlist_add(&not, base);
+	if (gitm_commits_between(root, s->commit, &not, &commits, why) < 0) {
+		rc = -1;
+		goto done;
+	}
+	if ((rc = accepted_holder(ledger, id, &commits, holder, queued,
+	    err)) < 0) {
+		buf_addf(why, "%s", err->message.buf);
+		goto done;
+	}
+	if (*holder)
+		goto done;
+	for (size_t i = 0; i < excluded->count; i++)
+		strlist_add(&not, excluded->items[i]);
+	if (gitm_patch_ids(root, s->commit, &not, &mine, why) < 0) {
+		rc = -1;
+		goto done;
+	}
+	/* The changes of others' accepted work that is not on the trunk. */
+	for (size_t i = 0; i < s->queued.count; i++) {
+		const char *space = strchr(s->queued.items[i], ' ');
+
+		if (space)
+			strlist_add(&others, space + 1);
+	}
+	for (size_t i = 0; i < excluded->count; i++)
+		strlist_add(&others, excluded->items[i]);
+	if (s->trunk)
+		strlist_add(&trunk, s->trunk);
+	for (size_t i = 0; i < others.count && mine.count > 0; i++)
+		if (gitm_patch_ids(root, others.items[i], &trunk, &theirs, why) < 0)
+			buf_reset(why); /* its commit is gone: nothing to match */
+	for (size_t i = 0; i < mine.count; i++)
+		if (!strlist_contains(&theirs, mine.items[i]))
+			(*own)++;
+done:
+	strlist_release(&not);
+	strlist_release(&commits);
+	strlist_release(&mine);
+	strlist_release(&theirs);
+	strlist_release(&others);
+	strlist_release(&trunk);
+	return rc;
+}
+
+/*
+ * The commit holds work of this claim, judged against the trunk as it is
+ * now as well as at the claim: it is not already on the trunk (at the
+ * claim: an old commit, the initial one; or now: a reset to a trunk that
+ * others' work reached since); its content differs from the trunk's (an
+ * empty commit, a copy, a merge of the trunk and nothing else hold no
+ * work), and merged onto the trunk now it changes something; neither it
+ * nor the same content was accepted for another task; it holds no
+ * commit of another task that waits to land; and since the claim it holds
+ * a change of its own: a commit that is no merge, not on the trunk, not
+ * accepted for another task since the claim, and whose change (its patch
+ * id, whatever its hash) is not that of work waiting to land. With no
+ * base recorded at the claim nothing can be judged: refused. Fills *tree
+ * with the commit's tree.
  */
 static bool
 check_new_work(struct ledger *ledger, const char *root, int64_t id,
@@ -476,11 +625,13 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
     struct check_run *run)
 {
 	struct buf why = BUF_INIT, spec = BUF_INIT, mine = BUF_INIT,
-		   theirs = BUF_INIT;
-	struct strlist others = STRLIST_INIT;
+		   theirs = BUF_INIT, trunk_tree = BUF_INIT, merged = BUF_INIT;
+	struct strlist others = STRLIST_INIT, conflicts = STRLIST_INIT;
 	struct err err = ERR_INIT;
-	int64_t other = 0, own = -1;
-	int old;
+	int64_t other = 0, holder = 0;
+	long long own = -1;
+	bool queued = false;
+	int old, landed = 0;
 
 	run->passed = false;
 	if (base == NULL) {
@@ -491,6 +642,8 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		goto done;
 	}
 	old = git_is_ancestor(root, s->commit, base, &why);
+	if (old == 0 && s->trunk)
+		landed = git_is_ancestor(root, s->commit, s->trunk, &why);
 	buf_addf(&spec, "%s^{tree}", s->commit);
 	if (git_rev_parse(root, spec.buf, &mine) == 0)
 		*tree = xstrdup(mine.buf);
@@ -502,7 +655,12 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		    "when #%lld was claimed: it holds no new work (commit the "
 		    "task's work and report that commit)", s->commit, base,
 		    (long long)id);
-	} else if (old < 0) {
+	} else if (landed == 1) {
+		buf_addf(&run->output, "%.12s is on the trunk as it is now (at "
+		    "%.12s), with the work others landed since the claim: it holds "
+		    "no work of its own (commit the task's work and report that "
+		    "commit)", s->commit, s->trunk);
+	} else if (old < 0 || landed < 0) {
 		buf_addf(&run->output, "cannot tell whether %.12s is new since "
 		    "%.12s: %s", s->commit, base, why.buf);
 	} else if (*tree == NULL) {
@@ -511,6 +669,13 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		buf_addf(&run->output, "%.12s holds no change against the trunk at "
 		    "the claim (%.12s): the same content, no new work (commit the "
 		    "task's work and report that commit)", s->commit, base);
+	} else if (s->trunk && gitm_tree_of(root, s->trunk, &trunk_tree) == 0 &&
+	    gitm_merge_tree(root, s->trunk, s->commit, &merged, &conflicts,
+		&why) == 0 && strcmp(merged.buf, trunk_tree.buf) == 0) {
+		buf_addf(&run->output, "%.12s brings nothing the trunk does not "
+		    "have now (at %.12s): merged onto it, it changes nothing (its "
+		    "changes landed already, as another task's work or a copy of "
+		    "it; commit this task's own work)", s->commit, s->trunk);
 	} else if (accepted_elsewhere(ledger, id, s->commit, *tree, &other,
 		       &err) < 0 ||
 	    accepted_since_claim(ledger, id, &others, &err) < 0) {
@@ -520,26 +685,38 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		buf_addf(&run->output, "%.12s (or the same content) was already "
 		    "accepted for #%lld: work counts for one task (commit this "
 		    "task's own work)", s->commit, (long long)other);
-	} else if ((own = git_count_own_commits(root, s->commit, base, &others,
-			&why)) == 0) {
-		buf_addf(&run->output, "%.12s holds no commit of its own since the "
-		    "claim: each is a merge, or was accepted for another task "
-		    "(commit this task's own work)", s->commit);
-	} else if (own < 0) {
-		buf_addf(&run->output, "cannot count the commits of %.12s since "
+	} else if (own_changes(ledger, root, id, s, base, &others, &holder,
+		       &queued, &own, &why, &err) < 0) {
+		buf_addf(&run->output, "cannot list the commits of %.12s since "
 		    "%.12s: %s", s->commit, base, why.buf);
+	} else if (holder != 0) {
+		buf_addf(&run->output, "%.12s holds the work of #%lld, which is "
+		    "verified and %s: work counts for one task (build on the "
+		    "trunk and commit this task's own work; a task that builds on "
+		    "#%lld's work says so: 'daicho edit %lld --after %lld')",
+		    s->commit, (long long)holder, queued ? "waits to land"
+							 : "not on the trunk",
+		    (long long)holder, (long long)id, (long long)holder);
+	} else if (own == 0) {
+		buf_addf(&run->output, "%.12s holds no change of its own since the "
+		    "claim: each commit is a merge, is on the trunk, was accepted "
+		    "for another task, or makes the same change as work waiting to "
+		    "land (commit this task's own work)", s->commit);
 	} else {
 		run->passed = true;
 		buf_addf(&run->output, "%.12s holds work not on the trunk at the "
 		    "claim (%.12s): %lld commit%s of its own", s->commit, base,
-		    (long long)own, own == 1 ? "" : "s");
+		    own, own == 1 ? "" : "s");
 	}
 done:
 	buf_release(&why);
 	buf_release(&spec);
 	buf_release(&mine);
 	buf_release(&theirs);
+	buf_release(&trunk_tree);
+	buf_release(&merged);
 	strlist_release(&others);
+	strlist_release(&conflicts);
 	err_release(&err);
 	return run->passed;
 }
@@ -565,7 +742,8 @@ is_protected(const struct subject *s, const char *path, const char **glob,
 
 /*
  * The commit leaves protected paths as the trunk had them when the task
- * was claimed (base): the task's own --protect globs, and the ledger's
+ * was claimed (base), or as it has them now (work of others that landed
+ * since, merged in): the task's own --protect globs, and the ledger's
  * "protect" setting except where the task's --touches say it edits them.
  * A change of the worker's, and a checkout of an older version (work
  * forked from before the judge changed), are changes alike. A protected
@@ -577,10 +755,10 @@ static bool
 check_protected(const char *root, const struct subject *s, const char *base,
     struct check_run *run)
 {
-	struct strlist changed = STRLIST_INIT;
+	struct strlist changed = STRLIST_INIT, against_trunk = STRLIST_INIT;
 	struct buf why = BUF_INIT;
 	const char *glob = NULL;
-	bool ledger_wide = false;
+	bool ledger_wide = false, against_trunk_read = false, trunk_ok = false;
 	size_t i;
 
 	run->passed = false;
@@ -595,9 +773,25 @@ check_protected(const char *root, const struct subject *s, const char *base,
 		    s->commit, why.buf);
 		goto done;
 	}
-	for (i = 0; i < changed.count; i++)
-		if (is_protected(s, changed.items[i], &glob, &ledger_wide))
-			break;
+	for (i = 0; i < changed.count; i++) {
+		if (!is_protected(s, changed.items[i], &glob, &ledger_wide))
+			continue;
+		/*
+		 * As the trunk has it now is as good: another task's landed
+		 * work (a person let it change that path), merged in.
+		 */
+		if (s->trunk && strcmp(s->trunk, base) != 0) {
+			if (!against_trunk_read) {
+				against_trunk_read = true;
+				trunk_ok = git_changed_paths(root, s->trunk, s->commit,
+				    &against_trunk, &why) == 0;
+			}
+			if (trunk_ok && !strlist_contains(&against_trunk,
+			    changed.items[i]))
+				continue;
+		}
+		break;
+	}
 	run->passed = i == changed.count;
 	if (run->passed)
 		buf_addf(&run->output, "%.12s changes %zu path%s against the trunk "
@@ -615,6 +809,7 @@ check_protected(const char *root, const struct subject *s, const char *base,
 		    changed.items[i], glob, base);
 done:
 	strlist_release(&changed);
+	strlist_release(&against_trunk);
 	buf_release(&why);
 	return run->passed;
 }
@@ -1031,6 +1226,52 @@ verify_task(struct ledger *ledger, int64_t id,
 }
 
 int
+verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
+    const char *root, struct verdict *out, struct err *err)
+{
+	struct subject s;
+	size_t first = out->run_count;
+	int rc;
+
+	if ((rc = read_subject(ledger, id, &s, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < s.checks.count; i++)
+		add_run(out, s.checks.items[i]);
+	/* As verify_task() runs them: files first, then commands. */
+	for (int commands = 0; commands <= 1; commands++)
+		for (size_t i = 0; i < s.checks.count; i++)
+			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
+				run_check(dir, root, id, &s, s.checks.items[i],
+				    &out->runs[first + i]);
+	subject_release(&s);
+	return 0;
+}
+
+void
+verify_run_command(const char *dir, const char *command, int64_t task,
+    int64_t timeout_ms, struct verdict *out)
+{
+	struct buf spec = BUF_INIT;
+	struct check_run *run;
+
+	buf_addf(&spec, "cmd:%s", command);
+	run = add_run(out, spec.buf);
+	check_cmd(dir, command, task, timeout_ms, run);
+	buf_release(&spec);
+}
+
+void
+verify_first_failure(const struct verdict *v, struct buf *out)
+{
+	for (size_t i = 0; i < v->run_count; i++) {
+		if (!v->runs[i].passed) {
+			describe_failure(out, &v->runs[i]);
+			return;
+		}
+	}
+}
+
+int
 verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
     int64_t not_owned_by, const char *token, int64_t *id, struct err *err)
 {
@@ -1187,7 +1428,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 	struct db_stmt *st;
 	int64_t now = clock_now_ms(), attempts = 0, max_attempts = 0;
 	char state[16] = "";
-	bool token_ok = false, owner_alive = false;
+	bool token_ok = false, owner_alive = false, queued = false;
 	int rc;
 
 	*outcome = VERIFY_STALE;
@@ -1196,7 +1437,8 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 	/* Re-read what the decision rests on, under the lock. */
 	st = db_prepare(ledger,
 	    "SELECT t.state, t.verify_token IS NOT DISTINCT FROM ?2, t.attempts, t.max_attempts,"
-	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3"
+	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3,"
+	    " t.land_queued_ms IS NOT NULL"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
 	    err);
 	if (st == NULL) {
@@ -1215,6 +1457,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		attempts = db_column_int(st, 2);
 		max_attempts = db_column_int(st, 3);
 		owner_alive = db_column_int(st, 4) != 0;
+		queued = db_column_int(st, 5) != 0;
 	}
 	db_reset(st);
 	if (rc != DB_ROW) {
@@ -1282,12 +1525,26 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 	if ((rc = insert_verdict(ledger, v, actor, err)) < 0)
 		goto fail;
 	if (token && v->passed) {
+		bool land = false;
+
+		/*
+		 * Accepted work on a commit must still reach the trunk
+		 * (core/land.h): it waits in the landing queue, and what comes
+		 * after it waits for it to land.
+		 */
 		*outcome = VERIFY_VERIFIED;
-		rc = update(ledger,
-		    "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
-		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
-		    " WHERE id = ?1", v->task, now, err);
-		if (rc == 0)
+		if (v->commit && (rc = land_wanted(ledger, &land, err)) < 0)
+			goto fail;
+		rc = update(ledger, land
+		    ? "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
+		      " verify_token = NULL, verify_expires_ms = NULL,"
+		      " land_queued_ms = ?2, land_base = NULL, land_waiting = NULL,"
+		      " land_note = NULL, updated_ms = ?2 WHERE id = ?1"
+		    : "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
+		      " verify_token = NULL, verify_expires_ms = NULL,"
+		      " land_note = NULL, updated_ms = ?2 WHERE id = ?1",
+		    v->task, now, err);
+		if (rc == 0 && !land)
 			rc = release_dependents(ledger, v->task, err);
 	} else if (token && attempts >= max_attempts) {
 		*outcome = VERIFY_FAILED;
@@ -1315,14 +1572,18 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		*outcome = VERIFY_STILL_GOOD;
 	} else {
 		*outcome = VERIFY_REOPENED;
-		rc = update(ledger,
-		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
-		    " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
-		    v->task, now, err);
-		if (rc == 0)
+		/* Only work that counted for its dependents (not queued) did. */
+		if (!queued)
 			rc = update(ledger,
 			    "UPDATE tasks SET unmet_deps = unmet_deps + 1 WHERE id IN"
 			    " (SELECT task FROM deps WHERE after = ?1)",
+			    v->task, now, err);
+		if (rc == 0)
+			rc = update(ledger,
+			    "UPDATE tasks SET state = 'open', owner = NULL,"
+			    " lease_ms = NULL, lease_expires_ms = NULL,"
+			    " land_queued_ms = NULL, land_base = NULL,"
+			    " land_waiting = NULL, updated_ms = ?2 WHERE id = ?1",
 			    v->task, now, err);
 	}
 	if (rc < 0)

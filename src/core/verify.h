@@ -74,6 +74,27 @@ int verify_task(struct ledger *ledger, int64_t id,
     const struct verify_options *options, struct verdict *out, struct err *err);
 
 /*
+ * Run task id's own checks (file:, cmd:, saved, commit) in the checkout at
+ * dir, as verify_task() runs them there (files first, then commands), in
+ * the repository at root: each a run appended to out. Nothing else is
+ * judged and nothing is recorded. Returns 0, or the error of reading the
+ * task.
+ */
+int verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
+    const char *root, struct verdict *out, struct err *err);
+
+/*
+ * Run command through /bin/sh in dir (with DAICHO_TASK=task when task is
+ * not 0), killed with everything it started after timeout_ms: a run
+ * "cmd:COMMAND" appended to out.
+ */
+void verify_run_command(const char *dir, const char *command, int64_t task,
+    int64_t timeout_ms, struct verdict *out);
+
+/* One line saying why the first failed run of v failed, appended to out. */
+void verify_first_failure(const struct verdict *v, struct buf *out);
+
+/*
  * Take the next reported task not already being verified, with a
  * verification claim (token; it expires after the task's checks could have
  * timed out, so a crashed sweep's task is taken again). only: that task

@@ -245,7 +245,7 @@ wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
 	    "  AS needs_human_json,"
 	    " (SELECT count(*) FROM wait_items i LEFT JOIN tasks t ON t.id = i.task"
 	    "   WHERE i.wait = w.id AND (i.task IS NULL OR t.state NOT IN"
-	    "   ('verified','cancelled','failed'))) AS open_items"
+	    "   ('verified','landed','cancelled','failed'))) AS open_items"
 	    " FROM waits w JOIN agents a ON a.id = w.agent"
 	    " LEFT JOIN agents o ON o.id = w.owner"
 	    " WHERE w.ended_ms IS NULL ORDER BY w.started_ms, w.id", err);

@@ -562,6 +562,41 @@ const char *const schema_pg_migrations[] = {
 	"  WHEN (OLD.ended_ms IS NULL AND NEW.ended_ms IS NOT NULL"
 	"     AND daicho_role_of(OLD.agent) IS DISTINCT FROM session_user)"
 	"  EXECUTE FUNCTION daicho_waits_check();",
+
+	/* 3: SQLite's migration 10, landing (see core/schema.c). */
+	"ALTER TABLE tasks DROP CONSTRAINT tasks_state_check;"
+	"ALTER TABLE tasks ADD CONSTRAINT tasks_state_check CHECK (state IN"
+	"  ('open','claimed','reported','verified','blocked','cancelled',"
+	"   'failed','landed'));"
+	"ALTER TABLE tasks ADD COLUMN land_queued_ms bigint;"
+	"ALTER TABLE tasks ADD COLUMN land_base text;"
+	"ALTER TABLE tasks ADD COLUMN land_tries bigint NOT NULL DEFAULT 0;"
+	"ALTER TABLE tasks ADD COLUMN land_note text;"
+	"ALTER TABLE tasks ADD COLUMN land_waiting text;"
+	"ALTER TABLE tasks ADD COLUMN landed_commit text;"
+	"ALTER TABLE tasks ADD COLUMN landed_trunk text;"
+	"ALTER TABLE tasks ADD COLUMN landed_ms bigint;"
+	"CREATE INDEX tasks_land_queue ON tasks(land_queued_ms, id)"
+	"  WHERE state = 'verified' AND land_queued_ms IS NOT NULL;"
+	"CREATE TABLE land_lock ("
+	"  id bigint PRIMARY KEY CHECK (id = 1),"
+	"  token text,"
+	"  expires_ms bigint,"
+	"  holder bigint REFERENCES agents(id),"
+	"  host text,"
+	"  pid bigint,"
+	"  pid_start bigint,"
+	"  paused_ms bigint,"
+	"  paused_by bigint REFERENCES agents(id)"
+	");"
+	/* A ledger made before this migration has its roles already. */
+	"DO $$"
+	"BEGIN"
+	"  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'daicho_agent') THEN"
+	"    GRANT SELECT, INSERT, UPDATE ON land_lock"
+	"      TO daicho_agent, daicho_human;"
+	"  END IF;"
+	"END $$;",
 };
 
 const size_t schema_pg_migration_count =
@@ -626,6 +661,7 @@ const char *const schema_pg_roles =
     "GRANT INSERT, DELETE ON deps, labels, touches, checks, protects"
     "  TO daicho_agent, daicho_human;"
     "GRANT UPDATE, DELETE ON gates TO daicho_agent, daicho_human;"
+    "GRANT INSERT, UPDATE ON land_lock TO daicho_agent, daicho_human;"
     "GRANT INSERT, UPDATE, DELETE ON settings TO daicho_agent, daicho_human;"
     "GRANT UPDATE ON deps, labels, touches, checks, protects, saves,"
     "  verdicts, check_runs, wait_items TO daicho_human;"

@@ -14,6 +14,7 @@
 
 #include "core/agent.h"
 #include "core/event.h"
+#include "core/settings.h"
 #include "core/sweep.h"
 #include "core/task.h"
 #include "core/usage.h"
@@ -202,19 +203,47 @@ free_argv(char **argv)
 	free(argv);
 }
 
+/*
+ * The trunk's commit now (the "trunk" setting's branch, else the one the
+ * main work tree has out), into tip: what a new worktree starts from, so
+ * that a task starts from the work that landed before it was claimed.
+ * The run's base when it cannot be read.
+ */
+static void
+trunk_now(struct runner *r, struct buf *tip)
+{
+	static const char *const keys[] = { "trunk", "remote" };
+	struct buf values[2] = { BUF_INIT, BUF_INIT };
+	struct err ignored = ERR_INIT;
+	bool found[2] = { false, false };
+
+	buf_reset(tip);
+	if (settings_values(r->ledger, keys, 2, values, found, &ignored) < 0 ||
+	    task_trunk_tip(r->ledger, found[0] ? values[0].buf : NULL,
+		found[1] ? values[1].buf : NULL, tip) != 0) {
+		buf_reset(tip);
+		buf_adds(tip, r->base.buf);
+	}
+	buf_release(&values[0]);
+	buf_release(&values[1]);
+	err_release(&ignored);
+}
+
 /* Make (or reuse) the task's worktree on branch daicho/<id>. */
 static int
 prepare_worktree(struct runner *r, struct worker *w)
 {
-	struct buf path = BUF_INIT, branch = BUF_INIT, why = BUF_INIT;
+	struct buf path = BUF_INIT, branch = BUF_INIT, why = BUF_INIT,
+		   tip = BUF_INIT;
 	int rc = 0;
 
 	buf_addf(&path, "%s/%lld", r->worktree_dir.buf, (long long)w->task);
 	buf_addf(&branch, "daicho/%lld", (long long)w->task);
 	if (access(path.buf, F_OK) != 0) {
+		trunk_now(r, &tip);
 		if (path_make_parent_dirs(path.buf, 0755) < 0 ||
 		    git_worktree_add_branch(r->root.buf, path.buf, branch.buf,
-			r->base.buf, &why) < 0)
+			tip.buf, &why) < 0)
 			rc = err_set(r->err, ERR_FAILED,
 			    "cannot make a worktree for task #%lld (%s)",
 			    (long long)w->task, why.len ? why.buf : strerror(errno));
@@ -224,6 +253,7 @@ prepare_worktree(struct runner *r, struct worker *w)
 	buf_release(&path);
 	buf_release(&branch);
 	buf_release(&why);
+	buf_release(&tip);
 	return rc;
 }
 
@@ -673,18 +703,28 @@ read_rate_limit(struct runner *r, const char *path, bool exited_ok,
 	buf_release(&tail);
 }
 
-/* The worktree's HEAD when it moved from the base, else NULL (caller frees). */
+/*
+ * The worktree's HEAD when it holds a commit of its own, one the trunk (or
+ * the run's base) does not have; else NULL (caller frees).
+ */
 static char *
 worktree_commit(struct runner *r, const char *worktree)
 {
-	struct buf head = BUF_INIT;
+	struct buf head = BUF_INIT, tip = BUF_INIT, why = BUF_INIT;
+	char *commit = NULL;
 
 	if (git_rev_parse(worktree, "HEAD", &head) < 0 ||
-	    strcmp(head.buf, r->base.buf) == 0) {
-		buf_release(&head);
-		return NULL;
-	}
-	return buf_detach(&head, NULL);
+	    strcmp(head.buf, r->base.buf) == 0)
+		goto done;
+	trunk_now(r, &tip);
+	if (git_is_ancestor(r->root.buf, head.buf, tip.buf, &why) == 1)
+		goto done;
+	commit = buf_detach(&head, NULL);
+done:
+	buf_release(&head);
+	buf_release(&tip);
+	buf_release(&why);
+	return commit;
 }
 
 /*
@@ -1232,15 +1272,15 @@ beat(struct runner *r)
 static int
 progress(struct runner *r)
 {
-	static const char *const states[] = { "verified", "failed" };
+	static const char *const states[] = { "verified", "failed", "landed" };
 	struct run_progress p = { 0 };
-	int64_t counts[2] = { 0 }, open = 0;
+	int64_t counts[3] = { 0 }, open = 0;
 	int rc;
 
 	if (r->opt->observer.progress == NULL || mono_now() < r->next_progress_ms)
 		return 0;
 	r->next_progress_ms = mono_now() + 250;
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 3; i++)
 		if ((rc = task_count_among(r->ledger, r->touched_json.buf, states[i],
 			 &counts[i], r->err)) < 0)
 			return rc;
@@ -1252,7 +1292,7 @@ progress(struct runner *r)
 			return rc;
 	}
 	p.running = r->running;
-	p.verified = counts[0];
+	p.verified = counts[0] + counts[2];
 	p.failed = counts[1];
 	p.queued = open;
 	p.finished = r->finished;
@@ -1470,6 +1510,10 @@ summarise(struct runner *r)
 	s->tasks = (int64_t)r->touched_count;
 	if ((rc = task_count_among(r->ledger, r->touched_json.buf, "verified",
 		 &s->verified, r->err)) < 0 ||
+	    (rc = task_count_among(r->ledger, r->touched_json.buf, "landed",
+		 &s->landed, r->err)) < 0 ||
+	    (rc = task_count_among(r->ledger, r->touched_json.buf, "queued",
+		 &s->waiting_to_land, r->err)) < 0 ||
 	    (rc = task_count_among(r->ledger, r->touched_json.buf, "failed",
 		 &s->failed, r->err)) < 0 ||
 	    (rc = task_count_among(r->ledger, r->touched_json.buf, "open", &open,
@@ -1484,6 +1528,7 @@ summarise(struct runner *r)
 		 &s->tokens, &s->cost, r->err)) < 0)
 		return rc;
 	s->claimable = open + claimed;
+	s->verified += s->landed;
 	s->elapsed_ms = mono_now() - r->start_ms;
 	return 0;
 }

@@ -25,7 +25,7 @@
 /* A snapshot for a progress display. */
 struct run_progress {
 	int64_t running;
-	int64_t verified;
+	int64_t verified;      /* verified, landed ones included */
 	int64_t failed;
 	int64_t queued;        /* open tasks the runner may still take */
 	int64_t finished;      /* worker processes ended so far */
@@ -80,7 +80,9 @@ struct run_options {
 struct run_summary {
 	int64_t tasks;             /* distinct tasks run */
 	int64_t launched;          /* worker processes started */
-	int64_t verified;
+	int64_t verified;          /* verified, landed ones included */
+	int64_t landed;            /* of those, on the trunk */
+	int64_t waiting_to_land;   /* of those, still in the landing queue */
 	int64_t failed;
 	int64_t claimable;         /* left open or claimed, for a later run */
 	int64_t awaiting;          /* still reported (interrupted before a sweep) */

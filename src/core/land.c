@@ -1,0 +1,1549 @@
+#include "core/land.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/db.h"
+#include "core/event.h"
+#include "core/msg.h"
+#include "core/settings.h"
+#include "core/verify.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/git.h"
+#include "util/gitmerge.h"
+#include "util/gitref.h"
+#include "util/path.h"
+#include "util/proc.h"
+#include "util/strlist.h"
+
+/* How long the land lock lasts past each renewal: a check's timeout more. */
+#define LAND_LOCK_SLACK_MS (5 * 60 * 1000)
+/* Times a batch is merged again after the trunk moved under it. */
+#define LAND_RACE_TRIES 5
+
+static const char *const mode_names[] = {
+	[LAND_OFF] = "off", [LAND_MERGE] = "merge", [LAND_REBASE] = "rebase",
+	[LAND_SQUASH] = "squash",
+};
+
+const char *
+land_mode_name(enum land_mode mode)
+{
+	return mode_names[mode];
+}
+
+/* What the settings say about landing. */
+struct land_config {
+	enum land_mode mode;
+	struct buf check;   /* the land-check command; empty: none */
+	int64_t batch;      /* most tasks merged at once */
+	int64_t tries;      /* send-backs before a task fails */
+	struct buf trunk;   /* the trunk setting; empty: unset */
+	struct buf remote;  /* the remote whose trunk lands are pushed to (the
+			     * "remote" setting, when set and not none);
+			     * empty: the trunk is the local branch */
+};
+
+static void
+config_release(struct land_config *c)
+{
+	buf_release(&c->check);
+	buf_release(&c->trunk);
+	buf_release(&c->remote);
+}
+
+/* Read the settings into c (released by the caller either way). */
+static int
+read_config(struct ledger *ledger, struct land_config *c, struct err *err)
+{
+	static const char *const keys[] = { "land", "land-check", "land-batch",
+		"land-tries", "trunk", "remote" };
+	struct buf values[6] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT,
+		BUF_INIT, BUF_INIT };
+	bool found[6] = { false };
+	int rc;
+
+	c->mode = LAND_MERGE;
+	c->batch = LAND_DEFAULT_BATCH;
+	c->tries = LAND_DEFAULT_TRIES;
+	if ((rc = settings_values(ledger, keys, 6, values, found, err)) < 0)
+		goto done;
+	if (found[0])
+		for (int m = LAND_OFF; m <= LAND_SQUASH; m++)
+			if (strcmp(values[0].buf, mode_names[m]) == 0)
+				c->mode = (enum land_mode)m;
+	if (found[1])
+		buf_adds(&c->check, values[1].buf);
+	if (found[2])
+		c->batch = strtoll(values[2].buf, NULL, 10);
+	if (found[3])
+		c->tries = strtoll(values[3].buf, NULL, 10);
+	if (found[4])
+		buf_adds(&c->trunk, values[4].buf);
+	if (found[5] && strcmp(values[5].buf, "none") != 0)
+		buf_adds(&c->remote, values[5].buf);
+done:
+	for (size_t i = 0; i < 6; i++)
+		buf_release(&values[i]);
+	return rc;
+}
+
+int
+land_mode(struct ledger *ledger, enum land_mode *mode, struct err *err)
+{
+	struct land_config c = { .check = BUF_INIT, .trunk = BUF_INIT,
+		.remote = BUF_INIT };
+	struct buf git_dir = BUF_INIT;
+	int rc = 0;
+
+	*mode = LAND_OFF;
+	if (ledger_git_dir(ledger, &git_dir) == 0 &&
+	    (rc = read_config(ledger, &c, err)) == 0)
+		*mode = c.mode;
+	config_release(&c);
+	buf_release(&git_dir);
+	return rc;
+}
+
+int
+land_wanted(struct ledger *ledger, bool *wanted, struct err *err)
+{
+	enum land_mode mode;
+	int rc = land_mode(ledger, &mode, err);
+
+	*wanted = rc == 0 && mode != LAND_OFF;
+	return rc;
+}
+
+/*
+ * The tasks that come after id, which now counts as done, wait on one
+ * task fewer.
+ */
+static int
+release_dependents(struct ledger *ledger, int64_t id, struct err *err)
+{
+	return db_write(ledger, "UPDATE tasks SET unmet_deps = unmet_deps - 1"
+	    " WHERE id IN (SELECT task FROM deps WHERE after = ?1)", id, 0, NULL,
+	    "landing", err);
+}
+
+int
+land_unqueue_all(struct ledger *ledger, int64_t *count, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT id FROM tasks WHERE state = 'verified'"
+	    " AND land_queued_ms IS NOT NULL ORDER BY id", err);
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int rc;
+
+	*count = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
+		ids[n++] = db_column_int(st, 0);
+	}
+	db_reset(st);
+	if (rc != DB_DONE) {
+		free(ids);
+		return db_error(ledger, rc, err, "reading the landing queue");
+	}
+	rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = db_write(ledger, "UPDATE tasks SET land_queued_ms = NULL,"
+		    " land_base = NULL, land_waiting = NULL WHERE id = ?1", ids[i], 0,
+		    NULL, "leaving the landing queue", err);
+		if (rc == 0)
+			rc = release_dependents(ledger, ids[i], err);
+	}
+	*count = (int64_t)n;
+	free(ids);
+	return rc;
+}
+
+int
+land_pause(struct ledger *ledger, int64_t actor, bool pause, struct err *err)
+{
+	int64_t changes = 0;
+	int rc;
+
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		return rc;
+	rc = db_write(ledger, pause
+	    ? "INSERT INTO land_lock (id, paused_ms, paused_by) VALUES (1, ?2, ?1)"
+	      " ON CONFLICT (id) DO UPDATE SET paused_ms = ?2, paused_by = ?1"
+	      " WHERE land_lock.paused_ms IS NULL"
+	    : "UPDATE land_lock SET paused_ms = NULL, paused_by = NULL"
+	      " WHERE id = 1 AND paused_ms IS NOT NULL AND ?1 IS NOT NULL",
+	    actor, clock_now_ms(), &changes, "pausing landing", err);
+	if (rc == 0 && changes == 0)
+		rc = err_set(err, ERR_CONFLICT, pause
+		    ? "landing is paused already (resume it with 'daicho land "
+		      "--resume')"
+		    : "landing is not paused (pause it with 'daicho land --pause')");
+	if (rc == 0)
+		rc = event_append(ledger, actor, pause ? "land-pause" : "land-resume",
+		    0, NULL, err);
+	if (rc < 0) {
+		ledger_rollback(ledger);
+		return rc;
+	}
+	return ledger_commit(ledger, err);
+}
+
+int
+land_paused(struct ledger *ledger, bool *paused, int64_t *since_ms,
+    int64_t *by, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT paused_ms, paused_by FROM land_lock WHERE id = 1"
+	    " AND paused_ms IS NOT NULL", err);
+	int rc;
+
+	*paused = false;
+	*since_ms = *by = 0;
+	if (st == NULL)
+		return -(int)err->code;
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		*paused = true;
+		*since_ms = db_column_int(st, 0);
+		*by = db_column_is_null(st, 1) ? 0 : db_column_int(st, 1);
+	}
+	db_reset(st);
+	return rc == DB_ROW || rc == DB_DONE ? 0
+	     : db_error(ledger, rc, err, "reading the landing lock");
+}
+
+/* One queued task of a batch. */
+struct member {
+	int64_t id;
+	char *commit;      /* the verified commit */
+	char *title;
+	int64_t holder;    /* its last holder, or 0 */
+	int64_t timeout_ms; /* its check timeout */
+	char *landed;      /* the trunk commit that holds it, once made */
+};
+
+static void
+member_release(struct member *m)
+{
+	free(m->commit);
+	free(m->title);
+	free(m->landed);
+}
+
+/* A lander's state for one pass. */
+struct lander {
+	struct ledger *ledger;
+	const struct land_options *options;
+	struct land_stats *stats;
+	struct land_config config;
+	struct buf root;      /* the main work tree (the project root) */
+	struct buf git_dir;   /* the repository's common directory */
+	struct buf checkout;  /* the warm checkout the checks run in */
+	struct buf branch;    /* the trunk's branch */
+	struct buf ref;       /* refs/heads/BRANCH, or, with a remote,
+				 refs/remotes/REMOTE/BRANCH: where the tip
+				 is read */
+	struct buf token;     /* this lander's hold on land_lock */
+	bool main_on_trunk;   /* the main work tree has the trunk out */
+	bool halt;            /* a landing waits for a person: stop */
+	json_t *results;      /* tree -> {check owner: "" or why it failed} */
+	int64_t longest_check_ms; /* for the lock's expiry */
+};
+
+/* Whether the pass should stop now. */
+static bool
+stopping(const struct lander *l)
+{
+	return l->halt || (l->options->stop && *l->options->stop);
+}
+
+/*
+ * The trunk's branch into l->branch: the "trunk" setting, else the branch
+ * the main work tree has out, else main or master. Also whether the main
+ * work tree has it out. Returns 0, or 1 when there is no such branch.
+ */
+static int
+find_trunk(struct lander *l)
+{
+	struct buf head = BUF_INIT, hash = BUF_INIT;
+	const char *out_branch = NULL;
+	struct stat st;
+	int rc = 1;
+
+	if (gitref_head_branch(l->git_dir.buf, &head) == 0)
+		out_branch = head.buf;
+	buf_reset(&l->branch);
+	if (l->config.trunk.len > 0)
+		buf_adds(&l->branch, l->config.trunk.buf);
+	else if (out_branch)
+		buf_adds(&l->branch, out_branch);
+	else if (gitref_read(l->git_dir.buf, "refs/heads/main", &hash) == 0)
+		buf_adds(&l->branch, "main");
+	else
+		buf_adds(&l->branch, "master");
+	buf_reset(&l->ref);
+	if (l->config.remote.len > 0)
+		buf_addf(&l->ref, "refs/remotes/%s/%s", l->config.remote.buf,
+		    l->branch.buf);
+	else
+		buf_addf(&l->ref, "refs/heads/%s", l->branch.buf);
+	l->main_on_trunk = out_branch && strcmp(out_branch, l->branch.buf) == 0 &&
+			   stat(l->root.buf, &st) == 0 && S_ISDIR(st.st_mode);
+	buf_reset(&hash);
+	if (l->config.remote.len > 0) {
+		struct buf refspec = BUF_INIT, why = BUF_INIT;
+
+		buf_addf(&refspec, "+refs/heads/%s:%s", l->branch.buf, l->ref.buf);
+		git_fetch(l->root.buf, l->config.remote.buf, refspec.buf,
+		    VERIFY_FETCH_TIMEOUT_MS, &why);
+		buf_release(&refspec);
+		buf_release(&why);
+	}
+	if (gitm_resolve(l->root.buf, l->ref.buf, &hash) == 0)
+		rc = 0;
+	buf_release(&head);
+	buf_release(&hash);
+	return rc;
+}
+
+/*
+ * The trunk's commit now into tip: the local branch's, or the remote's
+ * branch as a fetch brings it. Returns 0, or -1 (err set).
+ */
+static int
+trunk_tip(struct lander *l, struct buf *tip, struct err *err)
+{
+	if (l->config.remote.len > 0) {
+		struct buf refspec = BUF_INIT, why = BUF_INIT;
+		int rc;
+
+		buf_addf(&refspec, "+refs/heads/%s:%s", l->branch.buf, l->ref.buf);
+		rc = git_fetch(l->root.buf, l->config.remote.buf, refspec.buf,
+		    VERIFY_FETCH_TIMEOUT_MS, &why);
+		if (rc < 0)
+			err_set(err, ERR_FAILED, "cannot fetch the trunk %s from %s "
+			    "(%s): nothing lands until it can", l->branch.buf,
+			    l->config.remote.buf, why.buf);
+		buf_release(&refspec);
+		buf_release(&why);
+		if (rc < 0)
+			return -(int)err->code;
+	}
+	if (gitm_resolve(l->root.buf, l->ref.buf, tip) == 0)
+		return 0;
+	return err_set(err, ERR_FAILED, "cannot read the trunk %s in the "
+	    "repository at %s", l->ref.buf, l->root.buf);
+}
+
+/*
+ * Take (or renew) the land lock for l->token until the longest check could
+ * have ended. *held says whether it is ours; a pause or another lander's
+ * live hold leaves it not.
+ */
+static int
+hold_lock(struct lander *l, bool *held, struct err *err)
+{
+	int64_t now = clock_now_ms(), changes = 0, actor = l->options->actor;
+	char host[256] = "";
+	struct buf dead = BUF_INIT;
+	struct db_stmt *st;
+	int rc;
+
+	*held = false;
+	gethostname(host, sizeof(host) - 1);
+	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
+		return rc;
+	/*
+	 * A lander of this host whose process is gone (killed) holds it no
+	 * more, whatever its expiry says.
+	 */
+	st = db_prepare(l->ledger,
+	    "SELECT token, pid, pid_start FROM land_lock WHERE id = 1"
+	    " AND token IS NOT NULL AND token <> ?1 AND expires_ms >= ?2"
+	    " AND host = ?3", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_text(st, 1, l->token.buf);
+	db_bind_int(st, 2, now);
+	db_bind_text(st, 3, host);
+	rc = db_step(st);
+	if (rc == DB_ROW && proc_start_time((pid_t)db_column_int(st, 1)) !=
+	    (uint64_t)db_column_int(st, 2))
+		buf_adds(&dead, db_column_text(st, 0));
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		rc = db_error(l->ledger, rc, err, "reading the landing lock");
+		goto fail;
+	}
+	st = db_prepare(l->ledger,
+	    "INSERT INTO land_lock (id, token, expires_ms, holder, host, pid,"
+	    " pid_start) VALUES (1, ?1, ?2, ?3, ?5, ?6, ?7)"
+	    " ON CONFLICT (id) DO UPDATE SET token = ?1, expires_ms = ?2,"
+	    " holder = ?3, host = ?5, pid = ?6, pid_start = ?7"
+	    " WHERE land_lock.paused_ms IS NULL"
+	    " AND (land_lock.token IS NULL OR land_lock.token = ?1"
+	    " OR land_lock.expires_ms < ?4 OR land_lock.token = ?8)", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_text(st, 1, l->token.buf);
+	db_bind_int(st, 2, now + l->longest_check_ms + LAND_LOCK_SLACK_MS);
+	if (l->options->actor)
+		db_bind_int(st, 3, l->options->actor);
+	db_bind_int(st, 4, now);
+	db_bind_text(st, 5, host);
+	db_bind_int(st, 6, (int64_t)getpid());
+	db_bind_int(st, 7, (int64_t)proc_start_time(getpid()));
+	if (dead.len > 0)
+		db_bind_text(st, 8, dead.buf);
+	if ((rc = db_step_done(l->ledger, st, "taking the landing lock",
+	    err)) < 0)
+		goto fail;
+	changes = db_changes(l->ledger);
+	*held = changes == 1;
+	buf_release(&dead);
+	return ledger_commit(l->ledger, err);
+fail:
+	buf_release(&dead);
+	ledger_rollback(l->ledger);
+	return rc;
+}
+
+/* Let the land lock go, if it is still ours. */
+static void
+drop_lock(struct lander *l)
+{
+	struct err ignored = ERR_INIT;
+	struct db_stmt *st;
+
+	if (ledger_begin(l->ledger, &ignored) < 0)
+		goto done;
+	st = db_prepare(l->ledger, "UPDATE land_lock SET token = NULL,"
+	    " expires_ms = NULL, holder = NULL WHERE id = 1 AND token = ?1",
+	    &ignored);
+	if (st == NULL) {
+		ledger_rollback(l->ledger);
+		goto done;
+	}
+	db_bind_text(st, 1, l->token.buf);
+	if (db_step_done(l->ledger, st, "letting the landing lock go",
+	    &ignored) < 0)
+		ledger_rollback(l->ledger);
+	else
+		ledger_commit(l->ledger, &ignored);
+done:
+	err_release(&ignored);
+}
+
+/*
+ * The first count tasks of the queue (count 0: all), in its order, into
+ * *out (*n of them).
+ */
+static int
+read_queue(struct lander *l, int64_t count, struct member **out, size_t *n,
+    struct err *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = ledger_begin_read(l->ledger, err)) < 0)
+		return rc;
+	st = db_prepare(l->ledger,
+	    "SELECT id, report_commit, title, owner, check_timeout_ms"
+	    " FROM tasks WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
+	    " ORDER BY land_queued_ms, id LIMIT ?1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto done;
+	}
+	db_bind_int(st, 1, count > 0 ? count : INT64_MAX);
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct member *m;
+		const char *commit = db_column_text(st, 1);
+
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		m = &(*out)[(*n)++];
+		memset(m, 0, sizeof(*m));
+		m->id = db_column_int(st, 0);
+		m->commit = xstrdup(commit ? commit : "");
+		m->title = xstrdup(db_column_text(st, 2));
+		m->holder = db_column_is_null(st, 3) ? 0 : db_column_int(st, 3);
+		m->timeout_ms = db_column_is_null(st, 4)
+				    ? VERIFY_DEFAULT_CHECK_TIMEOUT_MS
+				    : db_column_int(st, 4);
+	}
+	db_reset(st);
+	rc = rc == DB_DONE ? 0 : db_error(l->ledger, rc, err,
+	    "reading the landing queue");
+done:
+	ledger_rollback(l->ledger);
+	return rc;
+}
+
+static void
+members_free(struct member *members, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		member_release(&members[i]);
+	free(members);
+}
+
+/*
+ * Mark the tasks of a batch as being landed from base (or, base NULL, no
+ * longer), and set (or clear, waiting NULL) why their landing waits.
+ */
+static int
+mark_batch(struct lander *l, struct member **batch, size_t n,
+    const char *base, const char *waiting, struct err *err)
+{
+	int rc;
+
+	if ((rc = ledger_begin(l->ledger, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct db_stmt *st = db_prepare(l->ledger,
+		    "UPDATE tasks SET land_base = ?2, land_waiting = ?3"
+		    " WHERE id = ?1 AND state = 'verified'"
+		    " AND land_queued_ms IS NOT NULL", err);
+
+		if (st == NULL) {
+			rc = -(int)err->code;
+			break;
+		}
+		db_bind_int(st, 1, batch[i]->id);
+		if (base)
+			db_bind_text(st, 2, base);
+		if (waiting)
+			db_bind_text(st, 3, waiting);
+		rc = db_step_done(l->ledger, st, "marking a landing", err);
+	}
+	if (rc < 0) {
+		ledger_rollback(l->ledger);
+		return rc;
+	}
+	return ledger_commit(l->ledger, err);
+}
+
+/*
+ * Record that m landed in trunk commit m->landed, the trunk having moved
+ * from before to after, in one transaction: landed, its dependents
+ * released, a "landed" event. A task no longer queued is left alone.
+ */
+static int
+record_landed(struct lander *l, struct member *m, const char *before,
+    const char *after, json_t *batch_ids, struct err *err)
+{
+	int64_t now = clock_now_ms(), changes = 0, actor = l->options->actor;
+	struct db_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
+		return rc;
+	st = db_prepare(l->ledger,
+	    "UPDATE tasks SET state = 'landed', landed_commit = ?2,"
+	    " landed_trunk = ?3, landed_ms = ?4, land_base = NULL,"
+	    " land_waiting = NULL, land_note = NULL, updated_ms = ?4"
+	    " WHERE id = ?1 AND state = 'verified' AND land_queued_ms IS NOT NULL",
+	    err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_int(st, 1, m->id);
+	db_bind_text(st, 2, m->landed);
+	db_bind_text(st, 3, l->branch.buf);
+	db_bind_int(st, 4, now);
+	if ((rc = db_step_done(l->ledger, st, "landing", err)) < 0)
+		goto fail;
+	changes = db_changes(l->ledger);
+	if (changes == 0) {
+		ledger_rollback(l->ledger);
+		return 0;
+	}
+	if ((rc = release_dependents(l->ledger, m->id, err)) < 0 ||
+	    (rc = event_append(l->ledger, actor, "landed", m->id,
+		 json_pack("{s:s, s:s, s:s, s:s?, s:s, s:O?}", "commit", m->commit,
+		     "landed", m->landed, "trunk", l->branch.buf, "before", before,
+		     "after", after, "batch", batch_ids), err)) < 0)
+		goto fail;
+	if ((rc = ledger_commit(l->ledger, err)) == 0)
+		l->stats->landed++;
+	return rc;
+fail:
+	ledger_rollback(l->ledger);
+	return rc;
+}
+
+/*
+ * Send m back: open again with no attempt spent (failed once the landing
+ * tries are used up), land_note saying why for its prompt, an event kind
+ * ("land-conflict" or "land-failed") with detail, and a message to its last
+ * holder when it is live.
+ */
+static int
+send_back(struct lander *l, struct member *m, const char *kind,
+    const char *note, json_t *detail, struct err *err)
+{
+	int64_t now = clock_now_ms(), actor = l->options->actor, tries = 0,
+		alive = 0;
+	struct db_stmt *st;
+	bool failed;
+	int rc;
+
+	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0) {
+		json_decref(detail);
+		return rc;
+	}
+	st = db_prepare(l->ledger,
+	    "SELECT t.land_tries + 1, coalesce(a.state IN ('active','waiting')"
+	    " AND a.last_seen_ms >= ?2, 0) FROM tasks t"
+	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1"
+	    " AND t.state = 'verified' AND t.land_queued_ms IS NOT NULL", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_int(st, 1, m->id);
+	db_bind_int(st, 2, now - l->options->stale_after_ms);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		tries = db_column_int(st, 0);
+		alive = db_column_int(st, 1);
+	}
+	db_reset(st);
+	if (rc == DB_DONE) {
+		json_decref(detail);
+		ledger_rollback(l->ledger);
+		return 0; /* no longer queued: decided elsewhere */
+	}
+	if (rc != DB_ROW) {
+		rc = db_error(l->ledger, rc, err, "reading a task");
+		goto fail;
+	}
+	failed = tries >= l->config.tries;
+	st = db_prepare(l->ledger, failed
+	    ? "UPDATE tasks SET state = 'failed', land_tries = land_tries + 1,"
+	      " land_queued_ms = NULL, land_base = NULL, land_waiting = NULL,"
+	      " land_note = ?2, lease_expires_ms = NULL, updated_ms = ?3"
+	      " WHERE id = ?1"
+	    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
+	      " lease_expires_ms = NULL, attempts = max(attempts - 1, 0),"
+	      " land_tries = land_tries + 1, land_queued_ms = NULL,"
+	      " land_base = NULL, land_waiting = NULL, land_note = ?2,"
+	      " not_before_ms = NULL, updated_ms = ?3 WHERE id = ?1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_int(st, 1, m->id);
+	db_bind_text(st, 2, note);
+	db_bind_int(st, 3, now);
+	if ((rc = db_step_done(l->ledger, st, "sending a landing back", err)) < 0)
+		goto fail;
+	json_object_set_new(detail, "tries", json_integer(tries));
+	json_object_set_new(detail, "to", json_string(failed ? "failed" : "open"));
+	rc = event_append(l->ledger, actor, kind, m->id, detail, err);
+	detail = NULL;
+	if (rc == 0 && failed)
+		rc = event_append(l->ledger, actor, "fail", m->id,
+		    json_pack("{s:s, s:I}", "reason", "landing tries exhausted",
+			"tries", (json_int_t)tries), err);
+	if (rc == 0 && alive && m->holder) {
+		struct buf text = BUF_INIT;
+
+		buf_addf(&text, "#%lld was sent back from landing and is %s: %s "
+		    "(see 'daicho prompt %lld')", (long long)m->id,
+		    failed ? "failed" : "open again", note, (long long)m->id);
+		rc = msg_append(l->ledger, 0, m->holder, "message", text.buf, err);
+		buf_release(&text);
+	}
+	if (rc < 0)
+		goto fail;
+	if ((rc = ledger_commit(l->ledger, err)) == 0) {
+		if (strcmp(kind, "land-conflict") == 0)
+			l->stats->conflicts++;
+		else
+			l->stats->check_failed++;
+		if (failed)
+			l->stats->failed++;
+	}
+	return rc;
+fail:
+	json_decref(detail);
+	ledger_rollback(l->ledger);
+	return rc;
+}
+
+/* "a, b and c" of paths into out (at most a few, then how many more). */
+static void
+list_paths(struct buf *out, const struct strlist *paths)
+{
+	size_t shown = paths->count < 5 ? paths->count : 5;
+
+	for (size_t i = 0; i < shown; i++)
+		buf_addf(out, "%s%s", i == 0 ? "" : i + 1 == shown &&
+		    shown == paths->count ? " and " : ", ", paths->items[i]);
+	if (shown < paths->count)
+		buf_addf(out, " and %zu more", paths->count - shown);
+}
+
+/* Send m back for a conflict with the trunk at tip on paths. */
+static int
+send_back_conflict(struct lander *l, struct member *m, const char *tip,
+    const struct strlist *paths, const char *why, struct err *err)
+{
+	struct buf note = BUF_INIT;
+	json_t *list = json_array();
+	int rc;
+
+	for (size_t i = 0; i < paths->count; i++)
+		json_array_append_new(list, json_string(paths->items[i]));
+	buf_addf(&note, "its commit %.12s conflicts with the trunk (%s at "
+	    "%.12s)", m->commit, l->branch.buf, tip);
+	if (paths->count > 0) {
+		buf_adds(&note, " in ");
+		list_paths(&note, paths);
+	} else if (why && *why) {
+		buf_addf(&note, ": %s", why);
+	}
+	buf_addf(&note, ": redo the work on the trunk as it is now (its "
+	    "commit %.12s) and report the new commit", tip);
+	rc = send_back(l, m, "land-conflict", note.buf,
+	    json_pack("{s:s, s:s, s:s, s:o}", "commit", m->commit, "trunk",
+		l->branch.buf, "before", tip, "paths", list), err);
+	buf_release(&note);
+	return rc;
+}
+
+/* A candidate: the trunk commit that would land some members. */
+struct candidate {
+	struct buf commit;    /* the final commit */
+	struct buf tree;      /* its tree */
+	struct member **members; /* those in it, in order */
+	size_t count;
+};
+
+static void
+candidate_release(struct candidate *c)
+{
+	buf_release(&c->commit);
+	buf_release(&c->tree);
+	free(c->members);
+}
+
+/*
+ * Make commit present in the lander's repository: a commit reported in
+ * another clone (on another machine) is fetched from the remote the
+ * "remote" setting names (else origin; none: never), the commit itself,
+ * then, when the server refuses that, the remote's branches. Returns 0,
+ * or -1 (err set) when it cannot be had.
+ */
+static int
+have_commit(struct lander *l, const char *commit, struct err *err)
+{
+	struct buf hash = BUF_INIT, why = BUF_INIT, branches = BUF_INIT,
+		   remote = BUF_INIT;
+	int rc = 0;
+
+	if (gitm_resolve(l->root.buf, commit, &hash) == 0)
+		goto done;
+	if ((rc = settings_remote(l->ledger, &remote, err)) < 0)
+		goto done;
+	if (remote.len > 0 && strspn(commit, "0123456789abcdef") >= 40) {
+		buf_addf(&branches, "+refs/heads/*:refs/remotes/%s/*", remote.buf);
+		if ((git_fetch(l->root.buf, remote.buf, commit,
+		    VERIFY_FETCH_TIMEOUT_MS, &why) == 0 &&
+		    gitm_resolve(l->root.buf, commit, &hash) == 0) ||
+		    (git_fetch(l->root.buf, remote.buf, branches.buf,
+		    VERIFY_FETCH_TIMEOUT_MS, &why) == 0 &&
+		    gitm_resolve(l->root.buf, commit, &hash) == 0))
+			goto done;
+	}
+	rc = err_set(err, ERR_FAILED, "cannot land %.12s: it is not in the "
+	    "repository at %s%s%s%s", commit, l->root.buf, remote.len ? ", nor "
+	    "on " : "", remote.buf, why.len ? " (" : "");
+	if (why.len)
+		buf_addf(&err->message, "%s)", why.buf);
+done:
+	buf_release(&hash);
+	buf_release(&why);
+	buf_release(&branches);
+	buf_release(&remote);
+	return rc;
+}
+
+/* The message of a commit that lands members (count of them) on branch. */
+static void
+land_message(struct buf *out, const char *branch, struct member **members,
+    size_t count, bool one_task)
+{
+	if (one_task && count == 1)
+		buf_addf(out, "%s (#%lld)\n\n", members[0]->title,
+		    (long long)members[0]->id);
+	else
+		buf_addf(out, "daicho: land %zu task%s on %s\n\n", count,
+		    count == 1 ? "" : "s", branch);
+	for (size_t i = 0; i < count; i++)
+		buf_addf(out, "#%lld %s (%.12s)\n", (long long)members[i]->id,
+		    members[i]->title, members[i]->commit);
+	buf_adds(out, "\n");
+	for (size_t i = 0; i < count; i++)
+		buf_addf(out, LAND_TRAILER "%lld %s\n", (long long)members[i]->id,
+		    members[i]->commit);
+}
+
+/*
+ * Build the candidate that lands group (count members, in order) on tip,
+ * by the landing mode, into c. A member that conflicts: when it is the
+ * first (merging onto the trunk itself) it is sent back and left out; a
+ * later one is left out for a later batch (it may merge cleanly on the
+ * trunk once the others landed). *dropped counts those left out for
+ * later. Returns 0 (c->count may be 0), or -1 (err set) when git fails.
+ */
+static int
+build_candidate(struct lander *l, const char *tip, struct member **group,
+    size_t count, struct candidate *c, size_t *dropped, struct err *err)
+{
+	struct buf acc = BUF_INIT, tree = BUF_INIT, why = BUF_INIT,
+		   message = BUF_INIT;
+	struct strlist conflicts = STRLIST_INIT, parents = STRLIST_INIT;
+	int rc = 0;
+
+	*dropped = 0;
+	c->members = xcalloc(count ? count : 1, sizeof(*c->members));
+	c->count = 0;
+	buf_adds(&acc, tip);
+	if (l->config.mode == LAND_REBASE &&
+	    gitm_checkout_clean(l->checkout.buf, tip, &why) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot check out the trunk in %s: %s",
+		    l->checkout.buf, why.buf);
+		goto done;
+	}
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		struct member *m = group[i];
+		int merged;
+
+		strlist_release(&conflicts);
+		buf_reset(&why);
+		if ((rc = have_commit(l, m->commit, err)) < 0)
+			break;
+		if (l->config.mode == LAND_REBASE) {
+			struct strlist own = STRLIST_INIT;
+
+			merged = gitm_own_commits(l->root.buf, m->commit, acc.buf,
+			    &own, &why);
+			if (merged == 0 && own.count == 0) {
+				buf_adds(&why, "it holds no commit of its own to replay");
+				merged = 1;
+			}
+			for (size_t k = 0; merged == 0 && k < own.count; k++)
+				merged = gitm_cherry_pick(l->checkout.buf, own.items[k],
+				    &conflicts, &why);
+			if (merged == 0) {
+				buf_reset(&message);
+				buf_addf(&message, LAND_TRAILER "%lld %s",
+				    (long long)m->id, m->commit);
+				merged = gitm_amend_trailer(l->checkout.buf,
+				    message.buf, &tree, &why) < 0 ? -1 : 0;
+			}
+			strlist_release(&own);
+			if (merged != 0 && gitm_checkout_clean(l->checkout.buf,
+			    acc.buf, &why) < 0)
+				merged = -1;
+			if (merged == 0) {
+				buf_reset(&acc);
+				buf_add(&acc, tree.buf, tree.len); /* the new HEAD */
+			}
+		} else {
+			merged = gitm_merge_tree(l->root.buf, acc.buf, m->commit, &tree,
+			    &conflicts, &why);
+			if (merged == 0) {
+				strlist_release(&parents);
+				strlist_add(&parents, acc.buf);
+				if (l->config.mode == LAND_MERGE)
+					strlist_add(&parents, m->commit);
+				buf_reset(&message);
+				land_message(&message, l->branch.buf, &m, 1, true);
+				if (gitm_commit_tree(l->root.buf, tree.buf, &parents,
+				    message.buf, &acc, &why) < 0)
+					merged = -1;
+			}
+		}
+		if (merged < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot merge #%lld (%.12s) "
+			    "onto %.12s: %s", (long long)m->id, m->commit, acc.buf,
+			    why.buf);
+		} else if (merged == 1 && c->count == 0) {
+			if (!l->options->dry_run)
+				rc = send_back_conflict(l, m, tip, &conflicts, why.buf,
+				    err);
+		} else if (merged == 1) {
+			(*dropped)++;
+		} else {
+			free(m->landed);
+			m->landed = xstrdup(acc.buf);
+			c->members[c->count++] = m;
+		}
+	}
+	if (rc < 0 || c->count == 0)
+		goto done;
+	/* A merge of several: one commit with every task's as a parent. */
+	if (l->config.mode == LAND_MERGE && c->count > 1) {
+		strlist_release(&parents);
+		strlist_add(&parents, tip);
+		for (size_t i = 0; i < c->count; i++)
+			strlist_add(&parents, c->members[i]->commit);
+		buf_reset(&message);
+		land_message(&message, l->branch.buf, c->members, c->count, false);
+		if (gitm_tree_of(l->root.buf, acc.buf, &tree) < 0 ||
+		    gitm_commit_tree(l->root.buf, tree.buf, &parents, message.buf,
+		    &acc, &why) < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot make the merge commit: %s",
+			    why.buf);
+			goto done;
+		}
+		for (size_t i = 0; i < c->count; i++) {
+			free(c->members[i]->landed);
+			c->members[i]->landed = xstrdup(acc.buf);
+		}
+	}
+	buf_reset(&c->commit);
+	buf_adds(&c->commit, acc.buf);
+	if (gitm_tree_of(l->root.buf, acc.buf, &c->tree) < 0)
+		rc = err_set(err, ERR_FAILED, "cannot read the tree of %.12s",
+		    acc.buf);
+done:
+	buf_release(&acc);
+	buf_release(&tree);
+	buf_release(&why);
+	buf_release(&message);
+	strlist_release(&conflicts);
+	strlist_release(&parents);
+	return rc;
+}
+
+/* The key results are kept under for a member's checks, or the land-check. */
+static void
+result_key(struct buf *key, const struct member *m)
+{
+	buf_reset(key);
+	if (m)
+		buf_addf(key, "#%lld", (long long)m->id);
+	else
+		buf_adds(key, "land-check");
+}
+
+/*
+ * Judge candidate c: every member's checks and the land-check on its tree,
+ * from the results kept by tree when they are known, else run in the warm
+ * checkout. *passed says; failure (when not passed) receives one line why,
+ * and *culprit the one member whose checks failed, when exactly one did
+ * and the land-check passed. Returns 0, or -1 (err set).
+ */
+static int
+judge(struct lander *l, struct candidate *c, bool *passed,
+    struct buf *failure, struct err *err)
+{
+	json_t *known = json_object_get(l->results, c->tree.buf);
+	struct buf key = BUF_INIT, why = BUF_INIT;
+	bool checked_out = false;
+	int rc = 0;
+
+	*passed = true;
+	if (known == NULL) {
+		known = json_object();
+		json_object_set_new(l->results, c->tree.buf, known);
+	}
+	/* Each member's checks (i < count), then the land-check (i == count). */
+	for (size_t i = 0; i <= c->count && rc == 0; i++) {
+		struct member *m = i < c->count ? c->members[i] : NULL;
+		json_t *result;
+
+		if (m == NULL && l->config.check.len == 0)
+			break;
+		result_key(&key, m);
+		result = json_object_get(known, key.buf);
+		if (result == NULL) {
+			struct verdict v = { 0 };
+			struct buf line = BUF_INIT;
+
+			if (!checked_out) {
+				if (gitm_checkout_clean(l->checkout.buf, c->commit.buf,
+				    &why) < 0) {
+					rc = err_set(err, ERR_FAILED, "cannot check out "
+					    "%.12s in %s: %s", c->commit.buf,
+					    l->checkout.buf, why.buf);
+					break;
+				}
+				checked_out = true;
+				l->stats->check_runs++;
+			}
+			if (m)
+				rc = verify_checks_in(l->ledger, m->id, l->checkout.buf,
+				    l->root.buf, &v, err);
+			else
+				verify_run_command(l->checkout.buf, l->config.check.buf, 0,
+				    VERIFY_DEFAULT_CHECK_TIMEOUT_MS, &v);
+			if (rc == 0) {
+				verify_first_failure(&v, &line);
+				/* The output's tail too, for the prompt's section. */
+				for (size_t k = 0; k < v.run_count; k++) {
+					if (!v.runs[k].passed && v.runs[k].output.len > 0 &&
+					    strncmp(v.runs[k].spec, "cmd:", 4) == 0) {
+						size_t len = v.runs[k].output.len, from =
+						    len > 1500 ? len - 1500 : 0;
+
+						buf_addf(&line, "\n%.*s", (int)(len - from),
+						    v.runs[k].output.buf + from);
+						break;
+					}
+				}
+				result = json_string(line.buf);
+				json_object_set_new(known, key.buf, result);
+				/* Checkouts of later members must start clean. */
+				if (gitm_checkout_clean(l->checkout.buf, c->commit.buf,
+				    &why) < 0)
+					checked_out = false;
+			}
+			verdict_release(&v);
+			buf_release(&line);
+			if (rc < 0)
+				break;
+		}
+		if (json_string_length(result) > 0 && *passed) {
+			*passed = false;
+			buf_reset(failure);
+			if (m && c->count > 1)
+				buf_addf(failure, "#%lld's checks: ", (long long)m->id);
+			else if (m == NULL)
+				buf_adds(failure, "land-check: ");
+			buf_adds(failure, json_string_value(result));
+		}
+	}
+	buf_release(&key);
+	buf_release(&why);
+	return rc;
+}
+
+/*
+ * gitm_follow(), tried again for a while when git found the index locked:
+ * a person's git command (or an editor's) holds it for a moment, and that
+ * is no reason to make the landing wait for a person.
+ */
+static int
+follow(const char *worktree, const char *from, const char *to,
+    struct buf *why)
+{
+	for (int tries = 0;; tries++) {
+		struct timespec pause = { 0, 50 * 1000 * 1000 };
+
+		buf_reset(why);
+		if (gitm_follow(worktree, from, to, why) == 0)
+			return 0;
+		if (tries >= 40 || strstr(why->buf, "index.lock") == NULL)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * With a remote trunk: push c->commit to it, never forcing; when that
+ * refused it (the remote's branch moved), 1: merge again. Once pushed, the
+ * local branch follows when it can go forward without losing anything
+ * (with the main work tree, if it has it out and nothing is in the way);
+ * otherwise it is left for the person to pull. Returns 0, 1, or -1.
+ */
+static int
+push_trunk(struct lander *l, const char *tip, struct candidate *c,
+    struct err *err)
+{
+	struct buf why = BUF_INIT, local = BUF_INIT, ref = BUF_INIT;
+	int rc = gitm_push(l->root.buf, l->config.remote.buf, c->commit.buf,
+	    l->branch.buf, VERIFY_FETCH_TIMEOUT_MS, &why);
+
+	if (rc < 0) {
+		err_set(err, ERR_FAILED, "cannot push to %s: %s",
+		    l->config.remote.buf, why.buf);
+		rc = -(int)err->code;
+		goto done;
+	}
+	if (rc == 1)
+		goto done;
+	l->stats->trunk_moves++;
+	buf_reset(&why);
+	gitm_update_ref(l->root.buf, l->ref.buf, c->commit.buf, tip,
+	    "daicho land", &why);
+	buf_addf(&ref, "refs/heads/%s", l->branch.buf);
+	if (gitm_resolve(l->root.buf, ref.buf, &local) == 0 &&
+	    git_is_ancestor(l->root.buf, local.buf, c->commit.buf, &why) == 1) {
+		buf_reset(&why);
+		if (!l->main_on_trunk ||
+		    follow(l->root.buf, local.buf, c->commit.buf, &why) == 0) {
+			if (gitm_update_ref(l->root.buf, ref.buf, c->commit.buf,
+			    local.buf, "daicho land", &why) != 0 && l->main_on_trunk)
+				follow(l->root.buf, c->commit.buf, local.buf, &why);
+		}
+	}
+done:
+	buf_release(&why);
+	buf_release(&local);
+	buf_release(&ref);
+	return rc;
+}
+
+/*
+ * Move the trunk from tip to c->commit, keeping a main work tree that has
+ * it out in step. Returns 0 when it moved; 1 when the trunk moved meanwhile
+ * (nothing changed: merge again); 2 when the landing waits for a person
+ * (l->halt set, the members marked with why); -1 (err set) when git fails.
+ */
+static int
+move_trunk(struct lander *l, const char *tip, struct candidate *c,
+    struct err *err)
+{
+	struct strlist changed = STRLIST_INIT, dirty = STRLIST_INIT,
+		       overlap = STRLIST_INIT, differ = STRLIST_INIT;
+	struct buf why = BUF_INIT, waiting = BUF_INIT, reason = BUF_INIT;
+	bool held;
+	int rc = 0, cas;
+
+	/* The lock must still be ours before anything moves. */
+	if ((rc = hold_lock(l, &held, err)) < 0)
+		goto done;
+	if (!held) {
+		rc = err_set(err, ERR_CONFLICT, "another lander took over the "
+		    "landing lock: this one stops");
+		goto done;
+	}
+	if (l->config.remote.len > 0) {
+		rc = push_trunk(l, tip, c, err);
+		goto done;
+	}
+	if (l->main_on_trunk) {
+		if (gitm_diff_paths(l->root.buf, tip, c->commit.buf, &changed,
+		    &why) < 0 || gitm_uncommitted_paths(l->root.buf, &dirty,
+		    &why) < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot compare the work tree at "
+			    "%s with the landing: %s", l->root.buf, why.buf);
+			goto done;
+		}
+		for (size_t i = 0; i < changed.count; i++) {
+			for (size_t k = 0; k < dirty.count; k++) {
+				size_t n = strlen(dirty.items[k]);
+
+				if (strcmp(changed.items[i], dirty.items[k]) == 0 ||
+				    (n > 0 && dirty.items[k][n - 1] == '/' &&
+				     strncmp(changed.items[i], dirty.items[k], n) == 0)) {
+					strlist_add(&overlap, changed.items[i]);
+					break;
+				}
+			}
+		}
+		if (overlap.count > 0 && gitm_differ_from(l->root.buf,
+		    c->commit.buf, &overlap, &differ, &why) < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot compare the work tree at "
+			    "%s with the landing: %s", l->root.buf, why.buf);
+			goto done;
+		}
+		if (differ.count > 0) {
+			buf_addf(&waiting, "the main work tree (%s) has uncommitted "
+			    "changes to ", l->root.buf);
+			list_paths(&waiting, &differ);
+			buf_addf(&waiting, ", which landing on %s changes: commit or "
+			    "stash them, and the landing goes on", l->branch.buf);
+		} else if (follow(l->root.buf, tip, c->commit.buf, &reason) < 0) {
+			buf_addf(&waiting, "the main work tree (%s) cannot follow %s to "
+			    "the landing (%s): commit or stash what is in the way, and "
+			    "the landing goes on", l->root.buf, l->branch.buf,
+			    reason.buf);
+		}
+		if (waiting.len > 0) {
+			l->halt = true;
+			l->stats->waiting += (int64_t)c->count;
+			rc = mark_batch(l, c->members, c->count, NULL, waiting.buf, err);
+			if (rc == 0)
+				rc = 2;
+			goto done;
+		}
+	}
+	cas = gitm_update_ref(l->root.buf, l->ref.buf, c->commit.buf, tip,
+	    "daicho land", &why);
+	if (cas != 0 && l->main_on_trunk) {
+		/* Put the work tree back where the trunk is. */
+		buf_reset(&reason);
+		follow(l->root.buf, c->commit.buf, tip, &reason);
+	}
+	if (cas < 0)
+		rc = err_set(err, ERR_FAILED, "cannot move %s to %.12s: %s",
+		    l->ref.buf, c->commit.buf, why.buf);
+	else if (cas == 1)
+		rc = 1;
+	else
+		l->stats->trunk_moves++;
+done:
+	strlist_release(&changed);
+	strlist_release(&dirty);
+	strlist_release(&overlap);
+	strlist_release(&differ);
+	buf_release(&why);
+	buf_release(&waiting);
+	buf_release(&reason);
+	return rc;
+}
+
+/* Send every member of group back for failing the merged tree: failure. */
+static int
+send_back_failed(struct lander *l, struct member *m, const char *tip,
+    const char *tree_commit, const char *failure, struct err *err)
+{
+	struct buf note = BUF_INIT, first = BUF_INIT;
+	size_t line = strcspn(failure, "\n");
+	int rc;
+
+	buf_add(&first, failure, line);
+	buf_addf(&note, "merged onto the trunk (%s at %.12s), its work fails: "
+	    "%s", l->branch.buf, tip, failure);
+	buf_addf(&note, "\n(redo the work on the trunk as it is now, %.12s, so "
+	    "that it passes there, and report the new commit)", tip);
+	rc = send_back(l, m, "land-failed", note.buf,
+	    json_pack("{s:s, s:s, s:s, s:s, s:s}", "commit", m->commit, "trunk",
+		l->branch.buf, "before", tip, "merged", tree_commit, "summary",
+		first.buf), err);
+	buf_release(&note);
+	buf_release(&first);
+	return rc;
+}
+
+/*
+ * Land group (count members, in queue order) on the trunk as it is now,
+ * as the comment at the top of core/land.h says: build, judge, move, and
+ * on failure bisect. Members left out for later stay queued.
+ */
+static int
+land_group(struct lander *l, struct member **group, size_t count,
+    struct err *err)
+{
+	struct buf tip = BUF_INIT, failure = BUF_INIT;
+	struct candidate c = { BUF_INIT, BUF_INIT, NULL, 0 };
+	struct member **members = xcalloc(count ? count : 1, sizeof(*members));
+	bool passed = false, judged = false;
+	size_t dropped = 0;
+	int rc = 0;
+
+	memcpy(members, group, count * sizeof(*members));
+	for (int race = 0; count > 0 && !stopping(l); race++) {
+		candidate_release(&c);
+		memset(&c, 0, sizeof(c));
+		buf_reset(&tip);
+		judged = false;
+		if ((rc = trunk_tip(l, &tip, err)) < 0 ||
+		    (rc = build_candidate(l, tip.buf, members, count, &c, &dropped,
+			 err)) < 0)
+			break;
+		/*
+		 * From here on only what the candidate holds: members sent
+		 * back for a conflict are gone, those left for later stay
+		 * queued.
+		 */
+		count = c.count;
+		memcpy(members, c.members, count * sizeof(*members));
+		if (count == 0)
+			break;
+		if ((rc = judge(l, &c, &passed, &failure, err)) < 0)
+			break;
+		judged = true;
+		if (!passed)
+			break;
+		if (race >= LAND_RACE_TRIES) {
+			rc = err_set(err, ERR_CONFLICT, "the trunk %s kept moving while "
+			    "landing (%d tries): try again", l->branch.buf, race);
+			break;
+		}
+		rc = move_trunk(l, tip.buf, &c, err);
+		if (rc == 1) {
+			rc = 0;
+			continue; /* the trunk moved: merge onto it again */
+		}
+		if (rc == 2) {
+			rc = 0; /* waits for a person */
+		} else if (rc == 0) {
+			json_t *ids = json_array();
+
+			for (size_t i = 0; i < c.count; i++)
+				json_array_append_new(ids, json_integer(c.members[i]->id));
+			for (size_t i = 0; i < c.count && rc == 0; i++)
+				rc = record_landed(l, c.members[i], tip.buf, c.commit.buf,
+				    c.count > 1 ? ids : NULL, err);
+			json_decref(ids);
+		}
+		break;
+	}
+	if (rc == 0 && judged && !passed && !stopping(l)) {
+		if (count == 1) {
+			rc = send_back_failed(l, members[0], tip.buf, c.commit.buf,
+			    failure.buf, err);
+		} else {
+			/* Bisect: each half alone, the first half first. */
+			size_t half = count / 2;
+
+			rc = land_group(l, members, half, err);
+			if (rc == 0 && !stopping(l))
+				rc = land_group(l, members + half, count - half, err);
+		}
+	}
+	free(members);
+	candidate_release(&c);
+	buf_release(&tip);
+	buf_release(&failure);
+	return rc;
+}
+
+/*
+ * Tasks a killed lander left marked (land_base set): those the trunk holds
+ * by now (a commit since land_base with their line) are recorded landed;
+ * the others simply go on waiting in the queue.
+ */
+static int
+recover(struct lander *l, struct err *err)
+{
+	struct member *all = NULL;
+	size_t n = 0;
+	struct buf tip = BUF_INIT, why = BUF_INIT, line = BUF_INIT;
+	struct db_stmt *st;
+	char **bases = NULL;
+	int rc;
+
+	if ((rc = ledger_begin_read(l->ledger, err)) < 0)
+		return rc;
+	st = db_prepare(l->ledger, "SELECT id, report_commit, land_base"
+	    " FROM tasks WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
+	    " AND land_base IS NOT NULL ORDER BY id", err);
+	if (st == NULL) {
+		ledger_rollback(l->ledger);
+		return -(int)err->code;
+	}
+	while ((rc = db_step(st)) == DB_ROW) {
+		all = xrealloc(all, (n + 1) * sizeof(*all));
+		bases = xrealloc(bases, (n + 1) * sizeof(*bases));
+		memset(&all[n], 0, sizeof(all[n]));
+		all[n].id = db_column_int(st, 0);
+		all[n].commit = xstrdup(db_column_text(st, 1) ? db_column_text(st, 1)
+							     : "");
+		bases[n] = xstrdup(db_column_text(st, 2));
+		n++;
+	}
+	db_reset(st);
+	ledger_rollback(l->ledger);
+	if (rc != DB_DONE) {
+		rc = db_error(l->ledger, rc, err, "reading the landing queue");
+		goto done;
+	}
+	rc = 0;
+	if (n > 0 && (rc = trunk_tip(l, &tip, err)) < 0)
+		goto done;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct strlist found = STRLIST_INIT;
+
+		buf_reset(&line);
+		buf_addf(&line, LAND_TRAILER "%lld %s", (long long)all[i].id,
+		    all[i].commit);
+		if (gitm_commits_with_line(l->root.buf, bases[i], tip.buf, line.buf,
+		    &found, &why) == 0 && found.count > 0) {
+			/* The newest trunk commit that names it holds it. */
+			all[i].landed = xstrdup(found.items[0]);
+			rc = record_landed(l, &all[i], bases[i], tip.buf, NULL, err);
+		} else {
+			struct member *one = &all[i];
+
+			rc = mark_batch(l, &one, 1, NULL, NULL, err);
+		}
+		strlist_release(&found);
+	}
+done:
+	for (size_t i = 0; i < n; i++)
+		free(bases[i]);
+	free(bases);
+	members_free(all, n);
+	buf_release(&tip);
+	buf_release(&why);
+	buf_release(&line);
+	return rc;
+}
+
+/* Make the warm checkout (l->checkout) when it is not there yet. */
+static int
+prepare_checkout(struct lander *l, const char *tip, struct err *err)
+{
+	struct buf why = BUF_INIT, git_file = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&git_file, "%s/.git", l->checkout.buf);
+	if (access(git_file.buf, F_OK) == 0)
+		goto done;
+	/* A directory a crash left half made is made again. */
+	path_remove_tree(l->checkout.buf);
+	git_worktree_prune(l->root.buf);
+	if (path_make_parent_dirs(l->checkout.buf, 0755) < 0 ||
+	    git_worktree_add(l->root.buf, l->checkout.buf, tip, &why) < 0)
+		rc = err_set(err, ERR_FAILED, "cannot make the landing checkout "
+		    "%s: %s", l->checkout.buf, why.len ? why.buf : strerror(errno));
+done:
+	buf_release(&why);
+	buf_release(&git_file);
+	return rc;
+}
+
+/* The dry run's plan: each queued task, and whether it merges cleanly. */
+static int
+plan_queue(struct lander *l, struct member *queue, size_t n, json_t *plan,
+    struct err *err)
+{
+	struct buf tip = BUF_INIT, tree = BUF_INIT, why = BUF_INIT;
+	int rc;
+
+	if ((rc = trunk_tip(l, &tip, err)) < 0)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		struct strlist conflicts = STRLIST_INIT;
+		json_t *paths = json_array();
+		int merged = gitm_merge_tree(l->root.buf, tip.buf, queue[i].commit,
+		    &tree, &conflicts, &why);
+
+		for (size_t k = 0; k < conflicts.count; k++)
+			json_array_append_new(paths, json_string(conflicts.items[k]));
+		json_array_append_new(plan, json_pack("{s:I, s:s, s:s, s:s, s:s,"
+		    " s:o}", "id", (json_int_t)queue[i].id, "title", queue[i].title,
+		    "commit", queue[i].commit, "trunk", l->branch.buf, "merge",
+		    merged == 0 ? "clean" : merged == 1 ? "conflict" : "error",
+		    "conflicts", paths));
+		strlist_release(&conflicts);
+	}
+done:
+	buf_release(&tip);
+	buf_release(&tree);
+	buf_release(&why);
+	return rc;
+}
+
+int
+land_pass(struct ledger *ledger, const struct land_options *options,
+    struct land_stats *stats, json_t **plan, struct err *err)
+{
+	struct lander l = { .ledger = ledger, .options = options,
+		.stats = stats, .config = { .check = BUF_INIT, .trunk = BUF_INIT },
+		.root = BUF_INIT, .git_dir = BUF_INIT, .checkout = BUF_INIT,
+		.branch = BUF_INIT, .ref = BUF_INIT, .token = BUF_INIT };
+	struct member *queue = NULL;
+	struct buf tip = BUF_INIT, local = BUF_INIT;
+	size_t n = 0;
+	bool held = false, paused = false;
+	int64_t since = 0, by = 0;
+	int rc;
+
+	if (plan)
+		*plan = json_array();
+	if (ledger_git_dir(ledger, &l.git_dir) != 0) {
+		rc = 0;
+		goto done;
+	}
+	if ((rc = read_config(ledger, &l.config, err)) < 0 ||
+	    l.config.mode == LAND_OFF)
+		goto done;
+	ledger_project_root(ledger, &l.root);
+	if ((rc = read_queue(&l, options->dry_run ? 0 : 1, &queue, &n,
+	    err)) < 0 || n == 0)
+		goto done; /* nothing queued: an idle pass starts no git */
+	if (find_trunk(&l) != 0) {
+		rc = err_set(err, ERR_FAILED, "cannot land: the trunk %s is not in "
+		    "the repository at %s (see 'daicho config trunk')", l.ref.buf,
+		    l.root.buf);
+		goto done;
+	}
+	if (options->dry_run) {
+		if (plan)
+			rc = plan_queue(&l, queue, n, *plan, err);
+		goto done;
+	}
+	if ((rc = land_paused(ledger, &paused, &since, &by, err)) < 0)
+		goto done;
+	if (paused) {
+		stats->paused = true;
+		goto done;
+	}
+	verify_new_token(&l.token);
+	l.longest_check_ms = VERIFY_DEFAULT_CHECK_TIMEOUT_MS;
+	if ((rc = hold_lock(&l, &held, err)) < 0)
+		goto done;
+	if (!held) {
+		stats->busy = true;
+		goto done;
+	}
+	l.results = json_object();
+	ledger_local_dir(ledger, &local);
+	buf_addf(&l.checkout, "%s/land/checkout", local.buf);
+	if ((rc = recover(&l, err)) < 0)
+		goto done;
+	while (!stopping(&l)) {
+		struct member **batch;
+
+		members_free(queue, n);
+		queue = NULL;
+		if ((rc = read_queue(&l, l.config.batch, &queue, &n, err)) < 0 ||
+		    n == 0)
+			break;
+		buf_reset(&tip);
+		if ((rc = trunk_tip(&l, &tip, err)) < 0 ||
+		    (rc = prepare_checkout(&l, tip.buf, err)) < 0)
+			break;
+		batch = xcalloc(n, sizeof(*batch));
+		for (size_t i = 0; i < n; i++) {
+			batch[i] = &queue[i];
+			if (queue[i].timeout_ms > l.longest_check_ms)
+				l.longest_check_ms = queue[i].timeout_ms;
+		}
+		rc = mark_batch(&l, batch, n, tip.buf, NULL, err);
+		if (rc == 0)
+			rc = land_group(&l, batch, n, err);
+		/* What is still queued of it waits for the next batch. */
+		if (!l.halt) {
+			struct err ignored = ERR_INIT;
+
+			mark_batch(&l, batch, n, NULL, NULL, &ignored);
+			err_release(&ignored);
+		}
+		free(batch);
+		if (rc < 0)
+			break;
+	}
+done:
+	if (held)
+		drop_lock(&l);
+	members_free(queue, n);
+	json_decref(l.results);
+	config_release(&l.config);
+	buf_release(&l.root);
+	buf_release(&l.git_dir);
+	buf_release(&l.checkout);
+	buf_release(&l.branch);
+	buf_release(&l.ref);
+	buf_release(&l.token);
+	buf_release(&tip);
+	buf_release(&local);
+	return rc;
+}
