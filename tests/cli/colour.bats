@@ -75,7 +75,7 @@ COMMANDS=("status" "ls" "agents" "doctor" "events")
 	assert_line --index 0 "${BOLD_YELLOW}NEEDS YOU (1)${RESET}"
 	assert_output --partial "${BOLD}AGENTS (2)${RESET}"
 	assert_line --regexp "^w1 .*${GREEN_RE}active${RESET_RE} "
-	assert_output --partial "${BOLD}TASKS${RESET} open 0, ${CYAN}claimed 1${RESET}, reported 0, verified 0, ${YELLOW}blocked 1${RESET}, ${DIM}cancelled 1${RESET}, failed 0"
+	assert_output --partial "${BOLD}TASKS${RESET} open 0, ${CYAN}claimed 1${RESET}, reported 0, verified 0, landed 0, ${YELLOW}blocked 1${RESET}, ${DIM}cancelled 1${RESET}, failed 0"
 	assert_output --partial "${YELLOW}w1 blocked #2 blocked one: why?${RESET}"
 	pty daicho events
 	assert_output --partial "${YELLOW}block${RESET}"

@@ -320,10 +320,23 @@ w2_does_1() {
 	assert_rejected 2 w1 2 '#1'
 }
 
-@test "own: the trunk's merge of #1's accepted work, made after #2 was claimed, is rejected for #2 naming #1" {
+@test "own: the trunk's merge of #1's accepted work, made after #2 was claimed, is rejected for #2: it is on the trunk now" {
 	w2_does_1 --claim-2-first # the trunk had no deliv.md when #2 was claimed
 	git merge -q --no-ff -m "merge #1" work/1
 	report_as 2 w1 main # the merge commit: new since the claim, but #1's work
+	sweep_says 0 1 0 0 0
+	assert_rejected 2 w1 2 'is on the trunk as it is now'
+}
+
+@test "own: #1's accepted work merged into #2's branch with a commit of #2's own on top counts for #2 only once #1 is on the trunk" {
+	w2_does_1 --claim-2-first
+	worker_tree 2 work/1 # #2 starts from #1's accepted branch, not the trunk
+	echo 'more' >more.md
+	commit_all "#2's own bit"
+	c="$(git rev-parse HEAD)"
+	cd "$REPO"
+	# #1 is verified, not on the trunk: its work cannot pass for #2's.
+	report_as 2 w1 "$c"
 	sweep_says 0 1 0 0 0
 	assert_rejected 2 w1 2 '#1'
 }
@@ -433,7 +446,7 @@ w2_does_1() {
 	assert_rejected 1 w1 2 'trunk'
 }
 
-@test "2 honest: new work on a work branch is verified; so is a commit on the trunk itself made after the claim" {
+@test "2 honest: new work on a work branch is verified; a commit on the trunk itself is not, whoever made it" {
 	daicho add a --done-when file:a.md --done-when commit >/dev/null
 	daicho add b --done-when file:b.md --done-when commit >/dev/null
 	claim_as 1 w1
@@ -445,10 +458,12 @@ w2_does_1() {
 	cd "$REPO"
 	echo b >b.md
 	commit_all "#2, straight on the trunk"
+	# On the trunk, a worker's commit cannot be told from a person's (or
+	# from work others landed): only work on a branch is a task's own.
 	report_as 2 w2 HEAD
-	sweep_says 2 0 0 0 0
+	sweep_says 1 1 0 0 0
 	assert_verified 1 w1 1
-	assert_verified 2 w2 1
+	assert_rejected 2 w2 2 'is on the trunk as it is now'
 }
 
 # --- 3. work must be on a branch ------------------------------------------------------
@@ -763,7 +778,7 @@ fork_before_strict() {
 	commit_all "the work"
 	report_as 1 w1 HEAD
 	sweep_says 0 1 0 0 0
-	assert_rejected 1 w1 2 'test\.sh|run\.sh'
+	assert_rejected 1 w1 2 'is on the trunk as it is now'
 }
 
 @test "5: protect given in add --batch is enforced" {

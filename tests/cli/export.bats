@@ -13,7 +13,8 @@ setup() {
 # every_kind: fill the ledger with at least one row of every table (agents,
 # tasks with a parent, edges, labels, touches, protects, checks, a binary
 # save, a verdict and its check runs, a wait and its item, a message, a
-# reservation, a gate, approvals pending and denied, a setting, events),
+# reservation, a gate, approvals pending and denied, a setting, landing
+# paused, events),
 # and text that is not UTF-8.
 every_kind() {
 	local batch="$TEST_ROOT/batch.jsonl"
@@ -36,6 +37,7 @@ every_kind() {
 	on_pty daicho deny 2 --reason 'not today'
 	[ "$status" -eq 0 ] || fail "deny: $output"
 	daicho config lease 20m
+	daicho land --pause >/dev/null # the landing lock's row
 	# A title that is not UTF-8 (daicho itself keeps such bytes as given
 	# in SQLite; PostgreSQL's text holds only valid UTF-8: every_kind utf8
 	# leaves it out, for a ledger bound for PostgreSQL).
@@ -112,7 +114,7 @@ schema_tables() {
 	daicho add one --label a >/dev/null
 	daicho add two --after 1 >/dev/null
 	ok daicho export
-	[ "${lines[0]}" = '{"daicho":"export","format":1,"schema":9}' ]
+	[ "${lines[0]}" = '{"daicho":"export","format":1,"schema":10}' ]
 	run jq -c -r '.table // "header"' <<<"$output"
 	assert_output "$(printf '%s\n' header agents tasks tasks deps labels events events events)"
 	run jq -c 'select(.table == "tasks") | .row | [.id, .title, .unmet_deps]' <<<"$(daicho export)"

@@ -357,12 +357,16 @@ shown() {
 	cd "$TEST_ROOT/repo"
 	daicho init >/dev/null
 	daicho agent start w1 >/dev/null
+	daicho config land off # verified is where this story ends
 	daicho add t --done-when 'file:out.txt' >/dev/null
 	daicho claim 1 --as w1 >/dev/null
+	# The work on a branch: a commit on the trunk itself is no one's own.
+	git checkout -q -b work
 	echo work >out.txt
 	git add out.txt
 	git commit -q -m work
-	daicho report 1 --as w1 --commit HEAD >/dev/null
+	git checkout -q main
+	daicho report 1 --as w1 --commit work >/dev/null
 	fake_worktree_add_failure always
 	ok daicho sweep
 	assert_output --partial "1 rejected"
@@ -376,7 +380,7 @@ shown() {
 	# git mended, the check says so; the holder's next report is the sweep's
 	export PATH="${PATH#"$TEST_ROOT/fakegit:"}"
 	ok $(shown 0)
-	daicho report 1 --as w1 --commit HEAD >/dev/null
+	daicho report 1 --as w1 --commit work >/dev/null
 	assert_needs ''
 	ok daicho sweep
 	[ "$(task_field 1 state)" = verified ]

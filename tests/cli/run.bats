@@ -814,7 +814,7 @@ exit 0'
 	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
 	local json="$output"
 	run jq -c 'keys_unsorted' <<<"$json"
-	assert_output '["tasks","launched","verified","failed","retried","rate_limited","false_reports","claimable","awaiting_verification","recovered","tokens","cost","budget_spent","elapsed_ms","signal"]'
+	assert_output '["tasks","launched","verified","landed","waiting_to_land","failed","retried","rate_limited","false_reports","claimable","awaiting_verification","recovered","tokens","cost","budget_spent","elapsed_ms","signal"]'
 	run jq -c 'del(.elapsed_ms)' <<<"$json"
 	assert_output '{"tasks":2,"launched":4,"verified":2,"failed":0,"retried":2,"rate_limited":0,"false_reports":0,"claimable":0,"awaiting_verification":0,"recovered":0,"tokens":0,"cost":0,"budget_spent":false,"signal":null}'
 	run jq -r '.elapsed_ms | type' <<<"$json"
@@ -963,6 +963,8 @@ exit 0'
 	daicho init >/dev/null
 	L="$repo/.git/daicho/ledger.db"
 	[ -f "$L" ]
+	# The worktrees' own story: what lands is land.bats's.
+	daicho config land off
 	local base
 	base="$(git rev-parse HEAD)"
 	daicho add commits --done-when file:made.txt --done-when commit >/dev/null

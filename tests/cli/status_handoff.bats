@@ -15,7 +15,7 @@ setup() {
 @test "status on an empty ledger: nothing needs you, every state counted" {
 	ok daicho status
 	assert_line --index 0 "NEEDS YOU: nothing"
-	assert_line "TASKS open 0, claimed 0, reported 0, verified 0, blocked 0, cancelled 0, failed 0"
+	assert_line "TASKS open 0, claimed 0, reported 0, verified 0, landed 0, blocked 0, cancelled 0, failed 0"
 	ok daicho status --json
 	jq -e '.needs_you == [] and .tasks.open == 0 and .tasks.failed == 0 and (.agents | type) == "array"
 		and (.events | type) == "array" and .now_ms == '$T0 <<<"$output" >/dev/null || fail "$output"

@@ -128,6 +128,7 @@ teardown() {
 	local mark='sleep 31.7182'
 	daicho add t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
+	work_branch
 	echo work >work.txt
 	git add work.txt
 	git commit -q -m work
@@ -157,7 +158,7 @@ teardown() {
 	[ "$(event_kinds 1)" = "add claim report verified" ]
 }
 
-@test "sweep --json prints one object with verified, rejected, failed, expired, pruned, stale and waits" {
+@test "sweep --json prints one object with verified, rejected, failed, expired, pruned, stale, waits and landing" {
 	export DAICHO_NOW_MS=$T0
 	daicho add honest --done-when file:README >/dev/null
 	daicho add liar --max-attempts 1 --done-when file:nothing.txt >/dev/null
@@ -170,12 +171,12 @@ teardown() {
 	ok daicho sweep --json
 	[ "${#lines[@]}" -eq 1 ] || fail "expected one line: $output"
 	run jq -c . <<<"$output"
-	assert_output '{"verified":1,"rejected":1,"failed":1,"expired":1,"held_too_long":0,"pruned":1,"stale":0,"waits":0}'
+	assert_output '{"verified":1,"rejected":1,"failed":1,"expired":1,"held_too_long":0,"pruned":1,"stale":0,"waits":0,"landing":{"landed":0,"conflicts":0,"check_failed":0,"failed":0,"waiting":0,"checked":0,"trunk_moves":0,"busy":false,"paused":false}}'
 	ok daicho sweep --json
-	run jq -c '[(keys_unsorted | sort), ([.[]] | map(type) | unique)]' <<<"$output"
-	assert_output '[["expired","failed","held_too_long","pruned","rejected","stale","verified","waits"],["number"]]'
+	run jq -c '[(keys_unsorted | sort), ([del(.landing)[]] | map(type) | unique)]' <<<"$output"
+	assert_output '[["expired","failed","held_too_long","landing","pruned","rejected","stale","verified","waits"],["number"]]'
 	run jq -c . <<<"$(daicho sweep --json)"
-	assert_output '{"verified":0,"rejected":0,"failed":0,"expired":0,"held_too_long":0,"pruned":0,"stale":0,"waits":0}'
+	assert_output '{"verified":0,"rejected":0,"failed":0,"expired":0,"held_too_long":0,"pruned":0,"stale":0,"waits":0,"landing":{"landed":0,"conflicts":0,"check_failed":0,"failed":0,"waiting":0,"checked":0,"trunk_moves":0,"busy":false,"paused":false}}'
 }
 
 @test "sweep --every 1s loops until SIGTERM, then exits 0 promptly" {

@@ -134,6 +134,7 @@ teardown() {
 @test "cmd:SHELL with a reported commit runs in a fresh detached worktree at that commit, removed afterwards" {
 	daicho add t --done-when 'cmd:pwd; git rev-parse HEAD; test -f out.txt && test ! -e scratch.txt' >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
+	work_branch
 	echo work >out.txt
 	git add out.txt
 	git commit -q -m work
@@ -162,6 +163,7 @@ teardown() {
 report_committed_file() {
 	daicho add t --done-when 'file:out.txt' >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
+	work_branch
 	echo work >out.txt
 	git add out.txt
 	git commit -q -m work
@@ -313,6 +315,7 @@ report_on_branch() {
 	daicho add empty --done-when commit >/dev/null
 	daicho add nocommit --done-when commit >/dev/null
 	for i in 1 2 3; do [ "$(daicho claim $i --as w1)" = $i ]; done
+	work_branch
 	echo work >work.txt
 	git add work.txt
 	git commit -q -m work
@@ -400,6 +403,7 @@ report_on_branch() {
 @test "a committed symlink pointing outside the repository is refused at check time" {
 	daicho add t --done-when file:out.txt >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
+	work_branch
 	ln -s /etc/hostname out.txt
 	git add out.txt
 	git commit -q -m "link out"
@@ -670,6 +674,7 @@ report_on_branch() {
 @test "verify --all-verified re-checks at the recorded commit" {
 	daicho add t --done-when file:out.txt >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
+	work_branch
 	echo x >out.txt
 	git add out.txt
 	git commit -q -m work
@@ -899,7 +904,16 @@ rejected_for() {
 	git merge -q --no-ff -m "merge #3" work/3
 	daicho report 2 --as w2 --commit main
 	sweep_says 0 1 0 0 0
-	rejected_for 2 "holds no commit of its own since the claim: each is a merge, or was accepted for another task"
+	rejected_for 2 "is on the trunk as it is now"
+	# The same merges on a branch of #2's, with no change of its own.
+	git branch -q w2 main~2
+	git checkout -q w2
+	git merge -q --no-ff -m "w2 merges #1" work/1
+	git merge -q --no-ff -m "w2 merges #3" work/3
+	git checkout -q main
+	daicho report 2 --as w2 --commit w2
+	sweep_says 0 1 0 0 0
+	rejected_for 2 "brings nothing the trunk does not have now"
 }
 
 @test "a committed symlink whose text leads out is refused even when it points at nothing" {

@@ -63,6 +63,10 @@ verify_setup() {
 		[ -f "$LEDGER" ] || fail "daicho init did not create $LEDGER"
 	fi
 	VERIFY_DIR="$REPO/.git/daicho/verify"
+	# These suites judge verification alone, so verified is where a task
+	# stops here; landing (on by default in git) is land.bats's to test,
+	# with verification underneath.
+	[ -n "${VERIFY_LANDS:-}" ] || daicho config land off >/dev/null
 }
 
 setup() {
@@ -154,6 +158,14 @@ ok() {
 	run --separate-stderr "$@"
 	[ "$status" -eq 0 ] || fail "expected success from '$*', got exit $status (stderr: '$stderr')"
 	[ -z "$stderr" ] || fail "expected nothing on stderr from '$*', got: '$stderr'"
+}
+
+# work_branch [NAME]: the main checkout goes to a branch of its own (NAME,
+# default work), so that what a test commits there is work on a branch: a
+# commit on the trunk itself is no task's own (the trunk stays main, which
+# init pinned).
+work_branch() {
+	git -C "$REPO" checkout -q -b "${1:-work}"
 }
 
 # commit_work ID: what an honest worker does before reporting ID: commit
