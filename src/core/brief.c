@@ -62,6 +62,25 @@ static const char landing_sql[] =
     " ('open','claimed','reported','blocked')"
     " ORDER BY 4, 1";
 
+int
+brief_landing(struct ledger *ledger, json_t **out, struct err *err)
+{
+	struct brief_params p = { clock_now_ms(), 0, 0 };
+	json_t *doc = json_object();
+	int rc;
+
+	*out = NULL;
+	if ((rc = ledger_begin_read(ledger, err)) == 0) {
+		rc = add_rows(ledger, db_prepare(ledger, landing_sql, err), &p, doc,
+		    "landing", err);
+		ledger_rollback(ledger);
+	}
+	if (rc == 0)
+		*out = json_incref(json_object_get(doc, "landing"));
+	json_decref(doc);
+	return rc;
+}
+
 /* The newest limit events matching the statement, oldest first. */
 static int
 add_events(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p,

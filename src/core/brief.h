@@ -21,12 +21,23 @@
  *   needs_you: every item that needs a person (core/needs.h), most
  *     urgent kind first, oldest first within a kind;
  *   agents: the live agents (as agent_list());
+ *   landing: the landing queue and what landing sent back, as
+ *     brief_landing() gives it;
  *   tasks: {state: count} for every state;
  *   events: the newest `events` events, oldest first: {id, at_ms, actor,
  *     kind, task, title (the task's, or null), detail}.
  */
 int brief_status(struct ledger *ledger, const struct needs_options *options,
     int events, json_t **out, struct err *err);
+
+/*
+ * The landing queue (core/land.h) and what landing sent back that has not
+ * landed since, oldest first, in a read snapshot of its own (new
+ * reference in *out): [{task, title, landing (queued, landing, waiting,
+ * sent back), since_ms, why (the wait's or the send-back's reason, or
+ * null), commit}].
+ */
+int brief_landing(struct ledger *ledger, json_t **out, struct err *err);
 
 /*
  * The hand-off briefing for a successor of agent from (0: the caller) in

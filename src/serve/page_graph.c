@@ -2,7 +2,8 @@
  * Graph: the dependency DAG as SVG, laid out and drawn on the server by
  * Graphviz's library (libgvc, the dot layout), each task coloured by its
  * state and linked to its page. To stay readable at hundreds of tasks,
- * verified tasks joined by edges collapse into one node per group ("12
+ * done tasks (verified, or landed) joined by edges collapse into one node
+ * per group and state ("12
  * verified"): what is done is one box, what is moving is drawn in full.
  * The collapsed graph is cached until the next event.
  */
@@ -104,10 +105,12 @@ group_of(struct graph_data *d, size_t i)
 	return i;
 }
 
+/* Whether n is done (verified or landed): done tasks are drawn grouped. */
 static bool
 verified(const struct node *n)
 {
-	return strcmp(n->state, "verified") == 0;
+	return strcmp(n->state, "verified") == 0 ||
+	       strcmp(n->state, "landed") == 0;
 }
 
 /* The fill colour of a state. */
@@ -119,6 +122,7 @@ colour_of(const char *state)
 	} colours[] = {
 		{ "open", "#e3ecfa" }, { "claimed", "#fff0c2" },
 		{ "reported", "#f3e5f5" }, { "verified", "#dcefdc" },
+		{ "landed", "#c8e6c9" },
 		{ "blocked", "#ffd9b0" }, { "failed", "#f8d0cc" },
 		{ "cancelled", "#e4e4e4" },
 	};
@@ -192,7 +196,7 @@ draw(GVC_t *gvc, struct graph_data *d, struct buf *svg, size_t *drawn,
 		long b = find_node(d, d->edges[e].after);
 
 		if (a >= 0 && b >= 0 && verified(&d->nodes[a]) &&
-		    verified(&d->nodes[b]))
+		    strcmp(d->nodes[a].state, d->nodes[b].state) == 0)
 			d->nodes[group_of(d, (size_t)a)].group = group_of(d, (size_t)b);
 	}
 	for (size_t i = 0; i < d->count; i++)
@@ -217,8 +221,8 @@ draw(GVC_t *gvc, struct graph_data *d, struct buf *svg, size_t *drawn,
 		buf_addf(&name, "n%zu", root);
 		made[root] = made[i] = agnode(g, name.buf, 1);
 		if (verified(n) && members[root] > 1) {
-			buf_addf(&label, "✓ %zu verified", members[root]);
-			buf_adds(&url, "/tasks?state=verified");
+			buf_addf(&label, "✓ %zu %s", members[root], n->state);
+			buf_addf(&url, "/tasks?state=%s", n->state);
 		} else {
 			buf_addf(&label, "#%lld ", (long long)n->id);
 			add_label_text(&label, n->title, TITLE_SHOWN);
@@ -321,7 +325,7 @@ void
 page_graph(struct serve_request *req, struct serve_response *res)
 {
 	static const char *const states[] = { "open", "claimed", "reported",
-		"blocked", "verified", "failed", "cancelled" };
+		"blocked", "verified", "landed", "failed", "cancelled" };
 	struct buf svg = BUF_INIT;
 	struct err err = ERR_INIT;
 	struct buf *out = &res->body;
@@ -342,7 +346,8 @@ page_graph(struct serve_request *req, struct serve_response *res)
 		html_state(out, states[i]);
 		buf_adds(out, " ");
 	}
-	buf_adds(out, " · verified tasks joined by edges are one node · "
+	buf_adds(out, " · verified (or landed) tasks joined by edges are one "
+	    "node · "
 	    "<a href=\"/graph.svg\">SVG alone</a></p><div class=\"graph\" "
 	    "id=\"graph\">");
 	buf_add(out, svg.buf, svg.len);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/agent.h"
+#include "core/brief.h"
 #include "core/needs.h"
 #include "core/task.h"
 #include "serve/serve.h"
@@ -13,7 +14,7 @@
 
 /* Task states in the order the counts line shows them. */
 static const char *const states[] = { "open", "claimed", "reported",
-	"blocked", "verified", "failed", "cancelled" };
+	"blocked", "verified", "landed", "failed", "cancelled" };
 #define STATE_COUNT (sizeof(states) / sizeof(states[0]))
 
 /* The label of a web action's button. */
@@ -72,6 +73,46 @@ render_item(const struct serve_request *req, struct buf *out,
 	buf_adds(out, "</div></div>");
 }
 
+/*
+ * The landing queue and what landing sent back (brief_landing()): each
+ * task with where its landing is, since when, and why.
+ */
+static void
+render_landing(struct buf *out, const json_t *landing, int64_t now)
+{
+	const json_t *row;
+	size_t i;
+
+	if (json_array_size(landing) == 0)
+		return;
+	buf_addf(out, "<h2>Landing <span class=\"mute\">(%zu)</span></h2>"
+	    "<p class=\"mute\">verified, not yet on the trunk, or sent back "
+	    "from it (<code>daicho land --help</code>)</p><ul class=\"landing\">",
+	    json_array_size(landing));
+	json_array_foreach(landing, i, row) {
+		const char *why = json_string_value(json_object_get(row, "why"));
+		long long id = (long long)json_integer_value(json_object_get(row,
+		    "task"));
+
+		buf_addf(out, "<li data-task=\"%lld\"><a href=\"/tasks/%lld\">#%lld"
+		    "</a> ", id, id, id);
+		html_state(out, json_string_value(json_object_get(row, "landing")));
+		buf_adds(out, " ");
+		html_escape(out, json_string_value(json_object_get(row, "title")));
+		buf_adds(out, " <span class=\"since\">");
+		html_age(out, json_integer_value(json_object_get(row, "since_ms")),
+		    now);
+		buf_adds(out, "</span>");
+		if (why) {
+			buf_adds(out, "<div class=\"mute\">");
+			html_escape_n(out, why, strcspn(why, "\n"));
+			buf_adds(out, "</div>");
+		}
+		buf_adds(out, "</li>");
+	}
+	buf_adds(out, "</ul>");
+}
+
 void
 page_needs(struct serve_request *req, struct serve_response *res)
 {
@@ -80,7 +121,7 @@ page_needs(struct serve_request *req, struct serve_response *res)
 		server->start->claim.human_name };
 	int64_t counts[STATE_COUNT] = { 0 }, now = clock_now_ms();
 	struct err err = ERR_INIT;
-	json_t *items = NULL, *item;
+	json_t *items = NULL, *item, *landing = NULL;
 	struct buf *out = &res->body;
 	size_t i;
 	int rc;
@@ -90,6 +131,8 @@ page_needs(struct serve_request *req, struct serve_response *res)
 	if (rc == 0)
 		rc = task_count_by_state(server->ledger, states, counts,
 		    STATE_COUNT, &err);
+	if (rc == 0)
+		rc = brief_landing(server->ledger, &landing, &err);
 	pthread_mutex_unlock(&server->lock);
 	if (rc < 0) {
 		serve_error(req, res, 500, "%s", err.message.buf);
@@ -108,8 +151,10 @@ page_needs(struct serve_request *req, struct serve_response *res)
 		buf_adds(out, "<p class=\"empty\">Nothing needs you now.</p>");
 	json_array_foreach(items, i, item)
 		render_item(req, out, item, now);
+	render_landing(out, landing, now);
 	html_end(req, out);
 done:
 	json_decref(items);
+	json_decref(landing);
 	err_release(&err);
 }

@@ -103,7 +103,7 @@ static void
 render_filters(struct buf *out, const struct serve_request *req)
 {
 	static const char *const states[] = { "", "open", "claimed", "reported",
-		"blocked", "verified", "failed", "cancelled" };
+		"blocked", "verified", "landed", "failed", "cancelled" };
 	const char *state = serve_query(req, "state");
 
 	buf_adds(out, "<form class=\"filters\" method=\"get\" action=\"/tasks\">"

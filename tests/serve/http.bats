@@ -259,3 +259,26 @@ load helpers
 	curl -sN --max-time 1 -H "Last-Event-ID: 0" "$URL/events" >"$TEST_ROOT/events.txt" || true
 	grep -q '^event: change' "$TEST_ROOT/events.txt" || fail "no change event: $(cat "$TEST_ROOT/events.txt")"
 }
+
+@test "the first page shows the landing queue: verified work not yet on the trunk, and landing paused in NEEDS YOU" {
+	stop_server 2>/dev/null || true
+	new_git_repo "$TEST_ROOT/repo"
+	cd "$TEST_ROOT/repo"
+	export DAICHO_LEDGER="$TEST_ROOT/repo/.git/daicho/ledger.db"
+	daicho init >/dev/null
+	daicho land --pause >/dev/null
+	daicho add 'land me' --done-when file:a.txt >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	git checkout -q -b w1
+	echo a >a.txt && git add a.txt && git commit -qm a
+	git checkout -q main
+	daicho --as w1 report 1 --commit w1
+	daicho sweep >/dev/null
+	[ "$(task_field 1 state)" = verified ]
+	start_server
+	http GET /
+	[ "$status" = 200 ]
+	[[ "$output" == *'<h2>Landing <span class="mute">(1)</span></h2>'* ]] || fail "no landing section: $output"
+	[[ "$output" == *'data-task="1"'*'>queued<'*'land me'* ]] || fail "no queued task: $output"
+	[[ "$output" == *'data-kind="land-paused"'* ]] || fail "the pause is not in NEEDS YOU: $output"
+}
