@@ -53,3 +53,7 @@ load scenarios
 @test "claude: the model lists daicho's MCP tools and claims, saves and reports a task through them" {
 	scenario_mcp claude
 }
+
+@test "claude: a task sent back from landing: the model reads why in its prompt and redoes it on the trunk, and it lands" {
+	scenario_land_sent_back claude
+}

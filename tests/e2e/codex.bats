@@ -45,3 +45,7 @@ load scenarios
 @test "codex: the model's ways around 'daicho approve' approve nothing" {
 	scenario_approve_workarounds codex
 }
+
+@test "codex: a task sent back from landing: the model reads why in its prompt and redoes it on the trunk, and it lands" {
+	scenario_land_sent_back codex
+}

@@ -41,3 +41,7 @@ load scenarios
 @test "gemini: the model lists daicho's MCP tools and claims, saves and reports a task through them" {
 	scenario_mcp gemini
 }
+
+@test "gemini: a task sent back from landing: the model reads why in its prompt and redoes it on the trunk, and it lands" {
+	scenario_land_sent_back gemini
+}

@@ -445,3 +445,54 @@ scenario_mcp() {
 		.note == "through MCP"' >/dev/null || fail "$(daicho show 1)"
 	[ "$(daicho result 1)" = "parsed: 42 tokens" ]
 }
+
+# Landing sends a task back, and a real client redoes it. #1 and #2 each
+# add a line to config.txt; scripted workers (w1, w2) do both, the sweep
+# verifies both, #1 lands and #2, whose commit now conflicts with the
+# trunk, goes back to open. Then a session of the client takes #2: its
+# model reads the prompt, whose section says the work conflicted and on
+# which trunk commit to redo it, redoes it there and reports; the next
+# sweep lands it, with both lines on the trunk.
+scenario_land_sent_back() {
+	local client="$1" tip
+	daicho init --"$client" >/dev/null
+	printf 'base\n' >config.txt
+	git add config.txt
+	git commit -q -m config
+	daicho add one --done-when 'cmd:grep -qx one config.txt' >/dev/null
+	daicho add two --body 'Add the line two at the end of config.txt.' \
+		--done-when 'cmd:grep -qx two config.txt' >/dev/null
+	for t in 1:one 2:two; do
+		local id="${t%%:*}" line="${t#*:}"
+		daicho claim "$id" --as "w$id" >/dev/null
+		git checkout -q -b "w$id" main
+		printf 'base\n%s\n' "$line" >config.txt
+		git commit -q -am "$line"
+		daicho report "$id" --as "w$id" --commit HEAD
+		git checkout -q main
+	done
+	daicho sweep -j 1 >/dev/null # one at a time: #1 lands first
+	[ "$(daicho show 1 --json | jq -r .state)" = landed ] || fail "#1 did not land: $(daicho show 1)"
+	[ "$(daicho show 2 --json | jq -r .state)" = open ] || fail "#2 was not sent back: $(daicho show 2)"
+	tip="$(git rev-parse main)"
+	start_standin "$client" '[
+		{"shell": "daicho claim 2"},
+		{"shell": "daicho prompt 2"},
+		{"shell": "git checkout -q -B redo main && printf \"base\\none\\ntwo\\n\" >config.txt"},
+		{"shell": "git add config.txt && git commit -q -m \"two, on the trunk as it is\" && daicho report 2 --commit HEAD"},
+		{"text": "done."}]'
+	run_session
+	session_ok
+	local prompt
+	prompt="$(tool_result_text 1)"
+	[[ "$prompt" == *"Add the line two at the end of config.txt."* ]] || fail "the prompt: $prompt"
+	[[ "$prompt" == *"Sent back from landing (1 time)"* ]] || fail "no landing section in the prompt the model read: $prompt"
+	[[ "$prompt" == *"conflicts with the trunk (main at ${tip:0:12}) in config.txt"* ]] ||
+		fail "the section does not name the trunk and the path: $prompt"
+	[ "$(daicho show 2 --json | jq -r .state)" = reported ] || fail "#2 was not reported again: $(daicho show 2)"
+	git checkout -q main
+	daicho sweep >/dev/null
+	[ "$(daicho show 2 --json | jq -r .state)" = landed ] || fail "#2 did not land: $(daicho show 2)"
+	[ "$(git show main:config.txt)" = "$(printf 'base\none\ntwo')" ] || fail "main:config.txt: $(git show main:config.txt)"
+	[ "$(daicho show 2 --json | jq .attempts)" = 1 ] || fail "the send-back spent an attempt: $(daicho log 2)"
+}
