@@ -186,3 +186,14 @@ release_pool_dir() {
 		rm -rf "$PRIVATE_POOL_TMP"
 	fi
 }
+
+# on_pty CMD...: run CMD on a pseudo-terminal (util-linux script), as a
+# person typing it would. Sets status (CMD's) and output (what the terminal
+# showed, stdout and stderr together, carriage returns dropped).
+on_pty() {
+	local cmd
+	printf -v cmd '%q ' "$@"
+	status=0
+	output="$(script -qec "$cmd" /dev/null </dev/null)" || status=$?
+	output="${output//$'\r'/}"
+}

@@ -74,6 +74,13 @@ const struct cmd_entry cmd_gate_add_entry = {
 	    "--approval, a human approved this exact command for this agent.\n"
 	    "The agent hooks ask (Claude Code) or deny with instructions (Codex,\n"
 	    "Gemini) when an agent runs a gated command directly.\n\n"
+	    "PATTERN land:GLOB gates landing instead of a command (see 'daicho\n"
+	    "land --help'): verified work whose commit changes a path matching\n"
+	    "GLOB lands only once a person approved it, with --approval (no\n"
+	    "--require: the land-check is what every landing runs). The tasks\n"
+	    "of a batch that touch such paths wait for one approval together,\n"
+	    "shown in 'daicho approvals' and NEEDS YOU; the others land on.\n"
+	    "Example: daicho gate add 'land:migrations/**' --approval\n\n"
 	    "Prints \"gate #ID\". JSON: {gate: id}.\n",
 	.options = (const struct cmd_option[]){
 	    { "approval", 0, NULL, "each run needs a human approval" },

@@ -6,6 +6,7 @@
 #include "core/event.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/glob.h"
 
 int
 gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
@@ -19,7 +20,22 @@ gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
 	char *requires_text = NULL;
 	int rc;
 
-	if (cmdline_pattern_check(spec->pattern, &words, &why) < 0) {
+	if (strncmp(spec->pattern, GATE_LAND_PREFIX,
+	    strlen(GATE_LAND_PREFIX)) == 0) {
+		const char *glob = spec->pattern + strlen(GATE_LAND_PREFIX);
+
+		if (*glob == '\0' || glob_check(glob, &why) < 0) {
+			rc = err_set(err, ERR_USAGE, "invalid path glob '%s' for a "
+			    "gate on landing (%s)", glob, why.len ? why.buf : "empty");
+			goto done;
+		}
+		if (!spec->approval || spec->require_count > 0) {
+			rc = err_set(err, ERR_USAGE, "a gate on landing takes "
+			    "--approval, and no --require (the land-check is the "
+			    "command every landing runs: 'daicho config land-check')");
+			goto done;
+		}
+	} else if (cmdline_pattern_check(spec->pattern, &words, &why) < 0) {
 		rc = err_set(err, ERR_USAGE, "invalid gate pattern '%s' (%s)",
 		    spec->pattern, why.buf);
 		goto done;
@@ -150,6 +166,9 @@ gate_match(struct ledger *ledger, const struct cmdline *line, json_t **matching,
 		struct strlist words = STRLIST_INIT;
 		struct buf why = BUF_INIT;
 
+		if (strncmp(json_string_value(json_object_get(g, "pattern")),
+		    GATE_LAND_PREFIX, strlen(GATE_LAND_PREFIX)) == 0)
+			continue; /* a gate on landing, not on commands */
 		/* A stored pattern that no longer parses stops everything. */
 		if (cmdline_pattern_check(json_string_value(json_object_get(g,
 			"pattern")), &words, &why) < 0 || cmdline_matches(&words, line))
@@ -454,4 +473,120 @@ approval_list(struct ledger *ledger, int64_t limit, json_t **out,
 		return -(int)err->code;
 	db_bind_int(st, 1, limit > 0 ? limit : INT64_MAX);
 	return db_rows_json(ledger, st, *out, "reading approvals", err);
+}
+
+int
+gate_land_globs(struct ledger *ledger, struct strlist *globs,
+    struct strlist *ids, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT id, pattern FROM gates WHERE approval <> 0"
+	    " AND substr(pattern, 1, 5) = 'land:' ORDER BY id", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct buf id = BUF_INIT;
+
+		buf_addf(&id, "%lld", (long long)db_column_int(st, 0));
+		strlist_add(globs, db_column_text(st, 1) + strlen(GATE_LAND_PREFIX));
+		strlist_add(ids, id.buf);
+		buf_release(&id);
+	}
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading gates");
+}
+
+int
+landing_approval(struct ledger *ledger, int64_t actor,
+    const struct approval_key *key, int64_t *id, enum landing_approval *state,
+    struct buf *reason, struct err *err)
+{
+	int64_t now = clock_now_ms();
+	struct db_stmt *st;
+	int rc;
+
+	*id = 0;
+	*state = LANDING_PENDING;
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		return rc;
+	st = db_prepare(ledger,
+	    "SELECT id, state, coalesce(reason, ''), coalesce(decided_by, '')"
+	    " FROM approvals WHERE fingerprint = ?1 AND (state = 'pending'"
+	    " OR state = 'denied' OR (state = 'approved' AND expires_ms > ?2))"
+	    " ORDER BY id DESC LIMIT 1", err);
+	if (st == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_text(st, 1, key->fingerprint);
+	db_bind_int(st, 2, now);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		const char *s = db_column_text(st, 1);
+
+		*id = db_column_int(st, 0);
+		*state = strcmp(s, "approved") == 0 ? LANDING_APPROVED
+		       : strcmp(s, "denied") == 0 ? LANDING_DENIED
+						  : LANDING_PENDING;
+		if (*state == LANDING_DENIED)
+			buf_addf(reason, "%s%s%s", db_column_text(st, 3),
+			    *db_column_text(st, 2) ? ": " : "",
+			    db_column_text(st, 2));
+	}
+	db_reset(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		rc = db_error(ledger, rc, err, "reading approvals");
+		goto fail;
+	}
+	if (*id != 0) {
+		ledger_rollback(ledger);
+		return 0;
+	}
+	if ((st = db_prepare(ledger,
+		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
+		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		 err)) == NULL) {
+		rc = -(int)err->code;
+		goto fail;
+	}
+	db_bind_text(st, 1, key->fingerprint);
+	db_bind_text(st, 2, key->command_key);
+	db_bind_text(st, 3, key->command);
+	db_bind_text(st, 4, key->cwd);
+	if (key->gate)
+		db_bind_int(st, 5, key->gate);
+	db_bind_int(st, 6, actor);
+	db_bind_int(st, 7, now);
+	if ((rc = db_step_done(ledger, st, "requesting an approval", err)) < 0)
+		goto fail;
+	*id = db_last_insert_id(ledger);
+	if ((rc = event_append(ledger, actor, "approval-request", 0,
+		 json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
+		     "command", key->command, "cwd", key->cwd), err)) < 0)
+		goto fail;
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+landing_approval_use(struct ledger *ledger, int64_t actor, int64_t id,
+    struct err *err)
+{
+	int64_t changes = 0;
+	int rc = db_write(ledger, "UPDATE approvals SET state = 'used',"
+	    " used_ms = ?2 WHERE id = ?1 AND state = 'approved'"
+	    " AND expires_ms > ?2", id, clock_now_ms(), &changes,
+	    "using an approval", err);
+
+	if (rc == 0 && changes == 0)
+		rc = err_set(err, ERR_CONFLICT, "approval #%lld is no longer usable "
+		    "(used or expired; see 'daicho approvals')", (long long)id);
+	if (rc == 0)
+		rc = event_append(ledger, actor, "approval-used", 0,
+		    json_pack("{s:I}", "approval", (json_int_t)id), err);
+	return rc;
 }

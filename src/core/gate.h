@@ -99,6 +99,47 @@ int approval_use(struct ledger *ledger, int64_t id, struct err *err);
 int approval_request(struct ledger *ledger, const struct approval_key *key,
     int64_t *id, bool *created, struct err *err);
 
+/*
+ * Gates on landing (core/land.h): a gate whose pattern is
+ * GATE_LAND_PREFIX followed by a path glob ("land:migrations/" and a glob
+ * under it) asks a person's approval before work that changes a matching
+ * path lands. Such a gate never matches a command.
+ */
+#define GATE_LAND_PREFIX "land:"
+
+/*
+ * The path globs of the approval gates on landing, appended to globs, and
+ * their gate ids to ids in step (as text). Returns 0 or the error.
+ */
+int gate_land_globs(struct ledger *ledger, struct strlist *globs,
+    struct strlist *ids, struct err *err);
+
+/* Where a landing's approval stands (landing_approval()). */
+enum landing_approval {
+	LANDING_PENDING,  /* asked, not decided yet (made now, or before) */
+	LANDING_APPROVED, /* approved, unused and unexpired: it may land */
+	LANDING_DENIED,   /* denied: it may not */
+};
+
+/*
+ * The approval of a landing (key->fingerprint names the tasks and their
+ * commits), whoever asked for it: the newest request for it that is still
+ * pending, approved and good, or denied; when there is none, a new
+ * pending request by agent actor (0: the connection's caller). *id and
+ * *state say which; for a denial, *reason its reason (may be empty) and
+ * who decided. One transaction.
+ */
+int landing_approval(struct ledger *ledger, int64_t actor,
+    const struct approval_key *key, int64_t *id, enum landing_approval *state,
+    struct buf *reason, struct err *err);
+
+/*
+ * Use approval id of a landing, whoever asked for it, inside the caller's
+ * write transaction: ERR_CONFLICT when it is no longer approved and good.
+ */
+int landing_approval_use(struct ledger *ledger, int64_t actor, int64_t id,
+    struct err *err);
+
 /* A human's decision on a pending request. */
 struct approval_decision {
 	bool approve;

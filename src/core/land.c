@@ -10,6 +10,7 @@
 
 #include "core/db.h"
 #include "core/event.h"
+#include "core/gate.h"
 #include "core/msg.h"
 #include "core/settings.h"
 #include "core/verify.h"
@@ -19,6 +20,7 @@
 #include "util/git.h"
 #include "util/gitmerge.h"
 #include "util/gitref.h"
+#include "util/glob.h"
 #include "util/path.h"
 #include "util/proc.h"
 #include "util/strlist.h"
@@ -258,6 +260,9 @@ struct lander {
 	bool main_on_trunk;   /* the main work tree has the trunk out */
 	bool halt;            /* a landing waits for a person: stop */
 	json_t *results;      /* tree -> {check owner: "" or why it failed} */
+	bool gates_read;      /* gate_globs and gate_ids are read */
+	struct strlist gate_globs; /* the path globs of gates on landing */
+	struct strlist gate_ids;   /* their gates' ids, in step */
 	int64_t longest_check_ms; /* for the lock's expiry */
 };
 
@@ -451,11 +456,12 @@ done:
 
 /*
  * The first count tasks of the queue (count 0: all), in its order, into
- * *out (*n of them).
+ * *out (*n of them); with waiting false, not those whose landing waits for
+ * a person (set aside in this pass).
  */
 static int
-read_queue(struct lander *l, int64_t count, struct member **out, size_t *n,
-    struct err *err)
+read_queue(struct lander *l, int64_t count, bool waiting, struct member **out,
+    size_t *n, struct err *err)
 {
 	struct db_stmt *st;
 	int rc;
@@ -467,12 +473,14 @@ read_queue(struct lander *l, int64_t count, struct member **out, size_t *n,
 	st = db_prepare(l->ledger,
 	    "SELECT id, report_commit, title, owner, check_timeout_ms"
 	    " FROM tasks WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
+	    " AND (?2 <> 0 OR land_waiting IS NULL)"
 	    " ORDER BY land_queued_ms, id LIMIT ?1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;
 	}
 	db_bind_int(st, 1, count > 0 ? count : INT64_MAX);
+	db_bind_int(st, 2, waiting);
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct member *m;
 		const char *commit = db_column_text(st, 1);
@@ -506,21 +514,25 @@ members_free(struct member *members, size_t n)
 
 /*
  * Mark the tasks of a batch as being landed from base (or, base NULL, no
- * longer), and set (or clear, waiting NULL) why their landing waits.
+ * longer), and, with set_waiting, set (or clear, waiting NULL) why their
+ * landing waits for a person.
  */
 static int
 mark_batch(struct lander *l, struct member **batch, size_t n,
-    const char *base, const char *waiting, struct err *err)
+    const char *base, const char *waiting, bool set_waiting, struct err *err)
 {
 	int rc;
 
 	if ((rc = ledger_begin(l->ledger, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct db_stmt *st = db_prepare(l->ledger,
-		    "UPDATE tasks SET land_base = ?2, land_waiting = ?3"
-		    " WHERE id = ?1 AND state = 'verified'"
-		    " AND land_queued_ms IS NOT NULL", err);
+		struct db_stmt *st = db_prepare(l->ledger, set_waiting
+		    ? "UPDATE tasks SET land_base = ?2, land_waiting = ?3"
+		      " WHERE id = ?1 AND state = 'verified'"
+		      " AND land_queued_ms IS NOT NULL"
+		    : "UPDATE tasks SET land_base = ?2"
+		      " WHERE id = ?1 AND state = 'verified'"
+		      " AND land_queued_ms IS NOT NULL", err);
 
 		if (st == NULL) {
 			rc = -(int)err->code;
@@ -529,7 +541,7 @@ mark_batch(struct lander *l, struct member **batch, size_t n,
 		db_bind_int(st, 1, batch[i]->id);
 		if (base)
 			db_bind_text(st, 2, base);
-		if (waiting)
+		if (waiting && set_waiting)
 			db_bind_text(st, 3, waiting);
 		rc = db_step_done(l->ledger, st, "marking a landing", err);
 	}
@@ -611,8 +623,8 @@ send_back(struct lander *l, struct member *m, const char *kind,
 		return rc;
 	}
 	st = db_prepare(l->ledger,
-	    "SELECT t.land_tries + 1, coalesce(a.state IN ('active','waiting')"
-	    " AND a.last_seen_ms >= ?2, 0) FROM tasks t"
+	    "SELECT t.land_tries + 1, CASE WHEN a.state IN ('active','waiting')"
+	    " AND a.last_seen_ms >= ?2 THEN 1 ELSE 0 END FROM tasks t"
 	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1"
 	    " AND t.state = 'verified' AND t.land_queued_ms IS NOT NULL", err);
 	if (st == NULL) {
@@ -962,7 +974,7 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 {
 	json_t *known = json_object_get(l->results, c->tree.buf);
 	struct buf key = BUF_INIT, why = BUF_INIT;
-	bool checked_out = false;
+	bool counted = false, clean = false;
 	int rc = 0;
 
 	*passed = true;
@@ -983,7 +995,12 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 			struct verdict v = { 0 };
 			struct buf line = BUF_INIT;
 
-			if (!checked_out) {
+			/*
+			 * Each task's checks, and the land-check, start from a
+			 * checkout of exactly the candidate: made again after a
+			 * command ran there (file: checks run nothing).
+			 */
+			if (!clean) {
 				if (gitm_checkout_clean(l->checkout.buf, c->commit.buf,
 				    &why) < 0) {
 					rc = err_set(err, ERR_FAILED, "cannot check out "
@@ -991,7 +1008,10 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 					    l->checkout.buf, why.buf);
 					break;
 				}
-				checked_out = true;
+				clean = true;
+			}
+			if (!counted) {
+				counted = true;
 				l->stats->check_runs++;
 			}
 			if (m)
@@ -1016,10 +1036,9 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 				}
 				result = json_string(line.buf);
 				json_object_set_new(known, key.buf, result);
-				/* Checkouts of later members must start clean. */
-				if (gitm_checkout_clean(l->checkout.buf, c->commit.buf,
-				    &why) < 0)
-					checked_out = false;
+				for (size_t k = 0; k < v.run_count; k++)
+					if (strncmp(v.runs[k].spec, "cmd:", 4) == 0)
+						clean = false;
 			}
 			verdict_release(&v);
 			buf_release(&line);
@@ -1176,7 +1195,8 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 		if (waiting.len > 0) {
 			l->halt = true;
 			l->stats->waiting += (int64_t)c->count;
-			rc = mark_batch(l, c->members, c->count, NULL, waiting.buf, err);
+			rc = mark_batch(l, c->members, c->count, NULL, waiting.buf, true,
+			    err);
 			if (rc == 0)
 				rc = 2;
 			goto done;
@@ -1371,7 +1391,7 @@ recover(struct lander *l, struct err *err)
 		} else {
 			struct member *one = &all[i];
 
-			rc = mark_batch(l, &one, 1, NULL, NULL, err);
+			rc = mark_batch(l, &one, 1, NULL, NULL, false, err);
 		}
 		strlist_release(&found);
 	}
@@ -1384,6 +1404,175 @@ done:
 	buf_release(&why);
 	buf_release(&line);
 	return rc;
+}
+
+/*
+ * Say on every queued task that its landing waits for what why says (a
+ * trunk that cannot be read): a person sees it, a runner does not wait.
+ */
+static void
+wait_for_trunk(struct lander *l, const char *why)
+{
+	struct member *queue = NULL, **all = NULL;
+	struct err ignored = ERR_INIT;
+	size_t n = 0;
+
+	if (read_queue(l, 0, true, &queue, &n, &ignored) == 0 && n > 0) {
+		all = xcalloc(n, sizeof(*all));
+		for (size_t i = 0; i < n; i++)
+			all[i] = &queue[i];
+		mark_batch(l, all, n, NULL, why, true, &ignored);
+	}
+	free(all);
+	members_free(queue, n);
+	err_release(&ignored);
+}
+
+/*
+ * Gates on landing (core/gate.h): of the batch (*n members, in order), the
+ * members whose commit changes a path a gate's glob covers land only with
+ * a person's approval, one for all of them. Approved: the approval is used
+ * and all stay. Not decided yet: those members are taken out of the batch
+ * and wait, saying so (NEEDS YOU lists the request). Denied: they are sent
+ * back, with who denied it and why. *n is what is left.
+ */
+static int
+gate_batch(struct lander *l, const char *tip, struct member **batch,
+    size_t *n, struct err *err)
+{
+	struct strlist paths = STRLIST_INIT, gated_paths = STRLIST_INIT;
+	struct buf fingerprint = BUF_INIT, command = BUF_INIT, why = BUF_INIT,
+		   reason = BUF_INIT, waiting = BUF_INIT;
+	struct member **gated = NULL;
+	size_t gated_count = 0, kept = 0;
+	const char *gate = NULL;
+	int rc = 0;
+
+	if (!l->gates_read) {
+		if ((rc = gate_land_globs(l->ledger, &l->gate_globs, &l->gate_ids,
+		    err)) < 0)
+			return rc;
+		l->gates_read = true;
+	}
+	if (l->gate_globs.count == 0)
+		return 0;
+	gated = xcalloc(*n, sizeof(*gated));
+	for (size_t i = 0; i < *n; i++) {
+		bool hit = false;
+
+		strlist_release(&paths);
+		if (gitm_changed_since_fork(l->root.buf, tip, batch[i]->commit,
+		    &paths, &why) < 0) {
+			rc = err_set(err, ERR_FAILED, "cannot list what #%lld changes: "
+			    "%s", (long long)batch[i]->id, why.buf);
+			goto done;
+		}
+		for (size_t p = 0; p < paths.count; p++)
+			for (size_t g = 0; g < l->gate_globs.count; g++)
+				if (glob_covers(l->gate_globs.items[g], paths.items[p])) {
+					hit = true;
+					if (gate == NULL)
+						gate = l->gate_ids.items[g];
+					if (!strlist_contains(&gated_paths, paths.items[p]))
+						strlist_add(&gated_paths, paths.items[p]);
+				}
+		if (hit)
+			gated[gated_count++] = batch[i];
+	}
+	if (gated_count == 0)
+		goto done;
+	/* One approval for these tasks at these commits. */
+	buf_adds(&fingerprint, "land");
+	buf_addf(&command, "land on %s:", l->branch.buf);
+	for (size_t i = 0; i < gated_count; i++) {
+		buf_addf(&fingerprint, " #%lld:%s", (long long)gated[i]->id,
+		    gated[i]->commit);
+		buf_addf(&command, " #%lld", (long long)gated[i]->id);
+	}
+	buf_adds(&command, " (changes ");
+	list_paths(&command, &gated_paths);
+	buf_adds(&command, ")");
+	{
+		struct approval_key key = { fingerprint.buf, fingerprint.buf,
+			command.buf, l->root.buf, strtoll(gate, NULL, 10) };
+		enum landing_approval state;
+		int64_t id = 0, actor = l->options->actor;
+
+		if ((rc = landing_approval(l->ledger, actor, &key, &id, &state,
+		    &reason, err)) < 0)
+			goto done;
+		if (state == LANDING_APPROVED) {
+			if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
+				goto done;
+			if ((rc = landing_approval_use(l->ledger, actor, id, err)) < 0) {
+				ledger_rollback(l->ledger);
+				goto done;
+			}
+			rc = ledger_commit(l->ledger, err);
+			goto done;
+		}
+		if (state == LANDING_DENIED) {
+			buf_addf(&waiting, "a person denied its landing (request #%lld, "
+			    "%s)", (long long)id, reason.len ? reason.buf : "no reason");
+			for (size_t i = 0; i < gated_count && rc == 0; i++)
+				rc = send_back(l, gated[i], "land-failed", waiting.buf,
+				    json_pack("{s:s, s:s, s:s, s:I}", "commit",
+					gated[i]->commit, "trunk", l->branch.buf, "summary",
+					waiting.buf, "approval", (json_int_t)id), err);
+		} else {
+			buf_addf(&waiting, "its landing changes %s, which gate #%s "
+			    "guards: it waits for a person's approval of request #%lld "
+			    "('daicho approve %lld', or 'daicho deny %lld')",
+			    gated_paths.items[0], gate, (long long)id, (long long)id,
+			    (long long)id);
+			l->stats->waiting += (int64_t)gated_count;
+			rc = mark_batch(l, gated, gated_count, NULL, waiting.buf, true,
+			    err);
+		}
+	}
+	/* The others go on without them. */
+	for (size_t i = 0; i < *n; i++) {
+		bool out = false;
+
+		for (size_t k = 0; k < gated_count; k++)
+			out = out || gated[k] == batch[i];
+		if (!out)
+			batch[kept++] = batch[i];
+	}
+	*n = kept;
+done:
+	free(gated);
+	strlist_release(&paths);
+	strlist_release(&gated_paths);
+	buf_release(&fingerprint);
+	buf_release(&command);
+	buf_release(&why);
+	buf_release(&reason);
+	buf_release(&waiting);
+	return rc;
+}
+
+/*
+ * What waited for a person in the last pass (uncommitted changes in the
+ * way, an approval, an error) is tried again in this one: the reasons are
+ * cleared, and set again by what still stands in the way.
+ */
+static int
+retry_waiting(struct lander *l, struct err *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	if ((rc = ledger_begin(l->ledger, err)) < 0)
+		return rc;
+	st = db_prepare(l->ledger, "UPDATE tasks SET land_waiting = NULL"
+	    " WHERE land_waiting IS NOT NULL", err);
+	if (st == NULL || (rc = db_step_done(l->ledger, st, "landing",
+	    err)) < 0) {
+		ledger_rollback(l->ledger);
+		return st == NULL ? -(int)err->code : rc;
+	}
+	return ledger_commit(l->ledger, err);
 }
 
 /* Make the warm checkout (l->checkout) when it is not there yet. */
@@ -1466,13 +1655,15 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	    l.config.mode == LAND_OFF)
 		goto done;
 	ledger_project_root(ledger, &l.root);
-	if ((rc = read_queue(&l, options->dry_run ? 0 : 1, &queue, &n,
+	if ((rc = read_queue(&l, options->dry_run ? 0 : 1, true, &queue, &n,
 	    err)) < 0 || n == 0)
 		goto done; /* nothing queued: an idle pass starts no git */
 	if (find_trunk(&l) != 0) {
 		rc = err_set(err, ERR_FAILED, "cannot land: the trunk %s is not in "
 		    "the repository at %s (see 'daicho config trunk')", l.ref.buf,
 		    l.root.buf);
+		if (!options->dry_run)
+			wait_for_trunk(&l, err->message.buf);
 		goto done;
 	}
 	if (options->dry_run) {
@@ -1497,15 +1688,15 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	l.results = json_object();
 	ledger_local_dir(ledger, &local);
 	buf_addf(&l.checkout, "%s/land/checkout", local.buf);
-	if ((rc = recover(&l, err)) < 0)
+	if ((rc = retry_waiting(&l, err)) < 0 || (rc = recover(&l, err)) < 0)
 		goto done;
 	while (!stopping(&l)) {
 		struct member **batch;
 
 		members_free(queue, n);
 		queue = NULL;
-		if ((rc = read_queue(&l, l.config.batch, &queue, &n, err)) < 0 ||
-		    n == 0)
+		if ((rc = read_queue(&l, l.config.batch, false, &queue, &n,
+		    err)) < 0 || n == 0)
 			break;
 		buf_reset(&tip);
 		if ((rc = trunk_tip(&l, &tip, err)) < 0 ||
@@ -1517,14 +1708,34 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 			if (queue[i].timeout_ms > l.longest_check_ms)
 				l.longest_check_ms = queue[i].timeout_ms;
 		}
-		rc = mark_batch(&l, batch, n, tip.buf, NULL, err);
-		if (rc == 0)
-			rc = land_group(&l, batch, n, err);
-		/* What is still queued of it waits for the next batch. */
-		if (!l.halt) {
-			struct err ignored = ERR_INIT;
+		rc = mark_batch(&l, batch, n, tip.buf, NULL, false, err);
+		{
+			struct member **left = xcalloc(n, sizeof(*left));
+			size_t kept = n;
 
-			mark_batch(&l, batch, n, NULL, NULL, &ignored);
+			memcpy(left, batch, n * sizeof(*left));
+			if (rc == 0)
+				rc = gate_batch(&l, tip.buf, left, &kept, err);
+			if (rc == 0 && kept > 0)
+				rc = land_group(&l, left, kept, err);
+			free(left);
+		}
+		/*
+		 * What is still queued of it waits for the next batch; after
+		 * an error (git failed), with the error as what it waits for:
+		 * a person sees it (NEEDS YOU), and a runner does not wait on
+		 * it. The next pass tries again.
+		 */
+		{
+			struct err ignored = ERR_INIT;
+			struct buf why = BUF_INIT;
+
+			if (rc < 0)
+				buf_addf(&why, "landing failed: %s (daicho land tries "
+				    "again)", err->message.buf);
+			mark_batch(&l, batch, n, NULL, rc < 0 ? why.buf : NULL,
+			    rc < 0, &ignored);
+			buf_release(&why);
 			err_release(&ignored);
 		}
 		free(batch);
@@ -1536,6 +1747,8 @@ done:
 		drop_lock(&l);
 	members_free(queue, n);
 	json_decref(l.results);
+	strlist_release(&l.gate_globs);
+	strlist_release(&l.gate_ids);
 	config_release(&l.config);
 	buf_release(&l.root);
 	buf_release(&l.git_dir);

@@ -372,7 +372,6 @@ int
 gitm_checkout_clean(const char *worktree, const char *commit,
     struct buf *why)
 {
-	const char *const reset[] = { "reset", "-q", "--hard", NULL };
 	const char *const checkout[] = { "checkout", "-q", "-f", "--detach",
 		commit, "--", NULL };
 	const char *const clean[] = { "clean", "-q", "-ffdx", NULL };
@@ -383,7 +382,6 @@ gitm_checkout_clean(const char *worktree, const char *commit,
 	const char *const abort_pick[] = { "cherry-pick", "--quit", NULL };
 
 	git(worktree, abort_pick, NULL, true, &ignored);
-	git(worktree, reset, NULL, true, &ignored);
 	rc = git(worktree, checkout, NULL, true, why);
 	if (rc == 0)
 		rc = git(worktree, clean, NULL, true, why);
@@ -643,4 +641,23 @@ done:
 	strlist_release(&argv);
 	buf_release(&refspec);
 	return rc;
+}
+
+int
+gitm_changed_since_fork(const char *repo, const char *base,
+    const char *commit, struct strlist *paths, struct buf *why)
+{
+	struct buf out = BUF_INIT, range = BUF_INIT;
+	const char *words[] = { "diff", "--no-ext-diff", "--no-textconv",
+		"--no-renames", "--name-only", "-z", NULL, NULL };
+	int rc;
+
+	buf_addf(&range, "%s...%s", base, commit);
+	words[6] = range.buf;
+	rc = git(repo, words, &out, false, why);
+	if (rc == 0)
+		add_lines(paths, out.buf, out.len, '\0');
+	buf_release(&out);
+	buf_release(&range);
+	return rc == 0 ? 0 : -1;
 }

@@ -153,4 +153,12 @@ int gitm_amend_trailer(const char *worktree, const char *trailer,
 int gitm_push(const char *repo, const char *remote, const char *commit,
     const char *branch, int64_t timeout_ms, struct buf *why);
 
+/*
+ * The paths commit changes since it forked from base (git diff
+ * BASE...COMMIT: against their merge base), appended to paths. Returns 0,
+ * or -1 (why says).
+ */
+int gitm_changed_since_fork(const char *repo, const char *base,
+    const char *commit, struct strlist *paths, struct buf *why);
+
 #endif

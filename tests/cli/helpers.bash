@@ -148,17 +148,6 @@ stderr_contains() {
 	fi
 }
 
-# on_pty CMD...: run CMD on a pseudo-terminal (util-linux script), as a
-# person typing it would. Sets status (CMD's) and output (what the terminal
-# showed, stdout and stderr together, carriage returns dropped).
-on_pty() {
-	local cmd
-	printf -v cmd '%q ' "$@"
-	status=0
-	output="$(script -qec "$cmd" /dev/null </dev/null)" || status=$?
-	output="${output//$'\r'/}"
-}
-
 # ledger_data [LEDGER]: a dump of every data table except agents (whose
 # last-seen time and pid legitimately change on every command an agent
 # runs). Used to prove a refused command changed nothing. Read-only, so

@@ -559,3 +559,59 @@ setup_file() {
 	daicho claim 2 --as w2 >/dev/null
 	[ "$(daicho show --json 2 | jq -r .claim_base)" = "$remote_main" ]
 }
+
+@test "a gate on landing: work that changes a gated path waits for one approval, the rest lands; approved, it lands; denied, it goes back" {
+	daicho gate add 'land:migrations/**' --approval >/dev/null
+	daicho add schema --done-when file:migrations/001.sql >/dev/null
+	daicho add code --done-when file:src/x.c >/dev/null
+	daicho add data --done-when file:migrations/002.sql >/dev/null
+	claim_work 1 w1 migrations/001.sql 'create table t' >/dev/null
+	claim_work 2 w2 src/x.c 'int x;' >/dev/null
+	run daicho sweep
+	assert_output --partial "1 landed, 0 sent back, 1 waiting for a person"
+	[ "$(state 1)" = verified ]
+	[ "$(state 2)" = landed ]
+	! git -C "$REPO" cat-file -e main:migrations/001.sql 2>/dev/null || fail "the gated work landed"
+	run daicho approvals --json
+	[ "$(jq -r '.[0].command' <<<"$output")" = 'land on main: #1 (changes migrations/001.sql)' ]
+	[ "$(jq -r '.[0].state' <<<"$output")" = pending ]
+	run daicho status --json
+	[ "$(jq -c '[.needs_you[].kind] | sort' <<<"$output")" = '["approval","land-waiting"]' ]
+	[[ "$(jq -r '.needs_you[] | select(.kind == "land-waiting") | .summary' <<<"$output")" == *"waits for a person's approval of request #1 ('daicho approve 1', or 'daicho deny 1')"* ]]
+	# Another pass asks nothing new: the one request stands.
+	daicho land >/dev/null
+	[ "$(daicho approvals --json | jq length)" = 1 ]
+	# An agent cannot approve it; a person at a terminal can.
+	run daicho approve 1 --as agent1
+	[ "$status" -eq 6 ]
+	on_pty daicho approve 1
+	[ "$status" -eq 0 ] || fail "approve: $output"
+	run daicho land
+	assert_output "land: 1 landed, 0 sent back"
+	[ "$(state 1)" = landed ]
+	[ "$(daicho approvals --json | jq -r '.[0].state')" = used ]
+	# Denied: the task goes back, saying who denied it and why.
+	claim_work 3 w3 migrations/002.sql 'drop table t' >/dev/null
+	daicho sweep >/dev/null
+	on_pty daicho deny 2 --reason 'not on a Friday'
+	[ "$status" -eq 0 ] || fail "deny: $output"
+	daicho land >/dev/null
+	[ "$(state 3)" = open ]
+	run daicho prompt 3
+	assert_output --partial "a person denied its landing (request #2"
+	assert_output --partial "not on a Friday"
+	! git -C "$REPO" cat-file -e main:migrations/002.sql 2>/dev/null || fail "the denied work landed"
+}
+
+@test "gates on landing: bad ones are refused, and they never gate a command" {
+	snapshot_ledger
+	refused 2 daicho gate add 'land:' --approval
+	refused 2 daicho gate add 'land:migrations/**'
+	refused 2 daicho gate add 'land:migrations/**' --approval --require true
+	refused 2 daicho gate add 'land:[' --approval
+	assert_ledger_unchanged
+	daicho gate add 'land:*' --approval >/dev/null
+	run daicho gate exec --as w1 -- echo ran
+	assert_success
+	assert_output ran
+}
