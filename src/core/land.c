@@ -259,6 +259,9 @@ struct lander {
 	struct buf token;     /* this lander's hold on land_lock */
 	bool main_on_trunk;   /* the main work tree has the trunk out */
 	bool halt;            /* a landing waits for a person: stop */
+	bool checkout_dirty;  /* the warm checkout may hold files it does not
+				 track (a command ran there; at first, who
+				 knows): git clean it before it is used */
 	json_t *results;      /* tree -> {check owner: "" or why it failed} */
 	bool gates_read;      /* gate_globs and gate_ids are read */
 	struct strlist gate_globs; /* the path globs of gates on landing */
@@ -842,7 +845,8 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 	c->count = 0;
 	buf_adds(&acc, tip);
 	if (l->config.mode == LAND_REBASE &&
-	    gitm_checkout_clean(l->checkout.buf, tip, &why) < 0) {
+	    gitm_checkout_clean(l->checkout.buf, tip, l->checkout_dirty,
+	    &why) < 0) {
 		rc = err_set(err, ERR_FAILED, "cannot check out the trunk in %s: %s",
 		    l->checkout.buf, why.buf);
 		goto done;
@@ -876,7 +880,7 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 			}
 			strlist_release(&own);
 			if (merged != 0 && gitm_checkout_clean(l->checkout.buf,
-			    acc.buf, &why) < 0)
+			    acc.buf, l->checkout_dirty, &why) < 0)
 				merged = -1;
 			if (merged == 0) {
 				buf_reset(&acc);
@@ -1002,13 +1006,14 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 			 */
 			if (!clean) {
 				if (gitm_checkout_clean(l->checkout.buf, c->commit.buf,
-				    &why) < 0) {
+				    l->checkout_dirty, &why) < 0) {
 					rc = err_set(err, ERR_FAILED, "cannot check out "
 					    "%.12s in %s: %s", c->commit.buf,
 					    l->checkout.buf, why.buf);
 					break;
 				}
 				clean = true;
+				l->checkout_dirty = false;
 			}
 			if (!counted) {
 				counted = true;
@@ -1038,7 +1043,7 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 				json_object_set_new(known, key.buf, result);
 				for (size_t k = 0; k < v.run_count; k++)
 					if (strncmp(v.runs[k].spec, "cmd:", 4) == 0)
-						clean = false;
+						clean = false, l->checkout_dirty = true;
 			}
 			verdict_release(&v);
 			buf_release(&line);
@@ -1061,9 +1066,11 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 }
 
 /*
- * gitm_follow(), tried again for a while when git found the index locked:
- * a person's git command (or an editor's) holds it for a moment, and that
- * is no reason to make the landing wait for a person.
+ * gitm_follow(): at first without refreshing the index (git status just
+ * did), then, if git refused, once more after a refresh (stat information
+ * out of date reads as a change), and again for a while when git found the
+ * index locked: a person's git command (or an editor's) holds it for a
+ * moment, and that is no reason to make the landing wait for a person.
  */
 static int
 follow(const char *worktree, const char *from, const char *to,
@@ -1073,8 +1080,10 @@ follow(const char *worktree, const char *from, const char *to,
 		struct timespec pause = { 0, 50 * 1000 * 1000 };
 
 		buf_reset(why);
-		if (gitm_follow(worktree, from, to, why) == 0)
+		if (gitm_follow(worktree, from, to, tries > 0, why) == 0)
 			return 0;
+		if (tries == 0)
+			continue;
 		if (tries >= 40 || strstr(why->buf, "index.lock") == NULL)
 			return -1;
 		nanosleep(&pause, NULL);
@@ -1686,6 +1695,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		goto done;
 	}
 	l.results = json_object();
+	l.checkout_dirty = true;
 	ledger_local_dir(ledger, &local);
 	buf_addf(&l.checkout, "%s/land/checkout", local.buf);
 	if ((rc = retry_waiting(&l, err)) < 0 || (rc = recover(&l, err)) < 0)

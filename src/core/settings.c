@@ -63,7 +63,8 @@ static const struct setting settings[] = {
 	  "none", NULL },
 	{ "remote", SETTING_REMOTE,
 	  "the git remote verification fetches a reported commit from when "
-	  "the ledger's repository lacks it (none: never fetch)",
+	  "the ledger's repository lacks it (none: never fetch); once set, "
+	  "landing pushes the trunk there",
 	  "origin", NULL },
 	{ "stale-after", SETTING_DURATION,
 	  "how long an agent may stay unseen before it counts as gone",

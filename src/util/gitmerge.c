@@ -269,21 +269,24 @@ gitm_uncommitted_paths(const char *worktree, struct strlist *paths,
     struct buf *why)
 {
 	struct buf out = BUF_INIT;
-	const char *const refresh[] = { "update-index", "-q", "--refresh", NULL };
-	const char *const staged[] = { "diff-index", "--cached", "-z",
-		"--name-only", "--no-renames", "HEAD", "--", NULL };
-	const char *const changed[] = { "diff-files", "-z", "--name-only", NULL };
-	/* An untracked directory is one entry, "DIR/": not every file in it. */
-	const char *const others[] = { "ls-files", "-z", "--others",
-		"--directory", "--no-empty-directory", NULL };
-	int rc;
+	/*
+	 * One pass over the files: git status refreshes the index's stat
+	 * information, compares index and files, and lists untracked and
+	 * ignored files (a directory of them as "DIR/").
+	 */
+	const char *const words[] = { "status", "--porcelain=v1", "-z",
+		"--no-renames", "--untracked-files=normal", "--ignored=traditional",
+		"--ignore-submodules=none", NULL };
+	int rc = git(worktree, words, &out, false, why);
 
-	git(worktree, refresh, NULL, false, why); /* stat info only */
-	buf_reset(why);
-	if ((rc = git(worktree, staged, &out, false, why)) == 0 &&
-	    (rc = git(worktree, changed, &out, false, why)) == 0 &&
-	    (rc = git(worktree, others, &out, false, why)) == 0)
-		add_lines(paths, out.buf, out.len, '\0');
+	/* Records "XY PATH\0". */
+	for (size_t at = 0; rc == 0 && at < out.len;) {
+		size_t n = strnlen(out.buf + at, out.len - at);
+
+		if (n > 3 && !strlist_contains(paths, out.buf + at + 3))
+			strlist_add(paths, out.buf + at + 3);
+		at += n + 1;
+	}
 	buf_release(&out);
 	return rc == 0 ? 0 : -1;
 }
@@ -354,22 +357,24 @@ gitm_differ_from(const char *worktree, const char *commit,
 
 int
 gitm_follow(const char *worktree, const char *old_hash, const char *new_hash,
-    struct buf *why)
+    bool refresh, struct buf *why)
 {
-	const char *const refresh[] = { "update-index", "-q", "--refresh", NULL };
+	const char *const refresh_words[] = { "update-index", "-q", "--refresh",
+		NULL };
 	const char *const words[] = { "read-tree", "-m", "-u", old_hash,
 		new_hash, NULL };
 	struct buf ignored = BUF_INIT;
 	int rc;
 
-	git(worktree, refresh, NULL, false, &ignored);
+	if (refresh)
+		git(worktree, refresh_words, NULL, false, &ignored);
 	rc = git(worktree, words, NULL, true, why);
 	buf_release(&ignored);
 	return rc == 0 ? 0 : -1;
 }
 
 int
-gitm_checkout_clean(const char *worktree, const char *commit,
+gitm_checkout_clean(const char *worktree, const char *commit, bool scrub,
     struct buf *why)
 {
 	const char *const checkout[] = { "checkout", "-q", "-f", "--detach",
@@ -383,7 +388,7 @@ gitm_checkout_clean(const char *worktree, const char *commit,
 
 	git(worktree, abort_pick, NULL, true, &ignored);
 	rc = git(worktree, checkout, NULL, true, why);
-	if (rc == 0)
+	if (rc == 0 && scrub)
 		rc = git(worktree, clean, NULL, true, why);
 	buf_release(&ignored);
 	return rc == 0 ? 0 : -1;

@@ -75,17 +75,20 @@ int gitm_differ_from(const char *worktree, const char *commit,
  * Bring the index and files of the work tree at worktree from old to new
  * (git read-tree -m -u OLD NEW), keeping its uncommitted changes to paths
  * the two do not differ in. git refuses, and changes nothing, rather than
- * overwrite a change or an untracked file. Returns 0, or -1 (why says).
+ * overwrite a change or an untracked file. With refresh, the index's stat
+ * information is brought up to date first (git status just did, else).
+ * Returns 0, or -1 (why says).
  */
 int gitm_follow(const char *worktree, const char *old_hash,
-    const char *new_hash, struct buf *why);
+    const char *new_hash, bool refresh, struct buf *why);
 
 /*
- * Check commit out, detached and forced, in the work tree at worktree,
- * removing every file it does not track (git clean -ffdx): a checkout that
- * holds exactly what is committed. Returns 0, or -1 (why says).
+ * Check commit out, detached and forced, in the work tree at worktree;
+ * with scrub, also remove every file it does not track (git clean -ffdx):
+ * a checkout that holds exactly what is committed. Without scrub, for a
+ * checkout known to hold nothing else. Returns 0, or -1 (why says).
  */
-int gitm_checkout_clean(const char *worktree, const char *commit,
+int gitm_checkout_clean(const char *worktree, const char *commit, bool scrub,
     struct buf *why);
 
 /*
