@@ -253,6 +253,7 @@ bench:
 	@bench/messages.sh
 	@bench/mcp.sh
 	@bench/dispatch.sh
+	@bench/land.sh
 
 # The dashboard at 10,000 tasks and 1,000 agents (bench/serve.sh).
 bench-serve:

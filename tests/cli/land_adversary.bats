@@ -440,7 +440,6 @@ wait_for() {
 	daicho claim 2 --as w2 >/dev/null
 	c1="$(work 1 one.txt 1)"
 	# #2's worker knows #1's commit and forges the line landing writes.
-	daicho claim 2 --as w2 >/dev/null
 	c2="$(worker_commit 2 main "echo 2 >two.txt")"
 	c2="$(git -C "$REPO" commit-tree "$c2^{tree}" -p main -m two -m "Daicho-Land: #1 $c1")"
 	git -C "$REPO" update-ref refs/heads/work/2 "$c2"
