@@ -13,6 +13,7 @@
 #include "core/gate.h"
 #include "core/msg.h"
 #include "core/settings.h"
+#include "core/task.h"
 #include "core/verify.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -257,13 +258,17 @@ struct lander {
 				 refs/remotes/REMOTE/BRANCH: where the tip
 				 is read */
 	struct buf token;     /* this lander's hold on land_lock */
-	bool main_on_trunk;   /* the main work tree has the trunk out */
+	struct buf trunk_checkout; /* the work tree that has the trunk out
+				 (the main one, or a linked one), which
+				 follows it; empty: none has */
 	bool halt;            /* a landing waits for a person: stop */
 	bool checkout_dirty;  /* the warm checkout may hold files it does not
 				 track (a command ran there; at first, who
 				 knows): git clean it before it is used */
 	json_t *results;      /* tree -> {check owner: "" or why it failed} */
 	bool gates_read;      /* gate_globs and gate_ids are read */
+	json_t *approvals;    /* [{id, tasks}]: approvals of landings this pass
+				 goes on with, used once a task of theirs landed */
 	struct strlist gate_globs; /* the path globs of gates on landing */
 	struct strlist gate_ids;   /* their gates' ids, in step */
 	int64_t longest_check_ms; /* for the lock's expiry */
@@ -277,16 +282,47 @@ stopping(const struct lander *l)
 }
 
 /*
+ * Which work tree has the trunk (l->branch) out, if any, into
+ * l->trunk_checkout: the main one, or a linked one (git allows one). It
+ * follows every landing. Read again right before the trunk moves: a
+ * person may check the trunk out meanwhile.
+ */
+static void
+find_trunk_checkout(struct lander *l)
+{
+	struct buf head = BUF_INIT;
+	struct stat st;
+
+	buf_reset(&l->trunk_checkout);
+	if (gitref_head_branch(l->git_dir.buf, &head) == 0 &&
+	    strcmp(head.buf, l->branch.buf) == 0 &&
+	    stat(l->root.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+		buf_adds(&l->trunk_checkout, l->root.buf);
+	} else {
+		struct strlist paths = STRLIST_INIT, names = STRLIST_INIT;
+
+		if (git_worktrees_on(l->root.buf, "refs/heads/", &paths,
+		    &names) == 0)
+			for (size_t i = 0; i < names.count; i++)
+				if (strcmp(names.items[i], l->branch.buf) == 0 &&
+				    l->trunk_checkout.len == 0)
+					buf_adds(&l->trunk_checkout, paths.items[i]);
+		strlist_release(&paths);
+		strlist_release(&names);
+	}
+	buf_release(&head);
+}
+
+/*
  * The trunk's branch into l->branch: the "trunk" setting, else the branch
- * the main work tree has out, else main or master. Also whether the main
- * work tree has it out. Returns 0, or 1 when there is no such branch.
+ * the main work tree has out, else main or master; and which work tree
+ * has it out. Returns 0, or 1 when there is no such branch.
  */
 static int
 find_trunk(struct lander *l)
 {
 	struct buf head = BUF_INIT, hash = BUF_INIT;
 	const char *out_branch = NULL;
-	struct stat st;
 	int rc = 1;
 
 	if (gitref_head_branch(l->git_dir.buf, &head) == 0)
@@ -306,8 +342,7 @@ find_trunk(struct lander *l)
 		    l->branch.buf);
 	else
 		buf_addf(&l->ref, "refs/heads/%s", l->branch.buf);
-	l->main_on_trunk = out_branch && strcmp(out_branch, l->branch.buf) == 0 &&
-			   stat(l->root.buf, &st) == 0 && S_ISDIR(st.st_mode);
+	find_trunk_checkout(l);
 	buf_reset(&hash);
 	if (l->config.remote.len > 0) {
 		struct buf refspec = BUF_INIT, why = BUF_INIT;
@@ -356,15 +391,19 @@ trunk_tip(struct lander *l, struct buf *tip, struct err *err)
 
 /*
  * Take (or renew) the land lock for l->token until the longest check could
- * have ended. *held says whether it is ours; a pause or another lander's
- * live hold leaves it not.
+ * have ended. *held says whether it is ours. It is not taken while landing
+ * is paused, nor from another lander that holds it and lives: one on
+ * another host until its expiry, one on this host as long as its process
+ * is there (whatever the expiry says, in both directions: a live one is
+ * never taken over, a dead one at once).
  */
 static int
 hold_lock(struct lander *l, bool *held, struct err *err)
 {
-	int64_t now = clock_now_ms(), changes = 0, actor = l->options->actor;
+	int64_t now = clock_now_ms(), actor = l->options->actor;
 	char host[256] = "";
-	struct buf dead = BUF_INIT;
+	struct buf seen = BUF_INIT;
+	bool free_to_take = true, paused = false;
 	struct db_stmt *st;
 	int rc;
 
@@ -372,38 +411,46 @@ hold_lock(struct lander *l, bool *held, struct err *err)
 	gethostname(host, sizeof(host) - 1);
 	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
 		return rc;
-	/*
-	 * A lander of this host whose process is gone (killed) holds it no
-	 * more, whatever its expiry says.
-	 */
 	st = db_prepare(l->ledger,
-	    "SELECT token, pid, pid_start FROM land_lock WHERE id = 1"
-	    " AND token IS NOT NULL AND token <> ?1 AND expires_ms >= ?2"
-	    " AND host = ?3", err);
+	    "SELECT token, expires_ms, host, pid, pid_start, paused_ms IS NOT NULL"
+	    " FROM land_lock WHERE id = 1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
 	}
-	db_bind_text(st, 1, l->token.buf);
-	db_bind_int(st, 2, now);
-	db_bind_text(st, 3, host);
 	rc = db_step(st);
-	if (rc == DB_ROW && proc_start_time((pid_t)db_column_int(st, 1)) !=
-	    (uint64_t)db_column_int(st, 2))
-		buf_adds(&dead, db_column_text(st, 0));
+	if (rc == DB_ROW) {
+		const char *token = db_column_text(st, 0);
+		const char *holder_host = db_column_text(st, 2);
+
+		paused = db_column_int(st, 5) != 0;
+		if (token != NULL && strcmp(token, l->token.buf) != 0) {
+			buf_adds(&seen, token);
+			if (holder_host && strcmp(holder_host, host) == 0)
+				free_to_take = proc_start_time((pid_t)db_column_int(st,
+				    3)) != (uint64_t)db_column_int(st, 4);
+			else
+				free_to_take = db_column_int(st, 1) < now;
+		}
+	}
 	db_reset(st);
 	if (rc != DB_ROW && rc != DB_DONE) {
 		rc = db_error(l->ledger, rc, err, "reading the landing lock");
 		goto fail;
 	}
+	if (paused || !free_to_take) {
+		ledger_rollback(l->ledger);
+		buf_release(&seen);
+		return 0;
+	}
+	/* Taken from the holder seen, and from no other. */
 	st = db_prepare(l->ledger,
 	    "INSERT INTO land_lock (id, token, expires_ms, holder, host, pid,"
-	    " pid_start) VALUES (1, ?1, ?2, ?3, ?5, ?6, ?7)"
+	    " pid_start) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)"
 	    " ON CONFLICT (id) DO UPDATE SET token = ?1, expires_ms = ?2,"
-	    " holder = ?3, host = ?5, pid = ?6, pid_start = ?7"
-	    " WHERE land_lock.paused_ms IS NULL"
-	    " AND (land_lock.token IS NULL OR land_lock.token = ?1"
-	    " OR land_lock.expires_ms < ?4 OR land_lock.token = ?8)", err);
+	    " holder = ?3, host = ?4, pid = ?5, pid_start = ?6"
+	    " WHERE land_lock.paused_ms IS NULL AND (land_lock.token IS NULL"
+	    " OR land_lock.token = ?1 OR land_lock.token = ?7)", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto fail;
@@ -412,23 +459,43 @@ hold_lock(struct lander *l, bool *held, struct err *err)
 	db_bind_int(st, 2, now + l->longest_check_ms + LAND_LOCK_SLACK_MS);
 	if (l->options->actor)
 		db_bind_int(st, 3, l->options->actor);
-	db_bind_int(st, 4, now);
-	db_bind_text(st, 5, host);
-	db_bind_int(st, 6, (int64_t)getpid());
-	db_bind_int(st, 7, (int64_t)proc_start_time(getpid()));
-	if (dead.len > 0)
-		db_bind_text(st, 8, dead.buf);
+	db_bind_text(st, 4, host);
+	db_bind_int(st, 5, (int64_t)getpid());
+	db_bind_int(st, 6, (int64_t)proc_start_time(getpid()));
+	if (seen.len > 0)
+		db_bind_text(st, 7, seen.buf);
 	if ((rc = db_step_done(l->ledger, st, "taking the landing lock",
 	    err)) < 0)
 		goto fail;
-	changes = db_changes(l->ledger);
-	*held = changes == 1;
-	buf_release(&dead);
+	*held = db_changes(l->ledger) == 1;
+	buf_release(&seen);
 	return ledger_commit(l->ledger, err);
 fail:
-	buf_release(&dead);
+	buf_release(&seen);
 	ledger_rollback(l->ledger);
 	return rc;
+}
+
+/*
+ * The land lock is no longer this lander's: a person paused landing (2:
+ * stop quietly, l->halt set), or another lander took it (ERR_CONFLICT).
+ */
+static int
+lock_lost(struct lander *l, struct err *err)
+{
+	bool paused = false;
+	int64_t since = 0, by = 0;
+	int rc;
+
+	if ((rc = land_paused(l->ledger, &paused, &since, &by, err)) < 0)
+		return rc;
+	if (paused) {
+		l->stats->paused = true;
+		l->halt = true;
+		return 2;
+	}
+	return err_set(err, ERR_CONFLICT, "another lander took over the landing "
+	    "lock: this one stops");
 }
 
 /* Let the land lock go, if it is still ours. */
@@ -515,37 +582,52 @@ members_free(struct member *members, size_t n)
 	free(members);
 }
 
+/* What mark_batch() records on the tasks of a batch. */
+enum mark {
+	MARK_BEGIN, /* being landed by this pass, from the trunk at text */
+	MARK_WAIT,  /* its landing waits for a person: text says why; what
+		     * marked it as being landed stays, for recover() */
+	MARK_CLEAR, /* no longer being landed */
+};
+
 /*
- * Mark the tasks of a batch as being landed from base (or, base NULL, no
- * longer), and, with set_waiting, set (or clear, waiting NULL) why their
- * landing waits for a person.
+ * Mark the tasks of a batch as mark says. A task being landed carries the
+ * trunk it started from (land_base) and this pass's token (land_token: the
+ * lines of the commits the pass makes carry it), until it lands, is sent
+ * back, or recover() finds out what became of it.
  */
 static int
-mark_batch(struct lander *l, struct member **batch, size_t n,
-    const char *base, const char *waiting, bool set_waiting, struct err *err)
+mark_batch(struct lander *l, struct member **batch, size_t n, enum mark mark,
+    const char *text, struct err *err)
 {
+	static const char *const sql[] = {
+		[MARK_BEGIN] = "UPDATE tasks SET land_base = ?2, land_token = ?3"
+			       " WHERE id = ?1 AND state = 'verified'"
+			       " AND land_queued_ms IS NOT NULL",
+		[MARK_WAIT] = "UPDATE tasks SET land_waiting = ?2"
+			      " WHERE id = ?1 AND state = 'verified'"
+			      " AND land_queued_ms IS NOT NULL",
+		[MARK_CLEAR] = "UPDATE tasks SET land_base = NULL,"
+			       " land_token = NULL WHERE id = ?1"
+			       " AND state = 'verified'"
+			       " AND land_queued_ms IS NOT NULL",
+	};
 	int rc;
 
 	if ((rc = ledger_begin(l->ledger, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct db_stmt *st = db_prepare(l->ledger, set_waiting
-		    ? "UPDATE tasks SET land_base = ?2, land_waiting = ?3"
-		      " WHERE id = ?1 AND state = 'verified'"
-		      " AND land_queued_ms IS NOT NULL"
-		    : "UPDATE tasks SET land_base = ?2"
-		      " WHERE id = ?1 AND state = 'verified'"
-		      " AND land_queued_ms IS NOT NULL", err);
+		struct db_stmt *st = db_prepare(l->ledger, sql[mark], err);
 
 		if (st == NULL) {
 			rc = -(int)err->code;
 			break;
 		}
 		db_bind_int(st, 1, batch[i]->id);
-		if (base)
-			db_bind_text(st, 2, base);
-		if (waiting && set_waiting)
-			db_bind_text(st, 3, waiting);
+		if (mark != MARK_CLEAR)
+			db_bind_text(st, 2, text);
+		if (mark == MARK_BEGIN)
+			db_bind_text(st, 3, l->token.buf);
 		rc = db_step_done(l->ledger, st, "marking a landing", err);
 	}
 	if (rc < 0) {
@@ -573,6 +655,7 @@ record_landed(struct lander *l, struct member *m, const char *before,
 	st = db_prepare(l->ledger,
 	    "UPDATE tasks SET state = 'landed', landed_commit = ?2,"
 	    " landed_trunk = ?3, landed_ms = ?4, land_base = NULL,"
+	    " land_token = NULL,"
 	    " land_waiting = NULL, land_note = NULL, updated_ms = ?4"
 	    " WHERE id = ?1 AND state = 'verified' AND land_queued_ms IS NOT NULL",
 	    err);
@@ -654,13 +737,14 @@ send_back(struct lander *l, struct member *m, const char *kind,
 	failed = tries >= l->config.tries;
 	st = db_prepare(l->ledger, failed
 	    ? "UPDATE tasks SET state = 'failed', land_tries = land_tries + 1,"
-	      " land_queued_ms = NULL, land_base = NULL, land_waiting = NULL,"
-	      " land_note = ?2, lease_expires_ms = NULL, updated_ms = ?3"
-	      " WHERE id = ?1"
+	      " land_queued_ms = NULL, land_base = NULL, land_token = NULL,"
+	      " land_waiting = NULL, land_note = ?2, lease_expires_ms = NULL,"
+	      " updated_ms = ?3 WHERE id = ?1"
 	    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 	      " lease_expires_ms = NULL, attempts = max(attempts - 1, 0),"
 	      " land_tries = land_tries + 1, land_queued_ms = NULL,"
-	      " land_base = NULL, land_waiting = NULL, land_note = ?2,"
+	      " land_base = NULL, land_token = NULL, land_waiting = NULL,"
+	      " land_note = ?2,"
 	      " not_before_ms = NULL, updated_ms = ?3 WHERE id = ?1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -766,47 +850,73 @@ candidate_release(struct candidate *c)
  * Make commit present in the lander's repository: a commit reported in
  * another clone (on another machine) is fetched from the remote the
  * "remote" setting names (else origin; none: never), the commit itself,
- * then, when the server refuses that, the remote's branches. Returns 0,
- * or -1 (err set) when it cannot be had.
+ * then, when the server refuses that, the remote's branches. Returns 0
+ * when it is here; 1 when it is gone (collected, never pushed: not here
+ * and not on the remote); 2 when the remote could not be reached (nothing
+ * can be told yet); why says, for 1 and 2. A negative code is the
+ * ledger's error (err set).
  */
 static int
-have_commit(struct lander *l, const char *commit, struct err *err)
+have_commit(struct lander *l, const char *commit, struct buf *why,
+    struct err *err)
 {
-	struct buf hash = BUF_INIT, why = BUF_INIT, branches = BUF_INIT,
+	struct buf hash = BUF_INIT, fetched = BUF_INIT, branches = BUF_INIT,
 		   remote = BUF_INIT;
 	int rc = 0;
 
+	/* The ledger's text goes to git only as a full hash. */
+	if (strspn(commit, "0123456789abcdef") != strlen(commit) ||
+	    (strlen(commit) != 40 && strlen(commit) != 64)) {
+		buf_addf(why, "its commit '%.64s' is not a full commit hash", commit);
+		rc = 1;
+		goto done;
+	}
 	if (gitm_resolve(l->root.buf, commit, &hash) == 0)
 		goto done;
 	if ((rc = settings_remote(l->ledger, &remote, err)) < 0)
 		goto done;
+	rc = 1;
 	if (remote.len > 0 && strspn(commit, "0123456789abcdef") >= 40) {
 		buf_addf(&branches, "+refs/heads/*:refs/remotes/%s/*", remote.buf);
-		if ((git_fetch(l->root.buf, remote.buf, commit,
-		    VERIFY_FETCH_TIMEOUT_MS, &why) == 0 &&
-		    gitm_resolve(l->root.buf, commit, &hash) == 0) ||
-		    (git_fetch(l->root.buf, remote.buf, branches.buf,
-		    VERIFY_FETCH_TIMEOUT_MS, &why) == 0 &&
-		    gitm_resolve(l->root.buf, commit, &hash) == 0))
+		if (git_fetch(l->root.buf, remote.buf, commit,
+		    VERIFY_FETCH_TIMEOUT_MS, &fetched) == 0 &&
+		    gitm_resolve(l->root.buf, commit, &hash) == 0) {
+			rc = 0;
 			goto done;
+		}
+		buf_reset(&fetched);
+		if (git_fetch(l->root.buf, remote.buf, branches.buf,
+		    VERIFY_FETCH_TIMEOUT_MS, &fetched) < 0) {
+			buf_addf(why, "its commit %.12s is not in the repository at "
+			    "%s, and %s could not be reached (%s)", commit,
+			    l->root.buf, remote.buf, fetched.buf);
+			rc = 2;
+			goto done;
+		}
+		if (gitm_resolve(l->root.buf, commit, &hash) == 0) {
+			rc = 0;
+			goto done;
+		}
 	}
-	rc = err_set(err, ERR_FAILED, "cannot land %.12s: it is not in the "
-	    "repository at %s%s%s%s", commit, l->root.buf, remote.len ? ", nor "
-	    "on " : "", remote.buf, why.len ? " (" : "");
-	if (why.len)
-		buf_addf(&err->message, "%s)", why.buf);
+	buf_addf(why, "its commit %.12s is gone: it is not in the repository at "
+	    "%s%s%s (a branch deleted before it landed, and git collected it)",
+	    commit, l->root.buf, remote.len ? ", nor on " : "", remote.buf);
 done:
 	buf_release(&hash);
-	buf_release(&why);
+	buf_release(&fetched);
 	buf_release(&branches);
 	buf_release(&remote);
 	return rc;
 }
 
-/* The message of a commit that lands members (count of them) on branch. */
+/*
+ * The message of a commit that lands members (count of them) on branch:
+ * a line LAND_TRAILER "ID COMMIT TOKEN" for each, TOKEN this pass's, which
+ * no worker could write into a commit of its own beforehand.
+ */
 static void
-land_message(struct buf *out, const char *branch, struct member **members,
-    size_t count, bool one_task)
+land_message(struct buf *out, const char *branch, const char *token,
+    struct member **members, size_t count, bool one_task)
 {
 	if (one_task && count == 1)
 		buf_addf(out, "%s (#%lld)\n\n", members[0]->title,
@@ -819,8 +929,8 @@ land_message(struct buf *out, const char *branch, struct member **members,
 		    members[i]->title, members[i]->commit);
 	buf_adds(out, "\n");
 	for (size_t i = 0; i < count; i++)
-		buf_addf(out, LAND_TRAILER "%lld %s\n", (long long)members[i]->id,
-		    members[i]->commit);
+		buf_addf(out, LAND_TRAILER "%lld %s %s\n",
+		    (long long)members[i]->id, members[i]->commit, token);
 }
 
 /*
@@ -857,8 +967,32 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 
 		strlist_release(&conflicts);
 		buf_reset(&why);
-		if ((rc = have_commit(l, m->commit, err)) < 0)
+		/*
+		 * A commit that is gone goes back to be redone; one whose
+		 * remote cannot be reached waits; either way, the rest of the
+		 * batch goes on.
+		 */
+		if ((rc = have_commit(l, m->commit, &why, err)) < 0)
 			break;
+		if (rc > 0) {
+			struct buf note = BUF_INIT;
+
+			if (l->options->dry_run) {
+				rc = 0;
+			} else if (rc == 1) {
+				buf_addf(&note, "%s: redo the work on the trunk as it is "
+				    "now and report the new commit", why.buf);
+				rc = send_back(l, m, "land-failed", note.buf,
+				    json_pack("{s:s, s:s, s:s, s:s}", "commit", m->commit,
+					"trunk", l->branch.buf, "before", tip, "summary",
+					why.buf), err);
+			} else {
+				l->stats->waiting++;
+				rc = mark_batch(l, &m, 1, MARK_WAIT, why.buf, err);
+			}
+			buf_release(&note);
+			continue;
+		}
 		if (l->config.mode == LAND_REBASE) {
 			struct strlist own = STRLIST_INIT;
 
@@ -873,8 +1007,8 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 				    &conflicts, &why);
 			if (merged == 0) {
 				buf_reset(&message);
-				buf_addf(&message, LAND_TRAILER "%lld %s",
-				    (long long)m->id, m->commit);
+				buf_addf(&message, LAND_TRAILER "%lld %s %s",
+				    (long long)m->id, m->commit, l->token.buf);
 				merged = gitm_amend_trailer(l->checkout.buf,
 				    message.buf, &tree, &why) < 0 ? -1 : 0;
 			}
@@ -895,7 +1029,7 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 				if (l->config.mode == LAND_MERGE)
 					strlist_add(&parents, m->commit);
 				buf_reset(&message);
-				land_message(&message, l->branch.buf, &m, 1, true);
+				land_message(&message, l->branch.buf, l->token.buf, &m, 1, true);
 				if (gitm_commit_tree(l->root.buf, tree.buf, &parents,
 				    message.buf, &acc, &why) < 0)
 					merged = -1;
@@ -926,7 +1060,8 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 		for (size_t i = 0; i < c->count; i++)
 			strlist_add(&parents, c->members[i]->commit);
 		buf_reset(&message);
-		land_message(&message, l->branch.buf, c->members, c->count, false);
+		land_message(&message, l->branch.buf, l->token.buf, c->members,
+		    c->count, false);
 		if (gitm_tree_of(l->root.buf, acc.buf, &tree) < 0 ||
 		    gitm_commit_tree(l->root.buf, tree.buf, &parents, message.buf,
 		    &acc, &why) < 0) {
@@ -968,9 +1103,11 @@ result_key(struct buf *key, const struct member *m)
 /*
  * Judge candidate c: every member's checks and the land-check on its tree,
  * from the results kept by tree when they are known, else run in the warm
- * checkout. *passed says; failure (when not passed) receives one line why,
- * and *culprit the one member whose checks failed, when exactly one did
- * and the land-check passed. Returns 0, or -1 (err set).
+ * checkout. *passed says; failure (when not passed) receives why, led by
+ * "land-check: " when it is the land-check that failed, or "#ID's checks: "
+ * in a candidate of several. Every check runs, even after one failed: the
+ * results are kept by tree, for the halves of a bisection. Returns 0, or
+ * -1 (err set); a pause meanwhile (l->halt) returns 0, not passed.
  */
 static int
 judge(struct lander *l, struct candidate *c, bool *passed,
@@ -1018,6 +1155,21 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 			if (!counted) {
 				counted = true;
 				l->stats->check_runs++;
+			}
+			/* Still ours, for as long as this check may take. */
+			{
+				bool held = false;
+
+				if ((rc = hold_lock(l, &held, err)) < 0)
+					break;
+				if (!held) {
+					/* Paused meanwhile: stop, judging nothing. */
+					if ((rc = lock_lost(l, err)) == 2) {
+						rc = 0;
+						*passed = false;
+					}
+					break;
+				}
 			}
 			if (m)
 				rc = verify_checks_in(l->ledger, m->id, l->checkout.buf,
@@ -1121,11 +1273,12 @@ push_trunk(struct lander *l, const char *tip, struct candidate *c,
 	if (gitm_resolve(l->root.buf, ref.buf, &local) == 0 &&
 	    git_is_ancestor(l->root.buf, local.buf, c->commit.buf, &why) == 1) {
 		buf_reset(&why);
-		if (!l->main_on_trunk ||
-		    follow(l->root.buf, local.buf, c->commit.buf, &why) == 0) {
+		const char *out = l->trunk_checkout.buf;
+
+		if (!*out || follow(out, local.buf, c->commit.buf, &why) == 0) {
 			if (gitm_update_ref(l->root.buf, ref.buf, c->commit.buf,
-			    local.buf, "daicho land", &why) != 0 && l->main_on_trunk)
-				follow(l->root.buf, c->commit.buf, local.buf, &why);
+			    local.buf, "daicho land", &why) != 0 && *out)
+				follow(out, c->commit.buf, local.buf, &why);
 		}
 	}
 done:
@@ -1133,6 +1286,49 @@ done:
 	buf_release(&local);
 	buf_release(&ref);
 	return rc;
+}
+
+/* Whether the trunk is no longer at tip (someone moved it). */
+static bool
+trunk_moved(struct lander *l, const char *tip)
+{
+	struct buf now = BUF_INIT;
+	bool moved = gitm_resolve(l->root.buf, l->ref.buf, &now) == 0 &&
+		     strcmp(now.buf, tip) != 0;
+
+	buf_release(&now);
+	return moved;
+}
+
+/*
+ * Whether path, which a landing changes, is in the way in the work tree
+ * at worktree, whose uncommitted entries (gitm_uncommitted_paths()) are
+ * dirty: a changed or untracked file at path, or, inside an untracked
+ * directory, a file that is there.
+ */
+static bool
+in_the_way(const char *worktree, const char *path,
+    const struct strlist *dirty)
+{
+	for (size_t k = 0; k < dirty->count; k++) {
+		const char *d = dirty->items[k];
+		size_t n = strlen(d);
+
+		if (strcmp(path, d) == 0)
+			return true;
+		if (n > 0 && d[n - 1] == '/' && strncmp(path, d, n) == 0) {
+			struct buf full = BUF_INIT;
+			struct stat st;
+			bool there;
+
+			buf_addf(&full, "%s/%s", worktree, path);
+			there = lstat(full.buf, &st) == 0;
+			buf_release(&full);
+			if (there)
+				return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -1148,63 +1344,61 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 	struct strlist changed = STRLIST_INIT, dirty = STRLIST_INIT,
 		       overlap = STRLIST_INIT, differ = STRLIST_INIT;
 	struct buf why = BUF_INIT, waiting = BUF_INIT, reason = BUF_INIT;
+	const char *out;
 	bool held;
 	int rc = 0, cas;
+
+	find_trunk_checkout(l);
+	out = l->trunk_checkout.len ? l->trunk_checkout.buf : NULL;
 
 	/* The lock must still be ours before anything moves. */
 	if ((rc = hold_lock(l, &held, err)) < 0)
 		goto done;
 	if (!held) {
-		rc = err_set(err, ERR_CONFLICT, "another lander took over the "
-		    "landing lock: this one stops");
+		rc = lock_lost(l, err);
 		goto done;
 	}
 	if (l->config.remote.len > 0) {
 		rc = push_trunk(l, tip, c, err);
 		goto done;
 	}
-	if (l->main_on_trunk) {
+	/* Someone moved the trunk meanwhile: merge onto it again. */
+	if (trunk_moved(l, tip))
+		goto moved;
+	if (out != NULL) {
 		if (gitm_diff_paths(l->root.buf, tip, c->commit.buf, &changed,
-		    &why) < 0 || gitm_uncommitted_paths(l->root.buf, &dirty,
-		    &why) < 0) {
+		    &why) < 0 || gitm_uncommitted_paths(out, &dirty, &why) < 0) {
 			rc = err_set(err, ERR_FAILED, "cannot compare the work tree at "
-			    "%s with the landing: %s", l->root.buf, why.buf);
+			    "%s with the landing: %s", out, why.buf);
 			goto done;
 		}
-		for (size_t i = 0; i < changed.count; i++) {
-			for (size_t k = 0; k < dirty.count; k++) {
-				size_t n = strlen(dirty.items[k]);
-
-				if (strcmp(changed.items[i], dirty.items[k]) == 0 ||
-				    (n > 0 && dirty.items[k][n - 1] == '/' &&
-				     strncmp(changed.items[i], dirty.items[k], n) == 0)) {
-					strlist_add(&overlap, changed.items[i]);
-					break;
-				}
-			}
-		}
-		if (overlap.count > 0 && gitm_differ_from(l->root.buf,
-		    c->commit.buf, &overlap, &differ, &why) < 0) {
+		for (size_t i = 0; i < changed.count; i++)
+			if (in_the_way(out, changed.items[i], &dirty))
+				strlist_add(&overlap, changed.items[i]);
+		if (overlap.count > 0 && gitm_differ_from(out, c->commit.buf,
+		    &overlap, &differ, &why) < 0) {
 			rc = err_set(err, ERR_FAILED, "cannot compare the work tree at "
-			    "%s with the landing: %s", l->root.buf, why.buf);
+			    "%s with the landing: %s", out, why.buf);
 			goto done;
 		}
 		if (differ.count > 0) {
-			buf_addf(&waiting, "the main work tree (%s) has uncommitted "
-			    "changes to ", l->root.buf);
+			buf_addf(&waiting, "the work tree with %s out (%s) has "
+			    "uncommitted changes to ", l->branch.buf, out);
 			list_paths(&waiting, &differ);
 			buf_addf(&waiting, ", which landing on %s changes: commit or "
 			    "stash them, and the landing goes on", l->branch.buf);
-		} else if (follow(l->root.buf, tip, c->commit.buf, &reason) < 0) {
-			buf_addf(&waiting, "the main work tree (%s) cannot follow %s to "
-			    "the landing (%s): commit or stash what is in the way, and "
-			    "the landing goes on", l->root.buf, l->branch.buf,
+		} else if (follow(out, tip, c->commit.buf, &reason) < 0) {
+			if (trunk_moved(l, tip))
+				goto moved; /* a person's commit got in first */
+			buf_addf(&waiting, "the work tree with %s out (%s) cannot "
+			    "follow it to the landing (%s): commit or stash what is in "
+			    "the way, and the landing goes on", l->branch.buf, out,
 			    reason.buf);
 		}
 		if (waiting.len > 0) {
 			l->halt = true;
 			l->stats->waiting += (int64_t)c->count;
-			rc = mark_batch(l, c->members, c->count, NULL, waiting.buf, true,
+			rc = mark_batch(l, c->members, c->count, MARK_WAIT, waiting.buf,
 			    err);
 			if (rc == 0)
 				rc = 2;
@@ -1213,10 +1407,10 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 	}
 	cas = gitm_update_ref(l->root.buf, l->ref.buf, c->commit.buf, tip,
 	    "daicho land", &why);
-	if (cas != 0 && l->main_on_trunk) {
+	if (cas != 0 && out != NULL) {
 		/* Put the work tree back where the trunk is. */
 		buf_reset(&reason);
-		follow(l->root.buf, c->commit.buf, tip, &reason);
+		follow(out, c->commit.buf, tip, &reason);
 	}
 	if (cas < 0)
 		rc = err_set(err, ERR_FAILED, "cannot move %s to %.12s: %s",
@@ -1225,6 +1419,9 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 		rc = 1;
 	else
 		l->stats->trunk_moves++;
+	goto done;
+moved:
+	rc = 1;
 done:
 	strlist_release(&changed);
 	strlist_release(&dirty);
@@ -1256,6 +1453,61 @@ send_back_failed(struct lander *l, struct member *m, const char *tip,
 		first.buf), err);
 	buf_release(&note);
 	buf_release(&first);
+	return rc;
+}
+
+/*
+ * Say on every queued task whose landing does not wait for a person yet
+ * that it does, for what why says (an error, a landing ahead of it that
+ * waits): a person sees it, a runner does not wait on it.
+ */
+static void
+wait_rest(struct lander *l, const char *why)
+{
+	struct err ignored = ERR_INIT;
+	struct db_stmt *st;
+
+	if (ledger_begin(l->ledger, &ignored) < 0)
+		goto done;
+	st = db_prepare(l->ledger, "UPDATE tasks SET land_waiting = ?1"
+	    " WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
+	    " AND land_waiting IS NULL", &ignored);
+	if (st == NULL) {
+		ledger_rollback(l->ledger);
+		goto done;
+	}
+	db_bind_text(st, 1, why);
+	if (db_step_done(l->ledger, st, "landing", &ignored) < 0)
+		ledger_rollback(l->ledger);
+	else
+		ledger_commit(l->ledger, &ignored);
+done:
+	err_release(&ignored);
+}
+
+/*
+ * Whether the land-check fails on the trunk at tip as it is (its tree's
+ * result kept with the others): *red. Returns 0, or -1 (err set).
+ */
+static int
+trunk_is_red(struct lander *l, const char *tip, bool *red, struct err *err)
+{
+	struct candidate trunk = { BUF_INIT, BUF_INIT, NULL, 0 };
+	struct buf failure = BUF_INIT;
+	bool passed = true;
+	int rc;
+
+	*red = false;
+	buf_adds(&trunk.commit, tip);
+	if (gitm_tree_of(l->root.buf, tip, &trunk.tree) < 0) {
+		rc = err_set(err, ERR_FAILED, "cannot read the tree of %.12s", tip);
+		goto done;
+	}
+	if ((rc = judge(l, &trunk, &passed, &failure, err)) == 0)
+		*red = !passed && !stopping(l);
+done:
+	candidate_release(&trunk);
+	buf_release(&failure);
 	return rc;
 }
 
@@ -1324,7 +1576,25 @@ land_group(struct lander *l, struct member **group, size_t count,
 		break;
 	}
 	if (rc == 0 && judged && !passed && !stopping(l)) {
-		if (count == 1) {
+		bool red = false;
+
+		/*
+		 * The land-check fails on one task's merged tree: if it fails
+		 * on the trunk alone, the trunk is red, and no task is to blame.
+		 */
+		if (count == 1 && strncmp(failure.buf, "land-check: ", 12) == 0 &&
+		    (rc = trunk_is_red(l, tip.buf, &red, err)) == 0 && red) {
+			struct buf why = BUF_INIT;
+
+			buf_addf(&why, "the trunk itself (%s at %.12s) fails the "
+			    "land-check: fix the trunk, and landing goes on (%s)",
+			    l->branch.buf, tip.buf, failure.buf + 12);
+			l->halt = true;
+			wait_rest(l, why.buf);
+			buf_release(&why);
+		} else if (rc < 0) {
+			;
+		} else if (count == 1) {
 			rc = send_back_failed(l, members[0], tip.buf, c.commit.buf,
 			    failure.buf, err);
 		} else {
@@ -1360,7 +1630,8 @@ recover(struct lander *l, struct err *err)
 
 	if ((rc = ledger_begin_read(l->ledger, err)) < 0)
 		return rc;
-	st = db_prepare(l->ledger, "SELECT id, report_commit, land_base"
+	st = db_prepare(l->ledger, "SELECT id, report_commit, land_base,"
+	    " coalesce(land_token, '')"
 	    " FROM tasks WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
 	    " AND land_base IS NOT NULL ORDER BY id", err);
 	if (st == NULL) {
@@ -1375,6 +1646,8 @@ recover(struct lander *l, struct err *err)
 		all[n].commit = xstrdup(db_column_text(st, 1) ? db_column_text(st, 1)
 							     : "");
 		bases[n] = xstrdup(db_column_text(st, 2));
+		/* The token of the pass that marked it, in the title's place. */
+		all[n].title = xstrdup(db_column_text(st, 3));
 		n++;
 	}
 	db_reset(st);
@@ -1390,9 +1663,15 @@ recover(struct lander *l, struct err *err)
 		struct strlist found = STRLIST_INIT;
 
 		buf_reset(&line);
-		buf_addf(&line, LAND_TRAILER "%lld %s", (long long)all[i].id,
-		    all[i].commit);
-		if (gitm_commits_with_line(l->root.buf, bases[i], tip.buf, line.buf,
+		buf_addf(&line, LAND_TRAILER "%lld %s %s", (long long)all[i].id,
+		    all[i].commit, all[i].title);
+		/*
+		 * Only a line with the marking pass's token counts: no worker
+		 * could have written it into a commit of its own before.
+		 */
+		if (all[i].title[0] != '\0' && strlen(bases[i]) >= 40 &&
+		    strspn(bases[i], "0123456789abcdef") == strlen(bases[i]) &&
+		    gitm_commits_with_line(l->root.buf, bases[i], tip.buf, line.buf,
 		    &found, &why) == 0 && found.count > 0) {
 			/* The newest trunk commit that names it holds it. */
 			all[i].landed = xstrdup(found.items[0]);
@@ -1400,7 +1679,7 @@ recover(struct lander *l, struct err *err)
 		} else {
 			struct member *one = &all[i];
 
-			rc = mark_batch(l, &one, 1, NULL, NULL, false, err);
+			rc = mark_batch(l, &one, 1, MARK_CLEAR, NULL, err);
 		}
 		strlist_release(&found);
 	}
@@ -1415,27 +1694,6 @@ done:
 	return rc;
 }
 
-/*
- * Say on every queued task that its landing waits for what why says (a
- * trunk that cannot be read): a person sees it, a runner does not wait.
- */
-static void
-wait_for_trunk(struct lander *l, const char *why)
-{
-	struct member *queue = NULL, **all = NULL;
-	struct err ignored = ERR_INIT;
-	size_t n = 0;
-
-	if (read_queue(l, 0, true, &queue, &n, &ignored) == 0 && n > 0) {
-		all = xcalloc(n, sizeof(*all));
-		for (size_t i = 0; i < n; i++)
-			all[i] = &queue[i];
-		mark_batch(l, all, n, NULL, why, true, &ignored);
-	}
-	free(all);
-	members_free(queue, n);
-	err_release(&ignored);
-}
 
 /*
  * Gates on landing (core/gate.h): of the batch (*n members, in order), the
@@ -1511,13 +1769,13 @@ gate_batch(struct lander *l, const char *tip, struct member **batch,
 		    &reason, err)) < 0)
 			goto done;
 		if (state == LANDING_APPROVED) {
-			if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
-				goto done;
-			if ((rc = landing_approval_use(l->ledger, actor, id, err)) < 0) {
-				ledger_rollback(l->ledger);
-				goto done;
-			}
-			rc = ledger_commit(l->ledger, err);
+			/* Used once one of them has landed (use_approvals()). */
+			json_t *ids = json_array();
+
+			for (size_t i = 0; i < gated_count; i++)
+				json_array_append_new(ids, json_integer(gated[i]->id));
+			json_array_append_new(l->approvals, json_pack("{s:I, s:o}",
+			    "id", (json_int_t)id, "tasks", ids));
 			goto done;
 		}
 		if (state == LANDING_DENIED) {
@@ -1535,7 +1793,7 @@ gate_batch(struct lander *l, const char *tip, struct member **batch,
 			    gated_paths.items[0], gate, (long long)id, (long long)id,
 			    (long long)id);
 			l->stats->waiting += (int64_t)gated_count;
-			rc = mark_batch(l, gated, gated_count, NULL, waiting.buf, true,
+			rc = mark_batch(l, gated, gated_count, MARK_WAIT, waiting.buf,
 			    err);
 		}
 	}
@@ -1582,6 +1840,43 @@ retry_waiting(struct lander *l, struct err *err)
 		return st == NULL ? -(int)err->code : rc;
 	}
 	return ledger_commit(l->ledger, err);
+}
+
+/*
+ * Use each approval this pass went on with whose tasks (one at least)
+ * landed: an approval is good for one landing of those tasks at those
+ * commits, and one that landed nothing (the checks failed, the pass
+ * stopped) is still good for the next pass.
+ */
+static void
+use_approvals(struct lander *l)
+{
+	struct err ignored = ERR_INIT;
+	json_t *a;
+	size_t i;
+
+	json_array_foreach(l->approvals, i, a) {
+		json_t *task;
+		size_t k;
+		bool landed = false;
+		int64_t actor = l->options->actor;
+
+		json_array_foreach(json_object_get(a, "tasks"), k, task) {
+			struct task_state now;
+
+			if (task_get_state(l->ledger, json_integer_value(task), &now,
+			    &ignored) == 0 && strcmp(now.state, "landed") == 0)
+				landed = true;
+		}
+		if (!landed || ledger_begin_as(l->ledger, &actor, &ignored) < 0)
+			continue;
+		if (landing_approval_use(l->ledger, actor, json_integer_value(
+		    json_object_get(a, "id")), &ignored) < 0)
+			ledger_rollback(l->ledger);
+		else
+			ledger_commit(l->ledger, &ignored);
+	}
+	err_release(&ignored);
 }
 
 /* Make the warm checkout (l->checkout) when it is not there yet. */
@@ -1646,7 +1941,8 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	struct lander l = { .ledger = ledger, .options = options,
 		.stats = stats, .config = { .check = BUF_INIT, .trunk = BUF_INIT },
 		.root = BUF_INIT, .git_dir = BUF_INIT, .checkout = BUF_INIT,
-		.branch = BUF_INIT, .ref = BUF_INIT, .token = BUF_INIT };
+		.branch = BUF_INIT, .ref = BUF_INIT, .token = BUF_INIT,
+		.trunk_checkout = BUF_INIT };
 	struct member *queue = NULL;
 	struct buf tip = BUF_INIT, local = BUF_INIT;
 	size_t n = 0;
@@ -1672,7 +1968,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		    "the repository at %s (see 'daicho config trunk')", l.ref.buf,
 		    l.root.buf);
 		if (!options->dry_run)
-			wait_for_trunk(&l, err->message.buf);
+			wait_rest(&l, err->message.buf);
 		goto done;
 	}
 	if (options->dry_run) {
@@ -1695,6 +1991,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		goto done;
 	}
 	l.results = json_object();
+	l.approvals = json_array();
 	l.checkout_dirty = true;
 	ledger_local_dir(ledger, &local);
 	buf_addf(&l.checkout, "%s/land/checkout", local.buf);
@@ -1718,7 +2015,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 			if (queue[i].timeout_ms > l.longest_check_ms)
 				l.longest_check_ms = queue[i].timeout_ms;
 		}
-		rc = mark_batch(&l, batch, n, tip.buf, NULL, false, err);
+		rc = mark_batch(&l, batch, n, MARK_BEGIN, tip.buf, err);
 		{
 			struct member **left = xcalloc(n, sizeof(*left));
 			size_t kept = n;
@@ -1731,32 +2028,39 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 			free(left);
 		}
 		/*
-		 * What is still queued of it waits for the next batch; after
-		 * an error (git failed), with the error as what it waits for:
-		 * a person sees it (NEEDS YOU), and a runner does not wait on
-		 * it. The next pass tries again.
+		 * What is still queued of it waits for the next batch. What
+		 * it left marked as being landed stays so: the next pass's
+		 * recover() finds out, from the trunk, whether it landed.
 		 */
-		{
-			struct err ignored = ERR_INIT;
-			struct buf why = BUF_INIT;
-
-			if (rc < 0)
-				buf_addf(&why, "landing failed: %s (daicho land tries "
-				    "again)", err->message.buf);
-			mark_batch(&l, batch, n, NULL, rc < 0 ? why.buf : NULL,
-			    rc < 0, &ignored);
-			buf_release(&why);
-			err_release(&ignored);
-		}
 		free(batch);
 		if (rc < 0)
 			break;
 	}
+	/*
+	 * An error (git failed), or a landing that waits for a person, stops
+	 * the pass: the rest of the queue says so (NEEDS YOU), and a runner
+	 * does not wait on it. The next pass tries again.
+	 */
+	if (held && !stats->paused && (rc < 0 || l.halt)) {
+		struct buf why = BUF_INIT;
+
+		if (rc < 0)
+			buf_addf(&why, "landing failed: %s (daicho land tries again)",
+			    err->message.buf);
+		else
+			buf_adds(&why, "waits behind a landing that waits for a "
+			    "person (see 'daicho status')");
+		wait_rest(&l, why.buf);
+		buf_release(&why);
+	}
+	if (held)
+		use_approvals(&l);
 done:
 	if (held)
 		drop_lock(&l);
 	members_free(queue, n);
 	json_decref(l.results);
+	json_decref(l.approvals);
 	strlist_release(&l.gate_globs);
 	strlist_release(&l.gate_ids);
 	config_release(&l.config);
@@ -1766,6 +2070,7 @@ done:
 	buf_release(&l.branch);
 	buf_release(&l.ref);
 	buf_release(&l.token);
+	buf_release(&l.trunk_checkout);
 	buf_release(&tip);
 	buf_release(&local);
 	return rc;

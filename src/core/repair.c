@@ -545,7 +545,8 @@ task_reopen(struct ledger *ledger, int64_t actor, int64_t id, struct err *err)
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = 0, not_before_ms = NULL, verify_token = NULL,"
-		 " verify_expires_ms = NULL, block_reason = NULL, updated_ms = ?2"
+		 " verify_expires_ms = NULL, block_reason = NULL, land_tries = 0,"
+		 " land_note = NULL, updated_ms = ?2"
 		 " WHERE id = ?1", id, clock_now_ms(), NULL, "reopening a task",
 		 err)) < 0 ||
 	    (rc = event_append(ledger, actor, "reopen", id, json_pack("{s:s, s:I}",

@@ -357,7 +357,8 @@ const char *const schema_migrations[] = {
 	 * the merged tree and moves the trunk: then the task is 'landed', with
 	 * the trunk commit that holds it. A batch being landed records the
 	 * trunk it started from (land_base), so that a lander killed after
-	 * the trunk moved finds its commit again. A landing sent back counts
+	 * the trunk moved finds its commit again, by the line with the pass's
+	 * token (land_token) that commit carries. A landing sent back counts
 	 * in land_tries and says why in land_note (the prompt shows it); one
 	 * that waits for a person says why in land_waiting. One lander works
 	 * at a time, holding the single row of land_lock (made by the first
@@ -397,6 +398,7 @@ const char *const schema_migrations[] = {
 	"  checks_version INTEGER NOT NULL DEFAULT 1,"
 	"  land_queued_ms INTEGER,"
 	"  land_base TEXT,"
+	"  land_token TEXT,"
 	"  land_tries INTEGER NOT NULL DEFAULT 0,"
 	"  land_note TEXT,"
 	"  land_waiting TEXT,"

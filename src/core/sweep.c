@@ -195,11 +195,19 @@ prune_run_worktrees(struct ledger *ledger, const char *root,
 		    strcmp(task.state, "landed") == 0 ||
 		    strcmp(task.state, "failed") == 0 ||
 		    strcmp(task.state, "cancelled") == 0;
-		task_release(&task);
+		/*
+		 * Its work is merged: HEAD holds it, or it landed (rebase and
+		 * squash land copies: the landed commit is its work).
+		 */
 		if (!over || git_worktree_is_clean(paths.items[i]) != 1 ||
 		    git_rev_parse(paths.items[i], "HEAD", &head) < 0 ||
-		    git_is_ancestor(root, head.buf, "HEAD", &why) != 1)
+		    (git_is_ancestor(root, head.buf, "HEAD", &why) != 1 &&
+		     !(strcmp(task.state, "landed") == 0 && task.report_commit &&
+		       strcmp(task.report_commit, head.buf) == 0))) {
+			task_release(&task);
 			continue;
+		}
+		task_release(&task);
 		git_worktree_remove(root, paths.items[i]);
 		buf_reset(&branch);
 		buf_addf(&branch, "daicho/%lld", id);

@@ -62,8 +62,10 @@ struct subject {
 	char *commit;
 	char *base;           /* the trunk's commit at the claim, or NULL */
 	char *trunk;          /* the trunk's commit now, or NULL */
-	struct strlist queued;   /* "ID COMMIT" of the other tasks waiting to
-				  * land: accepted work not on the trunk */
+	struct strlist queued;   /* "ID COMMIT" of the work of other tasks
+				  * that waits to land or was accepted since
+				  * the claim (but not of tasks this one comes
+				  * after): accepted work not on the trunk */
 	int64_t check_timeout_ms;
 	int64_t result_bytes; /* latest save, -1 when none */
 	int64_t checks_version;
@@ -189,11 +191,25 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		if (rc < 0)
 			goto done;
 	}
+	/*
+	 * The work of others that is accepted and not on the trunk: that
+	 * waits to land, or was accepted since this claim (with landing off,
+	 * it stays off the trunk until a person merges it). A task this one
+	 * comes after may lie under its work.
+	 */
 	if ((rc = task_load_strings(ledger,
 		 "SELECT id || ' ' || report_commit FROM tasks"
 		 " INDEXED BY tasks_land_queue WHERE state = 'verified'"
 		 " AND land_queued_ms IS NOT NULL AND report_commit IS NOT NULL"
-		 " AND id <> ?1 ORDER BY id", id, &s->queued, err)) < 0)
+		 " AND id <> ?1 AND id NOT IN (SELECT after FROM deps"
+		 "  WHERE task = ?1)"
+		 " UNION "
+		 "SELECT v.task || ' ' || v.commit_hash FROM verdicts v"
+		 " WHERE v.passed <> 0 AND v.task <> ?1 AND v.commit_hash IS NOT NULL"
+		 " AND v.at_ms >= (SELECT coalesce(max(at_ms), 0) FROM events"
+		 "  WHERE task = ?1 AND kind = 'claim')"
+		 " AND v.task NOT IN (SELECT after FROM deps WHERE task = ?1)"
+		 " ORDER BY 1", id, &s->queued, err)) < 0)
 		goto done;
 	/*
 	 * The task's touches exempt it from the ledger's protected list only
@@ -539,24 +555,25 @@ accepted_holder(struct ledger *ledger, int64_t id,
  * beyond the work of others: none of its commits that the trunk (at the
  * claim or now) lacks was accepted for another task (*holder set to that
  * task, *queued whether its work waits to land; a task id comes after may
- * lie under its work), and after taking away also the commits of
- * excluded, and those whose change (patch id) is the change of a commit of
- * a task waiting to land or of one in excluded, a change is left (*own
- * counts them). Returns 0, or -1 (why, or err for the ledger, says).
+ * lie under its work), none of them makes the change (patch id) of a
+ * commit of others' accepted work not on the trunk (s->queued: *holder
+ * set, *by_change true), and after taking away the commits of excluded a
+ * change of its own is left (*own counts them). Returns 0, or -1 (why, or
+ * err for the ledger, says).
  */
 static int
 own_changes(struct ledger *ledger, const char *root, int64_t id,
     const struct subject *s, const char *base, const struct strlist *excluded,
-    int64_t *holder, bool *queued, long long *own, struct buf *why,
-    struct err *err)
+    int64_t *holder, bool *queued, bool *by_change, long long *own,
+    struct buf *why, struct err *err)
 {
 	struct strlist not = STRLIST_INIT, commits = STRLIST_INIT,
-		       mine = STRLIST_INIT, theirs = STRLIST_INIT,
-		       others = STRLIST_INIT, trunk = STRLIST_INIT;
+		       mine = STRLIST_INIT, trunk = STRLIST_INIT;
 	int rc = 0;
 
 	*holder = 0;
 	*own = 0;
+	*by_change = false;
 	if (s->trunk)
 		strlist_add(&not, s->trunk);
 	strlist_add(&not, base);
@@ -577,29 +594,32 @@ own_changes(struct ledger *ledger, const char *root, int64_t id,
 		rc = -1;
 		goto done;
 	}
-	/* The changes of others' accepted work that is not on the trunk. */
-	for (size_t i = 0; i < s->queued.count; i++) {
-		const char *space = strchr(s->queued.items[i], ' ');
-
-		if (space)
-			strlist_add(&others, space + 1);
-	}
-	for (size_t i = 0; i < excluded->count; i++)
-		strlist_add(&others, excluded->items[i]);
+	/* The same change as others' accepted work not on the trunk. */
 	if (s->trunk)
 		strlist_add(&trunk, s->trunk);
-	for (size_t i = 0; i < others.count && mine.count > 0; i++)
-		if (gitm_patch_ids(root, others.items[i], &trunk, &theirs, why) < 0)
+	for (size_t i = 0; i < s->queued.count && mine.count > 0; i++) {
+		const char *space = strchr(s->queued.items[i], ' ');
+		struct strlist theirs = STRLIST_INIT;
+		bool same = false;
+
+		if (space == NULL)
+			continue;
+		if (gitm_patch_ids(root, space + 1, &trunk, &theirs, why) < 0)
 			buf_reset(why); /* its commit is gone: nothing to match */
-	for (size_t i = 0; i < mine.count; i++)
-		if (!strlist_contains(&theirs, mine.items[i]))
-			(*own)++;
+		for (size_t k = 0; k < theirs.count && !same; k++)
+			same = strlist_contains(&mine, theirs.items[k]);
+		strlist_release(&theirs);
+		if (same) {
+			*holder = strtoll(s->queued.items[i], NULL, 10);
+			*by_change = true;
+			goto done;
+		}
+	}
+	*own = (long long)mine.count;
 done:
 	strlist_release(&not);
 	strlist_release(&commits);
 	strlist_release(&mine);
-	strlist_release(&theirs);
-	strlist_release(&others);
 	strlist_release(&trunk);
 	return rc;
 }
@@ -630,7 +650,7 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 	struct err err = ERR_INIT;
 	int64_t other = 0, holder = 0;
 	long long own = -1;
-	bool queued = false;
+	bool queued = false, by_change = false;
 	int old, landed = 0;
 
 	run->passed = false;
@@ -657,8 +677,9 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		    (long long)id);
 	} else if (landed == 1) {
 		buf_addf(&run->output, "%.12s is on the trunk as it is now (at "
-		    "%.12s), with the work others landed since the claim: it holds "
-		    "no work of its own (commit the task's work and report that "
+		    "%.12s): a commit the trunk holds is no task's own (it cannot be "
+		    "told from a person's, or from work others landed since the "
+		    "claim; commit the task's work on a branch and report that "
 		    "commit)", s->commit, s->trunk);
 	} else if (old < 0 || landed < 0) {
 		buf_addf(&run->output, "cannot tell whether %.12s is new since "
@@ -686,9 +707,17 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		    "accepted for #%lld: work counts for one task (commit this "
 		    "task's own work)", s->commit, (long long)other);
 	} else if (own_changes(ledger, root, id, s, base, &others, &holder,
-		       &queued, &own, &why, &err) < 0) {
+		       &queued, &by_change, &own, &why, &err) < 0) {
 		buf_addf(&run->output, "cannot list the commits of %.12s since "
 		    "%.12s: %s", s->commit, base, why.buf);
+	} else if (holder != 0 && by_change) {
+		buf_addf(&run->output, "%.12s makes the same change as the work "
+		    "of #%lld (a copy of it, by patch id), which is verified and "
+		    "not on the trunk: work counts for one task (build on the "
+		    "trunk and commit this task's own work; a task that builds on "
+		    "#%lld's work says so: 'daicho edit %lld --after %lld')",
+		    s->commit, (long long)holder, (long long)holder, (long long)id,
+		    (long long)holder);
 	} else if (holder != 0) {
 		buf_addf(&run->output, "%.12s holds the work of #%lld, which is "
 		    "verified and %s: work counts for one task (build on the "
@@ -699,9 +728,9 @@ check_new_work(struct ledger *ledger, const char *root, int64_t id,
 		    (long long)holder, (long long)id, (long long)holder);
 	} else if (own == 0) {
 		buf_addf(&run->output, "%.12s holds no change of its own since the "
-		    "claim: each commit is a merge, is on the trunk, was accepted "
-		    "for another task, or makes the same change as work waiting to "
-		    "land (commit this task's own work)", s->commit);
+		    "claim: each commit is a merge, is on the trunk, or was "
+		    "accepted for another task (commit this task's own work)",
+		    s->commit);
 	} else {
 		run->passed = true;
 		buf_addf(&run->output, "%.12s holds work not on the trunk at the "
@@ -793,6 +822,37 @@ check_protected(const char *root, const struct subject *s, const char *base,
 		break;
 	}
 	run->passed = i == changed.count;
+	/*
+	 * Merged onto the trunk now, the commit's own changes since it
+	 * forked from it apply: none may be to a protected path (a worker
+	 * that forked from a trunk whose test got stricter after its claim,
+	 * and put the old test back, would undo the stricter one).
+	 */
+	if (run->passed && s->trunk && strcmp(s->trunk, base) != 0) {
+		struct strlist forked = STRLIST_INIT;
+
+		if (gitm_changed_since_fork(root, s->trunk, s->commit, &forked,
+		    &why) < 0) {
+			buf_addf(&run->output, "cannot list what %.12s changes since it "
+			    "forked from the trunk: %s", s->commit, why.buf);
+			run->passed = false;
+			strlist_release(&forked);
+			goto done;
+		}
+		for (size_t k = 0; k < forked.count && run->passed; k++) {
+			if (is_protected(s, forked.items[k], &glob, &ledger_wide)) {
+				buf_addf(&run->output, "%.12s changes %s (protected: '%s') "
+				    "since it forked from the trunk: merged onto the trunk "
+				    "now (%.12s), it would replace the trunk's version of "
+				    "what judges the work", s->commit, forked.items[k],
+				    glob, s->trunk);
+				run->passed = false;
+			}
+		}
+		strlist_release(&forked);
+		if (!run->passed)
+			goto done;
+	}
 	if (run->passed)
 		buf_addf(&run->output, "%.12s changes %zu path%s against the trunk "
 		    "at the claim (%.12s), none protected", s->commit, changed.count,

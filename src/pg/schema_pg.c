@@ -570,6 +570,7 @@ const char *const schema_pg_migrations[] = {
 	"   'failed','landed'));"
 	"ALTER TABLE tasks ADD COLUMN land_queued_ms bigint;"
 	"ALTER TABLE tasks ADD COLUMN land_base text;"
+	"ALTER TABLE tasks ADD COLUMN land_token text;"
 	"ALTER TABLE tasks ADD COLUMN land_tries bigint NOT NULL DEFAULT 0;"
 	"ALTER TABLE tasks ADD COLUMN land_note text;"
 	"ALTER TABLE tasks ADD COLUMN land_waiting text;"

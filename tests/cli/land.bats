@@ -24,7 +24,7 @@ setup_file() {
 	# A --no-ff merge: the trunk before it, then the task's commit.
 	[ "$(git -C "$REPO" rev-parse "$landed^1")" = "$before" ]
 	[ "$(git -C "$REPO" rev-parse "$landed^2")" = "$commit" ]
-	git -C "$REPO" log -1 --format=%B "$landed" | grep -qx "Daicho-Land: #1 $commit"
+	git -C "$REPO" log -1 --format=%B "$landed" | grep -q "^Daicho-Land: #1 $commit [0-9a-f]*$"
 	# The person's checkout follows: clean, and it has the file.
 	assert_clean_checkout
 	[ "$(cat "$REPO/a.txt")" = a ]
@@ -231,7 +231,7 @@ setup_file() {
 	[ "$(git -C "$REPO" rev-list --parents -n1 main | wc -w)" = 2 ] || fail "not linear"
 	[ "$(git -C "$REPO" rev-parse main^)" = "$before" ]
 	[ "$(git -C "$REPO" log -1 --format=%an main)" = Tester ] # the worker's authorship kept
-	git -C "$REPO" log -1 --format=%B main | grep -qx "Daicho-Land: #1 $c1"
+	git -C "$REPO" log -1 --format=%B main | grep -q "^Daicho-Land: #1 $c1 [0-9a-f]*$"
 	daicho config land squash
 	daicho add s1 --done-when file:s1 >/dev/null
 	c2="$(claim_work 2 w2 s1 two)"
@@ -240,7 +240,7 @@ setup_file() {
 	[ "$(state 2)" = landed ]
 	[ "$(git -C "$REPO" rev-parse main^)" = "$before" ]
 	[ "$(git -C "$REPO" log -1 --format=%s main)" = 's1 (#2)' ]
-	git -C "$REPO" log -1 --format=%B main | grep -qx "Daicho-Land: #2 $c2"
+	git -C "$REPO" log -1 --format=%B main | grep -q "^Daicho-Land: #2 $c2 [0-9a-f]*$"
 	[ "$(daicho show --json 2 | jq -r .landed_commit)" = "$(trunk)" ]
 	assert_clean_checkout
 }
@@ -291,7 +291,7 @@ setup_file() {
 	[ "$(trunk)" = "$before" ]
 	[ "$(cat "$REPO/shared.txt")" = 'mine, not committed' ]
 	run daicho status
-	assert_output --partial "#1 waits to land: t (the main work tree ($REPO) has uncommitted changes to shared.txt, which landing on main changes: commit or stash them, and the landing goes on)"
+	assert_output --partial "#1 waits to land: t (the work tree with main out ($REPO) has uncommitted changes to shared.txt, which landing on main changes: commit or stash them, and the landing goes on)"
 	assert_output --partial "resolve: daicho land"
 	assert_output --regexp "LANDING \(1\)"
 	[ "$(daicho status --json | jq -r '.needs_you[0].kind')" = land-waiting ]
@@ -333,7 +333,7 @@ setup_file() {
 
 @test "landing tries used up: the task fails and needs a person" {
 	daicho config land-tries 1
-	daicho config land-check 'false'
+	daicho config land-check '! test -e t.txt'
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	daicho sweep >/dev/null
@@ -461,7 +461,7 @@ setup_file() {
 	run daicho show 2
 	assert_output --partial "holds the work of #1, which is verified and waits to land"
 	run daicho show 3
-	assert_output --partial "makes the same change as work waiting to land"
+	assert_output --partial "makes the same change as the work of #1"
 	daicho land --resume >/dev/null
 	daicho land >/dev/null
 	[ "$(state 1)" = landed ]
@@ -490,14 +490,15 @@ setup_file() {
 	c="$(claim_work 1 w1 t.txt t)"
 	daicho sweep >/dev/null
 	# What a lander killed right after moving the trunk leaves: the trunk
-	# holds the landing commit, the ledger still has the task queued and
-	# marked as being landed from the old trunk.
+	# holds the landing commit, its line with the pass's token; the ledger
+	# still has the task queued and marked as being landed by that pass
+	# from the old trunk.
 	before="$(trunk)"
 	m="$(git -C "$REPO" commit-tree "$(git -C "$REPO" rev-parse "$c^{tree}")" -p "$before" -p "$c" \
-		-m "t (#1)" -m "Daicho-Land: #1 $c")"
+		-m "t (#1)" -m "Daicho-Land: #1 $c 0123456789abcdef")"
 	git -C "$REPO" update-ref refs/heads/main "$m" "$before"
 	git -C "$REPO" read-tree -m -u "$before" "$m"
-	sql "UPDATE tasks SET land_base = '$before' WHERE id = 1"
+	sql "UPDATE tasks SET land_base = '$before', land_token = '0123456789abcdef' WHERE id = 1"
 	daicho land --resume >/dev/null
 	run daicho land
 	assert_success
@@ -614,4 +615,22 @@ setup_file() {
 	run daicho gate exec --as w1 -- echo ran
 	assert_success
 	assert_output ran
+}
+
+@test "a trunk that fails the land-check by itself blames no task: the queue waits, saying so, and lands once the trunk is mended" {
+	daicho config land-check '! test -e red.txt'
+	printf 'red\n' >"$REPO/red.txt"
+	git -C "$REPO" add red.txt && git -C "$REPO" commit -qm 'the trunk goes red'
+	daicho add t --done-when file:t.txt >/dev/null
+	claim_work 1 w1 t.txt t >/dev/null
+	run daicho sweep
+	assert_success
+	[ "$(state 1)" = verified ] || fail "a task was blamed for a red trunk: $(state 1)"
+	[ "$(daicho show --json 1 | jq .land_tries)" = 0 ]
+	run daicho status --json
+	[[ "$(jq -r '.needs_you[] | select(.kind == "land-waiting") | .summary' <<<"$output")" == *"the trunk itself (main at "*") fails the land-check: fix the trunk"* ]] ||
+		fail "NEEDS YOU does not say the trunk is red: $output"
+	git -C "$REPO" rm -q red.txt && git -C "$REPO" commit -qm 'mended'
+	run daicho land
+	assert_output "land: 1 landed, 0 sent back"
 }
