@@ -439,7 +439,8 @@ settle_terms(struct ledger *ledger, struct db_stmt *settings,
 	/* A few small files, no process. */
 	if (terms->base == NULL &&
 	    task_trunk_tip(ledger, found[2] ? values[2].buf : NULL,
-		found[3] ? values[3].buf : NULL, base) == 0)
+		task_trunk_remote(ledger, found[3] ? values[3].buf : NULL),
+		base) == 0)
 		terms->base = base->buf;
 done:
 	for (size_t i = 0; i < 4; i++)
@@ -463,6 +464,33 @@ settle_once(struct ledger *ledger, struct db_stmt *settings, bool *settled,
 	if (!*settled &&
 	    (rc = settle_terms(ledger, settings, terms, max_hold_ms, base, err)) == 0)
 		*settled = true;
+	return rc;
+}
+
+const char *
+task_trunk_remote(struct ledger *ledger, const char *setting)
+{
+	if (setting != NULL)
+		return strcmp(setting, "none") == 0 ? NULL : setting;
+	return ledger_is_shared(ledger) ? "origin" : NULL;
+}
+
+int
+task_trunk_now(struct ledger *ledger, struct buf *out)
+{
+	static const char *const keys[] = { "trunk", "remote" };
+	struct buf values[2] = { BUF_INIT, BUF_INIT };
+	struct err ignored = ERR_INIT;
+	bool found[2] = { false, false };
+	int rc = 1;
+
+	buf_reset(out);
+	if (settings_values(ledger, keys, 2, values, found, &ignored) == 0)
+		rc = task_trunk_tip(ledger, found[0] ? values[0].buf : NULL,
+		    task_trunk_remote(ledger, found[1] ? values[1].buf : NULL), out);
+	buf_release(&values[0]);
+	buf_release(&values[1]);
+	err_release(&ignored);
 	return rc;
 }
 

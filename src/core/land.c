@@ -49,9 +49,10 @@ struct land_config {
 	int64_t batch;      /* most tasks merged at once */
 	int64_t tries;      /* send-backs before a task fails */
 	struct buf trunk;   /* the trunk setting; empty: unset */
-	struct buf remote;  /* the remote whose trunk lands are pushed to (the
-			     * "remote" setting, when set and not none);
-			     * empty: the trunk is the local branch */
+	struct buf remote;  /* the remote whose trunk lands are pushed to
+			     * (task_trunk_remote()); empty: the trunk is the
+			     * local branch */
+	bool remote_explicit; /* a person set it ("remote" setting) */
 };
 
 static void
@@ -90,8 +91,14 @@ read_config(struct ledger *ledger, struct land_config *c, struct err *err)
 		c->tries = strtoll(values[3].buf, NULL, 10);
 	if (found[4])
 		buf_adds(&c->trunk, values[4].buf);
-	if (found[5] && strcmp(values[5].buf, "none") != 0)
-		buf_adds(&c->remote, values[5].buf);
+	{
+		const char *remote = task_trunk_remote(ledger,
+		    found[5] ? values[5].buf : NULL);
+
+		if (remote != NULL)
+			buf_adds(&c->remote, remote);
+		c->remote_explicit = found[5];
+	}
 done:
 	for (size_t i = 0; i < 6; i++)
 		buf_release(&values[i]);
@@ -1963,6 +1970,10 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	if ((rc = read_queue(&l, options->dry_run ? 0 : 1, true, &queue, &n,
 	    err)) < 0 || n == 0)
 		goto done; /* nothing queued: an idle pass starts no git */
+	/* Origin by default for a shared ledger, when this clone has one. */
+	if (l.config.remote.len > 0 && !l.config.remote_explicit &&
+	    !git_remote_exists(l.root.buf, l.config.remote.buf))
+		buf_reset(&l.config.remote);
 	if (find_trunk(&l) != 0) {
 		rc = err_set(err, ERR_FAILED, "cannot land: the trunk %s is not in "
 		    "the repository at %s (see 'daicho config trunk')", l.ref.buf,

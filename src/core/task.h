@@ -255,6 +255,20 @@ int task_claim(struct ledger *ledger, int64_t agent, int64_t id,
 int task_trunk_tip(struct ledger *ledger, const char *trunk,
     const char *remote, struct buf *out);
 
+/*
+ * The remote whose trunk the trunk is (core/land.h): the "remote" setting
+ * (setting, or NULL when unset; "none": none); unset, origin for a ledger
+ * shared by several machines (PostgreSQL), whose clones share work through
+ * it, and none for a ledger of one machine. NULL: none.
+ */
+const char *task_trunk_remote(struct ledger *ledger, const char *setting);
+
+/*
+ * task_trunk_tip() of the ledger's "trunk" and "remote" settings (as
+ * task_trunk_remote() reads the latter), now. Returns what it returns.
+ */
+int task_trunk_now(struct ledger *ledger, struct buf *out);
+
 /* Give a claimed or blocked task back (open); the attempt is not counted. */
 int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,
     struct err *err);

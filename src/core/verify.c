@@ -176,20 +176,11 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		goto done;
 	/* The trunk as it is now, and the work waiting to land on it. */
 	{
-		static const char *const keys[] = { "trunk", "remote" };
-		struct buf values[2] = { BUF_INIT, BUF_INIT }, tip = BUF_INIT;
-		bool found[2] = { false, false };
+		struct buf tip = BUF_INIT;
 
-		if ((rc = settings_values(ledger, keys, 2, values, found,
-			 err)) == 0 && task_trunk_tip(ledger, found[0]
-			 ? values[0].buf : NULL, found[1] ? values[1].buf : NULL,
-			 &tip) == 0)
+		if (task_trunk_now(ledger, &tip) == 0)
 			s->trunk = buf_detach(&tip, NULL);
-		buf_release(&values[0]);
-		buf_release(&values[1]);
 		buf_release(&tip);
-		if (rc < 0)
-			goto done;
 	}
 	/*
 	 * The work of others that is accepted and not on the trunk: that

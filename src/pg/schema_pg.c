@@ -563,23 +563,27 @@ const char *const schema_pg_migrations[] = {
 	"     AND daicho_role_of(OLD.agent) IS DISTINCT FROM session_user)"
 	"  EXECUTE FUNCTION daicho_waits_check();",
 
-	/* 3: SQLite's migration 10, landing (see core/schema.c). */
-	"ALTER TABLE tasks DROP CONSTRAINT tasks_state_check;"
+	/*
+	 * 3: SQLite's migration 10, landing (see core/schema.c). Written to
+	 * run again on a ledger that has it (IF NOT EXISTS): a version
+	 * number set back by hand must not stop the owner's migration.
+	 */
+	"ALTER TABLE tasks DROP CONSTRAINT IF EXISTS tasks_state_check;"
 	"ALTER TABLE tasks ADD CONSTRAINT tasks_state_check CHECK (state IN"
 	"  ('open','claimed','reported','verified','blocked','cancelled',"
 	"   'failed','landed'));"
-	"ALTER TABLE tasks ADD COLUMN land_queued_ms bigint;"
-	"ALTER TABLE tasks ADD COLUMN land_base text;"
-	"ALTER TABLE tasks ADD COLUMN land_token text;"
-	"ALTER TABLE tasks ADD COLUMN land_tries bigint NOT NULL DEFAULT 0;"
-	"ALTER TABLE tasks ADD COLUMN land_note text;"
-	"ALTER TABLE tasks ADD COLUMN land_waiting text;"
-	"ALTER TABLE tasks ADD COLUMN landed_commit text;"
-	"ALTER TABLE tasks ADD COLUMN landed_trunk text;"
-	"ALTER TABLE tasks ADD COLUMN landed_ms bigint;"
-	"CREATE INDEX tasks_land_queue ON tasks(land_queued_ms, id)"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS land_queued_ms bigint;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS land_base text;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS land_token text;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS land_tries bigint NOT NULL DEFAULT 0;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS land_note text;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS land_waiting text;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS landed_commit text;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS landed_trunk text;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS landed_ms bigint;"
+	"CREATE INDEX IF NOT EXISTS tasks_land_queue ON tasks(land_queued_ms, id)"
 	"  WHERE state = 'verified' AND land_queued_ms IS NOT NULL;"
-	"CREATE TABLE land_lock ("
+	"CREATE TABLE IF NOT EXISTS land_lock ("
 	"  id bigint PRIMARY KEY CHECK (id = 1),"
 	"  token text,"
 	"  expires_ms bigint,"

@@ -212,21 +212,10 @@ free_argv(char **argv)
 static void
 trunk_now(struct runner *r, struct buf *tip)
 {
-	static const char *const keys[] = { "trunk", "remote" };
-	struct buf values[2] = { BUF_INIT, BUF_INIT };
-	struct err ignored = ERR_INIT;
-	bool found[2] = { false, false };
-
-	buf_reset(tip);
-	if (settings_values(r->ledger, keys, 2, values, found, &ignored) < 0 ||
-	    task_trunk_tip(r->ledger, found[0] ? values[0].buf : NULL,
-		found[1] ? values[1].buf : NULL, tip) != 0) {
+	if (task_trunk_now(r->ledger, tip) != 0) {
 		buf_reset(tip);
 		buf_adds(tip, r->base.buf);
 	}
-	buf_release(&values[0]);
-	buf_release(&values[1]);
-	err_release(&ignored);
 }
 
 /* Make (or reuse) the task's worktree on branch daicho/<id>. */

@@ -10,7 +10,8 @@
 # remote only: whichever sweep verifies it (a runner's own, or V's) must
 # fetch it first, and says so in the evidence.
 #
-# Afterwards: every task verified, each claimed exactly once and verified
+# Afterwards: every task verified and landed on the remote's trunk (a
+# shared ledger lands on origin), each claimed exactly once and verified
 # exactly once, no task held by two runners, and V verified some of them
 # from fetched commits.
 #
@@ -144,14 +145,18 @@ setup() {
 	fi
 }
 
-@test "machines: three runners in three clones verify all $N_TASKS tasks of one PostgreSQL ledger" {
+@test "machines: three runners in three clones verify and land all $N_TASKS tasks of one PostgreSQL ledger on the remote's trunk" {
 	run q "SELECT state, count(*) FROM tasks GROUP BY state ORDER BY state"
-	[ "$output" = "verified|$N_TASKS" ] || {
+	[ "$output" = "landed|$N_TASKS" ] || {
 		echo "states: $output"
 		tail -n 3 "$T"/run.*.err "$T"/sweep.V.err
 		false
 	}
 	[ ! -s "$T/run.status" ] || { cat "$T/run.status" "$T"/run.*.err; false; }
+	# A shared ledger lands on origin's trunk: every task's file is there.
+	run git -C "$T/remote.git" ls-tree -r --name-only main out/
+	[ "$(grep -c . <<<"$output")" -eq "$N_TASKS" ] ||
+		{ echo "on the remote's main: $(grep -c . <<<"$output") of $N_TASKS"; false; }
 }
 
 @test "machines: no two runners held a task at once: a task claimed again was rejected or failed in between" {
