@@ -816,7 +816,7 @@ exit 0'
 	run jq -c 'keys_unsorted' <<<"$json"
 	assert_output '["tasks","launched","verified","landed","waiting_to_land","failed","retried","rate_limited","false_reports","claimable","awaiting_verification","recovered","tokens","cost","budget_spent","elapsed_ms","signal"]'
 	run jq -c 'del(.elapsed_ms)' <<<"$json"
-	assert_output '{"tasks":2,"launched":4,"verified":2,"failed":0,"retried":2,"rate_limited":0,"false_reports":0,"claimable":0,"awaiting_verification":0,"recovered":0,"tokens":0,"cost":0,"budget_spent":false,"signal":null}'
+	assert_output '{"tasks":2,"launched":4,"verified":2,"landed":0,"waiting_to_land":0,"failed":0,"retried":2,"rate_limited":0,"false_reports":0,"claimable":0,"awaiting_verification":0,"recovered":0,"tokens":0,"cost":0,"budget_spent":false,"signal":null}'
 	run jq -r '.elapsed_ms | type' <<<"$json"
 	assert_output number
 }
