@@ -71,16 +71,20 @@ print_plan(struct cmd_ctx *ctx, json_t *plan, enum land_mode mode)
 		    "id"), cmd_json_str(row, "commit", ""), land_mode_name(mode),
 		    cmd_json_str(row, "trunk", ""));
 		if (strcmp(merge, "clean") == 0) {
-			printf("merges cleanly; its checks%s run before the trunk "
-			       "moves", "");
+			printf("merges cleanly; its checks run before the trunk "
+			       "moves");
 		} else if (strcmp(merge, "conflict") == 0) {
 			json_t *paths = json_object_get(row, "conflicts"), *path;
 			size_t k;
 
-			printf("conflicts");
-			json_array_foreach(paths, k, path)
-				printf("%s%s", k ? ", " : " in ", json_string_value(path));
-			printf(": would go back to open");
+			struct buf names = BUF_INIT;
+
+			json_array_foreach(paths, k, path) {
+				buf_adds(&names, k ? ", " : " in ");
+				cmd_add_printable(&names, json_string_value(path));
+			}
+			printf("conflicts%s: would go back to open", names.buf);
+			buf_release(&names);
 		} else {
 			printf("cannot be merged (see 'daicho land' for git's reason)");
 		}
@@ -217,7 +221,8 @@ const struct cmd_entry cmd_land_entry = {
 	    "another one's pass says it is busy.\n\n"
 	    "--dry-run says, for each queued task in order, whether its commit\n"
 	    "merges cleanly onto the trunk now; it runs no check and changes\n"
-	    "nothing. --pause stops every lander of the ledger (a person only,\n"
+	    "nothing in the ledger or on the trunk (with a remote trunk, it\n"
+	    "fetches it). --pause stops every lander of the ledger (a person only,\n"
 	    "exit 6 for an agent) until --resume; verification goes on.\n\n"
 	    "See docs/landing.md for the queue, batching and what cannot land.\n\n"
 	    "JSON: {landed, conflicts, check_failed, failed, waiting, checked,\n"

@@ -1440,7 +1440,10 @@ done:
 	return rc;
 }
 
-/* Send every member of group back for failing the merged tree: failure. */
+/*
+ * Send m back: merged onto the trunk at tip (the candidate tree_commit),
+ * its work fails, as failure says (its first line the summary).
+ */
 static int
 send_back_failed(struct lander *l, struct member *m, const char *tip,
     const char *tree_commit, const char *failure, struct err *err)

@@ -75,10 +75,11 @@ int verify_task(struct ledger *ledger, int64_t id,
 
 /*
  * Run task id's own checks (file:, cmd:, saved, commit) in the checkout at
- * dir, as verify_task() runs them there (files first, then commands), in
- * the repository at root: each a run appended to out. Nothing else is
- * judged and nothing is recorded. Returns 0, or the error of reading the
- * task.
+ * dir, in the order verify_task() runs them (files first, then commands),
+ * in the repository at root: each a run appended to out. A task with no
+ * checks has no run (verify_task() would judge its saved result: that is
+ * not about a tree). Nothing else is judged and nothing is recorded.
+ * Returns 0, or the error of reading the task.
  */
 int verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
     const char *root, struct verdict *out, struct err *err);
