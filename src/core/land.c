@@ -1339,6 +1339,51 @@ in_the_way(const char *worktree, const char *path,
 }
 
 /*
+ * Whether the work tree at out, which has the trunk out, holds uncommitted
+ * changes to paths that moving it from tip to c->commit changes (a file
+ * that differs from what the landing brings, or an untracked file there):
+ * then why says so, for NEEDS YOU, and the landing must wait; else why is
+ * left empty. Returns 0, or -1 (err set) when git cannot tell.
+ */
+static int
+in_the_way_of(struct lander *l, const char *out, const char *tip,
+    const struct candidate *c, struct buf *why, struct err *err)
+{
+	struct strlist changed = STRLIST_INIT, dirty = STRLIST_INIT,
+		       overlap = STRLIST_INIT, differ = STRLIST_INIT;
+	struct buf reason = BUF_INIT;
+	int rc = 0;
+
+	if (gitm_diff_paths(l->root.buf, tip, c->commit.buf, &changed,
+	    &reason) < 0 || gitm_uncommitted_paths(out, &dirty, &reason) < 0)
+		goto failed;
+	for (size_t i = 0; i < changed.count; i++)
+		if (in_the_way(out, changed.items[i], &dirty))
+			strlist_add(&overlap, changed.items[i]);
+	if (overlap.count > 0 && gitm_differ_from(out, c->commit.buf, &overlap,
+	    &differ, &reason) < 0)
+		goto failed;
+	if (differ.count > 0) {
+		buf_addf(why, "the work tree with %s out (%s) has uncommitted "
+		    "changes to ", l->branch.buf, out);
+		list_paths(why, &differ);
+		buf_addf(why, ", which landing on %s changes: commit or stash them, "
+		    "and the landing goes on", l->branch.buf);
+	}
+	goto done;
+failed:
+	rc = err_set(err, ERR_FAILED, "cannot compare the work tree at %s with "
+	    "the landing: %s", out, reason.buf);
+done:
+	strlist_release(&changed);
+	strlist_release(&dirty);
+	strlist_release(&overlap);
+	strlist_release(&differ);
+	buf_release(&reason);
+	return rc;
+}
+
+/*
  * Move the trunk from tip to c->commit, keeping a main work tree that has
  * it out in step. Returns 0 when it moved; 1 when the trunk moved meanwhile
  * (nothing changed: merge again); 2 when the landing waits for a person
@@ -1348,8 +1393,6 @@ static int
 move_trunk(struct lander *l, const char *tip, struct candidate *c,
     struct err *err)
 {
-	struct strlist changed = STRLIST_INIT, dirty = STRLIST_INIT,
-		       overlap = STRLIST_INIT, differ = STRLIST_INIT;
 	struct buf why = BUF_INIT, waiting = BUF_INIT, reason = BUF_INIT;
 	const char *out;
 	bool held;
@@ -1373,28 +1416,11 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 	if (trunk_moved(l, tip))
 		goto moved;
 	if (out != NULL) {
-		if (gitm_diff_paths(l->root.buf, tip, c->commit.buf, &changed,
-		    &why) < 0 || gitm_uncommitted_paths(out, &dirty, &why) < 0) {
-			rc = err_set(err, ERR_FAILED, "cannot compare the work tree at "
-			    "%s with the landing: %s", out, why.buf);
+		if ((rc = in_the_way_of(l, out, tip, c, &waiting, err)) < 0)
 			goto done;
-		}
-		for (size_t i = 0; i < changed.count; i++)
-			if (in_the_way(out, changed.items[i], &dirty))
-				strlist_add(&overlap, changed.items[i]);
-		if (overlap.count > 0 && gitm_differ_from(out, c->commit.buf,
-		    &overlap, &differ, &why) < 0) {
-			rc = err_set(err, ERR_FAILED, "cannot compare the work tree at "
-			    "%s with the landing: %s", out, why.buf);
-			goto done;
-		}
-		if (differ.count > 0) {
-			buf_addf(&waiting, "the work tree with %s out (%s) has "
-			    "uncommitted changes to ", l->branch.buf, out);
-			list_paths(&waiting, &differ);
-			buf_addf(&waiting, ", which landing on %s changes: commit or "
-			    "stash them, and the landing goes on", l->branch.buf);
-		} else if (follow(out, tip, c->commit.buf, &reason) < 0) {
+		rc = 0;
+		if (waiting.len == 0 && follow(out, tip, c->commit.buf,
+		    &reason) < 0) {
 			if (trunk_moved(l, tip))
 				goto moved; /* a person's commit got in first */
 			buf_addf(&waiting, "the work tree with %s out (%s) cannot "
@@ -1430,10 +1456,6 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 moved:
 	rc = 1;
 done:
-	strlist_release(&changed);
-	strlist_release(&dirty);
-	strlist_release(&overlap);
-	strlist_release(&differ);
 	buf_release(&why);
 	buf_release(&waiting);
 	buf_release(&reason);
@@ -1556,6 +1578,25 @@ land_group(struct lander *l, struct member **group, size_t count,
 		memcpy(members, c.members, count * sizeof(*members));
 		if (count == 0)
 			break;
+		/*
+		 * A work tree in the way would make the landing wait after
+		 * its checks: see first, and do not run them for nothing.
+		 */
+		if (l->trunk_checkout.len > 0 && l->config.remote.len == 0) {
+			struct buf waiting = BUF_INIT;
+
+			rc = in_the_way_of(l, l->trunk_checkout.buf, tip.buf, &c,
+			    &waiting, err);
+			if (rc == 0 && waiting.len > 0) {
+				l->halt = true;
+				l->stats->waiting += (int64_t)c.count;
+				rc = mark_batch(l, c.members, c.count, MARK_WAIT,
+				    waiting.buf, err);
+			}
+			buf_release(&waiting);
+			if (rc < 0 || l->halt)
+				break;
+		}
 		if ((rc = judge(l, &c, &passed, &failure, err)) < 0)
 			break;
 		judged = true;

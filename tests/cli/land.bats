@@ -295,6 +295,10 @@ setup_file() {
 	assert_output --partial "resolve: daicho land"
 	assert_output --regexp "LANDING \(1\)"
 	[ "$(daicho status --json | jq -r '.needs_you[0].kind')" = land-waiting ]
+	# While it waits, a pass runs no check for nothing.
+	run daicho land --json
+	[ "$(jq .checked <<<"$output")" = 0 ] || fail "checks ran while the landing waits: $output"
+	[ "$(jq .waiting <<<"$output")" = 1 ]
 	rm "$REPO/shared.txt"
 	run daicho land
 	assert_output "land: 1 landed, 0 sent back"
