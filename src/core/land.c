@@ -289,6 +289,35 @@ stopping(const struct lander *l)
 }
 
 /*
+ * The trunk's commit now into tip: the local branch's, or the remote's
+ * branch as a fetch brings it. Returns 0, or -1 (err set).
+ */
+static int
+trunk_tip(struct lander *l, struct buf *tip, struct err *err)
+{
+	if (l->config.remote.len > 0) {
+		struct buf refspec = BUF_INIT, why = BUF_INIT;
+		int rc;
+
+		buf_addf(&refspec, "+refs/heads/%s:%s", l->branch.buf, l->ref.buf);
+		rc = git_fetch(l->root.buf, l->config.remote.buf, refspec.buf,
+		    VERIFY_FETCH_TIMEOUT_MS, &why);
+		if (rc < 0)
+			err_set(err, ERR_FAILED, "cannot fetch the trunk %s from %s "
+			    "(%s): nothing lands until it can", l->branch.buf,
+			    l->config.remote.buf, why.buf);
+		buf_release(&refspec);
+		buf_release(&why);
+		if (rc < 0)
+			return -(int)err->code;
+	}
+	if (gitm_resolve(l->root.buf, l->ref.buf, tip) == 0)
+		return 0;
+	return err_set(err, ERR_FAILED, "cannot read the trunk %s in the "
+	    "repository at %s", l->ref.buf, l->root.buf);
+}
+
+/*
  * Which work tree has the trunk (l->branch) out, if any, into
  * l->trunk_checkout: the main one, or a linked one (git allows one). It
  * follows every landing. Read again right before the trunk moves: a
@@ -350,51 +379,19 @@ find_trunk(struct lander *l)
 	else
 		buf_addf(&l->ref, "refs/heads/%s", l->branch.buf);
 	find_trunk_checkout(l);
-	buf_reset(&hash);
-	if (l->config.remote.len > 0) {
-		struct buf refspec = BUF_INIT, why = BUF_INIT;
+	{
+		struct err ignored = ERR_INIT;
 
-		buf_addf(&refspec, "+refs/heads/%s:%s", l->branch.buf, l->ref.buf);
-		git_fetch(l->root.buf, l->config.remote.buf, refspec.buf,
-		    VERIFY_FETCH_TIMEOUT_MS, &why);
-		buf_release(&refspec);
-		buf_release(&why);
+		buf_reset(&hash);
+		if (trunk_tip(l, &hash, &ignored) == 0)
+			rc = 0;
+		err_release(&ignored);
 	}
-	if (gitm_resolve(l->root.buf, l->ref.buf, &hash) == 0)
-		rc = 0;
 	buf_release(&head);
 	buf_release(&hash);
 	return rc;
 }
 
-/*
- * The trunk's commit now into tip: the local branch's, or the remote's
- * branch as a fetch brings it. Returns 0, or -1 (err set).
- */
-static int
-trunk_tip(struct lander *l, struct buf *tip, struct err *err)
-{
-	if (l->config.remote.len > 0) {
-		struct buf refspec = BUF_INIT, why = BUF_INIT;
-		int rc;
-
-		buf_addf(&refspec, "+refs/heads/%s:%s", l->branch.buf, l->ref.buf);
-		rc = git_fetch(l->root.buf, l->config.remote.buf, refspec.buf,
-		    VERIFY_FETCH_TIMEOUT_MS, &why);
-		if (rc < 0)
-			err_set(err, ERR_FAILED, "cannot fetch the trunk %s from %s "
-			    "(%s): nothing lands until it can", l->branch.buf,
-			    l->config.remote.buf, why.buf);
-		buf_release(&refspec);
-		buf_release(&why);
-		if (rc < 0)
-			return -(int)err->code;
-	}
-	if (gitm_resolve(l->root.buf, l->ref.buf, tip) == 0)
-		return 0;
-	return err_set(err, ERR_FAILED, "cannot read the trunk %s in the "
-	    "repository at %s", l->ref.buf, l->root.buf);
-}
 
 /*
  * Take (or renew) the land lock for l->token until the longest check could
