@@ -155,8 +155,8 @@ setup() {
 	[ ! -s "$T/run.status" ] || { cat "$T/run.status" "$T"/run.*.err; false; }
 	# A shared ledger lands on origin's trunk: every task's file is there.
 	run git -C "$T/remote.git" ls-tree -r --name-only main out/
-	[ "$(grep -c . <<<"$output")" -eq "$N_TASKS" ] ||
-		{ echo "on the remote's main: $(grep -c . <<<"$output") of $N_TASKS"; false; }
+	[ "$(grep -c '^out/[0-9]*\.txt$' <<<"$output")" -eq "$N_TASKS" ] ||
+		{ echo "on the remote's main: $(grep -c '^out/[0-9]*\.txt$' <<<"$output") of $N_TASKS"; false; }
 }
 
 @test "machines: no two runners held a task at once: a task claimed again was rejected or failed in between" {
