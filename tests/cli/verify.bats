@@ -321,8 +321,10 @@ report_on_branch() {
 	git commit -q -m work
 	c1="$(git rev-parse HEAD)"
 	daicho report 1 --as w1 --commit "$c1"
-	# An empty commit whose tree is not #1's (work of its own before it),
-	# so that it is judged by the commit check, not as #1's work again.
+	# An empty commit whose tree is not #1's (work of its own before it,
+	# on a branch of its own: #1's work is not #2's), so that it is judged
+	# by the commit check, not as #1's work again.
+	git checkout -q -b work2 main
 	echo more >more.txt
 	git add more.txt
 	git commit -q -m more
