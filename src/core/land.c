@@ -1381,6 +1381,20 @@ done:
 }
 
 /*
+ * The landing of candidate c waits for a person, as why says: the pass
+ * stops (l->halt) and c's tasks say why (NEEDS YOU). Returns 0 or the
+ * ledger's error.
+ */
+static int
+wait_for_person(struct lander *l, struct candidate *c, const char *why,
+    struct err *err)
+{
+	l->halt = true;
+	l->stats->waiting += (int64_t)c->count;
+	return mark_batch(l, c->members, c->count, MARK_WAIT, why, err);
+}
+
+/*
  * Move the trunk from tip to c->commit, keeping a main work tree that has
  * it out in step. Returns 0 when it moved; 1 when the trunk moved meanwhile
  * (nothing changed: merge again); 2 when the landing waits for a person
@@ -1426,11 +1440,7 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 			    reason.buf);
 		}
 		if (waiting.len > 0) {
-			l->halt = true;
-			l->stats->waiting += (int64_t)c->count;
-			rc = mark_batch(l, c->members, c->count, MARK_WAIT, waiting.buf,
-			    err);
-			if (rc == 0)
+			if ((rc = wait_for_person(l, c, waiting.buf, err)) == 0)
 				rc = 2;
 			goto done;
 		}
@@ -1584,12 +1594,8 @@ land_group(struct lander *l, struct member **group, size_t count,
 
 			rc = in_the_way_of(l, l->trunk_checkout.buf, tip.buf, &c,
 			    &waiting, err);
-			if (rc == 0 && waiting.len > 0) {
-				l->halt = true;
-				l->stats->waiting += (int64_t)c.count;
-				rc = mark_batch(l, c.members, c.count, MARK_WAIT,
-				    waiting.buf, err);
-			}
+			if (rc == 0 && waiting.len > 0)
+				rc = wait_for_person(l, &c, waiting.buf, err);
 			buf_release(&waiting);
 			if (rc < 0 || l->halt)
 				break;
