@@ -454,10 +454,12 @@ reader_can_read() {
 	snapshot_ledger
 	# The last read-write connection to close removes the WAL and its index.
 	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
-	[ ! -e "$DAICHO_LEDGER-wal" ] && [ ! -e "$DAICHO_LEDGER-shm" ]
+	[ ! -e "$DAICHO_LEDGER-wal" ]
+	[ ! -e "$DAICHO_LEDGER-shm" ]
 	reader_lock_down
 	reader_can_read
-	[ ! -e "$DAICHO_LEDGER-wal" ] && [ ! -e "$DAICHO_LEDGER-shm" ]
+	[ ! -e "$DAICHO_LEDGER-wal" ]
+	[ ! -e "$DAICHO_LEDGER-shm" ]
 	assert_ledger_unchanged
 }
 
@@ -467,7 +469,8 @@ reader_can_read() {
 	sql 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 	daicho add "in the wal only" >/dev/null
 	snapshot_ledger
-	[ -s "$DAICHO_LEDGER-wal" ] && [ -e "$DAICHO_LEDGER-shm" ]
+	[ -s "$DAICHO_LEDGER-wal" ]
+	[ -e "$DAICHO_LEDGER-shm" ]
 	reader_lock_down
 	reader_can_read "in the wal only"
 	assert_ledger_unchanged

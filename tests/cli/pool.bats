@@ -973,7 +973,8 @@ pool_threads() {
 	for i in $(seq 16); do daicho add "many-$i" >/dev/null & done
 	wait
 	wait_for 3 eval '[ "$(pool_threads)" -le 3 ]' || fail "after 16 at once, $(pool_threads) threads (2 idle at most, and the main one)"
-	[ "$(titles_like one)" = 6 ] && [ "$(titles_like many)" = 16 ]
+	[ "$(titles_like one)" = 6 ]
+	[ "$(titles_like many)" = 16 ]
 	[ "$(sessions_total)" -ge 22 ]
 	# Stopping with idle threads is prompt, and the process ends.
 	stop_pool 3
@@ -1316,7 +1317,8 @@ double_claims() {
 	took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
 	[ "$(sessions_total)" -eq $((before + 12)) ] || fail "not every ls went through the pool"
 	[ "$took_ms" -lt 2000 ] || fail "twelve commands took $took_ms ms: each waited for a turn nobody holds"
-	[ "$(titles_like hold)" = 1 ] && [ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
+	[ "$(titles_like hold)" = 1 ]
+	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
 	lock_free
 	# Nothing keeps the pool's wind-down waiting (it would for 10 s).
 	stop_pool 4

@@ -173,7 +173,8 @@ setup() {
 	# A human may, whoever added it.
 	ok daicho cancel 1
 	ok daicho cancel 2
-	[ "$(task_field 1 state)" = cancelled ] && [ "$(task_field 2 state)" = cancelled ]
+	[ "$(task_field 1 state)" = cancelled ]
+	[ "$(task_field 2 state)" = cancelled ]
 	[ "$(sql "SELECT a.kind FROM events e JOIN agents a ON a.id = e.actor
 		WHERE e.kind = 'cancel' AND e.task IN (1, 2)")" = "human
 human" ]

@@ -391,7 +391,8 @@ t=$EPOCHREALTIME; echo "E ${t/./}" >>"$1/times.$DAICHO_TASK"
 	local -a s e
 	mapfile -t s < <(sed -n 's/^S //p' times.1)
 	mapfile -t e < <(sed -n 's/^E //p' times.1)
-	[ "${#s[@]}" -eq 3 ] && [ "${#e[@]}" -eq 3 ]
+	[ "${#s[@]}" -eq 3 ]
+	[ "${#e[@]}" -eq 3 ]
 	local gap1=$(((s[1] - e[0]) / 1000)) gap2=$(((s[2] - e[1]) / 1000))
 	((gap1 >= 200)) || fail "first retry after $gap1 ms (backoff 200ms)"
 	((gap2 >= 400)) || fail "second retry after $gap2 ms (backoff 400ms)"
@@ -1070,12 +1071,14 @@ exit 1'
 	# unmerged commit.
 	run daicho sweep
 	assert_output --partial ", 0 worktrees pruned,"
-	[ -e "$wts/2" ] && [ -e "$wts/3" ]
+	[ -e "$wts/2" ]
+	[ -e "$wts/3" ]
 	rm "$wts/2/draft.txt"
 	git merge -q --ff-only daicho/3
 	run daicho sweep
 	assert_output --partial ", 2 worktrees pruned,"
-	[ ! -e "$wts/2" ] && [ ! -e "$wts/3" ]
+	[ ! -e "$wts/2" ]
+	[ ! -e "$wts/3" ]
 	run git branch --list 'daicho/*'
 	assert_output ""
 	run git worktree list --porcelain

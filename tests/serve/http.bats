@@ -183,7 +183,7 @@ load helpers
 	daicho add "one" >/dev/null
 	start_server_detached
 	grep -q 'read-only' "$SERVE_OUT" || fail "no read-only notice: $(cat "$SERVE_OUT")"
-	! grep -q 'login?token' "$SERVE_OUT"
+	if grep -q 'login?token' "$SERVE_OUT"; then fail "a login URL was printed: $(cat "$SERVE_OUT")"; fi
 	http POST /api/reopen/1
 	[ "$status" = 403 ] || fail "$status $output"
 	http GET /login?token=x
