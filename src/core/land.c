@@ -46,6 +46,7 @@ land_mode_name(enum land_mode mode)
 struct land_config {
 	enum land_mode mode;
 	struct buf check;   /* the land-check command; empty: none */
+	int64_t check_timeout_ms; /* how long it may run */
 	int64_t batch;      /* most tasks merged at once */
 	int64_t tries;      /* send-backs before a task fails */
 	struct buf trunk;   /* the trunk setting; empty: unset */
@@ -68,17 +69,20 @@ static int
 read_config(struct ledger *ledger, struct land_config *c, struct err *err)
 {
 	static const char *const keys[] = { "land", "land-check", "land-batch",
-		"land-tries", "trunk", "remote" };
-	struct buf values[6] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT,
-		BUF_INIT, BUF_INIT };
-	bool found[6] = { false };
+		"land-tries", "trunk", "remote", "land-check-timeout" };
+	struct buf values[7] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT,
+		BUF_INIT, BUF_INIT, BUF_INIT };
+	bool found[7] = { false };
 	int rc;
 
 	c->mode = LAND_MERGE;
 	c->batch = LAND_DEFAULT_BATCH;
 	c->tries = LAND_DEFAULT_TRIES;
-	if ((rc = settings_values(ledger, keys, 6, values, found, err)) < 0)
+	c->check_timeout_ms = VERIFY_DEFAULT_CHECK_TIMEOUT_MS;
+	if ((rc = settings_values(ledger, keys, 7, values, found, err)) < 0)
 		goto done;
+	if (found[6])
+		c->check_timeout_ms = strtoll(values[6].buf, NULL, 10);
 	if (found[0])
 		for (int m = LAND_OFF; m <= LAND_SQUASH; m++)
 			if (strcmp(values[0].buf, mode_names[m]) == 0)
@@ -100,7 +104,7 @@ read_config(struct ledger *ledger, struct land_config *c, struct err *err)
 		c->remote_explicit = found[5];
 	}
 done:
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < 7; i++)
 		buf_release(&values[i]);
 	return rc;
 }
@@ -1180,7 +1184,7 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 				    l->root.buf, &v, err);
 			else
 				verify_run_command(l->checkout.buf, l->config.check.buf, 0,
-				    VERIFY_DEFAULT_CHECK_TIMEOUT_MS, &v);
+				    l->config.check_timeout_ms, &v);
 			if (rc == 0) {
 				verify_first_failure(&v, &line);
 				/* The output's tail too, for the prompt's section. */
@@ -2042,6 +2046,8 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	}
 	verify_new_token(&l.token);
 	l.longest_check_ms = VERIFY_DEFAULT_CHECK_TIMEOUT_MS;
+	if (l.config.check_timeout_ms > l.longest_check_ms)
+		l.longest_check_ms = l.config.check_timeout_ms;
 	if ((rc = hold_lock(&l, &held, err)) < 0)
 		goto done;
 	if (!held) {

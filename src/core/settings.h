@@ -16,6 +16,7 @@
  *   land      off, merge, rebase or squash: what landing does (core/land.h)
  *   land-batch   how many queued tasks landing takes at once
  *   land-check   a shell command run on every merged tree
+ *   land-check-timeout  a duration: how long the land-check may run
  *   land-tries   send-backs of a landing before its task fails
  *   remote    the git remote verification fetches a reported commit from
  *             when the ledger's repository lacks it; "none": never fetch;

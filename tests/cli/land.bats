@@ -638,3 +638,18 @@ setup_file() {
 	run daicho land
 	assert_output "land: 1 landed, 0 sent back"
 }
+
+@test "land-check-timeout: a land-check that runs too long is killed and fails; the trunk, red by that measure, blames no task" {
+	daicho config land-check-timeout 300ms
+	daicho config land-check 'sleep 5'
+	daicho add t --done-when file:t.txt >/dev/null
+	claim_work 1 w1 t.txt t >/dev/null
+	before="$(trunk)"
+	daicho sweep >/dev/null
+	[ "$(trunk)" = "$before" ]
+	[ "$(state 1)" = verified ]
+	run daicho status --json
+	[[ "$(jq -r '.needs_you[] | select(.kind == "land-waiting") | .summary' <<<"$output")" == *"fails the land-check"*"timed out"* ]] ||
+		fail "no timed-out land-check in NEEDS YOU: $output"
+	refused 2 daicho config land-check-timeout soon
+}
