@@ -40,7 +40,7 @@ task() {
 			[ -e "$f" ] || continue
 			sh "$f" >/dev/null
 		done
-		! grep -q '^[<>=]\{7\}' config.txt
+		if grep -q '^[<>=]\{7\}' config.txt; then exit 1; fi
 	EOF
 	git add . && git commit -qm 'the project'
 	start="$(trunk)"
