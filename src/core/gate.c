@@ -306,6 +306,39 @@ refuse_denied(const struct approval_key *key, const json_t *denial,
 	return rc;
 }
 
+/*
+ * Inside the caller's transaction: records a pending request for key by
+ * requester at now, and its approval-request event; *id is the request's.
+ * Returns 0 or a negative ERR_*.
+ */
+static int
+insert_request(struct ledger *ledger, const struct approval_key *key,
+    int64_t requester, int64_t now, int64_t *id, struct err *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	if ((st = db_prepare(ledger,
+		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
+		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		 err)) == NULL)
+		return -(int)err->code;
+	db_bind_text(st, 1, key->fingerprint);
+	db_bind_text(st, 2, key->command_key);
+	db_bind_text(st, 3, key->command);
+	db_bind_text(st, 4, key->cwd);
+	if (key->gate)
+		db_bind_int(st, 5, key->gate);
+	db_bind_int(st, 6, requester);
+	db_bind_int(st, 7, now);
+	if ((rc = db_step_done(ledger, st, "requesting an approval", err)) < 0)
+		return rc;
+	*id = db_last_insert_id(ledger);
+	return event_append(ledger, requester, "approval-request", 0,
+	    json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
+		"command", key->command, "cwd", key->cwd), err);
+}
+
 int
 approval_request(struct ledger *ledger, const struct approval_key *key,
     int64_t *id, bool *created, struct err *err)
@@ -335,29 +368,10 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 		ledger_rollback(ledger);
 		goto done;
 	}
-	if ((st = db_prepare(ledger,
-		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
-		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		 err)) == NULL) {
-		rc = -(int)err->code;
+	if ((rc = insert_request(ledger, key, me, clock_now_ms(), id,
+		 err)) < 0)
 		goto fail;
-	}
-	db_bind_text(st, 1, key->fingerprint);
-	db_bind_text(st, 2, key->command_key);
-	db_bind_text(st, 3, key->command);
-	db_bind_text(st, 4, key->cwd);
-	if (key->gate)
-		db_bind_int(st, 5, key->gate);
-	db_bind_int(st, 6, me);
-	db_bind_int(st, 7, clock_now_ms());
-	if ((rc = db_step_done(ledger, st, "requesting an approval", err)) < 0)
-		goto fail;
-	*id = db_last_insert_id(ledger);
 	*created = true;
-	if ((rc = event_append(ledger, me, "approval-request", 0,
-		 json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
-		     "command", key->command, "cwd", key->cwd), err)) < 0)
-		goto fail;
 	if ((rc = ledger_commit(ledger, err)) < 0)
 		goto done;
 done:
@@ -544,27 +558,7 @@ landing_approval(struct ledger *ledger, int64_t actor,
 		ledger_rollback(ledger);
 		return 0;
 	}
-	if ((st = db_prepare(ledger,
-		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
-		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		 err)) == NULL) {
-		rc = -(int)err->code;
-		goto fail;
-	}
-	db_bind_text(st, 1, key->fingerprint);
-	db_bind_text(st, 2, key->command_key);
-	db_bind_text(st, 3, key->command);
-	db_bind_text(st, 4, key->cwd);
-	if (key->gate)
-		db_bind_int(st, 5, key->gate);
-	db_bind_int(st, 6, actor);
-	db_bind_int(st, 7, now);
-	if ((rc = db_step_done(ledger, st, "requesting an approval", err)) < 0)
-		goto fail;
-	*id = db_last_insert_id(ledger);
-	if ((rc = event_append(ledger, actor, "approval-request", 0,
-		 json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)*id,
-		     "command", key->command, "cwd", key->cwd), err)) < 0)
+	if ((rc = insert_request(ledger, key, actor, now, id, err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:
