@@ -13,11 +13,16 @@
 #      file, no land-check. What landing adds per task beyond the checks
 #      themselves, against a fresh 'git worktree add' of the same
 #      repository in the same run. Target: at most 100 ms a task.
+#   3  lanes: one task whose checks take BENCH_LAND_SLOW_S queued first,
+#      then 15 quick ones that do not touch it. How long the quick ones
+#      wait to land, with 'daicho land -j 1' (one merged tree for the
+#      batch) against '-j 2' (lanes), on copies of one queue.
 #
 # Sizes can be changed through the environment (defaults in brackets):
 #   BENCH_LAND_TASKS [100]  BENCH_LAND_CHECK_S [1]  BENCH_LAND_BATCH [16]
 #   BENCH_LAND_FILES [50000]  BENCH_LAND_BIG_TASKS [16]
-#   BENCH_LAND_PARTS ["1 2"]: which parts to run
+#   BENCH_LAND_SLOW_S [10]
+#   BENCH_LAND_PARTS ["1 2 3"]: which parts to run
 #   DAICHO [the daicho next to this directory]: the binary to measure
 #   BENCH_TMP [/tmp]: where the repositories go
 #   BENCH_KEEP=1: keep the work directory to look at
@@ -30,6 +35,8 @@ CHECK_S=${BENCH_LAND_CHECK_S:-1}
 BATCH=${BENCH_LAND_BATCH:-16}
 FILES=${BENCH_LAND_FILES:-50000}
 BIG_TASKS=${BENCH_LAND_BIG_TASKS:-16}
+SLOW_S=${BENCH_LAND_SLOW_S:-10}
+PARTS=${BENCH_LAND_PARTS:-1 2 3}
 
 for tool in git awk; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -108,7 +115,7 @@ echo "== daicho landing benchmark: $(nproc) CPUs, $(uname -sr), $(git --version)
 echo "   binary: $src_bin"
 
 # --- 1: batching --------------------------------------------------------------
-case " ${BENCH_LAND_PARTS:-1 2} " in *" 1 "*) ;; *) SKIP1=1 ;; esac
+case " $PARTS " in *" 1 "*) ;; *) SKIP1=1 ;; esac
 if [ -z "${SKIP1:-}" ]; then
 echo
 echo "1. batching: $N queued tasks, 2 break a land-check of ${CHECK_S}s; batches of $BATCH"
@@ -160,7 +167,7 @@ awk -v a="$t_land" -v b="$t_loop" -v c="$checked" -v l="$landed" -v n="$N" -v r=
 fi
 
 # --- 2: a big repository ----------------------------------------------------
-case " ${BENCH_LAND_PARTS:-1 2} " in *" 2 "*) ;; *) exit 0 ;; esac
+case " $PARTS " in *" 2 "*)
 echo
 echo "2. a big repository: $FILES files, $BIG_TASKS tasks each changing one file, no land-check"
 B=$WORK/big
@@ -217,4 +224,44 @@ t_warm=$(($(now_ms) - t0))
 awk -v a="$t_warm" -v n="$BIG_TASKS" -v f="$t_fresh" 'BEGIN {
 	printf "   warm: %d ms for %d tasks, %.0f ms a task (target <= 100: %s); %.2fx one fresh worktree\n",
 	    a, n, a / n, (a / n <= 100 ? "met" : "NOT MET"), (a / n) / f
+}'
+;; esac
+
+# --- 3: lanes -------------------------------------------------------------------
+case " $PARTS " in *" 3 "*) ;; *) exit 0 ;; esac
+echo
+echo "3. lanes: a task whose checks take ${SLOW_S}s queued first, then 15 quick ones"
+L=$WORK/lanes
+mkdir -p "$L"
+git -C "$L" init -q -b main
+git -C "$L" commit -q --allow-empty -m start
+(cd "$L" && "$D" init >/dev/null && "$D" config jobs 1 && "$D" land --pause >/dev/null)
+(cd "$L" && "$D" add slow --done-when "cmd:sleep $SLOW_S" --check-timeout 10m >/dev/null)
+for ((i = 2; i <= 16; i++)); do
+	(cd "$L" && "$D" add "quick $i" --done-when "file:q$i.txt" >/dev/null)
+done
+for ((i = 1; i <= 16; i++)); do
+	(cd "$L" && "$D" --as "w$i" claim "$i" >/dev/null)
+	c=$(task_commit "$L" "$i" "q$i.txt" "quick $i")
+	(cd "$L" && "$D" --as "w$i" report "$i" --commit "$c")
+done
+(cd "$L" && "$D" sweep >/dev/null && "$D" land --resume >/dev/null)
+for j in 1 2; do
+	cp -a "$L" "$L.$j"
+	t0=$(now_ms)
+	(cd "$L.$j" && "$D" land -j "$j" >/dev/null)
+	t_all=$(($(now_ms) - t0))
+	# When the last quick task landed, from the ledger's events.
+	t_quick=$(cd "$L.$j" && "$D" events --json | tr '{' '\n' |
+		awk -F'[:,]' -v t0="$t0" '/"kind":"landed"/ && !/"task":1,/ {
+			for (i = 1; i < NF; i++) if ($i == "\"at_ms\"") at = $(i + 1)
+			if (at > last) last = at
+		} END { print last - t0 }')
+	checked=$(cd "$L.$j" && "$D" ls --state landed --json | grep -o '"id":' | wc -l)
+	printf '   -j %d: the 15 quick tasks landed after %d ms, all %d after %d ms\n' \
+		"$j" "$t_quick" "$checked" "$t_all"
+	eval "t_quick_$j=$t_quick"
+done
+awk -v a="$t_quick_2" -v b="$t_quick_1" 'BEGIN {
+	printf "   the quick tasks wait %.2fx as long with lanes as in one merged tree\n", a / b
 }'

@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/land.h"
@@ -101,7 +102,7 @@ exec_land(struct cmd_ctx *ctx)
 	struct land_stats stats = { 0 };
 	bool pause = cmd_has(ctx, "pause"), resume = cmd_has(ctx, "resume");
 	json_t *plan = NULL;
-	int64_t actor;
+	int64_t actor, jobs;
 	enum land_mode mode;
 	int rc;
 
@@ -123,9 +124,13 @@ exec_land(struct cmd_ctx *ctx)
 			    "'daicho land --resume'" : "resumed");
 		return 0;
 	}
+	jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
-	    SWEEP_DEFAULT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
+	    SWEEP_DEFAULT_STALE_AFTER_MS, &options.stale_after_ms)) < 0 ||
+	    (rc = cmd_default(ctx, "jobs", "jobs", 256, jobs > 0 ? jobs : 1,
+	    &jobs)) < 0)
 		return rc;
+	options.jobs = (int)jobs;
 	if ((rc = land_mode(ctx->ledger, &mode, ctx->err)) < 0)
 		return rc;
 	if (mode == LAND_OFF) {
@@ -176,7 +181,7 @@ exec_land(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_land_entry = {
 	.name = "land",
-	.usage = "land [--dry-run | --pause | --resume] [--stale-after DUR]",
+	.usage = "land [--dry-run | --pause | --resume] [-j N] [--stale-after DUR]",
 	.summary = "put verified work on the trunk, checking the merged result",
 	.help =
 	    "Verified is not done while the work lives only on a branch. In a\n"
@@ -197,7 +202,14 @@ const struct cmd_entry cmd_land_entry = {
 	    "     merged onto (compare-and-swap: if anyone moved it meanwhile,\n"
 	    "     it merges and checks again; it never forces).\n\n"
 	    "A batch that fails is split in halves, each landed on its own, so\n"
-	    "the good work lands and the culprit is found. A task whose commit\n"
+	    "the good work lands and the culprit is found. With -j N above 1\n"
+	    "(default: CPUs, or 'daicho config jobs'), a batch holding a task\n"
+	    "whose checks took a second or more is split into lanes: tasks whose\n"
+	    "changes and --touches do not meet may land in any order, so the\n"
+	    "slow ones go behind the quick ones, each lane's merged tree (on top\n"
+	    "of the lanes before it) is checked at once in a checkout of its own,\n"
+	    "and each lane lands as soon as it and those before it pass: a slow\n"
+	    "task does not hold up quick ones that do not touch it. A task whose commit\n"
 	    "conflicts with the trunk, or whose merged tree fails on its own, is\n"
 	    "sent back: open again with no attempt spent, 'daicho prompt ID'\n"
 	    "saying what happened (the trunk commit, the conflicting paths, the\n"
@@ -232,6 +244,7 @@ const struct cmd_entry cmd_land_entry = {
 	    { "dry-run", 'n', NULL, "say what would land; change nothing" },
 	    { "pause", 0, NULL, "stop landing until --resume (a person only)" },
 	    { "resume", 0, NULL, "let landing go on (a person only)" },
+	    { "jobs", 'j', "N", "merged trees checked at once, in lanes (default: CPUs)" },
 	    { "stale-after", 0, "DUR", "a holder unseen this long gets no message" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,

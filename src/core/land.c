@@ -11,6 +11,7 @@
 #include "core/db.h"
 #include "core/event.h"
 #include "core/gate.h"
+#include "core/land_internal.h"
 #include "core/msg.h"
 #include "core/settings.h"
 #include "core/task.h"
@@ -42,19 +43,6 @@ land_mode_name(enum land_mode mode)
 	return mode_names[mode];
 }
 
-/* What the settings say about landing. */
-struct land_config {
-	enum land_mode mode;
-	struct buf check;   /* the land-check command; empty: none */
-	int64_t check_timeout_ms; /* how long it may run */
-	int64_t batch;      /* most tasks merged at once */
-	int64_t tries;      /* send-backs before a task fails */
-	struct buf trunk;   /* the trunk setting; empty: unset */
-	struct buf remote;  /* the remote whose trunk lands are pushed to
-			     * (task_trunk_remote()); empty: the trunk is the
-			     * local branch */
-	bool remote_explicit; /* a person set it ("remote" setting) */
-};
 
 static void
 config_release(struct land_config *c)
@@ -237,15 +225,6 @@ land_paused(struct ledger *ledger, bool *paused, int64_t *since_ms,
 	     : db_error(ledger, rc, err, "reading the landing lock");
 }
 
-/* One queued task of a batch. */
-struct member {
-	int64_t id;
-	char *commit;      /* the verified commit */
-	char *title;
-	int64_t holder;    /* its last holder, or 0 */
-	int64_t timeout_ms; /* its check timeout */
-	char *landed;      /* the trunk commit that holds it, once made */
-};
 
 static void
 member_release(struct member *m)
@@ -255,39 +234,10 @@ member_release(struct member *m)
 	free(m->landed);
 }
 
-/* A lander's state for one pass. */
-struct lander {
-	struct ledger *ledger;
-	const struct land_options *options;
-	struct land_stats *stats;
-	struct land_config config;
-	struct buf root;      /* the main work tree (the project root) */
-	struct buf git_dir;   /* the repository's common directory */
-	struct buf checkout;  /* the warm checkout the checks run in */
-	struct buf branch;    /* the trunk's branch */
-	struct buf ref;       /* refs/heads/BRANCH, or, with a remote,
-				 refs/remotes/REMOTE/BRANCH: where the tip
-				 is read */
-	struct buf token;     /* this lander's hold on land_lock */
-	struct buf trunk_checkout; /* the work tree that has the trunk out
-				 (the main one, or a linked one), which
-				 follows it; empty: none has */
-	bool halt;            /* a landing waits for a person: stop */
-	bool checkout_dirty;  /* the warm checkout may hold files it does not
-				 track (a command ran there; at first, who
-				 knows): git clean it before it is used */
-	json_t *results;      /* tree -> {check owner: "" or why it failed} */
-	bool gates_read;      /* gate_globs and gate_ids are read */
-	json_t *approvals;    /* [{id, tasks}]: approvals of landings this pass
-				 goes on with, used once a task of theirs landed */
-	struct strlist gate_globs; /* the path globs of gates on landing */
-	struct strlist gate_ids;   /* their gates' ids, in step */
-	int64_t longest_check_ms; /* for the lock's expiry */
-};
 
 /* Whether the pass should stop now. */
-static bool
-stopping(const struct lander *l)
+bool
+land_stopping(const struct lander *l)
 {
 	return l->halt || (l->options->stop && *l->options->stop);
 }
@@ -296,8 +246,8 @@ stopping(const struct lander *l)
  * The trunk's commit now into tip: the local branch's, or the remote's
  * branch as a fetch brings it. Returns 0, or -1 (err set).
  */
-static int
-trunk_tip(struct lander *l, struct buf *tip, struct err *err)
+int
+land_trunk_tip(struct lander *l, struct buf *tip, struct err *err)
 {
 	if (l->config.remote.len > 0) {
 		struct buf refspec = BUF_INIT, why = BUF_INIT;
@@ -387,7 +337,7 @@ find_trunk(struct lander *l)
 		struct err ignored = ERR_INIT;
 
 		buf_reset(&hash);
-		if (trunk_tip(l, &hash, &ignored) == 0)
+		if (land_trunk_tip(l, &hash, &ignored) == 0)
 			rc = 0;
 		err_release(&ignored);
 	}
@@ -405,8 +355,8 @@ find_trunk(struct lander *l)
  * is there (whatever the expiry says, in both directions: a live one is
  * never taken over, a dead one at once).
  */
-static int
-hold_lock(struct lander *l, bool *held, struct err *err)
+int
+land_hold_lock(struct lander *l, bool *held, struct err *err)
 {
 	int64_t now = clock_now_ms(), actor = l->options->actor;
 	char host[256] = "";
@@ -488,8 +438,8 @@ fail:
  * The land lock is no longer this lander's: a person paused landing (2:
  * stop quietly, l->halt set), or another lander took it (ERR_CONFLICT).
  */
-static int
-lock_lost(struct lander *l, struct err *err)
+int
+land_lock_lost(struct lander *l, struct err *err)
 {
 	bool paused = false;
 	int64_t since = 0, by = 0;
@@ -838,16 +788,9 @@ send_back_conflict(struct lander *l, struct member *m, const char *tip,
 	return rc;
 }
 
-/* A candidate: the trunk commit that would land some members. */
-struct candidate {
-	struct buf commit;    /* the final commit */
-	struct buf tree;      /* its tree */
-	struct member **members; /* those in it, in order */
-	size_t count;
-};
 
-static void
-candidate_release(struct candidate *c)
+void
+land_candidate_release(struct candidate *c)
 {
 	buf_release(&c->commit);
 	buf_release(&c->tree);
@@ -949,8 +892,8 @@ land_message(struct buf *out, const char *branch, const char *token,
  * trunk once the others landed). *dropped counts those left out for
  * later. Returns 0 (c->count may be 0), or -1 (err set) when git fails.
  */
-static int
-build_candidate(struct lander *l, const char *tip, struct member **group,
+int
+land_build_candidate(struct lander *l, const char *tip, struct member **group,
     size_t count, struct candidate *c, size_t *dropped, struct err *err)
 {
 	struct buf acc = BUF_INIT, tree = BUF_INIT, why = BUF_INIT,
@@ -985,7 +928,7 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 		if (rc > 0) {
 			struct buf note = BUF_INIT;
 
-			if (l->options->dry_run) {
+			if (l->options->dry_run || l->speculating) {
 				rc = 0;
 			} else if (rc == 1) {
 				buf_addf(&note, "%s: redo the work on the trunk as it is "
@@ -1048,7 +991,7 @@ build_candidate(struct lander *l, const char *tip, struct member **group,
 			    "onto %.12s: %s", (long long)m->id, m->commit, acc.buf,
 			    why.buf);
 		} else if (merged == 1 && c->count == 0) {
-			if (!l->options->dry_run)
+			if (!l->options->dry_run && !l->speculating)
 				rc = send_back_conflict(l, m, tip, &conflicts, why.buf,
 				    err);
 		} else if (merged == 1) {
@@ -1117,8 +1060,8 @@ result_key(struct buf *key, const struct member *m)
  * results are kept by tree, for the halves of a bisection. Returns 0, or
  * -1 (err set); a pause meanwhile (l->halt) returns 0, not passed.
  */
-static int
-judge(struct lander *l, struct candidate *c, bool *passed,
+int
+land_judge(struct lander *l, struct candidate *c, bool *passed,
     struct buf *failure, struct err *err)
 {
 	json_t *known = json_object_get(l->results, c->tree.buf);
@@ -1164,15 +1107,16 @@ judge(struct lander *l, struct candidate *c, bool *passed,
 				counted = true;
 				l->stats->check_runs++;
 			}
-			/* Still ours, for as long as this check may take. */
-			{
+			/* Still ours, for as long as this check may take (a
+			 * lane's process leaves that to its parent). */
+			if (!l->lane_child) {
 				bool held = false;
 
-				if ((rc = hold_lock(l, &held, err)) < 0)
+				if ((rc = land_hold_lock(l, &held, err)) < 0)
 					break;
 				if (!held) {
 					/* Paused meanwhile: stop, judging nothing. */
-					if ((rc = lock_lost(l, err)) == 2) {
+					if ((rc = land_lock_lost(l, err)) == 2) {
 						rc = 0;
 						*passed = false;
 					}
@@ -1417,10 +1361,10 @@ move_trunk(struct lander *l, const char *tip, struct candidate *c,
 	out = l->trunk_checkout.len ? l->trunk_checkout.buf : NULL;
 
 	/* The lock must still be ours before anything moves. */
-	if ((rc = hold_lock(l, &held, err)) < 0)
+	if ((rc = land_hold_lock(l, &held, err)) < 0)
 		goto done;
 	if (!held) {
-		rc = lock_lost(l, err);
+		rc = land_lock_lost(l, err);
 		goto done;
 	}
 	if (l->config.remote.len > 0) {
@@ -1546,10 +1490,10 @@ trunk_is_red(struct lander *l, const char *tip, bool *red, struct err *err)
 		rc = err_set(err, ERR_FAILED, "cannot read the tree of %.12s", tip);
 		goto done;
 	}
-	if ((rc = judge(l, &trunk, &passed, &failure, err)) == 0)
-		*red = !passed && !stopping(l);
+	if ((rc = land_judge(l, &trunk, &passed, &failure, err)) == 0)
+		*red = !passed && !land_stopping(l);
 done:
-	candidate_release(&trunk);
+	land_candidate_release(&trunk);
 	buf_release(&failure);
 	return rc;
 }
@@ -1559,7 +1503,7 @@ done:
  * as the comment at the top of core/land.h says: build, judge, move, and
  * on failure bisect. Members left out for later stay queued.
  */
-static int
+int
 land_group(struct lander *l, struct member **group, size_t count,
     struct err *err)
 {
@@ -1571,13 +1515,13 @@ land_group(struct lander *l, struct member **group, size_t count,
 	int rc = 0;
 
 	memcpy(members, group, count * sizeof(*members));
-	for (int race = 0; count > 0 && !stopping(l); race++) {
-		candidate_release(&c);
+	for (int race = 0; count > 0 && !land_stopping(l); race++) {
+		land_candidate_release(&c);
 		memset(&c, 0, sizeof(c));
 		buf_reset(&tip);
 		judged = false;
-		if ((rc = trunk_tip(l, &tip, err)) < 0 ||
-		    (rc = build_candidate(l, tip.buf, members, count, &c, &dropped,
+		if ((rc = land_trunk_tip(l, &tip, err)) < 0 ||
+		    (rc = land_build_candidate(l, tip.buf, members, count, &c, &dropped,
 			 err)) < 0)
 			break;
 		/*
@@ -1604,7 +1548,7 @@ land_group(struct lander *l, struct member **group, size_t count,
 			if (rc < 0 || l->halt)
 				break;
 		}
-		if ((rc = judge(l, &c, &passed, &failure, err)) < 0)
+		if ((rc = land_judge(l, &c, &passed, &failure, err)) < 0)
 			break;
 		judged = true;
 		if (!passed)
@@ -1633,7 +1577,7 @@ land_group(struct lander *l, struct member **group, size_t count,
 		}
 		break;
 	}
-	if (rc == 0 && judged && !passed && !stopping(l)) {
+	if (rc == 0 && judged && !passed && !land_stopping(l)) {
 		bool red = false;
 
 		/*
@@ -1660,12 +1604,12 @@ land_group(struct lander *l, struct member **group, size_t count,
 			size_t half = count / 2;
 
 			rc = land_group(l, members, half, err);
-			if (rc == 0 && !stopping(l))
+			if (rc == 0 && !land_stopping(l))
 				rc = land_group(l, members + half, count - half, err);
 		}
 	}
 	free(members);
-	candidate_release(&c);
+	land_candidate_release(&c);
 	buf_release(&tip);
 	buf_release(&failure);
 	return rc;
@@ -1715,7 +1659,7 @@ recover(struct lander *l, struct err *err)
 		goto done;
 	}
 	rc = 0;
-	if (n > 0 && (rc = trunk_tip(l, &tip, err)) < 0)
+	if (n > 0 && (rc = land_trunk_tip(l, &tip, err)) < 0)
 		goto done;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct strlist found = STRLIST_INIT;
@@ -1937,23 +1881,23 @@ use_approvals(struct lander *l)
 	err_release(&ignored);
 }
 
-/* Make the warm checkout (l->checkout) when it is not there yet. */
-static int
-prepare_checkout(struct lander *l, const char *tip, struct err *err)
+int
+land_prepare_checkout(struct lander *l, const char *dir, const char *tip,
+    struct err *err)
 {
 	struct buf why = BUF_INIT, git_file = BUF_INIT;
 	int rc = 0;
 
-	buf_addf(&git_file, "%s/.git", l->checkout.buf);
+	buf_addf(&git_file, "%s/.git", dir);
 	if (access(git_file.buf, F_OK) == 0)
 		goto done;
 	/* A directory a crash left half made is made again. */
-	path_remove_tree(l->checkout.buf);
+	path_remove_tree(dir);
 	git_worktree_prune(l->root.buf);
-	if (path_make_parent_dirs(l->checkout.buf, 0755) < 0 ||
-	    git_worktree_add(l->root.buf, l->checkout.buf, tip, &why) < 0)
+	if (path_make_parent_dirs(dir, 0755) < 0 ||
+	    git_worktree_add(l->root.buf, dir, tip, &why) < 0)
 		rc = err_set(err, ERR_FAILED, "cannot make the landing checkout "
-		    "%s: %s", l->checkout.buf, why.len ? why.buf : strerror(errno));
+		    "%s: %s", dir, why.len ? why.buf : strerror(errno));
 done:
 	buf_release(&why);
 	buf_release(&git_file);
@@ -1968,7 +1912,7 @@ plan_queue(struct lander *l, struct member *queue, size_t n, json_t *plan,
 	struct buf tip = BUF_INIT, tree = BUF_INIT, why = BUF_INIT;
 	int rc;
 
-	if ((rc = trunk_tip(l, &tip, err)) < 0)
+	if ((rc = land_trunk_tip(l, &tip, err)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
 		struct strlist conflicts = STRLIST_INIT;
@@ -2048,7 +1992,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	l.longest_check_ms = VERIFY_DEFAULT_CHECK_TIMEOUT_MS;
 	if (l.config.check_timeout_ms > l.longest_check_ms)
 		l.longest_check_ms = l.config.check_timeout_ms;
-	if ((rc = hold_lock(&l, &held, err)) < 0)
+	if ((rc = land_hold_lock(&l, &held, err)) < 0)
 		goto done;
 	if (!held) {
 		stats->busy = true;
@@ -2061,7 +2005,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	buf_addf(&l.checkout, "%s/land/checkout", local.buf);
 	if ((rc = retry_waiting(&l, err)) < 0 || (rc = recover(&l, err)) < 0)
 		goto done;
-	while (!stopping(&l)) {
+	while (!land_stopping(&l)) {
 		struct member **batch;
 
 		members_free(queue, n);
@@ -2070,8 +2014,8 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		    err)) < 0 || n == 0)
 			break;
 		buf_reset(&tip);
-		if ((rc = trunk_tip(&l, &tip, err)) < 0 ||
-		    (rc = prepare_checkout(&l, tip.buf, err)) < 0)
+		if ((rc = land_trunk_tip(&l, &tip, err)) < 0 ||
+		    (rc = land_prepare_checkout(&l, l.checkout.buf, tip.buf, err)) < 0)
 			break;
 		batch = xcalloc(n, sizeof(*batch));
 		for (size_t i = 0; i < n; i++) {
@@ -2088,7 +2032,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 			if (rc == 0)
 				rc = gate_batch(&l, tip.buf, left, &kept, err);
 			if (rc == 0 && kept > 0)
-				rc = land_group(&l, left, kept, err);
+				rc = land_lanes(&l, left, kept, err);
 			free(left);
 		}
 		/*

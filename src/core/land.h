@@ -15,7 +15,9 @@
  * compare-and-swap from the commit it merged onto. A batch that fails is
  * split in halves, and each half is landed on its own (a bisection);
  * results are kept by tree, so a half whose merged tree already failed is
- * not checked again. A task whose commit conflicts with the trunk, or whose
+ * not checked again. With options->jobs above 1, a batch with a slow task
+ * goes in lanes (core/land_lanes.c): a slow task does not hold up quick
+ * ones that do not touch it. A task whose commit conflicts with the trunk, or whose
  * merged tree fails its checks or the land-check on its own, is sent back:
  * open again, with no attempt spent, its land_note saying what happened
  * (the prompt shows it), an event, and a message to its last holder if it
@@ -58,6 +60,8 @@ struct land_options {
 	int64_t actor;            /* who lands, for the record */
 	int64_t stale_after_ms;   /* a holder unseen this long gets no message */
 	bool dry_run;             /* say what would happen; change nothing */
+	int jobs;                 /* merged trees checked at once, in lanes
+				   * (docs/landing.md); 1 or less: one */
 	volatile sig_atomic_t *stop; /* set by a signal: stop between steps */
 };
 

@@ -471,6 +471,7 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 		struct land_options land = {
 			.actor = options->actor,
 			.stale_after_ms = options->stale_after_ms,
+			.jobs = options->jobs,
 			.stop = options->stop,
 		};
 
