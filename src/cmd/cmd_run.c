@@ -199,6 +199,9 @@ exec_run(struct cmd_ctx *ctx)
 	if ((value = cmd_opt(ctx, "max-hold")) &&
 	    (rc = cmd_duration(ctx, "max-hold", value, &options.max_hold_ms)) < 0)
 		return rc;
+	if ((rc = task_lease_allowed(ctx->ledger, options.lease_ms,
+	    options.max_hold_ms, ctx->err)) < 0)
+		return rc;
 	if ((value = cmd_opt(ctx, "budget-tokens")) &&
 	    (rc = cmd_integer(ctx, "budget-tokens", value, 1, INT64_MAX,
 		 &options.budget_tokens)) < 0)

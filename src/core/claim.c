@@ -395,12 +395,44 @@ take(struct ledger *ledger, int64_t agent, int64_t id,
 		(json_int_t)max_hold_ms), err);
 }
 
-/* Whether terms leave anything to the ledger's settings (settle_terms()). */
-static bool
-terms_need_settings(const struct claim_terms *terms)
+/*
+ * ERR_USAGE: what (an option or a setting) asks for ms, past limit_ms,
+ * which is times the "max-lease" setting.
+ */
+static int
+err_lease_too_long(struct err *err, const char *what, int64_t ms,
+    int64_t limit_ms, int times)
 {
-	return terms->lease_ms == 0 || terms->max_hold_ms == 0 ||
-	       terms->base == NULL;
+	struct buf asked = BUF_INIT, limit = BUF_INIT;
+	int rc;
+
+	clock_add_duration(&asked, ms);
+	clock_add_duration(&limit, limit_ms);
+	rc = err_set(err, ERR_USAGE, "%s %s is longer than %s (%sthe ledger's "
+	    "'max-lease'; a person may raise it: daicho config max-lease DUR)",
+	    what, asked.buf, limit.buf, times > 1 ? "three times " : "");
+	buf_release(&asked);
+	buf_release(&limit);
+	return rc;
+}
+
+int
+task_lease_allowed(struct ledger *ledger, int64_t lease_ms,
+    int64_t max_hold_ms, struct err *err)
+{
+	int64_t max_lease = TASK_DEFAULT_MAX_LEASE_MS;
+	bool found = false;
+	int rc;
+
+	if ((rc = settings_number(ledger, "max-lease", &max_lease, &found,
+	    err)) < 0)
+		return rc;
+	if (lease_ms > max_lease)
+		return err_lease_too_long(err, "--lease", lease_ms, max_lease, 1);
+	if (max_hold_ms > max_lease * TASK_MAX_HOLD_LEASES)
+		return err_lease_too_long(err, "--max-hold", max_hold_ms,
+		    max_lease * TASK_MAX_HOLD_LEASES, TASK_MAX_HOLD_LEASES);
+	return 0;
 }
 
 /*
@@ -421,13 +453,16 @@ settle_terms(struct ledger *ledger, struct db_stmt *settings,
     struct err *err)
 {
 	static const char *const keys[] = { "lease", "max-hold", "trunk",
-		"remote" };
-	struct buf values[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
-	bool found[4] = { false, false, false, false };
+		"remote", "max-lease" };
+	struct buf values[5] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT,
+		BUF_INIT };
+	bool found[5] = { false, false, false, false, false };
+	bool lease_asked = terms->lease_ms != 0;
+	int64_t max_lease;
 	int rc = 0;
 
 	if (settings != NULL && (rc = settings_values_read(ledger, settings,
-	    keys, 4, values, found, err)) < 0)
+	    keys, 5, values, found, err)) < 0)
 		goto done;
 	if (terms->lease_ms == 0)
 		terms->lease_ms = found[0] ? strtoll(values[0].buf, NULL, 10)
@@ -436,6 +471,21 @@ settle_terms(struct ledger *ledger, struct db_stmt *settings,
 	if (*max_hold_ms == 0)
 		*max_hold_ms = found[1] ? strtoll(values[1].buf, NULL, 10)
 					: terms->lease_ms * TASK_MAX_HOLD_LEASES;
+	/* No lease, and no hold, past the ledger's bound (a claim that
+	 * outlives its worker is the accident). */
+	max_lease = found[4] ? strtoll(values[4].buf, NULL, 10)
+			     : TASK_DEFAULT_MAX_LEASE_MS;
+	if (terms->lease_ms > max_lease) {
+		rc = err_lease_too_long(err, lease_asked ? "--lease"
+		    : "the 'lease' setting", terms->lease_ms, max_lease, 1);
+		goto done;
+	}
+	if (*max_hold_ms > max_lease * TASK_MAX_HOLD_LEASES) {
+		rc = err_lease_too_long(err, terms->max_hold_ms ? "--max-hold"
+		    : "the 'max-hold' setting", *max_hold_ms,
+		    max_lease * TASK_MAX_HOLD_LEASES, TASK_MAX_HOLD_LEASES);
+		goto done;
+	}
 	/* A few small files, no process. */
 	if (terms->base == NULL &&
 	    task_trunk_tip(ledger, found[2] ? values[2].buf : NULL,
@@ -443,7 +493,7 @@ settle_terms(struct ledger *ledger, struct db_stmt *settings,
 		base) == 0)
 		terms->base = base->buf;
 done:
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 5; i++)
 		buf_release(&values[i]);
 	return rc;
 }
@@ -687,10 +737,10 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	 * The settings are read before the write lock; through a pool the
 	 * read goes in one write with the next statement instead, and the
 	 * terms are settled once the transaction's first statement is
-	 * answered: one wait fewer.
+	 * answered: one wait fewer. They are always read: for what terms
+	 * leave to the ledger, and for the "max-lease" bound on what they ask.
 	 */
-	if (terms_need_settings(&terms) &&
-	    (settings = settings_read_ahead(ledger, &ahead, err)) == NULL)
+	if ((settings = settings_read_ahead(ledger, &ahead, err)) == NULL)
 		return -(int)err->code;
 	if ((!ahead && (rc = settle_once(ledger, settings, &settled, &terms,
 	    &max_hold_ms, &base, err)) < 0) ||

@@ -61,6 +61,10 @@ static const struct setting settings[] = {
 	{ "max-hold", SETTING_DURATION,
 	  "how long a claim lives without a command naming its task",
 	  "three leases", NULL },
+	{ "max-lease", SETTING_DURATION,
+	  "the longest lease a claim may ask for; a claim's maximum hold may "
+	  "be at most three of them",
+	  "4h", NULL },
 	{ "protect", SETTING_GLOBS,
 	  "paths no report may change (a task's --touches exempt it)",
 	  "none", NULL },

@@ -34,6 +34,9 @@
 #define TASK_TITLE_MAX_BYTES 1000
 #define TASK_DEFAULT_LEASE_MS (30 * 60 * 1000)
 #define TASK_DEFAULT_LEASE_MS_SQL "1800000"
+/* The longest lease a claim may ask for, unless the "max-lease" setting
+ * says otherwise; its maximum hold may be TASK_MAX_HOLD_LEASES of them. */
+#define TASK_DEFAULT_MAX_LEASE_MS (4 * 60 * 60 * 1000)
 
 /* What "add" is given; one per task, one per line for a batch. */
 struct task_spec {
@@ -222,6 +225,16 @@ struct claim_terms {
 	int64_t max_hold_ms; /* the maximum hold; 0: the ledger's default */
 	const char *base;    /* the trunk's commit; NULL: read it now */
 };
+
+/*
+ * Whether a claim may ask for lease_ms and max_hold_ms (0: not asked):
+ * ERR_USAGE, saying which and how to raise the bound, when either is past
+ * the "max-lease" setting (TASK_DEFAULT_MAX_LEASE_MS when unset), the
+ * hold past TASK_MAX_HOLD_LEASES of it. task_claim() checks the same; a
+ * runner asks first, before it starts anything.
+ */
+int task_lease_allowed(struct ledger *ledger, int64_t lease_ms,
+    int64_t max_hold_ms, struct err *err);
 
 /*
  * Claim a task for agent with a lease of terms->lease_ms. With id, that task (it

@@ -34,8 +34,33 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 500)) ]
 	ok daicho claim 2 --as w2 --lease 4h
 	[ "$(task_field 2 lease_expires_ms)" = $((T0 + 4 * 3600 * 1000)) ]
+	ok daicho config max-lease 2d
 	ok daicho claim --next --as w3 --lease 2d
 	[ "$(task_field 3 lease_expires_ms)" = $((T0 + 2 * 86400 * 1000)) ]
+}
+
+@test "a lease past max-lease, or a hold past three of them, is refused: no claim outlives its worker for ever" {
+	daicho add a >/dev/null
+	register_agent w1
+	snapshot_ledger
+	# The red team's 'claim --lease 99999d', through each way in.
+	refused 2 daicho claim 1 --as w1 --lease 99999d
+	[ "$stderr" = "daicho: --lease 2399976h0m is longer than 4h0m (the ledger's 'max-lease'; a person may raise it: daicho config max-lease DUR)" ]
+	refused 2 daicho claim --next --as w1 --lease 241m
+	refused 2 daicho claim 1 --as w1 --max-hold 721m
+	[[ "$stderr" == *"three times the ledger's 'max-lease'"* ]]
+	refused 2 daicho run --lease 5h -- true
+	assert_ledger_unchanged
+	# The bound itself is allowed; a person may move it, and it holds then.
+	ok daicho claim 1 --as w1 --lease 4h --max-hold 12h
+	ok daicho config max-lease 10m
+	refused 2 daicho claim 1 --as w1
+	[[ "$stderr" == *"the 'lease' setting"* ]] || [[ "$stderr" == *"--lease"* ]]
+	ok daicho config lease 5m
+	ok daicho claim 1 --as w1
+	ok daicho config lease 1h
+	refused 2 daicho claim 1 --as w1
+	[[ "$stderr" == *"the 'lease' setting 1h0m is longer than 10m0s"* ]]
 }
 
 @test "claiming a task you already hold succeeds and changes nothing else" {
