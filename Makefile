@@ -254,6 +254,7 @@ bench:
 	@bench/mcp.sh
 	@bench/dispatch.sh
 	@bench/land.sh
+	@bench/judge.sh
 
 # The dashboard at 10,000 tasks and 1,000 agents (bench/serve.sh).
 bench-serve:

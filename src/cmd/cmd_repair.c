@@ -93,6 +93,15 @@ exec_edit(struct cmd_ctx *ctx)
 			goto done;
 		edit.set_check_timeout = true;
 	}
+	if (cmd_has(ctx, "no-baseline") && cmd_has(ctx, "baseline")) {
+		rc = err_set(ctx->err, ERR_USAGE, "--no-baseline and --baseline "
+		    "do not combine: one or the other");
+		goto done;
+	}
+	if (cmd_has(ctx, "no-baseline") || cmd_has(ctx, "baseline")) {
+		edit.set_no_baseline = true;
+		edit.no_baseline = cmd_has(ctx, "no-baseline");
+	}
 	edit.labels = list_option(ctx, "label", &labels);
 	edit.touches = list_option(ctx, "touches", &touches);
 	edit.protects = list_option(ctx, "protect", &protects);
@@ -131,7 +140,7 @@ const struct cmd_entry cmd_edit_entry = {
 	.usage = "edit ID [--title T] [--body TEXT | --body-file FILE|-] "
 		 "[--priority N] [--label L]... [--after IDS] [--not-after IDS] "
 		 "[--done-when CHECK]... [--check-timeout DUR] [--touches GLOB]... "
-		 "[--protect GLOB]... [--max-attempts N]",
+		 "[--protect GLOB]... [--max-attempts N] [--no-baseline | --baseline]",
 	.summary = "change a task after it was added",
 	.help =
 	    "Changes what is given and nothing else, in one transaction with an\n"
@@ -147,7 +156,12 @@ const struct cmd_entry cmd_edit_entry = {
 	    "that added the task (exit 6 otherwise): the task's checks get a new\n"
 	    "version, which every later verdict states, and the agent holding the\n"
 	    "task (if another) is sent a message. Any state may be edited; a\n"
-	    "reported task's next verdict runs the new checks.\n",
+	    "reported task's next verdict runs the new checks.\n\n"
+	    "Verification runs a task's checks at the claim's base too, and a\n"
+	    "task whose checks all passed there is blocked as vacuous: they prove\n"
+	    "nothing about the work. --no-baseline (a person only; exit 6 for an\n"
+	    "agent) judges the task on its commit alone, for a task whose checks\n"
+	    "rightly pass before it (a refactoring, say); --baseline undoes it.\n",
 	.options = (const struct cmd_option[]){
 	    { "title", 0, "T", "a new title" },
 	    { "body", 0, "TEXT", "a new body, given inline" },
@@ -158,6 +172,9 @@ const struct cmd_entry cmd_edit_entry = {
 	    { "not-after", 0, "IDS", "no longer come after these" },
 	    { "done-when", 0, "CHECK", "the checks (repeatable; replaces them)" },
 	    { "check-timeout", 0, "DUR", "time limit of each cmd: check" },
+	    { "no-baseline", 0, NULL, "judge without running the checks at the "
+	      "claim's base (a person only)" },
+	    { "baseline", 0, NULL, "judge with the base again (a person only)" },
 	    { "touches", 0, "GLOB", "the paths it edits (repeatable; replaces)" },
 	    { "protect", 0, "GLOB", "paths a report must not change (replaces)" },
 	    { "max-attempts", 0, "N", "attempts before failed" },

@@ -141,6 +141,16 @@ exec_add(struct cmd_ctx *ctx)
 	    (rc = cmd_duration(ctx, "check-timeout", value,
 		 &spec.check_timeout_ms)) < 0)
 		goto done;
+	if (cmd_has(ctx, "no-baseline")) {
+		if (strcmp(ctx->caller.kind, "human") != 0) {
+			rc = err_set(ctx->err, ERR_REFUSED, "--no-baseline is a "
+			    "person's call (judging a task without the claim's base "
+			    "lets checks that pass already count): add the task "
+			    "without it, and ask a person");
+			goto done;
+		}
+		spec.no_baseline = true;
+	}
 	spec.parent = cmd_opt(ctx, "parent");
 	pos = 0;
 	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
@@ -180,7 +190,7 @@ const struct cmd_entry cmd_add_entry = {
 	.name = "add",
 	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
 		 "[--touches GLOB]... [--protect GLOB]... [--done-when CHECK]... "
-		 "[--check-timeout DUR] "
+		 "[--check-timeout DUR] [--no-baseline] "
 		 "[--priority N] "
 		 "[--label L]... [--max-attempts N] [--parent ID]\n"
 		 "       daicho add --batch FILE.jsonl|- [--label L]...",
@@ -229,6 +239,11 @@ const struct cmd_entry cmd_add_entry = {
 	    "and named. Example:\n"
 	    "  {\"key\":\"parse\",\"title\":\"Write the parser\",\"touches\":[\"src/parse*\"]}\n"
 	    "  {\"title\":\"Test it\",\"after\":[\"parse\"],\"done_when\":[\"cmd:make test\"]}\n\n"
+	    "--no-baseline (a person only; exit 6 for an agent): verification\n"
+	    "judges the task on its commit alone, without running its checks at\n"
+	    "the claim's base, for a task whose checks rightly pass before the\n"
+	    "work (a refactoring under an existing test suite); otherwise a task\n"
+	    "whose checks all pass there already is blocked as vacuous.\n\n"
 	    "JSON: {\"id\": N}; with --batch {\"ids\": [N, ...]}\n",
 	.options = (const struct cmd_option[]){
 	    { "body", 0, "TEXT", "the prompt, given inline" },
@@ -239,6 +254,8 @@ const struct cmd_entry cmd_add_entry = {
 	      "(repeatable)" },
 	    { "done-when", 0, "CHECK", "file:PATH, cmd:SHELL, saved, commit" },
 	    { "check-timeout", 0, "DUR", "time limit of each cmd: check (10m)" },
+	    { "no-baseline", 0, NULL, "judge without running the checks at the "
+	      "claim's base (a person only)" },
 	    { "priority", 0, "N", "higher first (default 0)" },
 	    { "label", 0, "L", "a label (repeatable)" },
 	    { "max-attempts", 0, "N", "attempts before failed (default 3)" },
@@ -311,6 +328,7 @@ task_json(const struct task *t)
 	    t->landed_trunk ? json_string(t->landed_trunk) : json_null());
 	json_object_set_new(o, "landed_ms",
 	    t->landed_ms ? json_integer(t->landed_ms) : json_null());
+	json_object_set_new(o, "no_baseline", json_boolean(t->no_baseline));
 	json_object_set_new(o, "commit",
 	    t->report_commit ? json_string(t->report_commit) : json_null());
 	json_object_set_new(o, "note",

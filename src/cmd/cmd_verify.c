@@ -21,17 +21,19 @@ cmd_verdict_json(const struct verdict *v)
 	for (size_t i = 0; i < v->run_count; i++) {
 		const struct check_run *r = &v->runs[i];
 
-		json_array_append_new(checks, json_pack("{s:s, s:b, s:o, s:I, s:s%}",
-		    "check", r->spec, "passed", r->passed, "exit_status",
+		json_array_append_new(checks, json_pack("{s:s, s:b, s:o, s:I, s:s%,"
+		    " s:o}", "check", r->spec, "passed", r->passed, "exit_status",
 		    r->exit_status >= 0 ? json_integer(r->exit_status) : json_null(),
 		    "duration_ms", (json_int_t)r->duration_ms, "output", r->output.buf,
-		    r->output.len));
+		    r->output.len, "passed_at_base", r->base_passed < 0 ? json_null()
+		    : json_boolean(r->base_passed)));
 	}
-	return json_pack("{s:I, s:b, s:I, s:s?, s:o, s:s, s:o}", "task",
-	    (json_int_t)v->task, "passed", v->passed, "at_ms", (json_int_t)v->at_ms,
-	    "commit", v->commit, "checks_version", v->checks_version
-		? json_integer(v->checks_version) : json_null(),
-	    "summary", v->summary, "checks", checks);
+	return json_pack("{s:I, s:b, s:I, s:s?, s:o, s:s, s:o, s:s?, s:b}",
+	    "task", (json_int_t)v->task, "passed", v->passed, "at_ms",
+	    (json_int_t)v->at_ms, "commit", v->commit, "checks_version",
+	    v->checks_version ? json_integer(v->checks_version) : json_null(),
+	    "summary", v->summary, "checks", checks, "sandbox", v->sandbox,
+	    "vacuous", v->vacuous);
 }
 
 void
@@ -52,7 +54,11 @@ cmd_print_verdict(const struct verdict *v, const char *indent)
 			printf("  (killed");
 		buf_reset(&line);
 		clock_add_duration(&line, r->duration_ms);
-		printf(process ? ", %s)\n" : "  (%s)\n", line.buf);
+		printf(process ? ", %s)" : "  (%s)", line.buf);
+		if (r->base_passed >= 0)
+			printf("  [at the claim's base: %s]", r->base_passed
+			    ? "passed too" : "failed");
+		printf("\n");
 		/* The evidence: a cmd's output tail, or the reason. */
 		if (r->output.len > 0) {
 			const char *p = r->output.buf, *end = p + r->output.len;
@@ -259,6 +265,16 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "branch, new work, protected paths untouched) is in 'daicho add\n"
 	    "--help' and docs/verification.md. An agent's sweep leaves its own\n"
 	    "reports to someone else's; a person's verifies them all.\n\n"
+	    "The work is judged in a world of the judge's own: a checkout made\n"
+	    "from daicho's own repository (.git/daicho/judge.git, fed by fetch:\n"
+	    "no replace ref, graft, hook or filter of the worker's counts), each\n"
+	    "cmd: check in a sandbox (bubblewrap: the checkout writable, the rest\n"
+	    "read-only, the main work tree, the ledger and your home hidden, an\n"
+	    "empty HOME, a system PATH, no network; 'daicho config sandbox').\n"
+	    "Without bubblewrap nothing is judged (verify-deferred, saying so).\n"
+	    "The file: and cmd: checks also run at the claim's base (once per\n"
+	    "trunk tree): when all passed there too, the verdict is vacuous and\n"
+	    "the task is blocked for a person ('daicho edit ID --no-baseline').\n\n"
 	    "Then it lands what is verified and queued, as 'daicho land' does\n"
 	    "(see 'daicho land --help'); its line says so when it did anything.\n\n"
 	    "A reported commit that is not in the ledger's repository (it was\n"
@@ -301,8 +317,10 @@ static const char *const outcome_words[] = {
 	[VERIFY_FAILED] = "rejected: failed (attempts used up)",
 	[VERIFY_STILL_GOOD] = "still verified",
 	[VERIFY_REOPENED] = "reopened: no longer passes",
-	[VERIFY_DEFERRED] = "not applied: the commit could not be fetched; "
+	[VERIFY_DEFERRED] = "not applied: nothing could be judged; "
 			    "still as it was",
+	[VERIFY_VACUOUS] = "blocked: the checks prove nothing (a person "
+			   "decides)",
 };
 
 /* Print one verdict for verify: a heading and the evidence. */
@@ -339,6 +357,8 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 {
 	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
 		   remote = BUF_INIT;
+	struct check_policy policy = CHECK_POLICY_INIT;
+	struct judge judge = JUDGE_INIT;
 	struct verify_options where;
 	struct verdict v = { 0 };
 	struct task task;
@@ -361,6 +381,14 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;
 	where.token = token.buf;
+	where.policy = &policy;
+	where.judge = NULL;
+	if ((rc = check_policy_read(ctx->ledger, &policy, ctx->err)) < 0 ||
+	    (rc = judge_open(ctx->ledger, &judge, ctx->err)) < 0)
+		goto done;
+	if (rc == 0)
+		where.judge = &judge;
+	rc = 0;
 	if (options->remote)
 		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
 							       : options->remote);
@@ -395,11 +423,16 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 		goto done;
 	report_verdict(ctx, &v, array, apply ? outcome_words[outcome] : NULL);
 	rc = v.passed ? 0 : 1;
-	if (v.deferred)
+	if (v.deferred && strncmp(v.summary, "fetch:", 6) == 0)
 		rc = err_set(ctx->err, ERR_FAILED, "could not verify #%lld: the "
 		    "commit %.12s could not be fetched (see the fetch check above; "
 		    "nothing was judged)", (long long)id, v.commit);
+	else if (v.deferred)
+		rc = err_set(ctx->err, ERR_FAILED, "could not verify #%lld: %s "
+		    "(nothing was judged)", (long long)id, v.summary);
 done:
+	check_policy_release(&policy);
+	judge_release(&judge);
 	verdict_release(&v);
 	task_release(&task);
 	buf_release(&token);

@@ -11,6 +11,7 @@
 #include "core/db.h"
 #include "core/event.h"
 #include "core/gate.h"
+#include "core/judge.h"
 #include "core/land_internal.h"
 #include "core/msg.h"
 #include "core/settings.h"
@@ -906,10 +907,10 @@ land_build_candidate(struct lander *l, const char *tip, struct member **group,
 	c->count = 0;
 	buf_adds(&acc, tip);
 	if (l->config.mode == LAND_REBASE &&
-	    gitm_checkout_clean(l->checkout.buf, tip, l->checkout_dirty,
-	    &why) < 0) {
-		rc = err_set(err, ERR_FAILED, "cannot check out the trunk in %s: %s",
-		    l->checkout.buf, why.buf);
+	    (land_prepare_checkout(l, l->build.buf, l->root.buf, tip, err) < 0 ||
+	    gitm_checkout_clean(l->build.buf, tip, true, &why) < 0)) {
+		rc = err->code ? -(int)err->code : err_set(err, ERR_FAILED,
+		    "cannot check out the trunk in %s: %s", l->build.buf, why.buf);
 		goto done;
 	}
 	for (size_t i = 0; i < count && rc == 0; i++) {
@@ -954,18 +955,18 @@ land_build_candidate(struct lander *l, const char *tip, struct member **group,
 				merged = 1;
 			}
 			for (size_t k = 0; merged == 0 && k < own.count; k++)
-				merged = gitm_cherry_pick(l->checkout.buf, own.items[k],
+				merged = gitm_cherry_pick(l->build.buf, own.items[k],
 				    &conflicts, &why);
 			if (merged == 0) {
 				buf_reset(&message);
 				buf_addf(&message, LAND_TRAILER "%lld %s %s",
 				    (long long)m->id, m->commit, l->token.buf);
-				merged = gitm_amend_trailer(l->checkout.buf,
+				merged = gitm_amend_trailer(l->build.buf,
 				    message.buf, &tree, &why) < 0 ? -1 : 0;
 			}
 			strlist_release(&own);
-			if (merged != 0 && gitm_checkout_clean(l->checkout.buf,
-			    acc.buf, l->checkout_dirty, &why) < 0)
+			if (merged != 0 && gitm_checkout_clean(l->build.buf,
+			    acc.buf, true, &why) < 0)
 				merged = -1;
 			if (merged == 0) {
 				buf_reset(&acc);
@@ -1093,6 +1094,10 @@ land_judge(struct lander *l, struct candidate *c, bool *passed,
 			 * command ran there (file: checks run nothing).
 			 */
 			if (!clean) {
+				if (land_bring(l, c->commit.buf, err) < 0) {
+					rc = -(int)err->code;
+					break;
+				}
 				if (gitm_checkout_clean(l->checkout.buf, c->commit.buf,
 				    l->checkout_dirty, &why) < 0) {
 					rc = err_set(err, ERR_FAILED, "cannot check out "
@@ -1125,10 +1130,11 @@ land_judge(struct lander *l, struct candidate *c, bool *passed,
 			}
 			if (m)
 				rc = verify_checks_in(l->ledger, m->id, l->checkout.buf,
-				    l->root.buf, &v, err);
+				    l->root.buf, &l->policy, &v, err);
 			else
-				verify_run_command(l->checkout.buf, l->config.check.buf, 0,
-				    l->config.check_timeout_ms, &v);
+				rc = verify_run_command(&l->policy, l->checkout.buf,
+				    l->config.check.buf, 0, l->config.check_timeout_ms,
+				    &v, err);
 			if (rc == 0) {
 				verify_first_failure(&v, &line);
 				/* The output's tail too, for the prompt's section. */
@@ -1882,25 +1888,51 @@ use_approvals(struct lander *l)
 }
 
 int
-land_prepare_checkout(struct lander *l, const char *dir, const char *tip,
-    struct err *err)
+land_prepare_checkout(struct lander *l, const char *dir, const char *repo,
+    const char *tip, struct err *err)
 {
-	struct buf why = BUF_INIT, git_file = BUF_INIT;
+	struct buf why = BUF_INIT, git_file = BUF_INIT, text = BUF_INIT,
+		   common = BUF_INIT;
 	int rc = 0;
 
+	/* There, and a work tree of repo (an older daicho's may not be). */
 	buf_addf(&git_file, "%s/.git", dir);
-	if (access(git_file.buf, F_OK) == 0)
+	if (path_git_common_dir(dir, &common) == 0 && path_add_resolved_dir(&text,
+	    repo) == 0 && strcmp(common.buf, text.buf) == 0 &&
+	    access(git_file.buf, F_OK) == 0)
 		goto done;
 	/* A directory a crash left half made is made again. */
 	path_remove_tree(dir);
-	git_worktree_prune(l->root.buf);
+	git_worktree_prune(repo);
 	if (path_make_parent_dirs(dir, 0755) < 0 ||
-	    git_worktree_add(l->root.buf, dir, tip, &why) < 0)
+	    git_worktree_add(repo, dir, tip, &why) < 0)
 		rc = err_set(err, ERR_FAILED, "cannot make the landing checkout "
 		    "%s: %s", dir, why.len ? why.buf : strerror(errno));
 done:
 	buf_release(&why);
 	buf_release(&git_file);
+	buf_release(&text);
+	buf_release(&common);
+	return rc;
+}
+
+int
+land_bring(struct lander *l, const char *commit, struct err *err)
+{
+	struct strlist want = STRLIST_INIT;
+	struct buf why = BUF_INIT;
+	int rc = 0;
+
+	strlist_add(&want, commit);
+	if (git_has_commit(l->judge.dir.buf, commit))
+		goto done; /* objects never change: there already */
+	if (judge_fetch(&l->judge, &want, &why) < 0 ||
+	    !git_has_commit(l->judge.dir.buf, commit))
+		rc = err_set(err, ERR_FAILED, "cannot bring %.12s into the judge's "
+		    "repository: %s", commit, why.len ? why.buf : "git lost it");
+done:
+	strlist_release(&want);
+	buf_release(&why);
 	return rc;
 }
 
@@ -1944,7 +1976,8 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		.stats = stats, .config = { .check = BUF_INIT, .trunk = BUF_INIT },
 		.root = BUF_INIT, .git_dir = BUF_INIT, .checkout = BUF_INIT,
 		.branch = BUF_INIT, .ref = BUF_INIT, .token = BUF_INIT,
-		.trunk_checkout = BUF_INIT };
+		.trunk_checkout = BUF_INIT, .policy = CHECK_POLICY_INIT,
+		.judge = JUDGE_INIT, .build = BUF_INIT };
 	struct member *queue = NULL;
 	struct buf tip = BUF_INIT, local = BUF_INIT;
 	size_t n = 0;
@@ -1998,11 +2031,19 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		stats->busy = true;
 		goto done;
 	}
+	if ((rc = check_policy_read(ledger, &l.policy, err)) < 0 ||
+	    (rc = judge_open(ledger, &l.judge, err)) < 0)
+		goto done;
+	if (rc == 1) {
+		rc = 0; /* no git, nothing to land (seen above already) */
+		goto done;
+	}
 	l.results = json_object();
 	l.approvals = json_array();
 	l.checkout_dirty = true;
 	ledger_local_dir(ledger, &local);
 	buf_addf(&l.checkout, "%s/land/checkout", local.buf);
+	buf_addf(&l.build, "%s/land/build", local.buf);
 	if ((rc = retry_waiting(&l, err)) < 0 || (rc = recover(&l, err)) < 0)
 		goto done;
 	while (!land_stopping(&l)) {
@@ -2015,7 +2056,9 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 			break;
 		buf_reset(&tip);
 		if ((rc = land_trunk_tip(&l, &tip, err)) < 0 ||
-		    (rc = land_prepare_checkout(&l, l.checkout.buf, tip.buf, err)) < 0)
+		    (rc = land_bring(&l, tip.buf, err)) < 0 ||
+		    (rc = land_prepare_checkout(&l, l.checkout.buf, l.judge.dir.buf,
+			 tip.buf, err)) < 0)
 			break;
 		batch = xcalloc(n, sizeof(*batch));
 		for (size_t i = 0; i < n; i++) {
@@ -2072,9 +2115,12 @@ done:
 	strlist_release(&l.gate_globs);
 	strlist_release(&l.gate_ids);
 	config_release(&l.config);
+	check_policy_release(&l.policy);
 	buf_release(&l.root);
 	buf_release(&l.git_dir);
 	buf_release(&l.checkout);
+	buf_release(&l.build);
+	judge_release(&l.judge);
 	buf_release(&l.branch);
 	buf_release(&l.ref);
 	buf_release(&l.token);

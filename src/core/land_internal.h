@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/checkrun.h"
 #include "core/err.h"
+#include "core/judge.h"
 #include "core/land.h"
 #include "core/ledger.h"
 #include "util/buf.h"
@@ -48,7 +50,11 @@ struct lander {
 	struct land_config config;
 	struct buf root;      /* the main work tree (the project root) */
 	struct buf git_dir;   /* the repository's common directory */
-	struct buf checkout;  /* the warm checkout the checks run in */
+	struct buf checkout;  /* the warm checkout the checks run in: a work
+				 tree of the judge's repository */
+	struct buf build;     /* rebase's: a work tree of the project's, where
+				 commits are replayed */
+	struct judge judge;   /* the judge's repository (core/judge.h) */
 	struct buf branch;    /* the trunk's branch */
 	struct buf ref;       /* refs/heads/BRANCH, or, with a remote,
 				 refs/remotes/REMOTE/BRANCH: where the tip
@@ -61,6 +67,7 @@ struct lander {
 	bool checkout_dirty;  /* the warm checkout may hold files it does not
 				 track (a command ran there; at first, who
 				 knows): git clean it before it is used */
+	struct check_policy policy; /* how checks run (core/checkrun.h) */
 	json_t *results;      /* tree -> {check owner: "" or why it failed} */
 	bool gates_read;      /* gate_globs and gate_ids are read */
 	json_t *approvals;    /* [{id, tasks}]: approvals of landings this pass
@@ -132,10 +139,18 @@ int land_judge(struct lander *l, struct candidate *c, bool *passed,
 int land_group(struct lander *l, struct member **group, size_t count,
     struct err *err);
 
-/* Make the warm checkout dir (a linked work tree at tip) if it is not
- * there yet. Returns 0, or -1 (err set). */
-int land_prepare_checkout(struct lander *l, const char *dir,
+/*
+ * Make the warm checkout dir (a linked work tree of repo, at tip) if it
+ * is not there yet, or is not repo's. Returns 0, or -1 (err set).
+ */
+int land_prepare_checkout(struct lander *l, const char *dir, const char *repo,
     const char *tip, struct err *err);
+
+/*
+ * Bring commit (a full hash) into the judge's repository, where checks
+ * look at it. Returns 0, or -1 (err set).
+ */
+int land_bring(struct lander *l, const char *commit, struct err *err);
 
 /*
  * Land group as land_group() does, but with l->options->jobs above 1 and

@@ -353,7 +353,9 @@ start_lane(struct lander *l, struct lane *lane, const char *tip,
 	int fds[2];
 	pid_t pid;
 
-	if (land_prepare_checkout(l, lane->dir.buf, tip, err) < 0)
+	if (land_bring(l, lane->c.commit.buf, err) < 0 ||
+	    land_prepare_checkout(l, lane->dir.buf, l->judge.dir.buf, tip,
+	    err) < 0)
 		return -1;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return 0;

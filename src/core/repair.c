@@ -299,6 +299,10 @@ edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
 		rc = edit_number(ledger, id, "UPDATE tasks SET max_attempts = ?2"
 		    " WHERE id = ?1", "max_attempts", "max_attempts",
 		    t->max_attempts, edit->max_attempts, detail, changed, err);
+	if (rc == 0 && edit->set_no_baseline)
+		rc = edit_number(ledger, id, "UPDATE tasks SET no_baseline = ?2"
+		    " WHERE id = ?1", "no_baseline", "no_baseline",
+		    t->no_baseline, edit->no_baseline, detail, changed, err);
 	if (rc == 0 && edit->set_check_timeout)
 		rc = edit_number(ledger, id, "UPDATE tasks SET check_timeout_ms = ?2"
 		    " WHERE id = ?1", "check_timeout_ms", "check_timeout",
@@ -348,6 +352,13 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 	have_task = true;
 	if ((rc = read_standing(ledger, actor, id, &who, err)) < 0)
 		goto fail;
+	if (edit->set_no_baseline && !who.human) {
+		rc = err_set(err, ERR_REFUSED,
+		    "cannot change --no-baseline of task #%lld: judging a task "
+		    "without its base is a person's call (nothing was changed)",
+		    (long long)id);
+		goto fail;
+	}
 	if (judges && !who.human && who.holder) {
 		rc = err_set(err, ERR_REFUSED,
 		    "cannot edit the checks or the scope of task #%lld: you hold it, "

@@ -29,6 +29,8 @@ struct task_edit {
 	int64_t max_attempts;       /* at least 1 */
 	bool set_check_timeout;
 	int64_t check_timeout_ms;
+	bool set_no_baseline;       /* a person's alone */
+	bool no_baseline;
 	const struct strlist *labels;   /* each replaces the list; empty: none */
 	const struct strlist *touches;
 	const struct strlist *protects;

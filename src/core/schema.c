@@ -442,6 +442,31 @@ const char *const schema_migrations[] = {
 	"  paused_ms INTEGER,"
 	"  paused_by INTEGER REFERENCES agents(id)"
 	") STRICT;",
+
+	/*
+	 * 11: the judge's own world (core/checkrun.c, core/verify.c). A
+	 * verdict records how its commands ran (sandbox: 'sandbox', or 'off'
+	 * when a person turned the sandbox off; NULL when none ran) and
+	 * whether the checks proved nothing (vacuous: they passed on the
+	 * claim's base already). Each check run records its result at the
+	 * base (base_passed; NULL: not run there). A task a person marked
+	 * --no-baseline is judged without the base's run; check_needs says
+	 * what more than the sandbox its commands need ("net"), set by a
+	 * person only. baselines keeps what a check gave on a tree (the
+	 * claim's base), so that tasks claimed from one trunk run it once.
+	 */
+	"ALTER TABLE verdicts ADD COLUMN sandbox TEXT;"
+	"ALTER TABLE verdicts ADD COLUMN vacuous INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE check_runs ADD COLUMN base_passed INTEGER;"
+	"ALTER TABLE tasks ADD COLUMN no_baseline INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE tasks ADD COLUMN check_needs TEXT;"
+	"CREATE TABLE baselines ("
+	"  tree TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  passed INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (tree, key)"
+	") STRICT, WITHOUT ROWID;",
 };
 
 const size_t schema_migration_count =

@@ -34,6 +34,7 @@ struct setting {
 
 static const char *const land_modes[] = { "off", "merge", "rebase",
 	"squash", NULL };
+static const char *const on_off[] = { "on", "off", NULL };
 
 static const struct setting settings[] = {
 	{ "jobs", SETTING_NUMBER,
@@ -73,6 +74,10 @@ static const struct setting settings[] = {
 	  "the ledger's repository lacks it (none: never fetch); once set, "
 	  "landing pushes the trunk there",
 	  "origin", NULL },
+	{ "sandbox", SETTING_CHOICE,
+	  "whether checks run in a sandbox (bubblewrap): on; off runs them "
+	  "as the person, seeing all the person sees",
+	  "on", on_off },
 	{ "stale-after", SETTING_DURATION,
 	  "how long an agent may stay unseen before it counts as gone",
 	  "10m", NULL },

@@ -12,6 +12,7 @@
 #include "core/settings.h"
 #include "core/task.h"
 #include "core/wait.h"
+#include "core/judge.h"
 #include "core/verify.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -228,12 +229,15 @@ sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
     struct err *err)
 {
 	struct buf dir = BUF_INIT, root = BUF_INIT, path = BUF_INIT;
+	struct judge judge = JUDGE_INIT;
 	struct dirent *entry;
 	DIR *d;
 	int rc = 0;
 
 	sweep_locations(ledger, &dir, &root);
 	prune_run_worktrees(ledger, root.buf, stats);
+	/* Verification checkouts are the judge's (core/judge.h). */
+	judge_locate(ledger, &judge);
 	d = opendir(dir.buf);
 	if (d == NULL)
 		goto done;
@@ -248,15 +252,20 @@ sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
 			continue;
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", dir.buf, entry->d_name);
-		git_worktree_remove(root.buf, path.buf);
+		git_worktree_remove(judge.dir.len ? judge.dir.buf : root.buf,
+		    path.buf);
 		path_remove_tree(path.buf);
 		stats->pruned++;
 	}
 	closedir(d);
 	/* Once per pass, for leftovers whose directory a crash took away. */
-	if (stats->pruned > 0)
+	if (stats->pruned > 0) {
 		git_worktree_prune(root.buf);
+		if (judge.dir.len)
+			git_worktree_prune(judge.dir.buf);
+	}
 done:
+	judge_release(&judge);
 	buf_release(&dir);
 	buf_release(&root);
 	buf_release(&path);
@@ -270,12 +279,22 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 {
 	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
 		   remote = BUF_INIT;
+	struct check_policy policy = CHECK_POLICY_INIT;
+	struct judge judge = JUDGE_INIT;
 	struct verify_options where;
 	int rc = 0;
 
 	sweep_locations(ledger, &worktrees, &root);
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;
+	where.policy = &policy;
+	where.judge = NULL;
+	if ((rc = check_policy_read(ledger, &policy, err)) < 0 ||
+	    (rc = judge_open(ledger, &judge, err)) < 0)
+		goto done;
+	if (rc == 0)
+		where.judge = &judge;
+	rc = 0;
 	if (options->remote)
 		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
 							       : options->remote);
@@ -311,11 +330,16 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 			stats->rejected++;
 			stats->failed++;
 			break;
+		case VERIFY_VACUOUS:
+			stats->rejected++;
+			break;
 		default:
 			break;
 		}
 	}
 done:
+	check_policy_release(&policy);
+	judge_release(&judge);
 	buf_release(&token);
 	buf_release(&worktrees);
 	buf_release(&root);

@@ -168,6 +168,7 @@ task_read_row(struct db_stmt *st, struct task *out)
 	out->landed_commit = column_strdup(st, 28);
 	out->landed_trunk = column_strdup(st, 29);
 	out->landed_ms = db_column_int(st, 30);
+	out->no_baseline = db_column_int(st, 31) != 0;
 }
 
 int
@@ -534,8 +535,8 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
-	    " has_touches, created_ms, updated_ms, check_timeout_ms)"
-	    " VALUES (?,?,?,?,?,?,?,?,?)", err);
+	    " has_touches, created_ms, updated_ms, check_timeout_ms, no_baseline)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -551,6 +552,7 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 	db_bind_int(st, 8, now);
 	if (spec->check_timeout_ms > 0)
 		db_bind_int(st, 9, spec->check_timeout_ms);
+	db_bind_int(st, 10, spec->no_baseline);
 	rc = db_step(st);
 	db_reset(st);
 	if (rc != DB_DONE)

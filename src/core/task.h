@@ -48,6 +48,8 @@ struct task_spec {
 	int64_t priority;
 	int64_t max_attempts;    /* 0: the default */
 	int64_t check_timeout_ms; /* for cmd: checks; 0: the default (10m) */
+	bool no_baseline;        /* judged without the claim's base (a
+				  * person's call: the caller checks) */
 	const char *parent;      /* id text, or NULL */
 	struct strlist after;    /* ids ("12", "#12", "T12") or batch keys */
 	struct strlist touches;  /* globs */
@@ -98,6 +100,8 @@ struct task {
 	struct strlist checks;
 	int64_t *after;
 	size_t after_count;
+	bool no_baseline;          /* a person said: judge without the claim's
+				      * base (verification's vacuous check) */
 };
 
 void task_release(struct task *task);

@@ -39,6 +39,7 @@ static const struct transfer_table {
 	{ "reservations", "SELECT * FROM reservations ORDER BY id" },
 	{ "settings", "SELECT * FROM settings ORDER BY key" },
 	{ "land_lock", "SELECT * FROM land_lock ORDER BY id" },
+	{ "baselines", "SELECT * FROM baselines ORDER BY tree, key" },
 	{ "events", "SELECT * FROM events ORDER BY id" },
 };
 

@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/checkrun.h"
 #include "core/db.h"
 #include "core/event.h"
+#include "core/judge.h"
 #include "core/land.h"
 #include "core/settings.h"
 #include "core/sweep.h"
@@ -36,6 +38,8 @@ verdict_release(struct verdict *verdict)
 	free(verdict->fetched_from);
 	free(verdict->tree);
 	free(verdict->summary);
+	free(verdict->base_tree);
+	json_decref(verdict->base_results);
 	memset(verdict, 0, sizeof(*verdict));
 }
 
@@ -73,6 +77,7 @@ struct subject {
 	struct strlist defaults; /* the ledger's ("protect" setting) */
 	struct strlist touches;  /* exempt from the ledger's: those a person
 				  * set (none when an agent did) */
+	bool no_baseline;        /* a person said: judge without the base */
 };
 
 static void
@@ -123,7 +128,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	st = db_prepare(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
-	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version"
+	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version, no_baseline"
 	    " FROM tasks t WHERE id = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -143,6 +148,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		commit = db_column_text(st, 3);
 		s->base = commit ? xstrdup(commit) : NULL;
 		s->checks_version = db_column_int(st, 4);
+		s->no_baseline = db_column_int(st, 5) != 0;
 	}
 	db_reset(st);
 	if (rc == DB_DONE) {
@@ -243,6 +249,7 @@ add_run(struct verdict *v, const char *spec)
 	memset(run, 0, sizeof(*run));
 	run->spec = xstrdup(spec);
 	run->exit_status = -1;
+	run->base_passed = -1;
 	buf_init(&run->output);
 	return run;
 }
@@ -351,22 +358,33 @@ done:
 	err_release(&syntax);
 }
 
-static void
-check_cmd(const char *dir, const char *command, int64_t task,
-    int64_t timeout_ms, struct check_run *run)
+/*
+ * Run command (a cmd: check) in dir under policy into run. Returns 0; or
+ * -1 (err set) when the sandbox cannot be made: nothing ran, and nothing
+ * about the work is known.
+ */
+static int
+check_cmd(const struct check_policy *policy, const char *dir,
+    const char *command, int64_t task, int64_t timeout_ms,
+    struct check_run *run, struct err *err)
 {
 	struct proc_result result;
 	struct buf env_task = BUF_INIT;
 	char *env[2];
+	int rc;
 
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)task);
 	env[0] = task ? env_task.buf : NULL;
 	env[1] = NULL;
-	if (proc_run_shell(command, dir, env, timeout_ms, VERIFY_OUTPUT_TAIL_BYTES,
-		&result) < 0) {
-		buf_addf(&run->output, "cannot run /bin/sh: %s", strerror(errno));
+	rc = check_policy_run(policy, dir, command, env, false, timeout_ms,
+	    VERIFY_OUTPUT_TAIL_BYTES, &result, err);
+	if (rc != 0) {
+		if (rc == -1)
+			buf_addf(&run->output, "cannot run /bin/sh: %s", strerror(errno));
+		else
+			buf_add(&run->output, err->message.buf, err->message.len);
 		buf_release(&env_task);
-		return;
+		return rc == -1 ? 0 : -1;
 	}
 	run->exit_status = result.exit_status;
 	run->duration_ms = result.duration_ms;
@@ -390,6 +408,7 @@ check_cmd(const char *dir, const char *command, int64_t task,
 	}
 	proc_result_release(&result);
 	buf_release(&env_task);
+	return 0;
 }
 
 /* One line saying why run failed, for the verdict summary. */
@@ -1017,10 +1036,11 @@ done:
  */
 static bool
 check_provenance(struct ledger *ledger, const char *root, const char *remote,
-    int64_t id, const struct subject *s, bool needs_commit,
-    struct verdict *out, char **base_out)
+    const struct judge *judge, int64_t id, const struct subject *s,
+    bool needs_commit, struct verdict *out, char **base_out)
 {
 	struct buf git_dir = BUF_INIT;
+	const char *repo = judge ? judge->dir.buf : root;
 	char *base = NULL;
 	bool ok = true;
 
@@ -1040,6 +1060,30 @@ check_provenance(struct ledger *ledger, const char *root, const char *remote,
 	/* Fetched only for a question about it: no check needs it else. */
 	if (needs_commit || s->protects.count > 0 || s->defaults.count > 0)
 		ok = fetch_if_missing(root, s->commit, remote, out);
+	/* What is judged, brought into the judge's own repository. */
+	if (ok && judge) {
+		struct strlist want = STRLIST_INIT;
+		struct buf why = BUF_INIT;
+
+		strlist_add(&want, s->commit);
+		if (base)
+			strlist_add(&want, base);
+		if (s->trunk)
+			strlist_add(&want, s->trunk);
+		for (size_t i = 0; i < s->queued.count; i++) {
+			const char *space = strchr(s->queued.items[i], ' ');
+
+			if (space)
+				strlist_add(&want, space + 1);
+		}
+		if (judge_fetch(judge, &want, &why) < 0) {
+			buf_add(&add_run(out, "judge")->output, why.buf, why.len);
+			out->deferred = true; /* not the work's fault */
+			ok = false;
+		}
+		strlist_release(&want);
+		buf_release(&why);
+	}
 	for (int step = 0; ok && step < 3; step++) {
 		int64_t start = clock_mono_ms();
 		struct check_run *run;
@@ -1051,9 +1095,9 @@ check_provenance(struct ledger *ledger, const char *root, const char *remote,
 		run = add_run(out, step == 0 ? "on-branch" : step == 1 ? "new-work"
 						   : "protected");
 		ok = step == 0 ? check_on_branch(root, s->commit, run)
-		   : step == 1 ? check_new_work(ledger, root, id, s, base,
+		   : step == 1 ? check_new_work(ledger, repo, id, s, base,
 				 &out->tree, run)
-			       : check_protected(root, s, base, run);
+			       : check_protected(repo, s, base, run);
 		run->duration_ms = clock_mono_ms() - start;
 	}
 done:
@@ -1141,18 +1185,26 @@ done:
 	return ok;
 }
 
-/* Run the task's own check spec into run, in dir. */
-static void
-run_check(const char *dir, const char *root, int64_t id,
-    const struct subject *s, const char *spec, struct check_run *run)
+/*
+ * Run the task's own check spec into run, in dir, commands under policy
+ * (recorded in v). Returns 0, or -1 (err set) when a command cannot run
+ * for want of the sandbox.
+ */
+static int
+run_check(const struct check_policy *policy, const char *dir,
+    const char *root, int64_t id, const struct subject *s, const char *spec,
+    struct check_run *run, struct verdict *v, struct err *err)
 {
 	int64_t start = clock_mono_ms();
 	struct buf why = BUF_INIT;
+	int rc = 0;
 
 	if (strncmp(spec, "file:", 5) == 0) {
 		check_file(dir, spec + 5, run);
 	} else if (strncmp(spec, "cmd:", 4) == 0) {
-		check_cmd(dir, spec + 4, id, s->check_timeout_ms, run);
+		rc = check_cmd(policy, dir, spec + 4, id, s->check_timeout_ms, run,
+		    err);
+		v->sandbox = check_policy_name(policy);
 	} else if (strcmp(spec, "saved") == 0) {
 		run->passed = s->result_bytes > 0;
 		buf_adds(&run->output, s->result_bytes > 0 ? "a result is saved"
@@ -1178,6 +1230,125 @@ run_check(const char *dir, const char *root, int64_t id,
 	if (run->duration_ms == 0)
 		run->duration_ms = clock_mono_ms() - start;
 	buf_release(&why);
+	return rc;
+}
+
+/*
+ * What the checks gave on tree, as verify_record() keeps it: a new object
+ * (key -> true or false; empty when nothing is kept) into *known. Returns
+ * 0, or the ledger's error.
+ */
+static int
+baseline_read(struct ledger *ledger, const char *tree, json_t **known,
+    struct err *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	*known = json_object();
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	st = db_prepare(ledger, "SELECT key, passed FROM baselines WHERE tree = ?",
+	    err);
+	if (st == NULL) {
+		ledger_rollback(ledger);
+		return -(int)err->code;
+	}
+	db_bind_text(st, 1, tree);
+	while ((rc = db_step(st)) == DB_ROW)
+		json_object_set_new(*known, db_column_text(st, 0),
+		    json_boolean(db_column_int(st, 1) != 0));
+	db_reset(st);
+	rc = rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading baselines");
+	ledger_rollback(ledger);
+	return rc;
+}
+
+/* Keep v->base_results under v->base_tree, in the caller's transaction. */
+static int
+baseline_keep(struct ledger *ledger, const struct verdict *v, int64_t now,
+    struct err *err)
+{
+	const char *key;
+	json_t *passed;
+	int rc = 0;
+
+	if (v->base_tree == NULL || v->base_results == NULL)
+		return 0;
+	json_object_foreach(v->base_results, key, passed) {
+		struct db_stmt *st = db_prepare(ledger,
+		    "INSERT INTO baselines (tree, key, passed, at_ms)"
+		    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (tree, key)"
+		    " DO UPDATE SET passed = ?3, at_ms = ?4", err);
+
+		if (st == NULL)
+			return -(int)err->code;
+		db_bind_text(st, 1, v->base_tree);
+		db_bind_text(st, 2, key);
+		db_bind_int(st, 3, json_is_true(passed));
+		db_bind_int(st, 4, now);
+		if ((rc = db_step_done(ledger, st, "keeping a baseline", err)) < 0)
+			break;
+	}
+	return rc;
+}
+
+/* Whether spec is a check about the tree (file:, cmd:). */
+static bool
+tree_check(const char *spec)
+{
+	return strncmp(spec, "file:", 5) == 0 || strncmp(spec, "cmd:", 4) == 0;
+}
+
+/* The key a check's result on a tree is kept under (judge_baseline_read()). */
+static void
+baseline_key(struct buf *key, int64_t id, const char *spec)
+{
+	buf_reset(key);
+	if (strstr(spec, "DAICHO_TASK"))
+		buf_addf(key, "#%lld ", (long long)id);
+	buf_adds(key, spec);
+}
+
+/*
+ * Run s's tree checks (files first, then commands) in dir, checked out at
+ * the claim's base, each not already in known, and put each result in
+ * known and in fresh. Returns 0, or -1 (err set) when a command cannot run
+ * for want of the sandbox.
+ */
+static int
+run_at_base(const struct verify_options *options, const char *dir,
+    const char *repo, int64_t id, const struct subject *s, json_t *known,
+    json_t *fresh, struct err *err)
+{
+	struct buf key = BUF_INIT;
+	int rc = 0;
+
+	for (int commands = 0; rc == 0 && commands <= 1; commands++)
+		for (size_t i = 0; rc == 0 && i < s->checks.count; i++) {
+			const char *spec = s->checks.items[i];
+			struct verdict scratch = { 0 };
+			struct check_run *run;
+
+			if (!tree_check(spec) ||
+			    (strncmp(spec, "cmd:", 4) == 0) != commands)
+				continue;
+			baseline_key(&key, id, spec);
+			if (json_object_get(known, key.buf))
+				continue;
+			run = add_run(&scratch, spec);
+			rc = run_check(options->policy, dir, repo, id, s, spec, run,
+			    &scratch, err);
+			if (rc == 0) {
+				json_object_set_new(known, key.buf,
+				    json_boolean(run->passed));
+				json_object_set_new(fresh, key.buf,
+				    json_boolean(run->passed));
+			}
+			verdict_release(&scratch);
+		}
+	buf_release(&key);
+	return rc;
 }
 
 int
@@ -1186,8 +1357,16 @@ verify_task(struct ledger *ledger, int64_t id,
 {
 	struct subject s;
 	struct buf worktree = BUF_INIT, why = BUF_INIT, summary = BUF_INIT;
+	struct err unrun = ERR_INIT;
 	const char *dir = options->root;
+	/* Where the work's objects are read: the judge's own repository. */
+	const char *repo = options->judge ? options->judge->dir.buf
+					  : options->root;
 	bool worktree_made = false, needs_tree = false, needs_commit = false;
+	bool base_missing = false;
+	struct buf base_tree = BUF_INIT;
+	json_t *at_base = NULL; /* the base's results, when judged with it */
+	size_t tree_checks = 0, passed_at_base = 0;
 	char *base = NULL;
 	bool ready;
 	size_t first;
@@ -1211,24 +1390,66 @@ verify_task(struct ledger *ledger, int64_t id,
 			needs_commit = true;
 	}
 	needs_commit = needs_commit || needs_tree;
-	ready = check_provenance(ledger, options->root, options->remote, id, &s,
-	    needs_commit, out, &base);
+	ready = check_provenance(ledger, options->root, options->remote,
+	    options->judge, id, &s, needs_commit, out, &base);
+	/*
+	 * The checks at the claim's base too (kept by its tree): a check that
+	 * passed there proves nothing about the work.
+	 */
+	if (ready && s.commit && needs_tree && base && options->judge &&
+	    !s.no_baseline) {
+		if (gitm_tree_of(repo, base, &base_tree) == 0) {
+			if ((rc = baseline_read(ledger, base_tree.buf, &at_base,
+			    err)) < 0) {
+				free(base);
+				subject_release(&s);
+				buf_release(&base_tree);
+				return rc;
+			}
+			for (size_t i = 0; i < s.checks.count; i++) {
+				baseline_key(&why, id, s.checks.items[i]);
+				if (tree_check(s.checks.items[i]) &&
+				    json_object_get(at_base, why.buf) == NULL)
+					base_missing = true;
+			}
+			buf_reset(&why);
+		}
+	}
 	if (ready && s.commit && needs_tree) {
+		const char *first_out = base_missing ? base : s.commit;
+
 		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
 		    (long long)id, options->token);
 		if (path_make_parent_dirs(worktree.buf, 0755) < 0 ||
-		    git_worktree_add(options->root, worktree.buf, s.commit, &why) < 0) {
+		    git_worktree_add(repo, worktree.buf, first_out, &why) < 0) {
 			struct check_run *run = add_run(out, "checkout");
 
 			buf_addf(&run->output, "cannot check out %.12s in %s: %s",
-			    s.commit, options->root, why.len ? why.buf : strerror(errno));
+			    first_out, repo, why.len ? why.buf : strerror(errno));
 			ready = false;
 		} else {
 			worktree_made = true;
 			dir = worktree.buf;
-			ready = check_contained(options->root, dir, s.commit, base,
-			    out);
 		}
+		if (ready && base_missing) {
+			out->base_results = json_object();
+			out->base_tree = xstrdup(base_tree.buf);
+			if (run_at_base(options, dir, repo, id, &s, at_base,
+			    out->base_results, &unrun) < 0) {
+				out->deferred = true;
+				ready = false;
+			}
+			/* Then the work itself, in the same checkout. */
+			if (ready && gitm_checkout_clean(dir, s.commit, true,
+			    &why) < 0) {
+				buf_addf(&add_run(out, "checkout")->output,
+				    "cannot check out %.12s in %s: %s", s.commit,
+				    dir, why.buf);
+				ready = false;
+			}
+		}
+		if (ready)
+			ready = check_contained(repo, dir, s.commit, base, out);
 	}
 	/*
 	 * The task's checks, each a run in the order given; but every check
@@ -1239,22 +1460,54 @@ verify_task(struct ledger *ledger, int64_t id,
 	for (size_t i = 0; ready && i < s.checks.count; i++)
 		add_run(out, s.checks.items[i]);
 	for (int commands = 0; ready && commands <= 1; commands++)
-		for (size_t i = 0; i < s.checks.count; i++)
-			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
-				run_check(dir, options->root, id, &s,
-				    s.checks.items[i], &out->runs[first + i]);
+		for (size_t i = 0; ready && i < s.checks.count; i++)
+			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands &&
+			    run_check(options->policy, dir, repo, id, &s,
+			    s.checks.items[i], &out->runs[first + i], out,
+			    &unrun) < 0) {
+				/* Not judged: the machine cannot sandbox. */
+				out->deferred = true;
+				ready = false;
+			}
 	if (ready && worktree_made &&
 	    (s.protects.count > 0 || s.defaults.count > 0))
 		check_untouched_by_checks(dir, &s, out);
+	/* Each tree check's result at the base, beside its own. */
+	for (size_t i = 0; at_base && ready && i < s.checks.count; i++) {
+		json_t *then;
+
+		baseline_key(&why, id, s.checks.items[i]);
+		then = json_object_get(at_base, why.buf);
+		if (tree_check(s.checks.items[i]) && json_is_boolean(then)) {
+			out->runs[first + i].base_passed = json_is_true(then);
+			tree_checks++;
+			passed_at_base += json_is_true(then);
+		}
+	}
+	buf_reset(&why);
 	if (worktree_made)
-		git_worktree_remove(options->root, worktree.buf);
+		git_worktree_remove(repo, worktree.buf);
 	out->passed = true;
+	if (unrun.message.len > 0) {
+		out->passed = false;
+		buf_add(&summary, unrun.message.buf, unrun.message.len);
+	}
 	for (size_t i = 0; i < out->run_count; i++) {
 		if (!out->runs[i].passed) {
 			if (out->passed)
 				describe_failure(&summary, &out->runs[i]);
 			out->passed = false;
 		}
+	}
+	/* Every check about the tree passed at the base: nothing is proved. */
+	if (out->passed && tree_checks > 0 && passed_at_base == tree_checks) {
+		out->passed = false;
+		out->vacuous = true;
+		buf_addf(&summary, "vacuous: every check passed on the trunk at the "
+		    "claim (%.12s) already, so none proves this work; a person "
+		    "decides: sharper checks ('daicho edit %lld --done-when ...'), "
+		    "or 'daicho edit %lld --no-baseline'", base, (long long)id,
+		    (long long)id);
 	}
 	if (out->passed) {
 		size_t checks = out->run_count - first;
@@ -1268,7 +1521,12 @@ verify_task(struct ledger *ledger, int64_t id,
 			buf_addf(&summary, " (the commit fetched from %s)",
 			    out->fetched_from);
 	}
+	if (!out->deferred && out->sandbox && strcmp(out->sandbox, "off") == 0)
+		buf_adds(&summary, " (checks ran unsandboxed: 'sandbox' is off)");
 	out->summary = buf_detach(&summary, NULL);
+	err_release(&unrun);
+	json_decref(at_base);
+	buf_release(&base_tree);
 	free(base);
 	subject_release(&s);
 	buf_release(&worktree);
@@ -1278,7 +1536,8 @@ verify_task(struct ledger *ledger, int64_t id,
 
 int
 verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
-    const char *root, struct verdict *out, struct err *err)
+    const char *root, const struct check_policy *policy, struct verdict *out,
+    struct err *err)
 {
 	struct subject s;
 	size_t first = out->run_count;
@@ -1289,26 +1548,30 @@ verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
 	for (size_t i = 0; i < s.checks.count; i++)
 		add_run(out, s.checks.items[i]);
 	/* As verify_task() runs them: files first, then commands. */
-	for (int commands = 0; commands <= 1; commands++)
-		for (size_t i = 0; i < s.checks.count; i++)
+	for (int commands = 0; rc == 0 && commands <= 1; commands++)
+		for (size_t i = 0; rc == 0 && i < s.checks.count; i++)
 			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
-				run_check(dir, root, id, &s, s.checks.items[i],
-				    &out->runs[first + i]);
+				rc = run_check(policy, dir, root, id, &s,
+				    s.checks.items[i], &out->runs[first + i], out, err);
 	subject_release(&s);
-	return 0;
+	return rc;
 }
 
-void
-verify_run_command(const char *dir, const char *command, int64_t task,
-    int64_t timeout_ms, struct verdict *out)
+int
+verify_run_command(const struct check_policy *policy, const char *dir,
+    const char *command, int64_t task, int64_t timeout_ms,
+    struct verdict *out, struct err *err)
 {
 	struct buf spec = BUF_INIT;
 	struct check_run *run;
+	int rc;
 
 	buf_addf(&spec, "cmd:%s", command);
 	run = add_run(out, spec.buf);
-	check_cmd(dir, command, task, timeout_ms, run);
+	rc = check_cmd(policy, dir, command, task, timeout_ms, run, err);
+	out->sandbox = check_policy_name(policy);
 	buf_release(&spec);
+	return rc;
 }
 
 void
@@ -1394,7 +1657,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
-	    " checks_version, tree) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
+	    " checks_version, tree, sandbox, vacuous)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -1411,6 +1675,9 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 		db_bind_int(st, 7, v->checks_version);
 	if (v->tree)
 		db_bind_text(st, 8, v->tree);
+	if (v->sandbox)
+		db_bind_text(st, 9, v->sandbox);
+	db_bind_int(st, 10, v->vacuous);
 	rc = db_step(st);
 	db_reset(st);
 	if (rc != DB_DONE)
@@ -1421,7 +1688,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 
 		st = db_prepare(ledger,
 		    "INSERT INTO check_runs (verdict, seq, spec, passed, exit_status,"
-		    " duration_ms, output) VALUES (?, ?, ?, ?, ?, ?, ?)", err);
+		    " duration_ms, output, base_passed)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
 		if (st == NULL)
 			return -(int)err->code;
 		db_bind_int(st, 1, v->id);
@@ -1432,6 +1700,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 			db_bind_int(st, 5, run->exit_status);
 		db_bind_int(st, 6, run->duration_ms);
 		db_bind_blob(st, 7, run->output.buf, (int)run->output.len);
+		if (run->base_passed >= 0)
+			db_bind_int(st, 8, run->base_passed);
 		rc = db_step(st);
 		db_reset(st);
 		if (rc != DB_DONE)
@@ -1573,7 +1843,8 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 			v->passed = false;
 		}
 	}
-	if ((rc = insert_verdict(ledger, v, actor, err)) < 0)
+	if ((rc = insert_verdict(ledger, v, actor, err)) < 0 ||
+	    (rc = baseline_keep(ledger, v, now, err)) < 0)
 		goto fail;
 	if (token && v->passed) {
 		bool land = false;
@@ -1597,6 +1868,21 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		    v->task, now, err);
 		if (rc == 0 && !land)
 			rc = release_dependents(ledger, v->task, err);
+	} else if (token && v->vacuous) {
+		/* Not the worker's to fix: a person sharpens the checks. */
+		*outcome = VERIFY_VACUOUS;
+		st = db_prepare(ledger,
+		    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
+		    " verify_token = NULL, verify_expires_ms = NULL,"
+		    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1", err);
+		if (st == NULL) {
+			rc = -(int)err->code;
+			goto fail;
+		}
+		db_bind_int(st, 1, v->task);
+		db_bind_int(st, 2, now);
+		db_bind_text(st, 3, v->summary);
+		rc = db_step_done(ledger, st, "blocking a task", err);
 	} else if (token && attempts >= max_attempts) {
 		*outcome = VERIFY_FAILED;
 		rc = update(ledger,
@@ -1647,12 +1933,14 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 			[VERIFY_FAILED] = "rejected",
 			[VERIFY_STILL_GOOD] = "reverified",
 			[VERIFY_REOPENED] = "reopened",
+			[VERIFY_VACUOUS] = "rejected",
 		};
 		/* Sized by the last outcome, so every outcome indexes it. */
-		static const char *const back_to[VERIFY_REOPENED + 1] = {
+		static const char *const back_to[VERIFY_VACUOUS + 1] = {
 			[VERIFY_REJECTED_TO_OWNER] = "owner",
 			[VERIFY_REJECTED_TO_OPEN] = "open",
 			[VERIFY_FAILED] = "failed",
+			[VERIFY_VACUOUS] = "blocked",
 		};
 		/* Keys in order unless "to" or "fetched" follow (then sorted). */
 		json_t *detail = json_pack("{s:s?, s:s, s:I}", "commit",
@@ -1683,8 +1971,8 @@ static int
 read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT spec, passed, exit_status, duration_ms, output FROM check_runs"
-	    " WHERE verdict = ? ORDER BY seq", err);
+	    "SELECT spec, passed, exit_status, duration_ms, output, base_passed"
+	    " FROM check_runs WHERE verdict = ? ORDER BY seq", err);
 	int rc;
 
 	if (st == NULL)
@@ -1699,6 +1987,8 @@ read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
 		run->duration_ms = db_column_int(st, 3);
 		buf_add(&run->output, db_column_blob(st, 4),
 		    db_column_bytes(st, 4));
+		run->base_passed = db_column_is_null(st, 5)
+				       ? -1 : db_column_int(st, 5) != 0;
 	}
 	db_reset(st);
 	return rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading checks");
@@ -1708,7 +1998,7 @@ read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
 static void
 verdict_from_row(struct db_stmt *st, int64_t task, struct verdict *out)
 {
-	const char *commit = db_column_text(st, 3);
+	const char *commit = db_column_text(st, 3), *sandbox;
 
 	memset(out, 0, sizeof(*out));
 	out->task = task;
@@ -1718,6 +2008,10 @@ verdict_from_row(struct db_stmt *st, int64_t task, struct verdict *out)
 	out->commit = commit ? xstrdup(commit) : NULL;
 	out->summary = xstrdup(db_column_text(st, 4));
 	out->checks_version = db_column_int(st, 5);
+	sandbox = db_column_text(st, 6);
+	out->sandbox = sandbox == NULL ? NULL
+		     : strcmp(sandbox, "off") == 0 ? "off" : "sandbox";
+	out->vacuous = db_column_int(st, 7) != 0;
 }
 
 int
@@ -1731,7 +2025,8 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
 	st = db_prepare(ledger,
-	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
+	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version,"
+	    " sandbox, vacuous"
 	    " FROM verdicts WHERE task = ? ORDER BY id DESC LIMIT 1", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -1771,7 +2066,8 @@ verify_each(struct ledger *ledger, int64_t id, int64_t limit,
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
 	st = db_prepare(ledger,
-	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version"
+	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version,"
+	    " sandbox, vacuous"
 	    " FROM verdicts WHERE task = ?1 ORDER BY id DESC LIMIT ?2", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -1808,7 +2104,8 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'", err);
-	struct verify_options where = { NULL, ".", NULL, NULL };
+	struct check_policy policy = CHECK_POLICY_INIT;
+	struct verify_options where = { NULL, ".", NULL, NULL, &policy, NULL };
 	struct buf token = BUF_INIT, root = BUF_INIT, remote = BUF_INIT;
 	struct verdict verdict;
 	int64_t heavy = 0, taken = 0;

@@ -11,10 +11,13 @@
 #ifndef DAICHO_VERIFY_H
 #define DAICHO_VERIFY_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/checkrun.h"
 #include "core/err.h"
+#include "core/judge.h"
 #include "core/ledger.h"
 
 #define VERIFY_DEFAULT_CHECK_TIMEOUT_MS (10 * 60 * 1000)
@@ -28,6 +31,8 @@ struct check_run {
 	int exit_status;     /* a cmd's exit status; -1 when none or killed */
 	int64_t duration_ms;
 	struct buf output;   /* last 4 KB of a cmd's output, or the reason */
+	int base_passed;     /* at the claim's base: 1 passed, 0 failed, -1
+			      * not run there */
 };
 
 struct verdict {
@@ -43,7 +48,15 @@ struct verdict {
 	size_t run_count;
 	char *fetched_from;  /* the remote the commit was fetched from, or NULL */
 	bool deferred;       /* nothing judged: the environment failed (the
-			      * commit could not be fetched); the task stays */
+			      * commit could not be fetched, no sandbox could
+			      * be made); the task stays */
+	const char *sandbox; /* how its commands ran: "sandbox", or "off"
+			      * (the person's setting); NULL: none ran */
+	bool vacuous;        /* every check passed at the claim's base too:
+			      * they prove nothing about the work */
+	char *base_tree;     /* the claim's base's tree, when checks ran on it */
+	json_t *base_results; /* what ran there this time (key -> true or
+			      * false), kept by verify_record(); or NULL */
 };
 
 void verdict_release(struct verdict *verdict);
@@ -54,6 +67,9 @@ struct verify_options {
 	const char *token;        /* unique name for this run's worktree */
 	const char *remote;       /* where a reported commit the repository
 				   * lacks is fetched from; NULL or "": not */
+	const struct check_policy *policy; /* how commands run (core/checkrun.h) */
+	const struct judge *judge; /* the judge's repository (core/judge.h), or
+				    * NULL outside git */
 };
 
 /*
@@ -76,21 +92,25 @@ int verify_task(struct ledger *ledger, int64_t id,
 /*
  * Run task id's own checks (file:, cmd:, saved, commit) in the checkout at
  * dir, in the order verify_task() runs them (files first, then commands),
- * in the repository at root: each a run appended to out. A task with no
- * checks has no run (verify_task() would judge its saved result: that is
- * not about a tree). Nothing else is judged and nothing is recorded.
- * Returns 0, or the error of reading the task.
+ * in the repository at root, commands under policy: each a run appended
+ * to out. A task with no checks has no run (verify_task() would judge its
+ * saved result: that is not about a tree). Nothing else is judged and
+ * nothing is recorded. Returns 0; the error of reading the task; or
+ * ERR_FAILED when a command cannot run for want of the sandbox.
  */
 int verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
-    const char *root, struct verdict *out, struct err *err);
+    const char *root, const struct check_policy *policy, struct verdict *out,
+    struct err *err);
 
 /*
- * Run command through /bin/sh in dir (with DAICHO_TASK=task when task is
- * not 0), killed with everything it started after timeout_ms: a run
- * "cmd:COMMAND" appended to out.
+ * Run command through /bin/sh in dir under policy (with DAICHO_TASK=task
+ * when task is not 0), killed with everything it started after
+ * timeout_ms: a run "cmd:COMMAND" appended to out. Returns 0, or
+ * ERR_FAILED when the sandbox cannot be made (nothing ran).
  */
-void verify_run_command(const char *dir, const char *command, int64_t task,
-    int64_t timeout_ms, struct verdict *out);
+int verify_run_command(const struct check_policy *policy, const char *dir,
+    const char *command, int64_t task, int64_t timeout_ms,
+    struct verdict *out, struct err *err);
 
 /* One line saying why the first failed run of v failed, appended to out. */
 void verify_first_failure(const struct verdict *v, struct buf *out);
@@ -133,6 +153,8 @@ enum verify_outcome {
 	VERIFY_STILL_GOOD, /* re-verification of a verified task passed */
 	VERIFY_REOPENED,   /* re-verification failed: verified -> open */
 	VERIFY_DEFERRED,   /* not judged (verdict->deferred): still reported */
+	VERIFY_VACUOUS,    /* the checks passed at the claim's base already
+			    * (verdict->vacuous): blocked, for a person */
 };
 
 /*

@@ -602,6 +602,27 @@ const char *const schema_pg_migrations[] = {
 	"      TO daicho_agent, daicho_human;"
 	"  END IF;"
 	"END $$;",
+
+	/* 4: SQLite's migration 11, the judge's own world (core/schema.c). */
+	"ALTER TABLE verdicts ADD COLUMN IF NOT EXISTS sandbox text;"
+	"ALTER TABLE verdicts ADD COLUMN IF NOT EXISTS vacuous bigint NOT NULL DEFAULT 0;"
+	"ALTER TABLE check_runs ADD COLUMN IF NOT EXISTS base_passed bigint;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS no_baseline bigint NOT NULL DEFAULT 0;"
+	"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS check_needs text;"
+	"CREATE TABLE IF NOT EXISTS baselines ("
+	"  tree text NOT NULL,"
+	"  key text NOT NULL,"
+	"  passed bigint NOT NULL,"
+	"  at_ms bigint NOT NULL,"
+	"  PRIMARY KEY (tree, key)"
+	");"
+	"DO $$"
+	"BEGIN"
+	"  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'daicho_agent') THEN"
+	"    GRANT SELECT, INSERT, UPDATE ON baselines"
+	"      TO daicho_agent, daicho_human;"
+	"  END IF;"
+	"END $$;",
 };
 
 const size_t schema_pg_migration_count =
@@ -667,6 +688,8 @@ const char *const schema_pg_roles =
     "  TO daicho_agent, daicho_human;"
     "GRANT UPDATE, DELETE ON gates TO daicho_agent, daicho_human;"
     "GRANT INSERT, UPDATE ON land_lock TO daicho_agent, daicho_human;"
+    "GRANT INSERT, UPDATE ON baselines TO daicho_agent, daicho_human;"
+    "GRANT DELETE ON baselines TO daicho_human;"
     "GRANT INSERT, UPDATE, DELETE ON settings TO daicho_agent, daicho_human;"
     "GRANT UPDATE ON deps, labels, touches, checks, protects, saves,"
     "  verdicts, check_runs, wait_items TO daicho_human;"

@@ -12,6 +12,49 @@
 #include "util/proc.h"
 #include "util/strlist.h"
 
+/*
+ * daicho's own repositories (git_own_repository()), and the environment
+ * git runs with in them: no system or user configuration, no replace
+ * refs, no grafts, no configuration passed down by a caller, no prompt.
+ */
+static struct strlist own_repositories = STRLIST_INIT;
+static char *hardened_environment[] = { "GIT_CONFIG_NOSYSTEM=1",
+	"GIT_CONFIG_GLOBAL=/dev/null", "GIT_NO_REPLACE_OBJECTS=1",
+	"GIT_GRAFT_FILE=/dev/null", "GIT_ATTR_NOSYSTEM=1",
+	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TERMINAL_PROMPT=0",
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+	"GIT_NAMESPACE", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS",
+	"GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", NULL };
+
+void
+git_own_repository(const char *dir)
+{
+	if (dir && *dir && !strlist_contains(&own_repositories, dir))
+		strlist_add(&own_repositories, dir);
+}
+
+char *const *
+git_environment(const char *repo)
+{
+	for (size_t i = 0; repo && i < own_repositories.count; i++) {
+		const char *own = own_repositories.items[i];
+		size_t n = strlen(own);
+
+		if (strncmp(repo, own, n) == 0 && (repo[n] == '/' || repo[n] == '\0'))
+			return hardened_environment;
+	}
+	return NULL;
+}
+
+int
+git_capture(const char *repo, char *const argv[], const char *input_path,
+    bool with_stderr, struct buf *out)
+{
+	return proc_capture_env(argv, git_environment(repo), input_path,
+	    with_stderr, out);
+}
+
 int
 git_resolve_commit(const char *rev, struct buf *hash, struct buf *why)
 {
@@ -69,10 +112,30 @@ git_run(const char *repo, const char *const *args, struct buf *output,
 	while (*args && n < 15)
 		argv[n++] = (char *)*args++;
 	argv[n] = NULL;
-	status = with_stderr ? proc_capture_all(argv, output ? output : &discard)
-			     : proc_capture(argv, output ? output : &discard);
+	status = git_capture(repo, argv, NULL, with_stderr,
+	    output ? output : &discard);
 	buf_release(&discard);
 	return status;
+}
+
+int
+git_command(const char *repo, const char *const *args, struct buf *output)
+{
+	return git_run(repo, args, output, true);
+}
+
+bool
+git_has_commit(const char *repo, const char *hash)
+{
+	struct buf spec = BUF_INIT;
+	const char *args[] = { "cat-file", "-e", "--end-of-options", NULL, NULL };
+	bool has;
+
+	buf_addf(&spec, "%s^{commit}", hash);
+	args[3] = spec.buf;
+	has = git_run(repo, args, NULL, false) == 0;
+	buf_release(&spec);
+	return has;
 }
 
 /* git_run() with stdout and stderr together into output. */
@@ -164,7 +227,7 @@ add_plain_checkout_options(const char *repo, struct strlist *argv)
 	strlist_add(argv, "core.hooksPath=/dev/null");
 	strlist_add(argv, "-c");
 	strlist_add(argv, "core.fsmonitor=false");
-	if (proc_capture(list, &out) != 0)
+	if (git_capture(repo, list, NULL, false, &out) != 0)
 		goto done;
 	/* Entries "filter.NAME.KEY\nVALUE\0"; NAME may hold dots. */
 	for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1) {
@@ -213,7 +276,8 @@ git_worktree_add(const char *repo, const char *path, const char *commit,
 	strlist_add(&argv, commit);
 	for (int try = 0; try < WORKTREE_ADD_TRIES; try++) {
 		buf_reset(&output);
-		status = proc_capture_all(strlist_argv(&argv), &output);
+		status = git_capture(repo, strlist_argv(&argv), NULL, true,
+		    &output);
 		if (!lost_worktrees_race(status, &output))
 			break;
 	}
@@ -298,7 +362,7 @@ git_rev_parse(const char *repo, const char *rev, struct buf *out)
 	int status;
 
 	buf_reset(out);
-	status = proc_capture(argv, out);
+	status = git_capture(repo, argv, NULL, false, out);
 	while (out->len > 0 && out->buf[out->len - 1] == '\n')
 		out->buf[--out->len] = '\0';
 	return status == 0 && out->len > 0 ? 0 : -1;
@@ -445,7 +509,7 @@ git_count_own_commits(const char *repo, const char *commit, const char *base,
 		buf_addf(&not, "^%s", excluded->items[i]);
 		strlist_add(&argv, not.buf);
 	}
-	status = proc_capture(strlist_argv(&argv), &out);
+	status = git_capture(repo, strlist_argv(&argv), NULL, false, &out);
 	if (status == 0)
 		count = strtoll(out.buf, NULL, 10);
 	else
@@ -460,7 +524,9 @@ int
 git_modified_paths(const char *worktree, struct strlist *paths,
     struct buf *why)
 {
-	const char *args[] = { "status", "--porcelain=v1", "-z",
+	/* No fsmonitor, no hook: what the work left there may not run. */
+	const char *args[] = { "-c", "core.fsmonitor=false", "-c",
+		"core.hooksPath=/dev/null", "status", "--porcelain=v1", "-z",
 		"--untracked-files=no", "--no-renames", "--ignore-submodules", NULL };
 	struct buf out = BUF_INIT;
 	int status = git_run(worktree, args, &out, false);

@@ -4,6 +4,7 @@
 #ifndef DAICHO_GIT_H
 #define DAICHO_GIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/buf.h"
@@ -136,5 +137,39 @@ int git_fetch(const char *repo, const char *remote, const char *refspec,
 
 /* Whether repo has a remote called remote with a URL to fetch from. */
 int git_remote_exists(const char *repo, const char *remote);
+
+/*
+ * Make dir (a repository, or a directory of work trees) one of daicho's
+ * own: every git command this process runs in it, or below it, runs
+ * without the system's and the user's configuration, replace refs,
+ * grafts, configuration a caller passed down, or a prompt (the judge's
+ * repository and its checkouts: core/judge.h).
+ */
+void git_own_repository(const char *dir);
+
+/*
+ * The variables (NAME=VALUE, NULL-ended) git runs with in repo: the
+ * hardened set inside one of daicho's own repositories, else NULL (the
+ * caller's environment as it is).
+ */
+char *const *git_environment(const char *repo);
+
+/*
+ * Run git's argv for repo (it names repo with -C) in git_environment(repo):
+ * stdin from input_path (or /dev/null), stdout (and stderr, when
+ * with_stderr) into out. Returns git's exit status, or -1 with errno.
+ */
+int git_capture(const char *repo, char *const argv[], const char *input_path,
+    bool with_stderr, struct buf *out);
+
+/*
+ * Run git -C repo with args (NULL-ended, at most 12), in
+ * git_environment(repo); stdout and stderr into output (may be NULL).
+ * Returns git's exit status, or -1 when it could not run.
+ */
+int git_command(const char *repo, const char *const *args, struct buf *output);
+
+/* Whether repo has hash, and it is a commit. */
+bool git_has_commit(const char *repo, const char *hash);
 
 #endif

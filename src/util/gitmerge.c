@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/git.h"
 #include "util/proc.h"
 
 /*
@@ -45,9 +46,15 @@ run(struct strlist *argv, struct buf *out, bool with_stderr, struct buf *why)
 {
 	struct buf discard = BUF_INIT;
 	char **args = strlist_argv(argv);
-	int status = with_stderr
-			 ? proc_capture_all(args, out ? out : &discard)
-			 : proc_capture(args, out ? out : &discard);
+	/* start_argv() put the repository after "-C". */
+	const char *repo = NULL;
+	int status;
+
+	for (size_t i = 0; i + 1 < argv->count && repo == NULL; i++)
+		if (strcmp(argv->items[i], "-C") == 0)
+			repo = argv->items[i + 1];
+	status = git_capture(repo, args, NULL, with_stderr,
+	    out ? out : &discard);
 
 	if (status < 0)
 		buf_addf(why, "cannot run git: %s", strerror(errno));
@@ -556,7 +563,7 @@ gitm_patch_ids(const char *repo, const char *tip,
 	start_argv(&argv, repo);
 	strlist_add(&argv, "patch-id");
 	strlist_add(&argv, "--stable");
-	status = proc_capture_input(strlist_argv(&argv), path, &ids);
+	status = git_capture(repo, strlist_argv(&argv), path, false, &ids);
 	if (status != 0) {
 		explain(why, "patch-id", status, &ids);
 		goto done;

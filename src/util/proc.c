@@ -187,16 +187,22 @@ proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group)
  */
 static int
 capture(char *const argv[], const char *input_path, struct buf *out,
-    bool with_stderr)
+    bool with_stderr, char *const env_extra[])
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	int pipe_fds[2], status, saved;
+	char **env = env_extra ? proc_environment(env_extra) : environ;
 	pid_t pid;
 	int rc;
 
-	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+	if (env == NULL)
 		return -1;
+	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
+		if (env != environ)
+			free(env);
+		return -1;
+	}
 	posix_spawnattr_init(&attr);
 	proc_spawnattr_defaults(&attr, false);
 	posix_spawn_file_actions_init(&actions);
@@ -209,9 +215,11 @@ capture(char *const argv[], const char *input_path, struct buf *out,
 	else
 		posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
 		    "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
+	rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
+	if (env != environ)
+		free(env);
 	close(pipe_fds[1]);
 	if (rc != 0) {
 		close(pipe_fds[0]);
@@ -236,20 +244,27 @@ capture(char *const argv[], const char *input_path, struct buf *out,
 int
 proc_capture(char *const argv[], struct buf *out)
 {
-	return capture(argv, NULL, out, false);
+	return capture(argv, NULL, out, false, NULL);
 }
 
 int
 proc_capture_input(char *const argv[], const char *input_path,
     struct buf *out)
 {
-	return capture(argv, input_path, out, false);
+	return capture(argv, input_path, out, false, NULL);
 }
 
 int
 proc_capture_all(char *const argv[], struct buf *out)
 {
-	return capture(argv, NULL, out, true);
+	return capture(argv, NULL, out, true, NULL);
+}
+
+int
+proc_capture_env(char *const argv[], char *const env_extra[],
+    const char *input_path, bool with_stderr, struct buf *out)
+{
+	return capture(argv, input_path, out, with_stderr, env_extra);
 }
 
 void
@@ -277,14 +292,17 @@ proc_environment(char *const extra[])
 		for (size_t j = 0; j < extras; j++) {
 			size_t len = strcspn(extra[j], "=");
 
-			if (strncmp(environ[i], extra[j], len + 1) == 0)
+			if (strncmp(environ[i], extra[j], len) == 0 &&
+			    environ[i][len] == '=')
 				replaced = true;
 		}
 		if (!replaced)
 			env[k++] = environ[i];
 	}
+	/* "NAME" alone (no '=') takes NAME out, and adds nothing. */
 	for (size_t j = 0; j < extras; j++)
-		env[k++] = extra[j];
+		if (strchr(extra[j], '='))
+			env[k++] = extra[j];
 	env[k] = NULL;
 	return env;
 }

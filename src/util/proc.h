@@ -25,6 +25,14 @@ int proc_capture_input(char *const argv[], const char *input_path,
 /* proc_capture(), with stderr appended to out too, interleaved. */
 int proc_capture_all(char *const argv[], struct buf *out);
 
+/*
+ * proc_capture() (with_stderr: proc_capture_all()), stdin from input_path
+ * when not NULL, in the caller's environment with env_extra (NAME=VALUE,
+ * NULL-ended; may be NULL) added, each replacing a variable of its name.
+ */
+int proc_capture_env(char *const argv[], char *const env_extra[],
+    const char *input_path, bool with_stderr, struct buf *out);
+
 
 /*
  * Whether process pid exists and is not a zombie (a killed process waits
@@ -65,8 +73,9 @@ void proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group);
 
 /*
  * environ plus extra ("NAME=VALUE" entries, NULL-terminated), extra's
- * names replacing environ's. The array is the caller's to free(); its
- * strings are borrowed. NULL when out of memory.
+ * names replacing environ's; an entry "NAME" alone takes NAME out. The
+ * array is the caller's to free(); its strings are borrowed. NULL when out
+ * of memory.
  */
 char **proc_environment(char *const extra[]);
 

@@ -44,3 +44,23 @@ user_login_name(void)
 	}
 	return name;
 }
+
+const char *
+user_home_dir(void)
+{
+	static const char *home;
+	struct passwd *pw;
+	FILE *f;
+
+	if (home == NULL && (f = fopen("/etc/passwd", "re")) != NULL) {
+		uid_t uid = getuid();
+
+		while ((pw = fgetpwent(f)) != NULL)
+			if (pw->pw_uid == uid && pw->pw_dir && *pw->pw_dir) {
+				home = xstrdup(pw->pw_dir);
+				break;
+			}
+		fclose(f);
+	}
+	return home;
+}

@@ -18,4 +18,10 @@
  */
 const char *user_login_name(void);
 
+/*
+ * The caller's home directory in the user database (/etc/passwd, read
+ * directly: the binary is static, without NSS), or NULL. Kept once found.
+ */
+const char *user_home_dir(void);
+
 #endif

@@ -22,13 +22,14 @@ setup() {
 	assert_line --index 16 'max-lease  (not set: 4h)'
 	assert_line --index 18 'protect    (not set: none)'
 	assert_line --index 20 'remote     (not set: origin)'
-	assert_line --index 22 'stale-after (not set: 10m)'
-	assert_line --index 24 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
+	assert_line --index 22 'sandbox    (not set: on)'
+	assert_line --index 24 'stale-after (not set: 10m)'
+	assert_line --index 26 'trunk      (not set: the branch the main work tree has out at the claim; main, else master, when it is detached)'
 	ok daicho config max-hold
 	assert_output '(not set: three leases)'
 	ok daicho config --json
 	run jq -c 'map([.key, .set, .value])' <<<"$output"
-	assert_output '[["jobs",false,null],["land",false,null],["land-batch",false,null],["land-check",false,null],["land-check-timeout",false,null],["land-tries",false,null],["lease",false,null],["max-hold",false,null],["max-lease",false,null],["protect",false,null],["remote",false,null],["stale-after",false,null],["trunk",false,null]]'
+	assert_output '[["jobs",false,null],["land",false,null],["land-batch",false,null],["land-check",false,null],["land-check-timeout",false,null],["land-tries",false,null],["lease",false,null],["max-hold",false,null],["max-lease",false,null],["protect",false,null],["remote",false,null],["sandbox",false,null],["stale-after",false,null],["trunk",false,null]]'
 }
 
 @test "config KEY VALUE sets a setting, KEY prints it alone, --unset goes back to the default; each change is an event" {
@@ -66,7 +67,7 @@ setup() {
 @test "config: bad input is refused with exit 2 and changes nothing" {
 	snapshot_ledger
 	refused 2 daicho config nosuch 1
-	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: jobs, land, land-batch, land-check, land-check-timeout, land-tries, lease, max-hold, max-lease, protect, remote, stale-after, trunk)"
+	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: jobs, land, land-batch, land-check, land-check-timeout, land-tries, lease, max-hold, max-lease, protect, remote, sandbox, stale-after, trunk)"
 	refused 2 daicho config jobs 0
 	refused 2 daicho config jobs 2x
 	refused 2 daicho config jobs 1025

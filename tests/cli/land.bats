@@ -84,8 +84,8 @@ setup_file() {
 	printf 'base\n' >"$REPO/config.txt"
 	git -C "$REPO" add config.txt && git -C "$REPO" commit -qm config
 	printf 'Append your line to config.txt.\n' >"$TEST_ROOT/body"
-	daicho add first --done-when file:config.txt >/dev/null
-	daicho add second --done-when file:config.txt --body-file "$TEST_ROOT/body" >/dev/null
+	daicho add --no-baseline first --done-when file:config.txt >/dev/null
+	daicho add --no-baseline second --done-when file:config.txt --body-file "$TEST_ROOT/body" >/dev/null
 	claim_work 1 w1 config.txt 'base one' >/dev/null
 	claim_work 2 w2 config.txt 'base two' >/dev/null
 	[ "$(daicho show --json 2 | jq .attempts)" = 1 ]
@@ -150,8 +150,8 @@ setup_file() {
 	git -C "$REPO" add lib.sh main.sh && git -C "$REPO" commit -qm code
 	start="$(trunk)"
 	daicho config land-check 'sh main.sh && { ! test -e extra.sh || sh extra.sh; }'
-	daicho add rename --done-when 'cmd:sh main.sh' >/dev/null
-	daicho add caller --done-when 'cmd:sh extra.sh' >/dev/null
+	daicho add --no-baseline rename --done-when 'cmd:sh main.sh' >/dev/null
+	daicho add --no-baseline caller --done-when 'cmd:sh extra.sh' >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	work 1 lib.sh 'salute() { echo hi; }' >/dev/null
 	c1="$(work 1 main.sh "$(printf '. ./lib.sh\nsalute')" work/1)"
@@ -262,6 +262,7 @@ setup_file() {
 @test "a trunk that moves while the merged tree is checked: compare-and-swap loses, merges again, never clobbers" {
 	# The land-check commits to main the first time it runs, as a person
 	# would in the middle of a landing.
+	unsandboxed
 	daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; echo p >$REPO/p.txt; git -C $REPO add p.txt; git -C $REPO commit -q -m 'meanwhile'; }"
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
@@ -351,8 +352,8 @@ setup_file() {
 @test "land --dry-run says what would merge and what conflicts, and changes nothing" {
 	printf 'x\n' >"$REPO/c.txt"
 	git -C "$REPO" add c.txt && git -C "$REPO" commit -qm c
-	daicho add a --done-when file:a.txt >/dev/null
-	daicho add b --done-when file:c.txt >/dev/null
+	daicho add --no-baseline a --done-when file:a.txt >/dev/null
+	daicho add --no-baseline b --done-when file:c.txt >/dev/null
 	daicho land --pause >/dev/null
 	claim_work 1 w1 a.txt a >/dev/null
 	claim_work 2 w2 c.txt y >/dev/null
@@ -475,8 +476,8 @@ setup_file() {
 	printf 'old test\n' >"$REPO/test.sh"
 	git -C "$REPO" add test.sh && git -C "$REPO" commit -qm test
 	daicho config protect test.sh
-	daicho add 'stricter test' --touches test.sh --done-when file:test.sh >/dev/null
-	daicho add feature --done-when file:feature.txt >/dev/null
+	daicho add --no-baseline 'stricter test' --touches test.sh --done-when file:test.sh >/dev/null
+	daicho add --no-baseline feature --done-when file:feature.txt >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	claim_work 1 w1 test.sh 'new test' >/dev/null
 	daicho sweep >/dev/null
@@ -515,9 +516,9 @@ setup_file() {
 @test "status and handoff show the landing queue and what was sent back, each with its age" {
 	printf 'base\n' >"$REPO/c.txt"
 	git -C "$REPO" add c.txt && git -C "$REPO" commit -qm c
-	daicho add one --done-when file:c.txt >/dev/null
-	daicho add two --done-when file:c.txt >/dev/null
-	daicho add three --done-when file:three.txt >/dev/null
+	daicho add --no-baseline one --done-when file:c.txt >/dev/null
+	daicho add --no-baseline two --done-when file:c.txt >/dev/null
+	daicho add --no-baseline three --done-when file:three.txt >/dev/null
 	claim_work 1 w1 c.txt one >/dev/null
 	claim_work 2 w2 c.txt two >/dev/null
 	daicho sweep >/dev/null
@@ -543,6 +544,7 @@ setup_file() {
 	daicho config remote origin
 	# Someone else pushes to the remote's main in the middle of the
 	# landing (the land-check runs while the merged tree is checked).
+	unsandboxed
 	daicho config land-check "test -e $TEST_ROOT/pushed || { touch $TEST_ROOT/pushed; echo o >$TEST_ROOT/other/other.txt; git -C $TEST_ROOT/other add other.txt; git -C $TEST_ROOT/other -c user.name=O -c user.email=o@example.com commit -qm elsewhere; git -C $TEST_ROOT/other push -q origin main; }"
 	daicho add t --done-when file:t.txt >/dev/null
 	c="$(claim_work 1 w1 t.txt t)"

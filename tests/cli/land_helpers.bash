@@ -17,6 +17,12 @@ setup() {
 	land_setup
 }
 
+# Tasks added with --no-baseline: their checks look for a file the trunk
+# has already (config.txt, c.txt), so at the claim's base they pass too and
+# prove nothing (docs/verification.md, "Checks that prove nothing"); what
+# these tests judge is landing, not the checks, so the person says so.
+
+
 # work ID FILE CONTENT [BASE]: what a worker of task ID does in a checkout
 # of its own: from BASE (default: the trunk, main, as it is now) set FILE
 # to CONTENT (a line; the file is made when missing) and commit that on

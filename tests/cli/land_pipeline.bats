@@ -57,7 +57,7 @@ task() {
 	for i in 1 2 3 4 5 6; do
 		task "setting $i" "append config.txt key$i=$i" --done-when "cmd:grep -qx key$i=$i config.txt" >/dev/null
 	done
-	rename="$(task rename 'rename greet salute' --done-when 'cmd:sh main.sh')"
+	rename="$(task rename 'rename greet salute' --done-when 'cmd:grep -q "^salute" lib.sh && sh main.sh')"
 	caller="$(task caller 'caller caller.sh' --done-when 'cmd:sh caller.sh')"
 	faker="$(task 'pretend' 'nothing' --done-when 'cmd:sh main.sh')"
 	for i in $(seq 1 12); do

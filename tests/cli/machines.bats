@@ -126,7 +126,7 @@ report_from_b() {
 	# verify --apply tries now: nothing applied, exit 1, one error line.
 	run --separate-stderr daicho verify 1 --apply
 	[ "$status" -eq 1 ] || fail "exit $status"
-	assert_output --partial "[not applied: the commit could not be fetched; still as it was]"
+	assert_output --partial "[not applied: nothing could be judged; still as it was]"
 	[ "$stderr" = "daicho: could not verify #1: the commit ${commit:0:12} could not be fetched (see the fetch check above; nothing was judged)" ] || fail "$stderr"
 	assert_task 1 reported w1 1
 	# The remote is back: the next pass fetches and verifies.

@@ -126,7 +126,7 @@ teardown() {
 
 @test "a sweep killed mid-verification: its worktree is left, then pruned and the task verified once its verification claim runs out" {
 	local mark='sleep 31.7182'
-	daicho add t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
+	daicho add --no-baseline t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
 	work_branch
 	echo work >work.txt
@@ -160,9 +160,9 @@ teardown() {
 
 @test "sweep --json prints one object with verified, rejected, failed, expired, pruned, stale, waits and landing" {
 	export DAICHO_NOW_MS=$T0
-	daicho add honest --done-when file:README >/dev/null
-	daicho add liar --max-attempts 1 --done-when file:nothing.txt >/dev/null
-	daicho add crashed >/dev/null
+	daicho add --no-baseline honest --done-when file:README >/dev/null
+	daicho add --no-baseline liar --max-attempts 1 --done-when file:nothing.txt >/dev/null
+	daicho add --no-baseline crashed >/dev/null
 	claim_report 1 w1
 	claim_report 2 w1
 	daicho claim 3 --as w2 --lease 1s >/dev/null
@@ -180,7 +180,7 @@ teardown() {
 }
 
 @test "sweep --every 1s loops until SIGTERM, then exits 0 promptly" {
-	daicho add t --done-when file:README >/dev/null
+	daicho add --no-baseline t --done-when file:README >/dev/null
 	claim_report 1 w1
 	daicho sweep --every 1s >"$TEST_ROOT/sweep.out" 2>"$TEST_ROOT/sweep.err" 3>&- &
 	SWEEP_PID=$!
@@ -207,7 +207,7 @@ teardown() {
 }
 
 @test "sweep --every --json: an object with at_ms only for a pass that changed something" {
-	daicho add t --done-when file:README >/dev/null
+	daicho add --no-baseline t --done-when file:README >/dev/null
 	claim_report 1 w1
 	daicho sweep --every 300ms --json >"$TEST_ROOT/sweep.out" 2>&1 3>&- &
 	SWEEP_PID=$!
@@ -261,8 +261,9 @@ teardown() {
 }
 
 @test "a pass verifies the reports that existed when it began; a report made meanwhile waits for the next pass" {
-	daicho add slow --done-when "cmd:touch $TEST_ROOT/started; sleep 1" >/dev/null
-	daicho add later --done-when file:README >/dev/null
+	unsandboxed
+	daicho add --no-baseline slow --done-when "cmd:touch $TEST_ROOT/started; sleep 1" >/dev/null
+	daicho add --no-baseline later --done-when file:README >/dev/null
 	claim_report 1 w1
 	[ "$(daicho claim 2 --as w2)" = 2 ]
 	c2="$(commit_work 2)"

@@ -68,8 +68,8 @@ teardown() {
 @test "cmd:SHELL passes on exit 0, with \$DAICHO_TASK set, at the root of the checkout of the reported commit" {
 	mkdir sub
 	cd sub # the worker and the sweep both stand in a subdirectory
-	daicho add a >/dev/null
-	daicho add t --done-when 'cmd:echo "task=$DAICHO_TASK pwd=$(pwd)"' >/dev/null
+	daicho add --no-baseline a >/dev/null
+	daicho add --no-baseline t --done-when 'cmd:echo "task=$DAICHO_TASK pwd=$(pwd)"' >/dev/null
 	claim_report 2 w1
 	sweep_says 1 0 0 0 0
 	assert_task 2 verified w1 1
@@ -98,7 +98,7 @@ teardown() {
 }
 
 @test "cmd:SHELL gets the task only through \$DAICHO_TASK: nothing from the task is pasted into the shell text" {
-	daicho add '$(touch pwned-title)' --body '`touch pwned-body`' --done-when 'cmd:echo "task $DAICHO_TASK"' >/dev/null
+	daicho add --no-baseline '$(touch pwned-title)' --body '`touch pwned-body`' --done-when 'cmd:echo "task $DAICHO_TASK"' >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
 	daicho report 1 --as w1 --commit "$(commit_work 1)" --note '"; touch pwned-note; echo "'
 	sweep_says 1 0 0 0 0
@@ -230,7 +230,9 @@ report_on_branch() {
 	for check in "$@"; do
 		args+=(--done-when "$check")
 	done
-	daicho add t --check-timeout "${CHECK_TIMEOUT:-30s}" "${args[@]}" >/dev/null
+	# The checks here are about what a check leaves running, not about
+	# the work: they pass before it too (the person says so).
+	daicho add t --no-baseline --check-timeout "${CHECK_TIMEOUT:-30s}" "${args[@]}" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ] || fail "claim 1 failed"
 	git checkout -q -b work
 	echo work >out.txt
@@ -536,7 +538,7 @@ report_on_branch() {
 # --- show ---------------------------------------------------------------------
 
 @test "show prints the evidence of the last verdict: each check, PASS/FAIL and the output tail" {
-	daicho add t --done-when file:README --done-when 'cmd:cat msg.txt; test -f ok' >/dev/null
+	daicho add --no-baseline t --done-when file:README --done-when 'cmd:cat msg.txt; test -f ok' >/dev/null
 	run daicho show 1
 	refute_line --regexp '^verdict'
 	[ "$(tf 1 .last_verdict)" = null ]
@@ -566,8 +568,8 @@ report_on_branch() {
 # --- verify ID ------------------------------------------------------------------
 
 @test "verify ID prints the evidence and changes nothing; exit 5 when a check fails" {
-	daicho add good --done-when file:README >/dev/null
-	daicho add bad --done-when file:a.txt --done-when 'cmd:echo "checking $DAICHO_TASK"' >/dev/null
+	daicho add --no-baseline good --done-when file:README >/dev/null
+	daicho add --no-baseline bad --done-when file:a.txt --done-when 'cmd:echo "checking $DAICHO_TASK"' >/dev/null
 	claim_report 1 w1
 	claim_report 2 w1
 	ledger_data >"$TEST_ROOT/dump.before"
@@ -607,8 +609,8 @@ report_on_branch() {
 }
 
 @test "verify ID --apply on a reported task applies the verdict as the sweep would" {
-	daicho add good --done-when file:README >/dev/null
-	daicho add bad --done-when file:a.txt >/dev/null
+	daicho add --no-baseline good --done-when file:README >/dev/null
+	daicho add --no-baseline bad --done-when file:a.txt >/dev/null
 	claim_report 1 w1
 	claim_report 2 w1
 
@@ -630,12 +632,13 @@ report_on_branch() {
 }
 
 @test "verify --all-verified lists verified tasks that no longer pass, changing nothing; --apply reopens them" {
+	unsandboxed
 	# The checks run at the recorded commit, which cannot change; what a
 	# cmd: check depends on outside the repository can.
 	touch "$TEST_ROOT/service-up"
-	daicho add a --done-when file:a.txt --done-when "cmd:test -f $TEST_ROOT/service-up" >/dev/null
-	daicho add dependent --after 1 >/dev/null
-	daicho add still-good --done-when file:README >/dev/null
+	daicho add --no-baseline a --done-when file:a.txt --done-when "cmd:test -f $TEST_ROOT/service-up" >/dev/null
+	daicho add --no-baseline dependent --after 1 >/dev/null
+	daicho add --no-baseline still-good --done-when file:README >/dev/null
 	echo a >a.txt
 	claim_report 1 w1
 	claim_report 3 w1
@@ -647,7 +650,7 @@ report_on_branch() {
 	run --separate-stderr daicho verify --all-verified
 	[ "$status" -eq 5 ] || fail "exit $status: $stderr"
 	assert_equal "$stderr" "daicho: 1 task failed verification"
-	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1"
+	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 (checks ran unsandboxed: 'sandbox' is off)"
 	assert_line '#3 passes: 1 check passed'
 	assert_line '2 verified tasks checked, 1 no longer passes'
 	ledger_data >"$TEST_ROOT/dump.after"
@@ -661,12 +664,12 @@ report_on_branch() {
 
 	run --separate-stderr daicho verify --all-verified --apply
 	[ "$status" -eq 5 ]
-	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 [reopened: no longer passes]"
+	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 (checks ran unsandboxed: 'sandbox' is off) [reopened: no longer passes]"
 	assert_line '#3 passes: 1 check passed [still verified]'
 	run sql "SELECT id, state, CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM tasks ORDER BY id"
 	assert_output $'1|open|1\n2|open|1\n3|verified|0'
 	run last_event 1
-	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"cmd:test -f '"$TEST_ROOT"'/service-up: exit 1","verdict":3}}'
+	assert_output '{"kind":"reopened","actor":"root","detail":{"commit":"'"$(git rev-parse work/1)"'","summary":"cmd:test -f '"$TEST_ROOT"'/service-up: exit 1 (checks ran unsandboxed: '"'sandbox'"' is off)","verdict":3}}'
 	# the dependent is no longer ready; the reopened task is
 	[ "$(daicho ls --ready --json | jq -c 'map(.id)')" = "[1]" ]
 	[ "$(tf 2 .unmet_after)" = 1 ]
@@ -759,8 +762,8 @@ rejected_for() {
 }
 
 @test "new work: a commit already accepted for another task is rejected" {
-	daicho add one --done-when file:README >/dev/null
-	daicho add two --done-when file:README >/dev/null
+	daicho add --no-baseline one --done-when file:README >/dev/null
+	daicho add --no-baseline two --done-when file:README >/dev/null
 	claim_report 1 w1
 	sweep_says 1 0 0 0 0
 	[ "$(daicho claim 2 --as w2)" = 2 ]
@@ -927,7 +930,8 @@ rejected_for() {
 }
 
 @test "a verification running while the checks are edited does not decide: the next pass runs the new checks" {
-	daicho add t --done-when "cmd:touch $TEST_ROOT/old-ran; sleep 1" >/dev/null
+	unsandboxed
+	daicho add --no-baseline t --done-when "cmd:touch $TEST_ROOT/old-ran; sleep 1" >/dev/null
 	claim_report 1 w1
 	daicho sweep -j 1 >"$TEST_ROOT/pass" 2>&1 &
 	local pid=$!
@@ -965,8 +969,9 @@ rejected_for() {
 	claim_report 1 w1
 	sweep_says 0 1 0 0 0
 	rejected_for 1 "changes tests/run.sh, which the ledger protects"
-	# A person sets the same touches: now they exempt it.
-	ok daicho edit 1 --touches 'tests/**' --touches 'tests/*'
+	# A person sets the same touches: now they exempt it (and, as its
+	# check passes before the work too, judges it on its commit alone).
+	ok daicho edit 1 --touches 'tests/**' --touches 'tests/*' --no-baseline
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 }

@@ -218,3 +218,14 @@ assert_no_worktrees() {
 	run git -C "$REPO" worktree list --porcelain
 	[[ "$output" != *"/daicho/verify/"* ]] || fail "git still lists a verification worktree: $output"
 }
+
+# unsandboxed: the checks of this test act as a person, or signal the
+# test, outside their checkout (commit to the trunk, push, pause landing,
+# leave a mark for the test to wait on, read a file the test changes), which
+# the sandbox forbids
+# (docs/verification.md): the person turns it off, as 'config sandbox off'
+# lets a person do. What the sandbox stops is tested in
+# judge_adversary.bats.
+unsandboxed() {
+	daicho config sandbox off >/dev/null
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# daicho benchmark: what the judge's own world costs a verification
+# (docs/verification.md, "The judge's own world"). Prints a report.
+#
+#   bench/judge.sh      about two minutes on a quiet 2-core machine (plus a
+#                       build of the binary it compares with)
+#
+# N tasks, each done when a check of CHECK_S seconds passes on its commit
+# (and fails on the trunk at the claim, so no verdict is vacuous), each
+# reported and verified by one 'daicho sweep -j 1', on copies of one queue:
+#
+#   before    the daicho of BENCH_JUDGE_BEFORE (a commit before the judge's
+#             repository, the sandbox and the base's run): checks in a
+#             worktree of the project, as the person
+#   sandbox   this daicho, '--no-baseline' tasks: the judge's repository
+#             and the sandbox, no run at the base
+#   cold      this daicho, the checks at the base too, none kept yet (the
+#             first task of a trunk pays for the base)
+#   warm      this daicho, the base's results kept (the next tasks of the
+#             same trunk)
+#
+# Per-verification times are the sweep's wall time over N; the ratios are
+# against 'before' in the same run. Target: warm <= 1.5x before for a
+# check of 1 s.
+#
+# Sizes through the environment (defaults in brackets):
+#   BENCH_JUDGE_TASKS [8]  BENCH_JUDGE_CHECK_S [1]  BENCH_JUDGE_RUNS [3]
+#   BENCH_JUDGE_BEFORE [f1f61e9]: the commit to build 'before' from
+#   DAICHO [the daicho next to this directory]; DAICHO_BEFORE: a binary to
+#     use as 'before' instead of building one
+#   BENCH_TMP [/tmp]; BENCH_KEEP=1 keeps the work directory
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+N=${BENCH_JUDGE_TASKS:-8}
+CHECK_S=${BENCH_JUDGE_CHECK_S:-1}
+RUNS=${BENCH_JUDGE_RUNS:-3}
+BEFORE_REV=${BENCH_JUDGE_BEFORE:-f1f61e9}
+
+for tool in git awk; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		{ echo "bench: $tool is missing (make bench installs it)" >&2; exit 1; }
+done
+src_bin=${DAICHO:-$root/daicho}
+[ -x "$src_bin" ] || { echo "bench: no $src_bin (run make first)" >&2; exit 1; }
+
+unset DAICHO_LEDGER DAICHO_AGENT DAICHO_NOW_MS DAICHO_BUSY_TIMEOUT \
+	CLAUDE_CODE_SESSION_ID CODEX_THREAD_ID GEMINI_SESSION_ID
+export LC_ALL=C GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+
+WORK=$(mktemp -d "${BENCH_TMP:-/tmp}/daicho-bench-judge.XXXXXX")
+trap '[ -n "${BENCH_KEEP:-}" ] || { git -C "$root" worktree remove --force "$WORK/before-src" 2>/dev/null; rm -rf "$WORK"; }' EXIT
+trap 'exit 130' INT TERM
+export HOME=$WORK/home
+mkdir -p "$HOME"
+NEW=$WORK/daicho
+cp "$src_bin" "$NEW"
+
+if [ -n "${DAICHO_BEFORE:-}" ]; then
+	OLD=$DAICHO_BEFORE
+else
+	echo "building 'before' from $BEFORE_REV ..." >&2
+	git -C "$root" worktree add -q --detach "$WORK/before-src" "$BEFORE_REV" ||
+		{ echo "bench: cannot check out $BEFORE_REV" >&2; exit 1; }
+	make -s -C "$WORK/before-src" daicho >/dev/null 2>&1 ||
+		{ echo "bench: cannot build $BEFORE_REV" >&2; exit 1; }
+	OLD=$WORK/before-src/daicho
+fi
+
+now_ms() {
+	local t=$EPOCHREALTIME
+	echo $(((10#${t/./}) / 1000))
+}
+
+# queue DIR BIN COUNT [add options...]: a repository in DIR, COUNT tasks
+# done when out-$i.txt holds "ok" after CHECK_S seconds, each claimed at
+# one trunk, its commit made on work/$i.
+queue() {
+	local dir=$1 bin=$2 count=$3 i
+	shift 3
+	mkdir -p "$dir"
+	git -C "$dir" init -q -b main
+	echo start >"$dir/README"
+	git -C "$dir" add README && git -C "$dir" commit -q -m start
+	(cd "$dir" && "$bin" init >/dev/null && "$bin" config land off >/dev/null)
+	for ((i = 1; i <= count; i++)); do
+		(cd "$dir" && "$bin" add "task $i" "$@" \
+			--done-when "cmd:sleep $CHECK_S; grep -qx ok out-$i.txt" >/dev/null)
+		(cd "$dir" && "$bin" --as "w$i" claim "$i" >/dev/null)
+		git -C "$dir" checkout -q -b "work/$i" main
+		echo ok >"$dir/out-$i.txt"
+		git -C "$dir" add "out-$i.txt" && git -C "$dir" commit -q -m "#$i"
+		git -C "$dir" checkout -q main
+	done
+}
+
+# report DIR BIN FROM TO: tasks FROM..TO report their commits.
+report() {
+	local dir=$1 bin=$2 i
+	for ((i = $3; i <= $4; i++)); do
+		(cd "$dir" && "$bin" --as "w$i" report "$i" \
+			--commit "$(git -C "$dir" rev-parse "work/$i")" 2>/dev/null)
+	done
+}
+
+# sweep_ms DIR BIN: the wall time of one sweep of DIR's queue.
+sweep_ms() {
+	local t0
+	t0=$(now_ms)
+	(cd "$1" && "$2" sweep -j 1 >/dev/null) || echo "bench: sweep failed in $1" >&2
+	echo $(($(now_ms) - t0))
+}
+
+median() {
+	sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2) }'
+}
+
+echo "== daicho judge benchmark: $(nproc) CPUs, $(uname -sr), $(git --version), $("$src_bin" --version 2>/dev/null | head -1)"
+echo "   $N verifications a sweep, each a check of ${CHECK_S}s; $RUNS runs, medians; 'before' is $BEFORE_REV"
+for mode in before sandbox cold warm; do
+	: >"$WORK/$mode.ms"
+done
+for ((run = 1; run <= RUNS; run++)); do
+	queue "$WORK/b$run" "$OLD" "$N" && report "$WORK/b$run" "$OLD" 1 "$N"
+	sweep_ms "$WORK/b$run" "$OLD" >>"$WORK/before.ms"
+	queue "$WORK/s$run" "$NEW" "$N" --no-baseline && report "$WORK/s$run" "$NEW" 1 "$N"
+	sweep_ms "$WORK/s$run" "$NEW" >>"$WORK/sandbox.ms"
+	queue "$WORK/c$run" "$NEW" "$N" && report "$WORK/c$run" "$NEW" 1 "$N"
+	sweep_ms "$WORK/c$run" "$NEW" >>"$WORK/cold.ms"
+	# Warm: task 0 of the trunk verified first (it pays for the base),
+	# then N more of the same trunk, timed.
+	queue "$WORK/w$run" "$NEW" $((N + 1)) && report "$WORK/w$run" "$NEW" 1 1
+	(cd "$WORK/w$run" && "$NEW" sweep -j 1 >/dev/null)
+	report "$WORK/w$run" "$NEW" 2 $((N + 1))
+	sweep_ms "$WORK/w$run" "$NEW" >>"$WORK/warm.ms"
+done
+before=$(median <"$WORK/before.ms")
+for mode in before sandbox cold warm; do
+	m=$(median <"$WORK/$mode.ms")
+	awk -v mode="$mode" -v m="$m" -v n="$N" -v b="$before" 'BEGIN {
+		printf "   %-8s %6d ms a sweep, %5d ms a verification, %.2fx before\n",
+		    mode, m, m / n, m / b
+	}'
+done
+warm=$(median <"$WORK/warm.ms")
+awk -v w="$warm" -v b="$before" 'BEGIN {
+	printf "   warm against before: %.2fx (target <= 1.5: %s)\n", w / b,
+	    (w / b <= 1.5 ? "met" : "NOT MET")
+}'
+# Verdicts: every task verified in each mode (no vacuous, no deferral).
+for d in "$WORK"/b1 "$WORK"/s1 "$WORK"/c1 "$WORK"/w1; do
+	bin=$NEW
+	[ "$d" = "$WORK/b1" ] && bin=$OLD
+	v=$(cd "$d" && "$bin" ls --state verified --json | grep -o '"id":' | wc -l)
+	echo "   $(basename "$d"): $v verified (of $N, and 1 more in w1)"
+done
