@@ -98,6 +98,14 @@ exec_edit(struct cmd_ctx *ctx)
 		    "do not combine: one or the other");
 		goto done;
 	}
+	if ((value = cmd_opt(ctx, "check-needs")) != NULL) {
+		if (strcmp(value, "net") != 0 && strcmp(value, "none") != 0) {
+			rc = err_set(ctx->err, ERR_USAGE, "bad value for "
+			    "--check-needs (want net, or none)");
+			goto done;
+		}
+		edit.check_needs = strcmp(value, "none") == 0 ? "" : value;
+	}
 	if (cmd_has(ctx, "no-baseline") || cmd_has(ctx, "baseline")) {
 		edit.set_no_baseline = true;
 		edit.no_baseline = cmd_has(ctx, "no-baseline");
@@ -140,7 +148,8 @@ const struct cmd_entry cmd_edit_entry = {
 	.usage = "edit ID [--title T] [--body TEXT | --body-file FILE|-] "
 		 "[--priority N] [--label L]... [--after IDS] [--not-after IDS] "
 		 "[--done-when CHECK]... [--check-timeout DUR] [--touches GLOB]... "
-		 "[--protect GLOB]... [--max-attempts N] [--no-baseline | --baseline]",
+		 "[--protect GLOB]... [--max-attempts N] [--no-baseline | --baseline] "
+		 "[--check-needs net|none]",
 	.summary = "change a task after it was added",
 	.help =
 	    "Changes what is given and nothing else, in one transaction with an\n"
@@ -161,7 +170,9 @@ const struct cmd_entry cmd_edit_entry = {
 	    "task whose checks all passed there is blocked as vacuous: they prove\n"
 	    "nothing about the work. --no-baseline (a person only; exit 6 for an\n"
 	    "agent) judges the task on its commit alone, for a task whose checks\n"
-	    "rightly pass before it (a refactoring, say); --baseline undoes it.\n",
+	    "rightly pass before it (a refactoring, say); --baseline undoes it.\n"
+	    "--check-needs net (a person only) gives the task's cmd: checks the\n"
+	    "host's network in their sandbox; none takes it back.\n",
 	.options = (const struct cmd_option[]){
 	    { "title", 0, "T", "a new title" },
 	    { "body", 0, "TEXT", "a new body, given inline" },
@@ -175,6 +186,8 @@ const struct cmd_entry cmd_edit_entry = {
 	    { "no-baseline", 0, NULL, "judge without running the checks at the "
 	      "claim's base (a person only)" },
 	    { "baseline", 0, NULL, "judge with the base again (a person only)" },
+	    { "check-needs", 0, "net|none", "its cmd: checks get the network, or "
+	      "not (a person only)" },
 	    { "touches", 0, "GLOB", "the paths it edits (repeatable; replaces)" },
 	    { "protect", 0, "GLOB", "paths a report must not change (replaces)" },
 	    { "max-attempts", 0, "N", "attempts before failed" },

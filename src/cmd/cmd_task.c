@@ -151,6 +151,22 @@ exec_add(struct cmd_ctx *ctx)
 		}
 		spec.no_baseline = true;
 	}
+	if ((value = cmd_opt(ctx, "check-needs")) != NULL) {
+		if (strcmp(value, "net") != 0) {
+			rc = err_set(ctx->err, ERR_USAGE, "bad value for "
+			    "--check-needs (want net: its cmd: checks get the "
+			    "network)");
+			goto done;
+		}
+		if (strcmp(ctx->caller.kind, "human") != 0) {
+			rc = err_set(ctx->err, ERR_REFUSED, "--check-needs is a "
+			    "person's call (a check with the network reaches "
+			    "services the sandbox keeps away): add the task without "
+			    "it, and ask a person");
+			goto done;
+		}
+		spec.check_needs = value;
+	}
 	spec.parent = cmd_opt(ctx, "parent");
 	pos = 0;
 	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
@@ -190,7 +206,7 @@ const struct cmd_entry cmd_add_entry = {
 	.name = "add",
 	.usage = "add TITLE [--body TEXT | --body-file FILE|-] [--after IDS]... "
 		 "[--touches GLOB]... [--protect GLOB]... [--done-when CHECK]... "
-		 "[--check-timeout DUR] [--no-baseline] "
+		 "[--check-timeout DUR] [--no-baseline] [--check-needs net] "
 		 "[--priority N] "
 		 "[--label L]... [--max-attempts N] [--parent ID]\n"
 		 "       daicho add --batch FILE.jsonl|- [--label L]...",
@@ -244,6 +260,9 @@ const struct cmd_entry cmd_add_entry = {
 	    "the claim's base, for a task whose checks rightly pass before the\n"
 	    "work (a refactoring under an existing test suite); otherwise a task\n"
 	    "whose checks all pass there already is blocked as vacuous.\n\n"
+	    "--check-needs net (a person only): the task's cmd: checks run with\n"
+	    "the host's network (a service, a registry), still sandboxed\n"
+	    "otherwise; every other check has a loopback of its own.\n\n"
 	    "JSON: {\"id\": N}; with --batch {\"ids\": [N, ...]}\n",
 	.options = (const struct cmd_option[]){
 	    { "body", 0, "TEXT", "the prompt, given inline" },
@@ -256,6 +275,8 @@ const struct cmd_entry cmd_add_entry = {
 	    { "check-timeout", 0, "DUR", "time limit of each cmd: check (10m)" },
 	    { "no-baseline", 0, NULL, "judge without running the checks at the "
 	      "claim's base (a person only)" },
+	    { "check-needs", 0, "net", "its cmd: checks get the network, out of "
+	      "the sandbox's (a person only)" },
 	    { "priority", 0, "N", "higher first (default 0)" },
 	    { "label", 0, "L", "a label (repeatable)" },
 	    { "max-attempts", 0, "N", "attempts before failed (default 3)" },
@@ -329,6 +350,8 @@ task_json(const struct task *t)
 	json_object_set_new(o, "landed_ms",
 	    t->landed_ms ? json_integer(t->landed_ms) : json_null());
 	json_object_set_new(o, "no_baseline", json_boolean(t->no_baseline));
+	json_object_set_new(o, "check_needs",
+	    t->check_needs ? json_string(t->check_needs) : json_null());
 	json_object_set_new(o, "commit",
 	    t->report_commit ? json_string(t->report_commit) : json_null());
 	json_object_set_new(o, "note",
@@ -621,6 +644,16 @@ exec_show(struct cmd_ctx *ctx)
 		    "added; see 'daicho log %lld')", (long long)t.checks_version,
 		    (long long)t.id);
 	show_field("done when", text.buf);
+	if (t.no_baseline || t.check_needs) {
+		buf_reset(&text);
+		if (t.no_baseline)
+			buf_adds(&text, "without the claim's base (--no-baseline)");
+		if (t.check_needs)
+			buf_addf(&text, "%scmd: checks get the network "
+			    "(--check-needs %s)", t.no_baseline ? "; " : "",
+			    t.check_needs);
+		show_field("judged", text.buf);
+	}
 	buf_reset(&text);
 	buf_addf(&text, "%lld bytes ('daicho prompt %lld')", (long long)t.body_bytes,
 	    (long long)t.id);

@@ -89,11 +89,11 @@ check_policy_run(const struct check_policy *p, const char *dir,
 		return proc_run_shell(command, dir, env, timeout_ms, tail, out);
 	/* Tried at the first command a process runs, not before. */
 	if (!sandbox_available(&git_dir)) {
-		rc = err_set(err, ERR_FAILED, "checks run in a sandbox, and %s; or "
-		    "let checks run unsandboxed, as a person: daicho config "
-		    "sandbox off", git_dir.buf);
+		err_set(err, ERR_FAILED, "checks run in a sandbox, and %s; or let "
+		    "checks run unsandboxed, as a person: daicho config sandbox off",
+		    git_dir.buf);
 		buf_release(&git_dir);
-		return rc;
+		return 1;
 	}
 	for (size_t i = 0; env && env[i]; i++)
 		strlist_add(&extra, env[i]);

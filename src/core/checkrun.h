@@ -50,9 +50,9 @@ const char *check_policy_name(const struct check_policy *p);
  * caller that has no ledger), with env (NAME=VALUE, NULL-ended; may be
  * NULL), killed with all it started after timeout_ms, the output's last
  * tail bytes kept: proc_run_shell()'s contract. network: the host's
- * network. Returns 0 with *out filled; ERR_FAILED (err says why, in one
- * line that says what to do) when the sandbox cannot be made, or -1 with
- * errno when the command could not be started.
+ * network. Returns 0 with *out filled; 1 (err set, ERR_FAILED: why, in
+ * one line that says what to do) when the sandbox cannot be made, and
+ * nothing ran; or -1 with errno when the command could not be started.
  */
 int check_policy_run(const struct check_policy *p, const char *dir,
     const char *command, char *const env[], bool network,

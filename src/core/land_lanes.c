@@ -13,7 +13,7 @@
  *     or matches the other's --touches, or when their --touches overlap.
  *     Parts may land in any order; the tasks of a part stay in queue order.
  *  2. The parts are sorted by the time their checks took at verification,
- *     quickest first. A part starts a lane of its own (up to jobs lanes)
+ *     quickest first (the quick ones, under LANE_SLOW_MS, in queue order). A part starts a lane of its own (up to jobs lanes)
  *     when its checks took LANE_SLOW_MS or more, and more than LANE_RATIO
  *     times those of the lane it would join.
  *  3. Lane k's candidate is built on lane k-1's (the first on the trunk):
@@ -185,13 +185,19 @@ struct part {
 	int64_t cost_ms;
 };
 
+/*
+ * Quick parts first, in queue order (a few milliseconds more or less are
+ * no reason to pass another); then the slow ones, quickest first.
+ */
 static int
 compare_parts(const void *a, const void *b)
 {
 	const struct part *x = a, *y = b;
+	int64_t cx = x->cost_ms >= LANE_SLOW_MS ? x->cost_ms : 0,
+		cy = y->cost_ms >= LANE_SLOW_MS ? y->cost_ms : 0;
 
-	if (x->cost_ms != y->cost_ms)
-		return x->cost_ms < y->cost_ms ? -1 : 1;
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
 	return x->index[0] < y->index[0] ? -1 : x->index[0] > y->index[0];
 }
 

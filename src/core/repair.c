@@ -303,6 +303,15 @@ edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
 		rc = edit_number(ledger, id, "UPDATE tasks SET no_baseline = ?2"
 		    " WHERE id = ?1", "no_baseline", "no_baseline",
 		    t->no_baseline, edit->no_baseline, detail, changed, err);
+	if (rc == 0 && edit->check_needs &&
+	    strcmp(edit->check_needs, t->check_needs ? t->check_needs : "") != 0) {
+		rc = write_text(ledger, "UPDATE tasks SET check_needs = nullif(?2, '')"
+		    " WHERE id = ?1", id, edit->check_needs, err);
+		json_object_set_new(detail, "check_needs", json_pack("{s:s, s:s}",
+		    "old", t->check_needs ? t->check_needs : "", "new",
+		    edit->check_needs));
+		json_array_append_new(changed, json_string("check_needs"));
+	}
 	if (rc == 0 && edit->set_check_timeout)
 		rc = edit_number(ledger, id, "UPDATE tasks SET check_timeout_ms = ?2"
 		    " WHERE id = ?1", "check_timeout_ms", "check_timeout",
@@ -352,10 +361,10 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 	have_task = true;
 	if ((rc = read_standing(ledger, actor, id, &who, err)) < 0)
 		goto fail;
-	if (edit->set_no_baseline && !who.human) {
+	if ((edit->set_no_baseline || edit->check_needs) && !who.human) {
 		rc = err_set(err, ERR_REFUSED,
-		    "cannot change --no-baseline of task #%lld: judging a task "
-		    "without its base is a person's call (nothing was changed)",
+		    "cannot change --no-baseline or --check-needs of task #%lld: "
+		    "how a task is judged is a person's call (nothing was changed)",
 		    (long long)id);
 		goto fail;
 	}

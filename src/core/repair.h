@@ -31,6 +31,8 @@ struct task_edit {
 	int64_t check_timeout_ms;
 	bool set_no_baseline;       /* a person's alone */
 	bool no_baseline;
+	const char *check_needs;    /* "net", or "" for none; NULL: unchanged
+				     * (a person's alone) */
 	const struct strlist *labels;   /* each replaces the list; empty: none */
 	const struct strlist *touches;
 	const struct strlist *protects;

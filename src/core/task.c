@@ -116,6 +116,7 @@ task_release(struct task *task)
 	free(task->land_waiting);
 	free(task->landed_commit);
 	free(task->landed_trunk);
+	free(task->check_needs);
 	strlist_release(&task->labels);
 	strlist_release(&task->touches);
 	strlist_release(&task->protects);
@@ -169,6 +170,7 @@ task_read_row(struct db_stmt *st, struct task *out)
 	out->landed_trunk = column_strdup(st, 29);
 	out->landed_ms = db_column_int(st, 30);
 	out->no_baseline = db_column_int(st, 31) != 0;
+	out->check_needs = column_strdup(st, 32);
 }
 
 int
@@ -535,8 +537,8 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
-	    " has_touches, created_ms, updated_ms, check_timeout_ms, no_baseline)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?)", err);
+	    " has_touches, created_ms, updated_ms, check_timeout_ms, no_baseline,"
+	    " check_needs) VALUES (?,?,?,?,?,?,?,?,?,?,?)", err);
 	int rc;
 
 	if (st == NULL)
@@ -553,6 +555,8 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 	if (spec->check_timeout_ms > 0)
 		db_bind_int(st, 9, spec->check_timeout_ms);
 	db_bind_int(st, 10, spec->no_baseline);
+	if (spec->check_needs)
+		db_bind_text(st, 11, spec->check_needs);
 	rc = db_step(st);
 	db_reset(st);
 	if (rc != DB_DONE)

@@ -50,6 +50,8 @@ struct task_spec {
 	int64_t check_timeout_ms; /* for cmd: checks; 0: the default (10m) */
 	bool no_baseline;        /* judged without the claim's base (a
 				  * person's call: the caller checks) */
+	const char *check_needs; /* "net": its commands get the network (a
+				  * person's call: the caller checks); NULL */
 	const char *parent;      /* id text, or NULL */
 	struct strlist after;    /* ids ("12", "#12", "T12") or batch keys */
 	struct strlist touches;  /* globs */
@@ -102,6 +104,7 @@ struct task {
 	size_t after_count;
 	bool no_baseline;          /* a person said: judge without the claim's
 				      * base (verification's vacuous check) */
+	char *check_needs;         /* "net", or NULL */
 };
 
 void task_release(struct task *task);

@@ -19,7 +19,7 @@ struct db_stmt;
 	"  ORDER BY s.id DESC LIMIT 1), t.check_timeout_ms, t.checks_version," \
 	" t.max_hold_ms, t.claim_named_ms, t.claim_base, t.land_queued_ms,"  \
 	" t.land_tries, t.land_note, t.land_waiting, t.landed_commit,"        \
-	" t.landed_trunk, t.landed_ms, t.no_baseline"
+	" t.landed_trunk, t.landed_ms, t.no_baseline, t.check_needs"
 
 /* Fill out from the current row of st (TASK_COLUMNS), edges not loaded. */
 void task_read_row(struct db_stmt *st, struct task *out);

@@ -78,6 +78,8 @@ struct subject {
 	struct strlist touches;  /* exempt from the ledger's: those a person
 				  * set (none when an agent did) */
 	bool no_baseline;        /* a person said: judge without the base */
+	bool network;            /* a person said: its commands need the
+				  * network (--check-needs net) */
 };
 
 static void
@@ -128,7 +130,8 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	st = db_prepare(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
-	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version, no_baseline"
+	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version, no_baseline,"
+	    " coalesce(check_needs, '') = 'net'"
 	    " FROM tasks t WHERE id = ?", err);
 	if (st == NULL) {
 		rc = -(int)err->code;
@@ -149,6 +152,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		s->base = commit ? xstrdup(commit) : NULL;
 		s->checks_version = db_column_int(st, 4);
 		s->no_baseline = db_column_int(st, 5) != 0;
+		s->network = db_column_int(st, 6) != 0;
 	}
 	db_reset(st);
 	if (rc == DB_DONE) {
@@ -365,7 +369,7 @@ done:
  */
 static int
 check_cmd(const struct check_policy *policy, const char *dir,
-    const char *command, int64_t task, int64_t timeout_ms,
+    const char *command, int64_t task, int64_t timeout_ms, bool network,
     struct check_run *run, struct err *err)
 {
 	struct proc_result result;
@@ -376,15 +380,15 @@ check_cmd(const struct check_policy *policy, const char *dir,
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)task);
 	env[0] = task ? env_task.buf : NULL;
 	env[1] = NULL;
-	rc = check_policy_run(policy, dir, command, env, false, timeout_ms,
+	rc = check_policy_run(policy, dir, command, env, network, timeout_ms,
 	    VERIFY_OUTPUT_TAIL_BYTES, &result, err);
 	if (rc != 0) {
-		if (rc == -1)
+		if (rc < 0)
 			buf_addf(&run->output, "cannot run /bin/sh: %s", strerror(errno));
 		else
 			buf_add(&run->output, err->message.buf, err->message.len);
 		buf_release(&env_task);
-		return rc == -1 ? 0 : -1;
+		return rc < 0 ? 0 : -1;
 	}
 	run->exit_status = result.exit_status;
 	run->duration_ms = result.duration_ms;
@@ -1202,8 +1206,8 @@ run_check(const struct check_policy *policy, const char *dir,
 	if (strncmp(spec, "file:", 5) == 0) {
 		check_file(dir, spec + 5, run);
 	} else if (strncmp(spec, "cmd:", 4) == 0) {
-		rc = check_cmd(policy, dir, spec + 4, id, s->check_timeout_ms, run,
-		    err);
+		rc = check_cmd(policy, dir, spec + 4, id, s->check_timeout_ms,
+		    s->network, run, err);
 		v->sandbox = check_policy_name(policy);
 	} else if (strcmp(spec, "saved") == 0) {
 		run->passed = s->result_bytes > 0;
@@ -1568,7 +1572,7 @@ verify_run_command(const struct check_policy *policy, const char *dir,
 
 	buf_addf(&spec, "cmd:%s", command);
 	run = add_run(out, spec.buf);
-	rc = check_cmd(policy, dir, command, task, timeout_ms, run, err);
+	rc = check_cmd(policy, dir, command, task, timeout_ms, false, run, err);
 	out->sandbox = check_policy_name(policy);
 	buf_release(&spec);
 	return rc;

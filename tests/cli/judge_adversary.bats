@@ -177,6 +177,11 @@ run_escape() {
 }
 
 ESCAPES="abs_untracked parent_search node_modules fake_grep_in_home_path tmp_file home_cache local_service ledger_file proc_environ"
+# A PostgreSQL ledger is no file a check could read (its roles are the
+# boundary there).
+if backend_is_postgresql; then
+	ESCAPES="${ESCAPES/ ledger_file/}"
+fi
 
 # mutant (one per variant; each is what the sandbox-off control shows):
 # abs_untracked/parent_search/node_modules: the main work tree (or /tmp)
@@ -234,7 +239,7 @@ echo x >'$REPO/pwned'
 echo 'alias ls=rm' >>'$HOME/.profile'
 p=\$PPID
 while [ \"\$p\" -gt 1 ]; do
-	case \"\$(cat /proc/\$p/comm)\" in daicho) kill -9 \"\$p\"; exit 0;; esac
+	case \"\$(cat /proc/\$p/comm)\" in daicho|daicho-pg) kill -9 \"\$p\"; exit 0;; esac
 	p=\$(awk '{print \$4}' /proc/\$p/stat)
 done
 kill -9 \$PPID 2>/dev/null
@@ -589,7 +594,9 @@ exit 0'
 		daicho config land-check 'for f in land.d/*.sh; do [ -e "$f" ] || continue; sh "$f" || exit 1; done' >/dev/null
 		daicho config sandbox "$mode" >/dev/null
 		daicho add peek --done-when 'file:land.d/peek.sh' >/dev/null
-		peek="cat '$HOME/secret.txt' && cat '$LEDGER'* | grep -aq peek"
+		peek="cat '$HOME/secret.txt'"
+		# (A PostgreSQL ledger is no file: only the home is read there.)
+		backend_is_postgresql || peek="$peek && cat '$LEDGER'* | grep -aq peek"
 		claim_work 1 w1 land.d/peek.sh "$peek" >/dev/null
 		run daicho sweep
 		if [ "$mode" = off ]; then
