@@ -5,9 +5,10 @@
 #   bench/judge.sh      about two minutes on a quiet 2-core machine (plus a
 #                       build of the binary it compares with)
 #
-# N tasks, each done when a check of CHECK_S seconds passes on its commit
-# (and fails on the trunk at the claim, so no verdict is vacuous), each
-# reported and verified by one 'daicho sweep -j 1', on copies of one queue:
+# N tasks with one check, as tasks share 'make test': CHECK_S seconds, then
+# it passes when the commit holds a done-*.txt (each task's work adds its
+# own), so it fails on the trunk at the claim and no verdict is vacuous.
+# Each queue is reported and verified by one 'daicho sweep -j 1':
 #
 #   before    the daicho of BENCH_JUDGE_BEFORE (a commit before the judge's
 #             repository, the sandbox and the base's run): checks in a
@@ -76,8 +77,8 @@ now_ms() {
 }
 
 # queue DIR BIN COUNT [add options...]: a repository in DIR, COUNT tasks
-# done when out-$i.txt holds "ok" after CHECK_S seconds, each claimed at
-# one trunk, its commit made on work/$i.
+# done when, after CHECK_S seconds, a done-*.txt is there; each claimed at
+# one trunk, its commit (adding done-$i.txt) made on work/$i.
 queue() {
 	local dir=$1 bin=$2 count=$3 i
 	shift 3
@@ -88,11 +89,11 @@ queue() {
 	(cd "$dir" && "$bin" init >/dev/null && "$bin" config land off >/dev/null)
 	for ((i = 1; i <= count; i++)); do
 		(cd "$dir" && "$bin" add "task $i" "$@" \
-			--done-when "cmd:sleep $CHECK_S; grep -qx ok out-$i.txt" >/dev/null)
+			--done-when "cmd:sleep $CHECK_S; ls done-*.txt" >/dev/null)
 		(cd "$dir" && "$bin" --as "w$i" claim "$i" >/dev/null)
 		git -C "$dir" checkout -q -b "work/$i" main
-		echo ok >"$dir/out-$i.txt"
-		git -C "$dir" add "out-$i.txt" && git -C "$dir" commit -q -m "#$i"
+		echo ok >"$dir/done-$i.txt"
+		git -C "$dir" add "done-$i.txt" && git -C "$dir" commit -q -m "#$i"
 		git -C "$dir" checkout -q main
 	done
 }
