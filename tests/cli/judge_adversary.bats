@@ -20,18 +20,10 @@
 load land_helpers
 setup_file() {
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
-	# The judge's world (its repository, the sandbox) is the same code
-	# whatever the ledger's back end: these run once, on SQLite, where a
-	# ledger is also a file a check could try to read. PostgreSQL's own
-	# part (the baselines table, a lane's own connection) is in every
-	# verification and landing of the PostgreSQL pass.
 }
 
 setup() {
-	if backend_is_postgresql; then
-		skip "the sandbox and the judge's repository do not depend on the back end (run on SQLite)"
-	fi
-	land_setup
+	judge_world_setup
 }
 
 # A file a test plants in the real /tmp, a server and a sleeper a test

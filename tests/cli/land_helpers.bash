@@ -17,6 +17,19 @@ setup() {
 	land_setup
 }
 
+# judge_world_setup: land_setup, on SQLite only. The judge's world (its
+# repository, the sandbox) is the same code whatever the ledger's back end:
+# its suites run once, on SQLite, where a ledger is also a file a check
+# could try to read. PostgreSQL's own part (the baselines table, a lane's
+# own connection) is in every verification and landing of the PostgreSQL
+# pass.
+judge_world_setup() {
+	if backend_is_postgresql; then
+		skip "the sandbox and the judge's repository do not depend on the back end (run on SQLite)"
+	fi
+	land_setup
+}
+
 # Tasks added with --no-baseline: their checks look for a file the trunk
 # has already (config.txt, c.txt), so at the claim's base they pass too and
 # prove nothing (docs/verification.md, "Checks that prove nothing"); what
