@@ -670,20 +670,69 @@ add_fetch_reason(struct buf *why, const struct buf *output)
 		buf_adds(why, "git printed nothing");
 }
 
+void
+git_add_remote_options(struct strlist *argv)
+{
+	static struct buf ssh = BUF_INIT;
+	static bool known;
+
+	/*
+	 * The person's own ssh command (their global setting), or plain ssh:
+	 * never the repository's, which anything that can write .git/config
+	 * sets (and a fetch would run it).
+	 */
+	if (!known) {
+		char *get[] = { "git", "config", "--global", "--get",
+			"core.sshCommand", NULL };
+
+		known = true;
+		if (proc_capture(get, &ssh) != 0 || ssh.len == 0)
+			buf_reset(&ssh);
+		while (ssh.len > 0 && ssh.buf[ssh.len - 1] == '\n')
+			ssh.buf[--ssh.len] = '\0';
+		{
+			struct buf option = BUF_INIT;
+
+			buf_addf(&option, "core.sshCommand=%s", ssh.len ? ssh.buf
+			    : "ssh");
+			buf_reset(&ssh);
+			buf_add(&ssh, option.buf, option.len);
+			buf_release(&option);
+		}
+	}
+	strlist_add(argv, "-c");
+	strlist_add(argv, "core.hooksPath=/dev/null");
+	strlist_add(argv, "-c");
+	strlist_add(argv, "core.fsmonitor=false");
+	strlist_add(argv, "-c");
+	strlist_add(argv, "protocol.ext.allow=never");
+	strlist_add(argv, "-c");
+	strlist_add(argv, ssh.buf);
+}
+
 int
 git_fetch(const char *repo, const char *remote, const char *refspec,
     int64_t timeout_ms, struct buf *why)
 {
-	char *argv[] = { "git", "-C", (char *)repo, "fetch", "--no-tags",
-		"--quiet", "--no-write-fetch-head", "--end-of-options",
-		(char *)remote, (char *)refspec, NULL };
+	static const char *const words[] = { "fetch", "--no-tags", "--quiet",
+		"--no-write-fetch-head", "--end-of-options", NULL };
+	struct strlist argv = STRLIST_INIT;
 	/* Never wait for a person: no password prompt, no credential UI. */
 	char *env[] = { "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never",
 		"LC_ALL=C", NULL };
 	struct proc_result result;
 	int rc = -1;
 
-	if (proc_run(argv, NULL, env, timeout_ms, 4096, &result) < 0) {
+	strlist_add(&argv, "git");
+	strlist_add(&argv, "-C");
+	strlist_add(&argv, repo);
+	git_add_remote_options(&argv);
+	for (size_t i = 0; words[i]; i++)
+		strlist_add(&argv, words[i]);
+	strlist_add(&argv, remote);
+	strlist_add(&argv, refspec);
+	if (proc_run(strlist_argv(&argv), NULL, env, timeout_ms, 4096,
+	    &result) < 0) {
 		buf_addf(why, "cannot run git: %s", strerror(errno));
 		goto done;
 	}
@@ -697,6 +746,7 @@ git_fetch(const char *repo, const char *remote, const char *refspec,
 	}
 done:
 	proc_result_release(&result);
+	strlist_release(&argv);
 	return rc;
 }
 

@@ -172,4 +172,12 @@ int git_command(const char *repo, const char *const *args, struct buf *output);
 /* Whether repo has hash, and it is a commit. */
 bool git_has_commit(const char *repo, const char *hash);
 
+/*
+ * The -c options every git command that talks to a remote runs with
+ * (appended to argv): no hook, no fsmonitor, no ext:: transport, and the
+ * person's own ssh command (their global core.sshCommand, else ssh), never
+ * one the repository's configuration names.
+ */
+void git_add_remote_options(struct strlist *argv);
+
 #endif

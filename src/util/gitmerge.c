@@ -623,6 +623,7 @@ gitm_push(const char *repo, const char *remote, const char *commit,
 	int rc = -1;
 
 	start_argv(&argv, repo);
+	git_add_remote_options(&argv);
 	strlist_add(&argv, "push");
 	strlist_add(&argv, "--porcelain");
 	strlist_add(&argv, "--no-verify");

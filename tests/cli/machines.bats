@@ -222,3 +222,38 @@ dead_pid() {
 		WHERE $(json_field reason e.detail) = 'its process is gone'"
 	assert_output w2
 }
+
+@test "a fetch from a remote runs none of the repository's own git settings: its core.sshCommand, its hooks" {
+	local commit trap="$TEST_ROOT/ran"
+	commit="$(work_in_b)"
+	report_from_b "$commit"
+	# What anything that writes .git/config can set: an ssh command, and a
+	# hook that runs as refs move.
+	printf '#!/bin/sh\ntouch "%s.ssh"\nexit 1\n' "$trap" >"$TEST_ROOT/evil-ssh"
+	printf '#!/bin/sh\ntouch "%s.hook"\n' "$trap" >"$TEST_ROOT/evil-hook"
+	chmod +x "$TEST_ROOT/evil-ssh" "$TEST_ROOT/evil-hook"
+	git -C "$REPO" config core.sshCommand "$TEST_ROOT/evil-ssh"
+	git -C "$REPO" config core.hooksPath "$TEST_ROOT/hooks"
+	mkdir -p "$TEST_ROOT/hooks"
+	cp "$TEST_ROOT/evil-hook" "$TEST_ROOT/hooks/reference-transaction"
+	# Control: plain git obeys both.
+	git -C "$REPO" remote add probe "ssh://git.invalid/x.git"
+	git -C "$REPO" fetch -q probe 2>/dev/null || true
+	git -C "$REPO" update-ref refs/heads/probe HEAD
+	[ -e "$trap.ssh" ] && [ -e "$trap.hook" ] || fail "control: plain git ran neither"
+	rm -f "$trap.ssh" "$trap.hook"
+	# The sweep fetches the reported commit from origin (a path) and the
+	# probe remote is never asked; neither trap runs.
+	sweep_says 1 0 0 0 0
+	[ ! -e "$trap.hook" ] || fail "a hook of the repository ran during the sweep's fetch"
+	git -C "$REPO" remote set-url origin "ssh://git.invalid/x.git"
+	daicho add again --done-when file:again.txt >/dev/null
+	[ "$(daicho claim 2 --as w1)" = 2 ] || fail "claim 2"
+	(cd "$CLONE_B" && git checkout -q -b work/2 && echo again >again.txt &&
+		git add again.txt && git commit -q -m again) || fail "commit in B"
+	(cd "$CLONE_B" && daicho --ledger "$LEDGER" report 2 --as w1 \
+		--commit "$(git -C "$CLONE_B" rev-parse HEAD)") || fail "report 2"
+	daicho sweep >/dev/null || true
+	[ ! -e "$trap.ssh" ] || fail "the repository's core.sshCommand ran during the sweep's fetch"
+	[ ! -e "$trap.hook" ] || fail "a hook of the repository ran during the sweep's fetch"
+}
