@@ -105,15 +105,26 @@ describe_blocked(const json_t *item, const struct needs_options *options,
     int64_t now_ms, struct buf *summary, json_t *resolve)
 {
 	long long id = (long long)num(item, "id");
+	const char *reason = str(item, "reason", "no reason given");
+	/* Blocked by the sweep, not its holder: its checks prove nothing. */
+	bool vacuous = strncmp(reason, "vacuous:", 8) == 0;
 
-	buf_addf(summary, "#%lld blocked", id);
-	if (json_is_string(json_object_get(item, "owner")))
+	if (vacuous)
+		buf_addf(summary, "#%lld's checks passed before its work too "
+		    "(held by %s)", id, str(item, "owner", "nobody"));
+	else
+		buf_addf(summary, "#%lld blocked", id);
+	if (!vacuous && json_is_string(json_object_get(item, "owner")))
 		buf_addf(summary, " by %s", str(item, "owner", ""));
 	buf_adds(summary, ": ");
 	add_quote(summary, str(item, "title", ""));
 	buf_adds(summary, " (");
-	add_quote(summary, str(item, "reason", "no reason given"));
+	add_quote(summary, reason);
 	buf_adds(summary, ")");
+	if (vacuous) {
+		add_command(resolve, "daicho edit %lld --done-when ...", id);
+		add_command(resolve, "daicho edit %lld --no-baseline", id);
+	}
 	add_command(resolve, "daicho unblock %lld", id);
 	add_command(resolve, "daicho release %lld --force", id);
 }

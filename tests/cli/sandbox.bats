@@ -90,3 +90,20 @@ reach() {
 	[[ "$(daicho show --json 1 | jq -r .last_verdict.summary)" == *"(checks ran unsandboxed: 'sandbox' is off)" ]]
 	[ "$(state 1)" = landed ]
 }
+
+@test "a vacuous verdict: NEEDS YOU says the checks passed before the work, not that its holder blocked it, and what a person does" {
+	daicho add t --done-when 'cmd:test -s README' >/dev/null
+	claim_work 1 w1 junk.txt x >/dev/null
+	daicho sweep >/dev/null
+	[ "$(state 1)" = blocked ]
+	run daicho status
+	assert_output --partial "#1's checks passed before its work too (held by w1): t (vacuous: "
+	refute_output --partial "#1 blocked by w1"
+	assert_output --partial "resolve: daicho edit 1 --done-when ... | daicho edit 1 --no-baseline | daicho unblock 1"
+	# The person's way out: judged on the commit alone, it lands.
+	ok daicho edit 1 --no-baseline
+	ok daicho unblock 1
+	daicho report 1 --as w1 --commit "$(git -C "$REPO" rev-parse work/1)"
+	daicho sweep >/dev/null
+	[ "$(state 1)" = landed ]
+}
