@@ -141,32 +141,20 @@ exec_add(struct cmd_ctx *ctx)
 	    (rc = cmd_duration(ctx, "check-timeout", value,
 		 &spec.check_timeout_ms)) < 0)
 		goto done;
-	if (cmd_has(ctx, "no-baseline")) {
-		if (strcmp(ctx->caller.kind, "human") != 0) {
-			rc = err_set(ctx->err, ERR_REFUSED, "--no-baseline is a "
-			    "person's call (judging a task without the claim's base "
-			    "lets checks that pass already count): add the task "
-			    "without it, and ask a person");
-			goto done;
-		}
-		spec.no_baseline = true;
+	/* How a task is judged is a person's call (docs/verification.md). */
+	if ((value = cmd_opt(ctx, "check-needs")) != NULL &&
+	    strcmp(value, "net") != 0) {
+		rc = err_set(ctx->err, ERR_USAGE, "bad value for --check-needs "
+		    "(want net: its cmd: checks get the network)");
+		goto done;
 	}
-	if ((value = cmd_opt(ctx, "check-needs")) != NULL) {
-		if (strcmp(value, "net") != 0) {
-			rc = err_set(ctx->err, ERR_USAGE, "bad value for "
-			    "--check-needs (want net: its cmd: checks get the "
-			    "network)");
-			goto done;
-		}
-		if (strcmp(ctx->caller.kind, "human") != 0) {
-			rc = err_set(ctx->err, ERR_REFUSED, "--check-needs is a "
-			    "person's call (a check with the network reaches "
-			    "services the sandbox keeps away): add the task without "
-			    "it, and ask a person");
-			goto done;
-		}
-		spec.check_needs = value;
-	}
+	if ((cmd_has(ctx, "no-baseline") || value) &&
+	    (rc = cmd_require_human(ctx, false, value ? "give a task's checks "
+	    "the network (--check-needs)" : "judge a task without the claim's "
+	    "base (--no-baseline)", NULL)) < 0)
+		goto done;
+	spec.no_baseline = cmd_has(ctx, "no-baseline");
+	spec.check_needs = value;
 	spec.parent = cmd_opt(ctx, "parent");
 	pos = 0;
 	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
