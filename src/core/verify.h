@@ -4,9 +4,14 @@
  * evidence.
  *
  * Where checks run: when the report names a commit, in a fresh detached
- * worktree at that commit under "<ledger dir>/verify/", removed afterwards;
- * otherwise in the project root (path_project_root()). A task without
- * checks passes on "saved" when it has a result, else on the report alone.
+ * worktree at that commit under "<ledger dir>/verify/", made from the
+ * judge's own repository (core/judge.h) and removed afterwards; otherwise
+ * in the project root (path_project_root()). Every cmd: check runs in the
+ * sandbox the ledger's policy says (core/checkrun.h). With a commit, the
+ * file: and cmd: checks run at the claim's base too (kept by tree in the
+ * baselines table): when all passed there, the verdict is vacuous. A task
+ * without checks passes on "saved" when it has a result, else on the
+ * report alone.
  */
 #ifndef DAICHO_VERIFY_H
 #define DAICHO_VERIFY_H
