@@ -643,13 +643,19 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
 			int64_t claimed = 0;
 			struct claim_terms terms = { r->opt->lease_ms,
 				r->opt->max_hold_ms, NULL };
+			/*
+			 * The time before the claim looked: a backoff that ends
+			 * after it was not ready then, whatever the claim took
+			 * (under load, a backoff can end while it runs).
+			 */
+			int64_t asked_ms = clock_now_ms();
 
 			rc = task_claim(r->ledger, r->agents[i], 0, r->opt->label,
 			    &terms, &claimed, r->err);
 			if (rc == -ERR_NOT_FOUND) {
 				err_release(r->err);
 				r->nothing_ready = true;
-				r->nothing_ready_ms = clock_now_ms();
+				r->nothing_ready_ms = asked_ms;
 				rc = 0;
 				break;
 			}
