@@ -448,9 +448,12 @@ static void
 rest_of(struct lane *lanes, size_t nlanes, size_t k, struct member ***rest,
     size_t *n)
 {
+	size_t total = 1;
+
 	*n = 0;
 	for (size_t j = 0; j < nlanes; j++)
-		*rest = xrealloc(*rest, (*n + lanes[j].count + 1) * sizeof(**rest));
+		total += lanes[j].count;
+	*rest = xrealloc(*rest, total * sizeof(**rest));
 	for (size_t j = 0; j < nlanes; j++)
 		for (size_t i = 0; i < lanes[j].count; i++) {
 			struct member *m = lanes[j].members[i];
