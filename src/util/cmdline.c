@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/hex.h"
 
 /* Deeper nesting of substitutions, sh -c strings and wrappers fails. */
 #define MAX_DEPTH 64
@@ -577,18 +578,6 @@ parse_double_quoted(struct parser *p, struct word *w, bool here_document)
 	}
 }
 
-static int
-hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Add code point cp to w in UTF-8. */
 static void
 add_utf8(struct word *w, unsigned long cp)
@@ -657,7 +646,7 @@ parse_ansi_c(struct parser *p, struct word *w)
 			max = s[1] == 'x' ? 2 : s[1] == 'u' ? 4 : 8;
 			value = 0;
 			for (digits = 0; digits < max &&
-			     (d = hex_value(s[2 + digits])) >= 0; digits++)
+			     (d = hex_digit(s[2 + digits])) >= 0; digits++)
 				value = value * 16 + (unsigned long)d;
 			p->pos += (size_t)digits;
 			if (digits == 0)

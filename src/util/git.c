@@ -461,26 +461,66 @@ git_ref_containing(const char *repo, const char *commit, struct buf *ref,
 	return rc;
 }
 
+/*
+ * What a git command that exited with status printed into out (released
+ * here), NUL-separated (-z), appended to list; when it failed, why says
+ * (what: the command). Returns 0, or -1.
+ */
+static int
+nul_separated(struct buf *out, int status, const char *what,
+    struct strlist *list, struct buf *why)
+{
+	if (status == 0) {
+		for (size_t at = 0; at < out->len; at += strlen(out->buf + at) + 1)
+			if (out->buf[at] != '\0')
+				strlist_add(list, out->buf + at);
+	} else {
+		explain_failure(why, what, status);
+	}
+	buf_release(out);
+	return status == 0 ? 0 : -1;
+}
+
+/* git diff --name-only base commit, filtered by filter ("" for none). */
+static int
+diff_paths(const char *repo, const char *base, const char *commit,
+    const char *filter, struct strlist *paths, struct buf *why)
+{
+	struct buf out = BUF_INIT;
+	const char *args[] = { "diff", "--name-only", "--no-renames", "-z",
+		"--no-ext-diff", "--no-textconv", "--no-relative",
+		filter[0] ? filter : "--no-renames", "--end-of-options", base,
+		commit, "--", NULL };
+	int status;
+
+	status = git_run(repo, args, &out, false);
+	return nul_separated(&out, status, "diff --name-only", paths, why);
+}
+
 int
 git_changed_paths(const char *repo, const char *base, const char *commit,
     struct strlist *paths, struct buf *why)
 {
-	struct buf out = BUF_INIT;
-	const char *args[] = { "diff", "--name-only", "--no-renames", "-z",
-		"--no-ext-diff", "--no-textconv", "--no-relative", "--end-of-options",
-		base, commit, "--", NULL };
-	int status;
+	return diff_paths(repo, base, commit, "", paths, why);
+}
 
-	status = git_run(repo, args, &out, false);
-	if (status == 0) {
-		for (size_t at = 0; at < out.len; at += strlen(out.buf + at) + 1)
-			if (out.buf[at] != '\0')
-				strlist_add(paths, out.buf + at);
-	} else {
-		explain_failure(why, "diff --name-only", status);
-	}
-	buf_release(&out);
-	return status == 0 ? 0 : -1;
+int
+git_added_paths(const char *repo, const char *base, const char *commit,
+    struct strlist *paths, struct buf *why)
+{
+	return diff_paths(repo, base, commit, "--diff-filter=A", paths, why);
+}
+
+int
+git_tree_dirs(const char *repo, const char *commit, struct strlist *dirs,
+    struct buf *why)
+{
+	struct buf out = BUF_INIT;
+	const char *args[] = { "ls-tree", "-r", "-d", "-z", "--name-only",
+		"--end-of-options", commit, NULL };
+	int status = git_run(repo, args, &out, false);
+
+	return nul_separated(&out, status, "ls-tree", dirs, why);
 }
 
 long long

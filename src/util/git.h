@@ -83,6 +83,17 @@ int git_ref_containing(const char *repo, const char *commit, struct buf *ref,
 int git_changed_paths(const char *repo, const char *base, const char *commit,
     struct strlist *paths, struct buf *why);
 
+/* As git_changed_paths(), but only the paths commit adds (not in base). */
+int git_added_paths(const char *repo, const char *base, const char *commit,
+    struct strlist *paths, struct buf *why);
+
+/*
+ * Every directory of commit's tree (git ls-tree -r -d), appended to dirs.
+ * Returns 0, or -1 when git fails (why says).
+ */
+int git_tree_dirs(const char *repo, const char *commit, struct strlist *dirs,
+    struct buf *why);
+
 /*
  * How many commits commit holds that base does not, that are no merge,
  * and that none of the commits in excluded holds (git rev-list

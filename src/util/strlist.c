@@ -44,3 +44,39 @@ strlist_argv(struct strlist *list)
 	list->items[list->count] = NULL;
 	return list->items;
 }
+
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+strlist_sort_unique(struct strlist *list)
+{
+	size_t kept = 0;
+
+	if (list->count == 0)
+		return;
+	qsort(list->items, list->count, sizeof(char *), compare_strings);
+	for (size_t i = 0; i < list->count; i++) {
+		if (kept > 0 && strcmp(list->items[kept - 1], list->items[i]) == 0) {
+			free(list->items[i]);
+			continue;
+		}
+		list->items[kept++] = list->items[i];
+	}
+	list->count = kept;
+}
+
+const char *
+strlist_find_sorted(const struct strlist *list, const char *s)
+{
+	char **found;
+
+	if (list->count == 0)
+		return NULL;
+	found = bsearch(&s, list->items, list->count, sizeof(char *),
+	    compare_strings);
+	return found ? *found : NULL;
+}

@@ -27,5 +27,12 @@ void strlist_release(struct strlist *list);
 char **strlist_argv(struct strlist *list);
 /* Whether s is one of the list's strings (a linear search). */
 bool strlist_contains(const struct strlist *list, const char *s);
+/* Sort the list (strcmp order), each string once. */
+void strlist_sort_unique(struct strlist *list);
+/*
+ * The list's string equal to s, or NULL: a binary search of a list
+ * strlist_sort_unique() sorted.
+ */
+const char *strlist_find_sorted(const struct strlist *list, const char *s);
 
 #endif
