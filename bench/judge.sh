@@ -5,28 +5,35 @@
 #   bench/judge.sh      about two minutes on a quiet 2-core machine (plus a
 #                       build of the binary it compares with)
 #
-# N tasks with one check, as tasks share 'make test': CHECK_S seconds, then
+# N tasks with one check, as tasks share 'make test': CHECK_S seconds (and
+# BENCH_JUDGE_WORK, a command that stands for a test run's own work), then
 # it passes when the commit holds a done-*.txt (each task's work adds its
-# own), so it fails on the trunk at the claim and no verdict is vacuous.
-# Each queue is reported and verified by one 'daicho sweep -j 1':
+# own, inside its --touches), so it fails on the trunk at the claim and no
+# verdict is vacuous. Each queue is reported and verified by one 'daicho
+# sweep -j 1':
 #
 #   before    the daicho of BENCH_JUDGE_BEFORE (a commit before the judge's
 #             repository, the sandbox and the base's run): checks in a
 #             worktree of the project, as the person
 #   sandbox   this daicho, '--no-baseline' tasks: the judge's repository
-#             and the sandbox, no run at the base
-#   cold      this daicho, the checks at the base too, none kept yet (the
-#             first task of a trunk pays for the base)
-#   warm      this daicho, the base's results kept (the next tasks of the
-#             same trunk)
+#             and the sandbox, no run at the base (and so no trace)
+#   untraced  the daicho of BENCH_JUDGE_UNTRACED (the base's run, before
+#             it was traced), warm as below
+#   cold      this daicho, the checks at the base too, traced, none kept
+#             yet (the first task of a trunk pays for the base)
+#   warm      this daicho, the base's results and inputs kept (the next
+#             tasks of the same trunk); each commit's run still traced
 #
 # Per-verification times are the sweep's wall time over N; the ratios are
 # against 'before' in the same run. Target: warm <= 1.5x before for a
-# check of 1 s.
+# check of 1 s. warm against untraced is what the trace costs.
 #
 # Sizes through the environment (defaults in brackets):
 #   BENCH_JUDGE_TASKS [8]  BENCH_JUDGE_CHECK_S [1]  BENCH_JUDGE_RUNS [3]
+#   BENCH_JUDGE_WORK [true]: e.g. "python3 -c 'import unittest, json, email'"
+#     for a check that opens a few hundred files
 #   BENCH_JUDGE_BEFORE [f1f61e9]: the commit to build 'before' from
+#   BENCH_JUDGE_UNTRACED [30455ca]: the commit to build 'untraced' from
 #   DAICHO [the daicho next to this directory]; DAICHO_BEFORE: a binary to
 #     use as 'before' instead of building one
 #   BENCH_TMP [/tmp]; BENCH_KEEP=1 keeps the work directory
@@ -38,6 +45,8 @@ N=${BENCH_JUDGE_TASKS:-8}
 CHECK_S=${BENCH_JUDGE_CHECK_S:-1}
 RUNS=${BENCH_JUDGE_RUNS:-3}
 BEFORE_REV=${BENCH_JUDGE_BEFORE:-f1f61e9}
+UNTRACED_REV=${BENCH_JUDGE_UNTRACED:-30455ca}
+CHECK_WORK=${BENCH_JUDGE_WORK:-true}
 
 for tool in git awk; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -53,23 +62,29 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
 WORK=$(mktemp -d "${BENCH_TMP:-/tmp}/daicho-bench-judge.XXXXXX")
-trap '[ -n "${BENCH_KEEP:-}" ] || { git -C "$root" worktree remove --force "$WORK/before-src" 2>/dev/null; rm -rf "$WORK"; }' EXIT
+trap '[ -n "${BENCH_KEEP:-}" ] || { git -C "$root" worktree remove --force "$WORK/before-src" 2>/dev/null; git -C "$root" worktree remove --force "$WORK/untraced-src" 2>/dev/null; rm -rf "$WORK"; }' EXIT
 trap 'exit 130' INT TERM
 export HOME=$WORK/home
 mkdir -p "$HOME"
 NEW=$WORK/daicho
 cp "$src_bin" "$NEW"
 
+# build NAME REV: daicho built from REV in $WORK/NAME-src.
+build() {
+	echo "building '$1' from $2 ..." >&2
+	git -C "$root" worktree add -q --detach "$WORK/$1-src" "$2" ||
+		{ echo "bench: cannot check out $2" >&2; exit 1; }
+	make -s -C "$WORK/$1-src" daicho >/dev/null 2>&1 ||
+		{ echo "bench: cannot build $2" >&2; exit 1; }
+}
 if [ -n "${DAICHO_BEFORE:-}" ]; then
 	OLD=$DAICHO_BEFORE
 else
-	echo "building 'before' from $BEFORE_REV ..." >&2
-	git -C "$root" worktree add -q --detach "$WORK/before-src" "$BEFORE_REV" ||
-		{ echo "bench: cannot check out $BEFORE_REV" >&2; exit 1; }
-	make -s -C "$WORK/before-src" daicho >/dev/null 2>&1 ||
-		{ echo "bench: cannot build $BEFORE_REV" >&2; exit 1; }
+	build before "$BEFORE_REV"
 	OLD=$WORK/before-src/daicho
 fi
+build untraced "$UNTRACED_REV"
+UNTRACED=$WORK/untraced-src/daicho
 
 now_ms() {
 	local t=$EPOCHREALTIME
@@ -88,8 +103,9 @@ queue() {
 	git -C "$dir" add README && git -C "$dir" commit -q -m start
 	(cd "$dir" && "$bin" init >/dev/null && "$bin" config land off >/dev/null)
 	for ((i = 1; i <= count; i++)); do
-		(cd "$dir" && "$bin" add "task $i" "$@" \
-			--done-when "cmd:sleep $CHECK_S; ls done-*.txt" >/dev/null)
+		(cd "$dir" && "$bin" add "task $i" "$@" --touches "done-$i.txt" \
+			--done-when "cmd:sleep $CHECK_S; $CHECK_WORK; ls done-*.txt" \
+			>/dev/null 2>&1)
 		(cd "$dir" && "$bin" --as "w$i" claim "$i" >/dev/null)
 		git -C "$dir" checkout -q -b "work/$i" main
 		echo ok >"$dir/done-$i.txt"
@@ -120,8 +136,8 @@ median() {
 }
 
 echo "== daicho judge benchmark: $(nproc) CPUs, $(uname -sr), $(git --version), $("$src_bin" --version 2>/dev/null | head -1)"
-echo "   $N verifications a sweep, each a check of ${CHECK_S}s; $RUNS runs, medians; 'before' is $BEFORE_REV"
-for mode in before sandbox cold warm; do
+echo "   $N verifications a sweep, each a check of ${CHECK_S}s and '$CHECK_WORK'; $RUNS runs, medians; 'before' is $BEFORE_REV, 'untraced' $UNTRACED_REV"
+for mode in before sandbox untraced cold warm; do
 	: >"$WORK/$mode.ms"
 done
 for ((run = 1; run <= RUNS; run++)); do
@@ -137,9 +153,14 @@ for ((run = 1; run <= RUNS; run++)); do
 	(cd "$WORK/w$run" && "$NEW" sweep -j 1 >/dev/null)
 	report "$WORK/w$run" "$NEW" 2 $((N + 1))
 	sweep_ms "$WORK/w$run" "$NEW" >>"$WORK/warm.ms"
+	# Untraced: the same, by the daicho before the trace.
+	queue "$WORK/u$run" "$UNTRACED" $((N + 1)) && report "$WORK/u$run" "$UNTRACED" 1 1
+	(cd "$WORK/u$run" && "$UNTRACED" sweep -j 1 >/dev/null)
+	report "$WORK/u$run" "$UNTRACED" 2 $((N + 1))
+	sweep_ms "$WORK/u$run" "$UNTRACED" >>"$WORK/untraced.ms"
 done
 before=$(median <"$WORK/before.ms")
-for mode in before sandbox cold warm; do
+for mode in before sandbox untraced cold warm; do
 	m=$(median <"$WORK/$mode.ms")
 	awk -v mode="$mode" -v m="$m" -v n="$N" -v b="$before" 'BEGIN {
 		printf "   %-8s %6d ms a sweep, %5d ms a verification, %.2fx before\n",
@@ -147,14 +168,17 @@ for mode in before sandbox cold warm; do
 	}'
 done
 warm=$(median <"$WORK/warm.ms")
-awk -v w="$warm" -v b="$before" 'BEGIN {
+untraced=$(median <"$WORK/untraced.ms")
+awk -v w="$warm" -v b="$before" -v u="$untraced" 'BEGIN {
 	printf "   warm against before: %.2fx (target <= 1.5: %s)\n", w / b,
 	    (w / b <= 1.5 ? "met" : "NOT MET")
+	printf "   warm against untraced (the trace of each commit'"'"'s run): %.2fx\n", w / u
 }'
 # Verdicts: every task verified in each mode (no vacuous, no deferral).
-for d in "$WORK"/b1 "$WORK"/s1 "$WORK"/c1 "$WORK"/w1; do
+for d in "$WORK"/b1 "$WORK"/s1 "$WORK"/u1 "$WORK"/c1 "$WORK"/w1; do
 	bin=$NEW
 	[ "$d" = "$WORK/b1" ] && bin=$OLD
+	[ "$d" = "$WORK/u1" ] && bin=$UNTRACED
 	v=$(cd "$d" && "$bin" ls --state verified --json | grep -o '"id":' | wc -l)
 	echo "   $(basename "$d"): $v verified (of $N, and 1 more in w1)"
 done

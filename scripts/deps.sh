@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages daicho needs to build and test, when they are
-# missing (bubblewrap: every check runs in its sandbox, docs/verification.md). As root it uses apt-get; otherwise it prints the exact command to run.
+# missing (bubblewrap: every check runs in its sandbox; strace: the checks
+# are traced on the claim's base; docs/verification.md). As root it uses
+# apt-get; otherwise it prints the exact command to run.
 # Usage: scripts/deps.sh [build|check|bench]
 set -eu
 want="pkg-config libsqlite3-dev libjansson-dev libmicrohttpd-dev libgraphviz-dev libpq-dev"
 case "${1:-build}" in
-check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl postgresql bubblewrap" ;;
-bench) want="$want sqlite3 git hyperfine parallel task-spooler bubblewrap" ;;
-demo) want="$want git jq bubblewrap" ;;
+check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl postgresql bubblewrap strace" ;;
+bench) want="$want sqlite3 git hyperfine parallel task-spooler bubblewrap strace" ;;
+demo) want="$want git jq bubblewrap strace" ;;
 esac
 missing=""
 for p in $want; do

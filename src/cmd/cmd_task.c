@@ -90,6 +90,25 @@ done:
 	return rc;
 }
 
+/*
+ * The note a task with cmd: checks and no --touches gets at add: work that
+ * changes what its checks read waits for a person (docs/verification.md,
+ * "What the checks read is theirs").
+ */
+static void
+warn_unscoped(const struct task_spec *spec, int64_t id)
+{
+	bool commands = false;
+
+	for (size_t i = 0; i < spec->checks.count; i++)
+		commands |= strncmp(spec->checks.items[i], "cmd:", 4) == 0;
+	if (commands && spec->touches.count == 0 && !spec->no_baseline)
+		fprintf(stderr, "daicho: note: #%lld has cmd: checks and no "
+		    "--touches: work that changes what they read waits for a "
+		    "person ('daicho edit %lld --touches GLOB' says what it may "
+		    "change)\n", (long long)id, (long long)id);
+}
+
 static int
 exec_add(struct cmd_ctx *ctx)
 {
@@ -180,6 +199,7 @@ exec_add(struct cmd_ctx *ctx)
 	if ((rc = task_add(ctx->ledger, actor, &spec, 1, &id, ctx->err)) < 0)
 		goto done;
 	rc = print_ids(ctx, &id, 1);
+	warn_unscoped(&spec, id);
 done:
 	task_spec_release(&spec);
 	buf_release(&body);
@@ -221,10 +241,10 @@ const struct cmd_entry cmd_add_entry = {
 	    "  saved       a non-empty result was saved\n"
 	    "  commit      the reported commit changes something\n"
 	    "In a git repository, file:, cmd: and commit need a reported commit\n"
-	    "(report --commit): they run in a fresh worktree at that commit, and\n"
-	    "uncommitted files never count. The commit must be on a branch, hold\n"
-	    "work new since the claim (not on the trunk then, not accepted for\n"
-	    "another task) and change no protected path. A task without checks\n"
+	    "(report --commit): they run in a checkout holding just that commit,\n"
+	    "and uncommitted files never count. The commit must be on a branch,\n"
+	    "hold work new since the claim (not on the trunk then, not accepted\n"
+	    "for another task) and change no protected path. A task without checks\n"
 	    "passes on 'saved' when it has a result, else on the report alone.\n\n"
 	    "--protect GLOB names paths a report must not change (the tests that\n"
 	    "judge the work, say), on top of the ledger's 'daicho config protect'\n"
@@ -232,6 +252,13 @@ const struct cmd_entry cmd_add_entry = {
 	    "naming the path. The ledger's list does not apply to paths the task\n"
 	    "declares with --touches when a person set them; the task's own\n"
 	    "--protect always does.\n\n"
+	    "What the cmd: checks read, look for or list on the claim's base is\n"
+	    "theirs (traced there): a report that changes it outside the task's\n"
+	    "--touches (set by a person, or by the agent that added the task,\n"
+	    "never by its worker) is rejected, naming the path; a task with no\n"
+	    "such --touches waits for a person instead. So a task with cmd:\n"
+	    "checks should say with --touches what its work changes; add notes\n"
+	    "on stderr when it does not.\n\n"
 	    "--batch reads one JSON object per line, all added in one transaction\n"
 	    "(all or none; an error names the line); --label L with it labels\n"
 	    "every task of the batch, so that 'daicho run --label L' takes that\n"
@@ -247,7 +274,9 @@ const struct cmd_entry cmd_add_entry = {
 	    "judges the task on its commit alone, without running its checks at\n"
 	    "the claim's base, for a task whose checks rightly pass before the\n"
 	    "work (a refactoring under an existing test suite); otherwise a task\n"
-	    "whose checks all pass there already is blocked as vacuous.\n\n"
+	    "whose checks all pass there already is blocked as vacuous. Without\n"
+	    "that run, nothing is traced either: only --protect and the ledger's\n"
+	    "list guard what judges the task.\n\n"
 	    "--check-needs net (a person only): the task's cmd: checks run with\n"
 	    "the host's network (a service, a registry), still sandboxed\n"
 	    "otherwise; every other check has a loopback of its own.\n\n"

@@ -246,8 +246,9 @@ const struct cmd_entry cmd_sweep_entry = {
 	.summary = "verify reported tasks, expire dead leases (one pass, or a loop)",
 	.help =
 	    "One pass: removes verification worktrees a crashed sweep left\n"
-	    "behind; marks stale every agent unseen for --stale-after (not a\n"
-	    "waiting one) and expires its claims; reminds the owner of each wait\n"
+	    "behind (its warm checkouts are cleaned at their next use instead);\n"
+	    "marks stale every agent unseen for --stale-after (not a waiting\n"
+	    "one) and expires its claims; reminds the owner of each wait\n"
 	    "past its --remind time (once), and hands the waits of an owner that\n"
 	    "has ended to the live holder of its role, or flags them for the\n"
 	    "human ('daicho status'); expires the leases of claims whose holder stopped\n"
@@ -321,6 +322,8 @@ static const char *const outcome_words[] = {
 			    "still as it was",
 	[VERIFY_VACUOUS] = "blocked: the checks prove nothing (a person "
 			   "decides)",
+	[VERIFY_UNSCOPED] = "blocked: the work changes what its checks read, "
+			    "and the task has no scope (a person decides)",
 };
 
 /* Print one verdict for verify: a heading and the evidence. */
@@ -531,7 +534,7 @@ const struct cmd_entry cmd_verify_entry = {
 	.summary = "run a task's checks now and print the evidence",
 	.help =
 	    "Runs the task's definition of done where the sweep would (in a\n"
-	    "fresh worktree at the reported commit, else in the project root)\n"
+	    "checkout holding just the reported commit, else in the project root)\n"
 	    "and prints each check: PASS or FAIL, exit status, time, and the\n"
 	    "last 4 KB of output or the reason. Changes nothing unless --apply:\n"
 	    "then a reported task gets the verdict as the sweep would give it,\n"

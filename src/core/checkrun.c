@@ -8,6 +8,7 @@
 #include "core/settings.h"
 #include "util/path.h"
 #include "util/sandbox.h"
+#include "util/trace.h"
 #include "util/user.h"
 
 /* Add path to list, resolved (symbolic links followed), when it exists. */
@@ -73,31 +74,88 @@ checkout_git_dir(const char *dir, struct buf *out)
 	buf_release(&common);
 }
 
+/*
+ * Start argv's trace into a new directory of its own (*trace_dir), when
+ * trace asks for one. Returns 0; 1 (err set) when strace cannot trace
+ * here; -1 with errno when the directory cannot be made.
+ */
+static int
+trace_begin(struct trace_paths *trace, struct buf *trace_dir,
+    struct strlist *argv, struct err *err)
+{
+	struct buf why = BUF_INIT, prefix = BUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+
+	if (trace == NULL)
+		return 0;
+	if (!trace_available(&why)) {
+		err_set(err, ERR_FAILED, "the checks' inputs are traced on the "
+		    "claim's base, and %s; or, as a person, judge the task "
+		    "without its base: daicho edit ID --no-baseline", why.buf);
+		buf_release(&why);
+		return 1;
+	}
+	buf_addf(trace_dir, "%s/daicho-trace-XXXXXX",
+	    tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (mkdtemp(trace_dir->buf) == NULL) {
+		buf_reset(trace_dir);
+		return -1;
+	}
+	buf_addf(&prefix, "%s/t", trace_dir->buf);
+	trace_argv(prefix.buf, argv);
+	buf_release(&prefix);
+	return 0;
+}
+
+/* Read the trace of a command run in root into trace, and remove it. */
+static void
+trace_end(struct trace_paths *trace, struct buf *trace_dir, const char *root)
+{
+	if (trace == NULL || trace_dir->len == 0)
+		return;
+	if (trace_collect(trace_dir->buf, root, trace) < 0)
+		trace->truncated = true;
+	path_remove_tree(trace_dir->buf);
+}
+
 int
 check_policy_run(const struct check_policy *p, const char *dir,
     const char *command, char *const env[], bool network,
-    int64_t timeout_ms, size_t tail, struct proc_result *out,
-    struct err *err)
+    int64_t timeout_ms, size_t tail, struct trace_paths *trace,
+    struct proc_result *out, struct err *err)
 {
 	struct strlist argv = STRLIST_INIT, extra = STRLIST_INIT;
-	struct buf git_dir = BUF_INIT;
+	struct buf git_dir = BUF_INIT, trace_dir = BUF_INIT;
 	struct sandbox sb;
 	char *real;
 	int rc;
 
-	if (p == NULL || p->unsandboxed)
-		return proc_run_shell(command, dir, env, timeout_ms, tail, out);
+	real = realpath(dir, NULL);
+	if ((rc = trace_begin(trace, &trace_dir, &argv, err)) != 0)
+		goto done;
+	if (p == NULL || p->unsandboxed) {
+		if (trace == NULL) {
+			rc = proc_run_shell(command, dir, env, timeout_ms, tail,
+			    out);
+			goto done;
+		}
+		strlist_add(&argv, "/bin/sh");
+		strlist_add(&argv, "-c");
+		strlist_add(&argv, command);
+		strlist_argv(&argv);
+		rc = proc_run(argv.items, dir, env, timeout_ms, tail, out);
+		goto done;
+	}
 	/* Tried at the first command a process runs, not before. */
 	if (!sandbox_available(&git_dir)) {
 		err_set(err, ERR_FAILED, "checks run in a sandbox, and %s; or let "
 		    "checks run unsandboxed, as a person: daicho config sandbox off",
 		    git_dir.buf);
-		buf_release(&git_dir);
-		return 1;
+		rc = 1;
+		goto done;
 	}
 	for (size_t i = 0; env && env[i]; i++)
 		strlist_add(&extra, env[i]);
-	real = realpath(dir, NULL);
 	checkout_git_dir(real ? real : dir, &git_dir);
 	sb = (struct sandbox){ .dir = real ? real : dir,
 		.git_dir = git_dir.len ? git_dir.buf : NULL,
@@ -111,9 +169,15 @@ check_policy_run(const struct check_policy *p, const char *dir,
 	sandbox_argv(&sb, command, &argv);
 	strlist_argv(&argv);
 	rc = proc_run(argv.items, sb.dir, NULL, timeout_ms, tail, out);
+done:
+	if (rc == 0)
+		trace_end(trace, &trace_dir, real ? real : dir);
+	else if (trace_dir.len)
+		path_remove_tree(trace_dir.buf);
 	free(real);
 	strlist_release(&argv);
 	strlist_release(&extra);
 	buf_release(&git_dir);
+	buf_release(&trace_dir);
 	return rc;
 }

@@ -25,6 +25,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/strlist.h"
+#include "util/trace.h"
 
 struct check_policy {
 	bool unsandboxed;        /* the "sandbox" setting is off */
@@ -50,13 +51,16 @@ const char *check_policy_name(const struct check_policy *p);
  * caller that has no ledger), with env (NAME=VALUE, NULL-ended; may be
  * NULL), killed with all it started after timeout_ms, the output's last
  * tail bytes kept: proc_run_shell()'s contract. network: the host's
- * network. Returns 0 with *out filled; 1 (err set, ERR_FAILED: why, in
- * one line that says what to do) when the sandbox cannot be made, and
- * nothing ran; or -1 with errno when the command could not be started.
+ * network. trace (TRACE_PATHS_INIT, or NULL): the command runs under
+ * strace, and trace gets what it did to the paths of dir (util/trace.h).
+ * Returns 0 with *out filled; 1 (err set, ERR_FAILED: why, in one line
+ * that says what to do) when the sandbox cannot be made, or a trace was
+ * asked for and strace cannot trace here, and nothing ran; or -1 with
+ * errno when the command could not be started.
  */
 int check_policy_run(const struct check_policy *p, const char *dir,
     const char *command, char *const env[], bool network,
-    int64_t timeout_ms, size_t tail, struct proc_result *out,
-    struct err *err);
+    int64_t timeout_ms, size_t tail, struct trace_paths *trace,
+    struct proc_result *out, struct err *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/git.h"
+#include "util/gitmerge.h"
 #include "util/path.h"
 
 /* The judge repository's whole configuration. */
@@ -246,4 +247,76 @@ judge_release(struct judge *j)
 {
 	buf_release(&j->dir);
 	buf_release(&j->project);
+}
+
+/* Lock (exclusive, not waiting) the file at path: its descriptor, or -1. */
+static int
+try_lock(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int
+judge_checkout_take(const struct judge *j, const char *dir,
+    const char *commit, struct judge_checkout *out, struct buf *why)
+{
+	struct buf lock = BUF_INIT;
+	struct stat st;
+
+	for (int k = 0; k < JUDGE_CHECKOUTS_MAX; k++) {
+		buf_reset(&lock);
+		buf_addf(&lock, "%s/warm-%d.lock", dir, k);
+		if (path_make_parent_dirs(lock.buf, 0755) < 0) {
+			buf_addf(why, "cannot make %s: %s", dir, strerror(errno));
+			break;
+		}
+		if ((out->lock_fd = try_lock(lock.buf)) < 0)
+			continue;
+		buf_reset(&out->dir);
+		buf_addf(&out->dir, "%s/warm-%d", dir, k);
+		buf_reset(why);
+		if (lstat(out->dir.buf, &st) == 0) {
+			if (gitm_checkout_clean(out->dir.buf, commit, true, why) == 0)
+				goto taken;
+			/* Broken (a crash, a check's leftovers): made again. */
+			git_worktree_remove(j->dir.buf, out->dir.buf);
+			path_remove_tree(out->dir.buf);
+			git_worktree_prune(j->dir.buf);
+			buf_reset(why);
+		}
+		if (git_worktree_add(j->dir.buf, out->dir.buf, commit, why) == 0)
+			goto taken;
+		close(out->lock_fd);
+		out->lock_fd = -1;
+		buf_release(&lock);
+		return -1;
+	}
+	if (why->len == 0)
+		buf_addf(why, "all %d warm checkouts in %s are in use",
+		    JUDGE_CHECKOUTS_MAX, dir);
+	buf_release(&lock);
+	return -1;
+taken:
+	buf_release(&lock);
+	return 0;
+}
+
+void
+judge_checkout_give(struct judge_checkout *c)
+{
+	struct buf why = BUF_INIT;
+
+	if (c->lock_fd >= 0) {
+		gitm_checkout_clean(c->dir.buf, "HEAD", true, &why);
+		close(c->lock_fd);
+		c->lock_fd = -1;
+	}
+	buf_release(&c->dir);
+	buf_release(&why);
 }

@@ -55,6 +55,37 @@ int judge_open(struct ledger *ledger, struct judge *j, struct err *err);
 int judge_fetch(const struct judge *j, const struct strlist *commits,
     struct buf *why);
 
+/*
+ * A warm checkout of the judge's repository, taken by one verification at
+ * a time: <dir>/warm-K, held by a lock on <dir>/warm-K.lock that the
+ * process's death releases.
+ */
+struct judge_checkout {
+	struct buf dir;
+	int lock_fd;   /* -1 when none is held */
+};
+
+#define JUDGE_CHECKOUT_INIT { BUF_INIT, -1 }
+
+/* At most this many warm checkouts (verifications at once) a ledger has. */
+#define JUDGE_CHECKOUTS_MAX 64
+
+/*
+ * Take the first free warm checkout under dir (made when there is none)
+ * and make it hold exactly commit: checked out, forced, and everything it
+ * does not track removed (gitm_checkout_clean()). One that cannot be made
+ * so is removed and made again. Returns 0 with *out held; -1 (why says)
+ * when none can be had.
+ */
+int judge_checkout_take(const struct judge *j, const char *dir,
+    const char *commit, struct judge_checkout *out, struct buf *why);
+
+/*
+ * Give c back, emptied of what the checks left there (the next taker
+ * cleans it again, in case this did not finish).
+ */
+void judge_checkout_give(struct judge_checkout *c);
+
 void judge_release(struct judge *j);
 
 #endif

@@ -106,15 +106,24 @@ describe_blocked(const json_t *item, const struct needs_options *options,
 {
 	long long id = (long long)num(item, "id");
 	const char *reason = str(item, "reason", "no reason given");
-	/* Blocked by the sweep, not its holder: its checks prove nothing. */
+	/*
+	 * Blocked by the sweep, not its holder: its checks prove nothing, or
+	 * the work changes what they read and nobody drew its scope.
+	 */
 	bool vacuous = strncmp(reason, "vacuous:", 8) == 0;
+	bool unscoped = strncmp(reason, "unscoped:", 9) == 0;
 
 	if (vacuous)
 		buf_addf(summary, "#%lld's checks passed before its work too "
 		    "(held by %s)", id, str(item, "owner", "nobody"));
+	else if (unscoped)
+		buf_addf(summary, "#%lld's work changes what its checks read, and "
+		    "it has no scope (held by %s)", id, str(item, "owner",
+		    "nobody"));
 	else
 		buf_addf(summary, "#%lld blocked", id);
-	if (!vacuous && json_is_string(json_object_get(item, "owner")))
+	if (!vacuous && !unscoped &&
+	    json_is_string(json_object_get(item, "owner")))
 		buf_addf(summary, " by %s", str(item, "owner", ""));
 	buf_adds(summary, ": ");
 	add_quote(summary, str(item, "title", ""));
@@ -124,6 +133,8 @@ describe_blocked(const json_t *item, const struct needs_options *options,
 	if (vacuous) {
 		add_command(resolve, "daicho edit %lld --done-when ...", id);
 		add_command(resolve, "daicho edit %lld --no-baseline", id);
+	} else if (unscoped) {
+		add_command(resolve, "daicho edit %lld --touches ...", id);
 	}
 	add_command(resolve, "daicho unblock %lld", id);
 	add_command(resolve, "daicho release %lld --force", id);

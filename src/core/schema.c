@@ -467,6 +467,15 @@ const char *const schema_migrations[] = {
 	"  at_ms INTEGER NOT NULL,"
 	"  PRIMARY KEY (tree, key)"
 	") STRICT, WITHOUT ROWID;",
+
+	/*
+	 * 12: check inputs traced (core/verify.c, util/trace.h). Beside a
+	 * cmd: check's result on a tree, baselines keeps what it read and
+	 * looked for there (JSON: {"read": [...], "missing": [...]}). The
+	 * results kept before have none, and are run again.
+	 */
+	"ALTER TABLE baselines ADD COLUMN inputs TEXT;"
+	"DELETE FROM baselines;",
 };
 
 const size_t schema_migration_count =

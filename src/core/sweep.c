@@ -244,7 +244,9 @@ sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
 	while ((entry = readdir(d)) != NULL) {
 		bool live;
 
-		if (entry->d_name[0] == '.')
+		/* Warm checkouts stay (judge_checkout_take() mends them). */
+		if (entry->d_name[0] == '.' ||
+		    strncmp(entry->d_name, "warm-", 5) == 0)
 			continue;
 		if ((rc = claim_is_live(ledger, entry->d_name, &live, err)) < 0)
 			break;
@@ -331,6 +333,7 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 			stats->failed++;
 			break;
 		case VERIFY_VACUOUS:
+		case VERIFY_UNSCOPED:
 			stats->rejected++;
 			break;
 		default:

@@ -25,6 +25,7 @@
 #include "util/path.h"
 #include "util/proc.h"
 #include "util/strlist.h"
+#include "util/trace.h"
 
 void
 verdict_release(struct verdict *verdict)
@@ -40,6 +41,7 @@ verdict_release(struct verdict *verdict)
 	free(verdict->summary);
 	free(verdict->base_tree);
 	json_decref(verdict->base_results);
+	json_decref(verdict->base_inputs);
 	memset(verdict, 0, sizeof(*verdict));
 }
 
@@ -77,6 +79,11 @@ struct subject {
 	struct strlist defaults; /* the ledger's ("protect" setting) */
 	struct strlist touches;  /* exempt from the ledger's: those a person
 				  * set (none when an agent did) */
+	struct strlist scope;    /* exempt from the traced inputs: those a
+				  * person or another agent than the holder
+				  * set (none when the holder did) */
+	struct trace_paths inputs; /* what the checks read and looked for on
+				    * the claim's base (their union) */
 	bool no_baseline;        /* a person said: judge without the base */
 	bool network;            /* a person said: its commands need the
 				  * network (--check-needs net) */
@@ -89,6 +96,8 @@ subject_release(struct subject *s)
 	strlist_release(&s->protects);
 	strlist_release(&s->defaults);
 	strlist_release(&s->touches);
+	strlist_release(&s->scope);
+	trace_paths_release(&s->inputs);
 	free(s->commit);
 	free(s->base);
 	free(s->trunk);
@@ -216,9 +225,15 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	 * The task's touches exempt it from the ledger's protected list only
 	 * when a person set them: an agent could otherwise add a task that
 	 * touches all of tests/ and slip past a list only a human may change.
+	 * From the paths its checks were traced reading (trace_inputs()),
+	 * they exempt it when a person or another agent than the worker that
+	 * holds it set them: the worker may not draw its own scope.
 	 */
 	st = db_prepare(ledger,
-	    "SELECT a.kind = 'human' FROM events e JOIN agents a ON a.id = e.actor"
+	    "SELECT CASE WHEN a.kind = 'human' THEN 1 ELSE 0 END,"
+	    " CASE WHEN e.actor = coalesce((SELECT owner FROM tasks"
+	    "  WHERE id = ?1), 0) THEN 0 ELSE 1 END"
+	    " FROM events e JOIN agents a ON a.id = e.actor"
 	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
 	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
 	    " ORDER BY e.id DESC LIMIT 1", err);
@@ -227,15 +242,20 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		goto done;
 	}
 	db_bind_int(st, 1, id);
-	{
-		int64_t human = 0;
+	rc = db_step(st);
+	if (rc == DB_ROW || rc == DB_DONE) {
+		bool human = rc == DB_ROW && db_column_int(st, 0) != 0;
+		bool not_worker = rc == DB_ROW && db_column_int(st, 1) != 0;
 
-		if ((rc = db_step_int(ledger, st, &human, NULL,
-			 "reading a task", err)) < 0)
-			goto done;
+		for (size_t i = 0; not_worker && i < s->touches.count; i++)
+			strlist_add(&s->scope, s->touches.items[i]);
 		if (!human)
 			strlist_release(&s->touches);
+		rc = 0;
+	} else {
+		rc = db_error(ledger, rc, err, "reading a task");
 	}
+	db_reset(st);
 done:
 	ledger_rollback(ledger);
 	if (rc < 0)
@@ -363,14 +383,15 @@ done:
 }
 
 /*
- * Run command (a cmd: check) in dir under policy into run. Returns 0; or
- * -1 (err set) when the sandbox cannot be made: nothing ran, and nothing
- * about the work is known.
+ * Run command (a cmd: check) in dir under policy into run; traced into
+ * trace when it is not NULL (check_policy_run()). Returns 0; or -1 (err
+ * set) when the sandbox or the trace cannot be made: nothing ran, and
+ * nothing about the work is known.
  */
 static int
 check_cmd(const struct check_policy *policy, const char *dir,
     const char *command, int64_t task, int64_t timeout_ms, bool network,
-    struct check_run *run, struct err *err)
+    struct trace_paths *trace, struct check_run *run, struct err *err)
 {
 	struct proc_result result;
 	struct buf env_task = BUF_INIT;
@@ -381,7 +402,7 @@ check_cmd(const struct check_policy *policy, const char *dir,
 	env[0] = task ? env_task.buf : NULL;
 	env[1] = NULL;
 	rc = check_policy_run(policy, dir, command, env, network, timeout_ms,
-	    VERIFY_OUTPUT_TAIL_BYTES, &result, err);
+	    VERIFY_OUTPUT_TAIL_BYTES, trace, &result, err);
 	if (rc != 0) {
 		if (rc < 0)
 			buf_addf(&run->output, "cannot run /bin/sh: %s", strerror(errno));
@@ -1197,7 +1218,8 @@ done:
 static int
 run_check(const struct check_policy *policy, const char *dir,
     const char *root, int64_t id, const struct subject *s, const char *spec,
-    struct check_run *run, struct verdict *v, struct err *err)
+    struct trace_paths *trace, struct check_run *run, struct verdict *v,
+    struct err *err)
 {
 	int64_t start = clock_mono_ms();
 	struct buf why = BUF_INIT;
@@ -1207,7 +1229,7 @@ run_check(const struct check_policy *policy, const char *dir,
 		check_file(dir, spec + 5, run);
 	} else if (strncmp(spec, "cmd:", 4) == 0) {
 		rc = check_cmd(policy, dir, spec + 4, id, s->check_timeout_ms,
-		    s->network, run, err);
+		    s->network, trace, run, err);
 		v->sandbox = check_policy_name(policy);
 	} else if (strcmp(spec, "saved") == 0) {
 		run->passed = s->result_bytes > 0;
@@ -1238,30 +1260,39 @@ run_check(const struct check_policy *policy, const char *dir,
 }
 
 /*
- * What the checks gave on tree, as verify_record() keeps it: a new object
- * (key -> true or false; empty when nothing is kept) into *known. Returns
- * 0, or the ledger's error.
+ * What the checks gave on tree, as verify_record() keeps it: new objects
+ * into *known (key -> true or false) and *inputs (key -> what a cmd:
+ * check read and looked for there, {"read": [...], "missing": [...]});
+ * empty when nothing is kept. Returns 0, or the ledger's error.
  */
 static int
 baseline_read(struct ledger *ledger, const char *tree, json_t **known,
-    struct err *err)
+    json_t **inputs, struct err *err)
 {
 	struct db_stmt *st;
 	int rc;
 
 	*known = json_object();
+	*inputs = json_object();
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger, "SELECT key, passed FROM baselines WHERE tree = ?",
-	    err);
+	st = db_prepare(ledger, "SELECT key, passed, inputs FROM baselines"
+	    " WHERE tree = ?", err);
 	if (st == NULL) {
 		ledger_rollback(ledger);
 		return -(int)err->code;
 	}
 	db_bind_text(st, 1, tree);
-	while ((rc = db_step(st)) == DB_ROW)
+	while ((rc = db_step(st)) == DB_ROW) {
+		const char *text = db_column_text(st, 2);
+		json_t *traced = text ? json_loads(text, 0, NULL) : NULL;
+
 		json_object_set_new(*known, db_column_text(st, 0),
 		    json_boolean(db_column_int(st, 1) != 0));
+		if (json_is_object(traced))
+			json_object_set(*inputs, db_column_text(st, 0), traced);
+		json_decref(traced);
+	}
 	db_reset(st);
 	rc = rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading baselines");
 	ledger_rollback(ledger);
@@ -1280,21 +1311,70 @@ baseline_keep(struct ledger *ledger, const struct verdict *v, int64_t now,
 	if (v->base_tree == NULL || v->base_results == NULL)
 		return 0;
 	json_object_foreach(v->base_results, key, passed) {
+		json_t *traced = v->base_inputs
+				     ? json_object_get(v->base_inputs, key) : NULL;
+		char *text = traced ? json_dumps(traced, JSON_COMPACT) : NULL;
 		struct db_stmt *st = db_prepare(ledger,
-		    "INSERT INTO baselines (tree, key, passed, at_ms)"
-		    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (tree, key)"
-		    " DO UPDATE SET passed = ?3, at_ms = ?4", err);
+		    "INSERT INTO baselines (tree, key, passed, at_ms, inputs)"
+		    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (tree, key)"
+		    " DO UPDATE SET passed = ?3, at_ms = ?4, inputs = ?5", err);
 
-		if (st == NULL)
+		if (st == NULL) {
+			free(text);
 			return -(int)err->code;
+		}
 		db_bind_text(st, 1, v->base_tree);
 		db_bind_text(st, 2, key);
 		db_bind_int(st, 3, json_is_true(passed));
 		db_bind_int(st, 4, now);
-		if ((rc = db_step_done(ledger, st, "keeping a baseline", err)) < 0)
+		if (text)
+			db_bind_text(st, 5, text);
+		rc = db_step_done(ledger, st, "keeping a baseline", err);
+		free(text);
+		if (rc < 0)
 			break;
 	}
 	return rc;
+}
+
+/* A trace's read and missing paths as kept in the baselines table. */
+static json_t *
+inputs_json(const struct trace_paths *trace)
+{
+	const struct strlist *lists[] = { &trace->read, &trace->missing,
+		&trace->listed };
+	json_t *arrays[3];
+
+	for (size_t k = 0; k < 3; k++) {
+		arrays[k] = json_array();
+		for (size_t i = 0; i < lists[k]->count; i++)
+			json_array_append_new(arrays[k],
+			    json_string(lists[k]->items[i]));
+	}
+	return json_pack("{s:o, s:o, s:o, s:b}", "read", arrays[0], "missing",
+	    arrays[1], "listed", arrays[2], "truncated", trace->truncated);
+}
+
+/*
+ * Add the paths of kept (inputs_json()'s form) to the union in into
+ * (trace_paths_sort() it once all are in).
+ */
+static void
+inputs_add(struct trace_paths *into, const json_t *kept)
+{
+	size_t i;
+	json_t *path;
+
+	json_array_foreach(json_object_get(kept, "read"), i, path)
+		if (json_is_string(path))
+			strlist_add(&into->read, json_string_value(path));
+	json_array_foreach(json_object_get(kept, "missing"), i, path)
+		if (json_is_string(path))
+			strlist_add(&into->missing, json_string_value(path));
+	json_array_foreach(json_object_get(kept, "listed"), i, path)
+		if (json_is_string(path))
+			strlist_add(&into->listed, json_string_value(path));
+	into->truncated |= json_is_true(json_object_get(kept, "truncated"));
 }
 
 /* Whether spec is a check about the tree (file:, cmd:). */
@@ -1316,14 +1396,16 @@ baseline_key(struct buf *key, int64_t id, const char *spec)
 
 /*
  * Run s's tree checks (files first, then commands) in dir, checked out at
- * the claim's base, each not already in known, and put each result in
- * known and in fresh. Returns 0, or -1 (err set) when a command cannot run
- * for want of the sandbox.
+ * the claim's base, each not already in known (with its inputs, for a
+ * command, in inputs), and put each result in known and in fresh, and
+ * what each command read and looked for (traced) in inputs and in
+ * fresh_inputs. Returns 0, or -1 (err set) when a command cannot run for
+ * want of the sandbox or the trace.
  */
 static int
 run_at_base(const struct verify_options *options, const char *dir,
     const char *repo, int64_t id, const struct subject *s, json_t *known,
-    json_t *fresh, struct err *err)
+    json_t *inputs, json_t *fresh, json_t *fresh_inputs, struct err *err)
 {
 	struct buf key = BUF_INIT;
 	int rc = 0;
@@ -1331,28 +1413,201 @@ run_at_base(const struct verify_options *options, const char *dir,
 	for (int commands = 0; rc == 0 && commands <= 1; commands++)
 		for (size_t i = 0; rc == 0 && i < s->checks.count; i++) {
 			const char *spec = s->checks.items[i];
+			struct trace_paths trace = TRACE_PATHS_INIT;
 			struct verdict scratch = { 0 };
 			struct check_run *run;
 
-			if (!tree_check(spec) ||
-			    (strncmp(spec, "cmd:", 4) == 0) != commands)
+			if (!tree_check(spec) || (strncmp(spec, "cmd:", 4) == 0) !=
+			    commands)
 				continue;
 			baseline_key(&key, id, spec);
-			if (json_object_get(known, key.buf))
+			if (json_object_get(known, key.buf) &&
+			    (!commands || json_object_get(inputs, key.buf)))
 				continue;
 			run = add_run(&scratch, spec);
-			rc = run_check(options->policy, dir, repo, id, s, spec, run,
-			    &scratch, err);
+			rc = run_check(options->policy, dir, repo, id, s, spec,
+			    commands ? &trace : NULL, run, &scratch, err);
 			if (rc == 0) {
 				json_object_set_new(known, key.buf,
 				    json_boolean(run->passed));
 				json_object_set_new(fresh, key.buf,
 				    json_boolean(run->passed));
 			}
+			if (rc == 0 && commands) {
+				json_object_set_new(inputs, key.buf,
+				    inputs_json(&trace));
+				json_object_set_new(fresh_inputs, key.buf,
+				    inputs_json(&trace));
+			}
+			trace_paths_release(&trace);
 			verdict_release(&scratch);
 		}
 	buf_release(&key);
 	return rc;
+}
+
+/* How a path is one of the checks' inputs (traced_input()). */
+enum input_kind { INPUT_NONE, INPUT_READ, INPUT_MISSING, INPUT_LISTED };
+
+/*
+ * How path is one of the traced inputs of s (s->inputs), outside s's
+ * scope: read, looked for and not found (itself or a directory above it:
+ * the entry in *entry), or, when base_dirs is not NULL (the work adds
+ * path; base_dirs: the directories of the base's tree, sorted), new in a
+ * directory the checks listed: its own, or the one above the first of its
+ * directories the base lacks (*entry). INPUT_NONE when it is none.
+ */
+static enum input_kind
+traced_input(const struct subject *s, const char *path,
+    const struct strlist *base_dirs, const char **entry)
+{
+	const char *ignored;
+	struct buf dir = BUF_INIT;
+	char *slash;
+
+	*entry = path;
+	if (covered(&s->scope, path, &ignored))
+		return INPUT_NONE;
+	if ((*entry = trace_paths_find(&s->inputs.read, path, false)))
+		return INPUT_READ;
+	if ((*entry = trace_paths_find(&s->inputs.missing, path, true)))
+		return INPUT_MISSING;
+	if (base_dirs == NULL)
+		return INPUT_NONE;
+	/*
+	 * Up from its own directory: the first one listed counts, while each
+	 * below it is new (a directory the base had lists as it did).
+	 */
+	buf_adds(&dir, path);
+	for (;;) {
+		slash = strrchr(dir.buf, '/');
+		if (slash)
+			*slash = '\0';
+		if ((*entry = trace_paths_find(&s->inputs.listed,
+		    slash ? dir.buf : ".", false)) != NULL || slash == NULL ||
+		    strlist_find_sorted(base_dirs, dir.buf))
+			break;
+	}
+	buf_release(&dir);
+	return *entry ? INPUT_LISTED : INPUT_NONE;
+}
+
+/*
+ * The commit leaves what the checks read, looked for or listed on the
+ * claim's base as it was (s->inputs, traced there), except inside the
+ * task's scope (s->scope): a run "inputs" appended to out. A path as the
+ * trunk has it now is as good (work of others, landed since). Returns
+ * whether it passed.
+ */
+static bool
+check_inputs(const char *repo, const struct subject *s, const char *base,
+    int64_t id, struct verdict *out)
+{
+	struct check_run *run = add_run(out, "inputs");
+	struct strlist changed = STRLIST_INIT, added = STRLIST_INIT,
+		       against_trunk = STRLIST_INIT, base_dirs = STRLIST_INIT;
+	struct buf why = BUF_INIT;
+	enum input_kind kind = INPUT_NONE;
+	const char *entry = NULL, *path;
+	bool trunk_read = false, trunk_ok = false;
+	size_t i;
+
+	if (git_changed_paths(repo, base, s->commit, &changed, &why) < 0 ||
+	    git_added_paths(repo, base, s->commit, &added, &why) < 0 ||
+	    (added.count > 0 && git_tree_dirs(repo, base, &base_dirs,
+	     &why) < 0)) {
+		buf_addf(&run->output, "cannot list what %.12s changes: %s",
+		    s->commit, why.buf);
+		goto done;
+	}
+	strlist_sort_unique(&base_dirs);
+	for (i = 0; i < changed.count; i++) {
+		path = changed.items[i];
+		kind = traced_input(s, path, strlist_contains(&added, path)
+					      ? &base_dirs : NULL, &entry);
+		if (kind == INPUT_NONE)
+			continue;
+		if (s->trunk && strcmp(s->trunk, base) != 0) {
+			if (!trunk_read) {
+				trunk_read = true;
+				trunk_ok = git_changed_paths(repo, s->trunk, s->commit,
+				    &against_trunk, &why) == 0;
+			}
+			if (trunk_ok && !strlist_contains(&against_trunk, path))
+				continue;
+		}
+		break;
+	}
+	run->passed = i == changed.count;
+	if (run->passed) {
+		buf_addf(&run->output, "%.12s changes %zu path%s, none that the "
+		    "checks read, looked for or listed on the trunk at the claim "
+		    "(%.12s; %zu traced) outside the task's scope%s", s->commit,
+		    changed.count, changed.count == 1 ? "" : "s", base,
+		    s->inputs.read.count + s->inputs.missing.count +
+		    s->inputs.listed.count, s->inputs.truncated
+		    ? " (the trace was cut short: only the first paths count)" : "");
+		goto done;
+	}
+	path = changed.items[i];
+	if (kind == INPUT_READ)
+		buf_addf(&run->output, "%.12s changes %s, which the checks read "
+		    "on the trunk at the claim (%.12s)", s->commit, path, base);
+	else if (kind == INPUT_MISSING)
+		buf_addf(&run->output, "%.12s changes %s, which the checks looked "
+		    "for on the trunk at the claim (%.12s%s%s) and did not find",
+		    s->commit, path, base, strcmp(entry, path) ? ", as " : "",
+		    strcmp(entry, path) ? entry : "");
+	else
+		buf_addf(&run->output, "%.12s adds %s, in a directory (%s) the "
+		    "checks listed on the trunk at the claim (%.12s)", s->commit,
+		    path, entry, base);
+	if (s->scope.count == 0)
+		buf_addf(&run->output, "; the task has no scope (--touches) but "
+		    "its worker's, so a person decides: 'daicho edit %lld "
+		    "--touches ...' says what the work may change, then 'daicho "
+		    "unblock %lld' sends it back to be reported again",
+		    (long long)id, (long long)id);
+	else
+		buf_addf(&run->output, ": the work may not change what judges it "
+		    "outside the task's --touches; if changing it is the work, a "
+		    "person adds it to them ('daicho edit %lld --touches ...')",
+		    (long long)id);
+done:
+	strlist_release(&changed);
+	strlist_release(&added);
+	strlist_release(&base_dirs);
+	strlist_release(&against_trunk);
+	buf_release(&why);
+	return run->passed;
+}
+
+/*
+ * The checks' run at the commit wrote none of what they read on the
+ * claim's base (outside the task's scope), nor a protected path: a write
+ * put back before the checks ended is still a write. written: the paths
+ * the run wrote. A failed run "inputs" appended to out when one did.
+ */
+static void
+check_unwritten(const struct subject *s, const struct strlist *written,
+    struct verdict *out)
+{
+	const char *entry, *glob;
+	bool ledger_wide;
+
+	for (size_t i = 0; i < written->count; i++) {
+		const char *path = written->items[i];
+		bool read = traced_input(s, path, NULL, &entry) == INPUT_READ;
+
+		if (read || is_protected(s, path, &glob, &ledger_wide)) {
+			buf_addf(&add_run(out, "inputs")->output, "the checks "
+			    "wrote %s while they ran at the commit, which %s: the "
+			    "work may not change what judges it, even for a while",
+			    path, read ? "they only read on the trunk at the claim"
+				       : "is protected");
+			return;
+		}
+	}
 }
 
 int
@@ -1361,6 +1616,7 @@ verify_task(struct ledger *ledger, int64_t id,
 {
 	struct subject s;
 	struct buf worktree = BUF_INIT, why = BUF_INIT, summary = BUF_INIT;
+	struct judge_checkout warm = JUDGE_CHECKOUT_INIT;
 	struct err unrun = ERR_INIT;
 	const char *dir = options->root;
 	/* Where the work's objects are read: the judge's own repository. */
@@ -1370,6 +1626,9 @@ verify_task(struct ledger *ledger, int64_t id,
 	bool base_missing = false;
 	struct buf base_tree = BUF_INIT;
 	json_t *at_base = NULL; /* the base's results, when judged with it */
+	json_t *at_inputs = NULL; /* what its commands read and looked for */
+	struct strlist wrote = STRLIST_INIT; /* what the commands wrote */
+	bool traced = false;
 	size_t tree_checks = 0, passed_at_base = 0;
 	char *base = NULL;
 	bool ready;
@@ -1404,7 +1663,7 @@ verify_task(struct ledger *ledger, int64_t id,
 	    !s.no_baseline) {
 		if (gitm_tree_of(repo, base, &base_tree) == 0) {
 			if ((rc = baseline_read(ledger, base_tree.buf, &at_base,
-			    err)) < 0) {
+			    &at_inputs, err)) < 0) {
 				free(base);
 				subject_release(&s);
 				buf_release(&base_tree);
@@ -1413,7 +1672,9 @@ verify_task(struct ledger *ledger, int64_t id,
 			for (size_t i = 0; i < s.checks.count; i++) {
 				baseline_key(&why, id, s.checks.items[i]);
 				if (tree_check(s.checks.items[i]) &&
-				    json_object_get(at_base, why.buf) == NULL)
+				    (json_object_get(at_base, why.buf) == NULL ||
+				     (strncmp(s.checks.items[i], "cmd:", 4) == 0 &&
+				      json_object_get(at_inputs, why.buf) == NULL)))
 					base_missing = true;
 			}
 			buf_reset(&why);
@@ -1422,10 +1683,22 @@ verify_task(struct ledger *ledger, int64_t id,
 	if (ready && s.commit && needs_tree) {
 		const char *first_out = base_missing ? base : s.commit;
 
-		buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
-		    (long long)id, options->token);
-		if (path_make_parent_dirs(worktree.buf, 0755) < 0 ||
-		    git_worktree_add(repo, worktree.buf, first_out, &why) < 0) {
+		/*
+		 * A warm checkout of the judge's, made to hold exactly the
+		 * commit; without a judge, a worktree of the project's own.
+		 */
+		if (options->judge) {
+			if (judge_checkout_take(options->judge,
+			    options->worktree_dir, first_out, &warm, &why) == 0)
+				buf_adds(&worktree, warm.dir.buf);
+		} else {
+			buf_addf(&worktree, "%s/%lld-%s", options->worktree_dir,
+			    (long long)id, options->token);
+			if (path_make_parent_dirs(worktree.buf, 0755) < 0 ||
+			    git_worktree_add(repo, worktree.buf, first_out, &why) < 0)
+				buf_reset(&worktree);
+		}
+		if (worktree.len == 0) {
 			struct check_run *run = add_run(out, "checkout");
 
 			buf_addf(&run->output, "cannot check out %.12s in %s: %s",
@@ -1437,9 +1710,11 @@ verify_task(struct ledger *ledger, int64_t id,
 		}
 		if (ready && base_missing) {
 			out->base_results = json_object();
+			out->base_inputs = json_object();
 			out->base_tree = xstrdup(base_tree.buf);
 			if (run_at_base(options, dir, repo, id, &s, at_base,
-			    out->base_results, &unrun) < 0) {
+			    at_inputs, out->base_results, out->base_inputs,
+			    &unrun) < 0) {
 				out->deferred = true;
 				ready = false;
 			}
@@ -1454,6 +1729,24 @@ verify_task(struct ledger *ledger, int64_t id,
 		}
 		if (ready)
 			ready = check_contained(repo, dir, s.commit, base, out);
+		/*
+		 * What the commands read and looked for on the base is the
+		 * checks' own: the work leaves it be, outside its scope.
+		 */
+		for (size_t i = 0; ready && at_inputs && i < s.checks.count; i++) {
+			if (strncmp(s.checks.items[i], "cmd:", 4) != 0)
+				continue;
+			baseline_key(&why, id, s.checks.items[i]);
+			inputs_add(&s.inputs, json_object_get(at_inputs, why.buf));
+			traced = true;
+		}
+		buf_reset(&why);
+		if (traced) {
+			trace_paths_sort(&s.inputs);
+			ready = check_inputs(repo, &s, base, id, out);
+			/* Not the worker's fault when nobody drew its scope. */
+			out->unscoped = !ready && s.scope.count == 0;
+		}
 	}
 	/*
 	 * The task's checks, each a run in the order given; but every check
@@ -1464,18 +1757,28 @@ verify_task(struct ledger *ledger, int64_t id,
 	for (size_t i = 0; ready && i < s.checks.count; i++)
 		add_run(out, s.checks.items[i]);
 	for (int commands = 0; ready && commands <= 1; commands++)
-		for (size_t i = 0; ready && i < s.checks.count; i++)
-			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands &&
-			    run_check(options->policy, dir, repo, id, &s,
-			    s.checks.items[i], &out->runs[first + i], out,
-			    &unrun) < 0) {
+		for (size_t i = 0; ready && i < s.checks.count; i++) {
+			struct trace_paths trace = TRACE_PATHS_INIT;
+
+			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) != commands)
+				continue;
+			if (run_check(options->policy, dir, repo, id, &s,
+			    s.checks.items[i], traced && commands ? &trace : NULL,
+			    &out->runs[first + i], out, &unrun) < 0) {
 				/* Not judged: the machine cannot sandbox. */
 				out->deferred = true;
 				ready = false;
 			}
+			for (size_t k = 0; k < trace.written.count; k++)
+				strlist_add(&wrote, trace.written.items[k]);
+			trace_paths_release(&trace);
+		}
 	if (ready && worktree_made &&
 	    (s.protects.count > 0 || s.defaults.count > 0))
 		check_untouched_by_checks(dir, &s, out);
+	/* Written and put back is a write too: the trace saw it. */
+	if (ready && traced)
+		check_unwritten(&s, &wrote, out);
 	/* Each tree check's result at the base, beside its own. */
 	for (size_t i = 0; at_base && ready && i < s.checks.count; i++) {
 		json_t *then;
@@ -1489,7 +1792,9 @@ verify_task(struct ledger *ledger, int64_t id,
 		}
 	}
 	buf_reset(&why);
-	if (worktree_made)
+	if (warm.lock_fd >= 0)
+		judge_checkout_give(&warm);
+	else if (worktree_made)
 		git_worktree_remove(repo, worktree.buf);
 	out->passed = true;
 	if (unrun.message.len > 0) {
@@ -1498,8 +1803,12 @@ verify_task(struct ledger *ledger, int64_t id,
 	}
 	for (size_t i = 0; i < out->run_count; i++) {
 		if (!out->runs[i].passed) {
-			if (out->passed)
+			if (out->passed && out->unscoped) {
+				buf_adds(&summary, "unscoped: ");
+				buf_add_oneline(&summary, out->runs[i].output.buf);
+			} else if (out->passed) {
 				describe_failure(&summary, &out->runs[i]);
+			}
 			out->passed = false;
 		}
 	}
@@ -1530,10 +1839,13 @@ verify_task(struct ledger *ledger, int64_t id,
 	out->summary = buf_detach(&summary, NULL);
 	err_release(&unrun);
 	json_decref(at_base);
+	json_decref(at_inputs);
+	strlist_release(&wrote);
 	buf_release(&base_tree);
 	free(base);
 	subject_release(&s);
 	buf_release(&worktree);
+	buf_release(&warm.dir);
 	buf_release(&why);
 	return 0;
 }
@@ -1556,7 +1868,7 @@ verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
 		for (size_t i = 0; rc == 0 && i < s.checks.count; i++)
 			if ((strncmp(s.checks.items[i], "cmd:", 4) == 0) == commands)
 				rc = run_check(policy, dir, root, id, &s,
-				    s.checks.items[i], &out->runs[first + i], out, err);
+				    s.checks.items[i], NULL, &out->runs[first + i], out, err);
 	subject_release(&s);
 	return rc;
 }
@@ -1572,7 +1884,8 @@ verify_run_command(const struct check_policy *policy, const char *dir,
 
 	buf_addf(&spec, "cmd:%s", command);
 	run = add_run(out, spec.buf);
-	rc = check_cmd(policy, dir, command, task, timeout_ms, false, run, err);
+	rc = check_cmd(policy, dir, command, task, timeout_ms, false, NULL, run,
+	    err);
 	out->sandbox = check_policy_name(policy);
 	buf_release(&spec);
 	return rc;
@@ -1872,9 +2185,12 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		    v->task, now, err);
 		if (rc == 0 && !land)
 			rc = release_dependents(ledger, v->task, err);
-	} else if (token && v->vacuous) {
-		/* Not the worker's to fix: a person sharpens the checks. */
-		*outcome = VERIFY_VACUOUS;
+	} else if (token && (v->vacuous || v->unscoped)) {
+		/*
+		 * Not the worker's to fix: a person sharpens the checks, or
+		 * says what the work may change.
+		 */
+		*outcome = v->vacuous ? VERIFY_VACUOUS : VERIFY_UNSCOPED;
 		st = db_prepare(ledger,
 		    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
 		    " verify_token = NULL, verify_expires_ms = NULL,"
@@ -1938,13 +2254,15 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 			[VERIFY_STILL_GOOD] = "reverified",
 			[VERIFY_REOPENED] = "reopened",
 			[VERIFY_VACUOUS] = "rejected",
+			[VERIFY_UNSCOPED] = "rejected",
 		};
 		/* Sized by the last outcome, so every outcome indexes it. */
-		static const char *const back_to[VERIFY_VACUOUS + 1] = {
+		static const char *const back_to[VERIFY_UNSCOPED + 1] = {
 			[VERIFY_REJECTED_TO_OWNER] = "owner",
 			[VERIFY_REJECTED_TO_OPEN] = "open",
 			[VERIFY_FAILED] = "failed",
 			[VERIFY_VACUOUS] = "blocked",
+			[VERIFY_UNSCOPED] = "blocked",
 		};
 		/* Keys in order unless "to" or "fetched" follow (then sorted). */
 		json_t *detail = json_pack("{s:s?, s:s, s:I}", "commit",

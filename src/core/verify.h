@@ -3,13 +3,17 @@
  * never against the worker's word, and recording the verdict with its
  * evidence.
  *
- * Where checks run: when the report names a commit, in a fresh detached
- * worktree at that commit under "<ledger dir>/verify/", made from the
- * judge's own repository (core/judge.h) and removed afterwards; otherwise
+ * Where checks run: when the report names a commit, in a warm checkout of
+ * the judge's own repository under "<ledger dir>/verify/" (core/judge.h:
+ * judge_checkout_take()), made to hold exactly that commit first and
+ * emptied of what the checks left afterwards; otherwise
  * in the project root (path_project_root()). Every cmd: check runs in the
  * sandbox the ledger's policy says (core/checkrun.h). With a commit, the
  * file: and cmd: checks run at the claim's base too (kept by tree in the
- * baselines table): when all passed there, the verdict is vacuous. A task
+ * baselines table): when all passed there, the verdict is vacuous. The
+ * commands run there traced (util/trace.h): a commit that changes a path
+ * they read or looked for, outside the task's scope, is rejected
+ * ("inputs"), and so is a run at the commit that writes one. A task
  * without checks passes on "saved" when it has a result, else on the
  * report alone.
  */
@@ -59,9 +63,15 @@ struct verdict {
 			      * (the person's setting); NULL: none ran */
 	bool vacuous;        /* every check passed at the claim's base too:
 			      * they prove nothing about the work */
+	bool unscoped;       /* the work changes what its checks read, and
+			      * nobody but its worker said what it may
+			      * change (no --touches): a person decides */
 	char *base_tree;     /* the claim's base's tree, when checks ran on it */
 	json_t *base_results; /* what ran there this time (key -> true or
 			      * false), kept by verify_record(); or NULL */
+	json_t *base_inputs; /* what each cmd: check of those read and looked
+			      * for there (key -> {"read": [...], "missing":
+			      * [...]}), kept beside them; or NULL */
 };
 
 void verdict_release(struct verdict *verdict);
@@ -160,6 +170,9 @@ enum verify_outcome {
 	VERIFY_DEFERRED,   /* not judged (verdict->deferred): still reported */
 	VERIFY_VACUOUS,    /* the checks passed at the claim's base already
 			    * (verdict->vacuous): blocked, for a person */
+	VERIFY_UNSCOPED,   /* the work changes what the checks read, and the
+			    * task has no scope (verdict->unscoped):
+			    * blocked, for a person */
 };
 
 /*

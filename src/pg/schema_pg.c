@@ -623,6 +623,10 @@ const char *const schema_pg_migrations[] = {
 	"      TO daicho_agent, daicho_human;"
 	"  END IF;"
 	"END $$;",
+
+	/* 5: SQLite's migration 12, check inputs traced (core/schema.c). */
+	"ALTER TABLE baselines ADD COLUMN IF NOT EXISTS inputs text;"
+	"DELETE FROM baselines WHERE inputs IS NULL;",
 };
 
 const size_t schema_pg_migration_count =

@@ -415,7 +415,7 @@ EOF
 }
 
 @test "add --protect and protect in --batch store the globs a report must not change; show lists them" {
-	ok daicho add guarded --protect 'tests/**' --protect Makefile --done-when 'cmd:make test'
+	ok daicho add guarded --protect 'tests/**' --protect Makefile --done-when 'cmd:make test' --touches 'src/**'
 	assert_output 2
 	ok daicho add --batch - <<<'{"title":"b","protect":["test.sh"]}'
 	assert_output 3
@@ -427,6 +427,17 @@ EOF
 	assert_output 1
 	ok daicho show 2
 	assert_line --regexp '^protect +Makefile, tests/\*\*$'
+}
+
+@test "add notes on stderr a task with cmd: checks and no --touches (its work would wait for a person), and nothing else" {
+	run --separate-stderr daicho add t --done-when 'cmd:make test'
+	assert_success
+	id="$output"
+	[ "$stderr" = "daicho: note: #$id has cmd: checks and no --touches: work that changes what they read waits for a person ('daicho edit $id --touches GLOB' says what it may change)" ] ||
+		fail "stderr: $stderr"
+	ok daicho add u --done-when 'cmd:make test' --touches 'src/**'
+	ok daicho add v --done-when file:out.txt
+	ok daicho add --no-baseline w --done-when 'cmd:make test'
 }
 
 @test "add --protect with a bad glob: exit 2, one line, ledger unchanged" {

@@ -42,9 +42,11 @@ worker_tree() {
 	cd "$TEST_ROOT/wk-$1" || fail "cd wk-$1"
 }
 
-# commit_all MSG: commit everything in the current checkout.
+# commit_all MSG: commit everything in the current checkout (past the
+# pre-commit hook, as a worker may: these tests are about the judge, and
+# their tasks reserve what they --touches).
 commit_all() {
-	git add -A . && git commit -q -m "$1" || fail "commit_all: $1"
+	git add -A . && git commit --no-verify -q -m "$1" || fail "commit_all: $1"
 }
 
 # claim_as ID AGENT
@@ -631,8 +633,8 @@ file_attack() {
 
 # judged_task [add options...]: the trunk has test.sh, which passes only when
 # deliv.md says answer=42, and checks/*.sh, sourced in turn by run.sh; task 1
-# is done when 'sh test.sh' and 'sh run.sh' pass, claimed by w1 in its own
-# work tree (cwd). The wrong answer is answer=41.
+# is done when 'sh test.sh' and 'sh run.sh' pass (its scope: deliv.md),
+# claimed by w1 in its own work tree (cwd). The wrong answer is answer=41.
 judged_task() {
 	cat >"$REPO/test.sh" <<-'EOF'
 		grep -q '^answer=42$' deliv.md
@@ -646,7 +648,7 @@ judged_task() {
 	EOF
 	git -C "$REPO" add test.sh run.sh checks
 	git -C "$REPO" commit -q -m "the judges"
-	daicho add t --done-when 'cmd:sh test.sh' --done-when 'cmd:sh run.sh' "$@" >/dev/null
+	daicho add t --done-when 'cmd:sh test.sh' --done-when 'cmd:sh run.sh' --touches deliv.md "$@" >/dev/null
 	claim_as 1 w1
 	worker_tree 1
 }
@@ -705,7 +707,7 @@ fork_before_strict() {
 	lax="$(git rev-parse HEAD)"
 	echo "grep -q '^answer=42$' deliv.md" >test.sh
 	git commit -q -am "a strict test"
-	daicho add t --done-when 'cmd:sh test.sh' --protect test.sh >/dev/null
+	daicho add t --done-when 'cmd:sh test.sh' --protect test.sh --touches deliv.md >/dev/null
 	claim_as 1 w1
 	worker_tree 1 "$lax"
 }
@@ -842,7 +844,7 @@ fork_before_strict() {
 }
 
 @test "own: a smudge filter (.gitattributes + git config) that rewrites the protected test.sh at checkout does not get the check passed" {
-	judged_task --protect test.sh
+	judged_task --protect test.sh --touches 'checks/**'
 	git config filter.pass.smudge "sed 's/^grep.*/exit 0/'"
 	git config filter.pass.clean cat
 	echo 'test.sh filter=pass' >.gitattributes
@@ -857,7 +859,7 @@ fork_before_strict() {
 }
 
 @test "own: a post-checkout hook that rewrites test.sh in the verification worktree does not get the check passed" {
-	judged_task --protect test.sh
+	judged_task --protect test.sh --touches 'checks/**'
 	hooks="$(git rev-parse --git-common-dir)/hooks"
 	printf '#!/bin/sh\n[ -f test.sh ] && echo "exit 0" >test.sh\nexit 0\n' >"$hooks/post-checkout"
 	chmod +x "$hooks/post-checkout"
@@ -872,7 +874,7 @@ fork_before_strict() {
 # answer=41 on its branch and reports it, and has a directory $EVIL whose
 # grep always succeeds.
 poisoned_report() {
-	daicho add t --done-when "cmd:grep -q '^answer=42$' deliv.md" >/dev/null
+	daicho add t --done-when "cmd:grep -q '^answer=42$' deliv.md" --touches deliv.md >/dev/null
 	claim_as 1 w1
 	worker_tree 1
 	echo answer=41 >deliv.md

@@ -84,7 +84,7 @@ report_problems() {
 @test "control: honest work lands while the main checkout holds an untracked node_modules/ it does not need" {
 	mkdir -p "$REPO/node_modules/left-pad"
 	echo 'module.exports = 1' >"$REPO/node_modules/left-pad/index.js"
-	daicho add lib --done-when 'file:lib.js' --done-when 'cmd:grep -q export lib.js && test ! -e node_modules' >/dev/null
+	daicho add lib --done-when 'file:lib.js' --done-when 'cmd:grep -q export lib.js && test ! -e node_modules' --touches lib.js >/dev/null
 	claim_work 1 w1 lib.js 'export const x = 1' >/dev/null
 	run daicho sweep
 	assert_success
@@ -174,7 +174,7 @@ run_escape() {
 	local v="$1" n="$2" c
 	SCRIPT='' CHECK="cmd:sh probe$n.sh" SWEEP=(daicho sweep)
 	"esc_$v" "$n"
-	[ "$(daicho add "$v #$n" --done-when "$CHECK")" = "$n" ] ||
+	[ "$(daicho add "$v #$n" --done-when "$CHECK" --touches "probe$n.sh")" = "$n" ] ||
 		{ problem "$v: task is not #$n"; return; }
 	[ "$(daicho claim "$n" --as w1)" = "$n" ] || fail "claim $n"
 	c="$(work "$n" "probe$n.sh" "$SCRIPT")"
@@ -251,7 +251,7 @@ done
 kill -9 \$PPID 2>/dev/null
 exit 0"
 		daicho config sandbox "$mode" >/dev/null
-		daicho add killer --done-when 'cmd:sh probe1.sh' >/dev/null
+		daicho add killer --done-when 'cmd:sh probe1.sh' --touches probe1.sh >/dev/null
 		daicho claim 1 --as w1 >/dev/null
 		daicho report 1 --as w1 --commit "$(work 1 probe1.sh "$script")"
 		run daicho sweep
@@ -485,7 +485,7 @@ chmod +x .fsm.sh
 git config core.fsmonitor \"\$PWD/.fsm.sh\"
 git config core.hooksPath \"\$PWD\"
 exit 0"
-	daicho add plant --done-when 'cmd:sh probe1.sh' >/dev/null
+	daicho add plant --done-when 'cmd:sh probe1.sh' --touches probe1.sh >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	daicho report 1 --as w1 --commit "$(work 1 probe1.sh "$script")"
 	run daicho sweep
@@ -624,7 +624,7 @@ exit 0'
 	refused 6 daicho config sandbox off --as w1
 	run daicho config sandbox
 	refute_output off
-	daicho add t --done-when 'cmd:test -s t.txt' >/dev/null
+	daicho add t --done-when 'cmd:test -s t.txt' --touches t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	daicho sweep >/dev/null
 	[ "$(verdict 1 .sandbox)" = sandbox ]

@@ -10,7 +10,7 @@ setup_file() {
 }
 
 @test "a verified task lands: merged onto main by the sweep, landed with its trunk commit, the checkout follows" {
-	daicho add 'Write a' --done-when file:a.txt --done-when 'cmd:grep -qx a a.txt' >/dev/null
+	daicho add 'Write a' --done-when file:a.txt --done-when 'cmd:grep -qx a a.txt' --touches a.txt >/dev/null
 	before="$(trunk)"
 	commit="$(claim_work 1 w1 a.txt a)"
 	run daicho sweep

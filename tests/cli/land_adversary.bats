@@ -89,8 +89,8 @@ wait_for() {
 	git -C "$REPO" add lib.sh test-all.sh && git -C "$REPO" commit -qm project
 	start="$(trunk)"
 	daicho config land-check 'sh test-all.sh'
-	daicho add 'test add' --done-when 'cmd:sh tests/add.sh' >/dev/null
-	daicho add 'concat instead' --done-when 'cmd:. ./lib.sh && [ "$(add 1 2)" = 12 ]' >/dev/null
+	daicho add 'test add' --done-when 'cmd:sh tests/add.sh' --touches tests/add.sh >/dev/null
+	daicho add 'concat instead' --done-when 'cmd:. ./lib.sh && [ "$(add 1 2)" = 12 ]' --touches lib.sh >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	claim_work 1 w1 tests/add.sh '. ./lib.sh; [ "$(add 2 2)" = 4 ]' >/dev/null
 	daicho sweep >/dev/null

@@ -2,7 +2,8 @@
 # The pipeline test of landing: a DAG of 31 tasks run by 'daicho run -j 4
 # --worktree' with scripted workers (land_worker.sh) in a real repository:
 # schema -> code chains, six tasks appending to one config file without
-# declaring touches, a rename beside a new caller of the old name, a worker
+# declaring touches (so --no-baseline: a person judges them without the
+# base's run, whose traced inputs would want a scope), a rename beside a new caller of the old name, a worker
 # that only resets to the trunk and reports, and a person's commit on the
 # checked-out trunk in the middle of the run. At the end every honest task
 # has landed with no line lost, every commit the trunk pointed at passes the
@@ -52,13 +53,13 @@ task() {
 	for i in 1 2 3 4 5; do
 		s="$(task "schema $i" "write schema/t$i.sql table t$i" --done-when "file:schema/t$i.sql")"
 		task "code $i" "write src/t$i.sh grep -q 'table t$i' schema/t$i.sql" \
-			--after "$s" --done-when "cmd:sh src/t$i.sh" >/dev/null
+			--after "$s" --done-when "cmd:sh src/t$i.sh" --touches "src/t$i.sh" >/dev/null
 	done
 	for i in 1 2 3 4 5 6; do
-		task "setting $i" "append config.txt key$i=$i" --done-when "cmd:grep -qx key$i=$i config.txt" >/dev/null
+		task "setting $i" "append config.txt key$i=$i" --done-when "cmd:grep -qx key$i=$i config.txt" --no-baseline >/dev/null
 	done
-	rename="$(task rename 'rename greet salute' --done-when 'cmd:grep -q "^salute" lib.sh && sh main.sh')"
-	caller="$(task caller 'caller caller.sh' --done-when 'cmd:sh caller.sh')"
+	rename="$(task rename 'rename greet salute' --done-when 'cmd:grep -q "^salute" lib.sh && sh main.sh' --touches lib.sh --touches main.sh)"
+	caller="$(task caller 'caller caller.sh' --done-when 'cmd:sh caller.sh' --touches caller.sh)"
 	faker="$(task 'pretend' 'nothing' --done-when 'cmd:sh main.sh')"
 	for i in $(seq 1 12); do
 		task "doc $i" "write docs/d$i.md doc $i" --done-when "file:docs/d$i.md" >/dev/null

@@ -16,7 +16,7 @@ setup() {
 	git clone -q "$REMOTE" "$CLONE_B"
 	git -C "$CLONE_B" config user.email worker@example.com
 	git -C "$CLONE_B" config user.name Worker
-	daicho add "write out.txt" --done-when file:out.txt --done-when 'cmd:grep -q done out.txt' >/dev/null
+	daicho add "write out.txt" --done-when file:out.txt --done-when 'cmd:grep -q done out.txt' --touches out.txt >/dev/null
 }
 
 # work_in_b [PUSH]: w1 claims #1 and, in clone B, commits out.txt on the

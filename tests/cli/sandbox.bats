@@ -29,17 +29,17 @@ teardown() {
 	[ -z "${LISTENER:-}" ] || kill "$LISTENER" 2>/dev/null || true
 }
 
-# reach: a check that connects to the host's service.
+# reach FILE: a check that connects to the host's service, and finds FILE.
 reach() {
-	echo "cmd:python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", $PORT), 2)' && test -s out.txt"
+	echo "cmd:python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", $PORT), 2)' && test -s $1"
 }
 
 @test "--check-needs net, set by a person, gives a task's checks the host's network; without it they have none" {
 	listen
-	daicho add sealed --done-when "$(reach)" >/dev/null
-	daicho add --check-needs net open --done-when "$(reach)" >/dev/null
-	claim_work 1 w1 out.txt one >/dev/null
-	claim_work 2 w2 out.txt two >/dev/null
+	daicho add sealed --done-when "$(reach out1.txt)" --touches out1.txt >/dev/null
+	daicho add --check-needs net open --done-when "$(reach out2.txt)" --touches out2.txt >/dev/null
+	claim_work 1 w1 out1.txt one >/dev/null
+	claim_work 2 w2 out2.txt two >/dev/null
 	daicho sweep >/dev/null
 	[ "$(daicho show --json 1 | jq -r .last_verdict.passed)" = false ]
 	[ "$(daicho show --json 2 | jq -r .last_verdict.passed)" = true ]
@@ -52,7 +52,7 @@ reach() {
 	[ "$(daicho show --json 2 | jq -r .check_needs)" = null ]
 	snapshot_ledger
 	refused 6 daicho --as w1 edit 1 --check-needs net
-	refused 6 daicho --as w1 add mine --check-needs net --done-when "$(reach)"
+	refused 6 daicho --as w1 add mine --check-needs net --done-when "$(reach out3.txt)"
 	assert_ledger_unchanged
 }
 
@@ -71,7 +71,7 @@ reach() {
 @test "a machine where bubblewrap cannot make a sandbox judges nothing: the task stays reported, and the verdict says why" {
 	[ "$(id -u)" = 0 ] || skip "hides /usr/bin/bwrap in a mount namespace: needs root"
 	command -v unshare >/dev/null || skip "no unshare"
-	daicho add t --done-when 'cmd:test -s out.txt' >/dev/null
+	daicho add t --done-when 'cmd:test -s out.txt' --touches out.txt >/dev/null
 	claim_work 1 w1 out.txt one >/dev/null
 	# bwrap gone, as on a machine without the package.
 	run unshare -m sh -c "mount --bind /dev/null /usr/bin/bwrap && exec daicho sweep"

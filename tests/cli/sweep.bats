@@ -124,7 +124,7 @@ teardown() {
 	sweep_says 0 0 0 0 0
 }
 
-@test "a sweep killed mid-verification: its worktree is left, then pruned and the task verified once its verification claim runs out" {
+@test "a sweep killed mid-verification: its checkout is left, then mended and used again, and the task verified once its verification claim runs out" {
 	local mark='sleep 31.7182'
 	daicho add --no-baseline t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
@@ -142,7 +142,10 @@ teardown() {
 	SWEEP_PID=
 	# The check's own process group outlives a SIGKILLed sweep; end it (by pid).
 	for pid in $(pgrep -f "$mark"); do kill -KILL "$pid" 2>/dev/null || true; done
-	[ -n "$(ls -A "$VERIFY_DIR")" ] || fail "expected the crashed sweep's worktree to be left"
+	[ -n "$(ls -A "$VERIFY_DIR")" ] || fail "expected the crashed sweep's checkout to be left"
+	# ... holding what its check left there, free to take.
+	[ -d "$VERIFY_DIR/warm-0" ] || fail "no warm checkout: $(ls -A "$VERIFY_DIR")"
+	touch "$VERIFY_DIR/warm-0/debris.txt"
 	[ "$(tf 1 .state)" = reported ]
 
 	# While the dead sweep's verification claim lasts, no other pass takes the task.
@@ -150,9 +153,10 @@ teardown() {
 	[ "$(tf 1 .state)" = reported ]
 
 	# Once it has run out (check timeout 10m and a margin), the next pass
-	# prunes the leftover and verifies the task, exactly once.
+	# takes the checkout again, cleaned, and verifies the task, exactly once.
 	touch "$TEST_ROOT/go"
-	DAICHO_NOW_MS=$((T0 + 15 * 60 * 1000)) sweep_says 1 0 0 0 1
+	DAICHO_NOW_MS=$((T0 + 15 * 60 * 1000)) sweep_says 1 0 0 0 0
+	[ ! -e "$VERIFY_DIR/warm-0/debris.txt" ] || fail "the warm checkout kept what a check left"
 	assert_task 1 verified w1 1
 	assert_no_worktrees
 	[ "$(event_kinds 1)" = "add claim report verified" ]

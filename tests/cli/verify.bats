@@ -76,7 +76,7 @@ teardown() {
 	run tf 2 'own[0] | [.check, .passed, .exit_status] | @json'
 	assert_output '["cmd:echo \"task=$DAICHO_TASK pwd=$(pwd)\"",true,0]'
 	run tf 2 'own[0].output'
-	[[ "$output" == "task=2 pwd=$VERIFY_DIR/2-"* ]] || fail "output: $output"
+	[ "$output" = "task=2 pwd=$VERIFY_DIR/warm-0" ] || fail "output: $output"
 }
 
 @test "outside git: cmd: and file: checks run in the project root, and a report needs no commit" {
@@ -131,13 +131,13 @@ teardown() {
 	! grep -q FIRSTLINE "$TEST_ROOT/out"
 }
 
-@test "cmd:SHELL with a reported commit runs in a fresh detached worktree at that commit, removed afterwards" {
-	daicho add t --done-when 'cmd:pwd; git rev-parse HEAD; test -f out.txt && test ! -e scratch.txt' >/dev/null
+@test "cmd:SHELL with a reported commit runs in a checkout of the judge's holding exactly that commit, emptied afterwards" {
+	daicho add t --done-when 'cmd:pwd; git rev-parse HEAD; test -f out.txt && test ! -e scratch.txt' --touches out.txt >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
 	work_branch
 	echo work >out.txt
 	git add out.txt
-	git commit -q -m work
+	DAICHO_AGENT=w1 git commit -q -m work
 	commit="$(git rev-parse HEAD)"
 	echo untracked >scratch.txt # in the worker's directory, not in the commit
 	daicho report 1 --as w1 --commit HEAD
@@ -154,7 +154,32 @@ teardown() {
 	[ "$(tf 1 .last_verdict.commit)" = "$commit" ]
 	out="$(tf 1 'own[0].output')"
 	[ "$(sed -n 2p <<<"$out")" = "$commit" ] || fail "HEAD in the check: $out"
-	[[ "$(sed -n 1p <<<"$out")" == "$VERIFY_DIR/1-"* ]] || fail "cwd of the check: $out (want under $VERIFY_DIR/1-)"
+	[ "$(sed -n 1p <<<"$out")" = "$VERIFY_DIR/warm-0" ] || fail "cwd of the check: $out (want $VERIFY_DIR/warm-0)"
+	assert_no_worktrees
+}
+
+# mutant: a warm checkout taken again without 'git clean -ffdx' (or without
+# the forced checkout): what one task's checks left decides the next's.
+@test "a warm checkout is used again for the next verification, holding only that commit: nothing a check left, changed or ignored stays" {
+	printf 'left.txt\n' >.gitignore
+	printf 'original\n' >tracked.txt
+	git add .gitignore tracked.txt && git commit -qm 'ignore left.txt'
+	daicho add --no-baseline one --done-when 'cmd:echo left >left.txt; echo new >untracked.txt; echo changed >tracked.txt; mkdir -p d/e; echo x >d/e/f' >/dev/null
+	daicho add --no-baseline two --done-when 'cmd:test ! -e left.txt && test ! -e untracked.txt && test ! -e d && grep -qx original tracked.txt && pwd' >/dev/null
+	claim_report 1 w1
+	sweep_says 1 0 0 0 0
+	claim_report 2 w2
+	sweep_says 1 0 0 0 0
+	[ "$(tf 2 'own[0].output')" = "$VERIFY_DIR/warm-0" ]
+	assert_no_worktrees
+	# Two at once take two.
+	daicho add --no-baseline three --done-when 'cmd:sleep 1; pwd' >/dev/null
+	daicho add --no-baseline four --done-when 'cmd:sleep 1; pwd' >/dev/null
+	claim_report 3 w1
+	claim_report 4 w2
+	SWEEP_OPTS="-j 2" sweep_says 2 0 0 0 0
+	[ "$(printf '%s\n' "$(tf 3 'own[0].output')" "$(tf 4 'own[0].output')" | sort | paste -sd " ")" = "$VERIFY_DIR/warm-0 $VERIFY_DIR/warm-1" ] ||
+		fail "checkouts: $(tf 3 'own[0].output') $(tf 4 'own[0].output')"
 	assert_no_worktrees
 }
 
@@ -804,7 +829,7 @@ rejected_for() {
 	printf 'test -s out.md\n' >test.sh
 	git add test.sh
 	git commit -q -m "the test"
-	daicho add t --done-when 'cmd:sh test.sh' --protect test.sh >/dev/null
+	daicho add t --done-when 'cmd:sh test.sh' --protect test.sh --touches out.md >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
 	echo 'exit 0' >test.sh # the shortcut
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
@@ -981,10 +1006,12 @@ rejected_for() {
 	printf 'true\n' >build.sh
 	git add test.sh build.sh
 	git commit -q -m "test and build"
-	daicho add t --done-when 'cmd:sh build.sh' --done-when 'cmd:sh test.sh' --protect test.sh >/dev/null
+	daicho add t --done-when 'cmd:sh build.sh' --done-when 'cmd:sh test.sh' --protect test.sh --touches build.sh >/dev/null
 	# The worker's build rewrites the test before it runs.
 	printf "echo 'exit 0' >test.sh\\n" >build.sh
 	claim_report 1 w1
 	sweep_says 0 1 0 0 0
 	rejected_for 1 "protected: the checks changed test.sh, which is protected ('test.sh'), while they ran"
+	# The trace saw the write as well.
+	[ "$(tf 1 '[.last_verdict.checks[] | select(.check == "inputs" and .passed == false)] | length')" = 1 ]
 }

@@ -81,9 +81,9 @@ sql() {
 # OWN_CHECKS: a jq function, own, over a task (show --json) or a verdict:
 # the runs of the task's own checks, without the runs that judge where the
 # reported commit came from (committed, on-branch, new-work, protected,
-# in-commit).
+# in-commit, inputs).
 OWN_CHECKS='def own: [(.last_verdict // .).checks[]
-	| select(.check | IN("committed", "on-branch", "new-work", "protected", "in-commit") | not)];'
+	| select(.check | IN("committed", "on-branch", "new-work", "protected", "in-commit", "inputs") | not)];'
 
 # tf ID JQ: one jq expression over `show --json ID`, raw output; own is
 # defined (OWN_CHECKS).
@@ -209,11 +209,21 @@ sweep_says() {
 	assert_output "sweep: $1 verified, $2 rejected, $3 failed, $4 $( (($4 == 1)) && echo lease || echo leases) expired, $5 $( (($5 == 1)) && echo worktree || echo worktrees) pruned, $s $( ((s == 1)) && echo agent || echo agents) stale, $w $( ((w == 1)) && echo wait || echo waits) escalated"
 }
 
-# assert_no_worktrees: no verification worktree is left on disk nor
-# registered with git.
+# assert_no_worktrees: verification left nothing behind: no checkout in
+# $VERIFY_DIR but the judge's warm ones (warm-K, with their locks), each
+# free and holding exactly its commit, and no worktree registered with the
+# project's git.
 assert_no_worktrees() {
+	local left d
 	if [ -d "$VERIFY_DIR" ]; then
-		[ -z "$(ls -A "$VERIFY_DIR")" ] || fail "left in $VERIFY_DIR: $(ls -A "$VERIFY_DIR")"
+		left="$(ls -A "$VERIFY_DIR" | grep -vx 'warm-[0-9]*\(\.lock\)\{0,1\}' || true)"
+		[ -z "$left" ] || fail "left in $VERIFY_DIR: $left"
+		for d in "$VERIFY_DIR"/warm-*/; do
+			[ -d "$d" ] || continue
+			[ -z "$(git -C "$d" status --porcelain --ignored)" ] ||
+				fail "the warm checkout $d holds what its commit does not: $(git -C "$d" status --porcelain --ignored)"
+			flock -n "${d%/}.lock" true || fail "the warm checkout $d is still taken"
+		done
 	fi
 	run git -C "$REPO" worktree list --porcelain
 	[[ "$output" != *"/daicho/verify/"* ]] || fail "git still lists a verification worktree: $output"
