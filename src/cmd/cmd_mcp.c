@@ -432,7 +432,8 @@ static const struct tool tools[] = {
 	      { "to", ARG_STRING, ROLE_OPTION, "to", false,
 		"hand waits and role over to this agent" },
 	      { "from", ARG_STRING, ROLE_OPTION, "from", false,
-		"brief on (and hand over) this agent's, not yours" },
+		"yourself only: this server acts as you (a person briefs on "
+		"another agent from the command line)" },
 	      { 0 } },
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"now_ms\":{\"type\":"
@@ -996,6 +997,25 @@ error_result(const struct err *err)
 	return result;
 }
 
+/*
+ * A server acts as its agent only: handoff's from, when given, must name
+ * the caller (another's briefing holds its unread messages, and a hand-over
+ * from it would move its role). Returns 0, or ERR_REFUSED (err set).
+ */
+static int
+handoff_as_self(struct cmd_ctx *ctx, json_t *arguments)
+{
+	const char *from = json_string_value(json_object_get(arguments, "from"));
+
+	if (from == NULL || (ctx->caller.name != NULL &&
+	    strcmp(from, ctx->caller.name) == 0))
+		return 0;
+	return err_set(ctx->err, ERR_REFUSED, "this server acts as %s only: "
+	    "handoff's from may name no one else (a person briefs on another "
+	    "agent with 'daicho handoff --from NAME')",
+	    ctx->caller.name ? ctx->caller.name : "its agent");
+}
+
 /* mcp_handlers.call_tool: run the tool's command. */
 static json_t *
 call_tool(void *arg, const char *name, json_t *arguments)
@@ -1019,7 +1039,9 @@ call_tool(void *arg, const char *name, json_t *arguments)
 	if ((rc = check_arguments(tool, arguments, &err)) == 0) {
 		map_arguments(tool, arguments, &ctx, &call);
 		if ((rc = cmd_check_arity(&ctx)) == 0 &&
-		    (rc = resolve_caller(state, &ctx, tool)) == 0)
+		    (rc = resolve_caller(state, &ctx, tool)) == 0 &&
+		    (tool->entry != &cmd_handoff_entry ||
+		     (rc = handoff_as_self(&ctx, arguments)) == 0))
 			rc = cmd_execute(&ctx);
 	}
 	if (rc < 0) {

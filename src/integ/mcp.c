@@ -554,11 +554,48 @@ handle_lines(struct mcp_server *server, struct buf *pending, size_t *scanned)
 	}
 }
 
+/*
+ * A message longer than MCP_LINE_MAX_BYTES is not kept whole. Once the
+ * line pending holds (handle_lines() left no complete one) is that long,
+ * it is dropped and *skipping set; while skipping, what arrives is dropped
+ * up to the next newline, which one error answers (id null: its id was
+ * never read). *scanned as for handle_lines().
+ */
+static void
+drop_long_line(struct mcp_server *server, struct buf *pending,
+    size_t *scanned, bool *skipping)
+{
+	char *newline;
+
+	if (!*skipping) {
+		if (pending->len > MCP_LINE_MAX_BYTES) {
+			*skipping = true;
+			buf_release(pending); /* its memory too */
+			*scanned = 0;
+		}
+		return;
+	}
+	newline = memchr(pending->buf, '\n', pending->len);
+	*scanned = 0;
+	if (newline == NULL) {
+		buf_reset(pending);
+		return;
+	}
+	*skipping = false;
+	pending->len -= (size_t)(newline + 1 - pending->buf);
+	memmove(pending->buf, newline + 1, pending->len);
+	pending->buf[pending->len] = '\0';
+	send_error(server, NULL, RPC_INVALID_REQUEST, "invalid request: a "
+	    "message may be at most " MCP_LINE_MAX_TEXT " (this one was "
+	    "longer, and was skipped)");
+}
+
 int
 mcp_serve(struct mcp_server *server, int in_fd, int idle_ms)
 {
 	struct buf pending = BUF_INIT;
 	size_t scanned = 0;
+	bool skipping = false;
 	char chunk[65536];
 	int rc = 0;
 
@@ -588,12 +625,21 @@ mcp_serve(struct mcp_server *server, int in_fd, int idle_ms)
 		}
 		if (n == 0) {
 			/* A last message without its newline still counts. */
-			if (pending.len > 0)
+			if (skipping)
+				send_error(server, NULL, RPC_INVALID_REQUEST,
+				    "invalid request: a message may be at most "
+				    MCP_LINE_MAX_TEXT " (this one was longer)");
+			else if (pending.len > 0)
 				mcp_handle_message(server, pending.buf, pending.len);
 			break;
 		}
 		buf_add(&pending, chunk, (size_t)n);
-		handle_lines(server, &pending, &scanned);
+		if (skipping)
+			drop_long_line(server, &pending, &scanned, &skipping);
+		if (!skipping) {
+			handle_lines(server, &pending, &scanned);
+			drop_long_line(server, &pending, &scanned, &skipping);
+		}
 	}
 	buf_release(&pending);
 	if (server->broken)

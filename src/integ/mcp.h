@@ -83,9 +83,17 @@ void mcp_handle_message(struct mcp_server *server, const char *text,
     size_t len);
 
 /*
+ * The longest message (one line) the server reads: four times the largest
+ * message an agent may send (core/msg.h), room for JSON's escapes.
+ */
+#define MCP_LINE_MAX_BYTES (64 * 1024 * 1024)
+#define MCP_LINE_MAX_TEXT "64 MiB"
+
+/*
  * Serve the messages read from in_fd, one per line, until end of input
  * (returns 0) or a read or write failure (returns -1; errno set for a read
- * failure). With idle_ms > 0 the tick is called (idle) whenever no input
+ * failure). A line longer than MCP_LINE_MAX_BYTES is skipped, answered
+ * with one error, and never held whole. With idle_ms > 0 the tick is called (idle) whenever no input
  * came for that long.
  */
 int mcp_serve(struct mcp_server *server, int in_fd, int idle_ms);

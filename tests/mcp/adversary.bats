@@ -57,3 +57,11 @@ SCENARIOS=adversary.js
 @test "mcp adversary: human-only operations are no tool under any spelling; resources name no one else" {
 	scenario human-only
 }
+
+@test "mcp adversary: a line over 64 MiB is skipped and answered with one error; the server goes on" {
+	scenario line-cap
+}
+
+@test "mcp adversary: handoff from another agent is refused (its messages, its role stay); from itself works" {
+	scenario handoff-foreign
+}

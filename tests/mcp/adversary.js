@@ -340,6 +340,52 @@ scenarios['huge'] = async (t) => {
 	assertOnlyProtocol(s.lines(), 'stdout');
 };
 
+// A line over the server's cap (64 MiB) is never held whole nor parsed: it
+// is skipped to its newline and answered with one error (id null), and the
+// server goes on serving. Mutant: no cap, the line parsed as JSON (a parse
+// error, after holding it all: a 256 MiB line once took 35 s and 1 GiB).
+scenarios['line-cap'] = async (t) => {
+	const s = rawText(t, ['--as', 'w1']);
+	s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT_PARAMS('2025-11-25') });
+	await s.answer(1);
+	const chunk = 'x'.repeat(1 << 20);
+	for (let i = 0; i < 72; i++)
+		if (!s.child.stdin.write(chunk))
+			await new Promise((res) => s.child.stdin.once('drain', res));
+	s.send({ jsonrpc: '2.0', id: 9, method: 'tools/call' }); // the end of the long line's message
+	s.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+	const capped = await s.answer(null, 60000);
+	assert.equal(capped.error.code, -32600, JSON.stringify(capped));
+	assert.match(capped.error.message, /at most 64 MiB/);
+	assert.deepEqual((await s.answer(2, 60000)).result, {}, 'served after the long line');
+	assert.equal(await s.close(), 0);
+	assert.ok(!s.lines().some((l) => l.includes('"id":9')), 'the skipped line was not answered as a message');
+	assertOnlyProtocol(s.lines(), 'stdout');
+};
+
+// handoff from another agent: a server acts as its agent only. Another's
+// briefing holds its unread messages in full, and a hand-over from it would
+// move its role and waits to the caller. Mutant: from taken as given.
+scenarios['handoff-foreign'] = async (t) => {
+	cli(t, ['agent', 'start', 'w2', '--role', 'lead'], { as: 'w2' });
+	const sent = cli(t, ['send', 'w2', 'the deploy key is 1234']);
+	assert.equal(sent.status, 0, sent.stderr);
+	const w1 = await connect(t, { as: 'w1' });
+	for (const args of [{ from: 'w2' }, { from: 'w2', to: 'w1' }]) {
+		const x = await refused(t, w1, 'handoff', args);
+		assert.equal(x.exit, 6, `${JSON.stringify(args)}: ${x.text}`);
+		assert.match(x.text, /acts as w1 only/);
+		assert.doesNotMatch(x.text, /deploy key/);
+	}
+	const w2 = cliJson(t, ['agents']).find((a) => a.name === 'w2');
+	assert.equal(w2.role, 'lead', 'the role stayed');
+	assert.equal(cliJson(t, ['inbox', '--peek'], { as: 'w2' }).length, 1, 'the message is still unread');
+	// Control: its own briefing, by name or not.
+	await ok(w1, 'handoff', {});
+	await ok(w1, 'handoff', { from: 'w1' });
+	await w1.close();
+};
+
 // A huge message from another agent (the CLI takes any size) must not cost
 // the recipient its session or its messages: the SDK client reads at most
 // 10 MB a line, and the server announces a message with its whole text
