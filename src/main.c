@@ -763,7 +763,7 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	}
 	ctx.argc = rest_count - next;
 	ctx.argv = rest + next;
-	if ((rc = cmd_check_arity(&ctx)) < 0)
+	if ((rc = cmd_check_arity(&ctx)) < 0 || (rc = cmd_check_text(&ctx)) < 0)
 		goto done;
 	ctx.json = globals.json;
 	ctx.quiet = globals.quiet;
@@ -861,8 +861,14 @@ main(int argc, char **argv)
 	rc = run(argc, argv, stdin_closed, &err);
 	status = rc < 0 ? (int)err.code : 0;
 
-	if (rc < 0 && err.message.len > 0)
-		fprintf(stderr, "daicho: %s\n", err.message.buf);
+	if (rc < 0 && err.message.len > 0) {
+		struct buf line = BUF_INIT;
+
+		/* One line, whatever the input it repeats. */
+		err_line(&err, argv, (size_t)argc, &line);
+		fprintf(stderr, "daicho: %s\n", line.buf);
+		buf_release(&line);
+	}
 	/* A full disk or a closed pipe is an error, not silent truncation. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (status == 0) {

@@ -29,6 +29,8 @@ struct cmd_option {
 enum cmd_flags {
 	CMD_NEEDS_LEDGER = 1 << 0, /* open the ledger before exec */
 	CMD_AS_AGENT = 1 << 1,     /* resolve the caller (and heartbeat) first */
+	CMD_RAW_ARGS = 1 << 2,     /* its arguments are a command line or a
+				    * file's name, not text it keeps */
 };
 
 struct cmd_ctx;
@@ -105,6 +107,15 @@ const struct cmd_option *cmd_find_option(const struct cmd_entry *entry,
  * entry's number of positional arguments.
  */
 int cmd_check_arity(struct cmd_ctx *ctx);
+
+/*
+ * Every option value and argument of ctx that is text daicho may keep is
+ * well-formed UTF-8 (utf8_valid()): not the values of options that name a
+ * file or a directory (FILE, DIR, PATH), nor the arguments of a command
+ * flagged CMD_RAW_ARGS. Returns 0, or ERR_USAGE naming the option or the
+ * argument.
+ */
+int cmd_check_text(struct cmd_ctx *ctx);
 /*
  * Run ctx->entry on a parsed ctx (entry, options, arguments, identity and,
  * when the entry needs one, the open ledger): resolve the caller first

@@ -380,7 +380,7 @@ const struct cmd_entry cmd_gate_exec_entry = {
 	    "why. A failed --require or --if also exits 6. Otherwise the exit\n"
 	    "status is CMD's own.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
-	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT | CMD_RAW_ARGS,
 	.min_args = 1,
 	.max_args = -1,
 	.exec = exec_gate_exec,

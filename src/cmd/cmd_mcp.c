@@ -980,20 +980,47 @@ inbox_summary(const json_t *structured)
 	return buf_detach(&out, NULL);
 }
 
-/* The CallToolResult of a failed command: its one line, as the CLI says. */
+/* Add the strings of value (a string, or an array or object of them). */
+static void
+add_strings(struct strlist *into, const json_t *value)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_string(value))
+		strlist_add(into, json_string_value(value));
+	else if (json_is_array(value))
+		json_array_foreach(value, i, item)
+			add_strings(into, item);
+	else if (json_is_object(value))
+		json_object_foreach((json_t *)value, key, item)
+			add_strings(into, item);
+}
+
+/*
+ * A refused call's result: the CLI's own line (err_line(): one line, with
+ * what it repeats of arguments cut), and its exit status.
+ */
 static json_t *
-error_result(const struct err *err)
+error_result(const struct err *err, const json_t *arguments)
 {
 	struct buf line = BUF_INIT;
+	struct strlist inputs = STRLIST_INIT;
 	json_t *result;
 
-	buf_addf(&line, "daicho: %s", err->message.len ? err->message.buf
-	    : "failed");
+	add_strings(&inputs, arguments);
+	buf_adds(&line, "daicho: ");
+	if (err->message.len)
+		err_line(err, inputs.items, inputs.count, &line);
+	else
+		buf_adds(&line, "failed");
 	result = mcp_tool_error(line.buf);
 	/* The exit status the CLI would give, for clients that script. */
 	json_object_set_new(result, "_meta", json_pack("{s:i}", "daicho/exit",
 	    (int)err->code));
 	buf_release(&line);
+	strlist_release(&inputs);
 	return result;
 }
 
@@ -1045,7 +1072,7 @@ call_tool(void *arg, const char *name, json_t *arguments)
 			rc = cmd_execute(&ctx);
 	}
 	if (rc < 0) {
-		result = error_result(&err);
+		result = error_result(&err, arguments);
 		goto done;
 	}
 	structured = structured_output(tool, ctx.captured);

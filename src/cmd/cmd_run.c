@@ -413,7 +413,7 @@ const struct cmd_entry cmd_run_entry = {
 	    { "follow", 0, NULL, "keep waiting for new tasks" },
 	    { "verbose", 'v', NULL, "a line per worker start and end" },
 	    { 0 } },
-	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
+	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT | CMD_RAW_ARGS,
 	.min_args = 0,
 	.max_args = -1,
 	.exec = exec_run,

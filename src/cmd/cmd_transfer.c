@@ -111,7 +111,7 @@ const struct cmd_entry cmd_import_entry = {
 	    "no event of its own: the ledger is the one exported.\n\n"
 	    "JSON: {ledger, rows, tables: {TABLE: rows}}.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
-	.flags = CMD_NEEDS_LEDGER,
+	.flags = CMD_NEEDS_LEDGER | CMD_RAW_ARGS,
 	.min_args = 1,
 	.max_args = 1,
 	.exec = exec_import,

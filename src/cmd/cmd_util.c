@@ -17,6 +17,7 @@
 #include "core/task.h"
 #include "util/duration.h"
 #include "util/user.h"
+#include "util/utf8.h"
 
 const char *
 cmd_opt(const struct cmd_ctx *ctx, const char *name)
@@ -123,6 +124,36 @@ cmd_add_value(struct cmd_ctx *ctx, const struct cmd_option *option,
 	ctx->values[ctx->value_count].option = option;
 	ctx->values[ctx->value_count].value = value;
 	ctx->value_count++;
+}
+
+/* Whether an option's value names a file or a directory (FILE, FILE|-...). */
+static bool
+names_a_file(const struct cmd_option *option)
+{
+	const char *v = option->value_name;
+
+	return v && (strstr(v, "FILE") || strstr(v, "DIR") || strstr(v, "PATH"));
+}
+
+int
+cmd_check_text(struct cmd_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->value_count; i++) {
+		const struct cmd_value *v = &ctx->values[i];
+
+		if (v->value && !names_a_file(v->option) && !utf8_valid(v->value))
+			return err_set(ctx->err, ERR_USAGE, "the value of --%s is not "
+			    "UTF-8 text (daicho keeps text as UTF-8; convert it, e.g. "
+			    "with iconv)", v->option->name);
+	}
+	if (ctx->entry->flags & CMD_RAW_ARGS)
+		return 0;
+	for (int i = 0; i < ctx->argc; i++)
+		if (!utf8_valid(ctx->argv[i]))
+			return err_set(ctx->err, ERR_USAGE, "argument %d of %s is not "
+			    "UTF-8 text (daicho keeps text as UTF-8; convert it, e.g. "
+			    "with iconv)", i + 1, ctx->entry->name);
+	return 0;
 }
 
 const struct cmd_option *

@@ -38,4 +38,19 @@ int err_set(struct err *err, enum err_code code, const char *fmt, ...)
 
 void err_release(struct err *err);
 
+/* The longest input an error repeats whole, and the longest error line. */
+#define ERR_SHOWN_MAX 96
+#define ERR_LINE_MAX 1024
+
+/*
+ * err's message as one line fit to print, into out (appended): where it
+ * repeats one of inputs (count words of the command line, or the values a
+ * tool was called with; a word's value after "--NAME=" or "KIND:" counts
+ * too) longer than ERR_SHOWN_MAX bytes, that is cut to its start, "...",
+ * and its length; control characters (a newline) become '?'; and the line
+ * is cut at ERR_LINE_MAX bytes, never inside a character.
+ */
+void err_line(const struct err *err, char *const *inputs, size_t count,
+    struct buf *out);
+
 #endif

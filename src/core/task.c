@@ -11,6 +11,7 @@
 #include "util/clock.h"
 #include "util/glob.h"
 #include "util/path.h"
+#include "util/utf8.h"
 
 static const char *const task_states[] = {
 	"open", "claimed", "reported", "verified", "landed", "blocked",
@@ -290,33 +291,6 @@ where(const struct task_spec *spec, struct buf *scratch)
 	return scratch->buf;
 }
 
-static bool
-valid_utf8(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		int n;
-
-		if (*p < 0x80)
-			n = 0;
-		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-			n = 1;
-		else if ((*p & 0xf0) == 0xe0)
-			n = 2;
-		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-			n = 3;
-		else
-			return false;
-		p++;
-		while (n-- > 0) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			p++;
-		}
-	}
-	return true;
-}
 
 static int
 check_label(const char *label, struct err *err, const char *at)
@@ -328,7 +302,7 @@ check_label(const char *label, struct err *err, const char *at)
 			return err_set(err, ERR_USAGE,
 			    "%sinvalid label '%s' (no spaces, commas or control "
 			    "characters)", at, label);
-	if (!valid_utf8(label))
+	if (!utf8_valid(label))
 		return err_set(err, ERR_USAGE, "%slabel is not valid UTF-8", at);
 	return 0;
 }
@@ -378,7 +352,7 @@ check_spec(const struct task_spec *spec, struct err *err)
 		    "rest in the body)", prefix);
 		goto done;
 	}
-	if (!valid_utf8(spec->title)) {
+	if (!utf8_valid(spec->title)) {
 		rc = err_set(err, ERR_USAGE, "%stitle is not valid UTF-8", prefix);
 		goto done;
 	}

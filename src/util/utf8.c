@@ -145,3 +145,38 @@ utf8_fit(const char *text, size_t len, size_t columns, size_t *used)
 		*used = taken;
 	return at;
 }
+
+bool
+utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned char low = 0x80, high = 0xbf; /* the second byte's range */
+		int n;
+
+		if (*p < 0x80)
+			n = 0;
+		else if (*p >= 0xc2 && *p <= 0xdf)
+			n = 1;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			n = 2;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			n = 3;
+		else
+			return false;
+		if (*p == 0xe0)
+			low = 0xa0;       /* overlong */
+		else if (*p == 0xed)
+			high = 0x9f;      /* surrogates */
+		else if (*p == 0xf0)
+			low = 0x90;       /* overlong */
+		else if (*p == 0xf4)
+			high = 0x8f;      /* past U+10FFFF */
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if (*p < (i == 0 ? low : 0x80) || *p > (i == 0 ? high : 0xbf))
+				return false;
+	}
+	return true;
+}

@@ -5,7 +5,14 @@
 #ifndef DAICHO_UTF8_H
 #define DAICHO_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/*
+ * Whether s (NUL-ended) is well-formed UTF-8 (RFC 3629): no overlong form,
+ * no surrogate, nothing past U+10FFFF. What JSON (jansson) takes, exactly.
+ */
+bool utf8_valid(const char *s);
 
 /*
  * The columns a character (a Unicode code point) takes on a terminal: 2
