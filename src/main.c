@@ -18,6 +18,7 @@
 #include "core/version.h"
 #include "pool/pool.h"
 #include "util/alloc.h"
+#include "util/client.h"
 #include "util/path.h"
 #include "util/prefault.h"
 #include "util/user.h"
@@ -618,6 +619,27 @@ done:
 	return rc;
 }
 
+/*
+ * An agent's identity variable set but empty is an agent's environment with
+ * its name rubbed out, not a person's: refused (ERR_REFUSED), for every
+ * command, so that nothing reads it as the person.
+ */
+static int
+refuse_blank_identity(struct err *err)
+{
+	for (size_t i = 0; client_identity_variables[i] != NULL; i++) {
+		const char *value = getenv(client_identity_variables[i]);
+
+		if (value != NULL && *value == '\0')
+			return err_set(err, ERR_REFUSED, "$%s is set but empty: an "
+			    "agent's identity blanked out is not a person (a person "
+			    "unsets it in their own shell: unset %s)",
+			    client_identity_variables[i],
+			    client_identity_variables[i]);
+	}
+	return 0;
+}
+
 /* The standard descriptors found closed and covered with /dev/null. */
 static int covered_fds;
 
@@ -780,6 +802,8 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		goto done;
 	}
 	cmd_gather_identity(&ctx, globals.as);
+	if ((rc = refuse_blank_identity(err)) < 0)
+		goto done;
 	{
 		struct ledger_hint hint = { globals.ledger, NULL };
 		bool exists;

@@ -301,3 +301,24 @@ commands() {
 	refused 2 daicho help --completion tcsh
 	refused 2 daicho help --completion
 }
+
+# mutant: a set-but-empty variable read as unset (the person): a worker
+# that blanks DAICHO_AGENT out edits, cancels and configures as the person.
+@test "an agent's identity variable set but empty is refused for every command (exit 6), not taken for the person" {
+	daicho add t >/dev/null
+	local v
+	for v in DAICHO_AGENT CLAUDE_CODE_SESSION_ID CLAUDECODE CLAUDE_CODE_CHILD_SESSION CODEX_THREAD_ID CODEX_SANDBOX GEMINI_SESSION_ID GEMINI_CLI; do
+		snapshot_ledger
+		env "$v=" "$DAICHO_ROOT/daicho" config protect 'tests/**' >/dev/null 2>"$TEST_ROOT/err" &&
+			fail "$v='': config was accepted"
+		[ "$(cat "$TEST_ROOT/err")" = "daicho: \$$v is set but empty: an agent's identity blanked out is not a person (a person unsets it in their own shell: unset $v)" ] ||
+			fail "$v: $(cat "$TEST_ROOT/err")"
+		capture env "$v=" "$DAICHO_ROOT/daicho" edit 1 --title mine
+		assert_refused 6
+		capture env "$v=" "$DAICHO_ROOT/daicho" ls
+		assert_refused 6
+		assert_ledger_unchanged
+	done
+	# Control: unset, the person's own shell.
+	ok daicho edit 1 --title ours
+}
