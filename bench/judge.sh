@@ -109,7 +109,10 @@ queue() {
 		(cd "$dir" && "$bin" --as "w$i" claim "$i" >/dev/null)
 		git -C "$dir" checkout -q -b "work/$i" main
 		echo ok >"$dir/done-$i.txt"
-		git -C "$dir" add "done-$i.txt" && git -C "$dir" commit -q -m "#$i"
+		# Past the pre-commit hook: the task reserves what it touches,
+		# and this is the bench, not the worker.
+		git -C "$dir" add "done-$i.txt" &&
+			git -C "$dir" commit --no-verify -q -m "#$i"
 		git -C "$dir" checkout -q main
 	done
 }
