@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -262,6 +263,36 @@ try_lock(const char *path)
 	return fd;
 }
 
+/* nftw(): remove what git does not (a FIFO, a socket, a device). */
+static int
+remove_special(const char *path, const struct stat *st, int type,
+    struct FTW *at)
+{
+	(void)at;
+	if (type == FTW_F && !S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode) &&
+	    unlink(path) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Make dir, a warm checkout, hold exactly commit: gitm_checkout_clean(),
+ * then no special file anywhere (git clean leaves a FIFO a check made).
+ * Returns 0, or -1 (why says).
+ */
+static int
+checkout_exactly(const char *dir, const char *commit, struct buf *why)
+{
+	if (gitm_checkout_clean(dir, commit, true, why) < 0)
+		return -1;
+	if (nftw(dir, remove_special, 16, FTW_PHYS) != 0) {
+		buf_addf(why, "cannot remove a special file under %s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 judge_checkout_take(const struct judge *j, const char *dir,
     const char *commit, struct judge_checkout *out, struct buf *why)
@@ -282,7 +313,7 @@ judge_checkout_take(const struct judge *j, const char *dir,
 		buf_addf(&out->dir, "%s/warm-%d", dir, k);
 		buf_reset(why);
 		if (lstat(out->dir.buf, &st) == 0) {
-			if (gitm_checkout_clean(out->dir.buf, commit, true, why) == 0)
+			if (checkout_exactly(out->dir.buf, commit, why) == 0)
 				goto taken;
 			/* Broken (a crash, a check's leftovers): made again. */
 			git_worktree_remove(j->dir.buf, out->dir.buf);
@@ -313,7 +344,7 @@ judge_checkout_give(struct judge_checkout *c)
 	struct buf why = BUF_INIT;
 
 	if (c->lock_fd >= 0) {
-		gitm_checkout_clean(c->dir.buf, "HEAD", true, &why);
+		checkout_exactly(c->dir.buf, "HEAD", &why);
 		close(c->lock_fd);
 		c->lock_fd = -1;
 	}

@@ -1451,11 +1451,14 @@ enum input_kind { INPUT_NONE, INPUT_READ, INPUT_MISSING, INPUT_LISTED };
 
 /*
  * How path is one of the traced inputs of s (s->inputs), outside s's
- * scope: read, looked for and not found (itself or a directory above it:
- * the entry in *entry), or, when base_dirs is not NULL (the work adds
- * path; base_dirs: the directories of the base's tree, sorted), new in a
- * directory the checks listed: its own, or the one above the first of its
- * directories the base lacks (*entry). INPUT_NONE when it is none.
+ * scope: read (itself, or a path below it: a directory or a link to one
+ * it was read through), looked for and not found (itself or a directory
+ * above it: the entry in *entry), or, when base_dirs is not NULL (the
+ * directories of the base's tree, sorted), in a directory the checks
+ * listed: its own, or, for a path in directories the base lacks, the one
+ * above the first of those (*entry). A listing saw every entry, so a
+ * change of any counts, not only one added (a fail-fast runner that never
+ * reached the second test still listed it). INPUT_NONE when it is none.
  */
 static enum input_kind
 traced_input(const struct subject *s, const char *path,
@@ -1468,7 +1471,9 @@ traced_input(const struct subject *s, const char *path,
 	*entry = path;
 	if (covered(&s->scope, path, &ignored))
 		return INPUT_NONE;
-	if ((*entry = trace_paths_find(&s->inputs.read, path, false)))
+	/* Itself, or a directory (or a link to one) it was read through. */
+	if ((*entry = trace_paths_find(&s->inputs.read, path, false)) ||
+	    (*entry = trace_paths_find_below(&s->inputs.read, path)))
 		return INPUT_READ;
 	if ((*entry = trace_paths_find(&s->inputs.missing, path, true)))
 		return INPUT_MISSING;
@@ -1514,7 +1519,7 @@ check_inputs(const char *repo, const struct subject *s, const char *base,
 
 	if (git_changed_paths(repo, base, s->commit, &changed, &why) < 0 ||
 	    git_added_paths(repo, base, s->commit, &added, &why) < 0 ||
-	    (added.count > 0 && git_tree_dirs(repo, base, &base_dirs,
+	    (changed.count > 0 && git_tree_dirs(repo, base, &base_dirs,
 	     &why) < 0)) {
 		buf_addf(&run->output, "cannot list what %.12s changes: %s",
 		    s->commit, why.buf);
@@ -1523,8 +1528,7 @@ check_inputs(const char *repo, const struct subject *s, const char *base,
 	strlist_sort_unique(&base_dirs);
 	for (i = 0; i < changed.count; i++) {
 		path = changed.items[i];
-		kind = traced_input(s, path, strlist_contains(&added, path)
-					      ? &base_dirs : NULL, &entry);
+		kind = traced_input(s, path, &base_dirs, &entry);
 		if (kind == INPUT_NONE)
 			continue;
 		if (s->trunk && strcmp(s->trunk, base) != 0) {
@@ -1559,9 +1563,10 @@ check_inputs(const char *repo, const struct subject *s, const char *base,
 		    s->commit, path, base, strcmp(entry, path) ? ", as " : "",
 		    strcmp(entry, path) ? entry : "");
 	else
-		buf_addf(&run->output, "%.12s adds %s, in a directory (%s) the "
+		buf_addf(&run->output, "%.12s %s %s, in a directory (%s) the "
 		    "checks listed on the trunk at the claim (%.12s)", s->commit,
-		    path, entry, base);
+		    strlist_contains(&added, path) ? "adds" : "changes", path,
+		    entry, base);
 	if (s->scope.count == 0)
 		buf_addf(&run->output, "; the task has no scope (--touches) but "
 		    "its worker's, so a person decides: 'daicho edit %lld "
@@ -1590,11 +1595,19 @@ done:
  */
 static void
 check_unwritten(const struct subject *s, const struct strlist *written,
-    struct verdict *out)
+    bool truncated, struct verdict *out)
 {
 	const char *entry, *glob;
 	bool ledger_wide;
 
+	/* A trace cut short cannot say what was left alone. */
+	if (truncated) {
+		buf_addf(&add_run(out, "inputs")->output, "the checks' run at the "
+		    "commit touched more paths than the trace follows (%d): "
+		    "nothing shows that it left what judges the work alone",
+		    TRACE_RAW_LIMIT_PATHS);
+		return;
+	}
 	for (size_t i = 0; i < written->count; i++) {
 		const char *path = written->items[i];
 		bool read = traced_input(s, path, NULL, &entry) == INPUT_READ;
@@ -1628,7 +1641,7 @@ verify_task(struct ledger *ledger, int64_t id,
 	json_t *at_base = NULL; /* the base's results, when judged with it */
 	json_t *at_inputs = NULL; /* what its commands read and looked for */
 	struct strlist wrote = STRLIST_INIT; /* what the commands wrote */
-	bool traced = false;
+	bool traced = false, wrote_too_much = false;
 	size_t tree_checks = 0, passed_at_base = 0;
 	char *base = NULL;
 	bool ready;
@@ -1771,6 +1784,7 @@ verify_task(struct ledger *ledger, int64_t id,
 			}
 			for (size_t k = 0; k < trace.written.count; k++)
 				strlist_add(&wrote, trace.written.items[k]);
+			wrote_too_much |= trace.truncated;
 			trace_paths_release(&trace);
 		}
 	if (ready && worktree_made &&
@@ -1778,7 +1792,7 @@ verify_task(struct ledger *ledger, int64_t id,
 		check_untouched_by_checks(dir, &s, out);
 	/* Written and put back is a write too: the trace saw it. */
 	if (ready && traced)
-		check_unwritten(&s, &wrote, out);
+		check_unwritten(&s, &wrote, wrote_too_much, out);
 	/* Each tree check's result at the base, beside its own. */
 	for (size_t i = 0; at_base && ready && i < s.checks.count; i++) {
 		json_t *then;

@@ -96,8 +96,13 @@ void
 sandbox_argv(const struct sandbox *sb, const char *command,
     struct strlist *argv)
 {
+	/*
+	 * No capability inside, whoever sweeps: a root sweep's check kept
+	 * CAP_SYS_ADMIN, and with it mount(), which reached the host.
+	 */
 	static const char *const fixed[] = { SANDBOX_BWRAP, "--die-with-parent",
-		"--new-session", "--unshare-all", "--ro-bind", "/", "/", "--dev",
+		"--new-session", "--unshare-all", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/", "--dev",
 		"/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs",
 		"/var/tmp", "--tmpfs", "/dev/shm", "--tmpfs", "/run", NULL };
 	const struct strlist *hidden = sb->hidden;

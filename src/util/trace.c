@@ -12,8 +12,6 @@
 #include "util/hex.h"
 #include "util/proc.h"
 
-/* Raw entries a list takes before it counts as truncated. */
-#define TRACE_RAW_LIMIT (16 * TRACE_MAX_PATHS)
 
 bool
 trace_available(struct buf *why)
@@ -52,7 +50,8 @@ void
 trace_argv(const char *prefix, struct strlist *argv)
 {
 	static const char *const options[] = { TRACE_STRACE, "-ff", "-qq",
-		"--seccomp-bpf", "-xx", "-y", "-e", "trace=%file", "-e",
+		"--seccomp-bpf", "-xx", "-y", "--pidns-translation", "-e",
+		"trace=%file,clone,clone3,fork,vfork", "-e",
 		"signal=none", "-o" };
 
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
@@ -97,6 +96,7 @@ struct call {
 	size_t count;
 	const char *args_start, *args_end; /* the raw text of the arguments */
 	bool failed;            /* returned -1 */
+	long long result;       /* what it returned, when not failed */
 	char error[16];         /* its errno's name, when failed */
 	struct buf result_path; /* a descriptor's <path> in the result */
 };
@@ -205,8 +205,15 @@ parse_call(const char *line, struct call *c)
 		c->error[n] = '\0';
 		return 0;
 	}
+	c->result = 0;
 	while (*p >= '0' && *p <= '9')
-		p++;
+		c->result = c->result * 10 + (*p++ - '0');
+	/* A pid in the sandbox's namespace, and strace's (the files'). */
+	if (strncmp(p, " /* ", 4) == 0 && p[4] >= '0' && p[4] <= '9' &&
+	    strstr(p, " in strace's PID NS */")) {
+		c->result = strtoll(p + 4, NULL, 10);
+		return 0;
+	}
 	if (*p == '<') {
 		p++;
 		decode_hex(&p, &c->result_path);
@@ -283,6 +290,8 @@ struct gather {
 	struct trace_paths *out;
 	struct buf cwd;       /* the process's directory, as last seen */
 	struct buf scratch;
+	struct strlist spawned; /* "PID\tDIR": a process it started, and
+				 * the directory it started in */
 };
 
 /* Add path (absolute, clean) to list when it lies inside the root. */
@@ -301,7 +310,7 @@ keep(struct gather *g, struct strlist *list, const char *path)
 	if (rel[0] == '\0' || (strncmp(rel, ".git", 4) == 0 &&
 	    (rel[4] == '\0' || rel[4] == '/')))
 		return;
-	if (list->count >= TRACE_RAW_LIMIT) {
+	if (list->count >= TRACE_RAW_LIMIT_PATHS) {
 		g->out->truncated = true;
 		return;
 	}
@@ -331,6 +340,8 @@ gather_call(struct gather *g, const struct call *c)
 		"unlink", "unlinkat", "rmdir", "truncate", "mknod", "mknodat",
 		NULL };
 	static const char *const opens[] = { "open", "openat", "openat2", NULL };
+	static const char *const spawns[] = { "clone", "clone3", "fork", "vfork",
+		NULL };
 	static const char *const ignored[] = { "statfs", "mount", "umount2",
 		"chroot", "pivot_root", "chmod", "fchmodat", "chown", "lchown",
 		"fchownat", "utime", "utimes", "utimensat", "futimesat", NULL };
@@ -343,6 +354,19 @@ gather_call(struct gather *g, const struct call *c)
 	if (c->count > 0 && c->args[0].has_fd_path &&
 	    strncmp(c->args_start, "AT_FDCWD<", 9) == 0)
 		buf_reset(&g->cwd), buf_adds(&g->cwd, c->args[0].text.buf);
+	if (strcmp(c->name, "fchdir") == 0 && !c->failed && c->count > 0 &&
+	    c->args[0].has_fd_path)
+		buf_reset(&g->cwd), buf_adds(&g->cwd, c->args[0].text.buf);
+	/* A child starts where its parent is now. */
+	if (one_of(c->name, spawns) && !c->failed && c->result > 0) {
+		struct buf child = BUF_INIT;
+
+		buf_addf(&child, "%lld\t%s", c->result,
+		    g->cwd.len ? g->cwd.buf : g->root);
+		strlist_add(&g->spawned, child.buf);
+		buf_release(&child);
+		return;
+	}
 	if (n == 0 || one_of(c->name, ignored))
 		return;
 	if (one_of(c->name, renames)) {
@@ -353,22 +377,33 @@ gather_call(struct gather *g, const struct call *c)
 		return;
 	}
 	if (one_of(c->name, links)) {
-		/* The new name is written; link's old one is read. */
+		/*
+		 * The new name is written; so is a hard link's old one: the
+		 * file can be written under the new name afterwards.
+		 */
 		arg_path(g, c, strings[n - 1]);
 		keep(g, &g->out->written, g->scratch.buf);
 		if (n >= 2 && strncmp(c->name, "link", 4) == 0) {
 			arg_path(g, c, strings[0]);
-			keep(g, &g->out->read, g->scratch.buf);
+			keep(g, &g->out->written, g->scratch.buf);
 		}
 		return;
 	}
 	/* Every other call names one path: its first string. */
 	arg_path(g, c, strings[0]);
+	if (strcmp(c->name, "chdir") == 0 && !c->failed) {
+		buf_reset(&g->cwd);
+		buf_add(&g->cwd, g->scratch.buf, g->scratch.len);
+	}
 	if (one_of(c->name, makers) || (one_of(c->name, opens) &&
 	    (args_contain(c, "O_WRONLY") || args_contain(c, "O_RDWR") ||
 	     args_contain(c, "O_CREAT") || args_contain(c, "O_TRUNC")))) {
-		if (!c->failed)
-			keep(g, &g->out->written, g->scratch.buf);
+		if (c->failed)
+			return;
+		keep(g, &g->out->written, g->scratch.buf);
+		/* What it reached: a write through a link, /proc/self/cwd. */
+		if (c->result_path.len > 0 && c->result_path.buf[0] == '/')
+			keep(g, &g->out->written, c->result_path.buf);
 		return;
 	}
 	if (c->failed && (strcmp(c->error, "ENOENT") == 0 ||
@@ -389,45 +424,24 @@ gather_call(struct gather *g, const struct call *c)
 		keep(g, &g->out->read, c->result_path.buf);
 }
 
-/* Whether the file's process is the sandbox's own (env, bwrap). */
-static bool
-sandbox_process(const char *text)
-{
-	static const char *const programs[] = { "/usr/bin/env",
-		"/usr/bin/bwrap", NULL };
-	struct buf first = BUF_INIT;
-	const char *p;
-	bool own = false;
+/* One process's trace: its pid (from the file's name) and text. */
+struct process {
+	long long pid;
+	struct buf text;
+	bool done;
+};
 
-	if (strstr(text, "\npivot_root(") || strncmp(text, "pivot_root(", 11) == 0)
-		return true;
-	if (strncmp(text, "execve(\"", 8) == 0) {
-		p = text + 8;
-		decode_hex(&p, &first);
-		own = first.len > 0 && one_of(first.buf, programs);
-	}
-	buf_release(&first);
-	return own;
-}
-
-/* Gather what the process traced in path (one -ff file) did. */
-static int
-gather_file(struct gather *g, const char *path)
+/* Gather what process p did, starting in directory cwd. */
+static void
+gather_process(struct gather *g, struct process *p, const char *cwd)
 {
 	struct call c = { 0 };
-	struct buf text = BUF_INIT;
 	char *line, *next;
 
-	if (buf_read_file(&text, path) < 0) {
-		buf_release(&text);
-		return -1;
-	}
-	if (text.len == 0 || sandbox_process(text.buf)) {
-		buf_release(&text);
-		return 0;
-	}
+	p->done = true;
 	buf_reset(&g->cwd);
-	for (line = text.buf; line && *line; line = next) {
+	buf_adds(&g->cwd, cwd);
+	for (line = p->text.buf; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -435,8 +449,73 @@ gather_file(struct gather *g, const char *path)
 			gather_call(g, &c);
 	}
 	call_release(&c);
-	buf_release(&text);
-	return 0;
+}
+
+/*
+ * Read the trace files in dir into *procs (*count of them). Every process
+ * counts, the sandbox's own too (env, bwrap): what they touch in the
+ * checkout is its root and its .git, left out by keep(); telling them
+ * apart by what they run would let a check hide behind the same names.
+ * Returns 0, or -1 with errno.
+ */
+static int
+read_processes(const char *dir, struct process **procs, size_t *count)
+{
+	struct buf path = BUF_INIT;
+	size_t alloc = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	*procs = NULL;
+	*count = 0;
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		const char *dot = strrchr(e->d_name, '.');
+		struct process *p;
+
+		if (e->d_name[0] == '.' || dot == NULL)
+			continue;
+		xgrow((void **)procs, &alloc, *count + 1, sizeof(**procs));
+		p = &(*procs)[(*count)++];
+		p->pid = strtoll(dot + 1, NULL, 10);
+		p->done = false;
+		buf_init(&p->text);
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, e->d_name);
+		if (buf_read_file(&p->text, path.buf) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	closedir(d);
+	buf_release(&path);
+	return rc;
+}
+
+const char *
+trace_paths_find_below(const struct strlist *sorted, const char *dir)
+{
+	struct buf key = BUF_INIT;
+	size_t lo = 0, hi = sorted->count;
+	const char *found = NULL;
+
+	/* The first entry not before "DIR/": one below DIR sorts there. */
+	buf_addf(&key, "%s/", dir);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(sorted->items[mid], key.buf) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sorted->count &&
+	    strncmp(sorted->items[lo], key.buf, key.len) == 0)
+		found = sorted->items[lo];
+	buf_release(&key);
+	return found;
 }
 
 const char *
@@ -491,45 +570,99 @@ drop_missing(const struct trace_paths *paths, const char *path)
 	       trace_paths_find(&paths->written, path, true) != NULL;
 }
 
-static bool
-drop_nothing(const struct trace_paths *paths, const char *path)
+/*
+ * The pids the processes started (a clone, fork or vfork that returned
+ * one), into spawned: the others are where a trace begins.
+ */
+static void
+spawned_pids(const struct process *procs, size_t count,
+    struct strlist *spawned)
 {
-	(void)paths;
-	(void)path;
-	return false;
+	struct call c = { 0 };
+	static const char *const spawns[] = { "clone", "clone3", "fork",
+		"vfork", NULL };
+
+	for (size_t i = 0; i < count; i++) {
+		const char *line = procs[i].text.buf;
+
+		while (line && *line) {
+			const char *next = strchr(line, '\n');
+			struct buf one = BUF_INIT;
+
+			buf_add(&one, line, next ? (size_t)(next - line)
+						 : strlen(line));
+			if (parse_call(one.buf, &c) == 0 && one_of(c.name, spawns) &&
+			    !c.failed && c.result > 0) {
+				struct buf pid = BUF_INIT;
+
+				buf_addf(&pid, "%lld", c.result);
+				strlist_add(spawned, pid.buf);
+				buf_release(&pid);
+			}
+			buf_release(&one);
+			line = next ? next + 1 : NULL;
+		}
+	}
+	call_release(&c);
+	strlist_sort_unique(spawned);
 }
 
 int
 trace_collect(const char *dir, const char *root, struct trace_paths *out)
 {
-	struct gather g = { root, strlen(root), out, BUF_INIT, BUF_INIT };
-	struct buf path = BUF_INIT;
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	int rc = 0;
+	struct gather g = { root, strlen(root), out, BUF_INIT, BUF_INIT,
+		STRLIST_INIT };
+	struct process *procs;
+	size_t count;
+	int rc = read_processes(dir, &procs, &count);
 
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		buf_reset(&path);
-		buf_addf(&path, "%s/%s", dir, e->d_name);
-		if (gather_file(&g, path.buf) < 0) {
-			rc = -1;
-			break;
+	/*
+	 * From the first process (the one no other started) down: each
+	 * child starts in the directory its parent was in when it started
+	 * it, so a lookup before it names its own is not placed at the root.
+	 */
+	if (rc == 0) {
+		struct strlist children = STRLIST_INIT;
+
+		spawned_pids(procs, count, &children);
+		/* The first processes, then any left (a child of none read). */
+		for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < count; i++) {
+			struct process *p = &procs[i];
+			struct buf key = BUF_INIT;
+
+			buf_addf(&key, "%lld", p->pid);
+			if (p->done || (pass == 0 &&
+			    strlist_find_sorted(&children, key.buf))) {
+				buf_release(&key);
+				continue;
+			}
+			gather_process(&g, p, root);
+			while (g.spawned.count > 0) {
+				char *entry = g.spawned.items[--g.spawned.count];
+				long long pid = strtoll(entry, NULL, 10);
+				const char *cwd = strchr(entry, '\t') + 1;
+
+				for (size_t k = 0; k < count; k++)
+					if (procs[k].pid == pid && !procs[k].done)
+						gather_process(&g, &procs[k], cwd);
+				free(entry);
+			}
+			buf_release(&key);
 		}
+		strlist_release(&children);
 	}
-	closedir(d);
+	for (size_t i = 0; i < count; i++)
+		buf_release(&procs[i].text);
+	free(procs);
 	trace_paths_sort(out);
 	/* A read path that is also missing was found at last: read. */
 	filter(&out->missing, drop_missing, out, &out->truncated);
 	filter(&out->read, drop_read, out, &out->truncated);
-	filter(&out->written, drop_nothing, out, &out->truncated);
 	filter(&out->listed, drop_read, out, &out->truncated);
 	buf_release(&g.cwd);
 	buf_release(&g.scratch);
-	buf_release(&path);
+	strlist_release(&g.spawned);
 	return rc;
 }
 

@@ -7,7 +7,10 @@
  * strace runs outside any sandbox the command is in, and follows every
  * process it starts; each process writes a file of its own (-ff), with
  * every path hex-escaped (-xx) and every directory a path is relative to
- * named (-y). Only file system calls stop the process (--seccomp-bpf).
+ * named (-y). Only file system calls and process creation stop a process
+ * (--seccomp-bpf). A process starts in the directory its parent was in
+ * when it started it (clone results, translated out of the sandbox's PID
+ * namespace), and follows its own chdir() and fchdir().
  */
 #ifndef DAICHO_TRACE_H
 #define DAICHO_TRACE_H
@@ -19,8 +22,14 @@
 
 #define TRACE_STRACE "/usr/bin/strace"
 
-/* At most this many paths a list keeps; trace_paths.truncated says so. */
+/*
+ * At most this many paths the read, missing and listed lists keep (the
+ * written one, all it can); trace_paths.truncated says when cut.
+ */
 #define TRACE_MAX_PATHS 65536
+
+/* At most this many raw entries a list takes; past it, truncated. */
+#define TRACE_RAW_LIMIT_PATHS (16 * TRACE_MAX_PATHS)
 
 /* Paths relative to the directory traced, sorted, each once. */
 struct trace_paths {
@@ -52,8 +61,8 @@ void trace_argv(const char *prefix, struct strlist *argv);
  * Read every trace file in dir (as trace_argv() named them, prefix in
  * dir) into out (TRACE_PATHS_INIT first), keeping paths inside root (an
  * absolute path with symbolic links resolved), relative to it, but none
- * of its .git. The processes of a sandbox's own making (bwrap, env) are
- * left out. A read path the command also wrote is only written; a missing
+ * of its .git. Every process counts, the sandbox's own as well. A read
+ * path the command also wrote is only written; a missing
  * path it later found or made is not missing. Returns 0, or -1 with errno
  * when dir cannot be read; a line that cannot be parsed is skipped.
  */
@@ -68,6 +77,13 @@ void trace_paths_sort(struct trace_paths *paths);
  */
 const char *trace_paths_find(const struct strlist *sorted, const char *path,
     bool above);
+
+/*
+ * An entry of sorted (trace_paths_sort()) below the directory dir (one
+ * that starts with "DIR/"), or NULL.
+ */
+const char *trace_paths_find_below(const struct strlist *sorted,
+    const char *dir);
 
 void trace_paths_release(struct trace_paths *paths);
 
