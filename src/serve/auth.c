@@ -155,7 +155,17 @@ serve_auth_check_action(const struct serve_request *req, struct buf *why)
 		    "'daicho serve' printed to its terminal");
 		return 401;
 	}
-	if (origin != NULL && strcmp(origin, req->server->origin.buf) != 0) {
+	/*
+	 * A browser sends Origin with every POST: one without it is not the
+	 * dashboard's page (a script holding a copied cookie, say).
+	 */
+	if (origin == NULL) {
+		buf_addf(why, "an action comes from the dashboard's own page "
+		    "(%s), which sends an Origin header; this request has none",
+		    req->server->origin.buf);
+		return 403;
+	}
+	if (strcmp(origin, req->server->origin.buf) != 0) {
 		buf_addf(why, "a request from another origin (%.100s)", origin);
 		return 403;
 	}

@@ -226,11 +226,31 @@ path_acceptable(const char *path, size_t len)
 	       strstr(path, "//") == NULL;
 }
 
+/*
+ * Whether req came to the host a session counts on (any, when the server
+ * has no host name of its own): a cookie brought to another name is not
+ * the person's, whoever holds it.
+ */
+static bool
+on_session_host(const struct serve_request *req)
+{
+	const char *host = serve_header(req, "Host");
+
+	return req->server->session_host.len == 0 ||
+	       (host != NULL && strcmp(host, req->server->session_host.buf) == 0);
+}
+
 /* GET /login?token=T: the one-time login. */
 static void
 login(struct serve_request *req, struct serve_response *res)
 {
 	struct serve_session session;
+
+	if (!on_session_host(req)) {
+		serve_error(req, res, 403, "log in at the address 'daicho serve' "
+		    "printed to its terminal (%s)", req->server->origin.buf);
+		return;
+	}
 
 	if (serve_auth_login(&req->server->auth, serve_query(req, "token"),
 		&session) < 0) {
@@ -273,6 +293,9 @@ host_acceptable(const struct serve_request *req)
 	if (host == NULL)
 		return false;
 	if (strcmp(host, req->server->host.buf) == 0)
+		return true;
+	if (req->server->session_host.len > 0 &&
+	    strcmp(host, req->server->session_host.buf) == 0)
 		return true;
 	port = strrchr(req->server->host.buf, ':');
 	if (strncmp(host, "localhost:", 10) == 0)
@@ -466,7 +489,8 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	partial = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
 	    "X-Daicho-Partial");
 	req.partial = partial != NULL && strcmp(partial, "1") == 0;
-	if (serve_auth_session(&server->auth, MHD_lookup_connection_value(
+	if (on_session_host(&req) &&
+	    serve_auth_session(&server->auth, MHD_lookup_connection_value(
 		connection, MHD_COOKIE_KIND, SESSION_COOKIE), &req.session_copy))
 		req.session = &req.session_copy;
 	res.status = 200;
@@ -580,12 +604,34 @@ serve_http_run(struct serve *server, const char *address, int port,
 		port = info->port;
 	buf_addf(&server->host, strchr(address, ':') ? "[%s]:%d" : "%s:%d",
 	    address, port);
-	buf_addf(&server->origin, "%s://%s", server->tls ? "https" : "http",
-	    server->host.buf);
+	/*
+	 * Cookies ignore ports: any server on 127.0.0.1 the browser visits
+	 * would get a session's cookie. On loopback the person acts at a host
+	 * name of this server's own, d-LABEL.localhost (browsers and curl
+	 * take *.localhost for loopback): its cookie goes to no other name,
+	 * and the label is random, printed only on the person's terminal.
+	 */
+	if (server->loopback && server->auth.enabled) {
+		char label[SERVE_TOKEN_HEX + 1];
+
+		if (serve_random_token(label) < 0) {
+			rc = err_set(err, ERR_FAILED, "no random bytes for the "
+			    "dashboard's host name");
+			goto done;
+		}
+		buf_addf(&server->session_host, "d-%.16s.localhost:%d", label,
+		    port);
+		buf_addf(&server->origin, "%s://%s", server->tls ? "https"
+		    : "http", server->session_host.buf);
+	} else {
+		buf_addf(&server->origin, "%s://%s", server->tls ? "https"
+		    : "http", server->host.buf);
+	}
 	if ((rc = serve_live_start(server, err)) < 0)
 		goto done;
 	__atomic_store_n(&server->ready, 1, __ATOMIC_RELEASE);
-	printf("daicho: dashboard at %s/\n", server->origin.buf);
+	printf("daicho: dashboard at %s://%s/\n", server->tls ? "https" : "http",
+	    server->host.buf);
 	fflush(stdout);
 	if (server->auth.enabled) {
 		FILE *tty = fopen("/dev/tty", "w");

@@ -120,6 +120,7 @@ serve_run(struct cmd_ctx *ctx)
 	pthread_mutex_init(&server.lock, NULL);
 	pthread_mutex_init(&server.graph_lock, NULL);
 	buf_init(&server.origin);
+	buf_init(&server.session_host);
 	buf_init(&server.host);
 	buf_init(&server.graph_svg);
 	serve_auth_init(&server.auth, checked != NULL);
@@ -128,6 +129,7 @@ serve_run(struct cmd_ctx *ctx)
 	pthread_mutex_destroy(&server.lock);
 	pthread_mutex_destroy(&server.graph_lock);
 	buf_release(&server.origin);
+	buf_release(&server.session_host);
 	buf_release(&server.host);
 	buf_release(&server.graph_svg);
 done:

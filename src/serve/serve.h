@@ -78,8 +78,14 @@ struct serve {
 					 * identity, ledger path */
 	struct cmd_human_proof proof;   /* for actions, when auth.enabled */
 	json_t *proof_checked;          /* what the start-up check found */
-	struct buf origin;              /* "http://127.0.0.1:7070" */
+	struct buf origin;              /* where the person acts:
+					 * "http://127.0.0.1:7070", or on
+					 * loopback with a login,
+					 * "http://d-LABEL.localhost:7070" */
 	struct buf host;                /* "127.0.0.1:7070", for Host checks */
+	struct buf session_host;        /* "d-LABEL.localhost:7070": the only
+					 * host a session counts on (empty:
+					 * any); see docs/security.md */
 	bool loopback;                  /* bound to a loopback address */
 	bool tls;
 	struct serve_auth auth;

@@ -209,9 +209,11 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 
 @test "adv: 600 SSE streams: reads and actions still answer" {
 	blocked_task_and_server
-	run node - "$URL" 600 "$CSRF" "$(grep -o 'daicho_session[[:space:]]*[0-9a-f]*' "$TEST_ROOT/jar" | awk '{print $2}')" <<-'EOF'
+	# Node does not take *.localhost for loopback: it dials the loopback
+	# address and names the dashboard's host, as a browser would.
+	run node - "$LOOPBACK_URL" 600 "$CSRF" "$(grep -o 'daicho_session[[:space:]]*[0-9a-f]*' "$TEST_ROOT/jar" | awk '{print $2}')" "$URL" <<-'EOF'
 		const http = require('node:http');
-		const [url, n, csrf, session] = [process.argv[2], +process.argv[3], process.argv[4], process.argv[5]];
+		const [url, n, csrf, session, own] = [process.argv[2], +process.argv[3], process.argv[4], process.argv[5], process.argv[6]];
 		const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 		for (let i = 0; i < n; i++)
 			http.get(url + '/events', { agent }, (r) => r.resume()).on('error', () => {});
@@ -224,7 +226,8 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 		});
 		setTimeout(async () => {
 			const read = await req('GET', '/api/ls?limit=1');
-			const act = await req('POST', '/api/unblock/1', { Cookie: 'daicho_session=' + session, 'X-CSRF-Token': csrf });
+			const act = await req('POST', '/api/unblock/1', { Cookie: 'daicho_session=' + session, 'X-CSRF-Token': csrf,
+				Host: new URL(own).host, Origin: own });
 			console.log(`read ${read} act ${act}`);
 			process.exit(read === 200 && act === 200 ? 0 : 1);
 		}, 2500);
@@ -236,7 +239,7 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 
 @test "adv: 700 idle half-sent requests (slowloris) do not lock the person out for more than 15 s" {
 	start_server
-	run node - "$URL" 700 <<-'EOF'
+	run node - "$LOOPBACK_URL" 700 <<-'EOF'
 		const net = require('node:net'), http = require('node:http');
 		const u = new URL(process.argv[2]), n = +process.argv[3];
 		for (let i = 0; i < n; i++) {
@@ -320,6 +323,7 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 	fi
 	LOGIN="$(grep -o 'http://[^ ]*/login?token=[0-9a-f]*' "$SERVE_OUT" | head -1)"
 	[ -n "$LOGIN" ] || fail "approve passed, but serve started the same way is read-only: $(cat "$SERVE_OUT")"
+	URL="${LOGIN%%/login\?*}"
 	run daicho --as w2 gate exec -- deploy staging
 	[ "$status" -eq 6 ] || fail "expected request #2 pending: $output"
 	login_cookie "$TEST_ROOT/jar"
@@ -336,4 +340,33 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 		fail "the chains differ: $(jq -c '.[] | select(.kind == "approve") | .detail.checked' <<<"$events")"
 	[ "$(jq -r '.[] | select(.kind == "approve" and .detail.approval == 2) | .detail.via' <<<"$events")" = web ] ||
 		fail "the web decision is not marked via web: $events"
+}
+
+# mutant: the session honoured on any Host (a cookie copied to a request at
+# 127.0.0.1 acts), or an action taken without an Origin header.
+@test "adv: a session's cookie counts on the dashboard's own host name only, and an action needs the page's Origin" {
+	blocked_task_and_server
+	[[ "$URL" == http://d-*.localhost:* ]] || fail "the person's address: $URL"
+	# The cookie, copied to a request at the loopback address: no session.
+	run curl -s -o /dev/null -w '%{http_code}' -X POST -b "daicho_session=$(awk '$6 == "daicho_session" { print $7 }' "$TEST_ROOT/jar")" \
+		-H "X-CSRF-Token: $CSRF" -H "Origin: $LOOPBACK_URL" "$LOOPBACK_URL/api/unblock/1"
+	[ "$output" = 401 ] || fail "a copied cookie at $LOOPBACK_URL: $output"
+	# The login link works only at the dashboard's own name.
+	run curl -s -o /dev/null -w '%{http_code}' "$LOOPBACK_URL/login?token=${LOGIN##*token=}"
+	[ "$output" = 403 ] || fail "login at the loopback address: $output"
+	# No Origin: not the dashboard's page.
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF" -H 'Origin:'
+	[ "$status" = 403 ] || fail "no Origin: $status $output"
+	[[ "$output" == *"has none"* ]] || fail "$output"
+	[ "$(daicho show --json 1 | jq -r .state)" = blocked ]
+	# Control: the page's own request acts.
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 200 ] || [ "$status" = 303 ] || fail "the page's request: $status $output"
+	[ "$(daicho show --json 1 | jq -r .state)" = claimed ]
+}
+
+@test "adv: another server on loopback that the logged-in browser visits gets no session cookie" {
+	daicho add one >/dev/null
+	start_server
+	browser cookie-port "$URL" "$LOGIN" "$LOOPBACK_URL"
 }

@@ -144,6 +144,42 @@ const scenarios = {
     await shot(page, 'refused');
   },
 
+  // Another server on loopback (an agent's dev server) that the logged-in
+  // browser visits gets no session: the cookie is for the dashboard's own
+  // host name, whatever the port. Control: the same name on the other
+  // port does get it (cookies ignore ports), which is why the name's label
+  // is random and printed only on the person's terminal.
+  async 'cookie-port'(browser) {
+    const http = require('http');
+    const seen = [];
+    const other = http.createServer((req, res) => {
+      seen.push({ host: req.headers.host, cookie: req.headers.cookie || '' });
+      res.end('dev server');
+    });
+    await new Promise((res) => other.listen(0, '127.0.0.1', res));
+    const port = other.address().port;
+    const context = await browser.newContext();
+    const page = await watchedPage(context);
+    await page.goto(login);
+    if (!(await page.locator('.who form').count())) fail('not logged in after the login URL');
+    const plain = rest[0]; // the address daicho serve printed (127.0.0.1)
+    for (const u of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, plain + '/']) {
+      const r = await page.goto(u);
+      if (!r.ok()) fail(`${u}: ${r.status()}`);
+    }
+    const leaked = seen.filter((x) => x.cookie.includes('daicho_session'));
+    if (leaked.length) fail('another port got the session: ' + JSON.stringify(leaked));
+    // At the printed loopback address the dashboard itself sees no session.
+    await page.goto(plain + '/');
+    if (await page.locator('.who form').count()) fail('a session at the loopback address');
+    const control = new URL(url);
+    await page.goto(`http://${control.hostname}:${port}/`);
+    if (!seen.some((x) => x.cookie.includes('daicho_session')))
+      fail('control: the same host name on another port did not get the cookie');
+    other.close();
+    console.log(`requests seen by the other server: ${seen.length}`);
+  },
+
   // With JavaScript off every page still renders and the buttons still
   // act (plain forms): unblock task 1 from Needs you.
   async nojs(browser) {

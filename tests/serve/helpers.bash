@@ -21,8 +21,10 @@ teardown() {
 }
 
 # start_server [OPTION...]: daicho serve on a pseudo-terminal (util-linux
-# script), as a person at a terminal starts it. Sets URL (the dashboard),
-# LOGIN (the one-time login URL) and SERVE_PID (daicho-serve's pid).
+# script), as a person at a terminal starts it. Sets LOGIN (the one-time
+# login URL), URL (where the person acts: the login's origin, the server's
+# own host name d-LABEL.localhost), LOOPBACK_URL (the address it printed
+# on stdout, 127.0.0.1) and SERVE_PID (daicho-serve's pid).
 start_server() {
 	local cmd i
 	printf -v cmd '%q ' daicho serve --listen 127.0.0.1:0 "$@"
@@ -31,6 +33,8 @@ start_server() {
 	wait_for_server
 	LOGIN="$(grep -o 'http://[^ ]*/login?token=[0-9a-f]*' "$SERVE_OUT" | head -1)"
 	[ -n "$LOGIN" ] || fail "no login URL printed: $(cat "$SERVE_OUT")"
+	LOOPBACK_URL="$URL"
+	URL="${LOGIN%%/login\?*}"
 }
 
 # start_server_detached [OPTION...]: daicho serve with no terminal (as an
@@ -77,12 +81,20 @@ login_cookie() {
 }
 
 # http METHOD PATH [CURL ARG...]: one request; sets status (the HTTP code)
-# and output (the body).
+# and output (the body). A POST carries Origin: URL, as a browser's does,
+# unless the arguments give an Origin header of their own ('-H Origin:'
+# for none).
 http() {
-	local method="$1" path="$2"
+	local method="$1" path="$2" arg origin=()
 	shift 2
+	if [ "$method" = POST ]; then
+		origin=(-H "Origin: $URL")
+		for arg in "$@"; do
+			[[ "$arg" != Origin:* ]] || origin=()
+		done
+	fi
 	output="$(curl -s --path-as-is -X "$method" -o "$TEST_ROOT/http.body" \
-		-w '%{http_code}' "$@" "$URL$path")"
+		-w '%{http_code}' "${origin[@]}" "$@" "$URL$path")"
 	status="$output"
 	output="$(cat "$TEST_ROOT/http.body")"
 }

@@ -13,7 +13,8 @@ load helpers
 	daicho sweep >/dev/null
 	[ "$(task_field 1 state)" = verified ]
 	start_server
-	[[ "$URL" =~ ^http://127\.0\.0\.1:[0-9]+$ ]]
+	[[ "$LOOPBACK_URL" =~ ^http://127\.0\.0\.1:[0-9]+$ ]] || fail "printed: $LOOPBACK_URL"
+	[[ "$URL" =~ ^http://d-[0-9a-f]{16}\.localhost:[0-9]+$ ]] || fail "the person's address: $URL"
 	for page in / /agents /tasks /tasks/1 /graph /usage "/tasks?state=open&sort=title&order=desc"; do
 		http GET "$page"
 		[ "$status" = 200 ] || fail "$page: $status"
@@ -174,7 +175,7 @@ load helpers
 	# The redirect goes back to a page of this server, never elsewhere,
 	# whatever the Referer says ("//host" is another server's address).
 	daicho --as w1 block 1 --reason "once more" >/dev/null
-	run curl -s -o /dev/null -w '%{redirect_url}' -b "$TEST_ROOT/jar" \
+	run curl -s -o /dev/null -w '%{redirect_url}' -b "$TEST_ROOT/jar" -H "Origin: $URL" \
 		-H "Referer: $URL//evil.example/x" --data "csrf=$CSRF" "$URL/api/unblock/1"
 	[ "$output" = "$URL/" ] || fail "redirected to $output"
 }

@@ -18,7 +18,7 @@ load helpers
 	daicho run -j 4 -- sh -c 'sleep 0.25; echo done | daicho save "$1" -f -' sh '{id}' \
 		>"$TEST_ROOT/run.out" 2>&1 &
 	local runner=$!
-	run node "$SERVE_DIR/load.js" "$URL" "$SERVE_PID" "$seconds"
+	run node "$SERVE_DIR/load.js" "$LOOPBACK_URL" "$SERVE_PID" "$seconds"
 	echo "$output" >"$SERVE_ARTIFACTS/load.json"
 	kill "$runner" 2>/dev/null || true
 	wait "$runner" 2>/dev/null || true
