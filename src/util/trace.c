@@ -607,50 +607,52 @@ spawned_pids(const struct process *procs, size_t count,
 	strlist_sort_unique(spawned);
 }
 
+/*
+ * Gather process p, started in cwd, then every process it started (and
+ * theirs), each in the directory its parent was in when it started it.
+ */
+static void
+gather_tree(struct gather *g, struct process *procs, size_t count,
+    struct process *p, const char *cwd)
+{
+	gather_process(g, p, cwd);
+	while (g->spawned.count > 0) {
+		char *entry = g->spawned.items[--g->spawned.count];
+		long long pid = strtoll(entry, NULL, 10);
+
+		for (size_t k = 0; k < count; k++)
+			if (procs[k].pid == pid && !procs[k].done)
+				gather_process(g, &procs[k], strchr(entry, '\t') + 1);
+		free(entry);
+	}
+}
+
 int
 trace_collect(const char *dir, const char *root, struct trace_paths *out)
 {
 	struct gather g = { root, strlen(root), out, BUF_INIT, BUF_INIT,
 		STRLIST_INIT };
+	struct strlist children = STRLIST_INIT;
+	struct buf pid = BUF_INIT;
 	struct process *procs;
 	size_t count;
 	int rc = read_processes(dir, &procs, &count);
 
 	/*
-	 * From the first process (the one no other started) down: each
-	 * child starts in the directory its parent was in when it started
-	 * it, so a lookup before it names its own is not placed at the root.
+	 * From the first process (the one no other started) down, so that a
+	 * child's lookup before it names a directory of its own is placed in
+	 * its parent's; then any process left (one whose parent is unread).
 	 */
-	if (rc == 0) {
-		struct strlist children = STRLIST_INIT;
-
+	if (rc == 0)
 		spawned_pids(procs, count, &children);
-		/* The first processes, then any left (a child of none read). */
-		for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; rc == 0 && pass < 2; pass++) {
 		for (size_t i = 0; i < count; i++) {
-			struct process *p = &procs[i];
-			struct buf key = BUF_INIT;
-
-			buf_addf(&key, "%lld", p->pid);
-			if (p->done || (pass == 0 &&
-			    strlist_find_sorted(&children, key.buf))) {
-				buf_release(&key);
-				continue;
-			}
-			gather_process(&g, p, root);
-			while (g.spawned.count > 0) {
-				char *entry = g.spawned.items[--g.spawned.count];
-				long long pid = strtoll(entry, NULL, 10);
-				const char *cwd = strchr(entry, '\t') + 1;
-
-				for (size_t k = 0; k < count; k++)
-					if (procs[k].pid == pid && !procs[k].done)
-						gather_process(&g, &procs[k], cwd);
-				free(entry);
-			}
-			buf_release(&key);
+			buf_reset(&pid);
+			buf_addf(&pid, "%lld", procs[i].pid);
+			if (!procs[i].done && (pass == 1 ||
+			    !strlist_find_sorted(&children, pid.buf)))
+				gather_tree(&g, procs, count, &procs[i], root);
 		}
-		strlist_release(&children);
 	}
 	for (size_t i = 0; i < count; i++)
 		buf_release(&procs[i].text);
@@ -663,6 +665,8 @@ trace_collect(const char *dir, const char *root, struct trace_paths *out)
 	buf_release(&g.cwd);
 	buf_release(&g.scratch);
 	strlist_release(&g.spawned);
+	strlist_release(&children);
+	buf_release(&pid);
 	return rc;
 }
 

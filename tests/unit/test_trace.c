@@ -213,6 +213,46 @@ test_found_later_is_not_missing(void **state)
 	free(dir);
 }
 
+/*
+ * A child starts in the directory its parent was in when it started it
+ * (a pid the sandbox's namespace gives, translated): ./runner after the
+ * shell's cd is t/runner.
+ */
+static void
+test_child_starts_where_its_parent_is(void **state)
+{
+	static const char *const shell[] = {
+		"execve({/bin/sh}, [{sh}], 0x7ffc /* 1 var */) = 0",
+		"chdir({" ROOT "/t}) = 0",
+		"vfork()                                 = 3 /* 1066 in strace's PID NS */",
+		"chdir({sub}) = 0",
+		"clone(child_stack=NULL, flags=SIGCHLD) = 4 /* 1067 in strace's PID NS */",
+		NULL
+	};
+	static const char *const first[] = {
+		"execve({./runner}, [{./runner}], 0x55bd /* 37 vars */) = -1 ENOENT (No such file or directory)",
+		NULL
+	};
+	static const char *const second[] = {
+		"access({helper}, R_OK) = -1 ENOENT (No such file or directory)",
+		NULL
+	};
+	static const char *const missing[] = { "t/runner", "t/sub/helper", NULL };
+	struct trace_paths paths = TRACE_PATHS_INIT;
+	char *dir = new_dir();
+
+	(void)state;
+	/* The children first in the directory: order must not matter. */
+	write_trace(dir, 1067, second);
+	write_trace(dir, 1066, first);
+	write_trace(dir, 1065, shell);
+	assert_int_equal(trace_collect(dir, ROOT, &paths), 0);
+	assert_list(&paths.missing, missing);
+	trace_paths_release(&paths);
+	path_remove_tree(dir);
+	free(dir);
+}
+
 static void
 test_find_above(void **state)
 {
@@ -242,6 +282,7 @@ main(void)
 		cmocka_unit_test(test_kinds_of_access),
 		cmocka_unit_test(test_every_process_counts),
 		cmocka_unit_test(test_found_later_is_not_missing),
+		cmocka_unit_test(test_child_starts_where_its_parent_is),
 		cmocka_unit_test(test_find_above),
 	};
 
