@@ -8,12 +8,22 @@
 
 #include "serve/serve.h"
 #include "util/clock.h"
+#include "util/utf8.h"
 
 void
 html_escape_n(struct buf *out, const char *text, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
+		unsigned cp;
+		size_t n = i + 3 <= len ? utf8_invisible(text + i, &cp) : 0;
+
+		/* Shown, not obeyed: "\u202egnigats" must not read "staging". */
+		if (n > 0) {
+			buf_addf(out, "[U+%04X]", cp);
+			i += n - 1;
+			continue;
+		}
 
 		switch (c) {
 		case '&': buf_adds(out, "&amp;"); break;

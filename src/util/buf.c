@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/utf8.h"
 
 char buf_empty[1];
 
@@ -162,6 +163,15 @@ buf_read_file(struct buf *b, const char *path)
 void
 buf_add_oneline(struct buf *b, const char *text)
 {
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		unsigned cp;
+		size_t n = utf8_invisible((const char *)p, &cp);
+
+		if (n > 0) {
+			buf_addf(b, "[U+%04X]", cp);
+			p += n - 1;
+			continue;
+		}
 		buf_addch(b, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+	}
 }

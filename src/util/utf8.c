@@ -180,3 +180,28 @@ utf8_valid(const char *s)
 	}
 	return true;
 }
+
+size_t
+utf8_invisible(const char *text, unsigned *code_point)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	unsigned cp;
+
+	if (p[0] == 0xd8 && p[1] == 0x9c) {
+		*code_point = 0x061c; /* Arabic letter mark */
+		return 2;
+	}
+	if (p[0] != 0xe2 && p[0] != 0xef)
+		return 0;
+	if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+		return 0;
+	cp = ((unsigned)(p[0] & 0x0f) << 12) | ((unsigned)(p[1] & 0x3f) << 6) |
+	     (unsigned)(p[2] & 0x3f);
+	if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0xfeff) {
+		*code_point = cp;
+		return 3;
+	}
+	return 0;
+}

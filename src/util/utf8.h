@@ -15,6 +15,16 @@
 bool utf8_valid(const char *s);
 
 /*
+ * When text starts with a character that changes how the text around it
+ * reads while showing nothing itself (a bidirectional override, embedding
+ * or isolate, a zero-width space or joiner, a direction mark, a byte-order
+ * mark, a line or paragraph separator), its code point into *code_point
+ * and its length in bytes; else 0. What a person reads as "staging" may be
+ * "\u202egnigats": such characters are shown as [U+202E].
+ */
+size_t utf8_invisible(const char *text, unsigned *code_point);
+
+/*
  * The columns a character (a Unicode code point) takes on a terminal: 2
  * for East Asian wide and full-width characters and most emoji, 0 for
  * combining marks and zero-width characters, else 1.

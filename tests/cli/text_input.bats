@@ -78,3 +78,27 @@ setup() {
 	refused 2 daicho ls --state $'x\e[31mred'
 	stderr_contains "'x?[31mred'"
 }
+
+# mutant: buf_add_oneline() passing invisible characters through: a person
+# reads "deploy staging" where the text is "deploy \u202egnigats".
+@test "bidirectional overrides and other invisible characters are shown as [U+XXXX] in ls, show, status and approvals; --json keeps the text" {
+	local rlo=$'\u202e' zw=$'\u200b'
+	ok daicho add "deploy ${rlo}gnigats"
+	ok daicho add "rm${zw} -rf"
+	run daicho ls
+	assert_output --partial "deploy [U+202E]gnigats"
+	assert_output --partial "rm[U+200B] -rf"
+	run daicho show 2
+	assert_output --partial "deploy [U+202E]gnigats"
+	run daicho status
+	assert_output --partial "[U+202E]"
+	[ "$(daicho show --json 2 | jq -r .title)" = "deploy ${rlo}gnigats" ]
+	# An approval request for such a command.
+	on_pty daicho gate add 'deploy *' --approval
+	[ "$status" -eq 0 ] || fail "gate add: $output"
+	run daicho --as w1 gate exec -- deploy "${rlo}gnigats"
+	[ "$status" -eq 6 ] || fail "expected a pending request: $output"
+	run daicho approvals
+	assert_output --partial "deploy '[U+202E]gnigats'"
+	refute_output --partial "${rlo}"
+}

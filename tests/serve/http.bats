@@ -283,3 +283,16 @@ load helpers
 	[[ "$output" == *'data-task="1"'*'>queued<'*'land me'* ]] || fail "no queued task: $output"
 	[[ "$output" == *'data-kind="land-paused"'* ]] || fail "the pause is not in NEEDS YOU: $output"
 }
+
+# mutant: html_escape() passing invisible characters through.
+@test "a bidirectional override in a title is drawn as [U+202E] on the pages, never obeyed" {
+	daicho add "deploy "$'\u202e'"gnigats" >/dev/null
+	start_server
+	for page in / /tasks /tasks/1; do
+		http GET "$page"
+		[ "$status" = 200 ] || fail "$page: $status"
+		[[ "$output" != *$'\u202e'* ]] || fail "$page carries the override itself"
+	done
+	http GET /tasks/1
+	[[ "$output" == *"deploy [U+202E]gnigats"* ]] || fail "not drawn: $(grep -o 'deploy[^<]*' <<<"$output" | head -2)"
+}
