@@ -258,7 +258,9 @@ const struct cmd_entry cmd_doctor_entry = {
 	.summary = "check that the ledger and the agent hooks are in place",
 	.help =
 	    "Checks, and says how to fix: the ledger is whole (SQLite's integrity\n"
-	    "check, which reads all of it) and opens; daicho is on PATH\n"
+	    "check, which reads all of it) and opens; what it derives (each\n"
+	    "task's unmet dependencies and touches) agrees with its rows, which\n"
+	    "a write behind daicho's back breaks; daicho is on PATH\n"
 	    "(the clients run hooks by name, and a hook that cannot be found\n"
 	    "fails open: nothing is enforced); the git pre-commit hook is\n"
 	    "installed and executable; and for each client set up in this\n"

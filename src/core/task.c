@@ -1071,3 +1071,51 @@ task_cancel_allowed(struct ledger *ledger, int64_t agent, int64_t id,
 	}
 	return ledger_commit(ledger, err);
 }
+
+/* Each task's derived fields as the other rows say (task_derived_fix()). */
+#define TASK_UNMET_SQL                                                       \
+	"(SELECT count(*) FROM deps d JOIN tasks a ON a.id = d.after"            \
+	" WHERE d.task = tasks.id AND NOT (a.state = 'landed' OR"                \
+	" (a.state = 'verified' AND a.land_queued_ms IS NULL)))"
+#define TASK_HAS_TOUCHES_SQL                                                 \
+	"(CASE WHEN EXISTS (SELECT 1 FROM touches WHERE task = tasks.id)"        \
+	" THEN 1 ELSE 0 END)"
+
+int
+task_derived_fix(struct ledger *ledger, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger, "UPDATE tasks SET unmet_deps = "
+	    TASK_UNMET_SQL ", has_touches = " TASK_HAS_TOUCHES_SQL, err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	return db_step_done(ledger, st, "setting derived fields", err);
+}
+
+int
+task_derived_wrong(struct ledger *ledger, int64_t *count, struct buf *ids,
+    struct err *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	*count = 0;
+	if ((rc = ledger_begin_read(ledger, err)) < 0)
+		return rc;
+	st = db_prepare(ledger, "SELECT id FROM tasks WHERE unmet_deps <> "
+	    TASK_UNMET_SQL " OR has_touches <> " TASK_HAS_TOUCHES_SQL
+	    " ORDER BY id", err);
+	if (st == NULL) {
+		ledger_rollback(ledger);
+		return -(int)err->code;
+	}
+	while ((rc = db_step(st)) == DB_ROW) {
+		if (++*count <= 10)
+			buf_addf(ids, "%s#%lld", *count > 1 ? ", " : "",
+			    (long long)db_column_int(st, 0));
+	}
+	db_reset(st);
+	rc = rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading tasks");
+	ledger_rollback(ledger);
+	return rc;
+}

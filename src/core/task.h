@@ -115,6 +115,19 @@ void task_release(struct task *task);
  */
 int task_parse_id(const char *text, int64_t *id, struct err *err);
 
+/*
+ * The fields of a task that the ledger derives from other rows, and keeps
+ * for speed: unmet_deps (the tasks it comes after that are not done) and
+ * has_touches (whether it declares any). task_derived_fix() sets them from
+ * those rows, in the caller's write transaction (import does: an export's
+ * own values are not trusted); task_derived_wrong() counts the tasks whose
+ * kept values disagree (*count), their ids into ids ("#3, #7", the first
+ * ten). Both return 0 or the ledger's error.
+ */
+int task_derived_fix(struct ledger *ledger, struct err *err);
+int task_derived_wrong(struct ledger *ledger, int64_t *count, struct buf *ids,
+    struct err *err);
+
 /* Whether state names a task state. */
 bool task_state_valid(const char *state);
 

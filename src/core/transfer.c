@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/db.h"
+#include "core/task.h"
 #include "util/alloc.h"
 #include "util/base64.h"
 
@@ -263,10 +264,24 @@ bind_value(struct import *im, struct db_stmt *st, int n, const char *type,
 	}
 	if (value_bytes(im, value, &data, &len) < 0)
 		goto wrong;
-	if (strcmp(type, "BLOB") == 0)
+	if (strcmp(type, "BLOB") == 0) {
 		db_bind_blob_copy(st, n, data, len);
-	else
-		db_bind_textn_copy(st, n, data, len);
+		return 0;
+	}
+	/*
+	 * Text as the commands take it: no NUL (C strings would cut it); a
+	 * title, one line of at most TASK_TITLE_MAX_BYTES. (Bytes that are
+	 * not UTF-8 stay importable: a ledger an older daicho wrote has them.)
+	 */
+	if (memchr(data, '\0', len) != NULL)
+		return line_error(im, "%s.%s holds a NUL byte (text holds none)",
+		    table, column);
+	if (strcmp(table, "tasks") == 0 && strcmp(column, "title") == 0 &&
+	    (len == 0 || len > TASK_TITLE_MAX_BYTES ||
+	     memchr(data, '\n', len) != NULL))
+		return line_error(im, "tasks.title must be one line of 1 to %d "
+		    "bytes (this one: %zu)", TASK_TITLE_MAX_BYTES, len);
+	db_bind_textn_copy(st, n, data, len);
 	return 0;
 wrong:
 	{
@@ -483,7 +498,9 @@ transfer_import(struct ledger *ledger, const char *text, size_t len,
 		    "line");
 		goto fail;
 	}
-	if ((rc = ledger_after_import(ledger, err)) < 0)
+	/* What the ledger derives, it derives again: never the file's. */
+	if ((rc = task_derived_fix(ledger, err)) < 0 ||
+	    (rc = ledger_after_import(ledger, err)) < 0)
 		goto fail;
 	if ((rc = ledger_commit(ledger, err)) < 0)
 		goto done;

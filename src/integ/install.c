@@ -10,6 +10,7 @@
 
 #include "core/ledger.h"
 #include "core/schema.h"
+#include "core/task.h"
 #include "integ/trust.h"
 #include "util/buf.h"
 #include "util/path.h"
@@ -976,6 +977,39 @@ done:
 }
 
 /*
+ * The fields the ledger derives (unmet_deps, has_touches) agree with the
+ * rows they come from: a check in checks. A write behind daicho's back
+ * (an import of an edited file before import recomputed them, a process
+ * that opened the ledger itself) shows here.
+ */
+static void
+check_derived(json_t *checks, struct ledger *ledger)
+{
+	struct buf ids = BUF_INIT, text = BUF_INIT;
+	struct err err = ERR_INIT;
+	int64_t wrong = 0;
+
+	if (task_derived_wrong(ledger, &wrong, &ids, &err) < 0) {
+		doctor_check(checks, "derived fields", false, err.message.buf,
+		    "see the error");
+	} else if (wrong == 0) {
+		doctor_check(checks, "derived fields", true, "every task's unmet "
+		    "dependencies and touches agree with its rows", NULL);
+	} else {
+		buf_addf(&text, "%lld task%s whose unmet dependencies or touches "
+		    "disagree with the ledger's rows (%s%s): something wrote the "
+		    "ledger behind daicho's back", (long long)wrong, wrong == 1 ? ""
+		    : "s", ids.buf, wrong > 10 ? ", ..." : "");
+		doctor_check(checks, "derived fields", false, text.buf, "find who "
+		    "wrote it (docs/security.md); 'daicho export' into 'daicho "
+		    "import' on a new ledger derives them again");
+	}
+	buf_release(&ids);
+	buf_release(&text);
+	err_release(&err);
+}
+
+/*
  * For each client configured at root, that daicho's MCP server is
  * registered; then that each distinct registered command starts and
  * answers initialize.
@@ -1087,6 +1121,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		json_array_extend(*checks, integrity);
 		json_decref(integrity);
 	}
+	if (ledger != NULL)
+		check_derived(*checks, ledger);
 	ledger_close(ledger);
 	err_release(&err);
 	buf_reset(&text);

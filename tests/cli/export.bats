@@ -209,3 +209,51 @@ bad_import() {
 	ok daicho import --help
 	[[ "$output" == *'Only a human imports'* ]] || fail "$output"
 }
+
+# mutant: import keeping the file's unmet_deps (or has_touches): a task made
+# claimable before what it comes after is done.
+@test "import derives unmet dependencies and touches again: an edited export cannot make a task claimable early" {
+	daicho add first >/dev/null
+	daicho add second --after 1 --touches 'src/**' >/dev/null
+	daicho export >"$TEST_ROOT/a.jsonl"
+	# The file lies: #2 has no unmet dependency and no touches.
+	sed 's/"unmet_deps":1/"unmet_deps":0/; s/"has_touches":1/"has_touches":0/' "$TEST_ROOT/a.jsonl" >"$TEST_ROOT/lie.jsonl"
+	grep -q '"unmet_deps":0' "$TEST_ROOT/lie.jsonl"
+	daicho --ledger "$NEW" init >/dev/null
+	ok daicho --ledger "$NEW" import "$TEST_ROOT/lie.jsonl"
+	[ "$(DAICHO_LEDGER="$NEW" daicho show --json 2 | jq -r .unmet_after)" = 1 ] ||
+		fail "$(DAICHO_LEDGER="$NEW" daicho show --json 2)"
+	capture daicho --ledger "$NEW" claim 2 --as w1
+	assert_refused 4
+	run daicho --ledger "$NEW" claim --next --as w1
+	[ "$output" = 1 ] || fail "claim --next took $output"
+	run --separate-stderr daicho --ledger "$NEW" doctor --json
+	[ "$(jq -r '.[] | select(.check == "derived fields") | .ok' <<<"$output")" = true ]
+}
+
+@test "import refuses a title over 1000 bytes or with a line break, and a NUL byte in text; nothing imported" {
+	daicho add one >/dev/null
+	daicho export >"$TEST_ROOT/good.jsonl"
+	f="$TEST_ROOT/bad.jsonl"
+	long="$(printf 'T%.0s' $(seq 1001))"
+	sed "3s/\"title\":\"one\"/\"title\":\"$long\"/" "$TEST_ROOT/good.jsonl" >"$f"
+	bad_import 3 "tasks.title must be one line of 1 to 1000 bytes (this one: 1001)" "$f"
+	sed '3s/"title":"one"/"title":"one\\ntwo"/' "$TEST_ROOT/good.jsonl" >"$f"
+	bad_import 3 "tasks.title must be one line" "$f"
+	sed '3s/"title":"one"/"title":"o\\u0000ne"/' "$TEST_ROOT/good.jsonl" >"$f"
+	bad_import 3 "tasks.title holds a NUL byte (text holds none)" "$f"
+}
+
+# mutant: doctor not comparing the derived fields with their rows.
+@test "doctor names the tasks whose unmet dependencies or touches disagree with the ledger's rows (a write behind daicho's back)" {
+	backend_is_postgresql && skip "writes the SQLite file directly, as a process behind daicho's back would"
+	daicho add first >/dev/null
+	daicho add second --after 1 >/dev/null
+	run --separate-stderr daicho doctor --json
+	[ "$(jq -r '.[] | select(.check == "derived fields") | .ok' <<<"$output")" = true ]
+	sql "UPDATE tasks SET unmet_deps = 0 WHERE id = 2"
+	run --separate-stderr daicho doctor --json
+	[ "$(jq -r '.[] | select(.check == "derived fields") | .ok' <<<"$output")" = false ]
+	[[ "$(jq -r '.[] | select(.check == "derived fields") | .detail' <<<"$output")" == "1 task whose unmet dependencies or touches disagree with the ledger's rows (#2)"* ]] ||
+		fail "$output"
+}
