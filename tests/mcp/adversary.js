@@ -481,19 +481,21 @@ scenarios['no-identity'] = async (t) => {
 	cliJson(t, ['add', 'bait']);
 	const before = dump(t);
 	const failures = [];
+	// An identity variable set but empty is an agent's name blanked out:
+	// refused (6) for every command; the others are no identity (2).
 	const tries = [
-		['no identity', [], {}],
-		['empty DAICHO_AGENT', [], { DAICHO_AGENT: '' }],
-		['empty session id', [], { CLAUDE_CODE_SESSION_ID: '' }],
-		['--as ""', ['--as', ''], {}],
-		['--as --ledger', ['--as', '--ledger'], {}],
-		['--as "a b"', ['--as', 'a b'], {}],
-		['--as with no value', ['--as'], {}],
+		['no identity', [], {}, 2],
+		['empty DAICHO_AGENT', [], { DAICHO_AGENT: '' }, 6],
+		['empty session id', [], { CLAUDE_CODE_SESSION_ID: '' }, 6],
+		['--as ""', ['--as', ''], {}, 2],
+		['--as --ledger', ['--as', '--ledger'], {}, 2],
+		['--as "a b"', ['--as', 'a b'], {}, 2],
+		['--as with no value', ['--as'], {}, 2],
 	];
-	for (const [what, args, env] of tries) {
+	for (const [what, args, env, exit] of tries) {
 		const r = spawnSync(DAICHO, ['mcp', ...args], { cwd: t.dir, env: t.env(env),
 			input: init, encoding: 'utf8', timeout: 10000 });
-		if (r.status !== 2 || r.stdout !== '')
+		if (r.status !== exit || r.stdout !== '')
 			failures.push(`${what}: exit ${r.status}, stdout ${JSON.stringify(r.stdout.slice(0, 120))}`);
 	}
 	// On a pseudo-terminal, as a person's shell: still no.

@@ -251,7 +251,9 @@ scenarios['bad-calls'] = async (t) => {
 	await same(w1, 'w1', 'unreserve', { globs: ['nothing/**'] }, ['unreserve', 'nothing/**'], 3);
 	await same(w1, 'w1', 'unreserve', {}, ['unreserve'], 2);
 	await same(w1, 'w1', 'status', { events: 5000 }, ['status', '--events', '5000'], 2);
-	await same(w1, 'w1', 'handoff', { from: 'nobody' }, ['handoff', '--from', 'nobody'], 3);
+	// from naming another: the server acts as w1 only (a person's CLI may).
+	const foreign = await refused(t, w1, 'handoff', { from: 'nobody' });
+	assert.equal(foreign.exit, 6, foreign.text);
 
 	// Nothing ready says so.
 	cli(t, ['claim', String(open)], { as: 'w2' });
