@@ -786,6 +786,38 @@ done:
 }
 
 /*
+ * What a commit changes against the trunk as it is now, read once
+ * (as_on_trunk()).
+ */
+struct trunk_diff {
+	struct strlist paths;
+	int state;            /* 0 not read, 1 read, -1 could not be read */
+};
+
+#define TRUNK_DIFF_INIT { STRLIST_INIT, 0 }
+
+/*
+ * Whether path, which s's commit changes against the claim's base, is as
+ * the trunk has it now (the trunk moved since the claim: another task's
+ * landed work, which a person let change it, merged in). Such a change is
+ * not the worker's. diff caches the commit's changes against the trunk.
+ */
+static bool
+as_on_trunk(const char *repo, const struct subject *s, const char *base,
+    const char *path, struct trunk_diff *diff)
+{
+	struct buf why = BUF_INIT;
+
+	if (s->trunk == NULL || strcmp(s->trunk, base) == 0)
+		return false;
+	if (diff->state == 0)
+		diff->state = git_changed_paths(repo, s->trunk, s->commit,
+		    &diff->paths, &why) == 0 ? 1 : -1;
+	buf_release(&why);
+	return diff->state == 1 && !strlist_contains(&diff->paths, path);
+}
+
+/*
  * Whether path is protected for the task: by its own --protect globs, or
  * by the ledger's "protect" setting unless its --touches name the path.
  * *glob and *ledger_wide say which.
@@ -819,10 +851,11 @@ static bool
 check_protected(const char *root, const struct subject *s, const char *base,
     struct check_run *run)
 {
-	struct strlist changed = STRLIST_INIT, against_trunk = STRLIST_INIT;
+	struct strlist changed = STRLIST_INIT;
+	struct trunk_diff against_trunk = TRUNK_DIFF_INIT;
 	struct buf why = BUF_INIT;
 	const char *glob = NULL;
-	bool ledger_wide = false, against_trunk_read = false, trunk_ok = false;
+	bool ledger_wide = false;
 	size_t i;
 
 	run->passed = false;
@@ -838,23 +871,9 @@ check_protected(const char *root, const struct subject *s, const char *base,
 		goto done;
 	}
 	for (i = 0; i < changed.count; i++) {
-		if (!is_protected(s, changed.items[i], &glob, &ledger_wide))
-			continue;
-		/*
-		 * As the trunk has it now is as good: another task's landed
-		 * work (a person let it change that path), merged in.
-		 */
-		if (s->trunk && strcmp(s->trunk, base) != 0) {
-			if (!against_trunk_read) {
-				against_trunk_read = true;
-				trunk_ok = git_changed_paths(root, s->trunk, s->commit,
-				    &against_trunk, &why) == 0;
-			}
-			if (trunk_ok && !strlist_contains(&against_trunk,
-			    changed.items[i]))
-				continue;
-		}
-		break;
+		if (is_protected(s, changed.items[i], &glob, &ledger_wide) &&
+		    !as_on_trunk(root, s, base, changed.items[i], &against_trunk))
+			break;
 	}
 	run->passed = i == changed.count;
 	/*
@@ -904,7 +923,7 @@ check_protected(const char *root, const struct subject *s, const char *base,
 		    changed.items[i], glob, base);
 done:
 	strlist_release(&changed);
-	strlist_release(&against_trunk);
+	strlist_release(&against_trunk.paths);
 	buf_release(&why);
 	return run->passed;
 }
@@ -1510,11 +1529,11 @@ check_inputs(const char *repo, const struct subject *s, const char *base,
 {
 	struct check_run *run = add_run(out, "inputs");
 	struct strlist changed = STRLIST_INIT, added = STRLIST_INIT,
-		       against_trunk = STRLIST_INIT, base_dirs = STRLIST_INIT;
+		       base_dirs = STRLIST_INIT;
+	struct trunk_diff against_trunk = TRUNK_DIFF_INIT;
 	struct buf why = BUF_INIT;
 	enum input_kind kind = INPUT_NONE;
 	const char *entry = NULL, *path;
-	bool trunk_read = false, trunk_ok = false;
 	size_t i;
 
 	if (git_changed_paths(repo, base, s->commit, &changed, &why) < 0 ||
@@ -1529,18 +1548,9 @@ check_inputs(const char *repo, const struct subject *s, const char *base,
 	for (i = 0; i < changed.count; i++) {
 		path = changed.items[i];
 		kind = traced_input(s, path, &base_dirs, &entry);
-		if (kind == INPUT_NONE)
-			continue;
-		if (s->trunk && strcmp(s->trunk, base) != 0) {
-			if (!trunk_read) {
-				trunk_read = true;
-				trunk_ok = git_changed_paths(repo, s->trunk, s->commit,
-				    &against_trunk, &why) == 0;
-			}
-			if (trunk_ok && !strlist_contains(&against_trunk, path))
-				continue;
-		}
-		break;
+		if (kind != INPUT_NONE &&
+		    !as_on_trunk(repo, s, base, path, &against_trunk))
+			break;
 	}
 	run->passed = i == changed.count;
 	if (run->passed) {
@@ -1582,7 +1592,7 @@ done:
 	strlist_release(&changed);
 	strlist_release(&added);
 	strlist_release(&base_dirs);
-	strlist_release(&against_trunk);
+	strlist_release(&against_trunk.paths);
 	buf_release(&why);
 	return run->passed;
 }
