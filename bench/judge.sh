@@ -41,6 +41,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# person CMD: a person's command (config, land --pause) at a terminal.
+. "$root/tests/backend.bash"
 N=${BENCH_JUDGE_TASKS:-8}
 CHECK_S=${BENCH_JUDGE_CHECK_S:-1}
 RUNS=${BENCH_JUDGE_RUNS:-3}
@@ -101,9 +103,9 @@ queue() {
 	git -C "$dir" init -q -b main
 	echo start >"$dir/README"
 	git -C "$dir" add README && git -C "$dir" commit -q -m start
-	(cd "$dir" && "$bin" init >/dev/null && "$bin" config land off >/dev/null)
+	(cd "$dir" && "$bin" init >/dev/null && person "$bin" config land off >/dev/null)
 	for ((i = 1; i <= count; i++)); do
-		(cd "$dir" && "$bin" add "task $i" "$@" --touches "done-$i.txt" \
+		(cd "$dir" && person "$bin" add "task $i" "$@" --touches "done-$i.txt" \
 			--done-when "cmd:sleep $CHECK_S; $CHECK_WORK; ls done-*.txt" \
 			>/dev/null 2>&1)
 		(cd "$dir" && "$bin" --as "w$i" claim "$i" >/dev/null)

@@ -30,6 +30,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+# person CMD: a person's command (config, land --pause) at a terminal.
+. "$root/tests/backend.bash"
 N=${BENCH_LAND_TASKS:-100}
 CHECK_S=${BENCH_LAND_CHECK_S:-1}
 BATCH=${BENCH_LAND_BATCH:-16}
@@ -87,7 +89,7 @@ task_commit() {
 queue() {
 	local repo=$1 n=$2 i c check
 	shift 2
-	(cd "$repo" && "$D" init >/dev/null && "$D" config jobs 2 && "$D" land --pause >/dev/null)
+	(cd "$repo" && "$D" init >/dev/null && person "$D" config jobs 2 && person "$D" land --pause >/dev/null)
 	for ((i = 1; i <= n; i++)); do
 		check="file:f$i.txt"
 		[ "${QUEUE_CHECK:-}" != commit ] || check=commit
@@ -130,8 +132,8 @@ start=$(git -C "$A" rev-parse main)
 # The loop's copy: the same repository, the same branches.
 git clone -q --no-local "$A" "$WORK/loop" 2>/dev/null
 git -C "$WORK/loop" fetch -q origin 'refs/heads/work/*:refs/heads/work/*'
-(cd "$A" && "$D" config land-check "CHECK_S=$CHECK_S sh check.sh" && "$D" config land-batch "$BATCH" &&
-	"$D" land --resume >/dev/null)
+(cd "$A" && person "$D" config land-check "CHECK_S=$CHECK_S sh check.sh" && person "$D" config land-batch "$BATCH" &&
+	person "$D" land --resume >/dev/null)
 
 t0=$(now_ms)
 out=$(cd "$A" && "$D" land --json)
@@ -187,7 +189,7 @@ git -C "$B" checkout -q -f main
 # The tasks' checks need no checkout (done when the commit changes
 # something): what is measured is what landing adds.
 QUEUE_CHECK=commit queue "$B" "$BIG_TASKS"
-(cd "$B" && "$D" land --resume >/dev/null)
+(cd "$B" && person "$D" land --resume >/dev/null)
 
 t0=$(now_ms)
 git -C "$B" worktree add -q --detach "$WORK/fresh" main
@@ -205,7 +207,7 @@ awk -v a="$t_big" -v n="$BIG_TASKS" -v f="$t_fresh" 'BEGIN {
 	    a / n, (a / n <= 100 ? "met" : "NOT MET"), (a / n) / f
 }'
 # Once more, with the checkout warm: another 16 tasks.
-(cd "$B" && "$D" land --pause >/dev/null)
+(cd "$B" && person "$D" land --pause >/dev/null)
 base=$(($BIG_TASKS))
 for ((i = 1; i <= BIG_TASKS; i++)); do
 	printf '{"title":"again %d","done_when":["commit"]}\n' "$i"
@@ -217,7 +219,7 @@ for ((i = 1; i <= BIG_TASKS; i++)); do
 	c=$(task_commit "$B" "$id" "d$((i % 50))/f$((i * 997 % FILES)).txt" "changed $i")
 	(cd "$B" && "$D" --as "v$i" report "$id" --commit "$c")
 done
-(cd "$B" && "$D" sweep >/dev/null && "$D" land --resume >/dev/null)
+(cd "$B" && "$D" sweep >/dev/null && person "$D" land --resume >/dev/null)
 t0=$(now_ms)
 (cd "$B" && "$D" land --json >/dev/null)
 t_warm=$(($(now_ms) - t0))
@@ -235,7 +237,7 @@ L=$WORK/lanes
 mkdir -p "$L"
 git -C "$L" init -q -b main
 git -C "$L" commit -q --allow-empty -m start
-(cd "$L" && "$D" init >/dev/null && "$D" config jobs 1 && "$D" land --pause >/dev/null)
+(cd "$L" && "$D" init >/dev/null && person "$D" config jobs 1 && person "$D" land --pause >/dev/null)
 (cd "$L" && "$D" add slow --done-when "cmd:sleep $SLOW_S" --check-timeout 10m >/dev/null)
 for ((i = 2; i <= 16; i++)); do
 	(cd "$L" && "$D" add "quick $i" --done-when "file:q$i.txt" >/dev/null)
@@ -245,7 +247,7 @@ for ((i = 1; i <= 16; i++)); do
 	c=$(task_commit "$L" "$i" "q$i.txt" "quick $i")
 	(cd "$L" && "$D" --as "w$i" report "$i" --commit "$c")
 done
-(cd "$L" && "$D" sweep >/dev/null && "$D" land --resume >/dev/null)
+(cd "$L" && "$D" sweep >/dev/null && person "$D" land --resume >/dev/null)
 for j in 1 2; do
 	cp -a "$L" "$L.$j"
 	t0=$(now_ms)

@@ -291,7 +291,8 @@ print_overview(FILE *out)
 	    "else the human at the terminal.\n"
 	    "Exit status: 0 ok, 1 error, 2 usage, 3 not found, 4 conflict, "
 	    "5 verification failed,\n6 refused, 75 ledger busy (retry).\n\n"
-	    "'daicho help COMMAND' or 'daicho COMMAND --help' for one command.\n");
+	    "'daicho help COMMAND' or 'daicho COMMAND --help' for one command;\n"
+	    "'daicho help person' for what only a person at a terminal may do.\n");
 }
 
 static void
@@ -316,6 +317,7 @@ print_command_help(const struct cmd_entry *entry, FILE *out)
 	}
 	if (entry->help && *entry->help)
 		fprintf(out, "\n%s", entry->help);
+	cmd_print_entry_person_acts(entry, out);
 	fprintf(out, "\nGlobal options: -C DIR, --ledger PATH, --as NAME, --json, "
 		     "-q, --help (see 'daicho help').\n");
 }
@@ -743,6 +745,9 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 				    "shell (bash, zsh or fish)");
 			else
 				rc = print_completion(argv[next + 2], stdout, err);
+		} else if (next + 1 < argc &&
+		    strcmp(argv[next + 1], "person") == 0) {
+			cmd_print_person_acts(stdout);
 		} else if (next + 1 < argc) {
 			const struct cmd_entry *e = find_command(argc - next - 1,
 			    argv + next + 1, &words);

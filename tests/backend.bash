@@ -187,6 +187,24 @@ release_pool_dir() {
 	fi
 }
 
+# person CMD...: CMD as a person types it in their own terminal, for what
+# only a person may do ('daicho help person'): its stdin is a
+# pseudo-terminal (util-linux script) that is its session's controlling
+# terminal. Its stdout and stderr stay apart and go to person's own, and its
+# status is person's, so that it stands where CMD would:
+# ok person daicho config protect none.
+person() {
+	local cmd dir rc=0
+	dir="$(mktemp -d "${TMPDIR:-/tmp}/person.XXXXXX")"
+	printf -v cmd '%q ' "$@"
+	printf -v cmd '%s>%q 2>%q' "$cmd" "$dir/out" "$dir/err"
+	SHELL=/bin/bash script -qec "$cmd" /dev/null </dev/null >/dev/null || rc=$?
+	cat "$dir/out"
+	cat "$dir/err" >&2
+	rm -rf "$dir"
+	return "$rc"
+}
+
 # on_pty CMD...: run CMD on a pseudo-terminal (util-linux script), as a
 # person typing it would. Sets status (CMD's) and output (what the terminal
 # showed, stdout and stderr together, carriage returns dropped).

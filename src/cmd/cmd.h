@@ -78,6 +78,8 @@ struct cmd_ctx {
 	char **argv;
 	struct cmd_value *values;  /* command options in the order given */
 	size_t value_count, value_alloc;
+	json_t *person_checked;    /* what cmd_require_human() found when it
+				    * passed (cmd_execute() frees it) */
 	const struct cmd_human_proof *human_proof; /* not NULL: the caller is a
 				    * person proven so (never set from the
 				    * command line); cmd_require_human()
@@ -163,20 +165,36 @@ int64_t cmd_caller_registered(struct cmd_ctx *ctx);
 int cmd_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
 
 /*
- * Refuse (ERR_REFUSED) unless a human is typing: no agent identity is in
- * the environment (DAICHO_AGENT, an agent client's variables, see
- * util/client.h) nor given with --as; with at_terminal, stdin is a
- * terminal and the controlling terminal of this process's session; and no
- * agent client process (Claude Code, Codex, Gemini CLI) is among the
- * ancestors of this process or of its session leader. what names the
- * action ("approve", "change settings"). On success, when checked is not
- * NULL, *checked is a new JSON object saying what was checked (agent
- * variables, the terminal, the ancestors and session leader by
- * "comm[pid]"), for the record of the decision. With ctx->human_proof
- * set, the person is already proven: passes with its checked evidence.
+ * Refuse (ERR_REFUSED) unless a person is typing (src/cmd/person.c): no
+ * agent identity in the environment (DAICHO_AGENT, an agent client's
+ * variables, see util/client.h; set even if empty) nor given with --as;
+ * stdin is a terminal and the controlling terminal of this process's
+ * session; and no agent client process (Claude Code, Codex, Gemini CLI)
+ * is among the ancestors of this process or of its session leader. what
+ * names the action ("approve", "change settings"). On success, when
+ * checked is not NULL, *checked is a new JSON object saying what was
+ * checked (agent variables, the terminal, the ancestors and session
+ * leader by "comm[pid]"), for the record of the decision. With
+ * ctx->human_proof set, the person is already proven: passes with its
+ * evidence. A pass is kept in ctx->person_checked for the command's later
+ * calls.
  */
-int cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
+int cmd_require_human(struct cmd_ctx *ctx, const char *what,
     json_t **checked);
+
+/*
+ * The person's acts (the table in src/cmd/person.c) that ctx is about to
+ * do, each checked with cmd_require_human(): an agent is refused those
+ * that are a person's alone, and a caller with no agent identity must be
+ * a person for any. cmd_execute() calls it. Returns 0 or ERR_REFUSED.
+ */
+int cmd_check_person_acts(struct cmd_ctx *ctx);
+
+/* 'daicho help person': the table, with what the check looks at. */
+void cmd_print_person_acts(FILE *out);
+
+/* The table's lines for entry, under a heading, for its --help; or none. */
+void cmd_print_entry_person_acts(const struct cmd_entry *entry, FILE *out);
 
 /*
  * For one-task commands: parse the ID argument (argv[0]) into *id and

@@ -330,12 +330,10 @@ exec_resume(struct cmd_ctx *ctx)
 	if (ctx->argc == 1 && (rc = cmd_id_arg(ctx, "wait", ctx->argv[0], &id)) < 0)
 		return rc;
 	/*
-	 * The person, checked as release --force checks, and known to the
+	 * The person (proven by cmd_check_person_acts()) known to the
 	 * ledger, so that the wait ends in their name.
 	 */
-	if (!ctx->explicit_agent &&
-	    ((rc = cmd_require_human(ctx, false, "end an agent's wait",
-		  NULL)) < 0 || (rc = (int)cmd_caller(ctx)) < 0))
+	if (!ctx->explicit_agent && (rc = (int)cmd_caller(ctx)) < 0)
 		return rc;
 	if ((rc = wait_resume(ctx->ledger, id, &ended, ctx->err)) < 0)
 		return rc;

@@ -92,11 +92,9 @@ exec_release(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
-	if (cmd_has(ctx, "force")) {
-		if ((rc = cmd_require_human(ctx, false, "release --force", NULL)) < 0)
-			return rc;
+	/* --force is a person's alone: cmd_check_person_acts() proved one. */
+	if (cmd_has(ctx, "force"))
 		return task_release_forced(ctx->ledger, agent, id, ctx->err);
-	}
 	return task_release_claim(ctx->ledger, agent, id, ctx->err);
 }
 

@@ -156,7 +156,7 @@ exec_gate_rm(struct cmd_ctx *ctx)
 		return rc;
 	json_t *checked = NULL;
 
-	if ((rc = cmd_require_human(ctx, true, "remove a gate", &checked)) < 0)
+	if ((rc = cmd_require_human(ctx, "remove a gate", &checked)) < 0)
 		return rc;
 	rc = gate_remove(ctx->ledger, id, checked, ctx->err);
 	json_decref(checked);
@@ -481,7 +481,7 @@ decide(struct cmd_ctx *ctx, bool approve)
 	if ((d.condition && !*d.condition) || (d.reason && !*d.reason))
 		return err_set(ctx->err, ERR_USAGE, "empty --%s",
 		    approve ? "if" : "reason");
-	if ((rc = cmd_require_human(ctx, true, approve ? "approve" : "deny",
+	if ((rc = cmd_require_human(ctx, approve ? "approve" : "deny",
 		 &d.checked)) < 0)
 		return rc;
 	tty = ctx->human_proof ? ctx->human_proof->where : ttyname(STDIN_FILENO);

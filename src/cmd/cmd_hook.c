@@ -153,9 +153,9 @@ exec_hook(struct cmd_ctx *ctx)
 		goto done;
 	payload = json_loadb(input.buf, input.len, 0, &jerr);
 	if (!json_is_object(payload)) {
-		/* Not a hook payload: nothing to enforce it against. */
-		fprintf(stderr, "daicho: the hook input is not a JSON object (%s); "
-		    "allowed\n", jerr.text);
+		hook_answer_unparsable(req.event, input.buf, input.len,
+		    payload == NULL ? jerr.text : "not an object", &answer);
+		rc = print_answer(ctx, &answer);
 		goto done;
 	}
 	deadline_blocks = is_shell_pre_tool(req.event, payload);

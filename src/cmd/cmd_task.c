@@ -167,11 +167,7 @@ exec_add(struct cmd_ctx *ctx)
 		    "(want net: its cmd: checks get the network)");
 		goto done;
 	}
-	if ((cmd_has(ctx, "no-baseline") || value) &&
-	    (rc = cmd_require_human(ctx, false, value ? "give a task's checks "
-	    "the network (--check-needs)" : "judge a task without the claim's "
-	    "base (--no-baseline)", NULL)) < 0)
-		goto done;
+	/* Both are a person's alone: cmd_check_person_acts() proved one. */
 	spec.no_baseline = cmd_has(ctx, "no-baseline");
 	spec.check_needs = value;
 	spec.parent = cmd_opt(ctx, "parent");

@@ -1,5 +1,6 @@
 /* Moving a ledger: daicho export and daicho import (core/transfer.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "core/transfer.h"
@@ -58,8 +59,12 @@ exec_import(struct cmd_ctx *ctx)
 	int64_t total = 0;
 	int rc;
 
-	if ((rc = cmd_require_human(ctx, false, "import a ledger", NULL)) < 0)
+	/* A person's alone: cmd_check_person_acts() proved one. */
+	if (strcmp(ctx->argv[0], "-") == 0) {
+		rc = err_set(ctx->err, ERR_USAGE, "import reads a FILE, not stdin "
+		    "(a person imports at a terminal: 'daicho import FILE')");
 		goto done;
+	}
 	if ((rc = cmd_read_input(ctx, ctx->argv[0], &text)) < 0)
 		goto done;
 	if ((rc = transfer_import(ctx->ledger, text.buf, text.len, &counts,
@@ -91,10 +96,10 @@ done:
 
 const struct cmd_entry cmd_import_entry = {
 	.name = "import",
-	.usage = "import FILE|-",
+	.usage = "import FILE",
 	.summary = "load a 'daicho export' into a new, empty ledger (a human only)",
 	.help =
-	    "Loads FILE (or stdin for -), written by 'daicho export', into the\n"
+	    "Loads FILE, written by 'daicho export', into the\n"
 	    "ledger, in one transaction: every row, ids kept, or nothing. The\n"
 	    "ledger must be empty ('daicho init' makes one; see 'daicho export\n"
 	    "--help' for the whole move). Prints how many rows each table got.\n\n"
@@ -108,10 +113,11 @@ const struct cmd_entry cmd_import_entry = {
 	    "Only a human imports: an import writes history as it stands in the\n"
 	    "file (events, approvals and who decided them, verdicts), and an\n"
 	    "agent able to do that could forge an approval or a verification.\n"
-	    "A caller with an agent identity, or run under an agent client\n"
-	    "process, is refused, exit 6 (as for 'daicho config'). A terminal is\n"
-	    "not required, so that 'import -' reads a pipe. The import records\n"
-	    "no event of its own: the ledger is the one exported.\n\n"
+	    "A caller with an agent identity, not at a terminal, or run under an\n"
+	    "agent client process, is refused, exit 6 ('daicho help person').\n"
+	    "So the file is named, not piped: stdin is the person's terminal.\n"
+	    "The import records no event of its own: the ledger is the one\n"
+	    "exported.\n\n"
 	    "JSON: {ledger, rows, tables: {TABLE: rows}}.\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_RAW_ARGS,

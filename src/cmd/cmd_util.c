@@ -196,7 +196,10 @@ cmd_execute(struct cmd_ctx *ctx)
 		if (id < 0)
 			return (int)id;
 	}
-	rc = ctx->entry->exec(ctx);
+	if ((rc = cmd_check_person_acts(ctx)) == 0)
+		rc = ctx->entry->exec(ctx);
+	json_decref(ctx->person_checked);
+	ctx->person_checked = NULL;
 	if (rc == 0 && ctx->caller.name != NULL && ctx->ledger != NULL &&
 	    ledger_commit_count(ctx->ledger) == commits)
 		rc = agent_heartbeat(ctx->ledger, &ctx->caller, ctx->err);
@@ -427,89 +430,6 @@ cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
 		    "such as 3 or #3)", what, text);
 	*id = v;
 	return 0;
-}
-
-/*
- * Why this process is an agent's, looking at its environment, --as, its
- * terminal (with at_terminal) and the processes above it, into why (empty
- * when it is not); what was looked at goes into checked.
- */
-static void
-find_agent(struct cmd_ctx *ctx, bool at_terminal, struct buf *why,
-    json_t *checked)
-{
-	struct client_ancestry ancestry;
-	const char *tty = ttyname(STDIN_FILENO);
-
-	for (size_t i = 0; client_identity_variables[i] != NULL; i++) {
-		const char *value = getenv(client_identity_variables[i]);
-
-		if (value && *value) {
-			buf_addf(why, "$%s is set: this is an agent's environment",
-			    client_identity_variables[i]);
-			return;
-		}
-	}
-	json_object_set_new(checked, "agent_variables", json_string("none set"));
-	if (ctx->claim.name && ctx->explicit_agent) {
-		buf_adds(why, "--as names an agent");
-		return;
-	}
-	if (at_terminal && !isatty(STDIN_FILENO)) {
-		buf_adds(why, "stdin is not a terminal");
-		return;
-	}
-	if (at_terminal && !client_stdin_is_controlling_terminal()) {
-		buf_addf(why, "stdin (%s) is not the controlling terminal of this "
-		    "session, only a terminal device opened", tty ? tty : "?");
-		return;
-	}
-	if (at_terminal)
-		json_object_set_new(checked, "terminal", json_sprintf("%s, the "
-		    "session's controlling terminal", tty ? tty : "?"));
-	client_find_ancestor(&ancestry);
-	json_object_set_new(checked, "ancestors",
-	    json_string(ancestry.ancestors.buf));
-	if (ancestry.session.len > 0)
-		json_object_set_new(checked, "session_leader",
-		    json_string(ancestry.session.buf));
-	if (ancestry.client_pid != 0)
-		buf_addf(why, "an agent client, %s (pid %ld), is among the "
-		    "ancestors of %s: it runs inside an agent's session",
-		    ancestry.client_kind, (long)ancestry.client_pid,
-		    ancestry.client_above_session ? "its terminal's session leader"
-		    : "this process");
-	else
-		json_object_set_new(checked, "agent_client", json_string("none "
-		    "among the ancestors"));
-	client_ancestry_release(&ancestry);
-}
-
-int
-cmd_require_human(struct cmd_ctx *ctx, bool at_terminal, const char *what,
-    json_t **checked)
-{
-	json_t *found;
-	struct buf why = BUF_INIT;
-	int rc = 0;
-
-	if (ctx->human_proof != NULL) {
-		if (checked != NULL)
-			*checked = json_deep_copy(ctx->human_proof->checked);
-		return 0;
-	}
-	found = json_object();
-	find_agent(ctx, at_terminal, &why, found);
-	if (why.len > 0)
-		rc = err_set(ctx->err, ERR_REFUSED, "only a human%s may %s "
-		    "(%s; a person must type it in their own shell; nothing was "
-		    "changed)", at_terminal ? " at a terminal" : "", what, why.buf);
-	buf_release(&why);
-	if (rc == 0 && checked != NULL)
-		*checked = found;
-	else
-		json_decref(found);
-	return rc;
 }
 
 int

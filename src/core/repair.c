@@ -333,6 +333,55 @@ judges_the_work(const char *field)
 	return false;
 }
 
+/*
+ * Refuse (ERR_REFUSED) an agent's edit of task id that changes a field a
+ * person set: its checks, check timeout, scope, protected paths or
+ * dependencies, as a person's edit recorded them (its event's detail).
+ * 0 when the edit changes none of those.
+ */
+static int
+refuse_person_fields(struct ledger *ledger, int64_t id,
+    const struct task_edit *edit, struct err *err)
+{
+	const struct {
+		bool given;
+		const char *path, *field;
+	} fields[] = {
+		{ edit->checks != NULL, "$.done_when", "checks" },
+		{ edit->set_check_timeout, "$.check_timeout_ms", "check timeout" },
+		{ edit->touches != NULL, "$.touches", "scope (--touches)" },
+		{ edit->protects != NULL, "$.protect", "protected paths" },
+		{ edit->not_after.count > 0, "$.after_added",
+		  "dependencies" },
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		struct db_stmt *st;
+		int64_t set = 0;
+		int rc;
+
+		if (!fields[i].given)
+			continue;
+		st = db_prepare(ledger, "SELECT EXISTS (SELECT 1 FROM events e"
+		    " JOIN agents a ON a.id = e.actor WHERE e.task = ?1"
+		    " AND e.kind = 'edit' AND a.kind = 'human'"
+		    " AND json_extract(e.detail, ?2) IS NOT NULL)", err);
+		if (st == NULL)
+			return -(int)err->code;
+		db_bind_int(st, 1, id);
+		db_bind_text(st, 2, fields[i].path);
+		if ((rc = db_step_int(ledger, st, &set, NULL, "reading a task's "
+			 "history", err)) < 0)
+			return rc;
+		if (set)
+			return err_set(err, ERR_REFUSED, "cannot change the %s of task "
+			    "#%lld: a person set them, and what a person set is not an "
+			    "agent's to change (nothing was changed)", fields[i].field,
+			    (long long)id);
+	}
+	return 0;
+}
+
 int
 task_edit(struct ledger *ledger, int64_t actor, int64_t id,
     const struct task_edit *edit, json_t **changed, struct err *err)
@@ -383,6 +432,17 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		    who.actor_name ? who.actor_name : "an agent");
 		goto fail;
 	}
+	if (edit->after.count + edit->not_after.count > 0 && !who.human &&
+	    !who.creator) {
+		rc = err_set(err, ERR_REFUSED,
+		    "cannot change the dependencies of task #%lld: only a human or "
+		    "the agent that added it may (nothing was changed)",
+		    (long long)id);
+		goto fail;
+	}
+	if ((judges || edit->not_after.count > 0) && !who.human &&
+	    (rc = refuse_person_fields(ledger, id, edit, err)) < 0)
+		goto fail;
 	/* Validate the task as it will be, the way add does. */
 	merged.title = edit->title ? edit->title : t.title;
 	merged.max_attempts = edit->set_max_attempts ? edit->max_attempts : 0;

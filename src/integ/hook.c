@@ -201,6 +201,47 @@ word_expands(const char *word)
 }
 
 /*
+ * Whether program (a path or a name) is an interpreter of another language
+ * that runs code given as an argument: python3 -c, node -e, perl -e ...
+ */
+static bool
+is_interpreter(const char *program)
+{
+	static const char *const names[] = { "python", "node", "nodejs", "deno",
+		"bun", "perl", "ruby", "php", "lua", "tclsh", "osascript", "Rscript",
+		"awk", "gawk", "mawk", "jshell", "pwsh", NULL };
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	for (size_t i = 0; names[i] != NULL; i++) {
+		size_t n = strlen(names[i]);
+
+		/* python3, python3.11, node20: a version after the name. */
+		if (strncmp(base, names[i], n) == 0 &&
+		    strspn(base + n, "0123456789.") == strlen(base + n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a word of an interpreter's command line mentions daicho with a
+ * person's command: code the hook cannot read that may run one
+ * (pty.spawn(["daicho", "approve", "1"])).
+ */
+static bool
+mentions_person_command(const struct strlist *w)
+{
+	for (size_t k = 1; k < w->count; k++)
+		if (strstr(w->items[k], "daicho") != NULL &&
+		    (strstr(w->items[k], "approve") != NULL ||
+			strstr(w->items[k], "deny") != NULL ||
+			strstr(w->items[k], "gate") != NULL))
+			return true;
+	return false;
+}
+
+/*
  * Look at one command: whether it runs a human-only daicho command and,
  * with resolve, whether it runs a daicho command or program that cannot
  * be resolved statically.
@@ -233,6 +274,11 @@ inspect_command(const struct cmdline_command *c, bool resolve,
 	    c->arguments_added) {
 		buf_adds(&f->unresolved, "'daicho': its command is added when it "
 		    "runs (xargs, an alias)");
+	} else if (is_interpreter(w->items[0]) && mentions_person_command(w)) {
+		buf_adds(&f->unresolved, "'");
+		buf_add_oneline(&f->unresolved, w->items[0]);
+		buf_adds(&f->unresolved, "': its code mentions daicho and a "
+		    "person's command, in a language the hook cannot read");
 	}
 }
 
@@ -946,6 +992,38 @@ hook_finish(const struct hook_request *req, struct hook_answer *answer)
 		buf_addf(&answer->message, "%sdaicho: %s", answer->message.len ? "\n"
 		    : "", err.message.buf);
 	err_release(&err);
+}
+
+/* Whether input (bytes long) names a shell tool, quoted as a JSON string. */
+static bool
+names_shell_tool(const char *input, size_t bytes)
+{
+	static const char *const shells[] = { "\"Bash\"", "\"shell\"",
+		"\"exec_command\"", "\"local_shell\"", "\"run_shell_command\"" };
+
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (memmem(input, bytes, shells[i], strlen(shells[i])) != NULL)
+			return true;
+	return false;
+}
+
+void
+hook_answer_unparsable(enum hook_event event, const char *input,
+    size_t bytes, const char *why, struct hook_answer *answer)
+{
+	if (event == HOOK_PRE_TOOL && names_shell_tool(input, bytes)) {
+		answer->exit_status = 2;
+		buf_adds(&answer->message, "the hook input is not JSON daicho can "
+		    "read (");
+		buf_add_oneline(&answer->message, why);
+		buf_adds(&answer->message, "), so it cannot see what this shell "
+		    "command would run: it is blocked (a command holding a NUL or a lone "
+		    "surrogate is none a person means)");
+		return;
+	}
+	buf_adds(&answer->message, "daicho: the hook input is not a JSON object (");
+	buf_add_oneline(&answer->message, why);
+	buf_adds(&answer->message, "); nothing to check");
 }
 
 void

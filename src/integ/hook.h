@@ -120,6 +120,16 @@ int64_t hook_runner_task(const char *daicho_task, const char *daicho_agent);
 bool hook_is_shell_tool(const char *tool_name);
 
 /*
+ * The answer when the hook's input (input, bytes long) is not a JSON
+ * object daicho can read (a NUL or a lone surrogate escape in a command,
+ * say): before a shell tool runs (its name is in the input, quoted),
+ * blocked (exit 2), as daicho cannot see what it would run; otherwise a
+ * note, and nothing to enforce.
+ */
+void hook_answer_unparsable(enum hook_event event, const char *input,
+    size_t bytes, const char *why, struct hook_answer *answer);
+
+/*
  * The answer for a client's shell command when the ledger cannot be read at
  * all: fail closed (exit 2) for shell tools, open for the rest.
  */

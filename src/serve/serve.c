@@ -101,12 +101,14 @@ serve_run(struct cmd_ctx *ctx)
 		struct cmd_ctx probe = *ctx;
 
 		probe.err = &why;
-		if (cmd_require_human(&probe, true, "act from the dashboard",
+		probe.person_checked = NULL;
+		if (cmd_require_human(&probe, "act from the dashboard",
 			&checked) < 0) {
 			fprintf(stderr, "daicho: the dashboard is read-only: %s\n",
 			    why.message.buf);
 			checked = NULL;
 		}
+		json_decref(probe.person_checked);
 	}
 	if (checked != NULL)
 		json_object_set_new(checked, "via", json_string("web: the login "

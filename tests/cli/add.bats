@@ -437,7 +437,7 @@ EOF
 		fail "stderr: $stderr"
 	ok daicho add u --done-when 'cmd:make test' --touches 'src/**'
 	ok daicho add v --done-when file:out.txt
-	ok daicho add --no-baseline w --done-when 'cmd:make test'
+	ok person daicho add --no-baseline w --done-when 'cmd:make test'
 }
 
 @test "add --protect with a bad glob: exit 2, one line, ledger unchanged" {

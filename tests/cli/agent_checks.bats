@@ -112,7 +112,7 @@ assert_each_refused() {
 
 # control: the same checks, unsandboxed by a person's choice, get through.
 @test "control: with the sandbox off (a person's choice) each of those attempts succeeds" {
-	ok daicho config sandbox off
+	ok person daicho config sandbox off
 	add_by_cli
 	judge
 	runs="$(daicho show --json 1 | jq -c '[.last_verdict.checks[] | select(.check | startswith("cmd:"))]')"

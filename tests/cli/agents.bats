@@ -228,7 +228,7 @@ agent_state() {
 	ok daicho handoff --json
 	jq -e '.waits[0].open_items == 2' <<<"$output" >/dev/null || fail "$output"
 	# the task item closes when the task is done
-	daicho cancel 1 >/dev/null
+	person daicho cancel 1 >/dev/null
 	ok daicho handoff --json
 	jq -e '.waits[0].open_items == 1' <<<"$output" >/dev/null || fail "$output"
 	ok daicho agents
@@ -256,18 +256,18 @@ agent_state() {
 	snapshot_ledger
 	refused 3 daicho resume 1 --as other
 	stderr_contains "no open wait #1 of yours"
-	refused 2 daicho resume
+	refused 2 person daicho resume
 	stderr_contains "a person ends an agent's wait by its number: daicho resume WAIT"
 	# not from an agent's environment, as release --force
 	CLAUDECODE=1 refused 6 daicho resume 1
-	stderr_contains "only a human may end an agent's wait"
+	stderr_contains "only a human at a terminal may end an agent's wait"
 	assert_ledger_unchanged
-	ok daicho resume 1 --json
+	ok person daicho resume 1 --json
 	assert_output '{"ended":1}'
 	[ "$(agent_state res)" = waiting ]
-	ok daicho resume 2
+	ok person daicho resume 2
 	[ "$(agent_state res)" = active ]
-	refused 3 daicho resume 2
+	refused 3 person daicho resume 2
 	assert_equal "$stderr" "daicho: no open wait #2 (see 'daicho agents')"
 	ok daicho inbox --as res
 	assert_line --index 0 --partial "$(id -un) 0s ago: your wait #1 for sign-off is over: a person ended it; carry on"
@@ -376,7 +376,7 @@ agent_state() {
 	refused 6 daicho agent start alice
 	assert_ledger_unchanged
 	# The person, without --as, is themselves: their resume works.
-	run daicho resume "$wait_id"
+	run person daicho resume "$wait_id"
 	assert_success
 }
 

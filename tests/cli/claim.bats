@@ -34,7 +34,7 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	[ "$(task_field 1 lease_expires_ms)" = $((T0 + 500)) ]
 	ok daicho claim 2 --as w2 --lease 4h
 	[ "$(task_field 2 lease_expires_ms)" = $((T0 + 4 * 3600 * 1000)) ]
-	ok daicho config max-lease 2d
+	ok person daicho config max-lease 2d
 	ok daicho claim --next --as w3 --lease 2d
 	[ "$(task_field 3 lease_expires_ms)" = $((T0 + 2 * 86400 * 1000)) ]
 }
@@ -53,12 +53,12 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	assert_ledger_unchanged
 	# The bound itself is allowed; a person may move it, and it holds then.
 	ok daicho claim 1 --as w1 --lease 4h --max-hold 12h
-	ok daicho config max-lease 10m
+	ok person daicho config max-lease 10m
 	refused 2 daicho claim 1 --as w1
 	[[ "$stderr" == *"the 'lease' setting"* ]] || [[ "$stderr" == *"--lease"* ]]
-	ok daicho config lease 5m
+	ok person daicho config lease 5m
 	ok daicho claim 1 --as w1
-	ok daicho config lease 1h
+	ok person daicho config lease 1h
 	refused 2 daicho claim 1 --as w1
 	[[ "$stderr" == *"the 'lease' setting 1h0m is longer than 10m0s"* ]]
 }
@@ -308,7 +308,7 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	daicho add c >/dev/null
 	ok daicho claim 1 --as w1 --lease 10m
 	[ "$(task_field 1 max_hold_ms)" = $((30 * 60 * 1000)) ]
-	ok daicho config max-hold 2h
+	ok person daicho config max-hold 2h
 	ok daicho claim 2 --as w1 --lease 10m
 	[ "$(task_field 2 max_hold_ms)" = $((2 * 3600 * 1000)) ]
 	ok daicho claim 3 --as w1 --max-hold 45m
@@ -381,7 +381,7 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	daicho report 1 --as w1
 	daicho claim 2 --as w1 >/dev/null
 	daicho block 2 --as w1 --reason "need a token"
-	daicho cancel 3
+	person daicho cancel 3
 	register_agent w2
 	snapshot_ledger
 	refused 4 daicho claim 1 --as w2
@@ -415,7 +415,7 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 @test "a task after a cancelled task never becomes ready" {
 	daicho add first >/dev/null
 	daicho add second --after 1 >/dev/null
-	daicho cancel 1
+	person daicho cancel 1
 	ok daicho ls --ready --json
 	[ "$(jq length <<<"$output")" = 0 ]
 	refused 3 daicho claim --next --as w1

@@ -23,7 +23,7 @@ setup() {
 	daicho claim 1 --as w1 >/dev/null
 	daicho claim 2 --as w1 >/dev/null
 	daicho block 2 --reason "why?" --as w1 >/dev/null
-	daicho cancel 3 >/dev/null
+	person daicho cancel 3 >/dev/null
 }
 
 # pty CMD...: on_pty, and lines set from output for assert_line.
@@ -83,8 +83,8 @@ COMMANDS=("status" "ls" "agents" "doctor" "events")
 	pty daicho doctor
 	assert_line --regexp "^${GREEN_RE}ok${RESET_RE}    ledger"
 	assert_line --regexp "^${RED_RE}FAIL${RESET_RE}  "
-	daicho unblock 2 >/dev/null
-	daicho cancel 2 >/dev/null
+	person daicho unblock 2 >/dev/null
+	person daicho cancel 2 >/dev/null
 	pty daicho status
 	assert_line --index 0 "${GREEN}NEEDS YOU: nothing${RESET}"
 }

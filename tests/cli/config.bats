@@ -33,18 +33,18 @@ setup() {
 }
 
 @test "config KEY VALUE sets a setting, KEY prints it alone, --unset goes back to the default; each change is an event" {
-	ok daicho config max-hold 90m
+	ok person daicho config max-hold 90m
 	assert_output ''
 	ok daicho config max-hold
 	assert_output '1h30m'
-	ok daicho config protect 'tests/**' Makefile
+	ok person daicho config protect 'tests/**' Makefile
 	ok daicho config protect
 	assert_output 'tests/** Makefile'
-	ok daicho config trunk main
+	ok person daicho config trunk main
 	ok daicho config --json protect
 	run jq -c '[.key, .set, .value, .set_by]' <<<"$output"
 	assert_output "[\"protect\",true,[\"tests/**\",\"Makefile\"],\"$(id -un)\"]"
-	ok daicho config --unset max-hold
+	ok person daicho config --unset max-hold
 	ok daicho config max-hold
 	assert_output '(not set: three leases)'
 	ok daicho events --json
@@ -55,7 +55,7 @@ setup() {
 @test "config: only a human changes settings; an agent is refused with exit 6 and nothing changes" {
 	snapshot_ledger
 	DAICHO_AGENT=w1 refused 6 daicho config protect none
-	stderr_contains 'only a human may change settings'
+	stderr_contains 'only a human at a terminal may change settings'
 	refused 6 daicho config --as w1 max-hold 1s
 	stderr_contains '--as names an agent'
 	CLAUDE_CODE_SESSION_ID=abc refused 6 daicho config --unset protect
@@ -66,32 +66,32 @@ setup() {
 
 @test "config: bad input is refused with exit 2 and changes nothing" {
 	snapshot_ledger
-	refused 2 daicho config nosuch 1
+	refused 2 person daicho config nosuch 1
 	assert_equal "$stderr" "daicho: unknown setting 'nosuch' (settings: jobs, land, land-batch, land-check, land-check-timeout, land-tries, lease, max-hold, max-lease, protect, remote, sandbox, stale-after, trunk)"
-	refused 2 daicho config jobs 0
-	refused 2 daicho config jobs 2x
-	refused 2 daicho config jobs 1025
-	refused 2 daicho config lease 0s
-	refused 2 daicho config stale-after never
+	refused 2 person daicho config jobs 0
+	refused 2 person daicho config jobs 2x
+	refused 2 person daicho config jobs 1025
+	refused 2 person daicho config lease 0s
+	refused 2 person daicho config stale-after never
 	refused 2 daicho config nosuch
-	refused 2 daicho config max-hold 0s
-	refused 2 daicho config max-hold 10x
-	refused 2 daicho config max-hold 1h 2h
-	refused 2 daicho config protect '../out'
-	refused 2 daicho config protect 'ok/**' '/abs'
-	refused 2 daicho config trunk 'a..b'
-	refused 2 daicho config trunk '-x'
-	refused 2 daicho config trunk 'has space'
-	refused 2 daicho config trunk main dev
-	refused 2 daicho config --unset
-	refused 2 daicho config --unset max-hold 1h
+	refused 2 person daicho config max-hold 0s
+	refused 2 person daicho config max-hold 10x
+	refused 2 person daicho config max-hold 1h 2h
+	refused 2 person daicho config protect '../out'
+	refused 2 person daicho config protect 'ok/**' '/abs'
+	refused 2 person daicho config trunk 'a..b'
+	refused 2 person daicho config trunk '-x'
+	refused 2 person daicho config trunk 'has space'
+	refused 2 person daicho config trunk main dev
+	refused 2 person daicho config --unset
+	refused 2 person daicho config --unset max-hold 1h
 	assert_ledger_unchanged
 }
 
 @test "config lease, stale-after and jobs are the defaults of claim, run, sweep, status and send; a flag wins" {
 	daicho add a >/dev/null
 	daicho add b >/dev/null
-	ok daicho config lease 5m
+	ok person daicho config lease 5m
 	DAICHO_AGENT=w1 ok daicho claim 2
 	[ "$(daicho show --json 2 | jq -r '.lease_expires_ms - .claim_named_ms')" = 300000 ]
 	DAICHO_AGENT=w1 ok daicho claim 3 --lease 7m
@@ -102,7 +102,7 @@ setup() {
 	export DAICHO_NOW_MS=$((1800000000000 + 120000))
 	ok daicho agents --json
 	[ "$(jq -r '.[] | select(.name == "w9") | .state' <<<"$output")" = active ]
-	ok daicho config stale-after 1m
+	ok person daicho config stale-after 1m
 	ok daicho agents --json
 	[ "$(jq -r '.[] | select(.name == "w9") | .state' <<<"$output")" = stale ]
 	ok daicho agents --json --stale-after 1h
@@ -110,7 +110,7 @@ setup() {
 }
 
 @test "config jobs is run's -j and sweep's -j when none is given" {
-	ok daicho config jobs 1
+	ok person daicho config jobs 1
 	for i in 1 2 3; do daicho add "t$i" >/dev/null; done
 	# One slot: the workers run one after another, never two at once.
 	ok daicho run -q -- sh -c 'mkdir "$TEST_ROOT/running" || exit 9; sleep 0.2; rmdir "$TEST_ROOT/running"'

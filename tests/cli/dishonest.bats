@@ -430,7 +430,7 @@ w2_does_1() {
 	git checkout -q -b develop
 	old="$(trunk_commit deliv.md "work already on develop")"
 	git checkout -q main
-	daicho config trunk develop >/dev/null
+	person daicho config trunk develop >/dev/null
 	daicho add t --done-when file:deliv.md >/dev/null
 	claim_as 1 w1
 	report_as 1 w1 "$old"
@@ -440,7 +440,7 @@ w2_does_1() {
 
 @test "2 honest: with 'config trunk develop', new work on a branch off develop is verified" {
 	git branch develop
-	daicho config trunk develop >/dev/null
+	person daicho config trunk develop >/dev/null
 	daicho add t --done-when file:deliv.md >/dev/null
 	claim_as 1 w1
 	worker_tree 1 develop
@@ -813,7 +813,7 @@ fork_before_strict() {
 	echo judge >docs/judge.md
 	git add docs
 	git commit -q -m docs
-	daicho config protect 'docs/**' >/dev/null
+	person daicho config protect 'docs/**' >/dev/null
 	daicho add touches-docs --touches 'docs/**' --done-when commit >/dev/null
 	daicho add no-touches --done-when commit >/dev/null
 	daicho add touches-but-protects --touches 'docs/**' --protect docs/judge.md --done-when commit >/dev/null
@@ -848,7 +848,7 @@ fork_before_strict() {
 	commit_all "the right answer"
 	report_as 1 w1 HEAD
 	cd "$REPO"
-	daicho config protect '*.sh' 'checks/**' >/dev/null
+	person daicho config protect '*.sh' 'checks/**' >/dev/null
 	sweep_says 1 0 0 0 0
 	assert_verified 1 w1 1
 }
@@ -1004,7 +1004,7 @@ assert_nothing_left() {
 	v1="$(tf 1 .checks_version)"
 	claim_as 1 w1
 	kinds_before="$(event_kinds 1)"
-	ok daicho edit 1 --done-when file:b.md
+	ok person daicho edit 1 --done-when file:b.md
 	v2="$(tf 1 .checks_version)"
 	[ "$v2" -gt "$v1" ] || fail "checks_version $v1 -> $v2"
 	[ "$(event_kinds 1)" != "$kinds_before" ] || fail "no event for the edit: $(event_kinds 1)"
@@ -1067,7 +1067,7 @@ assert_held_too_long() {
 
 @test "8: 'daicho config max-hold 20s' changes the default: the claim survives 8 s of 'ls --mine'" {
 	daicho add t >/dev/null
-	daicho config max-hold 20s >/dev/null
+	person daicho config max-hold 20s >/dev/null
 	hold_scenario -- daicho --as w ls --mine
 	assert_task 1 claimed w 1
 	refused 4 daicho claim 1 --as w2

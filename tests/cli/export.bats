@@ -36,8 +36,8 @@ every_kind() {
 	daicho gate exec --as w1 -- deploy staging 2>/dev/null || true
 	on_pty daicho deny 2 --reason 'not today'
 	[ "$status" -eq 0 ] || fail "deny: $output"
-	daicho config lease 20m
-	daicho land --pause >/dev/null # the landing lock's row
+	person daicho config lease 20m
+	person daicho land --pause >/dev/null # the landing lock's row
 	# A check's result kept for a tree (verification keeps them only in
 	# git, and this ledger is not in one).
 	sql "INSERT INTO baselines (tree, key, passed, at_ms) VALUES ('$(printf '%040d' 7)', 'cmd:true', 1, 1)"
@@ -69,7 +69,7 @@ schema_tables() {
 		fail "the export does not cover every table of the schema"
 
 	ok daicho --ledger "$NEW" init
-	ok daicho --ledger "$NEW" import "$TEST_ROOT/a.jsonl"
+	ok person daicho --ledger "$NEW" import "$TEST_ROOT/a.jsonl"
 	[[ "$output" == "Imported "*" rows into $NEW (agents 3, tasks 4, "* ]] || fail "$output"
 	ok daicho --ledger "$NEW" export
 	printf '%s\n' "$output" >"$TEST_ROOT/b.jsonl"
@@ -96,13 +96,13 @@ schema_tables() {
 	every_kind utf8
 	ok daicho export
 	printf '%s\n' "$output" >"$TEST_ROOT/a.jsonl"
-	ok daicho --ledger "$pg" import "$TEST_ROOT/a.jsonl"
+	ok person daicho --ledger "$pg" import "$TEST_ROOT/a.jsonl"
 	ok daicho --ledger "$pg" export
 	printf '%s\n' "$output" >"$TEST_ROOT/b.jsonl"
 	cmp "$TEST_ROOT/a.jsonl" "$TEST_ROOT/b.jsonl" ||
 		fail "SQLite and PostgreSQL exports differ: $(diff "$TEST_ROOT/a.jsonl" "$TEST_ROOT/b.jsonl" | head)"
 	ok daicho --ledger "$TEST_ROOT/last.db" init
-	ok daicho --ledger "$TEST_ROOT/last.db" import "$TEST_ROOT/b.jsonl"
+	ok person daicho --ledger "$TEST_ROOT/last.db" import "$TEST_ROOT/b.jsonl"
 	ok daicho --ledger "$TEST_ROOT/last.db" export
 	printf '%s\n' "$output" >"$TEST_ROOT/c.jsonl"
 	cmp "$TEST_ROOT/a.jsonl" "$TEST_ROOT/c.jsonl" ||
@@ -124,28 +124,33 @@ schema_tables() {
 	assert_output "$(printf '%s\n' '[1,"one",0]' '[2,"two",1]')"
 }
 
-@test "import - reads stdin; --json says how many rows each table got" {
+@test "import FILE at a terminal; --json says how many rows each table got; import - is refused, stdin being the person's terminal" {
 	daicho add one >/dev/null
 	daicho export >"$TEST_ROOT/e.jsonl"
 	daicho --ledger "$NEW" init >/dev/null
-	ok daicho --ledger "$NEW" import - --json <"$TEST_ROOT/e.jsonl"
+	cp "$NEW" "$TEST_ROOT/new.before"
+	# Standard input redirected is not a person's terminal.
+	refused 6 daicho --ledger "$NEW" import - <"$TEST_ROOT/e.jsonl"
+	stderr_contains "stdin is not a terminal"
+	cmp -s "$NEW" "$TEST_ROOT/new.before" || fail "the refused import changed the ledger"
+	ok person daicho --ledger "$NEW" import "$TEST_ROOT/e.jsonl" --json
 	[ "$output" = '{"ledger":"'"$NEW"'","rows":4,"tables":{"agents":1,"tasks":1,"events":2}}' ] || fail "$output"
 	# A second import of the same file finds the ledger taken.
-	refused 4 daicho --ledger "$NEW" import - <"$TEST_ROOT/e.jsonl"
+	refused 4 person daicho --ledger "$NEW" import "$TEST_ROOT/e.jsonl"
 }
 
 @test "import into a ledger that holds anything: refused, exit 4, nothing changed" {
 	daicho add one >/dev/null
 	daicho export >"$TEST_ROOT/e.jsonl"
 	snapshot_ledger
-	refused 4 daicho import "$TEST_ROOT/e.jsonl"
+	refused 4 person daicho import "$TEST_ROOT/e.jsonl"
 	stderr_contains "is not empty (it has agents;"
 	assert_ledger_unchanged
 	# A ledger where only a setting was made is not empty either.
 	daicho --ledger "$NEW" init >/dev/null
-	daicho --ledger "$NEW" config lease 5m
+	person daicho --ledger "$NEW" config lease 5m
 	DAICHO_LEDGER="$NEW" sql "UPDATE settings SET set_by = NULL; DELETE FROM events; DELETE FROM agents"
-	refused 4 daicho --ledger "$NEW" import "$TEST_ROOT/e.jsonl"
+	refused 4 person daicho --ledger "$NEW" import "$TEST_ROOT/e.jsonl"
 	stderr_contains "(it has settings;"
 }
 
@@ -155,7 +160,7 @@ bad_import() {
 	rm -f "$TEST_ROOT"/new.db*
 	NEW="$(new_ledger_address "$TEST_ROOT/new.db")" || fail "no new ledger"
 	daicho --ledger "$NEW" init >/dev/null
-	refused 2 daicho --ledger "$NEW" import "$3"
+	refused 2 person daicho --ledger "$NEW" import "$3"
 	stderr_contains "line $1 of the import: $2"
 	stderr_contains "nothing was imported"
 	[ "$(daicho --ledger "$NEW" export | wc -l)" = 1 ] || fail "the ledger changed"
@@ -195,7 +200,7 @@ bad_import() {
 	rm -f "$DAICHO_LEDGER"*
 	daicho init >/dev/null
 	refused 6 daicho import "$TEST_ROOT/e.jsonl" --as w1
-	stderr_contains "only a human may import a ledger"
+	stderr_contains "only a human at a terminal may import a ledger"
 	DAICHO_AGENT=w2 refused 6 daicho import "$TEST_ROOT/e.jsonl"
 	[ "$(daicho export | wc -l)" = 1 ] || fail "the ledger changed"
 	# An agent may export: it reads only what it can read anyway.
@@ -203,7 +208,7 @@ bad_import() {
 }
 
 @test "import of a missing file: exit 3; export and import say where a backup stands next to SQLite's .backup" {
-	refused 3 daicho import "$TEST_ROOT/nope.jsonl"
+	refused 3 person daicho import "$TEST_ROOT/nope.jsonl"
 	ok daicho export --help
 	[[ "$output" == *'.backup'* ]] || fail "$output"
 	ok daicho import --help
@@ -220,7 +225,7 @@ bad_import() {
 	sed 's/"unmet_deps":1/"unmet_deps":0/; s/"has_touches":1/"has_touches":0/' "$TEST_ROOT/a.jsonl" >"$TEST_ROOT/lie.jsonl"
 	grep -q '"unmet_deps":0' "$TEST_ROOT/lie.jsonl"
 	daicho --ledger "$NEW" init >/dev/null
-	ok daicho --ledger "$NEW" import "$TEST_ROOT/lie.jsonl"
+	ok person daicho --ledger "$NEW" import "$TEST_ROOT/lie.jsonl"
 	[ "$(DAICHO_LEDGER="$NEW" daicho show --json 2 | jq -r .unmet_after)" = 1 ] ||
 		fail "$(DAICHO_LEDGER="$NEW" daicho show --json 2)"
 	capture daicho --ledger "$NEW" claim 2 --as w1

@@ -537,41 +537,6 @@ git_runs() {
 
 # --- approve, deny and gate rm inside an agent's session ---------------------------
 
-# fake_client NAME: $TEST_ROOT/clients/NAME, a stand-in for an agent client
-# process named NAME (its comm): it runs its argument as a shell command on
-# a pseudo-terminal (script), as its child, so that it stays an ancestor,
-# and exits with its status. No agent variable is set: they are as removed.
-fake_client() {
-	mkdir -p "$TEST_ROOT/clients"
-	cat >"$TEST_ROOT/clients/$1" <<-'EOF'
-		#!/bin/sh
-		script -qec "$1" /dev/null </dev/null
-		status=$?
-		exit $status
-	EOF
-	chmod +x "$TEST_ROOT/clients/$1"
-}
-
-# in_client CLIENT CMD: run the shell command CMD under the fake client
-# CLIENT (claude, codex; gemini: a node named so running the package's
-# gemini.js). Sets status and output as on_pty does.
-in_client() {
-	local client=("$TEST_ROOT/clients/$1")
-	if [ "$1" = gemini ]; then
-		local js="$TEST_ROOT/lib/node_modules/@google/gemini-cli/bundle/gemini.js"
-		mkdir -p "${js%/*}"
-		fake_client node
-		cp "$TEST_ROOT/clients/node" "$js"
-		cp /bin/sh "$TEST_ROOT/clients/node"
-		client=("$TEST_ROOT/clients/node" "$js")
-	else
-		fake_client "$1"
-	fi
-	status=0
-	output="$("${client[@]}" "$2")" || status=$?
-	output="${output//$'\r'/}"
-}
-
 # refused_in_client CLIENT WHAT: the last in_client was refused (exit 6),
 # naming the client process as the reason, and for WHAT.
 refused_in_client() {

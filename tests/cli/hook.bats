@@ -421,6 +421,46 @@ B64_APPROVE="echo ZGFpY2hvIGFwcHJvdmUgMQo= | base64 -d | sh"
 		"$(unresolved_ask "'{}': xargs or find fills in the program when it runs")"
 }
 
+# mutant: is_interpreter() false: python3's pty.spawn(["daicho", "approve"])
+# passes the hook with its identity stripped.
+@test "an interpreter's code that mentions daicho and a person's command is asked about (Claude) or denied (Codex, Gemini)" {
+	local spawn="python3 -c 'import os, pty; os.environ.pop(\"DAICHO_AGENT\", None); pty.spawn([\"daicho\", \"approve\", \"1\"])'"
+	answers claude "$spawn" \
+		"$(unresolved_ask "'python3': its code mentions daicho and a person's command, in a language the hook cannot read")"
+	answers claude "node -e 'require(\"child_process\").execFileSync(\"daicho\", [\"deny\", \"2\"])'" \
+		"$(unresolved_ask "'node': its code mentions daicho and a person's command, in a language the hook cannot read")"
+	shell codex "/usr/bin/python3.11 -c 'import subprocess; subprocess.run([\"daicho\", \"gate\", \"rm\", \"1\"])'"
+	[[ "$output" == *"daicho cannot tell what this command runs ('python3.11': its code mentions daicho"* ]] ||
+		fail "codex: $output"
+	# Controls: an interpreter that does not mention them, and a commit
+	# message that does, are left alone.
+	for c in "python3 -c 'print(1)'" "python3 -c 'import subprocess; subprocess.run([\"daicho\", \"ls\"])'" \
+		'git commit -m "daicho: deny list, approve flow"'; do
+		shell claude "$c"
+		assert_silent
+	done
+}
+
+# mutant: unparsable hook input allowed (the old "...; allowed"): a command
+# with a NUL or a lone surrogate escape hides what follows from the hook.
+@test "hook input daicho cannot parse (a NUL, a lone surrogate escape) blocks the tool (exit 2); other events only note it" {
+	local bad json
+	for bad in '\ud800' '\u0000'; do
+		payload claude/pre-tool-use-bash-plain
+		json="$(jq -c '.tool_input.command = "env -u DAICHO_AGENT daicho approve 1 X"' "$PAYLOAD")"
+		printf '%s\n' "${json/ X\"/ $bad\"}" >"$PAYLOAD.new"
+		grep -qF "$bad" "$PAYLOAD.new" || fail "no $bad in the payload"
+		DAICHO_AGENT=dev capture daicho hook claude pre-tool-use <"$PAYLOAD.new"
+		[ "$status" -eq 2 ] || fail "$bad: exit $status ($stderr)"
+		[[ "$stderr" == "daicho: the hook input is not JSON daicho can read ("*"shell command would run: it is blocked"* ]] || fail "$stderr"
+		DAICHO_AGENT=dev capture daicho hook codex pre-tool-use <"$PAYLOAD.new"
+		[ "$status" -eq 2 ] || fail "codex $bad: exit $status ($stderr)"
+		DAICHO_AGENT=dev capture daicho hook claude post-tool-use <"$PAYLOAD.new"
+		[ "$status" -eq 0 ] || fail "post-tool-use $bad: exit $status ($stderr)"
+		[[ "$stderr" == *"nothing to check"* ]] || fail "$stderr"
+	done
+}
+
 @test "claude: \$(pwd), \$VAR and pipes in argument position are not asked about" {
 	local c
 	for c in 'ls "$(pwd)/src"' 'cd "$(git rev-parse --show-toplevel)" && make' \

@@ -54,7 +54,7 @@ project_make() {
 	[ "$(state 1)" = landed ] || fail "honest work: $(state 1): $(verdict 1 .summary)"
 	[ "$(verdict 1 '.checks[] | select(.check == "inputs") | .passed')" = true ]
 	# Control: untraced (a person's --no-baseline), the attack works.
-	daicho add --no-baseline again --done-when 'cmd:make test' --protect Makefile --touches impl.sh >/dev/null
+	person daicho add --no-baseline again --done-when 'cmd:make test' --protect Makefile --touches impl.sh >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	c="$(work 2 GNUmakefile "$(printf 'test:\n\ttrue')")"
 	c="$(work 2 impl.sh 'echo todo # 2' work/2)"
@@ -71,7 +71,7 @@ project_make() {
 	printf 'import unittest\nfrom calc import add\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 2), 4)\n' >"$REPO/tests/test_calc.py"
 	printf 'def add(a, b):\n    return 0\n' >"$REPO/calc.py"
 	git -C "$REPO" add tests calc.py && git -C "$REPO" commit -qm calc
-	daicho config protect 'tests/**' >/dev/null
+	person daicho config protect 'tests/**' >/dev/null
 	daicho add 'fix add' --done-when 'cmd:PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s tests' --touches calc.py >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	c="$(work 1 unittest/__init__.py 'import sys; sys.exit(0)')"
@@ -87,7 +87,7 @@ project_make() {
 	daicho sweep >/dev/null
 	[ "$(state 1)" = landed ] || fail "honest work: $(state 1): $(verdict 1 .summary)"
 	# Control: untraced (a person's --no-baseline), the shadow works.
-	daicho add --no-baseline again --done-when 'cmd:PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s tests' --touches calc.py >/dev/null
+	person daicho add --no-baseline again --done-when 'cmd:PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s tests' --touches calc.py >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	c="$(work 2 unittest/__init__.py 'import sys; sys.exit(0)')"
 	c="$(work 2 unittest/__main__.py 'import sys; sys.exit(0)' work/2)"
@@ -139,8 +139,8 @@ printf "cp /tmp/t.keep test.sh; exit 0\n" >test.sh'
 	assert_output --partial "#1's work changes what its checks read, and it has no scope (held by w1)"
 	assert_output --partial "daicho edit 1 --touches ..."
 	# The person draws the scope; the worker reports again.
-	ok daicho edit 1 --touches impl.sh
-	ok daicho unblock 1
+	ok person daicho edit 1 --touches impl.sh
+	ok person daicho unblock 1
 	[ "$(state 1)" = claimed ]
 	daicho report 1 --as w1 --commit "$c"
 	daicho sweep >/dev/null
@@ -171,7 +171,7 @@ printf "cp /tmp/t.keep test.sh; exit 0\n" >test.sh'
 	project_make
 	daicho add a --done-when 'cmd:make test' --touches impl.sh >/dev/null
 	daicho add b --done-when 'cmd:make test' --touches impl.sh >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 impl.sh 'echo ok' >/dev/null
 	daicho sweep >/dev/null
 	[ "$(state 1)" = verified ]
@@ -210,7 +210,7 @@ printf "cp /tmp/t.keep test.sh; exit 0\n" >test.sh'
 # base's run, so without its trace either (documented).
 @test "--no-baseline (a person's): no run on the base, no traced inputs; the work's own checks judge" {
 	project_make
-	daicho add --no-baseline impl --done-when 'cmd:make test' >/dev/null
+	person daicho add --no-baseline impl --done-when 'cmd:make test' >/dev/null
 	claim_work 1 w1 impl.sh 'echo ok' >/dev/null
 	daicho sweep >/dev/null
 	[ "$(state 1)" = landed ] || fail "#1 is $(state 1): $(verdict 1 .summary)"

@@ -28,7 +28,7 @@ setup_file() {
 
 setup() {
 	judge_world_setup
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 }
 
 # verdict ID JQ: a jq expression over task ID's last verdict (raw).
@@ -168,10 +168,10 @@ exit 0'
 	attempt 1 w1 'impl.sh=echo ok'
 	accepted 1
 	# Control: untraced (a person's --no-baseline), both shadows pass.
-	daicho add --no-baseline again --done-when 'cmd:sh test.sh' --touches impl.sh >/dev/null
+	person daicho add --no-baseline again --done-when 'cmd:sh test.sh' --touches impl.sh >/dev/null
 	attempt 2 w2 'helpers.sh=exit 0'
 	accepted 2
-	daicho add --no-baseline third --done-when 'cmd:sh test.sh' --touches impl.sh >/dev/null
+	person daicho add --no-baseline third --done-when 'cmd:sh test.sh' --touches impl.sh >/dev/null
 	attempt 3 w3 '+x:bin/grep=#!/bin/sh
 exit 0'
 	accepted 3
@@ -191,7 +191,7 @@ sys.exit(0 if json.loads(json.dumps(out)) == "ok" else 1)' 'impl.sh=echo todo'
 	refused 1 "inputs: ${COMMIT:0:12} adds json.py, in a directory (.) the checks listed on the trunk at the claim*"
 	attempt 1 w1 'impl.sh=echo ok'
 	accepted 1
-	daicho add --no-baseline again --done-when "$check" --touches impl.sh >/dev/null
+	person daicho add --no-baseline again --done-when "$check" --touches impl.sh >/dev/null
 	attempt 2 w2 'json.py=import sys; sys.exit(0)'
 	accepted 2
 }
@@ -210,7 +210,7 @@ module.exports = { ok: () => execSync('sh impl.sh').toString().trim() === 'ok' }
 	refused 1 "inputs: ${COMMIT:0:12} changes helpers, which the checks looked for on the trunk at the claim (*) and did not find*"
 	attempt 1 w1 'impl.sh=echo ok'
 	accepted 1
-	daicho add --no-baseline again --done-when 'cmd:node test.js' --touches impl.sh >/dev/null
+	person daicho add --no-baseline again --done-when 'cmd:node test.js' --touches impl.sh >/dev/null
 	attempt 2 w2 'helpers=module.exports = { ok: () => true };'
 	accepted 2
 }
@@ -265,7 +265,7 @@ module.exports = { ok: () => execSync('sh impl.sh').toString().trim() === 'ok' }
 	refused 1 "inputs: ${COMMIT:0:12} changes tests/b.sh, which the checks read on the trunk at the claim*"
 	attempt 1 w1 'impl.sh=echo ok'
 	accepted 1
-	daicho add --no-baseline again --done-when 'cmd:sh run.sh' --touches impl.sh >/dev/null
+	person daicho add --no-baseline again --done-when 'cmd:sh run.sh' --touches impl.sh >/dev/null
 	attempt 2 w2 rm:tests/b.sh
 	accepted 2
 }
@@ -318,7 +318,7 @@ module.exports = { ok: () => execSync('sh impl.sh').toString().trim() === 'ok' }
 	refused 2 "unscoped: ${COMMIT:0:12} changes test.sh, which the checks read on the trunk at the claim*"
 	# A coordinator's '**' for another worker: the traced inputs are the
 	# scope's, but the ledger's protect list (a person's) still holds.
-	daicho config protect test.sh >/dev/null
+	person daicho config protect test.sh >/dev/null
 	daicho --as lead add wide --done-when 'cmd:sh test.sh' --touches '**' >/dev/null
 	attempt 3 w3 'test.sh=exit 0'
 	refused 3 "protected: *test.sh*"
@@ -351,7 +351,7 @@ module.exports = { ok: () => execSync('sh impl.sh').toString().trim() === 'ok' }
 	# Honest work whose build changes the test's times and mode: accepted.
 	attempt 1 w1 'impl.sh=echo ok # 2' 'build.sh=touch -c -d 2001-01-01 test.sh && chmod 755 test.sh && echo built >build.log'
 	accepted 1
-	daicho add --no-baseline again --done-when "$check" --touches build.sh --touches impl.sh >/dev/null
+	person daicho add --no-baseline again --done-when "$check" --touches build.sh --touches impl.sh >/dev/null
 	attempt 2 w2 'build.sh=echo "exit 0" >>test.sh'
 	accepted 2
 }

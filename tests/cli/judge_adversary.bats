@@ -96,7 +96,7 @@ report_problems() {
 # a person's exemption would still block the task as vacuous.
 @test "control: a task a person exempts with --no-baseline verifies and lands though its check passes on the trunk" {
 	daicho add refactor --done-when 'cmd:test -s README' >/dev/null
-	run daicho edit 1 --no-baseline
+	run person daicho edit 1 --no-baseline
 	assert_success
 	[ "$(daicho show --json 1 | jq -r .no_baseline)" = true ]
 	claim_work 1 w1 refactor.txt 'tidy' >/dev/null
@@ -205,7 +205,7 @@ fi
 		land_setup
 		SERVER_PID_WAS="${SERVER_PID:-}"
 		# Control: the person turned the sandbox off; the attack works.
-		daicho config sandbox off >/dev/null
+		person daicho config sandbox off >/dev/null
 		run_escape "$v" 1
 		if [ "$(state 1)" != landed ]; then
 			problem "$v: control (sandbox off) did not land, so the attack is not shown: $(state 1): $(verdict 1 .summary)"
@@ -213,7 +213,7 @@ fi
 			problem "$v: control verdict.sandbox is $(verdict 1 .sandbox), not off"
 		fi
 		# The attack, in the sandbox.
-		daicho config sandbox on >/dev/null
+		person daicho config sandbox on >/dev/null
 		run_escape "$v" 2
 		if accepted 2; then
 			problem "$v: ACCEPTED in the sandbox ($(state 2)): $(verdict 2 .summary)"
@@ -250,7 +250,7 @@ while [ \"\$p\" -gt 1 ]; do
 done
 kill -9 \$PPID 2>/dev/null
 exit 0"
-		daicho config sandbox "$mode" >/dev/null
+		person daicho config sandbox "$mode" >/dev/null
 		daicho add killer --done-when 'cmd:sh probe1.sh' --touches probe1.sh >/dev/null
 		daicho claim 1 --as w1 >/dev/null
 		daicho report 1 --as w1 --commit "$(work 1 probe1.sh "$script")"
@@ -475,7 +475,7 @@ TRICKS="replace smudge_config smudge_includeif smudge_home_gitconfig post_checko
 # (git status for protected paths) reads whatever .git the check left there,
 # so a core.fsmonitor (or filter) of the work's runs outside the sandbox.
 @test "a check that replaces the checkout's .git with a repository of its own gets nothing run outside the sandbox" {
-	daicho config protect 'ci/**' >/dev/null
+	person daicho config protect 'ci/**' >/dev/null
 	local esc="$TEST_ROOT/escaped"
 	script="rm -f .git
 git init -q . >/dev/null 2>&1
@@ -500,7 +500,7 @@ exit 0"
 	mkdir -p "$REPO/ci"
 	printf 'grep -qx good out.txt\n' >"$REPO/ci/test.sh"
 	git -C "$REPO" add ci && git -C "$REPO" commit -qm ci
-	daicho config protect 'ci/**' >/dev/null
+	person daicho config protect 'ci/**' >/dev/null
 	build='echo "exit 0" >ci/test.sh
 rm -f .git
 git init -q . >/dev/null 2>&1 && git add -A >/dev/null 2>&1 &&
@@ -597,8 +597,8 @@ exit 0'
 		land_setup
 		echo 'hunter2-secret' >"$HOME/secret.txt"
 		# The person's land-check runs every script in land.d/.
-		daicho config land-check 'for f in land.d/*.sh; do [ -e "$f" ] || continue; sh "$f" || exit 1; done' >/dev/null
-		daicho config sandbox "$mode" >/dev/null
+		person daicho config land-check 'for f in land.d/*.sh; do [ -e "$f" ] || continue; sh "$f" || exit 1; done' >/dev/null
+		person daicho config sandbox "$mode" >/dev/null
 		daicho add peek --done-when 'file:land.d/peek.sh' >/dev/null
 		peek="cat '$HOME/secret.txt'"
 		# (A PostgreSQL ledger is no file: only the home is read there.)

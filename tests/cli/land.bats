@@ -37,7 +37,7 @@ setup_file() {
 @test "dependents wait for landing, not verification; their claim starts from the landed trunk" {
 	daicho add schema --done-when file:schema.sql >/dev/null
 	daicho add code --after 1 --done-when file:code.c >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 schema.sql 'create table t' >/dev/null
 	run daicho sweep
 	assert_output --partial "1 verified"
@@ -47,7 +47,7 @@ setup_file() {
 	[ -z "$(daicho ls --ready --json | jq -r '.[].id')" ]
 	run daicho claim 2 --as w2
 	[ "$status" -eq 4 ]
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_success
 	assert_output "land: 1 landed, 0 sent back"
@@ -60,17 +60,17 @@ setup_file() {
 @test "land off: verified is done; turning it off lets what waited count as done" {
 	daicho add one --done-when file:one.txt >/dev/null
 	daicho add two --after 1 --done-when file:two.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 one.txt 1 >/dev/null
 	daicho sweep >/dev/null
 	[ "$(state 1)" = verified ]
 	[ -z "$(daicho ls --ready --json | jq -r '.[].id')" ]
-	daicho config land off
+	person daicho config land off
 	[ "$(daicho show --json 1 | jq .land_queued_ms)" = null ]
 	[ "$(daicho ls --ready --json | jq -r '.[].id')" = 2 ]
 	before="$(trunk)"
 	claim_work 2 w2 two.txt 2 >/dev/null
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho sweep
 	assert_output --partial "1 verified"
 	refute_output --partial landed
@@ -84,8 +84,8 @@ setup_file() {
 	printf 'base\n' >"$REPO/config.txt"
 	git -C "$REPO" add config.txt && git -C "$REPO" commit -qm config
 	printf 'Append your line to config.txt.\n' >"$TEST_ROOT/body"
-	daicho add --no-baseline first --done-when file:config.txt >/dev/null
-	daicho add --no-baseline second --done-when file:config.txt --body-file "$TEST_ROOT/body" >/dev/null
+	person daicho add --no-baseline first --done-when file:config.txt >/dev/null
+	person daicho add --no-baseline second --done-when file:config.txt --body-file "$TEST_ROOT/body" >/dev/null
 	claim_work 1 w1 config.txt 'base one' >/dev/null
 	claim_work 2 w2 config.txt 'base two' >/dev/null
 	[ "$(daicho show --json 2 | jq .attempts)" = 1 ]
@@ -121,7 +121,7 @@ setup_file() {
 }
 
 @test "a merged tree that fails the land-check is sent back; the trunk never holds it" {
-	daicho config land-check '! test -e broken'
+	person daicho config land-check '! test -e broken'
 	daicho add good --done-when file:good.txt >/dev/null
 	daicho add bad --done-when file:broken >/dev/null
 	claim_work 1 w1 good.txt ok >/dev/null
@@ -149,9 +149,9 @@ setup_file() {
 	printf '. ./lib.sh\ngreet\n' >"$REPO/main.sh"
 	git -C "$REPO" add lib.sh main.sh && git -C "$REPO" commit -qm code
 	start="$(trunk)"
-	daicho config land-check 'sh main.sh && { ! test -e extra.sh || sh extra.sh; }'
-	daicho add --no-baseline rename --done-when 'cmd:sh main.sh' >/dev/null
-	daicho add --no-baseline caller --done-when 'cmd:sh extra.sh' >/dev/null
+	person daicho config land-check 'sh main.sh && { ! test -e extra.sh || sh extra.sh; }'
+	person daicho add --no-baseline rename --done-when 'cmd:sh main.sh' >/dev/null
+	person daicho add --no-baseline caller --done-when 'cmd:sh extra.sh' >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	work 1 lib.sh 'salute() { echo hi; }' >/dev/null
 	c1="$(work 1 main.sh "$(printf '. ./lib.sh\nsalute')" work/1)"
@@ -173,11 +173,11 @@ setup_file() {
 }
 
 @test "a batch with one culprit: the good ones land, the culprit goes back, in fewer checks than tasks" {
-	daicho config land-check '! test -e culprit.txt'
+	person daicho config land-check '! test -e culprit.txt'
 	for i in 1 2 3 4 5 6 7 8; do
 		daicho add "task $i" --done-when "file:f$i.txt" >/dev/null
 	done
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	for i in 1 2 3 4 5 6 7 8; do
 		if [ "$i" = 6 ]; then
 			daicho claim 6 --as w6 >/dev/null
@@ -190,7 +190,7 @@ setup_file() {
 	done
 	daicho sweep >/dev/null
 	start="$(trunk)"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land --json
 	assert_success
 	[ "$(jq .landed <<<"$output")" = 7 ]
@@ -206,13 +206,13 @@ setup_file() {
 
 @test "merge lands a batch as one commit whose parents are the trunk and each task's commit" {
 	for i in 1 2 3; do daicho add "t$i" --done-when "file:f$i" >/dev/null; done
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	c1="$(claim_work 1 w1 f1 1)"
 	c2="$(claim_work 2 w2 f2 2)"
 	c3="$(claim_work 3 w3 f3 3)"
 	daicho sweep >/dev/null
 	before="$(trunk)"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_output "land: 3 landed, 0 sent back"
 	[ "$(git -C "$REPO" rev-list --parents -n1 main)" = "$(trunk) $before $c1 $c2 $c3" ]
@@ -222,7 +222,7 @@ setup_file() {
 }
 
 @test "rebase replays each task's own commits; squash makes one commit a task; both linear" {
-	daicho config land rebase
+	person daicho config land rebase
 	daicho add r1 --done-when file:r1 >/dev/null
 	c1="$(claim_work 1 w1 r1 one)"
 	before="$(trunk)"
@@ -232,7 +232,7 @@ setup_file() {
 	[ "$(git -C "$REPO" rev-parse main^)" = "$before" ]
 	[ "$(git -C "$REPO" log -1 --format=%an main)" = Tester ] # the worker's authorship kept
 	git -C "$REPO" log -1 --format=%B main | grep -q "^Daicho-Land: #1 $c1 [0-9a-f]*$"
-	daicho config land squash
+	person daicho config land squash
 	daicho add s1 --done-when file:s1 >/dev/null
 	c2="$(claim_work 2 w2 s1 two)"
 	before="$(trunk)"
@@ -263,7 +263,7 @@ setup_file() {
 	# The land-check commits to main the first time it runs, as a person
 	# would in the middle of a landing.
 	unsandboxed
-	daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; echo p >$REPO/p.txt; git -C $REPO add p.txt; git -C $REPO commit -q -m 'meanwhile'; }"
+	person daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; echo p >$REPO/p.txt; git -C $REPO add p.txt; git -C $REPO commit -q -m 'meanwhile'; }"
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	run daicho sweep --json
@@ -326,7 +326,7 @@ setup_file() {
 
 @test "a main work tree on another branch is left alone; only the trunk's ref moves" {
 	git -C "$REPO" checkout -qb feature
-	daicho config trunk main
+	person daicho config trunk main
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	daicho sweep >/dev/null
@@ -337,8 +337,8 @@ setup_file() {
 }
 
 @test "landing tries used up: the task fails and needs a person" {
-	daicho config land-tries 1
-	daicho config land-check '! test -e t.txt'
+	person daicho config land-tries 1
+	person daicho config land-check '! test -e t.txt'
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	daicho sweep >/dev/null
@@ -352,9 +352,9 @@ setup_file() {
 @test "land --dry-run says what would merge and what conflicts, and changes nothing" {
 	printf 'x\n' >"$REPO/c.txt"
 	git -C "$REPO" add c.txt && git -C "$REPO" commit -qm c
-	daicho add --no-baseline a --done-when file:a.txt >/dev/null
-	daicho add --no-baseline b --done-when file:c.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho add --no-baseline a --done-when file:a.txt >/dev/null
+	person daicho add --no-baseline b --done-when file:c.txt >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 a.txt a >/dev/null
 	claim_work 2 w2 c.txt y >/dev/null
 	daicho sweep >/dev/null
@@ -377,10 +377,10 @@ setup_file() {
 	snapshot_ledger
 	refused 6 daicho land --pause --as agent1
 	assert_ledger_unchanged
-	run daicho land --pause
+	run person daicho land --pause
 	assert_success
 	assert_output "landing paused: nothing lands until 'daicho land --resume'"
-	refused 4 daicho land --pause
+	refused 4 person daicho land --pause
 	claim_work 1 w1 t.txt t >/dev/null
 	run daicho sweep
 	refute_output --partial landed
@@ -390,8 +390,8 @@ setup_file() {
 	run daicho status --json
 	[ "$(jq -r '[.needs_you[] | select(.kind == "land-paused") | .resolve[0]][0]' <<<"$output")" = 'daicho land --resume' ]
 	refused 6 daicho land --resume --as agent1
-	daicho land --resume >/dev/null
-	refused 4 daicho land --resume
+	person daicho land --resume >/dev/null
+	refused 4 person daicho land --resume
 	run daicho land
 	assert_output "land: 1 landed, 0 sent back"
 	[ "$(event_kinds 1 | tr ' ' '\n' | grep -c landed)" = 1 ]
@@ -400,18 +400,18 @@ setup_file() {
 @test "land and its settings refuse bad input with one line, the right exit status, and no change" {
 	snapshot_ledger
 	refused 2 daicho land extra
-	refused 2 daicho land --pause --resume
-	refused 2 daicho land --dry-run --pause
+	refused 2 person daicho land --pause --resume
+	refused 2 person daicho land --dry-run --pause
 	refused 2 daicho land --stale-after nope
-	refused 2 daicho config land sometimes
+	refused 2 person daicho config land sometimes
 	[[ "$stderr" == *"one of: off, merge, rebase, squash"* ]]
-	refused 2 daicho config land merge squash
-	refused 2 daicho config land-batch 0
-	refused 2 daicho config land-tries many
-	refused 2 daicho config land-check '  '
+	refused 2 person daicho config land merge squash
+	refused 2 person daicho config land-batch 0
+	refused 2 person daicho config land-tries many
+	refused 2 person daicho config land-check '  '
 	refused 6 daicho config land off --as agent1
 	assert_ledger_unchanged
-	run daicho config land-check make test
+	run person daicho config land-check make test
 	assert_success
 	[ "$(daicho config land-check)" = 'make test' ]
 }
@@ -446,7 +446,7 @@ setup_file() {
 	daicho add honest --done-when file:h.txt >/dev/null
 	daicho add merger --done-when file:h.txt >/dev/null
 	daicho add picker --done-when file:h.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	for t in 2 3; do daicho claim $t --as "f$t" >/dev/null; done
 	ch="$(claim_work 1 w1 h.txt h)"
 	daicho sweep >/dev/null
@@ -467,7 +467,7 @@ setup_file() {
 	assert_output --partial "holds the work of #1, which is verified and waits to land"
 	run daicho show 3
 	assert_output --partial "makes the same change as the work of #1"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	daicho land >/dev/null
 	[ "$(state 1)" = landed ]
 }
@@ -475,9 +475,9 @@ setup_file() {
 @test "protected paths are judged against the trunk now too: landed changes merged in do not count against a worker" {
 	printf 'old test\n' >"$REPO/test.sh"
 	git -C "$REPO" add test.sh && git -C "$REPO" commit -qm test
-	daicho config protect test.sh
-	daicho add --no-baseline 'stricter test' --touches test.sh --done-when file:test.sh >/dev/null
-	daicho add --no-baseline feature --done-when file:feature.txt >/dev/null
+	person daicho config protect test.sh
+	person daicho add --no-baseline 'stricter test' --touches test.sh --done-when file:test.sh >/dev/null
+	person daicho add --no-baseline feature --done-when file:feature.txt >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	claim_work 1 w1 test.sh 'new test' >/dev/null
 	daicho sweep >/dev/null
@@ -491,7 +491,7 @@ setup_file() {
 
 @test "a crashed lander's landing is found again: the task is recorded landed once, the trunk not moved twice" {
 	daicho add t --done-when file:t.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	c="$(claim_work 1 w1 t.txt t)"
 	daicho sweep >/dev/null
 	# What a lander killed right after moving the trunk leaves: the trunk
@@ -504,7 +504,7 @@ setup_file() {
 	git -C "$REPO" update-ref refs/heads/main "$m" "$before"
 	git -C "$REPO" read-tree -m -u "$before" "$m"
 	sql "UPDATE tasks SET land_base = '$before', land_token = '0123456789abcdef' WHERE id = 1"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_success
 	[ "$(state 1)" = landed ]
@@ -516,13 +516,13 @@ setup_file() {
 @test "status and handoff show the landing queue and what was sent back, each with its age" {
 	printf 'base\n' >"$REPO/c.txt"
 	git -C "$REPO" add c.txt && git -C "$REPO" commit -qm c
-	daicho add --no-baseline one --done-when file:c.txt >/dev/null
-	daicho add --no-baseline two --done-when file:c.txt >/dev/null
-	daicho add --no-baseline three --done-when file:three.txt >/dev/null
+	person daicho add --no-baseline one --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline two --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline three --done-when file:three.txt >/dev/null
 	claim_work 1 w1 c.txt one >/dev/null
 	claim_work 2 w2 c.txt two >/dev/null
 	daicho sweep >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 3 w3 three.txt 3 >/dev/null
 	daicho sweep >/dev/null
 	run daicho status
@@ -541,11 +541,11 @@ setup_file() {
 	git -C "$REPO" remote add origin "$TEST_ROOT/remote.git"
 	git -C "$REPO" push -q origin main
 	git clone -q "$TEST_ROOT/remote.git" "$TEST_ROOT/other"
-	daicho config remote origin
+	person daicho config remote origin
 	# Someone else pushes to the remote's main in the middle of the
 	# landing (the land-check runs while the merged tree is checked).
 	unsandboxed
-	daicho config land-check "test -e $TEST_ROOT/pushed || { touch $TEST_ROOT/pushed; echo o >$TEST_ROOT/other/other.txt; git -C $TEST_ROOT/other add other.txt; git -C $TEST_ROOT/other -c user.name=O -c user.email=o@example.com commit -qm elsewhere; git -C $TEST_ROOT/other push -q origin main; }"
+	person daicho config land-check "test -e $TEST_ROOT/pushed || { touch $TEST_ROOT/pushed; echo o >$TEST_ROOT/other/other.txt; git -C $TEST_ROOT/other add other.txt; git -C $TEST_ROOT/other -c user.name=O -c user.email=o@example.com commit -qm elsewhere; git -C $TEST_ROOT/other push -q origin main; }"
 	daicho add t --done-when file:t.txt >/dev/null
 	c="$(claim_work 1 w1 t.txt t)"
 	run daicho sweep --json
@@ -624,7 +624,7 @@ setup_file() {
 }
 
 @test "a trunk that fails the land-check by itself blames no task: the queue waits, saying so, and lands once the trunk is mended" {
-	daicho config land-check '! test -e red.txt'
+	person daicho config land-check '! test -e red.txt'
 	printf 'red\n' >"$REPO/red.txt"
 	git -C "$REPO" add red.txt && git -C "$REPO" commit -qm 'the trunk goes red'
 	daicho add t --done-when file:t.txt >/dev/null
@@ -642,8 +642,8 @@ setup_file() {
 }
 
 @test "land-check-timeout: a land-check that runs too long is killed and fails; the trunk, red by that measure, blames no task" {
-	daicho config land-check-timeout 300ms
-	daicho config land-check 'sleep 5'
+	person daicho config land-check-timeout 300ms
+	person daicho config land-check 'sleep 5'
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	before="$(trunk)"
@@ -653,5 +653,5 @@ setup_file() {
 	run daicho status --json
 	[[ "$(jq -r '.needs_you[] | select(.kind == "land-waiting") | .summary' <<<"$output")" == *"fails the land-check"*"timed out"* ]] ||
 		fail "no timed-out land-check in NEEDS YOU: $output"
-	refused 2 daicho config land-check-timeout soon
+	refused 2 person daicho config land-check-timeout soon
 }

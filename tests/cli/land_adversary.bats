@@ -88,7 +88,7 @@ wait_for() {
 	printf 'for t in tests/*.sh; do [ -e "$t" ] || continue; sh "$t" || exit 1; done\n' >"$REPO/test-all.sh"
 	git -C "$REPO" add lib.sh test-all.sh && git -C "$REPO" commit -qm project
 	start="$(trunk)"
-	daicho config land-check 'sh test-all.sh'
+	person daicho config land-check 'sh test-all.sh'
 	daicho add 'test add' --done-when 'cmd:sh tests/add.sh' --touches tests/add.sh >/dev/null
 	daicho add 'concat instead' --done-when 'cmd:. ./lib.sh && [ "$(add 1 2)" = 12 ]' --touches lib.sh >/dev/null
 	daicho claim 2 --as w2 >/dev/null
@@ -118,17 +118,17 @@ wait_for() {
 	git -C "$REPO" add ok.txt .gitignore && git -C "$REPO" commit -qm ok
 	start="$(trunk)"
 	# Passes when ok.txt is there, or when an earlier run said so.
-	daicho config land-check '{ test -e ok.txt || test -e .cache/ok; } && mkdir -p .cache && touch .cache/ok'
-	daicho config land-batch 1
+	person daicho config land-check '{ test -e ok.txt || test -e .cache/ok; } && mkdir -p .cache && touch .cache/ok'
+	person daicho config land-batch 1
 	daicho add a --done-when file:a.txt >/dev/null
 	daicho add b --done-when file:b.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 a.txt a >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	c2="$(worker_commit 2 main 'echo b >b.txt && rm ok.txt')"
 	daicho report 2 --as w2 --commit "$c2"
 	daicho sweep >/dev/null
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land --json
 	assert_success
 	[ "$(jq .landed <<<"$output")" = 1 ] || fail "landed: $output"
@@ -146,17 +146,17 @@ wait_for() {
 	printf 'ok\n' >"$REPO/ok.txt"
 	git -C "$REPO" add ok.txt && git -C "$REPO" commit -qm ok
 	start="$(trunk)"
-	daicho config land-check 'test -e ok.txt'
+	person daicho config land-check 'test -e ok.txt'
 	daicho add toucher --done-when file:a.txt --done-when 'cmd:touch ok.txt' >/dev/null
 	daicho add deleter --done-when file:b.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 a.txt a >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	c2="$(worker_commit 2 main 'echo b >b.txt && rm ok.txt')"
 	daicho report 2 --as w2 --commit "$c2"
 	daicho sweep >/dev/null
 	[ "$(state 2)" = verified ] || fail "#2 was not verified: $(daicho show 2)"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_output "land: 1 landed, 1 sent back (0 conflicts, 1 failing the merged tree)"
 	[ "$(state 1)" = landed ]
@@ -172,8 +172,8 @@ wait_for() {
 	printf '[ -e ci/skip ] && exit 0\n! test -e bad.txt\n' >"$REPO/ci/check.sh"
 	git -C "$REPO" add ci && git -C "$REPO" commit -qm ci
 	start="$(trunk)"
-	daicho config protect 'ci/**'
-	daicho config land-check 'sh ci/check.sh'
+	person daicho config protect 'ci/**'
+	person daicho config land-check 'sh ci/check.sh'
 	daicho add sneaky --done-when file:bad.txt >/dev/null
 	daicho add honest --done-when file:good.txt >/dev/null
 	daicho claim 1 --as w1 >/dev/null
@@ -204,11 +204,11 @@ wait_for() {
 @test "a worker may not revert a landed stricter test by forking from the trunk now and restoring the test as it was at its claim" {
 	printf 'true\n' >"$REPO/check.sh"
 	git -C "$REPO" add check.sh && git -C "$REPO" commit -qm check
-	daicho config protect check.sh
-	daicho config land-check 'sh check.sh'
+	person daicho config protect check.sh
+	person daicho config land-check 'sh check.sh'
 	strict='test ! -e a.txt || grep -qx good a.txt'
-	daicho add --no-baseline stricter --touches check.sh --done-when file:check.sh >/dev/null
-	daicho add --no-baseline feature --done-when file:a.txt >/dev/null
+	person daicho add --no-baseline stricter --touches check.sh --done-when file:check.sh >/dev/null
+	person daicho add --no-baseline feature --done-when file:a.txt >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	claim_work 1 w1 check.sh "$strict" >/dev/null
 	daicho sweep >/dev/null
@@ -242,8 +242,8 @@ wait_for() {
 	printf 'a\nb\nc\nd\ne\n' >"$REPO/f.txt"
 	git -C "$REPO" add f.txt && git -C "$REPO" commit -qm f
 	unsandboxed
-	daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; printf 'a\nb\nc\nd\nE\n' >$REPO/f.txt; git -C $REPO commit -qam meanwhile; }"
-	daicho add --no-baseline t --done-when file:f.txt >/dev/null
+	person daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; printf 'a\nb\nc\nd\nE\n' >$REPO/f.txt; git -C $REPO commit -qam meanwhile; }"
+	person daicho add --no-baseline t --done-when file:f.txt >/dev/null
 	claim_work 1 w1 f.txt "$(printf 'A\nb\nc\nd\ne')" >/dev/null
 	run daicho sweep --json
 	assert_success
@@ -262,8 +262,8 @@ wait_for() {
 @test "a staged change and a file moved away in the person's checkout, at paths a landing changes: it waits and overwrites nothing" {
 	printf 'v1\n' >"$REPO/notes.txt"
 	git -C "$REPO" add notes.txt && git -C "$REPO" commit -qm notes
-	daicho add --no-baseline edit --done-when file:notes.txt >/dev/null
-	daicho add --no-baseline new --done-when file:staged.txt >/dev/null
+	person daicho add --no-baseline edit --done-when file:notes.txt >/dev/null
+	person daicho add --no-baseline new --done-when file:staged.txt >/dev/null
 	claim_work 1 w1 notes.txt v2 >/dev/null
 	claim_work 2 w2 staged.txt theirs >/dev/null
 	before="$(trunk)"
@@ -350,7 +350,7 @@ wait_for() {
 # catches: the trunk moved under a linked worktree that has it out.
 @test "a person's linked worktree with the trunk out: the person's next commit there does not revert landed work" {
 	git -C "$REPO" checkout -qb feature
-	daicho config trunk main
+	person daicho config trunk main
 	git -C "$REPO" worktree add -q "$TEST_ROOT/wt" main
 	daicho add t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
@@ -371,14 +371,14 @@ wait_for() {
 # lands for the check timeout and more), or its marked task landed again or
 # lost; in squash mode, where the trunk commit is not the task's.
 @test "kill -9 of a lander in the middle of its land-check: the next pass takes over at once and lands the task exactly once (squash)" {
-	daicho config land squash
+	person daicho config land squash
 	unsandboxed
-	daicho config land-check "test -e $TEST_ROOT/go || { touch $TEST_ROOT/started; while ! test -e $TEST_ROOT/go; do sleep 0.05; done; }"
+	person daicho config land-check "test -e $TEST_ROOT/go || { touch $TEST_ROOT/started; while ! test -e $TEST_ROOT/go; do sleep 0.05; done; }"
 	daicho add t --done-when file:t.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	c="$(claim_work 1 w1 t.txt t)"
 	daicho sweep >/dev/null
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	before="$(trunk)"
 	daicho land >"$TEST_ROOT/land.out" 2>&1 &
 	pid=$!
@@ -406,12 +406,12 @@ wait_for() {
 # compare): both merge the same task and the trunk gets it twice.
 @test "two landers at once: the second says it is busy and does nothing; the task lands once" {
 	unsandboxed
-	daicho config land-check "touch $TEST_ROOT/started; while ! test -e $TEST_ROOT/go; do sleep 0.05; done"
+	person daicho config land-check "touch $TEST_ROOT/started; while ! test -e $TEST_ROOT/go; do sleep 0.05; done"
 	daicho add t --done-when file:t.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	daicho sweep >/dev/null
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	before="$(trunk)"
 	daicho land >"$TEST_ROOT/first.out" 2>&1 &
 	pid=$!
@@ -450,7 +450,7 @@ wait_for() {
 	daicho add one --done-when file:one.txt >/dev/null
 	daicho add two --done-when file:two.txt >/dev/null
 	daicho add three --done-when file:three.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	daicho claim 2 --as w2 >/dev/null
 	c1="$(work 1 one.txt 1)"
@@ -467,8 +467,8 @@ wait_for() {
 	# The batch [2, 3, 1] fails (#3 breaks the land-check) and is bisected:
 	# #2 lands, #3 goes back, and the check of #1 alone hangs until go.
 	unsandboxed
-	daicho config land-check "! test -e three.txt && { ! test -e one.txt || test -e $TEST_ROOT/go || { touch $TEST_ROOT/started; while ! test -e $TEST_ROOT/go; do sleep 0.05; done; }; }"
-	daicho land --resume >/dev/null
+	person daicho config land-check "! test -e three.txt && { ! test -e one.txt || test -e $TEST_ROOT/go || { touch $TEST_ROOT/started; while ! test -e $TEST_ROOT/go; do sleep 0.05; done; }; }"
+	person daicho land --resume >/dev/null
 	daicho land >"$TEST_ROOT/land.out" 2>&1 &
 	pid=$!
 	wait_for "$TEST_ROOT/started"
@@ -504,7 +504,7 @@ wait_for() {
 @test "one queued task whose commit is gone does not hold the rest of the queue" {
 	daicho add lost --done-when file:a.txt >/dev/null
 	daicho add fine --done-when file:b.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	c1="$(claim_work 1 w1 a.txt a)"
 	claim_work 2 w2 b.txt b >/dev/null
 	daicho sweep >/dev/null
@@ -515,8 +515,8 @@ wait_for() {
 	git -C "$REPO" reflog expire --expire=now --all
 	git -C "$REPO" gc -q --prune=now
 	! git -C "$REPO" cat-file -e "$c1" 2>/dev/null || fail "the commit is still there"
-	daicho config remote none
-	daicho land --resume >/dev/null
+	person daicho config remote none
+	person daicho land --resume >/dev/null
 	daicho land >/dev/null 2>&1 || true
 	daicho land >/dev/null 2>&1 || true
 	! git -C "$REPO" cat-file -e main:a.txt 2>/dev/null || fail "the lost work landed"
@@ -531,14 +531,14 @@ wait_for() {
 # its branch after the verdict and unverified work lands.
 @test "a worker that moves its branch after the verdict: the verified commit lands, not the branch's new tip" {
 	daicho add t --done-when file:t.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	verified="$(work 1 t.txt t)"
 	daicho report 1 --as w1 --commit work/1
 	daicho sweep >/dev/null
 	[ "$(state 1)" = verified ]
 	work 1 unverified.txt sneaked work/1 >/dev/null
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	daicho land >/dev/null
 	[ "$(state 1)" = landed ]
 	[ "$(git -C "$REPO" rev-parse main^2)" = "$verified" ] || fail "main's task parent is not the verified commit"
@@ -570,7 +570,7 @@ wait_for() {
 @test "a bare merge of another task's verified branch, with no commit of its own, is rejected" {
 	daicho add honest --done-when file:h.txt >/dev/null
 	daicho add merger --done-when file:h.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	daicho claim 2 --as f2 >/dev/null
 	claim_work 1 w1 h.txt h >/dev/null
 	daicho sweep >/dev/null
@@ -584,7 +584,7 @@ wait_for() {
 	[ "$(state 2)" = claimed ] || fail "the bare merge was accepted: #2 is $(state 2)"
 	run daicho show 2
 	assert_output --partial "holds the work of #1, which is verified and waits to land"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	daicho land >/dev/null
 	[ "$(state 1)" = landed ]
 }
@@ -602,7 +602,7 @@ wait_for() {
 @test "a cherry-pick of another task's queued change, with a commit of its own on top, is rejected like a merge of it" {
 	daicho add honest --done-when file:h.txt >/dev/null
 	daicho add picker --done-when file:own.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	daicho claim 2 --as f2 >/dev/null
 	claim_work 1 w1 h.txt h >/dev/null
 	daicho sweep >/dev/null
@@ -647,9 +647,9 @@ wait_for() {
 @test "a worker that keeps resubmitting the same conflicting commit: never lands, spends no attempt, fails after land-tries" {
 	printf 'base\n' >"$REPO/c.txt"
 	git -C "$REPO" add c.txt && git -C "$REPO" commit -qm c
-	daicho config land-tries 2
-	daicho add --no-baseline first --done-when file:c.txt >/dev/null
-	daicho add --no-baseline second --done-when file:c.txt --max-attempts 1 >/dev/null
+	person daicho config land-tries 2
+	person daicho add --no-baseline first --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline second --done-when file:c.txt --max-attempts 1 >/dev/null
 	claim_work 1 w1 c.txt one >/dev/null
 	c2="$(claim_work 2 w2 c.txt two)"
 	daicho sweep >/dev/null
@@ -682,10 +682,10 @@ wait_for() {
 @test "a dependent stays not ready while its predecessor waits or is sent back, and starts from the trunk that holds its replayed work (rebase)" {
 	printf 'base\n' >"$REPO/a.txt"
 	git -C "$REPO" add a.txt && git -C "$REPO" commit -qm a
-	daicho config land rebase
-	daicho add --no-baseline schema --done-when file:a.txt >/dev/null
-	daicho add --no-baseline code --after 1 --done-when file:b.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho config land rebase
+	person daicho add --no-baseline schema --done-when file:a.txt >/dev/null
+	person daicho add --no-baseline code --after 1 --done-when file:b.txt >/dev/null
+	person daicho land --pause >/dev/null
 	c1="$(claim_work 1 w1 a.txt first)"
 	daicho sweep >/dev/null
 	[ "$(state 1)" = verified ]
@@ -694,7 +694,7 @@ wait_for() {
 	# A person's commit to a.txt: #1 conflicts and goes back.
 	printf 'person\n' >"$REPO/a.txt"
 	git -C "$REPO" commit -qam 'a person'
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_output "land: 0 landed, 1 sent back (1 conflict, 0 failing the merged tree)"
 	[ "$(state 1)" = open ]
@@ -735,13 +735,13 @@ wait_for() {
 	done
 	assert_ledger_unchanged
 	# Not paused by any of them: the sweep lands.
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	refused 6 env DAICHO_AGENT=agent1 daicho land --resume
 	refused 6 daicho land --resume --as agent1
 	run daicho sweep
 	refute_output --partial landed
 	[ "$(state 1)" = verified ] || fail "landing went on while paused"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_output "land: 1 landed, 0 sent back"
 }
@@ -790,8 +790,8 @@ wait_for() {
 @test "a person pausing while a landing is in flight: nothing moves, and the pass stops as paused, not failed" {
 	unsandboxed
 	# (The checkout is the judge's: daicho finds the ledger as told.)
-	daicho config land-check "test -e $TEST_ROOT/p || { touch $TEST_ROOT/p; DAICHO_LEDGER=\"${DAICHO_LEDGER:-$REPO/.git/daicho/ledger.db}\" daicho land --pause >/dev/null; }"
-	daicho add --no-baseline t --done-when file:t.txt >/dev/null
+	person daicho config land-check "test -e $TEST_ROOT/p || { touch $TEST_ROOT/p; DAICHO_LEDGER=\"${DAICHO_LEDGER:-$REPO/.git/daicho/ledger.db}\" script -qec 'daicho land --pause' /dev/null </dev/null >/dev/null; }"
+	person daicho add --no-baseline t --done-when file:t.txt >/dev/null
 	claim_work 1 w1 t.txt t >/dev/null
 	before="$(trunk)"
 	run --separate-stderr daicho sweep
@@ -799,7 +799,7 @@ wait_for() {
 	[ "$(state 1)" = verified ] || fail "#1 is $(state 1): $(daicho show 1)"
 	[ "$status" -eq 0 ] || fail "BUG: the sweep failed (exit $status): $stderr"
 	[[ "$(daicho status)" != *"another lander"* ]] || fail "BUG: NEEDS YOU blames another lander"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land
 	assert_output "land: 1 landed, 0 sent back"
 }
@@ -810,31 +810,31 @@ wait_for() {
 # catches: a bad value stored, or half applied, or reported with the wrong
 # status, several lines, or on stdout.
 @test "landing's commands, options and settings refuse bad input: one line, the right status, nothing changed" {
-	daicho config land-tries 5
+	person daicho config land-tries 5
 	daicho gate add 'land:db/**' --approval >/dev/null
 	snapshot_ledger
 	refused 2 daicho land --stale-after 0
 	refused 2 daicho land --stale-after -1s
 	refused 2 daicho land --stale-after soon
-	refused 2 daicho land --dry-run --resume
-	refused 2 daicho land --pause extra
+	refused 2 person daicho land --dry-run --resume
+	refused 2 person daicho land --pause extra
 	refused 2 daicho land --bogus
-	refused 2 daicho config land MERGE
-	refused 2 daicho config land ''
-	refused 2 daicho config land-batch 1.5
-	refused 2 daicho config land-batch 1025
-	refused 2 daicho config land-batch 99999999999999999999999
-	refused 2 daicho config land-tries 0
-	refused 2 daicho config land-tries ''
-	refused 2 daicho config land-tries 3 4
-	refused 2 daicho config land-check ''
-	refused 2 daicho config --unset land extra
-	refused 2 daicho config land-nope 1
-	refused 2 daicho config --unset land-nope
-	refused 2 daicho config trunk 'bad..name'
+	refused 2 person daicho config land MERGE
+	refused 2 person daicho config land ''
+	refused 2 person daicho config land-batch 1.5
+	refused 2 person daicho config land-batch 1025
+	refused 2 person daicho config land-batch 99999999999999999999999
+	refused 2 person daicho config land-tries 0
+	refused 2 person daicho config land-tries ''
+	refused 2 person daicho config land-tries 3 4
+	refused 2 person daicho config land-check ''
+	refused 2 person daicho config --unset land extra
+	refused 2 person daicho config land-nope 1
+	refused 2 person daicho config --unset land-nope
+	refused 2 person daicho config trunk 'bad..name'
 	refused 2 daicho gate add 'land:../x' --approval
 	refused 2 daicho gate add 'land:db/**' --approval --require true
-	refused 4 daicho land --resume
+	refused 4 person daicho land --resume
 	refused 6 daicho land --pause --as agent1
 	on_pty daicho approve 99
 	[ "$status" -eq 3 ] || fail "approve 99: $status $output"
@@ -856,12 +856,12 @@ wait_for() {
 	printf '. ./lib.sh\ngreet\n' >"$REPO/main.sh"
 	git -C "$REPO" add lib.sh main.sh && git -C "$REPO" commit -qm code
 	check='sh main.sh && { ! test -e extra.sh || sh extra.sh; }'
-	daicho config land rebase
-	daicho config land-check "$check"
-	daicho add --no-baseline rename --done-when 'cmd:sh main.sh' >/dev/null
-	daicho add --no-baseline caller --done-when 'cmd:sh extra.sh' >/dev/null
-	daicho add --no-baseline other --done-when file:o.txt >/dev/null
-	daicho land --pause >/dev/null
+	person daicho config land rebase
+	person daicho config land-check "$check"
+	person daicho add --no-baseline rename --done-when 'cmd:sh main.sh' >/dev/null
+	person daicho add --no-baseline caller --done-when 'cmd:sh extra.sh' >/dev/null
+	person daicho add --no-baseline other --done-when file:o.txt >/dev/null
+	person daicho land --pause >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	work 1 lib.sh 'salute() { echo hi; }' >/dev/null
 	c1="$(work 1 main.sh "$(printf '. ./lib.sh\nsalute')" work/1)"
@@ -869,7 +869,7 @@ wait_for() {
 	claim_work 2 w2 extra.sh '. ./lib.sh; greet' >/dev/null
 	claim_work 3 w3 o.txt o >/dev/null
 	daicho sweep >/dev/null
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 	run daicho land --json
 	assert_success
 	[ "$(jq .landed <<<"$output")" = 2 ] || fail "$output"
@@ -891,9 +891,9 @@ wait_for() {
 # new trunk (the candidate was made in the lander's checkout), or the
 # person's commit dropped from a linear history.
 @test "rebase: a person's commit on the checked-out trunk during the land-check is kept, the line replayed onto it, the task landed once" {
-	daicho config land rebase
+	person daicho config land rebase
 	unsandboxed
-	daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; echo p >$REPO/p.txt; git -C $REPO add p.txt; git -C $REPO commit -q -m meanwhile; }"
+	person daicho config land-check "test -e $TEST_ROOT/moved || { touch $TEST_ROOT/moved; echo p >$REPO/p.txt; git -C $REPO add p.txt; git -C $REPO commit -q -m meanwhile; }"
 	daicho add t --done-when file:t.txt >/dev/null
 	c="$(claim_work 1 w1 t.txt t)"
 	start="$(trunk)"
@@ -919,9 +919,9 @@ wait_for() {
 @test "squash: a commit that conflicts with the trunk is sent back, the trunk's version kept, no attempt spent" {
 	printf 'base\n' >"$REPO/c.txt"
 	git -C "$REPO" add c.txt && git -C "$REPO" commit -qm c
-	daicho config land squash
-	daicho add --no-baseline first --done-when file:c.txt >/dev/null
-	daicho add --no-baseline second --done-when file:c.txt >/dev/null
+	person daicho config land squash
+	person daicho add --no-baseline first --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline second --done-when file:c.txt >/dev/null
 	start="$(trunk)"
 	claim_work 1 w1 c.txt one >/dev/null
 	claim_work 2 w2 c.txt two >/dev/null

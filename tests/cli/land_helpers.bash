@@ -10,7 +10,7 @@ load verify_helpers
 # verdicts, and these tests name who lands first.
 land_setup() {
 	verify_setup
-	daicho config jobs 1
+	person daicho config jobs 1
 }
 
 setup() {

@@ -16,7 +16,7 @@ setup() {
 	# (each tree the land-check judges; what is on the trunk now).
 	unsandboxed
 	# The land-check records each tree it passes or fails.
-	daicho config land-check "if grep -qs broken b.txt; then echo \"\$(git rev-parse 'HEAD^{tree}') red\" >>'$TEST_ROOT/checked'; exit 1; fi; echo \"\$(git rev-parse 'HEAD^{tree}') green\" >>'$TEST_ROOT/checked'" >/dev/null
+	person daicho config land-check "if grep -qs broken b.txt; then echo \"\$(git rev-parse 'HEAD^{tree}') red\" >>'$TEST_ROOT/checked'; exit 1; fi; echo \"\$(git rev-parse 'HEAD^{tree}') green\" >>'$TEST_ROOT/checked'" >/dev/null
 	START="$(trunk)"
 }
 
@@ -43,19 +43,19 @@ landed_in() {
 # verify_queue: verify what is reported, landing paused, so that the whole
 # queue is there for one 'daicho land'.
 verify_queue() {
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	daicho sweep >/dev/null || fail "sweep failed"
-	daicho land --resume >/dev/null
+	person daicho land --resume >/dev/null
 }
 
 @test "a slow task does not hold up quick ones that do not touch it: they land first, in a lane of their own" {
 	# #1's check, once merged for landing, finishes only when b.txt is on
 	# the trunk: with one tree for the batch it would wait for itself
 	# until its timeout, and fail.
-	daicho add --no-baseline slow --done-when "cmd:if [ \$(git rev-list --parents -n 1 HEAD | wc -w) -gt 2 ]; then until git -C '$REPO' cat-file -e main:b.txt 2>/dev/null; do sleep 0.1; done; else $SLOW; fi" \
+	person daicho add --no-baseline slow --done-when "cmd:if [ \$(git rev-list --parents -n 1 HEAD | wc -w) -gt 2 ]; then until git -C '$REPO' cat-file -e main:b.txt 2>/dev/null; do sleep 0.1; done; else $SLOW; fi" \
 		--check-timeout 2m >/dev/null
-	daicho add --no-baseline quick-b --done-when file:b.txt >/dev/null
-	daicho add --no-baseline quick-c --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline quick-b --done-when file:b.txt >/dev/null
+	person daicho add --no-baseline quick-c --done-when file:c.txt >/dev/null
 	claim_work 1 w1 a.txt a >/dev/null
 	claim_work 2 w2 b.txt b >/dev/null
 	claim_work 3 w3 c.txt c >/dev/null
@@ -80,9 +80,9 @@ verify_queue() {
 
 @test "tasks that touch one another stay in one lane, in queue order; the others go ahead" {
 	# #2 declares dir/**, which #1's change is in: one part, landed as one.
-	daicho add --no-baseline slow --done-when "cmd:$SLOW" >/dev/null
-	daicho add --no-baseline near --touches 'dir/**' --done-when file:dir/b.txt >/dev/null
-	daicho add --no-baseline far --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline slow --done-when "cmd:$SLOW" >/dev/null
+	person daicho add --no-baseline near --touches 'dir/**' --done-when file:dir/b.txt >/dev/null
+	person daicho add --no-baseline far --done-when file:c.txt >/dev/null
 	claim_work 1 w1 dir/a.txt a >/dev/null
 	claim_work 2 w2 dir/b.txt b >/dev/null
 	claim_work 3 w3 c.txt c >/dev/null
@@ -98,9 +98,9 @@ verify_queue() {
 }
 
 @test "a quick lane that fails: it is sent back, and the slow lane, checked on a trunk that did not come, is checked again" {
-	daicho add --no-baseline slow --done-when "cmd:$SLOW" >/dev/null
-	daicho add --no-baseline breaks --done-when file:b.txt >/dev/null
-	daicho add --no-baseline quick --done-when file:c.txt >/dev/null
+	person daicho add --no-baseline slow --done-when "cmd:$SLOW" >/dev/null
+	person daicho add --no-baseline breaks --done-when file:b.txt >/dev/null
+	person daicho add --no-baseline quick --done-when file:c.txt >/dev/null
 	claim_work 1 w1 a.txt a >/dev/null
 	claim_work 2 w2 b.txt broken >/dev/null
 	claim_work 3 w3 c.txt c >/dev/null

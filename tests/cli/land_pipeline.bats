@@ -22,7 +22,7 @@ task() {
 	local title="$1" ops="$2"
 	shift 2
 	printf '%s\n' "$ops" >"$TEST_ROOT/body"
-	daicho add "$title" --body-file "$TEST_ROOT/body" "$@"
+	person daicho add "$title" --body-file "$TEST_ROOT/body" "$@"
 }
 
 @test "31 tasks through run -j 4 --worktree: every honest one lands, nothing lost, the trunk green at every commit" {
@@ -45,10 +45,10 @@ task() {
 	EOF
 	git add . && git commit -qm 'the project'
 	start="$(trunk)"
-	daicho config land-check 'sh check-all.sh'
+	person daicho config land-check 'sh check-all.sh'
 	# Six appends to one file conflict with each other in turn: each
 	# goes back until it is redone on a trunk that has the others.
-	daicho config land-tries 8
+	person daicho config land-tries 8
 
 	for i in 1 2 3 4 5; do
 		s="$(task "schema $i" "write schema/t$i.sql table t$i" --done-when "file:schema/t$i.sql")"

@@ -65,7 +65,7 @@ ids() {
 	daicho report 2 --as w1
 	daicho claim 3 --as w1 >/dev/null
 	daicho block 3 --reason "needs a key" --as w1
-	daicho cancel 4
+	person daicho cancel 4
 	for pair in open:5 claimed:1 reported:2 blocked:3 cancelled:4; do
 		ok daicho ls --state "${pair%%:*}" --json
 		[ "$(ids <<<"$output")" = "[${pair#*:}]" ] || fail "state ${pair%%:*}: $output"
@@ -147,8 +147,8 @@ ids() {
 	daicho add "t14 p6 lib/*" --priority 6 --touches 'lib/*' >/dev/null # 14
 	# Last: on PostgreSQL a refused add still spends an id of the sequence.
 	daicho add "after a future t15" --priority 8 --after 15 2>/dev/null && fail "after a future id was accepted"
-	daicho cancel 8
-	daicho cancel 9
+	person daicho cancel 8
+	person daicho cancel 9
 	daicho claim 10 --as w0 >/dev/null
 	daicho report 10 --as w0
 	daicho claim 12 --as w0 --lease 1s >/dev/null

@@ -81,7 +81,7 @@ report_from_b() {
 	local commit
 	commit="$(work_in_b)"
 	report_from_b "$commit"
-	ok daicho config remote none
+	ok person daicho config remote none
 	sweep_says 0 1 0 0 0
 	assert_task 1 claimed w1 2
 	run sql "SELECT summary FROM verdicts WHERE task = 1"
@@ -92,7 +92,7 @@ report_from_b() {
 @test "report: with the setting remote none a commit made elsewhere is refused, nothing changed" {
 	local commit
 	commit="$(work_in_b)"
-	ok daicho config remote none
+	ok person daicho config remote none
 	snapshot_ledger
 	cd "$CLONE_B"
 	if backend_is_postgresql; then
@@ -174,11 +174,11 @@ report_from_b() {
 	refused 2 daicho sweep --remote=-x
 	[[ "$stderr" == *"bad remote name '-x' for --remote"* ]] || fail "$stderr"
 	refused 2 daicho verify 1 --remote 'a b'
-	refused 2 daicho config remote 'up:stream'
+	refused 2 person daicho config remote 'up:stream'
 	[[ "$stderr" == *"bad remote name 'up:stream' for remote"* ]] || fail "$stderr"
-	refused 2 daicho config remote a b
+	refused 2 person daicho config remote a b
 	assert_ledger_unchanged
-	ok daicho config remote upstream
+	ok person daicho config remote upstream
 	run daicho config remote
 	assert_output upstream
 }

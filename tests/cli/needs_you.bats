@@ -97,9 +97,9 @@ shown() {
 		[["blocked",2,'$T0',"needs the prod password"],["blocked",1,'$((T0 + MIN))',"which API version?"]]' \
 		<<<"$output" >/dev/null || fail "$output"
 	[ "$(shown 0)" = "daicho unblock 2" ]
-	ok $(shown 0)
+	ok person $(shown 0)
 	[ "$(needs '.[0].resolve[1]')" = "daicho release 1 --force" ]
-	ok daicho release 1 --force
+	ok person daicho release 1 --force
 	assert_needs ''
 	[ "$(task_field 2 state)" = claimed ]
 	[ "$(task_field 1 state)" = open ]
@@ -127,7 +127,7 @@ shown() {
 	# an agent looking at status is told how the person reads them
 	ok daicho status --as w1
 	assert_line --index 2 "    resolve: daicho inbox --as $ME"
-	ok $(shown 0)
+	ok person $(shown 0)
 	assert_line --index 0 --partial "the tests need a database"
 	assert_needs ''
 	# a long message is cut in the summary, whole in text
@@ -157,8 +157,8 @@ shown() {
 	jq -e '[.needs_you[] | [.kind, .id, .since_ms, .agent]] ==
 		[["overdue-wait",1,'$((T0 + HOUR))',"res"],["wait-needs-human",2,'$T0',"solo"]]' \
 		<<<"$output" >/dev/null || fail "$output"
-	ok $(shown 0)
-	ok daicho resume 2
+	ok person $(shown 0)
+	ok person daicho resume 2
 	assert_needs ''
 	[ "$(sql "SELECT state FROM agents WHERE name IN ('res','solo')" | sort -u)" = active ]
 	ok daicho inbox --as res
@@ -166,7 +166,7 @@ shown() {
 	# an agent still ends only its own waits
 	daicho wait --as res --for "more" >/dev/null
 	refused 3 daicho resume 3 --as solo
-	refused 2 daicho resume
+	refused 2 person daicho resume
 	stderr_contains "a person ends an agent's wait by its number: daicho resume WAIT"
 }
 
@@ -195,10 +195,10 @@ shown() {
 	jq -e '[.needs_you[] | [.kind, .id, .since_ms, .holds_back, .holds_back_directly]] ==
 		[["failed",1,'$T0',3,2],["failed",6,'$((T0 + MIN))',0,0]]' \
 		<<<"$output" >/dev/null || fail "$output"
-	ok $(shown 0)
+	ok person $(shown 0)
 	[ "$(task_field 1 state)" = open ]
 	[ "$(needs 'map(.id) | join(" ")')" = 6 ]
-	ok $(needs '.[0].resolve[1]')
+	ok person $(needs '.[0].resolve[1]')
 	[ "$(task_field 6 state)" = cancelled ]
 	assert_needs ''
 }
@@ -233,10 +233,10 @@ shown() {
 	# release --force: taken back from its holder
 	reject 2
 	[ "$(needs 'map(.id) | join(" ")')" = "1 2" ]
-	ok daicho release 2 --force
+	ok person daicho release 2 --force
 	[ "$(needs 'map(.id) | join(" ")')" = 1 ]
 	# an open one is resolved by edit or cancel
-	ok daicho release 1 --force
+	ok person daicho release 1 --force
 	assert_needs ''
 	daicho claim 1 --as w1 >/dev/null
 	reject 1
@@ -256,7 +256,7 @@ shown() {
 	done
 	[ "$(task_field 1 state)" = open ]
 	[ "$(needs '.[0].resolve | join(" | ")')" = "daicho edit 1 --body-file FILE | daicho cancel 1" ]
-	ok $(needs '.[0].resolve[1]')
+	ok person $(needs '.[0].resolve[1]')
 	assert_needs ''
 }
 
@@ -317,10 +317,10 @@ shown() {
 		[["stale-agent-holding","w1",'$T0',[1,3]],["stale-agent-holding","w2",'$((T0 + MIN))',[2]]]' \
 		<<<"$output" >/dev/null || fail "$output"
 	[ "$(needs '.[0].resolve | join(" | ")')" = "daicho release 1 --force | daicho release 3 --force" ]
-	ok daicho release 1 --force
+	ok person daicho release 1 --force
 	[ "$(needs '.[0].claims | map(tostring) | join(" ")')" = 3 ]
-	ok daicho release 3 --force
-	ok $(needs '.[0].resolve[0]')
+	ok person daicho release 3 --force
+	ok person $(needs '.[0].resolve[0]')
 	assert_needs ''
 }
 
@@ -345,8 +345,8 @@ shown() {
 	sleep 0.01
 	capture daicho run -j 1 --budget-tokens 50 -- sh -c 'echo r | daicho save "$DAICHO_TASK" --tokens-in 60'
 	assert_needs budget-stop
-	ok daicho cancel 6
-	ok daicho cancel 7
+	ok person daicho cancel 6
+	ok person daicho cancel 7
 	assert_needs ''
 }
 
@@ -357,7 +357,7 @@ shown() {
 	cd "$TEST_ROOT/repo"
 	daicho init >/dev/null
 	daicho agent start w1 >/dev/null
-	daicho config land off # verified is where this story ends
+	person daicho config land off # verified is where this story ends
 	daicho add t --done-when 'file:out.txt' >/dev/null
 	daicho claim 1 --as w1 >/dev/null
 	# The work on a branch: a commit on the trunk itself is no one's own.
@@ -379,7 +379,7 @@ shown() {
 		<<<"$output" >/dev/null || fail "$output"
 	# git mended, the check says so; the holder's next report is the sweep's
 	export PATH="${PATH#"$TEST_ROOT/fakegit:"}"
-	ok $(shown 0)
+	ok person $(shown 0)
 	daicho report 1 --as w1 --commit work >/dev/null
 	assert_needs ''
 	ok daicho sweep

@@ -1025,9 +1025,9 @@ lease_of() {
 	new_git_repo "$TEST_ROOT/repo"
 	cd "$TEST_ROOT/repo"
 	git checkout -q -b side
-	daicho config lease 7m >/dev/null
-	daicho config max-hold 2h >/dev/null
-	daicho config trunk main >/dev/null
+	person daicho config lease 7m >/dev/null
+	person daicho config max-hold 2h >/dev/null
+	person daicho config trunk main >/dev/null
 	batch_file "$TEST_ROOT/five.jsonl" set 5
 	daicho add --batch "$TEST_ROOT/five.jsonl" >/dev/null
 	start_pool
@@ -1045,7 +1045,7 @@ lease_of() {
 	[ "$(daicho --as w3 claim 4)" = 4 ]
 	[ "$(lease_of 4)" = $((7 * 60000)) ]
 	# A changed setting is read by the next claim (nothing is kept).
-	daicho config lease 9m >/dev/null
+	person daicho config lease 9m >/dev/null
 	[ "$(daicho --as w4 claim --next)" = 3 ]
 	[ "$(lease_of 3)" = $((9 * 60000)) ]
 	# Nothing ready after the settings went ahead: the refusal, and the
@@ -1353,7 +1353,7 @@ double_claims() {
 
 @test "pool: the lease setting changed while claims (new, by id, renewals) read it ahead through the pool: each claim's lease is the old value or the new, its maximum hold three of them" {
 	pg_only
-	daicho config lease 7m >/dev/null
+	person daicho config lease 7m >/dev/null
 	batch_file "$TEST_ROOT/terms.jsonl" terms 24
 	daicho add --batch "$TEST_ROOT/terms.jsonl" >/dev/null
 	start_pool -- --active 2
@@ -1362,7 +1362,7 @@ double_claims() {
 	(
 		export DAICHO_POOL=off
 		while [ ! -e "$TEST_ROOT/flip.stop" ]; do
-			daicho config lease 9m >/dev/null && daicho config lease 7m >/dev/null || exit 1
+			person daicho config lease 9m >/dev/null && person daicho config lease 7m >/dev/null || exit 1
 		done
 	) &
 	local flipper=$!

@@ -110,7 +110,7 @@ setup() {
 # --- cancel ------------------------------------------------------------------
 
 @test "cancel an open task: cancelled, prints nothing, never claimed again" {
-	ok daicho cancel 1 --reason "not needed"
+	ok person daicho cancel 1 --reason "not needed"
 	assert_output ""
 	[ "$(task_field 1 state)" = cancelled ]
 	ok daicho log 1 --json
@@ -126,7 +126,7 @@ setup() {
 	daicho add narrow --touches 'src/a.c' >/dev/null # 4
 	daicho claim 3 --as w1 >/dev/null
 	refused 4 daicho claim 4 --as w2
-	ok daicho cancel 3
+	ok person daicho cancel 3
 	[ "$(task_field 3 state)" = cancelled ]
 	ok daicho claim 4 --as w2
 	# the former holder can no longer act on it
@@ -136,11 +136,11 @@ setup() {
 @test "cancel a blocked or reported task" {
 	daicho claim 1 --as w1 >/dev/null
 	daicho block 1 --reason r --as w1
-	ok daicho cancel 1
+	ok person daicho cancel 1
 	[ "$(task_field 1 state)" = cancelled ]
 	daicho claim 2 --as w1 >/dev/null
 	daicho report 2 --as w1
-	ok daicho cancel 2
+	ok person daicho cancel 2
 	[ "$(task_field 2 state)" = cancelled ]
 }
 
@@ -171,8 +171,8 @@ setup() {
 	ok daicho cancel 4 --as w1
 	[ "$(task_field 4 state)" = cancelled ]
 	# A human may, whoever added it.
-	ok daicho cancel 1
-	ok daicho cancel 2
+	ok person daicho cancel 1
+	ok person daicho cancel 2
 	[ "$(task_field 1 state)" = cancelled ]
 	[ "$(task_field 2 state)" = cancelled ]
 	[ "$(sql "SELECT a.kind FROM events e JOIN agents a ON a.id = e.actor
@@ -186,13 +186,13 @@ human" ]
 
 @test "cancel a cancelled or verified task: exit 4, ledger unchanged" {
 	daicho add three >/dev/null
-	daicho cancel 1
+	person daicho cancel 1
 	# Set the states directly, as the sweep would.
 	sql "UPDATE tasks SET state = 'verified' WHERE id = 2"
 	snapshot_ledger
-	refused 4 daicho cancel 1
+	refused 4 person daicho cancel 1
 	stderr_contains cancelled
-	refused 4 daicho cancel 2
+	refused 4 person daicho cancel 2
 	stderr_contains verified
 	refused 4 daicho cancel 2 --as w1
 	assert_ledger_unchanged
@@ -206,7 +206,7 @@ human" ]
 	refused 4 daicho cancel 3 --as w1
 	assert_equal "$stderr" "daicho: cannot cancel task #3: it failed, and only $(id -un) who added it, or a human may give it up (or reopen it: 'daicho reopen 3')"
 	assert_ledger_unchanged
-	ok daicho cancel 3 --reason "not worth it"
+	ok person daicho cancel 3 --reason "not worth it"
 	[ "$(task_field 3 state)" = cancelled ]
 	ok daicho cancel 4 --as mgr
 	[ "$(task_field 4 state)" = cancelled ]
@@ -216,11 +216,11 @@ human" ]
 
 @test "cancel: unknown id 3, bad id 2, unknown flag 2" {
 	snapshot_ledger
-	refused 3 daicho cancel 99
-	refused 2 daicho cancel x
-	refused 2 daicho cancel
-	refused 2 daicho cancel 1 --bogus
-	refused 2 daicho cancel 1 --reason
+	refused 3 person daicho cancel 99
+	refused 2 person daicho cancel x
+	refused 2 person daicho cancel
+	refused 2 person daicho cancel 1 --bogus
+	refused 2 person daicho cancel 1 --reason
 	assert_ledger_unchanged
 }
 

@@ -12,7 +12,7 @@ setup() {
 
 @test "edit changes title, body, priority, labels, max attempts and check timeout; one event names each" {
 	daicho add t --label a --priority 1 >/dev/null
-	ok daicho edit 2 --title 'New title' --body 'new body' --priority 7 --label x --label y --max-attempts 5 --check-timeout 90s
+	ok person daicho edit 2 --title 'New title' --body 'new body' --priority 7 --label x --label y --max-attempts 5 --check-timeout 90s
 	assert_output ''
 	ok daicho show --json 2
 	run jq -c '[.title, .priority, .labels, .max_attempts, .check_timeout_ms, .body_bytes]' <<<"$output"
@@ -31,7 +31,7 @@ setup() {
 	[ "$(task_field 2 checks_version)" = 1 ]
 	DAICHO_AGENT=w1 ok daicho claim 2
 	printf 'r' | DAICHO_AGENT=w1 daicho save 2
-	ok daicho edit 2 --done-when saved --done-when 'cmd:test -n "$DAICHO_TASK"'
+	ok person daicho edit 2 --done-when saved --done-when 'cmd:test -n "$DAICHO_TASK"'
 	run task_field 2 'done_when | join(";")'
 	assert_output 'saved;cmd:test -n "$DAICHO_TASK"'
 	[ "$(task_field 2 checks_version)" = 2 ]
@@ -66,7 +66,7 @@ setup() {
 	DAICHO_AGENT=mgr refused 6 daicho edit 3 --done-when cmd:true
 	# The creator may; so may the human; others may change the rest.
 	DAICHO_AGENT=mgr ok daicho edit 2 --touches 'src/**'
-	ok daicho edit 2 --protect 'tests/**'
+	ok person daicho edit 2 --protect 'tests/**'
 	DAICHO_AGENT=w1 ok daicho edit 2 --title 'clearer title'
 	[ "$(task_field 2 checks_version)" = 3 ]
 }
@@ -74,20 +74,20 @@ setup() {
 @test "edit --after and --not-after change the edges, keep readiness true, and refuse a cycle naming it" {
 	daicho add a >/dev/null
 	daicho add b >/dev/null
-	ok daicho edit 3 --after 2
+	ok person daicho edit 3 --after 2
 	[ "$(task_field 3 unmet_after)" = 1 ]
 	run daicho ls --ready --json
 	[ "$(jq -c 'map(.id)' <<<"$output")" = '[1,2]' ]
 	snapshot_ledger
-	refused 4 daicho edit 2 --after 3
+	refused 4 person daicho edit 2 --after 3
 	assert_equal "$stderr" "daicho: dependency cycle: #2 -> #3 -> #2 (dependencies must form a DAG; drop that --after)"
-	refused 4 daicho edit 2 --after 2
-	refused 3 daicho edit 2 --after 99
-	refused 2 daicho edit 3 --after 2
+	refused 4 person daicho edit 2 --after 2
+	refused 3 person daicho edit 2 --after 99
+	refused 2 person daicho edit 3 --after 2
 	stderr_contains 'already comes after #2'
-	refused 2 daicho edit 2 --not-after 3
+	refused 2 person daicho edit 2 --not-after 3
 	assert_ledger_unchanged
-	ok daicho edit 3 --not-after 2
+	ok person daicho edit 3 --not-after 2
 	[ "$(task_field 3 unmet_after)" = 0 ]
 }
 
@@ -99,13 +99,13 @@ setup() {
 	stderr_contains 'nothing to change'
 	refused 2 daicho edit 2 --title ''
 	refused 2 daicho edit 2 --title "$(printf 'a\nb')"
-	refused 2 daicho edit 2 --done-when bogus
-	refused 2 daicho edit 2 --done-when file:../x
-	refused 2 daicho edit 2 --touches '/abs'
-	refused 2 daicho edit 2 --protect '../x'
+	refused 2 person daicho edit 2 --done-when bogus
+	refused 2 person daicho edit 2 --done-when file:../x
+	refused 2 person daicho edit 2 --touches '/abs'
+	refused 2 person daicho edit 2 --protect '../x'
 	refused 2 daicho edit 2 --max-attempts 0
 	refused 2 daicho edit 2 --priority x
-	refused 2 daicho edit 2 --check-timeout 0s
+	refused 2 person daicho edit 2 --check-timeout 0s
 	refused 2 daicho edit 2 --label 'a b'
 	refused 2 daicho edit 2 --body x --body-file -
 	refused 3 daicho edit 99 --title x
@@ -119,7 +119,7 @@ setup() {
 	DAICHO_NOW_MS=$T0 DAICHO_AGENT=w1 daicho claim 2 --lease 1s >/dev/null
 	DAICHO_NOW_MS=$((T0 + 5000)) ok daicho sweep
 	[ "$(task_field 2 state)" = failed ]
-	ok daicho reopen 2
+	ok person daicho reopen 2
 	ok daicho show --json 2
 	run jq -c '[.state, .attempts, .owner]' <<<"$output"
 	assert_output '["open",0,null]'
@@ -127,19 +127,19 @@ setup() {
 	ok daicho events --json
 	run jq -c '[.[] | select(.task == 2) | .kind]' <<<"$output"
 	assert_output '["add","claim","lease-expired","fail","reopen"]'
-	ok daicho cancel 3
-	ok daicho reopen 3
+	ok person daicho cancel 3
+	ok person daicho reopen 3
 	[ "$(task_field 3 state)" = open ]
 }
 
 @test "reopen: refused for a task that is not failed or cancelled (exit 4) and for an agent that did not add it (exit 6)" {
 	DAICHO_AGENT=mgr daicho add a >/dev/null
-	daicho cancel 2
+	person daicho cancel 2
 	snapshot_ledger
-	refused 4 daicho reopen 1
+	refused 4 person daicho reopen 1
 	stderr_contains 'only a failed or cancelled task is reopened'
 	DAICHO_AGENT=w1 refused 6 daicho reopen 2
-	refused 3 daicho reopen 99
+	refused 3 person daicho reopen 99
 	assert_ledger_unchanged
 	DAICHO_AGENT=mgr ok daicho reopen 2
 }
@@ -150,7 +150,7 @@ setup() {
 	DAICHO_AGENT=w1 daicho claim 2 >/dev/null
 	DAICHO_AGENT=w1 daicho block 2 --reason 'need the API key'
 	DAICHO_AGENT=w2 refused 6 daicho unblock 2
-	ok daicho unblock 2 --json
+	ok person daicho unblock 2 --json
 	assert_output '{"id":2,"to":"owner"}'
 	[ "$(task_field 2 state)" = claimed ]
 	[ "$(task_field 2 owner)" = w1 ]
@@ -161,10 +161,10 @@ setup() {
 	# A holder gone quiet: the task goes back to open.
 	DAICHO_NOW_MS=$T0 DAICHO_AGENT=w3 daicho claim 3 >/dev/null
 	DAICHO_NOW_MS=$T0 DAICHO_AGENT=w3 daicho block 3 --reason gone
-	DAICHO_NOW_MS=$((T0 + 3600000)) ok daicho unblock 3 --json
+	DAICHO_NOW_MS=$((T0 + 3600000)) ok person daicho unblock 3 --json
 	assert_output '{"id":3,"to":"open"}'
 	[ "$(task_field 3 owner)" = null ]
-	refused 4 daicho unblock 3
+	refused 4 person daicho unblock 3
 }
 
 @test "release --force: a human takes a task back from any holder, who is told; an agent is refused" {
@@ -174,11 +174,11 @@ setup() {
 	DAICHO_AGENT=w2 refused 6 daicho release 2 --force
 	refused 4 daicho release 2
 	assert_ledger_unchanged
-	ok daicho release 2 --force
+	ok person daicho release 2 --force
 	ok daicho show --json 2
 	run jq -c '[.state, .owner, .attempts]' <<<"$output"
 	assert_output '["open",null,0]'
 	DAICHO_AGENT=w1 ok daicho inbox
 	assert_output --partial 'task #2 was taken back from you'
-	refused 4 daicho release 2 --force
+	refused 4 person daicho release 2 --force
 }

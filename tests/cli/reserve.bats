@@ -429,7 +429,7 @@ let_psql_go() {
 	daicho add T >/dev/null
 	daicho reserve 'src/**' --task 1 --as a
 	refused 4 daicho reserve src/x.c --as b
-	daicho cancel 1 >/dev/null
+	person daicho cancel 1 >/dev/null
 	ok daicho reserve src/x.c --as b
 }
 

@@ -87,10 +87,10 @@ as_psql() {
 	createdb "${tag}_imp"
 	local target="${DAICHO_LEDGER/\/\/\/$tag?/\/\/\/${tag}_imp?}"
 	daicho --ledger "$target" init >/dev/null
-	DAICHO_LEDGER="$target&user=$AGENT_ROLE" run daicho import "$TEST_ROOT/ledger.jsonl"
+	DAICHO_LEDGER="$target&user=$AGENT_ROLE" run person daicho import "$TEST_ROOT/ledger.jsonl"
 	[ "$status" -ne 0 ] || fail "an agent's login imported"
 	[ "$(psql -X -At "$target" -c 'SELECT count(*) FROM tasks')" = 0 ]
-	DAICHO_LEDGER="$target&user=$HUMAN_ROLE" run daicho import "$TEST_ROOT/ledger.jsonl"
+	DAICHO_LEDGER="$target&user=$HUMAN_ROLE" run person daicho import "$TEST_ROOT/ledger.jsonl"
 	[ "$status" -eq 0 ] || fail "$output"
 	[ "$(psql -X -At "$target" -c 'SELECT count(*) FROM tasks')" = 1 ]
 }

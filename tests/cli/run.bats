@@ -965,7 +965,7 @@ exit 0'
 	L="$repo/.git/daicho/ledger.db"
 	[ -f "$L" ]
 	# The worktrees' own story: what lands is land.bats's.
-	daicho config land off
+	person daicho config land off
 	local base
 	base="$(git rev-parse HEAD)"
 	daicho add commits --done-when file:made.txt --done-when commit >/dev/null

@@ -37,7 +37,7 @@ reach() {
 @test "--check-needs net, set by a person, gives a task's checks the host's network; without it they have none" {
 	listen
 	daicho add sealed --done-when "$(reach out1.txt)" --touches out1.txt >/dev/null
-	daicho add --check-needs net open --done-when "$(reach out2.txt)" --touches out2.txt >/dev/null
+	person daicho add --check-needs net open --done-when "$(reach out2.txt)" --touches out2.txt >/dev/null
 	claim_work 1 w1 out1.txt one >/dev/null
 	claim_work 2 w2 out2.txt two >/dev/null
 	daicho sweep >/dev/null
@@ -48,7 +48,7 @@ reach() {
 	run daicho show 2
 	assert_output --partial "judged      cmd: checks get the network (--check-needs net)"
 	# The person may take it back; an agent may not give or take it.
-	ok daicho edit 2 --check-needs none
+	ok person daicho edit 2 --check-needs none
 	[ "$(daicho show --json 2 | jq -r .check_needs)" = null ]
 	snapshot_ledger
 	refused 6 daicho --as w1 edit 1 --check-needs net
@@ -59,12 +59,12 @@ reach() {
 @test "--check-needs and --no-baseline: bad values and combinations are refused with one line, exit 2, the ledger unchanged" {
 	daicho add t --done-when file:a.txt >/dev/null
 	snapshot_ledger
-	refused 2 daicho add u --check-needs internet
-	refused 2 daicho add u --check-needs ''
-	refused 2 daicho edit 1 --check-needs all
-	refused 2 daicho edit 1 --no-baseline --baseline
-	refused 2 daicho config sandbox maybe
-	refused 2 daicho config sandbox on off
+	refused 2 person daicho add u --check-needs internet
+	refused 2 person daicho add u --check-needs ''
+	refused 2 person daicho edit 1 --check-needs all
+	refused 2 person daicho edit 1 --no-baseline --baseline
+	refused 2 person daicho config sandbox maybe
+	refused 2 person daicho config sandbox on off
 	assert_ledger_unchanged
 }
 
@@ -83,7 +83,7 @@ reach() {
 		fail "summary: $(jq -r .last_verdict.summary <<<"$output")"
 	[ "$(sql "SELECT count(*) FROM events WHERE kind = 'verify-deferred' AND task = 1")" = 1 ]
 	# The person's choice: unsandboxed, and the verdict says so.
-	ok daicho config sandbox off
+	ok person daicho config sandbox off
 	run unshare -m sh -c "mount --bind /dev/null /usr/bin/bwrap && exec daicho sweep"
 	assert_success
 	[ "$(daicho show --json 1 | jq -r .last_verdict.sandbox)" = off ]
@@ -101,8 +101,8 @@ reach() {
 	refute_output --partial "#1 blocked by w1"
 	assert_output --partial "resolve: daicho edit 1 --done-when ... | daicho edit 1 --no-baseline | daicho unblock 1"
 	# The person's way out: judged on the commit alone, it lands.
-	ok daicho edit 1 --no-baseline
-	ok daicho unblock 1
+	ok person daicho edit 1 --no-baseline
+	ok person daicho unblock 1
 	daicho report 1 --as w1 --commit "$(git -C "$REPO" rev-parse work/1)"
 	daicho sweep >/dev/null
 	[ "$(state 1)" = landed ]

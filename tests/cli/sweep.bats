@@ -126,7 +126,7 @@ teardown() {
 
 @test "a sweep killed mid-verification: its checkout is left, then mended and used again, and the task verified once its verification claim runs out" {
 	local mark='sleep 31.7182'
-	daicho add --no-baseline t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
+	person daicho add --no-baseline t --done-when "cmd:test -e '$TEST_ROOT/go' || $mark" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
 	work_branch
 	echo work >work.txt
@@ -164,9 +164,9 @@ teardown() {
 
 @test "sweep --json prints one object with verified, rejected, failed, expired, pruned, stale, waits and landing" {
 	export DAICHO_NOW_MS=$T0
-	daicho add --no-baseline honest --done-when file:README >/dev/null
-	daicho add --no-baseline liar --max-attempts 1 --done-when file:nothing.txt >/dev/null
-	daicho add --no-baseline crashed >/dev/null
+	person daicho add --no-baseline honest --done-when file:README >/dev/null
+	person daicho add --no-baseline liar --max-attempts 1 --done-when file:nothing.txt >/dev/null
+	person daicho add --no-baseline crashed >/dev/null
 	claim_report 1 w1
 	claim_report 2 w1
 	daicho claim 3 --as w2 --lease 1s >/dev/null
@@ -184,7 +184,7 @@ teardown() {
 }
 
 @test "sweep --every 1s loops until SIGTERM, then exits 0 promptly" {
-	daicho add --no-baseline t --done-when file:README >/dev/null
+	person daicho add --no-baseline t --done-when file:README >/dev/null
 	claim_report 1 w1
 	daicho sweep --every 1s >"$TEST_ROOT/sweep.out" 2>"$TEST_ROOT/sweep.err" 3>&- &
 	SWEEP_PID=$!
@@ -211,7 +211,7 @@ teardown() {
 }
 
 @test "sweep --every --json: an object with at_ms only for a pass that changed something" {
-	daicho add --no-baseline t --done-when file:README >/dev/null
+	person daicho add --no-baseline t --done-when file:README >/dev/null
 	claim_report 1 w1
 	daicho sweep --every 300ms --json >"$TEST_ROOT/sweep.out" 2>&1 3>&- &
 	SWEEP_PID=$!
@@ -266,8 +266,8 @@ teardown() {
 
 @test "a pass verifies the reports that existed when it began; a report made meanwhile waits for the next pass" {
 	unsandboxed
-	daicho add --no-baseline slow --done-when "cmd:touch $TEST_ROOT/started; sleep 1" >/dev/null
-	daicho add --no-baseline later --done-when file:README >/dev/null
+	person daicho add --no-baseline slow --done-when "cmd:touch $TEST_ROOT/started; sleep 1" >/dev/null
+	person daicho add --no-baseline later --done-when file:README >/dev/null
 	claim_report 1 w1
 	[ "$(daicho claim 2 --as w2)" = 2 ]
 	c2="$(commit_work 2)"

@@ -33,7 +33,7 @@ setup() {
 		refused 2 daicho block 1 --as w1 --reason "stuck $bad"
 		refused 2 daicho send w1 "hello $bad"
 		refused 2 daicho edit 1 --title "t$bad"
-		refused 2 daicho config protect "tests/$bad"
+		refused 2 person daicho config protect "tests/$bad"
 		assert_ledger_unchanged
 		n=$((n + 1))
 	done
@@ -60,7 +60,7 @@ setup() {
 		"add t --check-timeout $big" "ls --state $big" "add t --$big" \
 		"send $big hi" "add t --done-when bogus$big" "config $big x"; do
 		# shellcheck disable=SC2086 # the words are the command line
-		capture daicho $cmd
+		capture person daicho $cmd
 		[ "$status" -ne 0 ] || fail "'${cmd:0:40}...' succeeded"
 		assert_one_error_line
 		[ "${#stderr}" -le 1100 ] || fail "'${cmd:0:40}...': ${#stderr} bytes on stderr"

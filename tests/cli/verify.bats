@@ -68,8 +68,8 @@ teardown() {
 @test "cmd:SHELL passes on exit 0, with \$DAICHO_TASK set, at the root of the checkout of the reported commit" {
 	mkdir sub
 	cd sub # the worker and the sweep both stand in a subdirectory
-	daicho add --no-baseline a >/dev/null
-	daicho add --no-baseline t --done-when 'cmd:echo "task=$DAICHO_TASK pwd=$(pwd)"' >/dev/null
+	person daicho add --no-baseline a >/dev/null
+	person daicho add --no-baseline t --done-when 'cmd:echo "task=$DAICHO_TASK pwd=$(pwd)"' >/dev/null
 	claim_report 2 w1
 	sweep_says 1 0 0 0 0
 	assert_task 2 verified w1 1
@@ -98,7 +98,7 @@ teardown() {
 }
 
 @test "cmd:SHELL gets the task only through \$DAICHO_TASK: nothing from the task is pasted into the shell text" {
-	daicho add --no-baseline '$(touch pwned-title)' --body '`touch pwned-body`' --done-when 'cmd:echo "task $DAICHO_TASK"' >/dev/null
+	person daicho add --no-baseline '$(touch pwned-title)' --body '`touch pwned-body`' --done-when 'cmd:echo "task $DAICHO_TASK"' >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ]
 	daicho report 1 --as w1 --commit "$(commit_work 1)" --note '"; touch pwned-note; echo "'
 	sweep_says 1 0 0 0 0
@@ -164,8 +164,8 @@ teardown() {
 	printf 'left.txt\n' >.gitignore
 	printf 'original\n' >tracked.txt
 	git add .gitignore tracked.txt && git commit -qm 'ignore left.txt'
-	daicho add --no-baseline one --done-when 'cmd:echo left >left.txt; echo new >untracked.txt; echo changed >tracked.txt; mkdir -p d/e; echo x >d/e/f' >/dev/null
-	daicho add --no-baseline two --done-when 'cmd:test ! -e left.txt && test ! -e untracked.txt && test ! -e d && grep -qx original tracked.txt && pwd' >/dev/null
+	person daicho add --no-baseline one --done-when 'cmd:echo left >left.txt; echo new >untracked.txt; echo changed >tracked.txt; mkdir -p d/e; echo x >d/e/f' >/dev/null
+	person daicho add --no-baseline two --done-when 'cmd:test ! -e left.txt && test ! -e untracked.txt && test ! -e d && grep -qx original tracked.txt && pwd' >/dev/null
 	claim_report 1 w1
 	sweep_says 1 0 0 0 0
 	claim_report 2 w2
@@ -173,8 +173,8 @@ teardown() {
 	[ "$(tf 2 'own[0].output')" = "$VERIFY_DIR/warm-0" ]
 	assert_no_worktrees
 	# Two at once take two.
-	daicho add --no-baseline three --done-when 'cmd:sleep 1; pwd' >/dev/null
-	daicho add --no-baseline four --done-when 'cmd:sleep 1; pwd' >/dev/null
+	person daicho add --no-baseline three --done-when 'cmd:sleep 1; pwd' >/dev/null
+	person daicho add --no-baseline four --done-when 'cmd:sleep 1; pwd' >/dev/null
 	claim_report 3 w1
 	claim_report 4 w2
 	SWEEP_OPTS="-j 2" sweep_says 2 0 0 0 0
@@ -257,7 +257,7 @@ report_on_branch() {
 	done
 	# The checks here are about what a check leaves running, not about
 	# the work: they pass before it too (the person says so).
-	daicho add t --no-baseline --check-timeout "${CHECK_TIMEOUT:-30s}" "${args[@]}" >/dev/null
+	person daicho add t --no-baseline --check-timeout "${CHECK_TIMEOUT:-30s}" "${args[@]}" >/dev/null
 	[ "$(daicho claim 1 --as w1)" = 1 ] || fail "claim 1 failed"
 	git checkout -q -b work
 	echo work >out.txt
@@ -563,7 +563,7 @@ report_on_branch() {
 # --- show ---------------------------------------------------------------------
 
 @test "show prints the evidence of the last verdict: each check, PASS/FAIL and the output tail" {
-	daicho add --no-baseline t --done-when file:README --done-when 'cmd:cat msg.txt; test -f ok' >/dev/null
+	person daicho add --no-baseline t --done-when file:README --done-when 'cmd:cat msg.txt; test -f ok' >/dev/null
 	run daicho show 1
 	refute_line --regexp '^verdict'
 	[ "$(tf 1 .last_verdict)" = null ]
@@ -593,8 +593,8 @@ report_on_branch() {
 # --- verify ID ------------------------------------------------------------------
 
 @test "verify ID prints the evidence and changes nothing; exit 5 when a check fails" {
-	daicho add --no-baseline good --done-when file:README >/dev/null
-	daicho add --no-baseline bad --done-when file:a.txt --done-when 'cmd:echo "checking $DAICHO_TASK"' >/dev/null
+	person daicho add --no-baseline good --done-when file:README >/dev/null
+	person daicho add --no-baseline bad --done-when file:a.txt --done-when 'cmd:echo "checking $DAICHO_TASK"' >/dev/null
 	claim_report 1 w1
 	claim_report 2 w1
 	ledger_data >"$TEST_ROOT/dump.before"
@@ -634,8 +634,8 @@ report_on_branch() {
 }
 
 @test "verify ID --apply on a reported task applies the verdict as the sweep would" {
-	daicho add --no-baseline good --done-when file:README >/dev/null
-	daicho add --no-baseline bad --done-when file:a.txt >/dev/null
+	person daicho add --no-baseline good --done-when file:README >/dev/null
+	person daicho add --no-baseline bad --done-when file:a.txt >/dev/null
 	claim_report 1 w1
 	claim_report 2 w1
 
@@ -661,9 +661,9 @@ report_on_branch() {
 	# The checks run at the recorded commit, which cannot change; what a
 	# cmd: check depends on outside the repository can.
 	touch "$TEST_ROOT/service-up"
-	daicho add --no-baseline a --done-when file:a.txt --done-when "cmd:test -f $TEST_ROOT/service-up" >/dev/null
-	daicho add --no-baseline dependent --after 1 >/dev/null
-	daicho add --no-baseline still-good --done-when file:README >/dev/null
+	person daicho add --no-baseline a --done-when file:a.txt --done-when "cmd:test -f $TEST_ROOT/service-up" >/dev/null
+	person daicho add --no-baseline dependent --after 1 >/dev/null
+	person daicho add --no-baseline still-good --done-when file:README >/dev/null
 	echo a >a.txt
 	claim_report 1 w1
 	claim_report 3 w1
@@ -787,8 +787,8 @@ rejected_for() {
 }
 
 @test "new work: a commit already accepted for another task is rejected" {
-	daicho add --no-baseline one --done-when file:README >/dev/null
-	daicho add --no-baseline two --done-when file:README >/dev/null
+	person daicho add --no-baseline one --done-when file:README >/dev/null
+	person daicho add --no-baseline two --done-when file:README >/dev/null
 	claim_report 1 w1
 	sweep_says 1 0 0 0 0
 	[ "$(daicho claim 2 --as w2)" = 2 ]
@@ -798,7 +798,7 @@ rejected_for() {
 }
 
 @test "new work is judged against the trunk set with 'daicho config trunk', whatever the main checkout has out" {
-	ok daicho config trunk main
+	ok person daicho config trunk main
 	git checkout -q -b side
 	echo s >side.txt
 	git add side.txt
@@ -851,7 +851,7 @@ rejected_for() {
 	echo 'true' >tests/run.sh
 	git add tests
 	git commit -q -m tests
-	ok daicho config protect 'tests/**'
+	ok person daicho config protect 'tests/**'
 	daicho add worker --done-when file:out.md >/dev/null
 	daicho add test-writer --touches 'tests/**' --done-when file:tests/new.sh >/dev/null
 	daicho add guarded-writer --touches 'tests/**' --protect tests/run.sh --done-when file:tests/new2.sh >/dev/null
@@ -912,10 +912,10 @@ rejected_for() {
 
 @test "config trunk refuses a branch the repository does not have (exit 3), changing nothing" {
 	snapshot_ledger
-	refused 3 daicho config trunk mian
+	refused 3 person daicho config trunk mian
 	assert_equal "$stderr" "daicho: no branch 'mian' in the repository at $REPO (see 'git branch'; nothing was changed)"
 	assert_ledger_unchanged
-	ok daicho config trunk main
+	ok person daicho config trunk main
 }
 
 @test "the trunk's merges of other tasks' accepted work are not this task's own work" {
@@ -956,13 +956,13 @@ rejected_for() {
 
 @test "a verification running while the checks are edited does not decide: the next pass runs the new checks" {
 	unsandboxed
-	daicho add --no-baseline t --done-when "cmd:touch $TEST_ROOT/old-ran; sleep 1" >/dev/null
+	person daicho add --no-baseline t --done-when "cmd:touch $TEST_ROOT/old-ran; sleep 1" >/dev/null
 	claim_report 1 w1
 	daicho sweep -j 1 >"$TEST_ROOT/pass" 2>&1 &
 	local pid=$!
 	for _ in $(seq 100); do [ -e "$TEST_ROOT/old-ran" ] && break; sleep 0.05; done
 	[ -e "$TEST_ROOT/old-ran" ] || fail "the old check never ran"
-	ok daicho edit 1 --done-when "cmd:touch $TEST_ROOT/new-ran"
+	ok person daicho edit 1 --done-when "cmd:touch $TEST_ROOT/new-ran"
 	wait "$pid"
 	[ "$(tf 1 .state)" = reported ] || fail "decided on the old checks: $(tf 1 .last_verdict.summary)"
 	sweep_says 1 0 0 0 0
@@ -987,7 +987,7 @@ rejected_for() {
 	echo 'true' >tests/run.sh
 	git add tests
 	git commit -q -m tests
-	ok daicho config protect 'tests/**'
+	ok person daicho config protect 'tests/**'
 	# An agent adds itself a task that "touches" the protected tests.
 	DAICHO_AGENT=w1 daicho add sneaky --touches 'tests/**' --done-when file:tests/run.sh >/dev/null
 	echo 'exit 0' >tests/run.sh
@@ -996,7 +996,7 @@ rejected_for() {
 	rejected_for 1 "changes tests/run.sh, which the ledger protects"
 	# A person sets the same touches: now they exempt it (and, as its
 	# check passes before the work too, judges it on its commit alone).
-	ok daicho edit 1 --touches 'tests/**' --touches 'tests/*' --no-baseline
+	ok person daicho edit 1 --touches 'tests/**' --touches 'tests/*' --no-baseline
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 }

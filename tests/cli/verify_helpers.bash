@@ -66,7 +66,7 @@ verify_setup() {
 	# These suites judge verification alone, so verified is where a task
 	# stops here; landing (on by default in git) is land.bats's to test,
 	# with verification underneath.
-	[ -n "${VERIFY_LANDS:-}" ] || daicho config land off >/dev/null
+	[ -n "${VERIFY_LANDS:-}" ] || person daicho config land off >/dev/null
 }
 
 setup() {
@@ -237,5 +237,5 @@ assert_no_worktrees() {
 # lets a person do. What the sandbox stops is tested in
 # judge_adversary.bats.
 unsandboxed() {
-	daicho config sandbox off >/dev/null
+	person daicho config sandbox off >/dev/null
 }

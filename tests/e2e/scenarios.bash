@@ -462,8 +462,8 @@ scenario_land_sent_back() {
 	# Both change the file their checks read, and both must be claimed at
 	# once (overlapping --touches would not be): a person judges them
 	# without the base's run (docs/verification.md).
-	daicho add --no-baseline one --done-when 'cmd:grep -qx one config.txt' >/dev/null
-	daicho add --no-baseline two --body 'Add the line two at the end of config.txt.' \
+	person daicho add --no-baseline one --done-when 'cmd:grep -qx one config.txt' >/dev/null
+	person daicho add --no-baseline two --body 'Add the line two at the end of config.txt.' \
 		--done-when 'cmd:grep -qx two config.txt' >/dev/null
 	for t in 1:one 2:two; do
 		local id="${t%%:*}" line="${t#*:}"

@@ -85,7 +85,7 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 	daicho --as w1 claim "$blocked" >/dev/null
 	daicho --as w1 block "$blocked" --reason stuck >/dev/null
 	cancelled="$(daicho add three)"
-	daicho cancel "$cancelled" >/dev/null
+	person daicho cancel "$cancelled" >/dev/null
 	start_server
 	login_cookie "$TEST_ROOT/jar"
 	snapshot_ledger

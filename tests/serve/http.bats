@@ -267,7 +267,7 @@ load helpers
 	cd "$TEST_ROOT/repo"
 	export DAICHO_LEDGER="$TEST_ROOT/repo/.git/daicho/ledger.db"
 	daicho init >/dev/null
-	daicho land --pause >/dev/null
+	person daicho land --pause >/dev/null
 	daicho add 'land me' --done-when file:a.txt >/dev/null
 	daicho --as w1 claim 1 >/dev/null
 	git checkout -q -b w1
