@@ -8,7 +8,7 @@ BUILD ?= build
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := sqlite3 jansson
+PKGS := sqlite3 jansson nettle
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral

@@ -5,7 +5,7 @@
 # apt-get; otherwise it prints the exact command to run.
 # Usage: scripts/deps.sh [build|check|bench]
 set -eu
-want="pkg-config libsqlite3-dev libjansson-dev libmicrohttpd-dev libgraphviz-dev libpq-dev"
+want="pkg-config libsqlite3-dev libjansson-dev nettle-dev libmicrohttpd-dev libgraphviz-dev libpq-dev"
 case "${1:-build}" in
 check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl postgresql bubblewrap strace" ;;
 bench) want="$want sqlite3 git hyperfine parallel task-spooler bubblewrap strace" ;;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/audit.h"
 #include "core/settings.h"
 #include "integ/install.h"
 #include "util/gitref.h"
@@ -212,6 +213,48 @@ const struct cmd_entry cmd_init_entry = {
 	.exec = exec_init,
 };
 
+/*
+ * doctor --audit: replay the events against the tables (core/audit.h),
+ * print what no event explains, and keep the result for NEEDS YOU.
+ */
+static int
+exec_audit(struct cmd_ctx *ctx)
+{
+	struct audit_stats stats;
+	json_t *findings = json_array(), *f;
+	size_t i;
+	int rc;
+
+	if ((rc = ledger_open(ctx->ledger_path.buf, &ctx->ledger, ctx->err)) < 0 ||
+	    (rc = audit_run(ctx->ledger, findings, &stats, ctx->err)) < 0)
+		goto done;
+	/* A ledger this caller may only read is audited, not recorded. */
+	if (!ledger_read_only(ctx->ledger) &&
+	    (rc = audit_record(ctx->ledger, findings, ctx->err)) < 0)
+		goto done;
+	if (ctx->json) {
+		rc = cmd_print_json(ctx, json_pack("{s:I, s:I, s:I, s:O}", "events",
+		    (json_int_t)stats.events, "before_chain",
+		    (json_int_t)stats.before_chain, "tasks",
+		    (json_int_t)stats.tasks, "findings", findings));
+	} else {
+		printf("%lld events (%lld chained), %lld tasks replayed\n",
+		    (long long)stats.events,
+		    (long long)(stats.events - stats.before_chain),
+		    (long long)stats.tasks);
+		json_array_foreach(findings, i, f)
+			printf("  %s\n", cmd_json_str(f, "why", ""));
+	}
+	if (rc == 0 && json_array_size(findings) > 0)
+		rc = err_set(ctx->err, ERR_FAILED, "%zu row%s no event explains: "
+		    "the ledger was written around daicho (see docs/security.md, "
+		    "'Tamper evidence')", json_array_size(findings),
+		    json_array_size(findings) == 1 ? "" : "s");
+done:
+	json_decref(findings);
+	return rc;
+}
+
 static int
 exec_doctor(struct cmd_ctx *ctx)
 {
@@ -220,6 +263,8 @@ exec_doctor(struct cmd_ctx *ctx)
 	size_t i, failed = 0;
 	int rc = 0;
 
+	if (cmd_has(ctx, "audit"))
+		return exec_audit(ctx);
 	project_root(&root);
 	install_doctor(root.buf, ctx->ledger_path.buf, &checks);
 	json_array_foreach(checks, i, c)
@@ -254,7 +299,7 @@ exec_doctor(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
-	.usage = "doctor",
+	.usage = "doctor [--audit]",
 	.summary = "check that the ledger and the agent hooks are in place",
 	.help =
 	    "Checks, and says how to fix: the ledger is whole (SQLite's integrity\n"
@@ -299,8 +344,20 @@ const struct cmd_entry cmd_doctor_entry = {
 	    "Exit 0 when all pass, else 1. JSON: [{check, ok, detail, fix}]\n"
 	    "(fix only when not ok); checks include \"CLIENT hooks in worktree\",\n"
 	    "\"CLIENT hooks committed\", \"codex project trust\", \"codex hooks\n"
-	    "trusted\" and \"gemini folder trust\".\n",
-	.options = (const struct cmd_option[]){ { 0 } },
+	    "trusted\" and \"gemini folder trust\".\n\n"
+	    "--audit checks the ledger's record instead: the events' hash chain\n"
+	    "(each event's hash follows from the one before), then the events\n"
+	    "replayed against the tables. It names every row no event explains:\n"
+	    "an event changed, removed or inserted around daicho; a task whose\n"
+	    "state its events do not give (a sqlite3 UPDATE to verified); a task\n"
+	    "no event added; a task whose checks are not the ones its events set.\n"
+	    "The result is kept, and NEEDS YOU shows a failed one ('daicho\n"
+	    "status'); the sweep audits too, once an hour. Exit 0 when every row\n"
+	    "is explained, else 1. JSON: {events, before_chain, tasks, findings:\n"
+	    "[{kind: event|task, event|task: ID, why}]}. See docs/security.md.\n",
+	.options = (const struct cmd_option[]){
+	    { "audit", 0, NULL, "replay the events; name rows none explains" },
+	    { 0 } },
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,

@@ -155,6 +155,12 @@ print_sweep(struct cmd_ctx *ctx, const struct sweep_stats *s, int64_t at_ms)
 {
 	char held[64] = "";
 
+	/* Not in the counts: it is about the ledger, not this pass's work. */
+	if (s->audited && s->tampered > 0)
+		fprintf(stderr, "daicho: the audit found %lld row%s that no event "
+		    "explains: the ledger was written around daicho (see 'daicho "
+		    "doctor --audit')\n", (long long)s->tampered,
+		    s->tampered == 1 ? "" : "s");
 	if (ctx->json) {
 		json_t *o = json_pack(
 		    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "verified",

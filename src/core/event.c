@@ -33,8 +33,13 @@ event_append(struct ledger *ledger, int64_t actor, const char *kind,
     int64_t task, json_t *detail, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "INSERT INTO events (at_ms, actor, kind, task, detail)"
-	    " VALUES (?, ?, ?, ?, ?)", err);
+	    "INSERT INTO events (at_ms, actor, kind, task, detail, hash)"
+	    " SELECT v.at_ms, v.actor, v.kind, v.task, v.detail, "
+	    EVENT_HASH_SQL("v", "(SELECT hash FROM events ORDER BY id DESC"
+		" LIMIT 1)")
+	    " FROM (SELECT CAST(?1 AS BIGINT) AS at_ms, CAST(?2 AS BIGINT)"
+	    "  AS actor, CAST(?3 AS TEXT) AS kind, CAST(?4 AS BIGINT) AS task,"
+	    "  CAST(?5 AS TEXT) AS detail) AS v", err);
 	char *text = NULL;
 	int rc;
 

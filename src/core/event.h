@@ -23,7 +23,24 @@ struct event {
 };
 
 /*
- * Append an event inside the caller's write transaction. detail (may be
+ * The hash chain (tamper evidence on one account): each event's hash is
+ * the SHA-256 (SQL daicho_sha256(), hex) of the hash before it (by id;
+ * '' for the first, or when the one before has none, an event from before
+ * the chain) and its own columns, as text joined by '|':
+ * prev|at_ms|actor|kind|task|detail, NULLs as ''. EVENT_HASH_SQL(ROW,
+ * PREV) is that expression for the columns of ROW (a table alias) and the
+ * SQL expression PREV for the hash before; one expression for writing and
+ * for checking, on both engines.
+ */
+#define EVENT_HASH_SQL(row, prev) \
+	"daicho_sha256(coalesce(" prev ", '') || '|' || CAST(" row ".at_ms AS" \
+	" TEXT) || '|' || coalesce(CAST(" row ".actor AS TEXT), '') || '|' ||" \
+	" " row ".kind || '|' || coalesce(CAST(" row ".task AS TEXT), '') ||" \
+	" '|' || coalesce(" row ".detail, ''))"
+
+/*
+ * Append an event inside the caller's write transaction, chained to the
+ * one before it (EVENT_HASH_SQL). detail (may be
  * NULL) is consumed: its reference is stolen. task may be 0; actor 0 means
  * the connection's caller (none when there is no caller). Through a pool
  * its failure may be reported by the transaction's next statement or its

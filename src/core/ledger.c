@@ -14,6 +14,7 @@
 #include "util/alloc.h"
 #include "util/duration.h"
 #include "util/clock.h"
+#include "util/sha256.h"
 #include "util/filelock.h"
 #include "util/path.h"
 #include "util/strlist.h"
@@ -1352,6 +1353,25 @@ refuse_symlinks(const char *path, struct err *err)
 }
 
 /*
+ * SQL daicho_sha256(TEXT): its SHA-256 in hex, NULL for NULL. The event
+ * log's hash chain (core/event.c) is written and checked in SQL, the same
+ * on PostgreSQL, where the migration defines the function.
+ */
+static void
+sql_sha256(sqlite3_context *context, int argc, sqlite3_value **argv)
+{
+	char hex[SHA256_HEX_BYTES];
+	const unsigned char *text;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return; /* the result stays NULL */
+	text = sqlite3_value_text(argv[0]);
+	sha256_hex(text, (size_t)sqlite3_value_bytes(argv[0]), hex);
+	sqlite3_result_text(context, hex, -1, SQLITE_TRANSIENT);
+}
+
+/*
  * Open the connection to name (a path, or a URI with SQLITE_OPEN_URI) with
  * flags, and configure it.
  */
@@ -1375,6 +1395,9 @@ open_connection(struct ledger *ledger, const char *name, int flags,
 	/* Replaces automatic checkpoints, which would run inside the lock. */
 	sqlite3_wal_hook(ledger->db, note_wal_size, ledger);
 	sqlite3_busy_timeout(ledger->db, (int)ledger->busy_timeout_ms);
+	sqlite3_create_function_v2(ledger->db, "daicho_sha256", 1,
+	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_sha256, NULL, NULL,
+	    NULL);
 	return 0;
 }
 

@@ -301,6 +301,25 @@ describe_budget(const json_t *item, const struct needs_options *options,
 }
 
 static void
+describe_tampered(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	int64_t count = num(item, "findings");
+	json_t *first = json_array_get(json_object_get(item, "found"), 0);
+
+	(void)options;
+	(void)now_ms;
+	buf_addf(summary, "the ledger was written around daicho: %lld row%s no "
+	    "event explains", (long long)count, count == 1 ? "" : "s");
+	if (first != NULL) {
+		buf_adds(summary, " (");
+		buf_add_oneline(summary, str(first, "why", "?"));
+		buf_adds(summary, count > 1 ? "; ...)" : ")");
+	}
+	add_command(resolve, "daicho doctor --audit");
+}
+
+static void
 describe_land_waiting(const json_t *item, const struct needs_options *options,
     int64_t now_ms, struct buf *summary, json_t *resolve)
 {
@@ -515,6 +534,11 @@ static const struct need_kind kinds[] = {
 	    "  WHERE t.owner = a.id AND t.state = 'claimed')"
 	    " ORDER BY a.last_seen_ms, a.name",
 	    describe_stale_agent, NULL },
+	/* The last audit (core/audit.h) found rows no event explains. */
+	{ "tampered",
+	    "SELECT 1 AS id, at_ms AS since_ms, findings, detail AS found_json"
+	    " FROM audits WHERE findings > 0 AND ?1 IS NOT NULL",
+	    describe_tampered, NULL },
 	/*
 	 * A run's agents have the role "run" (run/runner.c): a stop needs a
 	 * person until a run starts after it, or nothing is ready any more.

@@ -47,6 +47,8 @@ struct needs_options {
  *   max-hold             an open task whose last claim the sweep ended
  *                        for its maximum hold, not claimed since
  *   stale-agent-holding  a stale or ended agent that still holds claims
+ *   tampered             the last audit found rows no event explains:
+ *                        the ledger was written around daicho
  *   budget-stop          a run stopped at its budget, with tasks still
  *                        ready and no run started since
  *

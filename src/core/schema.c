@@ -476,6 +476,21 @@ const char *const schema_migrations[] = {
 	 */
 	"ALTER TABLE baselines ADD COLUMN inputs TEXT;"
 	"DELETE FROM baselines;",
+
+	/*
+	 * 13: tamper evidence (core/audit.c). Each event from now on carries
+	 * the hash that chains it to the one before (EVENT_HASH_SQL in
+	 * core/event.h); the events before have none, and the chain begins
+	 * after them. audits keeps the last audit's result (one row), for
+	 * what needs a person.
+	 */
+	"ALTER TABLE events ADD COLUMN hash TEXT;"
+	"CREATE TABLE audits ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  at_ms INTEGER NOT NULL,"
+	"  findings INTEGER NOT NULL,"
+	"  detail TEXT"
+	") STRICT;",
 };
 
 const size_t schema_migration_count =

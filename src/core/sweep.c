@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/audit.h"
 #include "core/db.h"
 #include "core/event.h"
 #include "core/settings.h"
@@ -442,6 +443,7 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 	int64_t reported = 0;
 	int jobs = options->jobs > 0 ? options->jobs : 1;
 	struct sweep_options pass = *options;
+	json_t *findings = NULL;
 	int rc;
 
 	/*
@@ -454,6 +456,21 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 		return rc;
 	if (options->stop && *options->stop)
 		return 0;
+	/* The audit reads; what it found is kept with the upkeep below. */
+	{
+		struct audit_stats audited;
+		bool due;
+
+		if ((rc = audit_due(ledger, SWEEP_AUDIT_EVERY_MS, &due, err)) < 0)
+			return rc;
+		if (due) {
+			findings = json_array();
+			if ((rc = audit_run(ledger, findings, &audited, err)) < 0) {
+				json_decref(findings);
+				return rc;
+			}
+		}
+	}
 	/*
 	 * The upkeep (stale agents, orphaned and overdue waits, expired
 	 * leases) in one transaction: one commit and one trip through the
@@ -462,19 +479,31 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 	{
 		int64_t stale = 0, waits = 0;
 
-		if ((rc = ledger_begin(ledger, err)) < 0)
+		if ((rc = ledger_begin(ledger, err)) < 0) {
+			json_decref(findings);
 			return rc;
-		if ((rc = agent_mark_stale(ledger, options->actor,
+		}
+		if ((findings != NULL &&
+			(rc = audit_store(ledger, findings, err)) < 0) ||
+		    (rc = agent_mark_stale(ledger, options->actor,
 			 options->stale_after_ms, &stale, err)) < 0 ||
 		    (rc = wait_escalate(ledger, options->actor,
 			 options->stale_after_ms, &waits, err)) < 0 ||
 		    (rc = sweep_expire_leases(ledger, options->actor, stats,
 			 err)) < 0) {
 			ledger_rollback(ledger);
+			json_decref(findings);
 			return rc;
 		}
-		if ((rc = ledger_commit(ledger, err)) < 0)
+		if ((rc = ledger_commit(ledger, err)) < 0) {
+			json_decref(findings);
 			return rc;
+		}
+		if (findings != NULL) {
+			stats->audited++;
+			stats->tampered = (int64_t)json_array_size(findings);
+			json_decref(findings);
+		}
 		stats->stale += stale;
 		stats->waits += waits;
 	}

@@ -3,7 +3,8 @@
  * marks agents that stopped heart-beating stale, escalates overdue waits,
  * expires the leases of claims whose holder stopped heart-beating, and
  * removes verification worktrees that a crashed sweep left behind and the
- * worktrees of 'daicho run' whose work is merged. A pass
+ * worktrees of 'daicho run' whose work is merged, and audits the record
+ * when the last audit is an hour old (core/audit.h). A pass
  * is idempotent and safe to run from several processes at once: each
  * reported task is taken with a verification claim, and a verdict is
  * recorded only while that claim is still its own.
@@ -20,6 +21,7 @@
 #include "core/ledger.h"
 
 #define SWEEP_DEFAULT_STALE_AFTER_MS AGENT_STALE_AFTER_MS
+#define SWEEP_AUDIT_EVERY_MS (60 * 60 * 1000) /* an audit at most hourly */
 
 struct sweep_options {
 	int jobs;                /* verifications at once (processes) */
@@ -43,6 +45,8 @@ struct sweep_stats {
 	int64_t pruned;    /* leftover worktrees removed */
 	int64_t stale;     /* agents marked stale (their leases expired) */
 	int64_t waits;     /* waits escalated: owners reminded, handed over */
+	int64_t audited;   /* audits run (core/audit.h): once an hour */
+	int64_t tampered;  /* rows the last of them found no event explains */
 	struct land_stats land; /* what landing did (core/land.h) */
 };
 

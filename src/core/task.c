@@ -686,6 +686,24 @@ task_spec_check(struct ledger *ledger, const struct task_spec *spec,
 	return rc < 0 ? rc : check_file_paths(ledger, spec, 1, err);
 }
 
+
+/*
+ * An add event's detail: the task's checks (done_when), which the audit
+ * replays (core/audit.h); NULL for a task without checks.
+ */
+static json_t *
+add_detail(const struct task_spec *spec)
+{
+	json_t *checks;
+
+	if (spec->checks.count == 0)
+		return NULL;
+	checks = json_array();
+	for (size_t k = 0; k < spec->checks.count; k++)
+		json_array_append_new(checks, json_string(spec->checks.items[k]));
+	return json_pack("{s:o}", "done_when", checks);
+}
+
 int
 task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
     size_t count, int64_t *ids, struct err *err)
@@ -723,7 +741,8 @@ task_add(struct ledger *ledger, int64_t actor, struct task_spec *specs,
 	for (size_t i = 0; i < count; i++) {
 		if ((rc = insert_edges(ledger, specs, count, i, ids, err)) < 0)
 			goto fail;
-		if ((rc = event_append(ledger, actor, "add", ids[i], NULL, err)) < 0)
+		if ((rc = event_append(ledger, actor, "add", ids[i],
+			 add_detail(&specs[i]), err)) < 0)
 			goto fail;
 	}
 	buf_release(&at);

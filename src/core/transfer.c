@@ -41,6 +41,7 @@ static const struct transfer_table {
 	{ "settings", "SELECT * FROM settings ORDER BY key" },
 	{ "land_lock", "SELECT * FROM land_lock ORDER BY id" },
 	{ "baselines", "SELECT * FROM baselines ORDER BY tree, key" },
+	{ "audits", "SELECT * FROM audits ORDER BY id" },
 	{ "events", "SELECT * FROM events ORDER BY id" },
 };
 

@@ -627,6 +627,27 @@ const char *const schema_pg_migrations[] = {
 	/* 5: SQLite's migration 12, check inputs traced (core/schema.c). */
 	"ALTER TABLE baselines ADD COLUMN IF NOT EXISTS inputs text;"
 	"DELETE FROM baselines WHERE inputs IS NULL;",
+
+	/*
+	 * 6: SQLite's migration 13, the events' hash chain (core/schema.c),
+	 * and the function SQLite's connection defines (core/ledger.c).
+	 */
+	"ALTER TABLE events ADD COLUMN IF NOT EXISTS hash text;"
+	"CREATE TABLE IF NOT EXISTS audits ("
+	"  id bigint PRIMARY KEY CHECK (id = 1),"
+	"  at_ms bigint NOT NULL,"
+	"  findings bigint NOT NULL,"
+	"  detail text"
+	");"
+	"DO $$"
+	"BEGIN"
+	"  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'daicho_agent') THEN"
+	"    GRANT SELECT, INSERT, UPDATE ON audits TO daicho_agent, daicho_human;"
+	"  END IF;"
+	"END $$;"
+	"CREATE OR REPLACE FUNCTION daicho_sha256(value text) RETURNS text"
+	"  LANGUAGE sql IMMUTABLE STRICT"
+	"  AS $$ SELECT encode(sha256(convert_to(value, 'UTF8')), 'hex') $$;",
 };
 
 const size_t schema_pg_migration_count =
@@ -693,6 +714,7 @@ const char *const schema_pg_roles =
     "GRANT UPDATE, DELETE ON gates TO daicho_agent, daicho_human;"
     "GRANT INSERT, UPDATE ON land_lock TO daicho_agent, daicho_human;"
     "GRANT INSERT, UPDATE ON baselines TO daicho_agent, daicho_human;"
+    "GRANT INSERT, UPDATE ON audits TO daicho_agent, daicho_human;"
     "GRANT DELETE ON baselines TO daicho_human;"
     "GRANT INSERT, UPDATE, DELETE ON settings TO daicho_agent, daicho_human;"
     "GRANT UPDATE ON deps, labels, touches, checks, protects, saves,"
