@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -679,6 +680,32 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
 	return rc;
 }
 
+/* What a command run through the pool needs to start again in daicho-pg. */
+static struct {
+	char **argv;
+	const char *address;    /* NULL: daicho-pg finds it as daicho did */
+	int start_dir;
+} early;
+
+/*
+ * pool_on_lost_early()'s function: the pool went before it answered any
+ * request of this command, so nothing of it has happened; run it anew in
+ * daicho-pg, which connects directly (as README promises). Not when the
+ * command has read its standard input or has output waiting: then it
+ * returns, and the command fails as it would have (exit 75, retry).
+ */
+static void
+start_again_directly(void)
+{
+	struct err err = ERR_INIT;
+
+	if (cmd_stdin_taken || __fpending(stdout) > 0 || __fpending(stderr) > 0)
+		return;
+	hand_to_postgresql_driver(early.argv, early.address, early.start_dir,
+	    &err);
+	err_release(&err);
+}
+
 /*
  * Whether a command on the PostgreSQL ledger at address runs in this
  * program: one with libpq runs all; the static daicho runs one through
@@ -817,6 +844,11 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		hint.cwd = cwd ? cwd : ".";
 		ledger_locate(&hint, &ctx.ledger_path, &exists);
 	}
+	early.argv = argv;
+	early.address = globals.ledger == NULL ? ctx.ledger_path.buf : NULL;
+	early.start_dir = start_dir;
+	if (pool_on_lost_early != NULL)
+		pool_on_lost_early(start_again_directly);
 	if (ledger_is_postgresql(ctx.ledger_path.buf) &&
 	    !runs_here_on_postgresql(&ctx, ctx.ledger_path.buf)) {
 		rc = hand_to_postgresql_driver(argv, globals.ledger == NULL ?

@@ -229,6 +229,9 @@ int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
 /* Parse an integer option value in [min, max]; ERR_USAGE naming it. */
 int cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
     int64_t min, int64_t max, int64_t *value);
+/* Whether cmd_read_input() has read this process's standard input. */
+extern bool cmd_stdin_taken;
+
 /*
  * Read a file's bytes, or stdin's when path is "-", into out: ctx->input
  * instead of stdin when it is set. Reading "-" from stdin when daicho was

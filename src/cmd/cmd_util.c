@@ -275,6 +275,8 @@ cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
 	return 0;
 }
 
+bool cmd_stdin_taken;
+
 int
 cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
 {
@@ -289,6 +291,7 @@ cmd_read_input(struct cmd_ctx *ctx, const char *path, struct buf *out)
 			return err_set(ctx->err, ERR_FAILED,
 			    "standard input is closed (nothing to read for '-'; "
 			    "pipe the input in or name a file)");
+		cmd_stdin_taken = true;
 		if (buf_read_fd(out, STDIN_FILENO) < 0)
 			return err_set(ctx->err, ERR_FAILED,
 			    "cannot read standard input (%s)", strerror(errno));

@@ -85,6 +85,21 @@ struct pg_stmt {
 /* The session pool_attach() opened, for the first pg_connect(). */
 static struct pg_conn *attached;
 
+/*
+ * Whether a write transaction of this command has begun on the server
+ * (reads before it change nothing, and run again harmlessly).
+ */
+static bool write_begun;
+
+/* pool_on_lost_early()'s function, or NULL. */
+static void (*lost_early)(void);
+
+void
+pool_on_lost_early(void (*fn)(void))
+{
+	lost_early = fn;
+}
+
 /* Record a failure of ours (not the server's) on pg; PG_RC_ code. */
 static int
 fail(struct pg_conn *pg, int rc, const char *sqlstate, const char *what)
@@ -263,12 +278,23 @@ static int
 call(struct pg_conn *pg, struct pool_head *head)
 {
 	bool beginning = pg->begin != 0;
+	bool writing = pg->begin == POOL_BEGIN_WRITE;
 	int rc = exchange(pg, head);
 
 	if (rc != 0 && beginning && pg->fd < 0)
 		rc = exchange(pg, head);
+	/*
+	 * Nothing of this command has been written (no write transaction
+	 * begun, and this request no COMMIT, so the server rolled back
+	 * whatever of it arrived): it may start again elsewhere.
+	 */
+	if (rc != 0 && pg->fd < 0 && !write_begun && !pg->committing &&
+	    lost_early != NULL)
+		lost_early();
 	if (rc != 0)
 		return rc;
+	if (writing && head->begun)
+		write_begun = true;
 	clock_set_offset_ms(head->clock_offset_ms);
 	if (beginning) {
 		if (pg->begin == POOL_BEGIN_WRITE && head->begun)

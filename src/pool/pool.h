@@ -131,6 +131,16 @@ bool pool_wait_answer(int fd, int64_t timeout_ms);
  */
 bool pool_attach(const char *address) __attribute__((weak));
 
+/*
+ * The static daicho's side: fn is called when the pool is lost before a
+ * write transaction of this command began (it died, or was stopped, with
+ * the command's first write queued, or before): nothing of the command is
+ * written, and fn may run it anew elsewhere (main.c: in daicho-pg,
+ * connecting directly). fn returns only when it cannot; the command then
+ * fails as it would have (exit 75).
+ */
+void pool_on_lost_early(void (*fn)(void)) __attribute__((weak));
+
 /* What 'daicho pool start' was asked. */
 struct pool_options {
 	bool foreground;      /* stay attached; else detach once serving */

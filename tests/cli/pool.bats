@@ -415,14 +415,14 @@ export
 EOF
 }
 
-# masked: stdin with times, durations and pids replaced by words, and
-# the ledger's address by LEDGER.
+# masked: stdin with times, durations, pids and the events' hashes (which
+# chain their times) replaced by words, and the ledger's address by LEDGER.
 masked() {
 	sed -E -e "s#$(printf '%s' "$DAICHO_LEDGER" | sed 's/[][\.*^$?#]/\\&/g')#LEDGER#g" \
 	    -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z/TIME/g' \
 	    -e 's/("[a-z_]*_ms"):[0-9]+/\1:MS/g' -e 's/"pid":[0-9]+/"pid":PID/g' \
 	    -e 's/\b[0-9]+(ms|s|m|h|d)\b( ago| left)?/DUR\2/g' \
-	    -e 's/(_ms\\":)[0-9]+/\1MS/g'
+	    -e 's/(_ms\\":)[0-9]+/\1MS/g' -e 's/"hash":"[0-9a-f]{64}"/"hash":HASH/g'
 }
 
 @test "pool: a scripted session gives the same output through the pool as directly" {
@@ -455,10 +455,10 @@ masked() {
 	[ "$(sql "SELECT count(*) FROM tasks")" = 7 ]
 }
 
-# masked_rows: ledger_data's rows with their times (13-digit numbers) and
-# pids masked.
+# masked_rows: ledger_data's rows with their times (13-digit numbers),
+# pids and the events' hashes (which chain their times) masked.
 masked_rows() {
-	sed -E 's/\b1[0-9]{12}\b/MS/g; s/"pid":[0-9]+/"pid":PID/g'
+	sed -E 's/\b1[0-9]{12}\b/MS/g; s/"pid":[0-9]+/"pid":PID/g; s/\b[0-9a-f]{64}\b/HASH/g'
 }
 
 @test "pool: a client killed -9 inside a write transaction: the pool rolls it back, the write lock is free at once, nothing of it is in the ledger" {
@@ -609,6 +609,52 @@ masked_rows() {
 	daicho add pooled-after >/dev/null
 	[ "$(sessions_total)" = 1 ]
 	[ "$(sql "SELECT count(*) FROM tasks WHERE title LIKE '%-after'")" = 2 ]
+}
+
+# mutant: pool_on_lost_early() never called (the command fails with 75, as
+# before): every claim below exits 75.
+@test "pool: the pool killed -9 while claims queue for the write lock, none begun: each starts again directly and claims, none exits 75" {
+	pg_only
+	start_pool
+	batch_file "$TEST_ROOT/tasks.jsonl" queued 20
+	daicho add --batch "$TEST_ROOT/tasks.jsonl" >/dev/null
+	# A psql session holds the write lock: the claims go through the pool
+	# and queue behind it, their transaction not begun for them yet.
+	mkfifo "$TEST_ROOT/psql.in"
+	psql -X -q -v ON_ERROR_STOP=1 "$DAICHO_LEDGER" <"$TEST_ROOT/psql.in" >"$TEST_ROOT/psql.out" 2>&1 &
+	local psql_pid=$! k
+	BG_PIDS+=("$psql_pid")
+	exec 7>"$TEST_ROOT/psql.in"
+	echo "BEGIN; SELECT pg_advisory_xact_lock(111542802573423);" >&7
+	wait_for 20 lock_held || fail "psql never took the write lock: $(cat "$TEST_ROOT/psql.out")"
+	for ((k = 1; k <= 12; k++)); do
+		(
+			rc=0
+			daicho --as "w$k" claim --next >"$TEST_ROOT/out.$k" 2>"$TEST_ROOT/err.$k" || rc=$?
+			echo "$rc" >"$TEST_ROOT/rc.$k"
+		) &
+		BG_PIDS+=("$!")
+	done
+	wait_for 60 eval '[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = '"'advisory'"' AND NOT granted")" -ge 12 ]' ||
+		fail "the claims never queued for the lock"
+	[ "$(sessions_total)" -ge 12 ] || fail "the claims did not go through the pool"
+	kill -9 "$POOL_PID"
+	echo "COMMIT;" >&7
+	exec 7>&-
+	wait "$psql_pid" || fail "psql: $(cat "$TEST_ROOT/psql.out")"
+	wait_for 60 eval '[ "$(ls "$TEST_ROOT"/rc.* 2>/dev/null | wc -l)" -eq 12 ]' || fail "the claims never ended"
+	local ids=""
+	for ((k = 1; k <= 12; k++)); do
+		[ "$(cat "$TEST_ROOT/rc.$k")" = 0 ] ||
+			fail "claim $k: exit $(cat "$TEST_ROOT/rc.$k"): $(cat "$TEST_ROOT/err.$k")"
+		[ ! -s "$TEST_ROOT/err.$k" ] || fail "claim $k said: $(cat "$TEST_ROOT/err.$k")"
+		ids+="$(cat "$TEST_ROOT/out.$k") "
+	done
+	# Twelve tasks, each claimed once, each by the claim that says so.
+	[ "$(tr ' ' '\n' <<<"$ids" | grep -c .)" = 12 ] || fail "ids: $ids"
+	[ "$(tr ' ' '\n' <<<"$ids" | grep . | sort -u | wc -l)" = 12 ] || fail "a task twice: $ids"
+	[ "$(sql "SELECT count(*) FROM tasks WHERE state = 'claimed'")" = 12 ]
+	[ "$(sql "SELECT count(*) FROM events WHERE kind = 'claim'")" = 12 ]
 }
 
 @test "pool: the pool killed -9 while a command commits: it never says nothing was applied when it was" {
