@@ -134,8 +134,11 @@ const struct cmd_entry cmd_block_entry = {
 	.usage = "block ID --reason TEXT",
 	.summary = "mark a claimed task blocked: it needs a human",
 	.help =
-	    "The task keeps its owner and shows as blocked until the owner\n"
-	    "releases it. Prints nothing.\n",
+	    "The task keeps its owner and shows as blocked, in NEEDS YOU with\n"
+	    "the reason, until a person answers: 'daicho unblock ID' gives it\n"
+	    "back to its holder (or opens it, when the holder is gone), and\n"
+	    "'daicho release ID --force' takes it back. Its holder may unblock\n"
+	    "it too. Prints nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "what the human must do (required)" },
 	    { 0 } },

@@ -81,8 +81,8 @@ static const struct {
 	{ "wait-needs-human", "wait #%{wait} needs a person: its owner[ "
 	  "%{from}] ended, and no one live holds its role" },
 	{ "wait-overdue", "wait #%{wait} is overdue[%!{needs_human}; its owner "
-	  "was reminded][%?{needs_human}; its owner is gone, so it needs a "
-	  "person]" },
+	  "was reminded][%?{needs_human}%!{persons}; its owner is gone, so it "
+	  "needs a person][%?{persons}; it is the person's to answer]" },
 	{ "agent-inherit", "%{name} took over what an ended agent of its name "
 	  "held (claims %{claims}, waits %{waits}, waits it owns "
 	  "%{owned_waits})" },

@@ -13,6 +13,7 @@
 #include "core/event.h"
 #include "core/judge.h"
 #include "core/land.h"
+#include "core/msg.h"
 #include "core/settings.h"
 #include "core/sweep.h"
 #include "core/task.h"
@@ -2082,13 +2083,61 @@ release_dependents(struct ledger *ledger, int64_t id, struct err *err)
 	    " WHERE id IN (SELECT task FROM deps WHERE after = ?1)", id, 0, err);
 }
 
+/*
+ * The live holder of a report not accepted learns of it the way it
+ * learns of other changes (a message: its hooks and the MCP server
+ * announce it): rejected and still its own, failed, or blocked for a
+ * person. Nothing for a verified report. Inside verify_record()'s
+ * transaction; 0 or the error.
+ */
+static int
+tell_holder(struct ledger *ledger, int64_t actor, int64_t owner,
+    const struct verdict *v, enum verify_outcome outcome, int64_t attempts,
+    int64_t max_attempts, struct err *err)
+{
+	struct buf text = BUF_INIT;
+	int rc;
+
+	switch (outcome) {
+	case VERIFY_REJECTED_TO_OWNER:
+		buf_addf(&text, "your report of #%lld was rejected (attempt %lld "
+		    "of %lld): ", (long long)v->task, (long long)attempts + 1,
+		    (long long)max_attempts);
+		buf_add_oneline(&text, v->summary ? v->summary : "its checks failed");
+		buf_addf(&text, "; it is still yours: fix it, commit and report "
+		    "again ('daicho prompt %lld' shows the evidence)",
+		    (long long)v->task);
+		break;
+	case VERIFY_FAILED:
+		buf_addf(&text, "your report of #%lld was rejected and the task has "
+		    "failed, its %lld attempts used up: ", (long long)v->task,
+		    (long long)max_attempts);
+		buf_add_oneline(&text, v->summary ? v->summary : "its checks failed");
+		buf_adds(&text, "; stop working on it");
+		break;
+	case VERIFY_VACUOUS:
+	case VERIFY_UNSCOPED:
+		buf_addf(&text, "#%lld is blocked for a person, not for your work: ",
+		    (long long)v->task);
+		buf_add_oneline(&text, v->summary ? v->summary : "?");
+		buf_addf(&text, "; wait for them ('daicho show %lld')",
+		    (long long)v->task);
+		break;
+	default:
+		return 0;
+	}
+	rc = msg_append(ledger, actor, owner, "message", text.buf, err);
+	buf_release(&text);
+	return rc;
+}
+
 int
 verify_record(struct ledger *ledger, struct verdict *v, const char *token,
     int64_t actor, int64_t stale_after_ms, enum verify_outcome *outcome,
     struct err *err)
 {
 	struct db_stmt *st;
-	int64_t now = clock_now_ms(), attempts = 0, max_attempts = 0;
+	int64_t now = clock_now_ms(), attempts = 0, max_attempts = 0, owner = 0;
 	char state[16] = "";
 	bool token_ok = false, owner_alive = false, queued = false;
 	int rc;
@@ -2100,7 +2149,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 	st = db_prepare(ledger,
 	    "SELECT t.state, t.verify_token IS NOT DISTINCT FROM ?2, t.attempts, t.max_attempts,"
 	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3,"
-	    " t.land_queued_ms IS NOT NULL"
+	    " t.land_queued_ms IS NOT NULL, t.owner"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
 	    err);
 	if (st == NULL) {
@@ -2120,6 +2169,7 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		max_attempts = db_column_int(st, 3);
 		owner_alive = db_column_int(st, 4) != 0;
 		queued = db_column_int(st, 5) != 0;
+		owner = db_column_is_null(st, 6) ? 0 : db_column_int(st, 6);
 	}
 	db_reset(st);
 	if (rc != DB_ROW) {
@@ -2303,6 +2353,9 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 			    json_pack("{s:s, s:I}", "reason", "attempts exhausted",
 				"attempts", (json_int_t)attempts), err);
 	}
+	if (rc == 0 && token && owner_alive && owner != 0 && owner != actor)
+		rc = tell_holder(ledger, actor, owner, v, *outcome, attempts,
+		    max_attempts, err);
 	if (rc < 0)
 		goto fail;
 	return ledger_commit(ledger, err);

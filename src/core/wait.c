@@ -397,8 +397,9 @@ remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
 		buf_release(&text);
 		if (rc == 0)
 			rc = event_append(ledger, actor, "wait-overdue", 0,
-			    json_pack("{s:I, s:O, s:b}", "wait", (json_int_t)wait,
-				"owner", owner, "needs_human", !live), err);
+			    json_pack("{s:I, s:O, s:b, s:b}", "wait",
+				(json_int_t)wait, "owner", owner, "needs_human", !live,
+				"persons", json_is_null(owner)), err);
 		if (rc < 0)
 			break;
 		(*count)++;

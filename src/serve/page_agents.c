@@ -36,8 +36,13 @@ render_agent(struct buf *out, const json_t *a, int64_t now)
 		buf_addf(out, "#%lld ",
 		    (long long)json_integer_value(json_object_get(wait, "id")));
 		html_escape(out, json_string_value(json_object_get(wait, "what")));
+		/* No owner: the person answers for it, as 'daicho agents' says. */
 		buf_adds(out, " (owner ");
-		html_escape(out, json_string_value(json_object_get(wait, "owner")));
+		if (json_is_string(json_object_get(wait, "owner")))
+			html_escape(out, json_string_value(json_object_get(wait,
+			    "owner")));
+		else
+			buf_adds(out, "none: the human");
 		buf_adds(out, ", since ");
 		html_age(out, json_integer_value(json_object_get(wait,
 		    "started_ms")), now);

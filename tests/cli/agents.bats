@@ -326,6 +326,19 @@ agent_state() {
 		<<<"$output" >/dev/null || fail "$output"
 }
 
+@test "an overdue wait with no owner is the person's to answer: the log says so, not that its owner is gone" {
+	daicho agent start res >/dev/null
+	daicho wait --as res --for "the API spec" --remind 1h >/dev/null
+	export DAICHO_NOW_MS=$((T0 + 61 * MIN))
+	ok daicho sweep
+	assert_output --partial "1 wait escalated"
+	ok daicho events
+	[[ "$output" == *"wait #1 is overdue; it is the person's to answer"* ]] || fail "$output"
+	[[ "$output" != *"its owner is gone"* ]] || fail "$output"
+	ok daicho agents
+	[[ "$output" == *"owner (the human)"* ]] || fail "$output"
+}
+
 @test "an ended owner's wait goes to the live holder of its role, else to the human" {
 	daicho agent start mgr --role manager >/dev/null
 	daicho agent start res >/dev/null

@@ -500,6 +500,36 @@ report_on_branch() {
 	[ "$(event_kinds 1)" = "add claim report rejected report verified" ]
 }
 
+# mutant: tell_holder() sends nothing: the holder's inbox stays empty and
+# its next command says nothing of the rejection.
+@test "the holder of a rejected report is told, as of other changes: rejected and still its own, then failed" {
+	daicho add t --max-attempts 2 --done-when file:out.txt >/dev/null
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	run daicho inbox --as w1 --json
+	[ "$(jq length <<<"$output")" = 1 ] || fail "$output"
+	[ "$(jq -r '.[0].text' <<<"$output")" = "your report of #1 was rejected (attempt 2 of 2): file:out.txt: out.txt is missing; it is still yours: fix it, commit and report again ('daicho prompt 1' shows the evidence)" ] ||
+		fail "$output"
+	[ "$(jq -r '.[0].from' <<<"$output")" != w1 ] || fail "from itself: $output"
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	sweep_says 0 1 1 0 0
+	run daicho inbox --as w1 --json
+	[[ "$(jq -r '.[0].text' <<<"$output")" == "your report of #1 was rejected and the task has failed, its 2 attempts used up: file:out.txt: out.txt is missing; stop working on it" ]] ||
+		fail "$output"
+	# Verified work sends nothing.
+	daicho add u --done-when file:u.txt >/dev/null
+	echo u >u.txt
+	claim_report 2 w2
+	sweep_says 1 0 0 0 0
+	[ "$(daicho inbox --as w2 --json | jq length)" = 0 ]
+	# Checks that passed before the work: blocked for a person, and said so.
+	daicho add v --done-when file:README >/dev/null
+	claim_report 3 w3
+	daicho sweep >/dev/null
+	[[ "$(daicho inbox --as w3 --json | jq -r '.[0].text')" == "#3 is blocked for a person, not for your work: "*"; wait for them ('daicho show 3')" ]] ||
+		fail "$(daicho inbox --as w3 --json)"
+}
+
 @test "--max-attempts 1: a failing report fails the task, with a fail event" {
 	daicho add t --max-attempts 1 --done-when file:out.txt >/dev/null
 	claim_report 1 w1
