@@ -47,13 +47,15 @@ static const struct {
 	{ "save", "%A saved a result for %T (%N{bytes|byte}[, "
 	  "%N{tokens_in|token} in][, %{tokens_out} out][, $%{cost}][, "
 	  "%{model}])" },
-	{ "verified", "%A verified %T[ at commit %c{commit}][ (fetched from "
-	  "%{fetched})][: %{summary}]" },
+	/* The judge decided, not whoever started it: the sweep's runner. */
+	{ "verified", "the sweep (run by %A) verified %T[ at commit "
+	  "%c{commit}][ (fetched from %{fetched})][: %{summary}]" },
 	{ "rejected", "%T rejected[ at commit %c{commit}][ (fetched from "
 	  "%{fetched})][: %{summary}]"
 	  "[%={to=owner}; back to its holder][%={to=open}; open again]"
 	  "[%={to=failed}; failed, its attempts used up]" },
-	{ "reverified", "%A verified %T again[: %{summary}]" },
+	{ "reverified", "the sweep (run by %A) verified %T again[: "
+	  "%{summary}]" },
 	{ "landed", "%A landed %T on %{trunk}[ at %c{landed}][ (its commit "
 	  "%c{commit})][, with %N{batch|task} in one batch]" },
 	{ "land-conflict", "%T could not land on %{trunk}[ (at %c{before})]: "

@@ -530,6 +530,18 @@ report_on_branch() {
 		fail "$(daicho inbox --as w3 --json)"
 }
 
+# mutant: the old sentence ("%A verified %T"): the person who started the
+# sweep reads as the one who verified the work.
+@test "the log says the sweep verified a report, and who ran it; not that the person did" {
+	daicho add t --done-when file:t.txt >/dev/null
+	echo t >t.txt
+	claim_report 1 w1
+	sweep_says 1 0 0 0 0
+	run daicho log 1
+	[[ "$output" == *"the sweep (run by $(id -un)) verified #1 t at commit "*": 1 check passed"* ]] || fail "$output"
+	[[ "$output" != *"$(id -un) verified #1"* ]] || fail "$output"
+}
+
 @test "--max-attempts 1: a failing report fails the task, with a fail event" {
 	daicho add t --max-attempts 1 --done-when file:out.txt >/dev/null
 	claim_report 1 w1
