@@ -1855,6 +1855,14 @@ verify_task(struct ledger *ledger, int64_t id,
 		else
 			buf_addf(&summary, "%zu check%s passed", checks,
 			    checks == 1 ? "" : "s");
+		/* And daicho's own, which the evidence lists above them. */
+		if (checks > 0 && first > 0) {
+			buf_addf(&summary, " (and daicho's %zu: ", first);
+			for (size_t i = 0; i < first; i++)
+				buf_addf(&summary, "%s%s", i ? ", " : "",
+				    out->runs[i].spec);
+			buf_addch(&summary, ')');
+		}
 		if (out->fetched_from)
 			buf_addf(&summary, " (the commit fetched from %s)",
 			    out->fetched_from);

@@ -227,8 +227,13 @@ render_verdict(const struct verdict *v, void *arg)
 		html_escape(out, run->spec);
 		buf_adds(out, "</code></td><td>");
 		html_state(out, run->passed ? "pass" : "fail");
-		buf_addf(out, "</td><td>%d</td><td>%lld ms</td><td><pre>",
-		    run->exit_status, (long long)run->duration_ms);
+		/* Only a command has an exit status (-1: none, or killed). */
+		if (run->exit_status >= 0)
+			buf_addf(out, "</td><td>%d", run->exit_status);
+		else
+			buf_adds(out, "</td><td>&mdash;");
+		buf_addf(out, "</td><td>%lld ms</td><td><pre>",
+		    (long long)run->duration_ms);
 		html_escape_n(out, run->output.buf, run->output.len);
 		buf_adds(out, "</pre></td></tr>");
 	}

@@ -54,7 +54,7 @@ report_from_b() {
 		JOIN verdicts v ON v.id = r.verdict WHERE v.task = 1 AND r.spec = 'fetch'"
 	assert_output "fetch 1 fetched ${commit:0:12} from origin, with its branches (it was not in the repository at $REPO)"
 	run sql "SELECT summary FROM verdicts WHERE task = 1"
-	assert_output "2 checks passed (the commit fetched from origin)"
+	assert_output --regexp "^2 checks passed \\(and daicho's [0-9]: fetch, [a-z, -]+\\) \\(the commit fetched from origin\\)$"
 	run last_event 1
 	assert_output --partial '"kind":"verified"'
 	assert_output --partial '"fetched":"origin"'

@@ -6,6 +6,9 @@ load verify_helpers
 load fake_git
 load stray_helpers
 
+# A verdict on a commit: its own checks, and daicho's two before them.
+OWN_TWO="1 check passed (and daicho's 2: on-branch, new-work)"
+
 TIMEOUT_MARK='sleep 31.4159' # a command line no other process has
 # What the checks that must leave nothing behind start (stray_helpers.bash).
 STRAY_PATTERNS=('^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$' '^sleep 317$' '^sleep 319$')
@@ -35,10 +38,10 @@ teardown() {
 	sweep_says 1 0 0 0 0
 	assert_task 1 verified w1 1
 	[ "$(tf 1 .lease_expires_ms)" = null ]
-	[ "$(last_event 1)" = '{"kind":"verified","actor":"root","detail":{"commit":"'"$c"'","summary":"1 check passed","verdict":1}}' ] ||
+	[ "$(last_event 1)" = '{"kind":"verified","actor":"root","detail":{"commit":"'"$c"'","summary":"'"$OWN_TWO"'","verdict":1}}' ] ||
 		fail "$(last_event 1)"
 	run tf 1 '.last_verdict | [.task, .passed, .commit, .summary, .checks_version] | @json'
-	assert_output '[1,true,"'"$c"'","1 check passed",1]'
+	assert_output '[1,true,"'"$c"'","'"$OWN_TWO"'",1]'
 	run tf 1 '.last_verdict.checks | map({check, passed, exit_status, output}) | @json'
 	assert_output '[{"check":"on-branch","passed":true,"exit_status":null,"output":"'"${c:0:12}"' is on refs/heads/work/1"},{"check":"new-work","passed":true,"exit_status":null,"output":"'"${c:0:12}"' holds work not on the trunk at the claim ('"${base:0:12}"'): 1 commit of its own"},{"check":"file:out.txt","passed":true,"exit_status":null,"output":"out.txt exists (8 bytes)"}]'
 }
@@ -275,7 +278,7 @@ report_on_branch() {
 	SECONDS=0
 	run --separate-stderr daicho verify 1
 	[ "$status" -eq 0 ] || fail "verify: exit $status, stderr: $stderr, output: $output"
-	assert_line --index 0 '#1 passes: 4 checks passed'
+	assert_line --index 0 --regexp "^#1 passes: 4 checks passed \\(and daicho's [0-9]: [a-z, -]+\\)$"
 	assert_none_left '^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$'
 	# Nothing waited for the strays (they hold the output pipe open).
 	[ "$SECONDS" -lt 10 ] || fail "verify took ${SECONDS}s"
@@ -626,7 +629,7 @@ report_on_branch() {
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
 	run daicho show 1
-	assert_line --regexp '^verdict +passed .*: 2 checks passed$'
+	assert_line --regexp "^verdict +passed .*: 2 checks passed \\(and daicho's [0-9]: [a-z, -]+\\)$"
 	assert_line --regexp '^ +PASS cmd:cat msg.txt; test -f ok  \(exit 0, [0-9.]+m?s\)$'
 	assert_line --regexp '^ +fine$'
 	refute_line --partial oops
@@ -645,7 +648,7 @@ report_on_branch() {
 	run --separate-stderr daicho verify 1
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	[ -z "$stderr" ]
-	assert_line --index 0 '#1 passes: 1 check passed'
+	assert_line --index 0 --regexp "^#1 passes: 1 check passed \\(and daicho's [0-9]: [a-z, -]+\\)$"
 	assert_line --index 1 "  at commit $c1"
 	assert_line --index 2 --regexp '^  PASS on-branch  \([0-9]+ms\)$'
 	assert_line --index 3 "       ${c1:0:12} is on refs/heads/work/1"
@@ -683,7 +686,7 @@ report_on_branch() {
 
 	run --separate-stderr daicho verify 1 --apply
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
-	assert_line --index 0 '#1 passes: 1 check passed [verified]'
+	assert_line --index 0 --regexp "^#1 passes: 1 check passed \\(and daicho's [0-9]: [a-z, -]+\\) \\[verified\\]$"
 	assert_task 1 verified w1 1
 	[ "$(last_event 1 | jq -r .kind)" = verified ]
 
@@ -718,7 +721,7 @@ report_on_branch() {
 	[ "$status" -eq 5 ] || fail "exit $status: $stderr"
 	assert_equal "$stderr" "daicho: 1 task failed verification"
 	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 (checks ran unsandboxed: 'sandbox' is off)"
-	assert_line '#3 passes: 1 check passed'
+	assert_line --regexp "^#3 passes: 1 check passed \\(and daicho's [0-9]: [a-z, -]+\\)$"
 	assert_line '2 verified tasks checked, 1 no longer passes'
 	ledger_data >"$TEST_ROOT/dump.after"
 	cmp -s "$TEST_ROOT/dump.before" "$TEST_ROOT/dump.after" ||
@@ -732,7 +735,7 @@ report_on_branch() {
 	run --separate-stderr daicho verify --all-verified --apply
 	[ "$status" -eq 5 ]
 	assert_line "#1 FAILS: cmd:test -f $TEST_ROOT/service-up: exit 1 (checks ran unsandboxed: 'sandbox' is off) [reopened: no longer passes]"
-	assert_line '#3 passes: 1 check passed [still verified]'
+	assert_line --regexp "^#3 passes: 1 check passed \\(and daicho's [0-9]: [a-z, -]+\\) \\[still verified\\]$"
 	run sql "SELECT id, state, CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM tasks ORDER BY id"
 	assert_output $'1|open|1\n2|open|1\n3|verified|0'
 	run last_event 1
@@ -756,7 +759,7 @@ report_on_branch() {
 	git commit -q -m "remove it later" # the recorded commit still has it
 	run --separate-stderr daicho verify --all-verified
 	[ "$status" -eq 0 ] || fail "exit $status: $output $stderr"
-	assert_line '#1 passes: 1 check passed'
+	assert_line --regexp "^#1 passes: 1 check passed \\(and daicho's [0-9]: [a-z, -]+\\)$"
 	assert_no_worktrees
 }
 

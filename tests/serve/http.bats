@@ -24,6 +24,9 @@ load helpers
 	http GET /tasks/1
 	[[ "$output" == *'class="verdict"'* ]] || fail "no verdict: $output"
 	[[ "$output" == *'<code>saved</code>'* ]]
+	# A built-in check has no exit status: a dash, never -1.
+	[[ "$output" == *'<code>saved</code></td><td>'*'pass'*'</td><td>&mdash;</td>'* ]] || fail "saved's exit: $output"
+	[[ "$output" != *'<td>-1</td>'* ]] || fail "an exit status of -1 shown"
 	[[ "$output" == *'<table id="saves">'*'>11<'*'>7<'*'0.5000'*m1* ]] || fail "no save row"
 	[[ "$output" == *'>verified<'* ]]
 	[[ "$output" == *'<table id="history">'*'>report<'* ]]
