@@ -439,12 +439,22 @@ print_handoff(const json_t *doc)
 		struct buf title = BUF_INIT, left = BUF_INIT;
 		int64_t expires = cmd_json_int(v, "lease_expires_ms");
 
+		const char *state = cmd_json_str(v, "owner_state", "?");
+		/* A holder gone quiet loses it at the stale window, not its lease. */
+		bool gone = strcmp(state, "stale") == 0 || strcmp(state, "ended") == 0;
+
 		cmd_add_printable(&title, cmd_json_str(v, "title", ""));
 		clock_add_age(&left, expires > now ? expires - now : now - expires);
-		printf("  #%lld %s: held by %s (%s), lease %s %s\n",
-		    (long long)cmd_json_int(v, "task"), title.buf,
-		    cmd_json_str(v, "owner", "?"), cmd_json_str(v, "owner_state", "?"),
-		    expires > now ? "ends in" : "ran out", left.buf);
+		if (gone)
+			printf("  #%lld %s: held by %s (%s): the next sweep takes it "
+			    "back, whatever its lease\n",
+			    (long long)cmd_json_int(v, "task"), title.buf,
+			    cmd_json_str(v, "owner", "?"), state);
+		else
+			printf("  #%lld %s: held by %s (%s), lease %s %s\n",
+			    (long long)cmd_json_int(v, "task"), title.buf,
+			    cmd_json_str(v, "owner", "?"), state,
+			    expires > now ? "ends in" : "ran out", left.buf);
 		buf_release(&title);
 		buf_release(&left);
 	}

@@ -208,6 +208,23 @@ setup() {
 	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")" = 1 ]
 }
 
+# mutant: handoff prints the lease left for every holder: a stale holder's
+# claim reads "lease ends in 24m" though the next sweep takes it back.
+@test "handoff: a claim whose holder went quiet says the next sweep takes it back, not how long its lease has left" {
+	daicho agent start mgr --role manager >/dev/null
+	daicho add "quiet" >/dev/null
+	daicho add "busy" >/dev/null
+	daicho claim 1 --as w1 --lease 30m >/dev/null
+	daicho claim 2 --as w2 --lease 30m >/dev/null
+	# Eleven minutes on: w1 is stale (ten minutes unseen), w2 is not.
+	export DAICHO_NOW_MS=$((T0 + 11 * MIN))
+	daicho ls --as w2 >/dev/null
+	ok daicho handoff --as mgr
+	[[ "$output" == *"#1 quiet: held by w1 (stale): the next sweep takes it back, whatever its lease"* ]] ||
+		fail "$output"
+	[[ "$output" == *"#2 busy: held by w2 (active), lease ends in 19m"* ]] || fail "$output"
+}
+
 @test "handoff --to refuses unknown or ended agents with one line and no change" {
 	daicho agent start mgr --role manager >/dev/null
 	daicho agent start gone >/dev/null
