@@ -5,11 +5,13 @@
 
 #include "cmd/batch.h"
 #include "cmd/cmd.h"
+#include "core/settings.h"
 #include "core/task.h"
 #include "core/verify.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/duration.h"
+#include "util/glob.h"
 
 /* Split a comma-separated list of after ids into list; empty items are
  * refused. */
@@ -109,6 +111,39 @@ warn_unscoped(const struct task_spec *spec, int64_t id)
 		    "change)\n", (long long)id, (long long)id);
 }
 
+/*
+ * The note an agent's task gets at add when its --touches reach a path the
+ * ledger protects: an agent's touches do not exempt it, so work that
+ * changes that path is rejected until a person sets them (issue 31).
+ */
+static void
+warn_protected_scope(struct cmd_ctx *ctx, const struct task_spec *spec,
+    int64_t id)
+{
+	struct strlist protect = STRLIST_INIT;
+	struct err ignored = ERR_INIT;
+
+	if (spec->touches.count == 0 ||
+	    settings_protected(ctx->ledger, &protect, &ignored) < 0) {
+		err_release(&ignored);
+		return;
+	}
+	for (size_t i = 0; i < spec->touches.count; i++)
+		for (size_t k = 0; k < protect.count; k++) {
+			if (!glob_overlap(spec->touches.items[i], protect.items[k]))
+				continue;
+			fprintf(stderr, "daicho: note: #%lld touches %s, which the "
+			    "ledger protects ('daicho config protect': '%s'); "
+			    "touches an agent sets do not exempt it, so work that "
+			    "changes it is rejected until a person runs 'daicho edit "
+			    "%lld --touches ...'\n", (long long)id,
+			    spec->touches.items[i], protect.items[k], (long long)id);
+			strlist_release(&protect);
+			return;
+		}
+	strlist_release(&protect);
+}
+
 static int
 exec_add(struct cmd_ctx *ctx)
 {
@@ -196,6 +231,8 @@ exec_add(struct cmd_ctx *ctx)
 		goto done;
 	rc = print_ids(ctx, &id, 1);
 	warn_unscoped(&spec, id);
+	if (ctx->explicit_agent)
+		warn_protected_scope(ctx, &spec, id);
 done:
 	task_spec_release(&spec);
 	buf_release(&body);

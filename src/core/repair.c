@@ -334,6 +334,34 @@ judges_the_work(const char *field)
 }
 
 /*
+ * Whether the scope (touches) of task id was last set by an agent (its
+ * add or the last edit that set them): a person's edit that gives the same
+ * touches then takes them over, which is what exempts the task from the
+ * ledger's protected paths (core/verify.c).
+ */
+static int
+touches_set_by_agent(struct ledger *ledger, int64_t id, bool *by_agent,
+    struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT CASE WHEN a.kind = 'human' THEN 0 ELSE 1 END"
+	    " FROM events e JOIN agents a ON a.id = e.actor"
+	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
+	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
+	    " ORDER BY e.id DESC LIMIT 1", err);
+	int64_t agent = 0;
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	rc = db_step_int(ledger, st, &agent, NULL, "reading a task's history",
+	    err);
+	*by_agent = agent != 0;
+	return rc;
+}
+
+/*
  * Refuse (ERR_REFUSED) an agent's edit of task id that changes a field a
  * person set: its checks, check timeout, scope, protected paths or
  * dependencies, as a person's edit recorded them (its event's detail).
@@ -474,6 +502,20 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		 " ON CONFLICT DO NOTHING",
 		 &t.labels, edit->labels, "labels", detail, *changed, err)) < 0)
 		goto fail;
+	/* A person giving an agent's touches again makes them a person's. */
+	if (who.human && edit->touches && json_object_get(detail, "touches") ==
+	    NULL) {
+		bool by_agent = false;
+
+		if ((rc = touches_set_by_agent(ledger, id, &by_agent, err)) < 0)
+			goto fail;
+		if (by_agent) {
+			json_object_set_new(detail, "touches", json_pack("{s:o, s:o,"
+			    " s:b}", "old", json_strings(&t.touches), "new",
+			    json_strings(edit->touches), "taken", 1));
+			json_array_append_new(*changed, json_string("touches"));
+		}
+	}
 	for (i = 0; i < edit->after.count; i++)
 		if ((rc = change_edge(ledger, id, edit->after.items[i], false, added,
 			 removed, err)) < 0)

@@ -65,6 +65,7 @@ verify_new_token(struct buf *token)
 
 /* What verification needs to know about a task. */
 struct subject {
+	int64_t id;           /* the task */
 	struct strlist checks;
 	char *commit;
 	char *base;           /* the trunk's commit at the claim, or NULL */
@@ -160,6 +161,7 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 				      ? -1 : db_column_int(st, 2);
 		commit = db_column_text(st, 3);
 		s->base = commit ? xstrdup(commit) : NULL;
+		s->id = id;
 		s->checks_version = db_column_int(st, 4);
 		s->no_baseline = db_column_int(st, 5) != 0;
 		s->network = db_column_int(st, 6) != 0;
@@ -915,8 +917,11 @@ check_protected(const char *root, const struct subject *s, const char *base,
 	else if (ledger_wide)
 		buf_addf(&run->output, "%.12s changes %s, which the ledger protects "
 		    "('daicho config protect': '%s'): the work may not change what "
-		    "judges it (it must be as on the trunk at the claim, %.12s)",
-		    s->commit, changed.items[i], glob, base);
+		    "judges it (it must be as on the trunk at the claim, %.12s); "
+		    "when changing it is the task's job, a person exempts the task: "
+		    "'daicho edit %lld --touches %s' (with the task's other globs: "
+		    "--touches replaces them)", s->commit, changed.items[i],
+		    glob, base, (long long)s->id, changed.items[i]);
 	else
 		buf_addf(&run->output, "%.12s changes %s, which this task protects "
 		    "(--protect '%s'): the work may not change what judges it (it "

@@ -198,14 +198,17 @@ setup() {
 	daicho report 3 --as w1 >/dev/null
 	daicho verify 3 --apply >/dev/null 2>&1 || true
 	daicho send role:manager "need a decision on #1" --as w1 >/dev/null
+	unread="$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")"
 	ok daicho handoff --as mgr --json
 	jq -e '.from == "mgr" and .role == "manager"
 		and ([.claims[].task] == [1,3]) and ([.reported[].task] == [2])
 		and ([.rejected[].task] == [3]) and (.unread | length == 1)
 		and .unread[0].text == "need a decision on #1"
 		and ([.decisions[].kind] | index("rejected") != null)' <<<"$output" >/dev/null || fail "$output"
-	# the briefing reads; it marks nothing read
-	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")" = 1 ]
+	# the briefing reads; it marks nothing read (the role's message, and
+	# w1's of its rejected report)
+	[ "$unread" = 2 ]
+	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")" = "$unread" ]
 }
 
 # mutant: handoff prints the lease left for every holder: a stale holder's

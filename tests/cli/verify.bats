@@ -917,6 +917,40 @@ rejected_for() {
 	rejected_for 3 "changes tests/run.sh, which this task protects (--protect 'tests/run.sh')"
 }
 
+# The protect trap (issue 31). mutants: warn_protected_scope() silent; the
+# rejection without its remedy; a person's edit with the same --touches
+# answered "nothing to change".
+@test "protected paths: an agent's task whose job is a protected path: add warns, the rejection says how to exempt it, a person's same --touches does" {
+	mkdir tests
+	echo 'broken' >tests/t.sh
+	git add tests
+	git commit -q -m tests
+	ok person daicho config protect 'tests/**'
+	run --separate-stderr daicho --as lead add 'fix the test' --touches 'tests/**' --done-when file:tests/t.sh --no-baseline
+	[ "$status" -eq 6 ] || fail "an agent gave --no-baseline: $status"
+	run --separate-stderr daicho --as lead add 'fix the test' --touches 'tests/**' --done-when 'cmd:grep -q fixed tests/t.sh'
+	[ "$status" -eq 0 ] || fail "$stderr"
+	[[ "$stderr" == *"note: #1 touches tests/**, which the ledger protects ('daicho config protect': 'tests/**'); touches an agent sets do not exempt it"*"'daicho edit 1 --touches ...'"* ]] ||
+		fail "add said: $stderr"
+	# A person's task says nothing of the kind: its touches exempt it.
+	run --separate-stderr person daicho add 'a person'"'"'s' --touches 'tests/**'
+	[[ "$stderr" != *"ledger protects"* ]] || fail "$stderr"
+	echo fixed >tests/t.sh
+	claim_report 1 w1
+	sweep_says 0 1 0 0 0
+	rejected_for 1 "changes tests/t.sh, which the ledger protects ('daicho config protect': 'tests/**')"
+	rejected_for 1 "a person exempts the task: 'daicho edit 1 --touches tests/t.sh' (with the task's other globs: --touches replaces them)"
+	# The same touches, given by a person, are the person's now.
+	ok person daicho edit 1 --touches 'tests/**'
+	[ "$(last_event 1 | jq -c '.detail.touches')" = '{"new":["tests/**"],"old":["tests/**"],"taken":true}' ] ||
+		fail "$(last_event 1)"
+	# Given again, they are already a person's: nothing to change.
+	run --separate-stderr person daicho edit 1 --touches 'tests/**'
+	[ "$status" -eq 2 ] || fail "a second person's edit: $status $stderr"
+	daicho report 1 --as w1 --commit "$(commit_work 1)"
+	sweep_says 1 0 0 0 0
+}
+
 @test "protected paths: deleting or renaming a protected file is a change too" {
 	echo 'true' >check.sh
 	git add check.sh
