@@ -138,7 +138,9 @@ const struct cmd_entry cmd_block_entry = {
 	    "the reason, until a person answers: 'daicho unblock ID' gives it\n"
 	    "back to its holder (or opens it, when the holder is gone), and\n"
 	    "'daicho release ID --force' takes it back. Its holder may unblock\n"
-	    "it too. Prints nothing.\n",
+	    "it too. While it is blocked its --touches stay its holder's: no\n"
+	    "task that overlaps them is claimed meanwhile, so unblocking never\n"
+	    "leaves two live claims on the same paths. Prints nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "what the human must do (required)" },
 	    { 0 } },

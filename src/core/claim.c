@@ -45,8 +45,7 @@ live_touches_release(struct live_touches *live)
 }
 
 /*
- * Load the touches of every live claim (claimed with a running lease by an
- * agent that has not ended, or reported and not yet verified) and the
+ * Load the touches of every live claim (TASK_LIVE_CLAIM_SQL) and the
  * explicit reservations of live agents other than live->agent (task 0 when
  * a reservation is for no task); see core/reserve.h.
  */
@@ -58,9 +57,7 @@ live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
 	    "SELECT g.glob, t.id, a.name FROM tasks t"
 	    " JOIN touches g ON g.task = t.id"
 	    " LEFT JOIN agents a ON a.id = t.owner"
-	    " WHERE t.has_touches <> 0 AND ((t.state = 'claimed' AND"
-	    "  t.lease_expires_ms > ?1 AND a.state <> 'ended')"
-	    "  OR t.state = 'reported')"
+	    " WHERE t.has_touches <> 0 AND " TASK_LIVE_CLAIM_SQL("t", "a")
 	    " UNION ALL "
 	    "SELECT r.glob, coalesce(r.task, 0), a.name FROM reservations r"
 	    " JOIN agents a ON a.id = r.agent LEFT JOIN tasks rt ON rt.id = r.task"
@@ -714,6 +711,29 @@ claimable(struct ledger *ledger, int64_t agent, int64_t id,
 		return rc;
 	}
 	return 0;
+}
+
+int
+task_scope_conflict(struct ledger *ledger, int64_t id, int64_t holder,
+    struct err *err)
+{
+	struct live_touches touches = { .agent = holder };
+	char *mine = NULL;
+	int overlap = find_overlap(ledger, id, clock_now_ms(), &touches, &mine,
+	    err);
+	int rc = overlap < -1 ? overlap : 0;
+
+	if (overlap >= 0)
+		rc = err_set(err, ERR_CONFLICT, "task #%lld is held, and %s would "
+		    "overlap %s, %s by %s%s%lld (two live claims never overlap; "
+		    "nothing was changed)", (long long)id, mine,
+		    touches.items[overlap].glob, touches.items[overlap].task
+		    ? "held" : "reserved", touches.items[overlap].holder,
+		    touches.items[overlap].task ? " for #" : "",
+		    (long long)touches.items[overlap].task);
+	free(mine);
+	live_touches_release(&touches);
+	return rc;
 }
 
 int

@@ -502,6 +502,12 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 		 " ON CONFLICT DO NOTHING",
 		 &t.labels, edit->labels, "labels", detail, *changed, err)) < 0)
 		goto fail;
+	/* A held task's new scope may not reach into another live claim's. */
+	if (edit->touches && json_object_get(detail, "touches") != NULL &&
+	    (strcmp(t.state, "claimed") == 0 || strcmp(t.state, "blocked") == 0 ||
+		strcmp(t.state, "reported") == 0) &&
+	    (rc = task_scope_conflict(ledger, id, who.owner, err)) < 0)
+		goto fail;
 	/* A person giving an agent's touches again makes them a person's. */
 	if (who.human && edit->touches && json_object_get(detail, "touches") ==
 	    NULL) {

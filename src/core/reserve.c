@@ -4,6 +4,7 @@
 
 #include "core/db.h"
 #include "core/event.h"
+#include "core/task.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/glob.h"
@@ -28,9 +29,8 @@
 	" t.updated_ms, t.lease_expires_ms" \
 	" FROM tasks t JOIN touches g ON g.task = t.id" \
 	" JOIN agents a ON a.id = t.owner" \
-	" WHERE t.has_touches <> 0 AND ((t.state = 'claimed' AND" \
-	"  t.lease_expires_ms > ?1 AND a.state <> 'ended')" \
-	"  OR t.state = 'reported') AND a.id <> ?3"
+	" WHERE t.has_touches <> 0 AND " TASK_LIVE_CLAIM_SQL("t", "a") \
+	" AND a.id <> ?3"
 
 /* Load the live set less agent's own into a new array. */
 static int

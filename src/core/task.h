@@ -5,8 +5,7 @@
  * claimed → blocked; any unfinished → cancelled; attempts exhausted →
  * failed. A task is ready when it is open (or claimed with an expired
  * lease), every task it comes after is done (TASK_DONE_SQL), and its
- * touches overlap no live claim (claimed with a running lease, or reported
- * and awaiting verification).
+ * touches overlap no live claim (TASK_LIVE_CLAIM_SQL).
  */
 #ifndef DAICHO_TASK_H
 #define DAICHO_TASK_H
@@ -25,6 +24,18 @@
  */
 #define TASK_DONE_SQL                                                        \
 	"(state = 'landed' OR (state = 'verified' AND land_queued_ms IS NULL))"
+
+/*
+ * Whether task t (an alias), held by agent a, is a live claim whose
+ * touches no other claim may overlap, ?1 being the time now: claimed with
+ * a running lease by an agent that has not ended, reported and awaiting
+ * verification, or blocked while its holder has not ended (so that
+ * 'unblock' can give it back: its scope is kept, issue 31).
+ */
+#define TASK_LIVE_CLAIM_SQL(t, a)                                            \
+	"((" t ".state = 'claimed' AND " t ".lease_expires_ms > ?1 AND "        \
+	a ".state <> 'ended') OR " t ".state = 'reported' OR (" t ".state ="    \
+	" 'blocked' AND " a ".state <> 'ended'))"
 
 #define TASK_DEFAULT_MAX_ATTEMPTS 3
 /*
@@ -314,6 +325,15 @@ int task_release_claim(struct ledger *ledger, int64_t agent, int64_t id,
  */
 int task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
     const char *reason, int64_t retry_after_ms, int64_t limit, bool *failed,
+    struct err *err);
+
+/*
+ * Inside a write transaction: refuse (ERR_CONFLICT) when the touches task
+ * id has now overlap another live claim (TASK_LIVE_CLAIM_SQL) or a live
+ * reservation of an agent other than holder; for a task that is itself
+ * held (an edit of its scope). 0 when they overlap nothing.
+ */
+int task_scope_conflict(struct ledger *ledger, int64_t id, int64_t holder,
     struct err *err);
 
 /* Mark a claimed task blocked: it needs a human. reason is required. */

@@ -164,6 +164,57 @@ T0=1800000000000 # a fixed clock (ms) for deterministic lease tests
 	assert_output 2
 }
 
+# Issue 31: every path that gives a task back to a holder, against an
+# overlapping live claim. mutants: TASK_LIVE_CLAIM_SQL without blocked
+# (the narrow task is claimed while the wide one is blocked, and unblock
+# makes two overlapping live claims); task_scope_conflict() not called
+# from edit.
+@test "a blocked task keeps its scope: nothing overlapping is claimed meanwhile, so unblock never makes two live claims overlap" {
+	export DAICHO_NOW_MS=$T0
+	daicho add "wide" --touches 'src/**' >/dev/null       # 1
+	daicho add "narrow" --touches 'src/main.c' >/dev/null # 2
+	ok daicho claim 1 --as w1
+	ok daicho block 1 --as w1 --reason 'which API?'
+	register_agent w2
+	refused 4 daicho claim 2 --as w2
+	stderr_contains "overlaps src/** held by w1 for #1"
+	ok daicho ls --ready --json
+	[ "$(jq -c '[.[].id]' <<<"$output")" = "[]" ] || fail "ready: $output"
+	person daicho unblock 1 >/dev/null
+	[ "$(task_field 1 state) $(task_field 1 owner)" = "claimed w1" ]
+	refused 4 daicho claim 2 --as w2
+	# Its holder gone, the blocked task's scope is free: unblock opens it.
+	daicho block 1 --as w1 --reason 'again' >/dev/null
+	daicho agent end w1 >/dev/null
+	ok daicho claim 2 --as w2
+	person daicho unblock 1 >/dev/null
+	[ "$(task_field 1 state)" = open ]
+	refused 4 daicho claim 1 --as w3
+}
+
+@test "no edit of a held task's scope reaches into another live claim; an expired claim retaken meets the same rule" {
+	export DAICHO_NOW_MS=$T0
+	daicho add "mine" --touches 'src/a.c' >/dev/null   # 1
+	daicho add "theirs" --touches 'docs/**' >/dev/null # 2
+	daicho add "later" --touches 'src/**' >/dev/null   # 3
+	ok daicho claim 1 --as w1 --lease 1m
+	ok daicho claim 2 --as w2
+	snapshot_ledger
+	run --separate-stderr person daicho edit 1 --touches 'docs/readme.md'
+	[ "$status" -eq 4 ] || fail "edit into a live claim: $status $stderr"
+	[[ "$stderr" == *"task #1 is held, and docs/readme.md would overlap docs/**, held by w2 for #2"* ]] || fail "$stderr"
+	assert_ledger_unchanged
+	# Elsewhere is fine.
+	ok person daicho edit 1 --touches 'src/b.c'
+	# w1's lease runs out; w3 claims an overlapping task; w1 cannot take its
+	# own back over it.
+	export DAICHO_NOW_MS=$((T0 + 2 * 60000))
+	daicho ls --as w2 >/dev/null
+	ok daicho claim 3 --as w3
+	refused 4 daicho claim 1 --as w1
+	stderr_contains "held by w3 for #3"
+}
+
 @test "overlap is checked between two claimed tasks' globs, both ways" {
 	daicho add "narrow first" --touches 'lib/a.c' >/dev/null
 	daicho add "wide second" --touches 'lib/*' >/dev/null
