@@ -334,6 +334,14 @@ const struct cmd_entry cmd_status_entry = {
 	    "                       until claimed again: edit ID | cancel ID\n"
 	    "  stale-agent-holding  a stale or ended agent still holding claims:\n"
 	    "                       release ID --force for each\n"
+	    "  unswept              reports no sweep has taken for the stale\n"
+	    "                       window, with the oldest's age: no sweep is\n"
+	    "                       running (sweep; sweep --every 30s keeps one)\n"
+	    "  stranded             an open task after a cancelled one, which it\n"
+	    "                       would wait on for ever: edit ID --not-after\n"
+	    "                       OTHER | reopen OTHER\n"
+	    "  tampered             the last audit found rows no event explains\n"
+	    "                       (docs/security.md): doctor --audit\n"
 	    "  budget-stop          a run stopped at its budget with tasks still\n"
 	    "                       ready, until a run starts again: run\n"
 	    "                       --budget-tokens N -- CMD\n"
@@ -382,7 +390,9 @@ const struct cmd_entry cmd_status_entry = {
 	    "rejected title, state, owner, rejections, last_summary;\n"
 	    "verify-error title, state, owner, verdict, check, reason; max-hold\n"
 	    "title, owner, max_hold_ms; stale-agent-holding agent, state,\n"
-	    "last_seen_ms, claims; budget-stop by, tokens, cost, ready;\n"
+	    "last_seen_ms, claims; unswept reports; stranded title, after;\n"
+	    "tampered findings, found (the first few); budget-stop by,\n"
+	    "tokens, cost, ready;\n"
 	    "land-waiting title, reason; land-paused by, queued.\n",
 	.options = (const struct cmd_option[]){
 	    { "events", 0, "N", "show the newest N events (10)" },

@@ -301,6 +301,38 @@ describe_budget(const json_t *item, const struct needs_options *options,
 }
 
 static void
+describe_unswept(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	int64_t reports = num(item, "reports");
+
+	(void)options;
+	buf_addf(summary, "%lld report%s wait%s for a sweep, the oldest for ",
+	    (long long)reports, reports == 1 ? "" : "s", reports == 1 ? "s" : "");
+	clock_add_age(summary, now_ms - num(item, "since_ms"));
+	buf_adds(summary, ": is one running? ('daicho sweep --every 30s' keeps "
+	    "one going)");
+	add_command(resolve, "daicho sweep");
+}
+
+static void
+describe_stranded(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	long long id = (long long)num(item, "id"),
+		  after = (long long)num(item, "after");
+
+	(void)options;
+	(void)now_ms;
+	buf_addf(summary, "#%lld ", id);
+	add_quote(summary, str(item, "title", ""));
+	buf_addf(summary, " never becomes ready: it comes after #%lld, which is "
+	    "cancelled", after);
+	add_command(resolve, "daicho edit %lld --not-after %lld", id, after);
+	add_command(resolve, "daicho reopen %lld", after);
+}
+
+static void
 describe_tampered(const json_t *item, const struct needs_options *options,
     int64_t now_ms, struct buf *summary, json_t *resolve)
 {
@@ -534,6 +566,25 @@ static const struct need_kind kinds[] = {
 	    "  WHERE t.owner = a.id AND t.state = 'claimed')"
 	    " ORDER BY a.last_seen_ms, a.name",
 	    describe_stale_agent, NULL },
+	/*
+	 * Reports no sweep has taken for the stale window: none is running
+	 * (a running one takes them within its interval).
+	 */
+	{ "unswept",
+	    "SELECT 1 AS id, s.since_ms, s.reports FROM (SELECT"
+	    " min(updated_ms) AS since_ms, count(*) AS reports FROM tasks"
+	    " WHERE state = 'reported' AND verify_token IS NULL) AS s"
+	    " WHERE s.reports > 0 AND s.since_ms <= ?1 - ?2",
+	    describe_unswept, NULL },
+	/* An open task after a cancelled one: it never becomes ready. */
+	{ "stranded",
+	    "SELECT t.id, b.updated_ms AS since_ms, t.title, b.id AS after"
+	    " FROM tasks t JOIN tasks b ON b.id = (SELECT min(d.after)"
+	    "  FROM deps d JOIN tasks x ON x.id = d.after"
+	    "  WHERE d.task = t.id AND x.state = 'cancelled')"
+	    " WHERE t.state = 'open' AND ?1 IS NOT NULL"
+	    " ORDER BY since_ms, t.id",
+	    describe_stranded, "daicho show %lld" },
 	/* The last audit (core/audit.h) found rows no event explains. */
 	{ "tampered",
 	    "SELECT 1 AS id, at_ms AS since_ms, findings, detail AS found_json"

@@ -47,6 +47,10 @@ struct needs_options {
  *   max-hold             an open task whose last claim the sweep ended
  *                        for its maximum hold, not claimed since
  *   stale-agent-holding  a stale or ended agent that still holds claims
+ *   unswept              reports no sweep has taken for the stale
+ *                        window: none is running (one item, the count)
+ *   stranded             an open task after a cancelled one: it never
+ *                        becomes ready
  *   tampered             the last audit found rows no event explains:
  *                        the ledger was written around daicho
  *   budget-stop          a run stopped at its budget, with tasks still

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/agent.h"
 #include "core/ledger.h"
+#include "core/needs.h"
 #include "core/schema.h"
 #include "core/task.h"
 #include "integ/trust.h"
@@ -1010,6 +1012,41 @@ check_derived(json_t *checks, struct ledger *ledger)
 }
 
 /*
+ * Reports are taken by a sweep: none has waited past the stale window
+ * (NEEDS YOU's "unswept"), else no sweep is running. A check in checks.
+ */
+static void
+check_swept(json_t *checks, struct ledger *ledger)
+{
+	struct needs_options options = {
+		.stale_after_ms = AGENT_STALE_AFTER_MS,
+	};
+	struct err err = ERR_INIT;
+	json_t *items = NULL, *item, *unswept = NULL;
+	size_t i;
+
+	if (needs_list(ledger, &options, &items, &err) < 0) {
+		doctor_check(checks, "sweep", false, err.message.buf,
+		    "see the error");
+		err_release(&err);
+		return;
+	}
+	json_array_foreach(items, i, item)
+		if (strcmp(json_string_value(json_object_get(item, "kind")),
+		    "unswept") == 0)
+			unswept = item;
+	if (unswept == NULL)
+		doctor_check(checks, "sweep", true, "no report waits for a sweep",
+		    NULL);
+	else
+		doctor_check(checks, "sweep", false, json_string_value(
+		    json_object_get(unswept, "summary")), "run 'daicho sweep "
+		    "--every 30s' (or the daicho-sweep@ service in examples/) where "
+		    "the repository is");
+	json_decref(items);
+}
+
+/*
  * For each client configured at root, that daicho's MCP server is
  * registered; then that each distinct registered command starts and
  * answers initialize.
@@ -1121,8 +1158,10 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		json_array_extend(*checks, integrity);
 		json_decref(integrity);
 	}
-	if (ledger != NULL)
+	if (ledger != NULL) {
 		check_derived(*checks, ledger);
+		check_swept(*checks, ledger);
+	}
 	ledger_close(ledger);
 	err_release(&err);
 	buf_reset(&text);

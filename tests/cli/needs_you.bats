@@ -401,6 +401,43 @@ shown() {
 		fail "$(needs '.[0].summary')"
 }
 
+# mutant: the unswept kind's window test dropped (every report listed at
+# once) or the kind gone: the first or second assertion fails.
+@test "unswept: reports no sweep took for the stale window; 'daicho sweep' resolves it, and doctor fails until then" {
+	daicho add a --done-when saved >/dev/null
+	daicho add b --done-when saved >/dev/null
+	daicho claim 1 --as w1 >/dev/null
+	echo r | daicho save 1 --as w1 -f - >/dev/null
+	daicho report 1 --as w1 >/dev/null
+	# Reported a minute ago: a sweep may be on its way.
+	export DAICHO_NOW_MS=$((T0 + MIN))
+	assert_needs ''
+	export DAICHO_NOW_MS=$((T0 + 12 * MIN))
+	assert_needs unswept
+	[ "$(needs '.[0].summary')" = "1 report waits for a sweep, the oldest for 12m: is one running? ('daicho sweep --every 30s' keeps one going)" ] ||
+		fail "$(needs '.[0].summary')"
+	[ "$(needs '.[0].reports')" = 1 ]
+	run daicho doctor
+	[[ "$output" == *"FAIL  sweep"*"1 report waits for a sweep"* ]] || fail "$output"
+	ok person $(shown 0)
+	assert_needs ''
+	run daicho doctor
+	[[ "$output" == *"ok    sweep"* ]] || fail "$output"
+}
+
+@test "stranded: an open task after a cancelled one never becomes ready; edit --not-after or reopen resolves it" {
+	daicho add first >/dev/null
+	daicho add second --after 1 >/dev/null
+	person daicho cancel 1 >/dev/null
+	assert_needs stranded
+	[ "$(needs '.[0].summary')" = "#2 second never becomes ready: it comes after #1, which is cancelled" ] ||
+		fail "$(needs '.[0].summary')"
+	[ "$(needs '.[0].resolve | join("|")')" = "daicho edit 2 --not-after 1|daicho reopen 1" ]
+	ok person $(needs '.[0].resolve[0]')
+	assert_needs ''
+	[ "$(daicho ls --ready --json | jq -c '[.[].id]')" = "[2]" ]
+}
+
 @test "status shows ten items of a kind, --all every one; --json always every one" {
 	daicho agent start w1 >/dev/null
 	for i in $(seq 1 12); do
@@ -420,7 +457,7 @@ shown() {
 @test "status --help names every kind and the command that resolves it" {
 	ok daicho status --help
 	for kind in approval blocked message overdue-wait wait-needs-human failed rejected verify-error \
-		max-hold stale-agent-holding budget-stop; do
+		max-hold stale-agent-holding unswept stranded tampered budget-stop; do
 		assert_output --partial "$kind"
 	done
 	assert_output --partial "--all"
