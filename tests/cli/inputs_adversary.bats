@@ -319,7 +319,9 @@ module.exports = { ok: () => execSync('sh impl.sh').toString().trim() === 'ok' }
 	# A coordinator's '**' for another worker: the traced inputs are the
 	# scope's, but the ledger's protect list (a person's) still holds.
 	person daicho config protect test.sh >/dev/null
-	daicho --as lead add wide --done-when 'cmd:sh test.sh' --touches '**' >/dev/null
+	# (#2, blocked, keeps its scope until a person settles it.)
+	person daicho cancel 2 >/dev/null
+	daicho --as lead add wide --done-when 'cmd:sh test.sh' --touches '**' >/dev/null 2>&1
 	attempt 3 w3 'test.sh=exit 0'
 	refused 3 "protected: *test.sh*"
 	attempt 3 w3 'impl.sh=echo ok # 3'

@@ -18,6 +18,9 @@ bats_load_library bats-assert
 
 E2E_DIR="$BATS_TEST_DIRNAME"
 DAICHO_ROOT="${E2E_DIR%/tests/e2e}"
+# person CMD: a person's command (daicho help person) at a terminal.
+# shellcheck source=tests/backend.bash
+source "$DAICHO_ROOT/tests/backend.bash"
 E2E_BIN="$E2E_DIR/node_modules/.bin"
 # How long one client session may take before it is killed (seconds).
 E2E_SESSION_TIMEOUT="${E2E_SESSION_TIMEOUT:-90}"
