@@ -119,14 +119,20 @@ replay_slot(struct replayed **tasks, size_t *alloc, int64_t id)
 	memset(*tasks + old, 0, (*alloc - old) * sizeof(**tasks));
 }
 
-/* Replay every event that moves a task or sets its checks, in order. */
+/*
+ * Replay every event that moves a task or sets its checks, in order. An
+ * event about a task id past every task's (a forged one) is a finding,
+ * not a slot: the replay's memory stays bounded by the tasks table.
+ */
 static int
 replay_events(struct ledger *ledger, struct replayed **tasks, size_t *alloc,
-    struct err *err)
+    json_t *findings, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT task, kind, CAST(json_extract(detail, '$.to') AS TEXT),"
-	    " detail, hash IS NOT NULL FROM events WHERE task IS NOT NULL"
+	    " detail, hash IS NOT NULL, id,"
+	    " (SELECT coalesce(max(t.id), 0) FROM tasks t)"
+	    " FROM events WHERE task IS NOT NULL"
 	    " AND kind IN ('add', 'claim', 'report', 'block', 'cancel', 'fail',"
 	    "  'release', 'requeue', 'verified', 'reverified', 'reopened',"
 	    "  'reopen', 'landed', 'lease-expired', 'rejected', 'unblock',"
@@ -144,6 +150,16 @@ replay_events(struct ledger *ledger, struct replayed **tasks, size_t *alloc,
 
 		if (id < 1)
 			continue;
+		if (id > db_column_int(st, 6)) {
+			struct buf why = BUF_INIT;
+
+			buf_addf(&why, "event #%lld is about task #%lld, which no "
+			    "task row has", (long long)db_column_int(st, 5),
+			    (long long)id);
+			found(findings, "event", db_column_int(st, 5), why.buf);
+			buf_release(&why);
+			continue;
+		}
 		replay_slot(tasks, alloc, id);
 		t = &(*tasks)[id];
 		if (state != NULL) {
@@ -261,7 +277,7 @@ audit_run(struct ledger *ledger, json_t *findings,
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		goto out;
 	if ((rc = audit_chain(ledger, findings, stats, err)) == 0 &&
-	    (rc = replay_events(ledger, &tasks, &alloc, err)) == 0 &&
+	    (rc = replay_events(ledger, &tasks, &alloc, findings, err)) == 0 &&
 	    (rc = read_checks(ledger, checks, err)) == 0)
 		rc = compare_tasks(ledger, tasks, alloc, checks, findings, stats,
 		    err);

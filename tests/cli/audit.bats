@@ -133,6 +133,10 @@ assert_needs_no_tamper() {
 		"INSERT INTO events (at_ms, actor, kind, task, detail) VALUES (1, 1, 'verified', 3, NULL)|has no hash, though the chain began before it"
 		"UPDATE events SET hash = NULL WHERE id = 4|event #4 has no hash"
 	)
+	# A forged task id far past every task's (SQLite's shell does not
+	# enforce foreign keys; PostgreSQL does): named, not a slot per id.
+	backend_is_postgresql ||
+		cases+=("INSERT INTO events (at_ms, actor, kind, task, detail) VALUES (1, 1, 'add', 1099511627776, NULL)|is about task #1099511627776, which no task row has")
 	local c query want
 	for c in "${cases[@]}"; do
 		query="${c%%|*}" want="${c#*|}"
