@@ -721,16 +721,22 @@ task_scope_conflict(struct ledger *ledger, int64_t id, int64_t holder,
 	char *mine = NULL;
 	int overlap = find_overlap(ledger, id, clock_now_ms(), &touches, &mine,
 	    err);
-	int rc = overlap < -1 ? overlap : 0;
+	/* -1 is "none", and -ERR_FAILED too: the error says which. */
+	int rc = overlap < 0 && err->code != ERR_OK ? -(int)err->code : 0;
+	struct buf task = BUF_INIT;
 
-	if (overlap >= 0)
+	if (overlap >= 0) {
+		if (touches.items[overlap].task != 0)
+			buf_addf(&task, " for #%lld",
+			    (long long)touches.items[overlap].task);
 		rc = err_set(err, ERR_CONFLICT, "task #%lld is held, and %s would "
-		    "overlap %s, %s by %s%s%lld (two live claims never overlap; "
+		    "overlap %s, %s by %s%s (two live claims never overlap; "
 		    "nothing was changed)", (long long)id, mine,
 		    touches.items[overlap].glob, touches.items[overlap].task
 		    ? "held" : "reserved", touches.items[overlap].holder,
-		    touches.items[overlap].task ? " for #" : "",
-		    (long long)touches.items[overlap].task);
+		    task.buf);
+	}
+	buf_release(&task);
 	free(mine);
 	live_touches_release(&touches);
 	return rc;
