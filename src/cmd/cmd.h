@@ -190,6 +190,15 @@ int cmd_require_human(struct cmd_ctx *ctx, const char *what,
  */
 int cmd_check_person_acts(struct cmd_ctx *ctx);
 
+/*
+ * Whether the caller is a person, proven as cmd_require_human() proves
+ * one (kept for the command's later calls); false for an agent, and for a
+ * caller with no identity that is not at a terminal or runs under an
+ * agent client. Never an error: for what a person's proof adds to (the
+ * scope of a task a person adds).
+ */
+bool cmd_is_person(struct cmd_ctx *ctx);
+
 /* 'daicho help person': the table, with what the check looks at. */
 void cmd_print_person_acts(FILE *out);
 

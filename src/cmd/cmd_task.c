@@ -61,6 +61,16 @@ print_ids(struct cmd_ctx *ctx, const int64_t *ids, size_t count)
 	return 0;
 }
 
+/* Whether any task of a batch declares touches. */
+static bool
+batch_scoped(const struct batch *batch)
+{
+	for (size_t i = 0; i < batch->count; i++)
+		if (batch->specs[i].touches.count > 0)
+			return true;
+	return false;
+}
+
 static int
 add_batch(struct cmd_ctx *ctx, int64_t actor)
 {
@@ -80,6 +90,10 @@ add_batch(struct cmd_ctx *ctx, int64_t actor)
 		while ((label = cmd_opt_next(ctx, "label", &pos)) != NULL)
 			strlist_add(&batch.specs[i].labels, label);
 	}
+	/* A person's touches exempt the tasks from the protected paths. */
+	if (batch_scoped(&batch) && cmd_is_person(ctx))
+		for (size_t i = 0; i < batch.count; i++)
+			batch.specs[i].by_person = true;
 	ids = xcalloc(batch.count, sizeof(*ids));
 	if ((rc = task_add(ctx->ledger, actor, batch.specs, batch.count, ids,
 		 ctx->err)) < 0)
@@ -112,9 +126,10 @@ warn_unscoped(const struct task_spec *spec, int64_t id)
 }
 
 /*
- * The note an agent's task gets at add when its --touches reach a path the
- * ledger protects: an agent's touches do not exempt it, so work that
- * changes that path is rejected until a person sets them (issue 31).
+ * The note a task gets at add when its --touches reach a path the ledger
+ * protects and no person proven at a terminal added it (an agent, or a
+ * script): such touches do not exempt it, so work that changes that path
+ * is rejected until a person sets them (issue 31).
  */
 static void
 warn_protected_scope(struct cmd_ctx *ctx, const struct task_spec *spec,
@@ -134,9 +149,9 @@ warn_protected_scope(struct cmd_ctx *ctx, const struct task_spec *spec,
 				continue;
 			fprintf(stderr, "daicho: note: #%lld touches %s, which the "
 			    "ledger protects ('daicho config protect': '%s'); "
-			    "touches an agent sets do not exempt it, so work that "
-			    "changes it is rejected until a person runs 'daicho edit "
-			    "%lld --touches ...'\n", (long long)id,
+			    "touches not set by a person at a terminal do not exempt "
+			    "it, so work that changes it is rejected until a person "
+			    "runs 'daicho edit %lld --touches ...'\n", (long long)id,
 			    spec->touches.items[i], protect.items[k], (long long)id);
 			strlist_release(&protect);
 			return;
@@ -204,6 +219,8 @@ exec_add(struct cmd_ctx *ctx)
 	}
 	/* Both are a person's alone: cmd_check_person_acts() proved one. */
 	spec.no_baseline = cmd_has(ctx, "no-baseline");
+	/* A person's touches exempt the task from the protected paths. */
+	spec.by_person = cmd_has(ctx, "touches") && cmd_is_person(ctx);
 	spec.check_needs = value;
 	spec.parent = cmd_opt(ctx, "parent");
 	pos = 0;
@@ -231,7 +248,7 @@ exec_add(struct cmd_ctx *ctx)
 		goto done;
 	rc = print_ids(ctx, &id, 1);
 	warn_unscoped(&spec, id);
-	if (ctx->explicit_agent)
+	if (!spec.by_person)
 		warn_protected_scope(ctx, &spec, id);
 done:
 	task_spec_release(&spec);
@@ -283,8 +300,9 @@ const struct cmd_entry cmd_add_entry = {
 	    "judge the work, say), on top of the ledger's 'daicho config protect'\n"
 	    "list; a report whose commit changes one since the claim is rejected,\n"
 	    "naming the path. The ledger's list does not apply to paths the task\n"
-	    "declares with --touches when a person set them; the task's own\n"
-	    "--protect always does.\n\n"
+	    "declares with --touches when a person set them, at a terminal (an\n"
+	    "add from a script or an agent notes that its touches exempt\n"
+	    "nothing); the task's own --protect always does.\n\n"
 	    "What the cmd: checks read, look for or list on the claim's base is\n"
 	    "theirs (traced there): a report that changes it outside the task's\n"
 	    "--touches (set by a person, or by the agent that added the task,\n"

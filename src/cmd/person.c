@@ -170,6 +170,21 @@ cmd_require_human(struct cmd_ctx *ctx, const char *what, json_t **checked)
 	return 0;
 }
 
+bool
+cmd_is_person(struct cmd_ctx *ctx)
+{
+	struct err scratch = ERR_INIT, *real = ctx->err;
+	int rc;
+
+	if (ctx->explicit_agent)
+		return false;
+	ctx->err = &scratch;
+	rc = cmd_require_human(ctx, "act as a person", NULL);
+	ctx->err = real;
+	err_release(&scratch);
+	return rc == 0;
+}
+
 int
 cmd_check_person_acts(struct cmd_ctx *ctx)
 {

@@ -689,19 +689,28 @@ task_spec_check(struct ledger *ledger, const struct task_spec *spec,
 
 /*
  * An add event's detail: the task's checks (done_when), which the audit
- * replays (core/audit.h); NULL for a task without checks.
+ * replays (core/audit.h), and person: true when a proven person added it
+ * (their touches exempt it from the protected paths, core/verify.c); NULL
+ * when neither.
  */
 static json_t *
 add_detail(const struct task_spec *spec)
 {
-	json_t *checks;
+	json_t *detail, *checks;
 
-	if (spec->checks.count == 0)
+	if (spec->checks.count == 0 && !spec->by_person)
 		return NULL;
-	checks = json_array();
-	for (size_t k = 0; k < spec->checks.count; k++)
-		json_array_append_new(checks, json_string(spec->checks.items[k]));
-	return json_pack("{s:o}", "done_when", checks);
+	detail = json_object();
+	if (spec->checks.count > 0) {
+		checks = json_array();
+		for (size_t k = 0; k < spec->checks.count; k++)
+			json_array_append_new(checks,
+			    json_string(spec->checks.items[k]));
+		json_object_set_new(detail, "done_when", checks);
+	}
+	if (spec->by_person)
+		json_object_set_new(detail, "person", json_true());
+	return detail;
 }
 
 int

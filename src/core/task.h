@@ -59,6 +59,10 @@ struct task_spec {
 	int64_t priority;
 	int64_t max_attempts;    /* 0: the default */
 	int64_t check_timeout_ms; /* for cmd: checks; 0: the default (10m) */
+	bool by_person;          /* added by a caller proven a person at a
+				  * terminal (cmd/person.c): only then do its
+				  * touches exempt it from the ledger's
+				  * protected paths */
 	bool no_baseline;        /* judged without the claim's base (a
 				  * person's call: the caller checks) */
 	const char *check_needs; /* "net": its commands get the network (a

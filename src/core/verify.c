@@ -226,14 +226,18 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 		goto done;
 	/*
 	 * The task's touches exempt it from the ledger's protected list only
-	 * when a person set them: an agent could otherwise add a task that
-	 * touches all of tests/ and slip past a list only a human may change.
+	 * when a person set them, proven at a terminal (an edit of them always
+	 * is, cmd/person.c; an add says so): an agent could otherwise add a
+	 * task that touches all of tests/, its identity stripped, and slip
+	 * past a list only a human may change.
 	 * From the paths its checks were traced reading (trace_inputs()),
 	 * they exempt it when a person or another agent than the worker that
 	 * holds it set them: the worker may not draw its own scope.
 	 */
 	st = db_prepare(ledger,
-	    "SELECT CASE WHEN a.kind = 'human' THEN 1 ELSE 0 END,"
+	    "SELECT CASE WHEN a.kind = 'human' AND (e.kind = 'edit' OR"
+	    "  CAST(json_extract(e.detail, '$.person') AS TEXT) IN ('1', 'true'))"
+	    " THEN 1 ELSE 0 END,"
 	    " CASE WHEN e.actor = coalesce((SELECT owner FROM tasks"
 	    "  WHERE id = ?1), 0) THEN 0 ELSE 1 END"
 	    " FROM events e JOIN agents a ON a.id = e.actor"

@@ -244,6 +244,50 @@ $(diff <(echo "$want") <(echo "$got"))"
 		fail "a person's option took"
 }
 
+# mutant: add's by_person set without the proof: the agent's stripped add
+# exempts its task, and the report below is verified.
+@test "add --touches without a person at a terminal (an agent that stripped its identity) does not exempt a task from the protected paths" {
+	git init -q -b main repo
+	cd repo
+	git config user.email t@example.com
+	git config user.name T
+	mkdir tests
+	echo broken >tests/t.sh
+	git add tests && git commit -q -m tests
+	# The ledger where the judge finds the repository: inside git on
+	# SQLite, a new database found through DAICHO_LEDGER on PostgreSQL.
+	if backend_is_postgresql; then
+		export DAICHO_LEDGER="$(new_ledger_address "")"
+	else
+		unset DAICHO_LEDGER
+	fi
+	daicho init >/dev/null
+	person daicho config protect 'tests/**' >/dev/null
+	person daicho config land off >/dev/null
+	# No terminal: the task is added, and told that its touches exempt nothing.
+	run --separate-stderr daicho add stripped --touches 'tests/**' --done-when 'cmd:grep -q fixed tests/t.sh'
+	[ "$status" -eq 0 ] || fail "$stderr"
+	[[ "$stderr" == *"touches not set by a person at a terminal do not exempt it"* ]] || fail "$stderr"
+	# A person at a terminal: no note, and the touches exempt it.
+	run --separate-stderr person daicho add proven --touches 'tests/**' --done-when 'cmd:grep -q fixed tests/t.sh'
+	[[ "$stderr" != *"do not exempt"* ]] || fail "$stderr"
+	git checkout -q -b work
+	echo fixed >tests/t.sh
+	git commit -q -am fix
+	daicho --as w1 claim 1 >/dev/null
+	daicho --as w1 report 1 --commit HEAD >/dev/null
+	daicho sweep >/dev/null 2>&1 || true
+	[ "$(daicho show --json 1 | jq -r .state)" != verified ] || fail "the stripped add exempted its task"
+	[[ "$(daicho show --json 1 | jq -r .last_verdict.summary)" == *"which the ledger protects"* ]] ||
+		fail "$(daicho show 1)"
+	# The control: the same work for the person's task is verified.
+	daicho --as w1 release 1 >/dev/null
+	daicho --as w2 claim 2 >/dev/null
+	daicho --as w2 report 2 --commit HEAD >/dev/null
+	daicho sweep >/dev/null 2>&1 || true
+	[ "$(daicho show --json 2 | jq -r .state)" = verified ] || fail "$(daicho show 2)"
+}
+
 @test "what a person set on a task is not its creator agent's to change: checks, scope, protect, edges" {
 	daicho --as lead add L1 --touches 'src/**' --done-when saved >/dev/null    # 7
 	daicho --as lead add L2 --after 1 >/dev/null                               # 8

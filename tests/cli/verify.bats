@@ -898,8 +898,9 @@ rejected_for() {
 	git commit -q -m tests
 	ok person daicho config protect 'tests/**'
 	daicho add worker --done-when file:out.md >/dev/null
-	daicho add test-writer --touches 'tests/**' --done-when file:tests/new.sh >/dev/null
-	daicho add guarded-writer --touches 'tests/**' --protect tests/run.sh --done-when file:tests/new2.sh >/dev/null
+	# A person's tasks (at a terminal): their touches are what exempts.
+	person daicho add test-writer --touches 'tests/**' --done-when file:tests/new.sh >/dev/null
+	person daicho add guarded-writer --touches 'tests/**' --protect tests/run.sh --done-when file:tests/new2.sh >/dev/null
 	echo out >out.md
 	echo 'exit 0' >tests/run.sh
 	claim_report 1 w1
@@ -930,7 +931,7 @@ rejected_for() {
 	[ "$status" -eq 6 ] || fail "an agent gave --no-baseline: $status"
 	run --separate-stderr daicho --as lead add 'fix the test' --touches 'tests/**' --done-when 'cmd:grep -q fixed tests/t.sh'
 	[ "$status" -eq 0 ] || fail "$stderr"
-	[[ "$stderr" == *"note: #1 touches tests/**, which the ledger protects ('daicho config protect': 'tests/**'); touches an agent sets do not exempt it"*"'daicho edit 1 --touches ...'"* ]] ||
+	[[ "$stderr" == *"note: #1 touches tests/**, which the ledger protects ('daicho config protect': 'tests/**'); touches not set by a person at a terminal do not exempt it"*"'daicho edit 1 --touches ...'"* ]] ||
 		fail "add said: $stderr"
 	# A person's task says nothing of the kind: its touches exempt it.
 	run --separate-stderr person daicho add 'a person'"'"'s' --touches 'tests/**'

@@ -33,9 +33,9 @@ land_repo() {
 		export DAICHO_LEDGER="$1/.git/daicho/ledger.db"
 	fi
 	"$D" init >/dev/null
-	"$D" config land-check 'sh check.sh'
-	"$D" config jobs 1
-	"$D" land --pause >/dev/null
+	person "$D" config land-check 'sh check.sh'
+	person "$D" config jobs 1
+	person "$D" land --pause >/dev/null
 }
 
 # verified_tasks N [REPO]: N tasks, each adding f$i.txt on a branch of its
@@ -88,10 +88,10 @@ trunk_green() {
 	n=30
 	verified_tasks "$n"
 	start=$(git rev-parse main)
-	"$D" land --resume >/dev/null
+	person "$D" land --resume >/dev/null
 	# A land-check slow enough for a kill to land in every step.
-	"$D" config land-check 'sleep 0.0$((RANDOM % 10)); sh check.sh'
-	"$D" config land-batch 4
+	person "$D" config land-check 'sleep 0.0$((RANDOM % 10)); sh check.sh'
+	person "$D" config land-batch 4
 	for ((k = 1; k <= KILLS; k++)); do
 		"$D" land >/dev/null 2>&1 &
 		pid=$!
@@ -133,12 +133,12 @@ trunk_green() {
 	git -C "$T/b" config user.name Tester
 	git -C "$T/b" config user.email tester@example.com
 	(cd "$T/b" && "$D" init >/dev/null)
-	"$D" config remote origin
+	person "$D" config remote origin
 	n=100
-	"$D" config land-batch 8
+	person "$D" config land-batch 8
 	verified_tasks "$n"
 	start=$(git rev-parse main)
-	"$D" land --resume >/dev/null
+	person "$D" land --resume >/dev/null
 	# Both clones land at once, pass after pass, until the queue is empty.
 	lander() {
 		cd "$1" || return 1
