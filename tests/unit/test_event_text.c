@@ -82,13 +82,13 @@ static const struct sentence_case cases[] = {
 	  "345 out, $0.42, claude-x)" },
 	{ "w1", "save", 4, "Parse headers", "{\"save\":2,\"bytes\":1}",
 	  "w1 saved a result for #4 Parse headers (1 byte)" },
-	{ "sweep", "verified", 4, "Parse headers",
+	{ "alice", "verified", 4, "Parse headers",
 	  "{\"verdict\":1,\"summary\":\"2 checks passed\",\"commit\":"
 	  "\"0e969c63b2e6f19b0beb7af8b034e85f5ee00537\"}",
-	  "sweep verified #4 Parse headers at commit 0e969c63b2: 2 checks "
-	  "passed" },
-	{ "sweep", "verified", 4, "Parse headers", "{\"verdict\":1}",
-	  "sweep verified #4 Parse headers" },
+	  "the sweep (run by alice) verified #4 Parse headers at commit "
+	  "0e969c63b2: 2 checks passed" },
+	{ "alice", "verified", 4, "Parse headers", "{\"verdict\":1}",
+	  "the sweep (run by alice) verified #4 Parse headers" },
 	{ "sweep", "rejected", 7, "Fix x",
 	  "{\"verdict\":2,\"summary\":\"file src/x.c missing\",\"to\":\"owner\"}",
 	  "#7 Fix x rejected: file src/x.c missing; back to its holder" },
@@ -98,9 +98,10 @@ static const struct sentence_case cases[] = {
 	{ "sweep", "rejected", 7, "Fix x",
 	  "{\"verdict\":3,\"summary\":\"cmd:false exited 1\",\"to\":\"failed\"}",
 	  "#7 Fix x rejected: cmd:false exited 1; failed, its attempts used up" },
-	{ "sweep", "reverified", 4, "Parse headers",
+	{ "alice", "reverified", 4, "Parse headers",
 	  "{\"verdict\":5,\"summary\":\"2 checks passed\"}",
-	  "sweep verified #4 Parse headers again: 2 checks passed" },
+	  "the sweep (run by alice) verified #4 Parse headers again: 2 checks "
+	  "passed" },
 	{ "sweep", "reopened", 4, "Parse headers",
 	  "{\"verdict\":6,\"summary\":\"cmd:make test exited 2\"}",
 	  "#4 Parse headers no longer passes: cmd:make test exited 2; open "
