@@ -334,8 +334,9 @@ judges_the_work(const char *field)
 }
 
 /*
- * Whether the scope (touches) of task id was last set by an agent (its
- * add or the last edit that set them): a person's edit that gives the same
+ * Whether the scope (touches) of task id was last set by anyone but a
+ * person proven at a terminal (TASK_TOUCHES_BY_PERSON_SQL, the rule
+ * core/verify.c exempts by): a person's edit that gives the same
  * touches then takes them over, which is what exempts the task from the
  * ledger's protected paths (core/verify.c).
  */
@@ -344,11 +345,8 @@ touches_set_by_agent(struct ledger *ledger, int64_t id, bool *by_agent,
     struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT CASE WHEN a.kind = 'human' THEN 0 ELSE 1 END"
-	    " FROM events e JOIN agents a ON a.id = e.actor"
-	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
-	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
-	    " ORDER BY e.id DESC LIMIT 1", err);
+	    "SELECT 1 - " TASK_TOUCHES_BY_PERSON_SQL TASK_TOUCHES_LAST_SET_SQL,
+	    err);
 	int64_t agent = 0;
 	int rc;
 

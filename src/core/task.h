@@ -37,6 +37,28 @@
 	a ".state <> 'ended') OR " t ".state = 'reported' OR (" t ".state ="    \
 	" 'blocked' AND " a ".state <> 'ended'))"
 
+/*
+ * The event that last set task ?1's touches (its add, or an edit that set
+ * them), as e, joined to its actor as a: one row, or none.
+ */
+#define TASK_TOUCHES_LAST_SET_SQL                                            \
+	" FROM events e JOIN agents a ON a.id = e.actor"                     \
+	" WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"      \
+	"  json_extract(e.detail, '$.touches') IS NOT NULL))"                 \
+	" ORDER BY e.id DESC LIMIT 1"
+
+/*
+ * 1 when a person set them (of TASK_TOUCHES_LAST_SET_SQL's row), proven at
+ * a terminal: an edit of them always is (cmd/person.c); an add says so in
+ * its detail. Else 0. What exempts a task from the protected paths
+ * (core/verify.c), and what a person's edit of the same touches takes
+ * over (core/repair.c).
+ */
+#define TASK_TOUCHES_BY_PERSON_SQL                                           \
+	"CASE WHEN a.kind = 'human' AND (e.kind = 'edit' OR"                 \
+	"  CAST(json_extract(e.detail, '$.person') AS TEXT) IN ('1', 'true'))" \
+	" THEN 1 ELSE 0 END"
+
 #define TASK_DEFAULT_MAX_ATTEMPTS 3
 /*
  * The longest title, in bytes: a title is the one line that every listing

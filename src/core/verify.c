@@ -235,15 +235,10 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	 * holds it set them: the worker may not draw its own scope.
 	 */
 	st = db_prepare(ledger,
-	    "SELECT CASE WHEN a.kind = 'human' AND (e.kind = 'edit' OR"
-	    "  CAST(json_extract(e.detail, '$.person') AS TEXT) IN ('1', 'true'))"
-	    " THEN 1 ELSE 0 END,"
+	    "SELECT " TASK_TOUCHES_BY_PERSON_SQL ","
 	    " CASE WHEN e.actor = coalesce((SELECT owner FROM tasks"
-	    "  WHERE id = ?1), 0) THEN 0 ELSE 1 END"
-	    " FROM events e JOIN agents a ON a.id = e.actor"
-	    " WHERE e.task = ?1 AND (e.kind = 'add' OR (e.kind = 'edit' AND"
-	    "  json_extract(e.detail, '$.touches') IS NOT NULL))"
-	    " ORDER BY e.id DESC LIMIT 1", err);
+	    "  WHERE id = ?1), 0) THEN 0 ELSE 1 END" TASK_TOUCHES_LAST_SET_SQL,
+	    err);
 	if (st == NULL) {
 		rc = -(int)err->code;
 		goto done;

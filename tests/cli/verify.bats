@@ -950,6 +950,11 @@ rejected_for() {
 	[ "$status" -eq 2 ] || fail "a second person's edit: $status $stderr"
 	daicho report 1 --as w1 --commit "$(commit_work 1)"
 	sweep_says 1 0 0 0 0
+	# A task added with no identity but not at a terminal is no person's
+	# either: the person's same touches take it over, as an agent's.
+	daicho add 'unproven' --touches 'tests/**' >/dev/null 2>&1
+	ok person daicho edit 3 --touches 'tests/**'
+	[ "$(last_event 3 | jq -c '.detail.touches.taken')" = true ] || fail "$(last_event 3)"
 }
 
 @test "protected paths: deleting or renaming a protected file is a change too" {
