@@ -485,7 +485,9 @@ exec_verify(struct cmd_ctx *ctx)
 		return err_set(ctx->err, ERR_USAGE,
 		    "verify takes an ID or --all-verified, one of the two");
 	}
-	if ((rc = sweep_options_from(ctx, &options)) < 0)
+	if ((rc = sweep_options_from(ctx, &options)) < 0 ||
+	    (apply && (rc = ledger_require_judge(ctx->ledger, "verify --apply",
+		ctx->err)) < 0))
 		goto done;
 	if (!all) {
 		int64_t id;

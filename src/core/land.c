@@ -1994,6 +1994,9 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 	if ((rc = read_config(ledger, &l.config, err)) < 0 ||
 	    l.config.mode == LAND_OFF)
 		goto done;
+	if (!options->dry_run &&
+	    (rc = ledger_require_judge(ledger, "landing", err)) < 0)
+		goto done;
 	ledger_project_root(ledger, &l.root);
 	if ((rc = read_queue(&l, options->dry_run ? 0 : 1, true, &queue, &n,
 	    err)) < 0 || n == 0)

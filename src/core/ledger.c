@@ -1171,6 +1171,42 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 }
 
 int
+ledger_owner_may_free(struct ledger *ledger, bool *may, struct err *err)
+{
+	int64_t value = 1;
+	int rc = 0;
+
+	if (ledger->pg)
+		rc = ledger_query_int(ledger, "SELECT CASE WHEN pg_has_role("
+		    "c.relowner, 'pg_signal_backend', 'MEMBER') AND pg_has_role("
+		    "c.relowner, 'pg_read_all_stats', 'MEMBER') THEN 1 ELSE 0 END"
+		    " FROM pg_class c WHERE c.oid = CAST('daicho_schema' AS"
+		    " regclass)", &value, err);
+	*may = value != 0;
+	return rc;
+}
+
+int
+ledger_require_judge(struct ledger *ledger, const char *what,
+    struct err *err)
+{
+	int64_t person = 0;
+	int rc;
+
+	if (!ledger->pg)
+		return 0;
+	if ((rc = ledger_query_int(ledger, "SELECT CASE WHEN daicho_is_human()"
+	    " THEN 1 ELSE 0 END", &person, err)) < 0)
+		return rc;
+	if (person)
+		return 0;
+	return err_set(err, ERR_REFUSED, "%s is the judge's: on this "
+	    "PostgreSQL ledger it runs on a person's login (daicho_human) or "
+	    "the owner's, not an agent's (docs/security.md, 'The PostgreSQL "
+	    "boundary')", what);
+}
+
+int
 ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
     struct err *err)
 {

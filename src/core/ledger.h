@@ -277,6 +277,23 @@ int ledger_query_int(struct ledger *ledger, const char *sql, int64_t *value,
  */
 int ledger_after_import(struct ledger *ledger, struct err *err);
 
+/*
+ * 0 when this connection may record what the sweep and the lander record
+ * (verdicts, audits, the landing lock): always on SQLite; on PostgreSQL, a
+ * person's login or the owner's (schema 7, docs/security.md). Else
+ * ERR_REFUSED, one line naming what (e.g. "the sweep") and which logins
+ * may run it.
+ */
+int ledger_require_judge(struct ledger *ledger, const char *what,
+    struct err *err);
+
+/*
+ * On PostgreSQL, whether the ledger's owner may end the sessions of agents'
+ * logins that lock a person out (daicho_free_ledger(): pg_signal_backend
+ * and pg_read_all_stats, or a superuser): *may. Always true on SQLite.
+ */
+int ledger_owner_may_free(struct ledger *ledger, bool *may, struct err *err);
+
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);
 

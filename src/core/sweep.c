@@ -446,6 +446,8 @@ sweep_pass(struct ledger *ledger, const struct sweep_options *options,
 	json_t *findings = NULL;
 	int rc;
 
+	if ((rc = ledger_require_judge(ledger, "the sweep", err)) < 0)
+		return rc;
 	/*
 	 * A pass verifies the reports that existed when it began: reports
 	 * that keep arriving wait for the next pass, so a pass ends.

@@ -1047,6 +1047,30 @@ check_swept(json_t *checks, struct ledger *ledger)
 }
 
 /*
+ * On PostgreSQL, that the ledger's owner may end an agent's session that
+ * locks a person out (docs/security.md). A check in checks.
+ */
+static void
+check_free(json_t *checks, struct ledger *ledger)
+{
+	struct err err = ERR_INIT;
+	bool may = false;
+
+	if (ledger_owner_may_free(ledger, &may, &err) < 0)
+		doctor_check(checks, "lock-outs", false, err.message.buf,
+		    "see the error");
+	else if (may)
+		doctor_check(checks, "lock-outs", true, "a person whose lock wait "
+		    "runs out ends the agents' sessions that held it", NULL);
+	else
+		doctor_check(checks, "lock-outs", false, "the ledger's owner may "
+		    "not end agents' sessions, so an agent's login holding a lock "
+		    "can lock a person out", "as a superuser: GRANT "
+		    "pg_signal_backend, pg_read_all_stats TO the owner");
+	err_release(&err);
+}
+
+/*
  * For each client configured at root, that daicho's MCP server is
  * registered; then that each distinct registered command starts and
  * answers initialize.
@@ -1161,6 +1185,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	if (ledger != NULL) {
 		check_derived(*checks, ledger);
 		check_swept(*checks, ledger);
+		if (ledger_is_postgresql(ledger_path))
+			check_free(*checks, ledger);
 	}
 	ledger_close(ledger);
 	err_release(&err);

@@ -58,6 +58,8 @@ struct pg_conn {
 	struct buf message;      /* the last failure, one line */
 	int64_t changes;         /* rows changed by the last statement */
 	bool listening;
+	bool lock_timed_out;     /* a lock wait ran out since the last free */
+	int64_t freed;           /* sessions the last failed begin_with() ended */
 	bool in_transaction;     /* between a begin and its commit or rollback */
 	int64_t busy_timeout_ms; /* lock waits, and reconnecting */
 	bool prepare;            /* name and keep statements (pg_keep_prepared) */
@@ -133,6 +135,8 @@ failure(struct pg_conn *pg, const PGresult *res)
 	if (state == NULL)
 		state = "08006";
 	snprintf(pg->sqlstate, sizeof(pg->sqlstate), "%s", state);
+	if (strcmp(state, "55P03") == 0)
+		pg->lock_timed_out = true;
 	if (strcmp(state, "42501") == 0)
 		return PG_RC_DENIED;
 	if (strncmp(state, "23", 2) == 0 || strncmp(state, "22", 2) == 0)
@@ -373,6 +377,37 @@ lost(struct pg_conn *pg)
 	return PQstatus(pg->conn) == CONNECTION_BAD;
 }
 
+/*
+ * After a lock wait ran out, outside any transaction: a person's session
+ * ends the agents' sessions that held a lock longer than this session
+ * waits (daicho_free_ledger(), schema 7), so that no agent's login locks
+ * a person out; anyone else's asks and is told 0. The number ended; 0
+ * when the lock wait did not run out, or on a ledger before schema 7.
+ */
+static int64_t
+free_ledger(struct pg_conn *pg)
+{
+	char sql[96], sqlstate[sizeof(pg->sqlstate)];
+	struct buf message = BUF_INIT;
+	int64_t ended = 0;
+
+	if (!pg->lock_timed_out || lost(pg))
+		return 0;
+	/* The failure that brought us here stays the one reported. */
+	memcpy(sqlstate, pg->sqlstate, sizeof(sqlstate));
+	buf_add(&message, pg->message.buf, pg->message.len);
+	snprintf(sql, sizeof(sql), "SELECT daicho_free_ledger(%lld)",
+	    (long long)pg->busy_timeout_ms);
+	if (query_int(pg, sql, &ended) != 0)
+		ended = 0;
+	memcpy(pg->sqlstate, sqlstate, sizeof(sqlstate));
+	buf_reset(&pg->message);
+	buf_add(&pg->message, message.buf, message.len);
+	buf_release(&message);
+	pg->lock_timed_out = false;
+	return ended;
+}
+
 /* Run query_int() for a BEGIN, once more on a new connection if lost. */
 static int
 begin(struct pg_conn *pg, const char *sql, int64_t *value)
@@ -410,8 +445,15 @@ pg_begin_write(struct pg_conn *pg)
 
 	pg->locked_us = 0;
 	pg->begin_failed = false;
+	pg->lock_timed_out = false;
 	rc = begin(pg, pg->cold ? WARM_UP "; BEGIN; " TAKE_WRITE_LOCK
 				    : "BEGIN; " TAKE_WRITE_LOCK, &now);
+	if (rc != 0 && pg->lock_timed_out) {
+		if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+			PQclear(PQexec(pg->conn, "ROLLBACK"));
+		if (free_ledger(pg) > 0)
+			rc = begin(pg, "BEGIN; " TAKE_WRITE_LOCK, &now);
+	}
 
 	pg->cold = pg->cold && rc != 0;
 
@@ -518,6 +560,7 @@ pg_rollback(struct pg_conn *pg)
 		(void)settle(pg, NULL);
 	if (!lost(pg))
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	(void)free_ledger(pg);
 }
 
 int
@@ -921,6 +964,7 @@ begin_with(struct pg_stmt *st, const struct pg_args *a)
 	if (rc != 0 && !lost(pg) &&
 	    PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
 		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	pg->freed = rc != 0 ? free_ledger(pg) : 0;
 	pg->in_transaction = rc == 0;
 	pg->begin_failed = rc != 0;
 	if (rc == 0) {
@@ -970,6 +1014,9 @@ execute(struct pg_stmt *st)
 		st->pg->begin_later = false;
 		rc = begin_with(st, &args);
 		if (rc != 0 && lost(st->pg) && reconnect(st->pg) == 0)
+			rc = begin_with(st, &args);
+		/* Once more after ending what locked a person out. */
+		if (rc != 0 && st->pg->freed > 0)
 			rc = begin_with(st, &args);
 		if (rc != 0)
 			return rc;

@@ -199,6 +199,397 @@
 	"  ON settings FOR EACH ROW EXECUTE FUNCTION daicho_settings_check();"
 
 
+/*
+ * Schema 7's half of the trust boundary: the guards that judge whole rows
+ * for every session that is not a person's (migration 7 says why).
+ * Helpers first: which login made a task (as daicho_agent_roles says
+ * which made an agent), whether an agent or a task is the session's own,
+ * whether a person has edited a task (an edit event by a person's row:
+ * only a person makes one, daicho_agents_check()).
+ */
+#define WHOLE_ROW_BOUNDARY \
+	"CREATE TABLE IF NOT EXISTS daicho_task_roles (" \
+	"  task bigint PRIMARY KEY," \
+	"  db_role text NOT NULL" \
+	");" \
+	"CREATE OR REPLACE FUNCTION daicho_tasks_record_role() RETURNS trigger" \
+	"  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$" \
+	"BEGIN" \
+	"  INSERT INTO daicho_task_roles (task, db_role)" \
+	"    VALUES (NEW.id, session_user) ON CONFLICT (task) DO NOTHING;" \
+	"  RETURN NULL;" \
+	"END $$;" \
+	"CREATE OR REPLACE FUNCTION daicho_mine(agent bigint) RETURNS boolean" \
+	"  LANGUAGE sql STABLE SET search_path FROM CURRENT" \
+	"  RETURN coalesce(daicho_role_of(agent) = session_user, false);" \
+	"CREATE OR REPLACE FUNCTION daicho_task_mine(task bigint) RETURNS boolean" \
+	"  LANGUAGE sql STABLE SET search_path FROM CURRENT" \
+	"  RETURN EXISTS (SELECT 1 FROM daicho_task_roles r" \
+	"    WHERE r.task = daicho_task_mine.task AND r.db_role = session_user);" \
+	"CREATE OR REPLACE FUNCTION daicho_person_edited(task bigint)" \
+	"  RETURNS boolean LANGUAGE sql STABLE SET search_path FROM CURRENT" \
+	"  RETURN EXISTS (SELECT 1 FROM events e JOIN agents a ON a.id = e.actor" \
+	"    WHERE e.task = daicho_person_edited.task AND e.kind = 'edit'" \
+	"    AND a.kind = 'human');" \
+	/* \
+	 * Agents: a login changes only the rows it made, except that an \
+	 * agent whose last wait another ended (its owner's resume) is set \
+	 * back to active. Turning a row into a person's is refused by \
+	 * daicho_agents_check(). \
+	 */ \
+	"CREATE OR REPLACE FUNCTION daicho_guard_agents() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  allowed agents%ROWTYPE;" \
+	"BEGIN" \
+	"  IF NEW IS NOT DISTINCT FROM OLD OR daicho_mine(OLD.id)" \
+	"     OR daicho_is_human() THEN" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	"  allowed := OLD;" \
+	"  IF OLD.state = 'waiting' AND NEW.state = 'active' AND NOT EXISTS" \
+	"     (SELECT 1 FROM waits w WHERE w.agent = OLD.id" \
+	"      AND w.ended_ms IS NULL) THEN" \
+	"    allowed.state := NEW.state;" \
+	"  END IF;" \
+	"  IF allowed IS DISTINCT FROM NEW THEN" \
+	"    PERFORM daicho_refuse(format(" \
+	"      'changing agent %s, which another login made,', OLD.name));" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	/* \
+	 * Tasks. A new one is open and unjudged. Never an agent's: the \
+	 * sweep's verdict (verified), the lander's fields, a person's \
+	 * (no_baseline, check_needs). Its holder's login (or a login taking \
+	 * it up while open, or returning it after its lease ran out) changes \
+	 * the claim's columns, and so does the login that added it while no \
+	 * other login holds it; the login that added it changes what the \
+	 * task is (a person's edit keeps its checks and scope the person's). \
+	 * A task goes to no other login's agent; created_ms never changes. \
+	 */ \
+	"CREATE OR REPLACE FUNCTION daicho_guard_tasks() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  allowed tasks%ROWTYPE;" \
+	"  held boolean;" \
+	"  lapsed boolean;" \
+	"  other boolean;" \
+	"  made boolean;" \
+	"BEGIN" \
+	"  IF daicho_is_human() THEN" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	"  IF TG_OP = 'INSERT' THEN" \
+	"    IF NEW.state <> 'open' OR NEW.owner IS NOT NULL OR NEW.attempts <> 0" \
+	"       OR NEW.lease_expires_ms IS NOT NULL" \
+	"       OR NEW.report_commit IS NOT NULL OR NEW.report_note IS NOT NULL" \
+	"       OR NEW.verify_token IS NOT NULL OR NEW.land_queued_ms IS NOT NULL" \
+	"       OR NEW.land_token IS NOT NULL OR NEW.land_tries <> 0" \
+	"       OR NEW.landed_commit IS NOT NULL OR NEW.landed_ms IS NOT NULL" \
+	"       OR NEW.no_baseline <> 0 OR NEW.check_needs IS NOT NULL THEN" \
+	"      PERFORM daicho_refuse('adding a task that is not new and open');" \
+	"    END IF;" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	"  IF NEW IS NOT DISTINCT FROM OLD THEN" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	"  IF OLD.state IN ('verified', 'landed')" \
+	"     OR NEW.state IN ('verified', 'landed')" \
+	"     OR (NEW.verify_token, NEW.verify_expires_ms, NEW.land_queued_ms," \
+	"         NEW.land_base, NEW.land_token, NEW.land_tries, NEW.land_note," \
+	"         NEW.land_waiting, NEW.landed_commit, NEW.landed_trunk," \
+	"         NEW.landed_ms, NEW.no_baseline, NEW.check_needs)" \
+	"       IS DISTINCT FROM" \
+	"        (OLD.verify_token, OLD.verify_expires_ms, OLD.land_queued_ms," \
+	"         OLD.land_base, OLD.land_token, OLD.land_tries, OLD.land_note," \
+	"         OLD.land_waiting, OLD.landed_commit, OLD.landed_trunk," \
+	"         OLD.landed_ms, OLD.no_baseline, OLD.check_needs) THEN" \
+	"    PERFORM daicho_refuse(format(" \
+	"      'what the sweep, the lander or a person records on task #%s'," \
+	"      OLD.id));" \
+	"  END IF;" \
+	"  IF NEW.owner IS DISTINCT FROM OLD.owner AND NEW.owner IS NOT NULL" \
+	"     AND NOT daicho_mine(NEW.owner) THEN" \
+	"    PERFORM daicho_refuse(format(" \
+	"      'giving task #%s to another login''s agent', OLD.id));" \
+	"  END IF;" \
+	"  held := OLD.owner IS NOT NULL" \
+	"    AND OLD.state IN ('claimed', 'blocked', 'reported')" \
+	"    AND daicho_mine(OLD.owner);" \
+	"  lapsed := OLD.state = 'claimed' AND least(OLD.lease_expires_ms," \
+	"    coalesce(OLD.claim_named_ms + OLD.max_hold_ms, OLD.lease_expires_ms))" \
+	"    <= CAST(1000 * extract(epoch FROM clock_timestamp()) AS bigint)" \
+	"    + 60000;" \
+	"  other := OLD.owner IS NOT NULL AND NOT held AND NOT lapsed" \
+	"    AND OLD.state IN ('claimed', 'blocked', 'reported');" \
+	"  made := daicho_task_mine(OLD.id);" \
+	"  allowed := OLD;" \
+	"  IF held OR (made AND NOT other)" \
+	"     OR ((OLD.state = 'open' OR lapsed) AND NEW.state = 'claimed'" \
+	"         AND daicho_mine(NEW.owner))" \
+	"     OR (lapsed AND NEW.state IN ('open', 'failed')" \
+	"         AND NEW.owner IS NOT DISTINCT FROM" \
+	"           CASE NEW.state WHEN 'open' THEN NULL ELSE OLD.owner END) THEN" \
+	"    allowed.state := NEW.state;" \
+	"    allowed.owner := NEW.owner;" \
+	"    allowed.lease_ms := NEW.lease_ms;" \
+	"    allowed.lease_expires_ms := NEW.lease_expires_ms;" \
+	"    allowed.attempts := NEW.attempts;" \
+	"    allowed.report_commit := NEW.report_commit;" \
+	"    allowed.report_note := NEW.report_note;" \
+	"    allowed.block_reason := NEW.block_reason;" \
+	"    allowed.updated_ms := NEW.updated_ms;" \
+	"    allowed.not_before_ms := NEW.not_before_ms;" \
+	"    allowed.claim_base := NEW.claim_base;" \
+	"    allowed.claim_named_ms := NEW.claim_named_ms;" \
+	"    allowed.max_hold_ms := NEW.max_hold_ms;" \
+	"  END IF;" \
+	"  IF made THEN" \
+	"    allowed.title := NEW.title;" \
+	"    allowed.body := NEW.body;" \
+	"    allowed.priority := NEW.priority;" \
+	"    allowed.parent := NEW.parent;" \
+	"    allowed.max_attempts := NEW.max_attempts;" \
+	"    allowed.unmet_deps := NEW.unmet_deps;" \
+	"    allowed.updated_ms := NEW.updated_ms;" \
+	"    IF NOT daicho_person_edited(OLD.id) THEN" \
+	"      allowed.has_touches := NEW.has_touches;" \
+	"      allowed.check_timeout_ms := NEW.check_timeout_ms;" \
+	"      allowed.checks_version := NEW.checks_version;" \
+	"    END IF;" \
+	"  END IF;" \
+	"  IF allowed IS DISTINCT FROM NEW THEN" \
+	"    PERFORM daicho_refuse(format('this change to task #%s', OLD.id));" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	/* \
+	 * A task's definition (deps, labels, touches, checks, protects): \
+	 * the login that added it, until it is verified; a person's edit of \
+	 * it makes all but its labels the person's. \
+	 */ \
+	"CREATE OR REPLACE FUNCTION daicho_guard_definition() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  t bigint := CASE TG_OP WHEN 'DELETE' THEN OLD.task ELSE NEW.task END;" \
+	"BEGIN" \
+	"  IF NOT daicho_is_human() AND (NOT daicho_task_mine(t)" \
+	"     OR EXISTS (SELECT 1 FROM tasks k WHERE k.id = t" \
+	"       AND k.state IN ('verified', 'landed'))" \
+	"     OR (TG_TABLE_NAME <> 'labels' AND daicho_person_edited(t))) THEN" \
+	"    PERFORM daicho_refuse(format('changing the %s of task #%s', " \
+	"      TG_TABLE_NAME, t));" \
+	"  END IF;" \
+	"  RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;" \
+	"END $$;" \
+	/* \
+	 * The rest, each row as its agent's: a wait (its agent's, or its \
+	 * owner's to end or hand over), a wait's items, a message (sent as \
+	 * one's own agent; read, and claimed from the queue by name, by \
+	 * its recipient), a reservation, a save (by the task's holder), an \
+	 * event (one's own, never one that records a person's or the \
+	 * sweep's decision), a gate, an approval asked for and used by its \
+	 * own requester. \
+	 */ \
+	"CREATE OR REPLACE FUNCTION daicho_guard_rows() RETURNS trigger" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  w text := TG_TABLE_NAME || ' ' || TG_OP;" \
+	"  ok boolean := false;" \
+	"BEGIN" \
+	"  IF TG_OP = 'UPDATE' AND NEW IS NOT DISTINCT FROM OLD" \
+	"     OR daicho_is_human() THEN" \
+	"    RETURN NEW;" \
+	"  END IF;" \
+	/* Each test is its own statement: only the table's is parsed. */ \
+	"  IF w = 'waits INSERT' THEN" \
+	"    ok := daicho_mine(NEW.agent) AND NEW.ended_ms IS NULL;" \
+	"  ELSIF w = 'waits UPDATE' THEN" \
+	"    ok := NEW.agent = OLD.agent" \
+	"      AND (daicho_mine(OLD.agent) OR daicho_mine(OLD.owner));" \
+	"  ELSIF w = 'wait_items INSERT' THEN" \
+	"    ok := daicho_mine((SELECT x.agent FROM waits x WHERE x.id = NEW.wait));" \
+	"  ELSIF w = 'messages INSERT' THEN" \
+	"    ok := daicho_mine(NEW.sender) AND NEW.read_ms IS NULL;" \
+	"  ELSIF w = 'messages UPDATE' THEN" \
+	"    ok := daicho_mine(NEW.recipient)" \
+	"      AND (NEW.recipient = OLD.recipient OR (OLD.queued = 1" \
+	"        AND OLD.recipient_name = (SELECT a.name FROM agents a" \
+	"          WHERE a.id = NEW.recipient)))" \
+	"      AND (NEW.sender, NEW.recipient_name, NEW.addressed_to, NEW.kind," \
+	"        NEW.body, NEW.sent_ms, NEW.recipient_seen_ms, NEW.queued)" \
+	"      IS NOT DISTINCT FROM (OLD.sender, OLD.recipient_name," \
+	"        OLD.addressed_to, OLD.kind, OLD.body, OLD.sent_ms," \
+	"        OLD.recipient_seen_ms, OLD.queued);" \
+	"  ELSIF w = 'reservations INSERT' THEN" \
+	"    ok := daicho_mine(NEW.agent);" \
+	"  ELSIF w = 'reservations UPDATE' THEN" \
+	"    ok := daicho_mine(OLD.agent) AND NEW.agent = OLD.agent;" \
+	"  ELSIF w = 'saves INSERT' THEN" \
+	"    ok := daicho_mine(NEW.agent) AND daicho_mine((SELECT k.owner" \
+	"      FROM tasks k WHERE k.id = NEW.task));" \
+	"  ELSIF w = 'events INSERT' THEN" \
+	"    ok := daicho_mine(NEW.actor) AND NEW.kind NOT IN ('approve', 'deny'," \
+	"      'gate-rm', 'config', 'verified', 'rejected', 'reverified'," \
+	"      'reopened', 'landed', 'agent-stale', 'wait-overdue'," \
+	"      'verify-deferred') AND NEW.kind NOT LIKE 'land%';" \
+	"  ELSIF w = 'gates INSERT' THEN" \
+	"    ok := daicho_mine(NEW.created_by);" \
+	"  ELSIF w = 'approvals INSERT' THEN" \
+	"    ok := daicho_mine(NEW.requester);" \
+	"  ELSIF w = 'approvals UPDATE' THEN" \
+	"    ok := daicho_mine(OLD.requester);" \
+	"  END IF;" \
+	"  IF NOT coalesce(ok, false) THEN" \
+	"    PERFORM daicho_refuse(format('this %s of %s', lower(TG_OP)," \
+	"      TG_TABLE_NAME));" \
+	"  END IF;" \
+	"  RETURN NEW;" \
+	"END $$;" \
+	/* \
+	 * A person whose wait for a lock timed out ends the sessions of \
+	 * agents' logins in this database that hold a lock and have been in \
+	 * a transaction for longer than held_ms (daicho's own transactions \
+	 * last milliseconds): the number ended. Nothing for anyone else. As \
+	 * the owner, who needs pg_signal_backend and pg_read_all_stats (a \
+	 * superuser has both; 'daicho init' grants them when it may). \
+	 */ \
+	"CREATE OR REPLACE FUNCTION daicho_free_ledger(held_ms bigint)" \
+	"  RETURNS bigint" \
+	"  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  ended bigint := 0;" \
+	"  p record;" \
+	"BEGIN" \
+	"  IF NOT daicho_is_human() THEN" \
+	"    RETURN 0;" \
+	"  END IF;" \
+	"  FOR p IN SELECT s.pid FROM pg_stat_activity s" \
+	"    WHERE s.datname = current_database() AND s.pid <> pg_backend_pid()" \
+	"    AND s.xact_start < clock_timestamp()" \
+	"      - make_interval(secs => held_ms / 1000.0)" \
+	"    AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = s.pid" \
+	"      AND l.granted AND l.locktype IN ('advisory', 'relation', 'tuple'," \
+	"        'transactionid'))" \
+	"    AND NOT pg_has_role(s.usesysid, (SELECT c.relowner FROM pg_class c" \
+	"      WHERE c.oid = CAST('daicho_schema' AS regclass)), 'MEMBER')" \
+	"    AND NOT coalesce((SELECT pg_has_role(s.usesysid, r.oid, 'MEMBER')" \
+	"      FROM pg_roles r WHERE r.rolname = 'daicho_human'), false)" \
+	"  LOOP" \
+	"    IF pg_terminate_backend(p.pid) THEN" \
+	"      ended := ended + 1;" \
+	"    END IF;" \
+	"  END LOOP;" \
+	"  RETURN ended;" \
+	"END $$;" \
+	/* \
+	 * The privileges, granted afresh by every migration that adds a \
+	 * column (an agent's are column by column): a person's table by \
+	 * table as before, an agent's on every column but id, and none on \
+	 * what only the sweep, the lander or a person writes. \
+	 */ \
+	"CREATE OR REPLACE FUNCTION daicho_set_privileges() RETURNS void" \
+	"  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$" \
+	"DECLARE" \
+	"  g record;" \
+	"  cols text;" \
+	"BEGIN" \
+	"  EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I" \
+	"    TO daicho_agent, daicho_human', current_database());" \
+	"  EXECUTE format('GRANT USAGE ON SCHEMA %I" \
+	"    TO daicho_agent, daicho_human', current_schema());" \
+	"  EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I" \
+	"    FROM daicho_agent, daicho_human', current_schema());" \
+	"  EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA %I" \
+	"    TO daicho_agent, daicho_human', current_schema());" \
+	"  EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I" \
+	"    FROM daicho_agent, daicho_human', current_schema());" \
+	"  EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I" \
+	"    TO daicho_agent, daicho_human', current_schema());" \
+	"  EXECUTE format('GRANT UPDATE ON ALL SEQUENCES IN SCHEMA %I" \
+	"    TO daicho_human', current_schema());" \
+	"  EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA %I" \
+	"    TO daicho_agent, daicho_human', current_schema());" \
+	"  GRANT INSERT, UPDATE ON agents, tasks, waits, messages, reservations," \
+	"    approvals, land_lock, baselines, audits TO daicho_human;" \
+	"  GRANT INSERT ON saves, events, verdicts, check_runs, wait_items, gates" \
+	"    TO daicho_human;" \
+	"  GRANT INSERT, DELETE ON deps, labels, touches, checks, protects" \
+	"    TO daicho_human;" \
+	"  GRANT UPDATE, DELETE ON gates TO daicho_human;" \
+	"  GRANT DELETE ON baselines TO daicho_human;" \
+	"  GRANT INSERT, UPDATE, DELETE ON settings TO daicho_human;" \
+	"  GRANT UPDATE ON deps, labels, touches, checks, protects, saves," \
+	"    verdicts, check_runs, wait_items TO daicho_human;" \
+	"  GRANT DELETE ON agents, tasks, saves, verdicts, check_runs, waits," \
+	"    wait_items, messages, reservations, approvals TO daicho_human;" \
+	"  FOR g IN SELECT * FROM (VALUES ('agents', 'UPDATE'), ('tasks', 'UPDATE')," \
+	"      ('waits', 'UPDATE'), ('messages', 'UPDATE')," \
+	"      ('reservations', 'UPDATE'), ('approvals', 'UPDATE')," \
+	"      ('gates', 'UPDATE'), ('settings', 'UPDATE')," \
+	"      ('agents', 'INSERT'), ('tasks', 'INSERT'), ('waits', 'INSERT')," \
+	"      ('messages', 'INSERT'), ('reservations', 'INSERT')," \
+	"      ('approvals', 'INSERT'), ('gates', 'INSERT'), ('settings', 'INSERT')," \
+	"      ('saves', 'INSERT'), ('events', 'INSERT'), ('wait_items', 'INSERT')," \
+	"      ('deps', 'INSERT'), ('labels', 'INSERT'), ('touches', 'INSERT')," \
+	"      ('checks', 'INSERT'), ('protects', 'INSERT')) AS v(tab, op)" \
+	"  LOOP" \
+	"    SELECT string_agg(quote_ident(c.column_name), ', ') INTO cols" \
+	"      FROM information_schema.columns c" \
+	"      WHERE c.table_schema = current_schema() AND c.table_name = g.tab" \
+	"      AND c.column_name <> 'id';" \
+	"    EXECUTE format('GRANT %s (%s) ON %I TO daicho_agent', g.op, cols," \
+	"      g.tab);" \
+	"  END LOOP;" \
+	"  GRANT DELETE ON deps, labels, touches, checks, protects" \
+	"    TO daicho_agent;" \
+	"END $$;" \
+	/* \
+	 * The guards fire for every session but the owner's (named here, \
+	 * so that the owner's writes, most of a single-user ledger's, call \
+	 * no PL/pgSQL: see migration 2); each lets a person's through. \
+	 */ \
+	"DO $$" \
+	"DECLARE" \
+	"  owner text := (SELECT r.rolname FROM pg_roles r JOIN pg_class c" \
+	"    ON c.relowner = r.oid WHERE c.oid = CAST('daicho_schema' AS regclass));" \
+	"  t text;" \
+	"BEGIN" \
+	"  EXECUTE format('CREATE OR REPLACE TRIGGER tasks_record_role AFTER INSERT ON tasks" \
+	"    FOR EACH ROW WHEN (session_user <> %L)" \
+	"    EXECUTE FUNCTION daicho_tasks_record_role()', owner);" \
+	"  EXECUTE format('CREATE OR REPLACE TRIGGER agents_guard BEFORE UPDATE ON agents" \
+	"    FOR EACH ROW WHEN (session_user <> %L)" \
+	"    EXECUTE FUNCTION daicho_guard_agents()', owner);" \
+	"  EXECUTE format('CREATE OR REPLACE TRIGGER tasks_guard BEFORE INSERT OR UPDATE" \
+	"    ON tasks FOR EACH ROW WHEN (session_user <> %L)" \
+	"    EXECUTE FUNCTION daicho_guard_tasks()', owner);" \
+	"  FOREACH t IN ARRAY ARRAY['deps', 'labels', 'touches', 'checks'," \
+	"      'protects'] LOOP" \
+	"    EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE INSERT OR DELETE ON %I" \
+	"      FOR EACH ROW WHEN (session_user <> %L)" \
+	"      EXECUTE FUNCTION daicho_guard_definition()', t || '_guard', t," \
+	"      owner);" \
+	"  END LOOP;" \
+	"  FOREACH t IN ARRAY ARRAY['waits', 'messages', 'reservations'," \
+	"      'approvals'] LOOP" \
+	"    EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE INSERT OR UPDATE ON %I" \
+	"      FOR EACH ROW WHEN (session_user <> %L)" \
+	"      EXECUTE FUNCTION daicho_guard_rows()', t || '_guard', t, owner);" \
+	"  END LOOP;" \
+	"  FOREACH t IN ARRAY ARRAY['wait_items', 'saves', 'events', 'gates'] LOOP" \
+	"    EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE INSERT ON %I" \
+	"      FOR EACH ROW WHEN (session_user <> %L)" \
+	"      EXECUTE FUNCTION daicho_guard_rows()', t || '_guard', t, owner);" \
+	"  END LOOP;" \
+	"  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'daicho_agent') THEN" \
+	"    PERFORM daicho_set_privileges();" \
+	"  END IF;" \
+	"END $$;"
+
+
 #define ID "bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
 
 const char *const schema_pg_migrations[] = {
@@ -648,6 +1039,21 @@ const char *const schema_pg_migrations[] = {
 	"CREATE OR REPLACE FUNCTION daicho_sha256(value text) RETURNS text"
 	"  LANGUAGE sql IMMUTABLE STRICT"
 	"  AS $$ SELECT encode(sha256(convert_to(value, 'UTF8')), 'hex') $$;",
+
+	/*
+	 * 7: the whole-row boundary (issue 30; docs/security.md). An
+	 * agent's login may write a row only as the agent that owns it: each
+	 * table's guard judges the whole row, old against new, whatever
+	 * columns a write changes and in whatever order. Its privileges are
+	 * granted column by column and never on id (no explicit ids: an
+	 * agent row or a task cannot be bound ahead of time), so it holds no
+	 * table-level UPDATE (LOCK TABLE in a mode that blocks writers needs
+	 * one); what is the sweep's, the lander's or a person's (verdicts,
+	 * check runs, baselines, audits, the landing lock) it may not write
+	 * at all. A person whose lock wait times out ends the agents'
+	 * sessions that held a lock longer (daicho_free_ledger()).
+	 */
+	WHOLE_ROW_BOUNDARY,
 };
 
 const size_t schema_pg_migration_count =
@@ -661,13 +1067,14 @@ _Static_assert(SCHEMA_PG_MATCHES_SQLITE_VERSION == LEDGER_SCHEMA_VERSION,
     "core/schema.c has a migration that pg/schema_pg.c lacks");
 
 /*
- * Privileges. Both roles read everything. The tables an agent writes in
- * the ordinary course are granted to it; where only part of what a table
- * allows is an agent's (approvals, waits, claims, gates, settings), the
- * trigger above refuses the rest with a message that names the role, and
- * the privilege is granted so that the trigger is what answers. Nobody but
- * the owner may update or delete events, or truncate anything: never
- * granted. Setting a sequence (after an import) is a person's.
+ * The two group roles, made once per cluster, and their privileges
+ * (daicho_set_privileges(), schema 7). Both roles read everything. A
+ * person's are table by table; an agent's column by column on the tables
+ * it writes in the ordinary course, with the triggers above refusing what
+ * is not its own (the privilege is granted so that the trigger, which
+ * names the role, is what answers). Nobody but the owner may update or
+ * delete events, or truncate anything: never granted. Setting a sequence
+ * (after an import) is a person's.
  */
 const char *const schema_pg_roles =
     "DO $$"
@@ -688,39 +1095,20 @@ const char *const schema_pg_roles =
     "  EXCEPTION WHEN duplicate_object OR unique_violation THEN"
     "    NULL;"
     "  END;"
-    "  EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I"
-    "    TO daicho_agent, daicho_human', current_database());"
-    "  EXECUTE format('GRANT USAGE ON SCHEMA %I"
-    "    TO daicho_agent, daicho_human', current_schema());"
-    "  EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I"
-    "    FROM daicho_agent, daicho_human', current_schema());"
-    "  EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA %I"
-    "    TO daicho_agent, daicho_human', current_schema());"
-    "  EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I"
-    "    FROM daicho_agent, daicho_human', current_schema());"
-    "  EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I"
-    "    TO daicho_agent, daicho_human', current_schema());"
-    "  EXECUTE format('GRANT UPDATE ON ALL SEQUENCES IN SCHEMA %I"
-    "    TO daicho_human', current_schema());"
-    "  EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA %I"
-    "    TO daicho_agent, daicho_human', current_schema());"
-    "END $$;"
-    "GRANT INSERT, UPDATE ON agents, tasks, waits, messages, reservations,"
-    "  approvals TO daicho_agent, daicho_human;"
-    "GRANT INSERT ON saves, events, verdicts, check_runs, wait_items, gates"
-    "  TO daicho_agent, daicho_human;"
-    "GRANT INSERT, DELETE ON deps, labels, touches, checks, protects"
-    "  TO daicho_agent, daicho_human;"
-    "GRANT UPDATE, DELETE ON gates TO daicho_agent, daicho_human;"
-    "GRANT INSERT, UPDATE ON land_lock TO daicho_agent, daicho_human;"
-    "GRANT INSERT, UPDATE ON baselines TO daicho_agent, daicho_human;"
-    "GRANT INSERT, UPDATE ON audits TO daicho_agent, daicho_human;"
-    "GRANT DELETE ON baselines TO daicho_human;"
-    "GRANT INSERT, UPDATE, DELETE ON settings TO daicho_agent, daicho_human;"
-    "GRANT UPDATE ON deps, labels, touches, checks, protects, saves,"
-    "  verdicts, check_runs, wait_items TO daicho_human;"
-    "GRANT DELETE ON agents, tasks, saves, verdicts, check_runs, waits,"
-    "  wait_items, messages, reservations, approvals TO daicho_human;";
+    /*
+     * The owner ends agents' sessions that lock a person out
+     * (daicho_free_ledger()): it may when a superuser, or when it may
+     * grant itself these (CREATEROLE, before PostgreSQL 16). Else
+     * 'daicho doctor' ("lock-outs") says what to grant.
+     */
+    "  BEGIN"
+    "    EXECUTE format('GRANT pg_signal_backend, pg_read_all_stats TO %I',"
+    "      current_user);"
+    "  EXCEPTION WHEN OTHERS THEN"
+    "    NULL;"
+    "  END;"
+    "  PERFORM daicho_set_privileges();"
+    "END $$;";
 
 /*
  * Each identity sequence set past its table's largest id, after `daicho

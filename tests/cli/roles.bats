@@ -133,7 +133,7 @@ as_psql() {
 	snapshot_ledger
 	DAICHO_LEDGER=$AGENT_LEDGER run daicho --as a1 ls
 	[ "$status" -ne 0 ] || fail "an agent's login migrated: $output"
-	[[ "$output" == *"schema is version 1 and this daicho's 6, and only the database's owner may migrate it"*"as the owner"* ]] ||
+	[[ "$output" == *"schema is version 1 and this daicho's 7, and only the database's owner may migrate it"*"as the owner"* ]] ||
 		fail "$output"
 	[ "$(grep -c . <<<"$output")" -eq 1 ] || fail "not one line: $output"
 	assert_ledger_unchanged
@@ -141,7 +141,7 @@ as_psql() {
 	# The owner's first command migrates; then the agent's works.
 	run daicho status
 	[ "$status" -eq 0 ] || fail "owner: $output"
-	[ "$(sql "SELECT version FROM daicho_schema")" = 6 ]
+	[ "$(sql "SELECT version FROM daicho_schema")" = 7 ]
 	[ "$(sql "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgqual IS NOT NULL")" -ge 5 ]
 	[ "$(sql "SELECT count(*) FROM information_schema.columns WHERE table_name = 'tasks' AND column_name = 'land_token'")" = 1 ]
 	[ "$(sql "SELECT count(*) FROM information_schema.tables WHERE table_name = 'baselines'")" = 1 ]
