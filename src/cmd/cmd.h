@@ -289,6 +289,14 @@ void cmd_add_toned(struct buf *out, bool colour, enum cmd_tone tone,
 /* Append text for a terminal: control characters become '?'. */
 void cmd_add_printable(struct buf *out, const char *text);
 /*
+ * What a command that changed something says on a terminal: one short
+ * line to stdout ("unblocked #6 → its holder"), and nothing under -q,
+ * --json, a captured run (MCP, the dashboard) or when stdout is no
+ * terminal, so that scripts see no change.
+ */
+void cmd_say(struct cmd_ctx *ctx, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/*
  * Write a JSON value to stdout, one line, and release it; when
  * ctx->captured is set, append it there instead.
  */

@@ -230,33 +230,47 @@ const struct cmd_entry cmd_reopen_entry = {
 static int
 exec_unblock(struct cmd_ctx *ctx)
 {
+	const char *answer = cmd_opt(ctx, "answer");
 	int64_t id, actor;
 	bool to_owner;
 	int rc;
 
+	if (answer != NULL && answer[strspn(answer, " \t\n")] == '\0')
+		return err_set(ctx->err, ERR_USAGE, "--answer needs the answer's "
+		    "text (it goes to the task's holder and into its prompt)");
 	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
 		return rc;
-	if ((rc = task_unblock(ctx->ledger, actor, id, AGENT_STALE_AFTER_MS,
-		 &to_owner, ctx->err)) < 0)
+	if ((rc = task_unblock(ctx->ledger, actor, id, answer,
+		 AGENT_STALE_AFTER_MS, &to_owner, ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
 		return cmd_print_json(ctx, json_pack("{s:I, s:s}", "id",
 		    (json_int_t)id, "to", to_owner ? "owner" : "open"));
+	cmd_say(ctx, "unblocked #%lld → %s%s", (long long)id,
+	    to_owner ? "its holder" : "open", answer ? ", answered" : "");
 	return 0;
 }
 
 const struct cmd_entry cmd_unblock_entry = {
 	.name = "unblock",
-	.usage = "unblock ID",
+	.usage = "unblock ID [--answer TEXT]",
 	.summary = "send a blocked task back to its holder, or to open",
 	.help =
 	    "A blocked task goes back to its holder, claimed with a fresh lease,\n"
 	    "when the holder is live (seen within 10m); else it is open again,\n"
 	    "the attempt not counted. By a human or the task's holder (exit 6\n"
 	    "for anyone else); a task that is not blocked is refused (exit 4).\n"
-	    "An 'unblock' event says where it went. Prints nothing (--json:\n"
-	    "{id, to}).\n",
-	.options = (const struct cmd_option[]){ { 0 } },
+	    "An 'unblock' event says where it went.\n\n"
+	    "--answer TEXT answers the question the task was blocked with, in\n"
+	    "the same step: the answer is kept on the task ('daicho prompt ID'\n"
+	    "ends with every question and its answer, so whoever works on it\n"
+	    "next has them), and a holder it goes back to gets it as a message\n"
+	    "(its inbox, its client's hooks, the MCP inbox tool).\n\n"
+	    "On a terminal it prints one line (unblocked #6 → its holder); else\n"
+	    "nothing (-q: nothing; --json: {id, to}).\n",
+	.options = (const struct cmd_option[]){
+	    { "answer", 0, "TEXT", "answer the task's question, in one step" },
+	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,

@@ -3,6 +3,7 @@
  * error messages, input and output.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +373,20 @@ void
 cmd_add_printable(struct buf *out, const char *text)
 {
 	buf_add_oneline(out, text);
+}
+
+void
+cmd_say(struct cmd_ctx *ctx, const char *format, ...)
+{
+	va_list ap;
+
+	if (ctx->quiet || ctx->json || ctx->captured != NULL ||
+	    !isatty(STDOUT_FILENO))
+		return;
+	va_start(ap, format);
+	vprintf(format, ap);
+	va_end(ap);
+	putchar('\n');
 }
 
 int

@@ -69,6 +69,17 @@ exec_prompt(struct cmd_ctx *ctx)
 		    "the work was verified, but did not reach the trunk.\n%s\n",
 		    (long long)tries, tries == 1 ? "" : "s", note.buf);
 	}
+	if (rc == 0) {
+		buf_reset(&note);
+		if ((rc = task_answers(ctx->ledger, id, &note, ctx->err)) == 0 &&
+		    note.len > 0) {
+			/* The person's answers to the questions it was blocked with. */
+			if (body.len > 0 && body.buf[body.len - 1] != '\n')
+				buf_addch(&body, '\n');
+			buf_addf(&body, "\n---\nAnswered by a person (daicho "
+			    "unblock --answer):\n%s", note.buf);
+		}
+	}
 	if (rc == 0)
 		rc = print_bytes(ctx, id, "body", &body);
 	buf_release(&body);
@@ -90,6 +101,9 @@ const struct cmd_entry cmd_prompt_entry = {
 	    "saying what happened: the trunk commit to redo the work on, the\n"
 	    "conflicting paths or the failing check and its output. It is gone\n"
 	    "once the task lands.\n\n"
+	    "A task whose question a person answered ('daicho unblock ID\n"
+	    "--answer TEXT') gets a section the same way, with each question\n"
+	    "(Q:) and its answer (A:), oldest first.\n\n"
 	    "JSON: {id, bytes, body} (body_base64 instead of body when the body\n"
 	    "is not UTF-8 text without NUL bytes).\n",
 	.options = (const struct cmd_option[]){ { 0 } },

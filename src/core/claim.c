@@ -1166,6 +1166,31 @@ task_body(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 }
 
 int
+task_answers(struct ledger *ledger, int64_t id, struct buf *out,
+    struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT coalesce(json_extract(detail, '$.question'), ''),"
+	    " json_extract(detail, '$.answer') FROM events"
+	    " WHERE task = ?1 AND kind = 'unblock'"
+	    " AND json_extract(detail, '$.answer') IS NOT NULL ORDER BY id", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	while ((rc = db_step(st)) == DB_ROW) {
+		buf_adds(out, "Q: ");
+		buf_add_oneline(out, db_column_text(st, 0));
+		buf_adds(out, "\nA: ");
+		buf_adds(out, db_column_text(st, 1));
+		buf_addch(out, '\n');
+	}
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading answers");
+}
+
+int
 task_land_note(struct ledger *ledger, int64_t id, struct buf *out,
     int64_t *tries, struct err *err)
 {

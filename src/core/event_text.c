@@ -73,7 +73,7 @@ static const struct {
 	{ "reopened", "%T no longer passes[: %{summary}]; open again" },
 	{ "reopen", "%A reopened %T[ (it was %{from})]" },
 	{ "unblock", "%A unblocked %T[%={to=owner}; back to %{owner}]"
-	  "[%={to=open}; open again]" },
+	  "[%={to=open}; open again][, answering: %{answer}]" },
 	{ "edit", "%A edited %T[: %l{fields}]" },
 	{ "wait", "%A waits for %{for}[, as %{owner} asked] (wait #%{wait})" },
 	{ "wait-end", "[%?{agent}%A ended the wait of %{agent}][%!{agent}%A "

@@ -682,13 +682,35 @@ fail:
 	return end_repair(ledger, &who, rc, err);
 }
 
+/* The question (block reason) task id is blocked with, into out. */
+static int
+read_question(struct ledger *ledger, int64_t id, struct buf *out,
+    struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT coalesce(block_reason, '') FROM tasks WHERE id = ?1", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		buf_adds(out, db_column_text(st, 0));
+	db_reset(st);
+	return rc == DB_ROW || rc == DB_DONE ? 0
+	     : db_error(ledger, rc, err, "reading a task");
+}
+
 int
 task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
-    int64_t stale_after_ms, bool *to_owner, struct err *err)
+    const char *answer, int64_t stale_after_ms, bool *to_owner,
+    struct err *err)
 {
 	struct standing who = { 0 };
 	char state[16] = "";
 	int64_t attempts = 0, live = 0, now = clock_now_ms();
+	struct buf question = BUF_INIT;
 	struct db_stmt *st;
 	int rc;
 
@@ -719,6 +741,9 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 		 err)) < 0)
 		goto fail;
 	*to_owner = live != 0;
+	if (answer != NULL && (rc = read_question(ledger, id, &question,
+		 err)) < 0)
+		goto fail;
 	rc = db_write(ledger, *to_owner
 	    ? "UPDATE tasks SET state = 'claimed', block_reason = NULL,"
 	      " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
@@ -730,11 +755,27 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 	      " attempts = max(attempts - 1, 0), updated_ms = ?2 WHERE id = ?1",
 	    id, now, NULL, "unblocking a task", err);
 	if (rc == 0)
-		rc = event_append(ledger, actor, "unblock", id, json_pack("{s:s, s:s?}",
-		    "to", *to_owner ? "owner" : "open", "owner", who.owner_name), err);
-	if (rc < 0)
-		goto fail;
+		rc = event_append(ledger, actor, "unblock", id,
+		    json_pack("{s:s, s:s?, s:s?, s:s?}", "to", *to_owner ? "owner"
+			: "open", "owner", who.owner_name, "question",
+			answer ? question.buf : NULL, "answer", answer), err);
+	if (rc == 0 && answer != NULL && *to_owner) {
+		struct buf text = BUF_INIT;
+
+		buf_addf(&text, "#%lld is yours again, answered: ", (long long)id);
+		buf_add_oneline(&text, answer);
+		if (question.len > 0) {
+			buf_adds(&text, " (you asked: ");
+			buf_add_oneline(&text, question.buf);
+			buf_adds(&text, ")");
+		}
+		buf_addf(&text, "; 'daicho prompt %lld' keeps the answer",
+		    (long long)id);
+		rc = msg_append(ledger, actor, who.owner, "message", text.buf, err);
+		buf_release(&text);
+	}
 fail:
+	buf_release(&question);
 	return end_repair(ledger, &who, rc, err);
 }
 

@@ -64,10 +64,13 @@ int task_reopen(struct ledger *ledger, int64_t actor, int64_t id,
 /*
  * A blocked task goes back to its holder (claimed, a fresh lease) when the
  * holder is live, else to open; by a human or the holder. *to_owner says
- * which.
+ * which. With answer (or NULL), the question it was blocked with is
+ * answered: the 'unblock' event keeps both (task_answers() reads them back
+ * for its prompt), and a holder it goes back to gets a message with them.
  */
 int task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
-    int64_t stale_after_ms, bool *to_owner, struct err *err);
+    const char *answer, int64_t stale_after_ms, bool *to_owner,
+    struct err *err);
 
 /*
  * A human takes a claimed, blocked or reported task back from its holder,

@@ -412,6 +412,14 @@ int task_body(struct ledger *ledger, int64_t id, struct buf *out,
     struct err *err);
 
 /*
+ * The questions task id was blocked with and the answers it was unblocked
+ * with ('unblock --answer'), oldest first, appended to out as lines "Q:
+ * ..." and "A: ..."; nothing when there are none.
+ */
+int task_answers(struct ledger *ledger, int64_t id, struct buf *out,
+    struct err *err);
+
+/*
  * Why task id's last landing was sent back (core/land.h), appended to out,
  * and how many times it was (*tries), while it has not landed since; out
  * is left as it was when there is nothing to say.

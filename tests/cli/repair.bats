@@ -167,6 +167,49 @@ setup() {
 	refused 4 person daicho unblock 3
 }
 
+@test "unblock --answer: one step answers the question, tells the holder, and keeps the answer in the prompt; an empty answer is refused" {
+	daicho add a --body 'write the parser' >/dev/null
+	DAICHO_AGENT=w1 daicho claim 2 >/dev/null
+	DAICHO_AGENT=w1 daicho block 2 --reason 'which grammar?'
+	snapshot_ledger
+	refused 2 person daicho unblock 2 --answer ''
+	refused 2 person daicho unblock 2 --answer ' '
+	refused 4 person daicho unblock 1 --answer 'not blocked'
+	assert_ledger_unchanged
+	# On a terminal: one line saying where it went.
+	on_pty daicho unblock 2 --answer 'the PEG one'
+	[ "$status" -eq 0 ] || fail "$status: $output"
+	[ "$output" = 'unblocked #2 → its holder, answered' ] || fail "$output"
+	[ "$(task_field 2 state)" = claimed ] && [ "$(task_field 2 owner)" = w1 ]
+	# The holder is told, with its question.
+	DAICHO_AGENT=w1 ok daicho inbox
+	assert_output --partial '#2 is yours again, answered: the PEG one (you asked: which grammar?)'
+	# The answer is kept on the task: its prompt ends with it.
+	[ "$(daicho prompt 2)" = $'write the parser\n\n---\nAnswered by a person (daicho unblock --answer):\nQ: which grammar?\nA: the PEG one' ] ||
+		fail "$(daicho prompt 2)"
+	ok daicho events --json
+	run jq -c 'map(select(.kind == "unblock")) | last | .detail' <<<"$output"
+	assert_output '{"answer":"the PEG one","owner":"w1","question":"which grammar?","to":"owner"}'
+	ok daicho log 2
+	assert_output --partial 'answering: the PEG one'
+	# A holder gone quiet: open again, and the next claimer has every
+	# answer (and no message is sent to the gone holder).
+	DAICHO_AGENT=w1 daicho block 2 --reason 'tabs or spaces?'
+	DAICHO_NOW_MS=$(($(date +%s%3N) + 3600000)) run person daicho unblock 2 --answer tabs --json
+	assert_output '{"id":2,"to":"open"}'
+	DAICHO_AGENT=w1 ok daicho inbox
+	refute_output --partial 'tabs'
+	[ "$(daicho prompt 2 | tail -4)" = $'Q: which grammar?\nA: the PEG one\nQ: tabs or spaces?\nA: tabs' ] ||
+		fail "$(daicho prompt 2)"
+	# Without --answer, nothing is added.
+	daicho add b >/dev/null
+	DAICHO_AGENT=w2 daicho claim 3 >/dev/null
+	DAICHO_AGENT=w2 daicho block 3 --reason why
+	ok person daicho unblock 3
+	assert_output ''
+	[ "$(daicho prompt 3)" = '' ]
+}
+
 @test "release --force: a human takes a task back from any holder, who is told; an agent is refused" {
 	daicho add a >/dev/null
 	DAICHO_AGENT=w1 daicho claim 2 >/dev/null
