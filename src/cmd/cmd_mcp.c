@@ -308,11 +308,12 @@ static const struct tool tools[] = {
 	{ "send", "Send a message",
 	  "Send a message to an agent by name, or to every live holder of a role "
 	  "with to: \"role:ROLE\". An ended or stale recipient is refused, saying "
-	  "when it was last seen and who holds its role now, unless queue.",
+	  "when it was last seen and who holds its role now, unless queue. "
+	  "reply_to answers a message you received (to defaults to its sender).",
 	  &cmd_send_entry,
 	  (const struct tool_arg[]){
-	      { "to", ARG_STRING, ROLE_POSITIONAL, NULL, true,
-		"an agent name, or role:ROLE" },
+	      { "to", ARG_STRING, ROLE_POSITIONAL, NULL, false,
+		"an agent name, or role:ROLE (needed unless reply_to)" },
 	      { "text", ARG_STRING, ROLE_INPUT, NULL, true, "the message" },
 	      { "queue", ARG_BOOLEAN, ROLE_FLAG, "queue", false,
 		"keep it for the next agent of that name if it is gone" },
@@ -320,6 +321,8 @@ static const struct tool tools[] = {
 		"role: only the most recently seen holder" },
 	      { "stale_after", ARG_STRING, ROLE_OPTION, "stale-after", false,
 		"unseen this long counts as gone (default 10m)" },
+	      { "reply_to", ARG_INTEGER, ROLE_OPTION, "reply-to", false,
+		"the id of the message this answers" },
 	      { 0 } },
 	  "sent",
 	  "{\"type\":\"object\",\"properties\":{\"sent\":{\"type\":\"array\","
@@ -346,7 +349,11 @@ static const struct tool tools[] = {
 	  "\"sent_ms\":{\"type\":\"integer\"},\"recipient_seen_ms\":"
 	  NULLABLE("integer") ",\"queued\":{\"type\":\"boolean\"},"
 	  "\"bytes\":{\"type\":\"integer\"},\"truncated\":{\"type\":"
-	  "\"boolean\"}},"
+	  "\"boolean\"},\"reply_to\":" NULLABLE("integer") ",\"thread\":"
+	  "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":"
+	  "{\"id\":{\"type\":\"integer\"},\"from\":" NULLABLE("string")
+	  ",\"text\":{\"type\":\"string\"},\"sent_ms\":{\"type\":"
+	  "\"integer\"}}}}},"
 	  "\"required\":[\"id\",\"text\"]}}},\"required\":[\"messages\"]}",
 	  false, false, false, 0 },
 	{ "wait", "Record that you wait",

@@ -16,21 +16,33 @@ exec_send(struct cmd_ctx *ctx)
 	size_t i;
 	int rc;
 
-	req.to = ctx->argv[0];
+	const char *body = ctx->argv[ctx->argc - 1];
+
+	if (cmd_has(ctx, "reply-to") &&
+	    (rc = cmd_id_arg(ctx, "message", cmd_opt(ctx, "reply-to"),
+		&req.reply_to)) < 0)
+		goto done;
+	if (ctx->argc == 1 && req.reply_to == 0) {
+		rc = err_set(ctx->err, ERR_USAGE, "send needs TO and TEXT (TO may "
+		    "be left out only with --reply-to: the reply goes to the "
+		    "message's sender)");
+		goto done;
+	}
+	req.to = ctx->argc == 2 ? ctx->argv[0] : NULL;
 	req.queue = cmd_has(ctx, "queue");
 	req.one = cmd_has(ctx, "one");
 	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
 		 AGENT_STALE_AFTER_MS, &req.stale_after_ms)) < 0)
 		goto done;
-	if (req.one && strncmp(req.to, "role:", 5) != 0) {
+	if (req.one && (req.to == NULL || strncmp(req.to, "role:", 5) != 0)) {
 		rc = err_set(ctx->err, ERR_USAGE, "--one is for role:ROLE addresses");
 		goto done;
 	}
-	if (strcmp(ctx->argv[1], "-") == 0) {
+	if (strcmp(body, "-") == 0) {
 		if ((rc = cmd_read_input(ctx, "-", &text)) < 0)
 			goto done;
 	} else {
-		buf_adds(&text, ctx->argv[1]);
+		buf_adds(&text, body);
 	}
 	if (text.len == 0 || strlen(text.buf) != text.len) {
 		rc = err_set(ctx->err, ERR_USAGE, text.len ? "the message contains a "
@@ -73,11 +85,16 @@ done:
 
 const struct cmd_entry cmd_send_entry = {
 	.name = "send",
-	.usage = "send TO TEXT|- [--queue] [--one] [--stale-after DUR]",
+	.usage = "send TO TEXT|- [--queue] [--one] [--stale-after DUR]\n"
+	    "       daicho send [TO] TEXT|- --reply-to ID",
 	.summary = "send a message to an agent or to every holder of a role",
 	.help =
 	    "TO is an agent name or role:ROLE; TEXT is the message, or - to read\n"
-	    "it from stdin. The address is resolved now, against the ledger: a\n"
+	    "it from stdin. --reply-to ID answers message ID, which must be one\n"
+	    "you received (exit 3 otherwise); without TO the reply goes to its\n"
+	    "sender. The recipient's inbox shows the thread: the messages a\n"
+	    "reply answers, as far as it sent or received them.\n\n"
+	    "The address is resolved now, against the ledger: a\n"
 	    "live agent gets it; an ended agent, or one unseen for --stale-after\n"
 	    "(default 10m, not waiting), is refused (exit 3) with when it was last\n"
 	    "seen and who holds its role now. --queue keeps the message instead,\n"
@@ -95,12 +112,39 @@ const struct cmd_entry cmd_send_entry = {
 	    { "queue", 0, NULL, "keep it for an agent that is gone" },
 	    { "one", 0, NULL, "role: only the most recently seen holder" },
 	    { "stale-after", 0, "DUR", "unseen this long counts as gone (10m)" },
+	    { "reply-to", 0, "ID", "answer message ID (TO: its sender)" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
-	.min_args = 2,
+	.min_args = 1,
 	.max_args = 2,
 	.exec = exec_send,
 };
+
+/*
+ * Under a reply, the messages it answers, nearest first, one line each
+ * ("  re #5 w1 3m ago: TEXT", its first line), indented.
+ */
+static void
+print_thread(const json_t *thread, int64_t now)
+{
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(thread, i, t) {
+		struct buf text = BUF_INIT, age = BUF_INIT, first = BUF_INIT;
+		const char *body = cmd_json_str(t, "text", "");
+
+		buf_add(&first, body, strcspn(body, "\n"));
+		cmd_add_printable(&text, first.buf);
+		clock_add_age(&age, now - cmd_json_int(t, "sent_ms"));
+		printf("%*sre #%lld %s %s ago: %s\n", (int)(2 * i + 2), "",
+		    (long long)cmd_json_int(t, "id"),
+		    cmd_json_str(t, "from", "daicho"), age.buf, text.buf);
+		buf_release(&text);
+		buf_release(&age);
+		buf_release(&first);
+	}
+}
 
 static int
 exec_inbox(struct cmd_ctx *ctx)
@@ -127,6 +171,7 @@ exec_inbox(struct cmd_ctx *ctx)
 		    cmd_json_str(m, "from", "daicho"), age.buf,
 		    strcmp(cmd_json_str(m, "kind", ""), "reminder") == 0
 			? " (reminder)" : "", text.buf);
+		print_thread(json_object_get(m, "thread"), now);
 		buf_release(&text);
 		buf_release(&age);
 	}
@@ -143,9 +188,14 @@ const struct cmd_entry cmd_inbox_entry = {
 	    "\"#ID FROM AGE ago: TEXT\" (FROM is daicho for the sweep's reminders).\n"
 	    "They are marked read in the same transaction, so each message is\n"
 	    "delivered once however many readers race; --peek leaves them unread.\n"
-	    "Includes messages queued for the caller's name while it was gone.\n\n"
+	    "Includes messages queued for the caller's name while it was gone.\n"
+	    "Under a reply ('send --reply-to'), the messages it answers, nearest\n"
+	    "first, one indented line each (\"re #ID FROM AGE ago: TEXT\"), as\n"
+	    "far as the caller sent or received them; answer one with 'daicho\n"
+	    "send --reply-to ID TEXT'.\n\n"
 	    "JSON: an array of {id, from, to, addressed_to, kind, text, sent_ms,\n"
-	    "recipient_seen_ms, queued}.\n",
+	    "recipient_seen_ms, queued, reply_to} (reply_to null but for a\n"
+	    "reply, which also has thread: [{id, from, text, sent_ms}]).\n",
 	.options = (const struct cmd_option[]){
 	    { "peek", 0, NULL, "do not mark them read" },
 	    { 0 } },

@@ -42,7 +42,7 @@
 #include "core/err.h"
 
 /* The schema this daicho writes: the number of migrations in schema.c. */
-#define LEDGER_SCHEMA_VERSION 13
+#define LEDGER_SCHEMA_VERSION 14
 
 struct ledger;
 

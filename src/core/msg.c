@@ -129,8 +129,8 @@ insert_message(struct ledger *ledger, int64_t sender, int64_t recipient,
 {
 	struct db_stmt *st = db_prepare(ledger,
 	    "INSERT INTO messages (sender, recipient, recipient_name,"
-	    " addressed_to, body, sent_ms, recipient_seen_ms, queued)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err);
+	    " addressed_to, body, sent_ms, recipient_seen_ms, queued, reply_to)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", err);
 	int64_t id;
 	int rc;
 
@@ -140,12 +140,14 @@ insert_message(struct ledger *ledger, int64_t sender, int64_t recipient,
 	if (recipient)
 		db_bind_int(st, 2, recipient);
 	db_bind_text(st, 3, name);
-	db_bind_text(st, 4, req->to);
+	db_bind_text(st, 4, req->to ? req->to : name);
 	db_bind_text(st, 5, req->text);
 	db_bind_int(st, 6, now);
 	if (seen_ms)
 		db_bind_int(st, 7, seen_ms);
 	db_bind_int(st, 8, req->queue && recipient == 0);
+	if (req->reply_to)
+		db_bind_int(st, 9, req->reply_to);
 	if ((rc = db_step_done(ledger, st, "storing a message", err)) < 0)
 		return rc;
 	id = db_last_insert_id(ledger);
@@ -230,25 +232,67 @@ done:
 	return rc;
 }
 
+/*
+ * Inside the send's transaction: that message id is the caller's (agent
+ * me: sent to it, or queued for its name) to answer, and, when *name is
+ * NULL, its sender's name into *answered (then *name points at it).
+ */
+static int
+read_answered(struct ledger *ledger, int64_t me, int64_t id,
+    const char **name, struct buf *answered, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT coalesce(s.name, '') FROM messages m"
+	    " LEFT JOIN agents s ON s.id = m.sender WHERE m.id = ?1"
+	    " AND (m.recipient = ?2 OR (m.queued = 1 AND m.recipient_name ="
+	    "  (SELECT name FROM agents WHERE id = ?2)))", err);
+	int rc;
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, me);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		buf_adds(answered, db_column_text(st, 0));
+	db_reset(st);
+	if (rc == DB_DONE)
+		return err_set(err, ERR_NOT_FOUND, "no message #%lld to you to "
+		    "reply to (a reply answers a message you received: see "
+		    "'daicho inbox')", (long long)id);
+	if (rc != DB_ROW)
+		return db_error(ledger, rc, err, "reading a message");
+	if (*name == NULL && answered->len == 0)
+		return err_set(err, ERR_USAGE, "message #%lld is daicho's own (a "
+		    "reminder): name whom the reply is for", (long long)id);
+	if (*name == NULL)
+		*name = answered->buf;
+	return 0;
+}
+
 int
 msg_send(struct ledger *ledger, const struct msg_request *request,
     json_t **sent, struct err *err)
 {
 	struct addressee a = { 0 };
+	struct buf answered = BUF_INIT;
 	int64_t sender = 0, now = clock_now_ms();
 	const char *name = request->to;
 	int rc;
 
 	*sent = json_array();
-	if (strncmp(name, "role:", 5) != 0 &&
+	if (name != NULL && strncmp(name, "role:", 5) != 0 &&
 	    (rc = agent_check_name(name, err)) < 0)
 		goto done;
-	if (strncmp(name, "role:", 5) == 0 && name[5] == '\0') {
+	if (name != NULL && strncmp(name, "role:", 5) == 0 && name[5] == '\0') {
 		rc = err_set(err, ERR_USAGE, "'role:' needs a role name");
 		goto done;
 	}
 	if ((rc = ledger_begin_as(ledger, &sender, err)) < 0)
 		goto done;
+	if (request->reply_to && (rc = read_answered(ledger, sender,
+	    request->reply_to, &name, &answered, err)) < 0)
+		goto finish;
 	if (strncmp(name, "role:", 5) == 0) {
 		rc = send_to_role(ledger, sender, name + 5, request, now, *sent, err);
 		goto finish;
@@ -271,15 +315,22 @@ msg_send(struct ledger *ledger, const struct msg_request *request,
 		rc = refuse_gone(ledger, name, &a, now, request->stale_after_ms, err);
 	}
 finish:
-	if (rc == 0)
-		rc = event_append(ledger, sender, "send", 0,
-		    json_pack("{s:s, s:O}", "to", name, "messages", *sent), err);
+	if (rc == 0) {
+		json_t *detail = json_pack("{s:s, s:O}", "to", name, "messages",
+		    *sent);
+
+		if (request->reply_to)
+			json_object_set_new(detail, "reply_to",
+			    json_integer(request->reply_to));
+		rc = event_append(ledger, sender, "send", 0, detail, err);
+	}
 	if (rc < 0)
 		ledger_rollback(ledger);
 	else
 		rc = ledger_commit(ledger, err);
 done:
 	addressee_release(&a);
+	buf_release(&answered);
 	if (rc < 0) {
 		json_decref(*sent);
 		*sent = NULL;
@@ -462,6 +513,51 @@ cut_text(json_t *m, size_t cut)
 	json_object_set_new(m, "text", json_stringn(text, cut));
 }
 
+/*
+ * For each message of messages that answers another: its thread, the
+ * messages it answers, nearest first (at most MSG_THREAD_DEPTH), as far as
+ * agent me sent or received them: a reply never shows me a message that
+ * was not its.
+ */
+#define MSG_THREAD_DEPTH 10
+static int
+add_threads(struct ledger *ledger, int64_t me, json_t *messages,
+    struct err *err)
+{
+	struct db_stmt *st = NULL;
+	json_t *m;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(messages, i, m) {
+		json_t *thread;
+
+		if (!json_is_integer(json_object_get(m, "reply_to")))
+			continue;
+		if (st == NULL && (st = db_prepare(ledger,
+		    "WITH RECURSIVE up(id, depth) AS ("
+		    "  SELECT reply_to, 1 FROM messages WHERE id = ?1"
+		    "  UNION ALL SELECT m.reply_to, up.depth + 1 FROM messages m"
+		    "  JOIN up ON m.id = up.id"
+		    "  WHERE m.reply_to IS NOT NULL AND up.depth < ?3)"
+		    " SELECT m.id, s.name AS \"from\", m.body AS text, m.sent_ms"
+		    " FROM up JOIN messages m ON m.id = up.id"
+		    " LEFT JOIN agents s ON s.id = m.sender"
+		    " WHERE m.sender = ?2 OR m.recipient = ?2 ORDER BY up.depth",
+		    err)) == NULL)
+			return -(int)err->code;
+		db_bind_int(st, 1, json_integer_value(json_object_get(m, "id")));
+		db_bind_int(st, 2, me);
+		db_bind_int(st, 3, MSG_THREAD_DEPTH);
+		thread = json_array();
+		json_object_set_new(m, "thread", thread);
+		if ((rc = db_rows_json(ledger, st, thread, "reading a thread",
+			 err)) < 0)
+			return rc;
+	}
+	return rc;
+}
+
 int
 msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
     json_t **messages, struct err *err)
@@ -477,13 +573,14 @@ msg_inbox_within(struct ledger *ledger, const char *caller_name, bool peek,
 	    "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
 	    " m.addressed_to, m.kind, m.body AS text, m.sent_ms,"
 	    " m.recipient_seen_ms,"
-	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END AS queued_json"
+	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END AS queued_json,"
+	    " m.reply_to"
 	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
 	    UNREAD_SENT " AND m.id <= ?3"
 	    " UNION ALL "
 	    "SELECT m.id, s.name, m.recipient_name, m.addressed_to, m.kind,"
 	    " m.body, m.sent_ms, m.recipient_seen_ms,"
-	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END"
+	    " CASE m.queued WHEN 1 THEN 'true' ELSE 'false' END, m.reply_to"
 	    " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
 	    UNREAD_QUEUED " AND m.id <= ?3"
 	    " ORDER BY 1";
@@ -514,6 +611,8 @@ msg_inbox_within(struct ledger *ledger, const char *caller_name, bool peek,
 		goto finish;
 	if (cut > 0)
 		cut_text(json_array_get(*messages, 0), cut);
+	if ((rc = add_threads(ledger, me, *messages, err)) < 0)
+		goto finish;
 	if (peek || json_array_size(*messages) == 0)
 		goto finish;
 	rc = mark_read(ledger, me, caller_name, *messages, NULL, err);

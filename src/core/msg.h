@@ -26,7 +26,9 @@
 #define MSG_MAX_BYTES (16 * 1024 * 1024)
 
 struct msg_request {
-	const char *to;         /* an agent name, or "role:ROLE" */
+	const char *to;         /* an agent name, or "role:ROLE"; NULL: the
+				   sender of reply_to */
+	int64_t reply_to;       /* the message this answers, or 0 */
 	const char *text;
 	bool queue;             /* keep it for a gone agent of that name */
 	bool one;               /* role: only the most recently seen holder */
@@ -39,8 +41,10 @@ struct msg_request {
  * ERR_NOT_FOUND saying when that agent was last seen and who holds its
  * role now, unless queue, which keeps it for the next agent of that name.
  * "role:R" goes to every live holder of R (the most recently seen with
- * one); none is ERR_NOT_FOUND. *sent (new reference) is an array of
- * {id, to, recipient_seen_ms, queued}.
+ * one); none is ERR_NOT_FOUND. With reply_to, the message answers that
+ * one, which must be the caller's (sent to it, or queued for its name;
+ * else ERR_NOT_FOUND); with no to, it goes to that message's sender. *sent
+ * (new reference) is an array of {id, to, recipient_seen_ms, queued}.
  */
 int msg_send(struct ledger *ledger, const struct msg_request *request,
     json_t **sent, struct err *err);
@@ -57,7 +61,9 @@ int msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
  * in *messages): those sent to it, and those queued for its name. Unless
  * peek they are marked read in the same transaction, so each is delivered
  * once however many readers race. Objects: id, from, to, addressed_to,
- * kind, text, sent_ms, recipient_seen_ms, queued.
+ * kind, text, sent_ms, recipient_seen_ms, queued, reply_to (or null) and,
+ * for a reply, thread: the messages it answers, nearest first ({id, from,
+ * text, sent_ms}), as far as the caller sent or received them.
  */
 int msg_inbox(struct ledger *ledger, const char *caller_name, bool peek,
     json_t **messages, struct err *err);

@@ -491,6 +491,9 @@ const char *const schema_migrations[] = {
 	"  findings INTEGER NOT NULL,"
 	"  detail TEXT"
 	") STRICT;",
+
+	/* 14: a message answers another ('send --reply-to'). */
+	"ALTER TABLE messages ADD COLUMN reply_to INTEGER REFERENCES messages(id);",
 };
 
 const size_t schema_migration_count =

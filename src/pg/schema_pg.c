@@ -419,10 +419,11 @@
 	"        AND OLD.recipient_name = (SELECT a.name FROM agents a" \
 	"          WHERE a.id = NEW.recipient)))" \
 	"      AND (NEW.sender, NEW.recipient_name, NEW.addressed_to, NEW.kind," \
-	"        NEW.body, NEW.sent_ms, NEW.recipient_seen_ms, NEW.queued)" \
+	"        NEW.body, NEW.sent_ms, NEW.recipient_seen_ms, NEW.queued," \
+	"        NEW.reply_to)" \
 	"      IS NOT DISTINCT FROM (OLD.sender, OLD.recipient_name," \
 	"        OLD.addressed_to, OLD.kind, OLD.body, OLD.sent_ms," \
-	"        OLD.recipient_seen_ms, OLD.queued);" \
+	"        OLD.recipient_seen_ms, OLD.queued, OLD.reply_to);" \
 	"  ELSIF w = 'reservations INSERT' THEN" \
 	"    ok := daicho_mine(NEW.agent);" \
 	"  ELSIF w = 'reservations UPDATE' THEN" \
@@ -1041,7 +1042,8 @@ const char *const schema_pg_migrations[] = {
 	"  AS $$ SELECT encode(sha256(convert_to(value, 'UTF8')), 'hex') $$;",
 
 	/*
-	 * 7: the whole-row boundary (issue 30; docs/security.md). An
+	 * 7: SQLite's migration 14 (a message answers another), and the
+	 * whole-row boundary (issue 30; docs/security.md). An
 	 * agent's login may write a row only as the agent that owns it: each
 	 * table's guard judges the whole row, old against new, whatever
 	 * columns a write changes and in whatever order. Its privileges are
@@ -1053,6 +1055,8 @@ const char *const schema_pg_migrations[] = {
 	 * at all. A person whose lock wait times out ends the agents'
 	 * sessions that held a lock longer (daicho_free_ledger()).
 	 */
+	"ALTER TABLE messages ADD COLUMN IF NOT EXISTS reply_to bigint"
+	"  REFERENCES messages(id);"
 	WHOLE_ROW_BOUNDARY,
 };
 

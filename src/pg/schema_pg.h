@@ -27,7 +27,7 @@ extern const size_t schema_pg_migration_count;
  * time the check runs; PostgreSQL's check (state IN (...), migration 1)
  * allows the same states and costs nothing of the kind.
  */
-#define SCHEMA_PG_MATCHES_SQLITE_VERSION 13
+#define SCHEMA_PG_MATCHES_SQLITE_VERSION 14
 
 /*
  * Run by `daicho init`, as the owner of the database, after the

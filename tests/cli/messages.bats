@@ -43,6 +43,41 @@ setup() {
 	assert_output "[]"
 }
 
+@test "send --reply-to: answers a message one received, to its sender by default; inbox shows the thread, only as far as the reader saw it" {
+	daicho send w1 'which grammar?' --as mgr >/dev/null                 # 1
+	daicho send w2 'private to w2' --as mgr >/dev/null                  # 2
+	ok daicho send --reply-to 1 'the PEG one?' --as w1                  # 3
+	assert_output "sent #3 to mgr, seen 0s ago (2027-01-15T08:00:00Z)"
+	ok daicho send --reply-to '#3' 'yes, PEG' --as mgr                  # 4
+	ok daicho inbox --as mgr
+	assert_output "#3 w1 0s ago: the PEG one?
+  re #1 mgr 0s ago: which grammar?"
+	ok daicho inbox --as w1
+	assert_line --index 0 "#1 mgr 0s ago: which grammar?"
+	assert_line --index 1 "#4 mgr 0s ago: yes, PEG"
+	assert_line --index 2 "  re #3 w1 0s ago: the PEG one?"
+	assert_line --index 3 "    re #1 mgr 0s ago: which grammar?"
+	# TO given: the reply goes there, still threaded. The thread never
+	# shows a message the reader neither sent nor received.
+	daicho send --reply-to 2 w1 'see #2' --as w2 >/dev/null             # 5
+	ok daicho inbox --json --as w1
+	jq -e 'length == 1 and .[0].reply_to == 2 and .[0].thread == []' <<<"$output" >/dev/null ||
+		fail "$output"
+	[ "$(sql "SELECT reply_to FROM messages WHERE id = 4")" = 3 ]
+	ok daicho events --json
+	run jq -c 'map(select(.kind == "send")) | .[2].detail.reply_to' <<<"$output"
+	assert_output 1
+	# A message that is not one's own to answer, or none: exit 3; bad ids
+	# and no TO without --reply-to: exit 2; nothing sent.
+	snapshot_ledger
+	refused 3 daicho send --reply-to 2 'not mine' --as w1
+	refused 3 daicho send --reply-to 99 'none' --as w1
+	refused 2 daicho send --reply-to x 'bad' --as w1
+	refused 2 daicho send --reply-to 0 'bad' --as w1
+	refused 2 daicho send 'no address' --as w1
+	assert_ledger_unchanged
+}
+
 @test "send - reads the message from stdin, any length, kept exactly" {
 	text="$(printf 'line one\nline two: "quoted" $HOME `x`\n')"
 	capture daicho send w1 - --as mgr <<<"$text"

@@ -141,7 +141,15 @@ scenarios['good-calls'] = async (t) => {
 	assert.deepEqual((await ok(w1, 'inbox', {})).messages, []);
 	// A message that reads like stdin ("-") is just text.
 	await ok(boss, 'send', { to: 'w1', text: '-' });
-	assert.equal((await ok(w1, 'inbox', {})).messages[0].text, '-');
+	const dash = (await ok(w1, 'inbox', {})).messages[0];
+	assert.equal(dash.text, '-');
+	// A reply: to the sender by default, threaded in the reader's inbox.
+	const reply = await ok(w1, 'send', { reply_to: dash.id, text: 'got it' });
+	assert.equal(reply.sent[0].to, 'boss');
+	const replied = (await ok(boss, 'inbox', {})).messages[0];
+	assert.equal(replied.reply_to, dash.id);
+	assert.deepEqual(replied.thread.map((m) => [m.id, m.from, m.text]),
+		[[dash.id, 'boss', '-']]);
 
 	// Waits.
 	const wait = await ok(w1, 'wait', { for: ['the key', `#${labelled.id}`], owner: 'boss',
@@ -243,6 +251,7 @@ scenarios['bad-calls'] = async (t) => {
 	await same(w1, 'w1', 'send', { to: 'nobody', text: 'hi' }, ['send', 'nobody', 'hi'], 3);
 	await same(w1, 'w1', 'send', { to: 'w2', text: '' }, ['send', 'w2', ''], 2);
 	await same(w1, 'w1', 'send', { to: 'w2', text: 'x', one: true }, ['send', 'w2', 'x', '--one'], 2);
+	await same(w1, 'w1', 'send', { reply_to: 999, text: 'x' }, ['send', 'x', '--reply-to', '999'], 3);
 	await same(w1, 'w1', 'wait', { for: [''] }, ['wait', '--for', ''], 2);
 	await same(w1, 'w1', 'wait', { for: ['x'], remind: 'later' }, ['wait', '--for', 'x', '--remind', 'later'], 2);
 	await same(w1, 'w1', 'resume', {}, ['resume'], 3);
