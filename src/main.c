@@ -82,6 +82,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_pool_start_entry,
 	&cmd_pool_stop_entry,
 	&cmd_pool_status_entry,
+	&cmd_version_entry,
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -202,26 +203,39 @@ distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-/* The command nearest to word, if one is near enough to be meant. */
+/*
+ * The command word is most likely meant for: the one command it begins
+ * ("sta": status), else the longest command it begins with ("lsit": ls,
+ * "shows": show), else the nearest by edit distance if one is near
+ * enough; NULL when none.
+ */
 static const char *
 nearest_command(const char *word)
 {
-	const char *best = NULL;
-	size_t best_distance = strlen(word) <= 3 ? 1 : 2;
+	const char *best = NULL, *begun = NULL, *within = NULL;
+	size_t best_distance = strlen(word) <= 3 ? 1 : 2, len = strlen(word);
+	int begun_count = 0;
 
 	for (size_t i = 0; i < COMMAND_COUNT; i++) {
 		const char *name = commands[i]->name;
-		size_t d;
+		size_t d, n = strlen(name);
 
 		if (strchr(name, ' '))
 			continue; /* "agent start": its family word is matched */
+		if (len >= 2 && strncmp(name, word, len) == 0 && begun_count++ == 0)
+			begun = name;
+		if (n >= 2 && n < len && strncmp(word, name, n) == 0 &&
+		    (within == NULL || n > strlen(within)))
+			within = name;
 		d = distance(word, name);
 		if (d <= best_distance) {
 			best = name;
 			best_distance = d;
 		}
 	}
-	return best;
+	if (begun_count == 1)
+		return begun;
+	return within ? within : best;
 }
 
 /*
@@ -256,16 +270,75 @@ unknown_command(int argc, char **argv, struct err *err)
 	return rc;
 }
 
+/*
+ * The overview's groups, by what a command is for; each command of the
+ * table in one group (a command in none is listed under "Other", which
+ * global.bats checks never appears).
+ */
+static const struct {
+	const char *title;
+	const char *const names[20];
+} command_groups[] = {
+	{ "Plan the work", { "add", "edit", "ls", "show", "graph", "log",
+	    "events", NULL } },
+	{ "Work on a task (an agent's turn)", { "claim", "prompt", "save",
+	    "result", "report", "release", "block", "reserve", "unreserve",
+	    "reservations", "gate exec", NULL } },
+	{ "Coordinate agents", { "agent start", "agent end", "agents", "wait",
+	    "resume", "send", "inbox", "handoff", NULL } },
+	{ "Judge and land", { "verify", "sweep", "land", "run", "logs",
+	    "usage", NULL } },
+	{ "The person's", { "status", "approvals", "approve", "deny",
+	    "unblock", "reopen", "cancel", "gate add", "gate ls", "gate rm",
+	    "config", "serve", NULL } },
+	{ "Set-up and admin", { "init", "doctor", "hook", "mcp", "export",
+	    "import", "pool start", "pool stop", "pool status", "version",
+	    NULL } },
+};
+
+/* Whether name is in one of command_groups. */
+static bool
+grouped(const char *name)
+{
+	for (size_t g = 0; g < sizeof(command_groups) /
+	    sizeof(command_groups[0]); g++)
+		for (size_t i = 0; command_groups[g].names[i] != NULL; i++)
+			if (strcmp(command_groups[g].names[i], name) == 0)
+				return true;
+	return false;
+}
+
 static void
 print_overview(FILE *out)
 {
+	bool other = false;
+
 	fprintf(out,
 	    "usage: daicho [-C DIR] [--ledger PATH] [--as NAME] [--json] [-q] "
 	    "COMMAND [ARGS]\n\n"
 	    "One ledger that many agent sessions, scripts and humans share.\n\n"
 	    "Commands:\n");
-	for (size_t i = 0; i < COMMAND_COUNT; i++)
-		fprintf(out, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
+	for (size_t g = 0; g < sizeof(command_groups) /
+	    sizeof(command_groups[0]); g++) {
+		fprintf(out, "%s%s:\n", g ? "\n" : "", command_groups[g].title);
+		for (size_t i = 0; command_groups[g].names[i] != NULL; i++)
+			for (size_t c = 0; c < COMMAND_COUNT; c++)
+				if (strcmp(commands[c]->name,
+				    command_groups[g].names[i]) == 0)
+					fprintf(out, "  %-14s %s\n", commands[c]->name,
+					    commands[c]->summary);
+	}
+	for (size_t c = 0; c < COMMAND_COUNT; c++) {
+		if (grouped(commands[c]->name))
+			continue;
+		if (!other)
+			fputs("\nOther:\n", out);
+		other = true;
+		fprintf(out, "  %-14s %s\n", commands[c]->name,
+		    commands[c]->summary);
+	}
+	fprintf(out, "\nTopics ('daicho help TOPIC'):\n");
+	cmd_print_topic_list(out);
 	fprintf(out,
 	    "\nGlobal options (before or after the command name):\n");
 	for (size_t i = 0; i < GLOBAL_COUNT; i++) {
@@ -775,6 +848,9 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 		} else if (next + 1 < argc &&
 		    strcmp(argv[next + 1], "person") == 0) {
 			cmd_print_person_acts(stdout);
+		} else if (next + 1 < argc && next + 2 == argc &&
+		    cmd_print_topic(argv[next + 1], stdout)) {
+			/* a concept: states, checks, identity, landing */
 		} else if (next + 1 < argc) {
 			const struct cmd_entry *e = find_command(argc - next - 1,
 			    argv + next + 1, &words);

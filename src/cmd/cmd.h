@@ -323,6 +323,12 @@ void cmd_print_verdict(const struct verdict *verdict, const char *indent);
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_add_entry;
 extern const struct cmd_entry cmd_ls_entry;
+extern const struct cmd_entry cmd_version_entry;
+
+/* Print help topic name ('daicho help states'); false when there is none. */
+bool cmd_print_topic(const char *name, FILE *out);
+/* The topics, one line each ("  NAME  SUMMARY"). */
+void cmd_print_topic_list(FILE *out);
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_graph_entry;

@@ -5,8 +5,8 @@ load helpers
 
 # The commands listed by 'daicho help'.
 commands() {
-	daicho help | awk '/^Commands:/ { f = 1; next } /^$/ { f = 0 }
-		f { sub(/^  /, ""); sub(/  .*/, ""); print }'
+	daicho help | awk '/^Commands:/ { f = 1; next } /^Topics/ { f = 0 }
+		f && /^  / { sub(/^  /, ""); sub(/  .*/, ""); print }'
 }
 
 @test "daicho help lists every command of this issue and exits 0" {
@@ -51,6 +51,36 @@ commands() {
 	ok daicho --version
 	assert_output --regexp '^daicho [0-9]+\.[0-9]+'
 	[ "${#lines[@]}" -eq 1 ]
+	local v=$output
+	ok daicho version
+	assert_output "$v"
+	ok daicho version --json
+	[ "$(jq -r .version <<<"$output")" = "${v#daicho }" ]
+	refused 2 daicho version extra
+}
+
+@test "daicho help groups every command by what it is for, and explains each topic" {
+	ok daicho help
+	# Every command of the table is in a group: none is left to "Other".
+	refute_line 'Other:'
+	for group in 'Plan the work:' "Work on a task (an agent's turn):" 'Coordinate agents:' \
+	    'Judge and land:' "The person's:" 'Set-up and admin:' "Topics ('daicho help TOPIC'):"; do
+		assert_line "$group"
+	done
+	local n
+	n=$(commands | sort | uniq -d | wc -l)
+	[ "$n" -eq 0 ] || fail "a command listed twice"
+	[ "$(commands | wc -l)" -ge 54 ] || fail "$(commands | wc -l) commands"
+	for topic in states checks identity landing; do
+		ok daicho help "$topic"
+		[ "${#lines[@]}" -ge 8 ] || fail "help $topic: $output"
+	done
+	ok daicho help states
+	assert_output --partial 'verified ──land──▶ landed'
+	ok daicho help person
+	assert_output --partial 'approve'
+	refused 2 daicho help statse
+	stderr_contains "did you mean 'status'?"
 }
 
 @test "unknown command: exit 2, one line" {
@@ -67,6 +97,13 @@ commands() {
 	stderr_contains "did you mean 'claim'?"
 	refused 2 daicho sweeep
 	stderr_contains "did you mean 'sweep'?"
+	# A prefix is what a slip most likely meant.
+	refused 2 daicho lsit
+	stderr_contains "did you mean 'ls'?"
+	refused 2 daicho sta
+	stderr_contains "did you mean 'status'?"
+	refused 2 daicho shows
+	stderr_contains "did you mean 'show'?"
 }
 
 @test "no command at all: exit 2" {
