@@ -445,7 +445,7 @@ ls_one(const struct task *t, void *arg)
 {
 	struct ls_state *s = arg;
 	struct buf line = BUF_INIT, id = BUF_INIT, owner = BUF_INIT,
-		   state = BUF_INIT;
+		   state = BUF_INIT, after = BUF_INIT;
 
 	s->rows++;
 	if (s->array) {
@@ -453,10 +453,25 @@ ls_one(const struct task *t, void *arg)
 		return 0;
 	}
 	if (!s->header) {
-		printf("%-7s %-9s %4s  %-16s %s\n", "ID", "STATE", "PRI", "OWNER",
-		    "TITLE");
+		printf("%-7s %-9s %4s  %-16s %-8s %s\n", "ID", "STATE", "PRI",
+		    "OWNER", "AFTER", "TITLE");
 		s->header = true;
 	}
+	/* What an open task that is not ready waits on. */
+	if (t->unmet_deps > 0 && strcmp(t->state, "open") == 0) {
+		struct strlist ids = STRLIST_INIT;
+		int rc = task_waits_on(s->ctx->ledger, t->id, &ids, s->ctx->err);
+
+		for (size_t i = 0; rc == 0 && i < ids.count; i++)
+			buf_addf(&after, "%s%s", i ? "," : "", ids.items[i]);
+		strlist_release(&ids);
+		if (rc < 0) {
+			buf_release(&after);
+			return rc;
+		}
+	}
+	if (after.len == 0)
+		buf_adds(&after, "-");
 	buf_addf(&id, "#%lld", (long long)t->id);
 	if (t->owner) {
 		cmd_add_printable(&owner, t->owner);
@@ -467,8 +482,9 @@ ls_one(const struct task *t, void *arg)
 	}
 	cmd_add_printable(&line, t->title);
 	cmd_add_toned(&state, s->colour, cmd_tone_of(t->state), t->state, 9);
-	printf("%-7s %s %4lld  %-16s %s\n", id.buf, state.buf,
-	    (long long)t->priority, owner.buf, line.buf);
+	printf("%-7s %s %4lld  %-16s %-8s %s\n", id.buf, state.buf,
+	    (long long)t->priority, owner.buf, after.buf, line.buf);
+	buf_release(&after);
 	buf_release(&state);
 	buf_release(&line);
 	buf_release(&id);
@@ -565,7 +581,9 @@ const struct cmd_entry cmd_ls_entry = {
 	    "DUR). --ready takes only --label and --limit.\n\n"
 	    "States: open, claimed, reported, verified, landed, blocked,\n"
 	    "cancelled, failed. A verified task with land_queued_ms set waits\n"
-	    "to land.\n\n"
+	    "to land. The AFTER column says what an open task that is not ready\n"
+	    "waits on: the tasks it comes after that are not done yet (#1,#2);\n"
+	    "'daicho show ID' names the tasks after it (before: ...).\n\n"
 	    "JSON: an array of tasks. Task fields (stable): id, title, state,\n"
 	    "priority, parent (id|null), owner (agent name|null), lease_expires_ms\n"
 	    "(ms since the epoch|null), max_hold_ms, claim_named_ms (when the\n"
@@ -600,6 +618,25 @@ static void
 show_field(const char *name, const char *value)
 {
 	printf("%-11s %s\n", name, value);
+}
+
+/* show's "before" line: the tasks that come after task id, if any. */
+static int
+show_before(struct cmd_ctx *ctx, int64_t id)
+{
+	struct strlist next = STRLIST_INIT;
+	struct buf text = BUF_INIT;
+	int rc;
+
+	if ((rc = task_dependents(ctx->ledger, id, &next, ctx->err)) == 0 &&
+	    next.count > 0) {
+		for (size_t i = 0; i < next.count; i++)
+			buf_addf(&text, "%s%s", i ? ", " : "", next.items[i]);
+		show_field("before", text.buf);
+	}
+	strlist_release(&next);
+	buf_release(&text);
+	return rc;
 }
 
 static int
@@ -670,6 +707,11 @@ exec_show(struct cmd_ctx *ctx)
 			buf_addf(&text, "%s#%lld", i ? ", " : "", (long long)t.after[i]);
 		buf_addf(&text, " (%lld not done yet)", (long long)t.unmet_deps);
 		show_field("after", text.buf);
+	}
+	if ((rc = show_before(ctx, t.id)) < 0) {
+		buf_release(&text);
+		task_release(&t);
+		return rc;
 	}
 	if (t.labels.count) {
 		buf_reset(&text);
@@ -809,7 +851,9 @@ const struct cmd_entry cmd_show_entry = {
 	.usage = "show ID",
 	.summary = "show one task: state, owner, lease, edges, checks",
 	.help =
-	    "Shows the checks that apply and, once the task has been verified or\n"
+	    "Shows what the task comes after (after: ..., with how many are not\n"
+	    "done) and the tasks that come after it (before: #N (state), ...),\n"
+	    "the checks that apply and, once the task has been verified or\n"
 	    "rejected, the evidence of the last verdict: each check, its exit\n"
 	    "status and time, and the tail of its output or the reason.\n\n"
 	    "JSON: one task object (fields as in 'daicho ls --help') plus\n"

@@ -224,6 +224,24 @@ done:
 }
 
 int
+task_waits_on(struct ledger *ledger, int64_t id, struct strlist *ids,
+    struct err *err)
+{
+	return task_load_strings(ledger, "SELECT '#' || d.after FROM deps d"
+	    " JOIN tasks a ON a.id = d.after WHERE d.task = ? AND NOT "
+	    TASK_DONE_OF_SQL("a.") " ORDER BY d.after", id, ids, err);
+}
+
+int
+task_dependents(struct ledger *ledger, int64_t id, struct strlist *out,
+    struct err *err)
+{
+	return task_load_strings(ledger, "SELECT '#' || x.id || ' (' || x.state"
+	    " || ')' FROM deps d JOIN tasks x ON x.id = d.task WHERE d.after = ?"
+	    " ORDER BY x.id", id, out, err);
+}
+
+int
 task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,

@@ -22,8 +22,11 @@
  * Whether the task of a row of tasks counts as done for the tasks that
  * come after it: landed, or verified and not waiting to land.
  */
-#define TASK_DONE_SQL                                                        \
-	"(state = 'landed' OR (state = 'verified' AND land_queued_ms IS NULL))"
+#define TASK_DONE_SQL TASK_DONE_OF_SQL("")
+/* TASK_DONE_SQL of the columns of table alias t, given as "t.". */
+#define TASK_DONE_OF_SQL(t)                                                  \
+	"(" t "state = 'landed' OR (" t "state = 'verified' AND "              \
+	t "land_queued_ms IS NULL))"
 
 /*
  * Whether task t (an alias), held by agent a, is a live claim whose
@@ -409,6 +412,20 @@ int task_save(struct ledger *ledger, int64_t agent, int64_t id,
 
 /* The task's body, appended to out. */
 int task_body(struct ledger *ledger, int64_t id, struct buf *out,
+    struct err *err);
+
+/*
+ * What task id waits on: the tasks it comes after that are not done yet,
+ * as "#N", appended to *ids, in id order.
+ */
+int task_waits_on(struct ledger *ledger, int64_t id, struct strlist *ids,
+    struct err *err);
+
+/*
+ * The tasks that come after task id, as "#N (state)", appended to *out in
+ * id order.
+ */
+int task_dependents(struct ledger *ledger, int64_t id, struct strlist *out,
     struct err *err);
 
 /*

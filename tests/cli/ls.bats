@@ -27,6 +27,28 @@ ids() {
 	[ "$(ids <<<"$output")" = "[1,2,3]" ]
 }
 
+@test "ls says what an open task that is not ready waits on (AFTER); show names the tasks after it" {
+	daicho add a >/dev/null
+	daicho add b --after 1 >/dev/null
+	daicho add c --after 1,2 >/dev/null
+	ok daicho ls
+	assert_line --index 0 --regexp '^ID +STATE +PRI +OWNER +AFTER +TITLE$'
+	assert_line --index 1 --regexp '^#1 +open +0 +- +- +a$'
+	assert_line --index 2 --regexp '^#2 +open +0 +- +#1 +b$'
+	assert_line --index 3 --regexp '^#3 +open +0 +- +#1,#2 +c$'
+	# A task it comes after that is cancelled still holds it; one that is
+	# done does not.
+	daicho cancel 2 >/dev/null
+	ok daicho ls --state open
+	assert_line --index 2 --regexp '^#3 +open +0 +- +#1,#2 +c$'
+	ok daicho show 1
+	assert_line 'before      #2 (cancelled), #3 (open)'
+	ok daicho show 3
+	assert_line 'after       #1, #2 (2 not done yet)'
+	ok daicho show 3
+	refute_line --partial 'before'
+}
+
 @test "ls --json carries every documented field with the documented types" {
 	daicho add parent >/dev/null
 	printf 'body!' | daicho add "child" --body-file - --after 1 --touches 'src/*' \
