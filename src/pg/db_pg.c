@@ -997,7 +997,7 @@ execute(struct pg_stmt *st)
 	const char *values[st->nparams + 1];
 	int lengths[st->nparams + 1], formats[st->nparams + 1];
 	struct pg_args args = { types, values, lengths, formats };
-	bool rerunnable; /* may run again on a new connection if lost */
+	bool rerunnable = false; /* may run again on a new connection if lost */
 	int rc;
 
 	if ((rc = refuse_nul(st)) != 0) {
@@ -1076,6 +1076,14 @@ ran:
 		if (getenv("DAICHO_PG_TRACE") != NULL)
 			fprintf(stderr, "daicho-pg: %s: %s\n", st->pg->message.buf,
 			    st->sql);
+		/*
+		 * A person whose lock wait ran out ends what held it, and a
+		 * read on its own runs again; in a transaction, pg_rollback()
+		 * does the ending.
+		 */
+		if (PQtransactionStatus(st->pg->conn) == PQTRANS_IDLE &&
+		    free_ledger(st->pg) > 0 && rerunnable)
+			return execute(st);
 		return rc;
 	}
 	{

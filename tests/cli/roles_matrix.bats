@@ -23,6 +23,8 @@ setup() {
 }
 
 teardown() {
+	# A lock holder a failed test left (hold_lock) goes with it.
+	[ -n "${holder:-}" ] && kill "$holder" 2>/dev/null
 	[ -n "${OTHER_ROLE:-}" ] &&
 		psql -X -q -d postgres -c "DROP OWNED BY $OTHER_ROLE" -c "DROP ROLE $OTHER_ROLE" >/dev/null 2>&1
 	return 0
@@ -271,24 +273,32 @@ hold_lock() {
 
 @test "roles: an agent's login holding the write lock, a table lock or a row lock does not lock the person out" {
 	make_fixture
-	local key=111542802573423
-	for hold in "SELECT pg_advisory_xact_lock($key)" \
-	    "LOCK TABLE touches IN ACCESS EXCLUSIVE MODE" \
-	    "SELECT 1 FROM tasks WHERE title = 'p-open' FOR UPDATE"; do
+	local key=111542802573423 hold cmd
+	# Each lock, and a command of the person's that needs it.
+	for hold in "SELECT pg_advisory_xact_lock($key)|cancel $P_TASK" \
+	    "LOCK TABLE touches IN ACCESS EXCLUSIVE MODE|show --json $P_TASK" \
+	    "SELECT 1 FROM tasks WHERE title = 'p-open' FOR UPDATE|cancel $P_TASK"; do
+		cmd=${hold#*|}
+		hold=${hold%%|*}
 		hold_lock "$OTHER_LEDGER" "$OTHER_ROLE" "$hold"
 		# The person's command waits its busy timeout, ends the agent's
-		# session and goes through (a row lock met mid-transaction: on
-		# the second try).
-		DAICHO_BUSY_TIMEOUT=1s run person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho cancel "$P_TASK"
+		# session and goes through (a lock met mid-transaction: on the
+		# second try).
+		# shellcheck disable=SC2086
+		DAICHO_BUSY_TIMEOUT=1s run person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho $cmd
 		if [ "$status" -ne 0 ]; then
 			[ "$status" -eq 75 ] || fail "$hold: exit $status: $output"
-			DAICHO_BUSY_TIMEOUT=1s run person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho cancel "$P_TASK"
+			# shellcheck disable=SC2086
+			DAICHO_BUSY_TIMEOUT=1s run person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho $cmd
 		fi
 		[ "$status" -eq 0 ] || fail "$hold: the person is locked out: $status: $output"
-		wait "$holder" || true
+		# Its session was ended before the command went through.
 		[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$OTHER_ROLE'")" = 0 ] ||
 			fail "$hold: the agent's session was not ended"
-		person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho reopen "$P_TASK" >/dev/null
+		kill "$holder" 2>/dev/null || true
+		wait "$holder" || true
+		[ "$cmd" = "${cmd#cancel}" ] ||
+			person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho reopen "$P_TASK" >/dev/null
 	done
 	# An agent's login cannot end anyone's session this way.
 	hold_lock "$HUMAN_LEDGER" "$HUMAN_ROLE" "SELECT pg_advisory_xact_lock($key)"
