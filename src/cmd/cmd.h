@@ -189,6 +189,13 @@ int cmd_require_human(struct cmd_ctx *ctx, const char *what,
  * a person for any. cmd_execute() calls it. Returns 0 or ERR_REFUSED.
  */
 int cmd_check_person_acts(struct cmd_ctx *ctx);
+/*
+ * Whether a daicho command line's words (from the command's name on, the
+ * global options left out: "release", "3", "--force") are a person's act
+ * that no agent may run at all (the table's entries without agents_too):
+ * the hook refuses such a line before it runs.
+ */
+bool cmd_words_person_act(const char *const *words, size_t count);
 
 /*
  * Whether the caller is a person, proven as cmd_require_human() proves

@@ -131,7 +131,7 @@ done:
 static int
 exec_hook(struct cmd_ctx *ctx)
 {
-	struct hook_request req = { 0 };
+	struct hook_request req = { .person_act = cmd_words_person_act };
 	struct hook_answer answer;
 	struct agent_claim claim = { 0 };
 	struct buf input = BUF_INIT;

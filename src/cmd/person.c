@@ -21,6 +21,21 @@ config_changes(const struct cmd_ctx *ctx)
 	return ctx->argc >= 2 || cmd_has(ctx, "unset");
 }
 
+/* config_changes() over the words after "config" (a shell line's). */
+static bool
+config_words_change(const char *const *words, size_t count)
+{
+	size_t positional = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		if (strcmp(words[i], "--unset") == 0)
+			return true;
+		if (words[i][0] != '-')
+			positional++;
+	}
+	return positional >= 2;
+}
+
 /*
  * The table. An entry with agents_too is also an agent's command, under
  * the core's rules for agents (the agent that added a task may edit its
@@ -33,42 +48,77 @@ static const struct person_act {
 	const char *command;
 	const char *option;  /* NULL: the command itself */
 	bool (*applies)(const struct cmd_ctx *ctx); /* NULL: always */
+	/* applies() over a shell line's words after the command's */
+	bool (*applies_words)(const char *const *words, size_t count);
 	bool agents_too;
 	const char *what;
 	const char *form;    /* how help shows it; NULL: COMMAND --OPTION */
 } person_acts[] = {
-	{ "approve", NULL, NULL, false, "approve", "approve ID" },
-	{ "deny", NULL, NULL, false, "deny", "deny ID" },
-	{ "gate rm", NULL, NULL, false, "remove a gate", NULL },
-	{ "config", NULL, config_changes, false, "change settings",
-	  "config KEY VALUE, --unset" },
-	{ "import", NULL, NULL, false, "import a ledger", NULL },
-	{ "release", "force", NULL, false, "take a task back from its holder "
+	{ "approve", NULL, NULL, NULL, false, "approve", "approve ID" },
+	{ "deny", NULL, NULL, NULL, false, "deny", "deny ID" },
+	{ "gate rm", NULL, NULL, NULL, false, "remove a gate", NULL },
+	{ "config", NULL, config_changes, config_words_change, false,
+	  "change settings", "config KEY VALUE, --unset" },
+	{ "import", NULL, NULL, NULL, false, "import a ledger", NULL },
+	{ "release", "force", NULL, NULL, false, "take a task back from its holder "
 	  "(release --force)", NULL },
-	{ "land", "pause", NULL, false, "pause landing", NULL },
-	{ "land", "resume", NULL, false, "resume landing", NULL },
-	{ "add", "no-baseline", NULL, false, "judge a task without the claim's "
-	  "base (--no-baseline)", NULL },
-	{ "add", "check-needs", NULL, false, "give a task's checks the network "
-	  "(--check-needs)", NULL },
-	{ "edit", "no-baseline", NULL, false, "judge a task without the "
+	{ "land", "pause", NULL, NULL, false, "pause landing", NULL },
+	{ "land", "resume", NULL, NULL, false, "resume landing", NULL },
+	{ "add", "no-baseline", NULL, NULL, false, "judge a task without the "
 	  "claim's base (--no-baseline)", NULL },
-	{ "edit", "check-needs", NULL, false, "give a task's checks the "
+	{ "add", "check-needs", NULL, NULL, false, "give a task's checks the "
 	  "network (--check-needs)", NULL },
-	{ "edit", "done-when", NULL, true, "change a task's checks", NULL },
-	{ "edit", "check-timeout", NULL, true, "change a task's check "
+	{ "edit", "no-baseline", NULL, NULL, false, "judge a task without the "
+	  "claim's base (--no-baseline)", NULL },
+	{ "edit", "check-needs", NULL, NULL, false, "give a task's checks the "
+	  "network (--check-needs)", NULL },
+	{ "edit", "done-when", NULL, NULL, true, "change a task's checks", NULL },
+	{ "edit", "check-timeout", NULL, NULL, true, "change a task's check "
 	  "timeout", NULL },
-	{ "edit", "touches", NULL, true, "set a task's scope", NULL },
-	{ "edit", "protect", NULL, true, "change what a task protects", NULL },
-	{ "edit", "after", NULL, true, "order tasks", NULL },
-	{ "edit", "not-after", NULL, true, "remove a dependency", NULL },
-	{ "cancel", NULL, NULL, true, "cancel a task", NULL },
-	{ "reopen", NULL, NULL, true, "reopen a task", NULL },
-	{ "unblock", NULL, NULL, true, "unblock a task", NULL },
-	{ "resume", NULL, NULL, true, "end an agent's wait", NULL },
+	{ "edit", "touches", NULL, NULL, true, "set a task's scope", NULL },
+	{ "edit", "protect", NULL, NULL, true, "change what a task protects",
+	  NULL },
+	{ "edit", "after", NULL, NULL, true, "order tasks", NULL },
+	{ "edit", "not-after", NULL, NULL, true, "remove a dependency", NULL },
+	{ "cancel", NULL, NULL, NULL, true, "cancel a task", NULL },
+	{ "reopen", NULL, NULL, NULL, true, "reopen a task", NULL },
+	{ "unblock", NULL, NULL, NULL, true, "unblock a task", NULL },
+	{ "resume", NULL, NULL, NULL, true, "end an agent's wait", NULL },
 };
 
 #define PERSON_ACTS (sizeof(person_acts) / sizeof(person_acts[0]))
+
+bool
+cmd_words_person_act(const char *const *words, size_t count)
+{
+	for (size_t i = 0; i < PERSON_ACTS; i++) {
+		const struct person_act *act = &person_acts[i];
+		size_t len = strcspn(act->command, " "), rest = 1;
+		bool option = act->option == NULL;
+
+		if (act->agents_too || count == 0 ||
+		    strncmp(words[0], act->command, len) != 0 ||
+		    words[0][len] != '\0')
+			continue;
+		/* A family's second word ("gate rm"). */
+		if (act->command[len] == ' ' && (count < 2 ||
+		    strcmp(words[1], act->command + len + 1) != 0))
+			continue;
+		if (act->command[len] == ' ')
+			rest = 2;
+		for (size_t j = rest; j < count && !option; j++) {
+			size_t n = strlen(act->option);
+
+			option = strncmp(words[j], "--", 2) == 0 &&
+			    strncmp(words[j] + 2, act->option, n) == 0 &&
+			    (words[j][2 + n] == '\0' || words[j][2 + n] == '=');
+		}
+		if (option && (act->applies_words == NULL ||
+		    act->applies_words(words + rest, count - rest)))
+			return true;
+	}
+	return false;
+}
 
 /* Whether act is what ctx is about to do. */
 static bool

@@ -160,11 +160,13 @@ shell_line(const json_t *input, struct cmdline *line, struct buf *shown)
 
 /* What daicho's rules find in a shell command line. */
 struct shell_findings {
-	bool human_only;	 /* it runs daicho approve, deny or gate rm */
+	bool human_only;	 /* it runs a daicho command a person's alone */
 	struct buf identity;	 /* the changes that strip or blank an
 				    identity variable, as written */
 	struct buf unresolved;	 /* the first program it cannot resolve
 				    statically, and why */
+	/* hook_request's person_act, or NULL */
+	bool (*person_act)(const char *const *words, size_t count);
 };
 
 /*
@@ -256,7 +258,9 @@ inspect_command(const struct cmdline_command *c, bool resolve,
 	const char *next = i && i + 1 < w->count ? w->items[i + 1] : NULL;
 
 	if (word && (strcmp(word, "approve") == 0 || strcmp(word, "deny") == 0 ||
-	    (strcmp(word, "gate") == 0 && next && strcmp(next, "rm") == 0)))
+	    (strcmp(word, "gate") == 0 && next && strcmp(next, "rm") == 0) ||
+	    (f->person_act != NULL && f->person_act(
+		(const char *const *)w->items + i, w->count - i))))
 		f->human_only = true;
 	if (!resolve || f->unresolved.len > 0)
 		return;
@@ -493,7 +497,8 @@ check_shell(const struct hook_request *req, const json_t *input,
 	const char *cwd = payload_str(req->payload, "cwd");
 	json_t *gates = NULL, *denial = NULL, *g, *r;
 	struct approval_key key = { 0 };
-	struct shell_findings findings = { false, BUF_INIT, BUF_INIT };
+	struct shell_findings findings = { false, BUF_INIT, BUF_INIT,
+		req->person_act };
 	bool requires = false, approval = false;
 	size_t i, j;
 	int rc = 0;
@@ -503,9 +508,9 @@ check_shell(const struct hook_request *req, const json_t *input,
 	v->fail_closed = true;
 	inspect_line(&line, 0, &findings);
 	if (findings.human_only)
-		decide(v, DECIDE_DENY, "daicho approve, deny and gate rm are for a "
-		    "human at a terminal, never an agent: ask the person to run it in "
-		    "their own shell.");
+		decide(v, DECIDE_DENY, "this daicho command is a person's alone, at "
+		    "a terminal, never an agent's ('daicho help person' lists "
+		    "them): ask the person to run it in their own shell.");
 	if (findings.identity.len > 0) {
 		buf_addf(&text, "This command strips or blanks an identity variable "
 		    "(%s), so that daicho would take what it runs for the human's. "

@@ -74,6 +74,12 @@ struct hook_request {
 	int64_t runner_task;      /* the task of the 'daicho run' worker this
 				   * session is ($DAICHO_TASK with
 				   * $DAICHO_AGENT), or 0: see hook_runner_task() */
+	/*
+	 * Whether a daicho command's words (from its name on) are a
+	 * person's alone (cmd/person.c's table); NULL: approve, deny and
+	 * gate rm only.
+	 */
+	bool (*person_act)(const char *const *words, size_t count);
 };
 
 struct hook_answer {

@@ -83,7 +83,7 @@ agent_json() {
 	daicho agents --all --json | jq -c --arg n "$1" '[.[] | select(.name == $n)] | last'
 }
 
-HUMAN_ONLY="daicho approve, deny and gate rm are for a human at a terminal, never an agent: ask the person to run it in their own shell."
+HUMAN_ONLY="this daicho command is a person's alone, at a terminal, never an agent's ('daicho help person' lists them): ask the person to run it in their own shell."
 RESERVED_X="daicho: src/x.c is reserved by other (src/**; last seen 0s ago). Do not edit it: work on something else, or ask the holder ('daicho send NAME TEXT')."
 MERGE_ASK="This command matches daicho gate #1 'git merge *' and needs a human's approval: allow it only if you mean it to run now."
 MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho gate exec -- git merge feature (which asks a human for an approval; run it again once approved)."
@@ -102,6 +102,25 @@ MERGE_EXEC="This command matches daicho gate #1 'git merge *'. Run it as: daicho
 @test "claude: an agent running 'daicho approve 3' is denied" {
 	DAICHO_AGENT=dev hook claude pre-tool-use claude/pre-tool-use-bash-daicho-approve
 	assert_json "$(claude_pre "$HUMAN_ONLY")"
+}
+
+@test "claude: every command that is a person's alone ('daicho help person') is denied; the same commands an agent may run are not" {
+	local c
+	for c in 'daicho config protect "tests/**"' 'daicho config --unset protect' \
+	    'daicho import ledger.jsonl' 'daicho release 3 --force' 'daicho --as x release 3 --force' \
+	    'daicho land --pause' 'daicho land --resume' 'daicho add t --no-baseline' \
+	    'daicho add t --check-needs=net' 'daicho edit 3 --no-baseline' \
+	    'daicho edit 3 --check-needs net' 'daicho approve 1' 'daicho deny 1' 'daicho gate rm 1'; do
+		answers claude "$c" "$(claude_pre "$HUMAN_ONLY")"
+	done
+	# Honest controls: reading the settings, releasing one's own claim,
+	# an agent's edit of its own task, cancelling, a dry run.
+	for c in 'daicho config' 'daicho config protect' 'daicho release 3' \
+	    'daicho edit 3 --touches "src/**"' 'daicho cancel 3' 'daicho land --dry-run' \
+	    'daicho add t --label no-baseline'; do
+		shell claude "$c"
+		assert_silent
+	done
 }
 
 @test "claude: a plain command with nothing to say: empty stdout, exit 0" {

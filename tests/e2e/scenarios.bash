@@ -50,7 +50,7 @@ scenario_approve_denied() {
 	session_ok
 	local result
 	result="$(tool_result 0)"
-	assert_denied "$result" "daicho approve, deny and gate rm are for a human at a terminal"
+	assert_denied "$result" "this daicho command is a person's alone, at a terminal"
 	[ "$(daicho approvals --json | jq -r '.[0].state')" = pending ] ||
 		fail "the approval is no longer pending: $(daicho approvals --json)"
 	[ "$(daicho events --json | jq '[.[] | select(.kind | test("approv"))] | length')" -le 1 ] ||
