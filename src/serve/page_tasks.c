@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/event.h"
+#include "core/event_text.h"
 #include "core/task.h"
 #include "core/usage.h"
 #include "core/verify.h"
@@ -241,21 +242,26 @@ render_verdict(const struct verdict *v, void *arg)
 	return 0;
 }
 
-/* One event of the history. */
+/*
+ * One event of the history, as the sentence 'daicho log' and status print
+ * (core/event_text.h); its kind beside it, for scanning.
+ */
 static int
 render_event(const struct event *e, void *arg)
 {
-	struct buf *out = arg;
+	struct buf *out = arg, sentence = BUF_INIT;
+	json_t *detail = e->detail ? json_loads(e->detail, 0, NULL) : NULL;
 
+	event_text_add(&sentence, e->actor, e->kind, e->task, e->title, detail);
+	json_decref(detail);
 	buf_adds(out, "<tr><td>");
 	html_age(out, e->at_ms, clock_now_ms());
-	buf_adds(out, "</td><td>");
-	html_escape(out, e->actor ? e->actor : "-");
-	buf_adds(out, "</td><td>");
+	buf_adds(out, "</td><td class=\"kind\">");
 	html_escape(out, e->kind);
-	buf_adds(out, "</td><td><code>");
-	html_escape(out, e->detail ? e->detail : "");
-	buf_adds(out, "</code></td></tr>");
+	buf_adds(out, "</td><td>");
+	html_escape(out, sentence.buf);
+	buf_adds(out, "</td></tr>");
+	buf_release(&sentence);
 	return 0;
 }
 
@@ -413,7 +419,7 @@ page_task(struct serve_request *req, struct serve_response *res,
 		    "by <code>daicho run</code>)</p>");
 	}
 	buf_adds(out, "<h2>History</h2><table id=\"history\"><thead><tr><th>when"
-	    "</th><th>actor</th><th>event</th><th>detail</th></tr></thead><tbody>");
+	    "</th><th>event</th><th>what happened</th></tr></thead><tbody>");
 	buf_add(out, history.buf, history.len);
 	buf_adds(out, "</tbody></table>");
 	html_end(req, out);

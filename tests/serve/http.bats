@@ -29,7 +29,10 @@ load helpers
 	[[ "$output" != *'<td>-1</td>'* ]] || fail "an exit status of -1 shown"
 	[[ "$output" == *'<table id="saves">'*'>11<'*'>7<'*'0.5000'*m1* ]] || fail "no save row"
 	[[ "$output" == *'>verified<'* ]]
-	[[ "$output" == *'<table id="history">'*'>report<'* ]]
+	# Its history in sentences, as 'daicho log' says them, never raw JSON.
+	[[ "$output" == *'<table id="history">'*'>report</td><td>'*' reported #1'* ]] || fail "history: $output"
+	[[ "$(sed -n '/<table id="history">/,/<\/table>/p' <<<"$output")" != *'{&quot;'* ]] ||
+		fail "raw JSON in the history: $output"
 	http GET /static/app.js
 	[ "$status" = 200 ]
 	[[ "$output" == *EventSource* ]]
