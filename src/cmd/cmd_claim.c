@@ -93,9 +93,12 @@ exec_release(struct cmd_ctx *ctx)
 	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
 	/* --force is a person's alone: cmd_check_person_acts() proved one. */
-	if (cmd_has(ctx, "force"))
-		return task_release_forced(ctx->ledger, agent, id, ctx->err);
-	return task_release_claim(ctx->ledger, agent, id, ctx->err);
+	if ((rc = cmd_has(ctx, "force")
+	    ? task_release_forced(ctx->ledger, agent, id, ctx->err)
+	    : task_release_claim(ctx->ledger, agent, id, ctx->err)) < 0)
+		return rc;
+	cmd_say(ctx, "released #%lld: open again", (long long)id);
+	return 0;
 }
 
 const struct cmd_entry cmd_release_entry = {
@@ -104,7 +107,8 @@ const struct cmd_entry cmd_release_entry = {
 	.summary = "give a claimed or blocked task back (open again)",
 	.help =
 	    "Only the holder may release. The attempt is not counted against the\n"
-	    "task's max attempts. Prints nothing.\n\n"
+	    "task's max attempts. On a terminal it prints one line (released\n"
+	    "#3: open again); else nothing.\n\n"
 	    "--force: a human takes a claimed, blocked or reported task back from\n"
 	    "whoever holds it (an agent is refused, exit 6): open again, the\n"
 	    "attempt not counted, a 'release' event with forced, and a message to\n"
@@ -126,7 +130,11 @@ exec_block(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
-	return task_block(ctx->ledger, agent, id, cmd_opt(ctx, "reason"), ctx->err);
+	if ((rc = task_block(ctx->ledger, agent, id, cmd_opt(ctx, "reason"),
+		 ctx->err)) < 0)
+		return rc;
+	cmd_say(ctx, "blocked #%lld: it waits for a person", (long long)id);
+	return 0;
 }
 
 const struct cmd_entry cmd_block_entry = {
@@ -140,7 +148,8 @@ const struct cmd_entry cmd_block_entry = {
 	    "'daicho release ID --force' takes it back. Its holder may unblock\n"
 	    "it too. While it is blocked its --touches stay its holder's: no\n"
 	    "task that overlaps them is claimed meanwhile, so unblocking never\n"
-	    "leaves two live claims on the same paths. Prints nothing.\n",
+	    "leaves two live claims on the same paths. On a terminal it prints\n"
+	    "one line (blocked #3: it waits for a person); else nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "what the human must do (required)" },
 	    { 0 } },

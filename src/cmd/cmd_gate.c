@@ -160,6 +160,8 @@ exec_gate_rm(struct cmd_ctx *ctx)
 		return rc;
 	rc = gate_remove(ctx->ledger, id, checked, ctx->err);
 	json_decref(checked);
+	if (rc == 0)
+		cmd_say(ctx, "removed gate #%lld", (long long)id);
 	return rc;
 }
 
@@ -170,7 +172,8 @@ const struct cmd_entry cmd_gate_rm_entry = {
 	.help =
 	    "Removes gate ID. Like approve, only a human at a terminal may (an\n"
 	    "agent that could remove a gate would not be stopped by it): the\n"
-	    "same checks, recorded in the gate-rm event. Prints nothing.\n",
+	    "same checks, recorded in the gate-rm event. On the terminal it\n"
+	    "prints one line (removed gate #2).\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
@@ -489,6 +492,9 @@ decide(struct cmd_ctx *ctx, bool approve)
 	d.user = user_login_name();
 	rc = approval_decide(ctx->ledger, id, &d, ctx->err);
 	json_decref(d.checked);
+	if (rc == 0)
+		cmd_say(ctx, "%s #%lld", approve ? "approved" : "denied",
+		    (long long)id);
 	return rc;
 }
 
@@ -524,7 +530,8 @@ const struct cmd_entry cmd_approve_entry = {
 	    "script(1) or pty.spawn is refused. Otherwise exit 6 and the request\n"
 	    "stays pending. Records who (login), where (tty) and when, and in\n"
 	    "the event what was checked (the terminal, the ancestors). Run it in\n"
-	    "your own terminal, not through an agent's shell. Prints nothing.\n"
+	    "your own terminal, not through an agent's shell. On the terminal it\n"
+	    "prints one line (approved #3).\n"
 	    "See docs/security.md for what this does and does not prevent.\n",
 	.options = (const struct cmd_option[]){
 	    { "if", 0, "CMD", "a condition re-checked just before the run" },
@@ -546,7 +553,8 @@ const struct cmd_entry cmd_deny_entry = {
 	    "refused at once showing who denied it, when and why. The refused\n"
 	    "request is still recorded as pending, so a human who changes their\n"
 	    "mind lifts the denial for that agent and command by approving it.\n"
-	    "Same human-only rule as 'daicho approve'. Prints nothing.\n",
+	    "Same human-only rule as 'daicho approve'. On the terminal it prints\n"
+	    "one line (denied #3).\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "why, shown to whoever asks again" },
 	    { 0 } },

@@ -204,23 +204,35 @@ exec_reopen(struct cmd_ctx *ctx)
 	int64_t id, actor;
 	int rc;
 
-	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
+	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0 ||
+	    (rc = task_reopen(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
+		ctx->err)) < 0)
 		return rc;
-	return task_reopen(ctx->ledger, actor, id, ctx->err);
+	cmd_say(ctx, "reopened #%lld", (long long)id);
+	return 0;
 }
 
 const struct cmd_entry cmd_reopen_entry = {
 	.name = "reopen",
-	.usage = "reopen ID",
-	.summary = "make a failed or cancelled task open again",
+	.usage = "reopen ID [--reason TEXT]",
+	.summary = "make a failed, cancelled or wrongly verified task open again",
 	.help =
 	    "The task is open again with its attempts reset; its history (events,\n"
 	    "saves, verdicts) is kept, and a 'reopen' event records from which\n"
 	    "state and after how many attempts. Tasks that come after it wait for\n"
 	    "it again until it is verified. Only a human or the agent that added\n"
-	    "the task may (exit 6); a task that is not failed or cancelled is\n"
-	    "refused (exit 4). Prints nothing.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
+	    "the task may (exit 6); a task that is open, claimed, reported or\n"
+	    "blocked is refused (exit 4).\n\n"
+	    "A verified or landed task whose work turned out wrong is reopened by\n"
+	    "a person only, with --reason (exit 2 without): the event keeps why,\n"
+	    "and the tasks after it that already ran on its work (claimed,\n"
+	    "reported, blocked, verified or landed) are named in it and listed\n"
+	    "in NEEDS YOU ('daicho status') until it is done again. Work that\n"
+	    "landed stays on the trunk: the reopened task redoes or reverts it.\n\n"
+	    "On a terminal it prints one line (reopened #3); else nothing.\n",
+	.options = (const struct cmd_option[]){
+	    { "reason", 0, "TEXT", "why verified work turned out wrong" },
+	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,

@@ -871,10 +871,12 @@ exec_cancel(struct cmd_ctx *ctx)
 	int64_t id, actor;
 	int rc;
 
-	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0)
+	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0 ||
+	    (rc = task_cancel_allowed(ctx->ledger, actor, id,
+		cmd_opt(ctx, "reason"), ctx->err)) < 0)
 		return rc;
-	return task_cancel_allowed(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
-	    ctx->err);
+	cmd_say(ctx, "cancelled #%lld", (long long)id);
+	return 0;
 }
 
 const struct cmd_entry cmd_cancel_entry = {
@@ -887,8 +889,8 @@ const struct cmd_entry cmd_cancel_entry = {
 	    "cancelled (exit 4). Anyone may cancel an open task; one that an\n"
 	    "agent holds (claimed, blocked or reported) only its holder, the\n"
 	    "agent that added it, or a human; a failed one (giving it up) only\n"
-	    "the agent that added it or a human (exit 4 for others). Prints\n"
-	    "nothing.\n",
+	    "the agent that added it or a human (exit 4 for others). On a\n"
+	    "terminal it prints one line (cancelled #3); else nothing.\n",
 	.options = (const struct cmd_option[]){
 	    { "reason", 0, "TEXT", "why, for the log" },
 	    { 0 } },

@@ -16,6 +16,7 @@
  *   %d{key}     a duration in milliseconds ("4m23s")
  *   %t{key}     a time in milliseconds since the epoch
  *   %l{key}     an array of strings, joined by ", "
+ *   %i{key}     an array of task ids, each "#N", joined by ", "
  *   %v{key}     a setting's value (the detail's "key" names the setting)
  *   %N{key|w}   a count (a number, or an array's length) and the word w,
  *               with an "s" unless the count is 1
@@ -71,7 +72,8 @@ static const struct {
 	{ "verify-deferred", "%A could not verify %T[ at commit %c{commit}]"
 	  "[: %{summary}]; still reported, for the next sweep" },
 	{ "reopened", "%T no longer passes[: %{summary}]; open again" },
-	{ "reopen", "%A reopened %T[ (it was %{from})]" },
+	{ "reopen", "%A reopened %T[ (it was %{from})][: %{reason}]"
+	  "[; after it, %i{ran} had already run on its work]" },
 	{ "unblock", "%A unblocked %T[%={to=owner}; back to %{owner}]"
 	  "[%={to=open}; open again][, answering: %{answer}]" },
 	{ "edit", "%A edited %T[: %l{fields}]" },
@@ -248,6 +250,11 @@ fill(struct buf *out, const char *spec, const struct event_fields *e,
 		break;
 	case 'l':
 		add_list(out, value);
+		break;
+	case 'i':
+		for (size_t i = 0; i < json_array_size(value); i++)
+			buf_addf(out, "%s#%lld", i ? ", " : "", (long long)
+			    json_integer_value(json_array_get(value, i)));
 		break;
 	case 'v':
 		if (json_is_integer(value) && settings_is_duration(json_string_value(

@@ -59,6 +59,14 @@ add_quote(struct buf *out, const char *text)
 	buf_release(&cut);
 }
 
+/* Append the item's task: "#ID TITLE" (its id and title fields). */
+static void
+add_task_ref(struct buf *out, const json_t *item)
+{
+	buf_addf(out, "#%lld ", (long long)num(item, "id"));
+	add_quote(out, str(item, "title", ""));
+}
+
 /* Append one command, printf-style, to resolve. */
 static void
 add_command(json_t *resolve, const char *fmt, ...)
@@ -93,9 +101,20 @@ describe_approval(const json_t *item, const struct needs_options *options,
 		add_quote(summary, str(item, "gate", ""));
 		buf_adds(summary, "')");
 	}
-	if (json_is_true(json_object_get(item, "denied_before")))
-		buf_adds(summary, "; denied before, so refused for now "
-		    "(approving lifts the denial)");
+	/* A retry after a denial: the same item, with the denial it follows. */
+	if (json_is_true(json_object_get(item, "denied_before"))) {
+		buf_addf(summary, "; asked again after #%lld was denied (by %s, ",
+		    (long long)num(item, "denied_id"), str(item, "denied_by", "?"));
+		clock_add_age(summary, now_ms - num(item, "denied_ms"));
+		buf_adds(summary, " ago");
+		if (str(item, "denied_reason", NULL) != NULL) {
+			buf_adds(summary, ": '");
+			add_quote(summary, str(item, "denied_reason", ""));
+			buf_adds(summary, "'");
+		}
+		buf_adds(summary, "), so refused for now (approving lifts the "
+		    "denial)");
+	}
 	add_command(resolve, "daicho approve %lld", id);
 	add_command(resolve, "daicho deny %lld", id);
 }
@@ -324,12 +343,34 @@ describe_stranded(const json_t *item, const struct needs_options *options,
 
 	(void)options;
 	(void)now_ms;
-	buf_addf(summary, "#%lld ", id);
-	add_quote(summary, str(item, "title", ""));
+	add_task_ref(summary, item);
 	buf_addf(summary, " never becomes ready: it comes after #%lld, which is "
 	    "cancelled", after);
 	add_command(resolve, "daicho edit %lld --not-after %lld", id, after);
 	add_command(resolve, "daicho reopen %lld", after);
+}
+
+static void
+describe_ran_on_reopened(const json_t *item,
+    const struct needs_options *options, int64_t now_ms, struct buf *summary,
+    json_t *resolve)
+{
+	long long id = (long long)num(item, "id"),
+		  reopened = (long long)num(item, "reopened");
+
+	(void)options;
+	(void)now_ms;
+	add_task_ref(summary, item);
+	buf_addf(summary, " (%s) ran on #%lld's work, which a person reopened",
+	    str(item, "state", "?"), reopened);
+	if (str(item, "reason", NULL) != NULL) {
+		buf_adds(summary, ": '");
+		add_quote(summary, str(item, "reason", ""));
+		buf_adds(summary, "'");
+	}
+	buf_addf(summary, "; check it, or redo it once #%lld is done again",
+	    reopened);
+	add_command(resolve, "daicho reopen %lld --reason TEXT", id);
 }
 
 static void
@@ -385,12 +426,15 @@ static const struct need_kind kinds[] = {
 	{ "approval",
 	    "SELECT a.id, a.requested_ms AS since_ms, r.name AS requester,"
 	    " a.command, a.cwd, g.pattern AS gate,"
-	    " CASE WHEN EXISTS (SELECT 1 FROM approvals d INDEXED BY"
-	    "  approvals_denied WHERE d.command_key = a.command_key"
-	    "  AND d.state = 'denied')"
-	    " THEN 'true' ELSE 'false' END AS denied_before_json"
+	    " CASE WHEN d.id IS NOT NULL THEN 'true' ELSE 'false' END"
+	    "  AS denied_before_json, d.id AS denied_id,"
+	    " d.decided_by AS denied_by, d.decided_ms AS denied_ms,"
+	    " d.reason AS denied_reason"
 	    " FROM approvals a JOIN agents r ON r.id = a.requester"
 	    " LEFT JOIN gates g ON g.id = a.gate"
+	    " LEFT JOIN approvals d ON d.id = (SELECT max(x.id) FROM approvals x"
+	    "  INDEXED BY approvals_denied WHERE x.command_key = a.command_key"
+	    "  AND x.state = 'denied')"
 	    " WHERE a.state = 'pending' AND ?1 IS NOT NULL"
 	    " ORDER BY a.requested_ms, a.id",
 	    describe_approval, "daicho approvals" },
@@ -585,6 +629,26 @@ static const struct need_kind kinds[] = {
 	    " WHERE t.state = 'open' AND ?1 IS NOT NULL"
 	    " ORDER BY since_ms, t.id",
 	    describe_stranded, "daicho show %lld" },
+	/*
+	 * Tasks that ran on work a person has since reopened (a verified or
+	 * landed task whose work turned out wrong): they rest on it until it
+	 * is done again.
+	 */
+	{ "ran-on-reopened",
+	    "SELECT x.id, e.at_ms AS since_ms, x.title, x.state,"
+	    " t.id AS reopened, t.title AS reopened_title,"
+	    " json_extract(e.detail, '$.reason') AS reason"
+	    " FROM events e JOIN tasks t ON t.id = e.task"
+	    " JOIN deps d ON d.after = t.id JOIN tasks x ON x.id = d.task"
+	    " WHERE e.kind = 'reopen' AND e.task IS NOT NULL"
+	    " AND json_extract(e.detail, '$.from') IN ('verified', 'landed')"
+	    " AND e.id = (SELECT max(r.id) FROM events r WHERE r.task = e.task"
+	    "  AND r.kind = 'reopen')"
+	    " AND t.state NOT IN ('verified', 'landed')"
+	    " AND x.state IN ('claimed', 'reported', 'blocked', 'verified',"
+	    "  'landed') AND ?1 IS NOT NULL"
+	    " ORDER BY since_ms, x.id",
+	    describe_ran_on_reopened, "daicho show %lld" },
 	/* The last audit (core/audit.h) found rows no event explains. */
 	{ "tampered",
 	    "SELECT 1 AS id, at_ms AS since_ms, findings, detail AS found_json"

@@ -646,21 +646,60 @@ end_repair(struct ledger *ledger, struct standing *who, int rc,
 	return ledger_commit(ledger, err);
 }
 
+/*
+ * Into *ran (new reference): the ids of the tasks that come after task id
+ * and have started on its work (claimed, reported, blocked, verified,
+ * landed).
+ */
+static int
+read_ran(struct ledger *ledger, int64_t id, json_t **ran, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "SELECT x.id FROM deps d JOIN tasks x ON x.id = d.task"
+	    " WHERE d.after = ?1 AND x.state IN ('claimed', 'reported',"
+	    " 'blocked', 'verified', 'landed') ORDER BY x.id", err);
+	int rc;
+
+	*ran = json_array();
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
+	while ((rc = db_step(st)) == DB_ROW)
+		json_array_append_new(*ran, json_integer(db_column_int(st, 0)));
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_error(ledger, rc, err, "reading a task");
+}
+
 int
-task_reopen(struct ledger *ledger, int64_t actor, int64_t id, struct err *err)
+task_reopen(struct ledger *ledger, int64_t actor, int64_t id,
+    const char *reason, struct err *err)
 {
 	struct standing who = { 0 };
 	char state[16] = "";
 	int64_t attempts = 0;
+	json_t *ran = NULL, *detail;
+	bool done;
 	int rc;
 
 	if ((rc = begin_repair(ledger, &actor, id, state, sizeof(state),
 		 &attempts, &who, err)) < 0)
 		return rc;
-	if (strcmp(state, "failed") != 0 && strcmp(state, "cancelled") != 0) {
+	done = strcmp(state, "verified") == 0 || strcmp(state, "landed") == 0;
+	if (strcmp(state, "failed") != 0 && strcmp(state, "cancelled") != 0 &&
+	    !done) {
 		rc = err_set(err, ERR_CONFLICT, "cannot reopen task #%lld: it is %s "
-		    "(only a failed or cancelled task is reopened)", (long long)id,
-		    state);
+		    "(a failed, cancelled, verified or landed task is reopened)",
+		    (long long)id, state);
+		goto fail;
+	}
+	if (done && !who.human) {
+		rc = err_set(err, ERR_REFUSED, "cannot reopen task #%lld: it is %s, "
+		    "and only a person undoes a verdict", (long long)id, state);
+		goto fail;
+	}
+	if (done && (reason == NULL || reason[strspn(reason, " \t\n")] == '\0')) {
+		rc = err_set(err, ERR_USAGE, "reopening %s work needs --reason: "
+		    "why it turned out wrong", state);
 		goto fail;
 	}
 	if (!who.human && !who.creator) {
@@ -668,17 +707,37 @@ task_reopen(struct ledger *ledger, int64_t actor, int64_t id, struct err *err)
 		    "human or the agent that added it may", (long long)id);
 		goto fail;
 	}
+	/*
+	 * Done work counted for the tasks after it (TASK_UNMET_SQL): they
+	 * wait for it again. Those that already ran on it are named in the
+	 * event, and NEEDS YOU lists them until it is done again.
+	 */
+	if (done && ((rc = read_ran(ledger, id, &ran, err)) < 0 ||
+	    (rc = db_write(ledger, "UPDATE tasks SET unmet_deps = unmet_deps + 1"
+		 " WHERE id IN (SELECT task FROM deps WHERE after = ?1)"
+		 " AND (SELECT state = 'landed' OR land_queued_ms IS NULL"
+		 "  FROM tasks WHERE id = ?1)", id, 0, NULL,
+		 "making the tasks after it wait", err)) < 0))
+		goto fail;
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = 0, not_before_ms = NULL, verify_token = NULL,"
 		 " verify_expires_ms = NULL, block_reason = NULL, land_tries = 0,"
-		 " land_note = NULL, updated_ms = ?2"
+		 " land_note = NULL, land_queued_ms = NULL, land_base = NULL,"
+		 " land_token = NULL, land_waiting = NULL, landed_commit = NULL,"
+		 " landed_trunk = NULL, landed_ms = NULL, updated_ms = ?2"
 		 " WHERE id = ?1", id, clock_now_ms(), NULL, "reopening a task",
-		 err)) < 0 ||
-	    (rc = event_append(ledger, actor, "reopen", id, json_pack("{s:s, s:I}",
-		 "from", state, "attempts", (json_int_t)attempts), err)) < 0)
+		 err)) < 0)
 		goto fail;
+	detail = json_pack("{s:s, s:I}", "from", state, "attempts",
+	    (json_int_t)attempts);
+	if (reason != NULL)
+		json_object_set_new(detail, "reason", json_string(reason));
+	if (ran != NULL)
+		json_object_set(detail, "ran", ran);
+	rc = event_append(ledger, actor, "reopen", id, detail, err);
 fail:
+	json_decref(ran);
 	return end_repair(ledger, &who, rc, err);
 }
 

@@ -56,10 +56,13 @@ int task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 
 /*
  * A failed or cancelled task is open again, its attempts reset (its
- * history kept), by a human or the agent that added it.
+ * history kept), by a human or the agent that added it; a verified or
+ * landed one too, by a person only and with a reason (ERR_USAGE without):
+ * the tasks after it wait for it again, and the event names those that
+ * already ran on its work (NEEDS YOU's "ran-on-reopened").
  */
 int task_reopen(struct ledger *ledger, int64_t actor, int64_t id,
-    struct err *err);
+    const char *reason, struct err *err);
 
 /*
  * A blocked task goes back to its holder (claimed, a fresh lease) when the

@@ -492,8 +492,12 @@ const char *const schema_migrations[] = {
 	"  detail TEXT"
 	") STRICT;",
 
-	/* 14: a message answers another ('send --reply-to'). */
-	"ALTER TABLE messages ADD COLUMN reply_to INTEGER REFERENCES messages(id);",
+	/*
+	 * 14: a message answers another ('send --reply-to'); the reopens,
+	 * found by NEEDS YOU without reading every event (core/needs.c).
+	 */
+	"ALTER TABLE messages ADD COLUMN reply_to INTEGER REFERENCES messages(id);"
+	"CREATE INDEX events_reopen ON events(task, id) WHERE kind = 'reopen';",
 };
 
 const size_t schema_migration_count =

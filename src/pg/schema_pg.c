@@ -1042,7 +1042,8 @@ const char *const schema_pg_migrations[] = {
 	"  AS $$ SELECT encode(sha256(convert_to(value, 'UTF8')), 'hex') $$;",
 
 	/*
-	 * 7: SQLite's migration 14 (a message answers another), and the
+	 * 7: SQLite's migration 14 (a message answers another, the reopens'
+	 * index), and the
 	 * whole-row boundary (issue 30; docs/security.md). An
 	 * agent's login may write a row only as the agent that owns it: each
 	 * table's guard judges the whole row, old against new, whatever
@@ -1057,6 +1058,8 @@ const char *const schema_pg_migrations[] = {
 	 */
 	"ALTER TABLE messages ADD COLUMN IF NOT EXISTS reply_to bigint"
 	"  REFERENCES messages(id);"
+	"CREATE INDEX IF NOT EXISTS events_reopen ON events(task, id)"
+	"  WHERE kind = 'reopen';"
 	WHOLE_ROW_BOUNDARY,
 };
 

@@ -41,6 +41,8 @@ static const char *const events_options[] = { "since", "limit", NULL };
 static const char *const none[] = { NULL };
 static const char *const approve_options[] = { "if", "ttl", NULL };
 static const char *const deny_options[] = { "reason", NULL };
+static const char *const unblock_options[] = { "answer", NULL };
+static const char *const reopen_options[] = { "reason", NULL };
 
 static const struct route routes[] = {
 	{ "status", &cmd_status_entry, false, status_options, false },
@@ -55,8 +57,8 @@ static const struct route routes[] = {
 	{ "gates", &cmd_gate_ls_entry, false, none, false },
 	{ "approve", &cmd_approve_entry, true, approve_options, true },
 	{ "deny", &cmd_deny_entry, true, deny_options, true },
-	{ "reopen", &cmd_reopen_entry, true, none, true },
-	{ "unblock", &cmd_unblock_entry, true, none, true },
+	{ "reopen", &cmd_reopen_entry, true, reopen_options, true },
+	{ "unblock", &cmd_unblock_entry, true, unblock_options, true },
 	{ "release", &cmd_release_entry, true, none, true },
 };
 

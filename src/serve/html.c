@@ -109,6 +109,12 @@ html_action_form(const struct serve_request *req, struct buf *out,
 	else if (strcmp(action, "deny") == 0)
 		buf_adds(out, "<input name=\"reason\" placeholder=\"reason "
 		    "(optional)\" size=\"18\">");
+	else if (strcmp(action, "unblock") == 0)
+		buf_adds(out, "<input name=\"answer\" placeholder=\"your answer "
+		    "(optional)\" size=\"24\">");
+	else if (strcmp(action, "reopen") == 0)
+		buf_adds(out, "<input name=\"reason\" placeholder=\"why (needed for "
+		    "verified work)\" size=\"24\">");
 	buf_addf(out, "<button type=\"submit\" data-action=\"%s\" data-id=\"%lld\""
 	    "%s>", action, (long long)id,
 	    req->session ? "" : " disabled title=\"log in with the URL "

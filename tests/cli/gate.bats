@@ -54,11 +54,13 @@ teardown() {
 	kill_strays '^sleep 318$'
 }
 
-# human CMD...: a person runs CMD at a terminal; it must succeed silently.
+# human CMD...: a person runs CMD at a terminal; it must succeed, saying
+# what it did in one line (approved #3, denied #3, removed gate #2).
 human() {
 	on_pty "$@"
 	[ "$status" -eq 0 ] || fail "'$*' on a terminal: exit $status ($output)"
-	[ -z "$output" ] || fail "'$*' on a terminal printed: '$output'"
+	[[ "$output" =~ ^(approved\ #[0-9]+|denied\ #[0-9]+|removed\ gate\ #[0-9]+)$ ]] ||
+		fail "'$*' on a terminal printed: '$output'"
 }
 
 # pty_refused CODE: the last on_pty exited CODE showing one "daicho: " line.

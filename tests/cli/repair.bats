@@ -132,12 +132,12 @@ setup() {
 	[ "$(task_field 3 state)" = open ]
 }
 
-@test "reopen: refused for a task that is not failed or cancelled (exit 4) and for an agent that did not add it (exit 6)" {
+@test "reopen: refused for a task that is open, claimed, reported or blocked (exit 4) and for an agent that did not add it (exit 6)" {
 	DAICHO_AGENT=mgr daicho add a >/dev/null
 	person daicho cancel 2
 	snapshot_ledger
 	refused 4 person daicho reopen 1
-	stderr_contains 'only a failed or cancelled task is reopened'
+	stderr_contains "cannot reopen task #1: it is open (a failed, cancelled, verified or landed task is reopened)"
 	DAICHO_AGENT=w1 refused 6 daicho reopen 2
 	refused 3 person daicho reopen 99
 	assert_ledger_unchanged

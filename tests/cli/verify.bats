@@ -957,6 +957,46 @@ rejected_for() {
 	[ "$(last_event 3 | jq -c '.detail.touches.taken')" = true ] || fail "$(last_event 3)"
 }
 
+@test "reopen of verified work: a person's, with a reason; the tasks after it wait again, and those that ran on it are in NEEDS YOU until it is done again" {
+	daicho add base --done-when file:out.txt >/dev/null
+	daicho add after --after 1 --done-when file:b.txt >/dev/null
+	daicho add later --after 1 >/dev/null
+	echo out >out.txt
+	claim_report 1 w1
+	sweep_says 1 0 0 0 0
+	echo b >b.txt
+	claim_report 2 w2
+	snapshot_ledger
+	refused 2 person daicho reopen 1
+	refused 2 person daicho reopen 1 --reason ' '
+	refused 6 daicho reopen 1 --as w1 --reason 'I say so'
+	assert_ledger_unchanged
+	on_pty daicho reopen 1 --reason 'the parser drops comments'
+	[ "$status" -eq 0 ] && [ "$output" = 'reopened #1' ] || fail "$status: $output"
+	assert_task 1 open - 0
+	[ "$(sql "SELECT unmet_deps FROM tasks WHERE id IN (2, 3) ORDER BY id")" = $'1\n1' ]
+	refused 4 daicho claim 3 --as w3
+	[ "$(last_event 1 | jq -c .detail)" = '{"attempts":1,"from":"verified","ran":[2],"reason":"the parser drops comments"}' ] ||
+		fail "$(last_event 1)"
+	run --separate-stderr daicho log 1
+	assert_output --partial 'reopened #1 base (it was verified): the parser drops comments; after it, #2 had already run on its work'
+	# NEEDS YOU: #2 ran on it (the open #3 did not).
+	ok daicho status --json
+	jq -e '[.needs_you[] | select(.kind == "ran-on-reopened") | [.id, .reopened, .reason]]
+		== [[2, 1, "the parser drops comments"]]' <<<"$output" >/dev/null || fail "$output"
+	ok daicho status
+	assert_output --partial "#2 after (reported) ran on #1's work, which a person reopened: 'the parser drops comments'; check it, or redo it once #1 is done again"
+	# Done again: the item is gone and the tasks after it are ready.
+	echo better >out.txt
+	claim_report 1 w1
+	SWEEP_OPTS='' run daicho sweep
+	ok daicho status --json
+	jq -e '[.needs_you[] | select(.kind == "ran-on-reopened")] == []' <<<"$output" >/dev/null || fail "$output"
+	[ "$(sql "SELECT unmet_deps FROM tasks WHERE id = 3")" = 0 ]
+	# A reopen of a failed task needs no reason, as before.
+	refused 4 person daicho reopen 3
+}
+
 @test "protected paths: deleting or renaming a protected file is a change too" {
 	echo 'true' >check.sh
 	git add check.sh

@@ -186,6 +186,24 @@ load helpers
 	[ "$output" = "$URL/" ] || fail "redirected to $output"
 }
 
+@test "the dashboard answers a blocked task in one step: the answer goes to its holder and into its prompt" {
+	blocked_task_and_server
+	# The page's form has the field.
+	http GET / -b "$TEST_ROOT/jar"
+	[[ "$output" == *'action="/api/unblock/1"'*'name="answer"'* ]] || fail "no answer field: $output"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF&answer=use+the+staging+key"
+	[ "$status" = 303 ] || fail "unblock: $status $output"
+	[ "$(task_field 1 state)" = claimed ]
+	run daicho --as w1 inbox
+	[[ "$output" == *'#1 is yours again, answered: use the staging key (you asked: stuck)'* ]] || fail "inbox: $output"
+	[[ "$(daicho prompt 1)" == *$'Q: stuck\nA: use the staging key' ]] || fail "prompt: $(daicho prompt 1)"
+	# A field unblock does not take is still refused.
+	daicho --as w1 block 1 --reason "again" >/dev/null
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF&reason=x"
+	[ "$status" = 400 ] || fail "reason on unblock: $status"
+	[ "$(task_field 1 state)" = blocked ]
+}
+
 @test "started with no terminal (as an agent would), the dashboard is read-only: no login URL, actions refused" {
 	daicho add "one" >/dev/null
 	start_server_detached
