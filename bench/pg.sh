@@ -9,7 +9,10 @@
 #      claims, no claim slower than 2 s, PostgreSQL's aggregate rate at
 #      least SQLite's
 #
-#   bench/pg.sh            both
+#   3  claim --next on an agent's login (through the whole-row guards)
+#      vs the owner's, on one ledger (issue 30)
+#
+#   bench/pg.sh            all three
 #   bench/pg.sh 2          only the second
 #
 # Sizes: BENCH_RUNS [200]  BENCH_DRAIN_TASKS [20000]  BENCH_DRAIN_PROCS [32]
@@ -23,7 +26,7 @@ RUNS=${BENCH_RUNS:-200}
 DRAIN_TASKS=${BENCH_DRAIN_TASKS:-20000}
 DRAIN_PROCS=${BENCH_DRAIN_PROCS:-32}
 DRAIN_BUDGET=${BENCH_DRAIN_BUDGET:-300}
-only=" ${*:-1 2} "
+only=" ${*:-1 2 3} "
 
 for tool in hyperfine psql sqlite3 awk; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -186,6 +189,40 @@ bench2() {
 	say "   PostgreSQL / SQLite aggregate rate: $(calc '%.2f' "$RATE_postgresql / $RATE_sqlite") x direct, $(calc '%.2f' "$RATE_postgresql_pool / $RATE_sqlite") x through a pool   (target >= 1.0)"
 }
 
+# ------------------------------------- 3. the guards: an agent's login
+# claim --next on an agent's own login (daicho_agent: every write of the
+# claim goes through the whole-row guards, schema 7) and on the owner's
+# (the guards' WHEN clause skips them), on one ledger, in one hyperfine
+# run, interleaved by hyperfine's own order.
+bench3() {
+	local L LA n f o a role=bench_agent_$$
+	n=$((2 * (RUNS + 5) + 1000))
+	L=$(newdb b3)
+	"$D" --ledger "$L" init >/dev/null || exit 1
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $role LOGIN" \
+	    -c "GRANT daicho_agent TO $role" || exit 1
+	LA="$L&user=$role"
+	gen_tasks "$n" "guard bench" >"$WORK/b3.jsonl"
+	"$D" --ledger "$L" add --batch "$WORK/b3.jsonl" >/dev/null || exit 1
+	"$D" --ledger "$L" --as owner claim --next >/dev/null || exit 1
+	"$D" --ledger "$LA" --as agent claim --next >/dev/null || exit 1
+	printf '#!/bin/sh\npsql -X -q -d b3 -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'"\n' >"$WORK/unclaim3.sh"
+	chmod +x "$WORK/unclaim3.sh"
+	say ""
+	say "== 3. claim --next on an agent's login (the whole-row guards) vs the owner's ($n tasks, $RUNS runs, load $(load))"
+	f=$WORK/b3.json
+	hyperfine -N --style basic --export-json "$f" --warmup 5 --runs "$RUNS" \
+		--prepare "$WORK/unclaim3.sh" \
+		"$D --ledger $L --as owner claim --next" \
+		"$D --ledger $LA --as agent claim --next" >"$WORK/b3.txt" 2>&1 ||
+		{ cat "$WORK/b3.txt"; exit 1; }
+	o=$(hf "$f" 1 median) a=$(hf "$f" 2 median)
+	say "   the owner's login   median $(ms "$o") ms"
+	say "   an agent's login    median $(ms "$a") ms"
+	say "   ratio agent / owner: $(calc '%.2f' "$a / $o") x"
+}
+
 case $only in *" 1 "*) bench1 ;; esac
 case $only in *" 2 "*) bench2 ;; esac
+case $only in *" 3 "*) bench3 ;; esac
 say ""

@@ -117,7 +117,7 @@ schema_tables() {
 	daicho add one --label a >/dev/null
 	daicho add two --after 1 >/dev/null
 	ok daicho export
-	[ "${lines[0]}" = '{"daicho":"export","format":1,"schema":13}' ]
+	[ "${lines[0]}" = '{"daicho":"export","format":1,"schema":14}' ]
 	run jq -c -r '.table // "header"' <<<"$output"
 	assert_output "$(printf '%s\n' header agents tasks tasks deps labels events events events)"
 	run jq -c 'select(.table == "tasks") | .row | [.id, .title, .unmet_deps]' <<<"$(daicho export)"

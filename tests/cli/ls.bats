@@ -38,7 +38,7 @@ ids() {
 	assert_line --index 3 --regexp '^#3 +open +0 +- +#1,#2 +c$'
 	# A task it comes after that is cancelled still holds it; one that is
 	# done does not.
-	daicho cancel 2 >/dev/null
+	person daicho cancel 2 >/dev/null
 	ok daicho ls --state open
 	assert_line --index 2 --regexp '^#3 +open +0 +- +#1,#2 +c$'
 	ok daicho show 1

@@ -180,7 +180,8 @@ setup() {
 	on_pty daicho unblock 2 --answer 'the PEG one'
 	[ "$status" -eq 0 ] || fail "$status: $output"
 	[ "$output" = 'unblocked #2 → its holder, answered' ] || fail "$output"
-	[ "$(task_field 2 state)" = claimed ] && [ "$(task_field 2 owner)" = w1 ]
+	[ "$(task_field 2 state)" = claimed ] || fail "state: $(task_field 2 state)"
+	[ "$(task_field 2 owner)" = w1 ] || fail "owner: $(task_field 2 owner)"
 	# The holder is told, with its question.
 	DAICHO_AGENT=w1 ok daicho inbox
 	assert_output --partial '#2 is yours again, answered: the PEG one (you asked: which grammar?)'
