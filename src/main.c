@@ -490,7 +490,10 @@ print_first_words(FILE *out)
 
 /*
  * A completion script for shell (bash, zsh or fish), generated from the
- * same table as --help: the commands, their second words, their options.
+ * same table as --help: the commands, their second words, their options;
+ * in bash and zsh, also the values the ledger holds (task ids where a
+ * command takes one, states, labels, agent names), read with daicho's own
+ * commands when the completion runs.
  * Returns 0, or ERR_USAGE for another shell.
  */
 static int
@@ -573,7 +576,34 @@ print_completion(const char *shell, FILE *out, struct err *err)
 	fprintf(out, "\t\" \") words=\"");
 	print_first_words(out);
 	print_option_words(out, NULL, true);
-	fprintf(out, "\" ;;\n\t*) words= ;;\n\tesac\n"
+	fprintf(out, "\" ;;\n\t*) words= ;;\n\tesac\n");
+	/*
+	 * Values from the ledger, read with the commands themselves: a
+	 * task's id where a command takes one, states, labels, agent names.
+	 */
+	fprintf(out, "\tcase \"${COMP_WORDS[COMP_CWORD-1]}\" in\n"
+		     "\t--state) words=\"open claimed reported verified landed "
+		     "blocked cancelled failed\" ;;\n"
+		     "\t--as|--owner|--to|--from) words=$(daicho agents 2>/dev/null |"
+		     " awk 'NR > 1 && /^[^ ]/ { print $1 }') ;;\n"
+		     "\t--label) words=$(daicho ls --json 2>/dev/null | grep -o "
+		     "'\"labels\":\\[[^]]*\\]' | grep -o '\"[^\"]*\"' | "
+		     "grep -v '^\"labels\"$' | tr -d '\"' | sort -u) ;;\n"
+		     "\t--after|--not-after|--parent) words=$(daicho ls 2>/dev/null"
+		     " | awk 'NR > 1 { print substr($1, 2) }') ;;\n"
+		     "\t*) case \"$cmd\" in\n"
+		     "\t\t");
+	/* The commands whose ID is a task's (approve's is a request's). */
+	for (size_t i = 0, n = 0; i < COMMAND_COUNT; i++)
+		if (strchr(commands[i]->name, ' ') == NULL &&
+		    strncmp(commands[i]->usage + strlen(commands[i]->name),
+		    " ID", 3) == 0 && commands[i] != &cmd_approve_entry &&
+		    commands[i] != &cmd_deny_entry)
+			fprintf(out, "%s%s", n++ ? "|" : "", commands[i]->name);
+	fprintf(out, ")\n\t\t\t[ -n \"$sub\" ] || [[ \"$cur\" == -* ]] ||"
+		     " words=\"$words $(daicho ls 2>/dev/null | awk 'NR > 1 "
+		     "{ print substr($1, 2) }')\" ;;\n"
+		     "\t\tesac ;;\n\tesac\n"
 		     "\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\n"
 		     "complete -o default -F _daicho daicho\n");
 	return 0;

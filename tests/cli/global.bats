@@ -330,6 +330,26 @@ commands() {
 	for c in init add ls claim report sweep edit reopen unblock config agent gate; do
 		assert_line "$c"
 	done
+	# Values from the ledger: task ids where a task is named, states,
+	# labels, agent names.
+	daicho add one --label ui >/dev/null
+	daicho add two --label api >/dev/null
+	daicho ls --as w7 >/dev/null
+	run bash -c 'source "$1"
+		complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _daicho; echo "${COMPREPLY[*]}"; }
+		complete_words daicho show ""
+		complete_words daicho ls --state cl
+		complete_words daicho ls --label ""
+		complete_words daicho ls --owner w
+		complete_words daicho edit 2 --after ""
+		complete_words daicho approve ""' _ "$TEST_ROOT/daicho.bash"
+	assert_line --index 0 --regexp ' 1 2$'
+	assert_line --index 1 'claimed'
+	assert_line --index 2 'api ui'
+	assert_line --index 3 'w7'
+	assert_line --index 4 '1 2'
+	# approve's ID is a request's: no task ids offered.
+	[[ "${lines[5]}" == *--ttl* && "${lines[5]}" != *' 1 2'* ]] || fail "approve: ${lines[5]}"
 	ok daicho help --completion zsh
 	assert_line --index 0 '#compdef daicho'
 	ok daicho help --completion fish
