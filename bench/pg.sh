@@ -12,7 +12,10 @@
 #   3  claim --next on an agent's login (through the whole-row guards)
 #      vs the owner's, on one ledger (issue 30)
 #
-#   bench/pg.sh            all three
+#   4  claim --next by the owner: the daicho-pg built in $BENCH_A
+#      against this one, in one run (only when asked: bench/pg.sh 4)
+#
+#   bench/pg.sh            1, 2 and 3
 #   bench/pg.sh 2          only the second
 #
 # Sizes: BENCH_RUNS [200]  BENCH_DRAIN_TASKS [20000]  BENCH_DRAIN_PROCS [32]
@@ -222,7 +225,39 @@ bench3() {
 	say "   ratio agent / owner: $(calc '%.2f' "$a / $o") x"
 }
 
+# ----------------------------- 4. this daicho against another (BENCH_A)
+# claim --next by the owner with BENCH_A's daicho-pg (a tree where it was
+# built) and with this one's, each on a ledger its own binary made, in one
+# hyperfine run: what a change costs the owner's claims.
+bench4() {
+	local LA LB n f a b A=$WORK/a-daicho-pg
+	[ -n "${BENCH_A:-}" ] && [ -x "$BENCH_A/daicho-pg" ] ||
+		{ echo "bench 4: set BENCH_A to a tree with a built daicho-pg" >&2; exit 2; }
+	cp "$BENCH_A/daicho-pg" "$A"
+	n=$((2 * (RUNS + 5) + 1000))
+	gen_tasks "$n" "ab bench" >"$WORK/b4.jsonl"
+	LA=$(newdb b4a) LB=$(newdb b4b)
+	"$A" --ledger "$LA" init >/dev/null && "$A" --ledger "$LA" add --batch "$WORK/b4.jsonl" >/dev/null || exit 1
+	"$WORK/daicho-pg" --ledger "$LB" init >/dev/null &&
+		"$WORK/daicho-pg" --ledger "$LB" add --batch "$WORK/b4.jsonl" >/dev/null || exit 1
+	"$A" --ledger "$LA" --as bench claim --next >/dev/null || exit 1
+	"$WORK/daicho-pg" --ledger "$LB" --as bench claim --next >/dev/null || exit 1
+	printf '#!/bin/sh\nfor db in b4a b4b; do psql -X -q -d "$db" -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'" || exit 1; done\n' >"$WORK/unclaim4.sh"
+	chmod +x "$WORK/unclaim4.sh"
+	say ""
+	say "== 4. claim --next by the owner: $(git -C "$BENCH_A" rev-parse --short HEAD 2>/dev/null) (A) vs this daicho (B) ($n tasks, $RUNS runs, load $(load))"
+	f=$WORK/b4.json
+	hyperfine -N --style basic --export-json "$f" --warmup 5 --runs "$RUNS" \
+		--prepare "$WORK/unclaim4.sh" \
+		"$A --ledger $LA --as bench claim --next" \
+		"$WORK/daicho-pg --ledger $LB --as bench claim --next" >"$WORK/b4.txt" 2>&1 ||
+		{ cat "$WORK/b4.txt"; exit 1; }
+	a=$(hf "$f" 1 median) b=$(hf "$f" 2 median)
+	say "   A median $(ms "$a") ms; B median $(ms "$b") ms; ratio B / A: $(calc '%.3f' "$b / $a") x"
+}
+
 case $only in *" 1 "*) bench1 ;; esac
 case $only in *" 2 "*) bench2 ;; esac
 case $only in *" 3 "*) bench3 ;; esac
+case $only in *" 4 "*) bench4 ;; esac
 say ""

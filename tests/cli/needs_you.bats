@@ -75,7 +75,10 @@ shown() {
 	# person: approving it lifts the denial.
 	daicho gate exec --as A -- git merge two 2>/dev/null && fail "gate exec ran"
 	[ "$(needs '.[0].denied_before')" = true ]
-	needs '.[0].summary' | grep -q "; asked again after #2 was denied (by $(id -un), 0s ago), so refused for now (approving lifts the denial)$" ||
+	# The decider as recorded: the Unix user, or PostgreSQL's role.
+	local by
+	by=$(sql "SELECT decided_by FROM approvals WHERE id = 2")
+	needs '.[0].summary' | grep -q "; asked again after #2 was denied (by $by, 0s ago), so refused for now (approving lifts the denial)$" ||
 		fail "$(needs '.[0].summary')"
 	[ "$(needs '.[0] | [.denied_id, .denied_reason] | @json')" = '[2,null]' ]
 	# Retried, it stays one item, and names the denial's reason.
@@ -84,7 +87,7 @@ shown() {
 	on_pty daicho deny 4 --reason 'not three'
 	daicho gate exec --as B -- git merge three 2>/dev/null && fail "gate exec ran"
 	[ "$(needs 'map(.id) | join(" ")')" = '3 5' ] || fail "$(needs 'map(.id)')"
-	needs '.[1].summary' | grep -q "after #4 was denied (by $(id -un), 0s ago: 'not three'), so refused" ||
+	needs '.[1].summary' | grep -q "after #4 was denied (by $by, 0s ago: 'not three'), so refused" ||
 		fail "$(needs '.[1].summary')"
 }
 
