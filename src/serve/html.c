@@ -213,6 +213,7 @@ static const char style_css[] =
     ".s-blocked{background:#ffd9b0}.s-failed{background:#f8d0cc}"
     ".s-cancelled{background:#e4e4e4}.s-active{background:#dcefdc}"
     ".s-stale{background:#f8d0cc}.s-waiting{background:#fff0c2}"
+    ".s-quiet{background:#ffd27a}"
     ".s-ended{background:#e4e4e4}.s-pass{background:#dcefdc}"
     ".s-fail{background:#f8d0cc}\n"
     "form.action,form.inline{display:inline-flex;gap:.3em;margin:.2em .6em .2em 0}\n"

@@ -8,6 +8,22 @@
 #include "serve/serve.h"
 #include "util/clock.h"
 
+/*
+ * Whether agent a, active and not a person, has gone unseen for half the
+ * stale window (AGENT_STALE_AFTER_MS): the dashboard shows it amber before
+ * the sweep marks it stale.
+ */
+static bool
+going_quiet(const json_t *a, int64_t now)
+{
+	const char *state = json_string_value(json_object_get(a, "state"));
+	const char *kind = json_string_value(json_object_get(a, "kind"));
+
+	return state && strcmp(state, "active") == 0 && kind &&
+	    strcmp(kind, "human") != 0 && now - json_integer_value(
+	    json_object_get(a, "last_seen_ms")) >= AGENT_STALE_AFTER_MS / 2;
+}
+
 /* One agent's row. */
 static void
 render_agent(struct buf *out, const json_t *a, int64_t now)
@@ -23,7 +39,12 @@ render_agent(struct buf *out, const json_t *a, int64_t now)
 	buf_adds(out, "</td><td>");
 	html_escape(out, json_string_value(json_object_get(a, "role")));
 	buf_adds(out, "</td><td>");
-	html_state(out, json_string_value(json_object_get(a, "state")));
+	if (going_quiet(a, now))
+		/* Amber before stale: unseen for half the stale window. */
+		buf_adds(out, "<span class=\"state s-quiet\" title=\"active, but "
+		    "unseen for a while: stale at 10m unseen\">quiet</span>");
+	else
+		html_state(out, json_string_value(json_object_get(a, "state")));
 	buf_adds(out, "</td><td>");
 	html_age(out, json_integer_value(json_object_get(a, "last_seen_ms")), now);
 	buf_adds(out, "</td><td>");

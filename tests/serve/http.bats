@@ -204,6 +204,22 @@ load helpers
 	[ "$(task_field 1 state)" = blocked ]
 }
 
+@test "agents going quiet are amber before they turn stale" {
+	daicho --as near ls >/dev/null
+	DAICHO_NOW_MS=$(($(date +%s%3N) - 6 * 60000)) daicho --as quiet ls >/dev/null
+	start_server
+	http GET /agents
+	[ "$status" = 200 ] || fail "$status"
+	local rows
+	rows=$(sed 's#</tr>#</tr>\n#g' <<<"$output")
+	grep '<tr><td>quiet</td>' <<<"$rows" | grep -q 's-quiet"[^>]*>quiet<' || fail "quiet: $rows"
+	grep '<tr><td>near</td>' <<<"$rows" | grep -q 's-active">active<' || fail "near: $rows"
+	! grep '<tr><td>near</td>' <<<"$rows" | grep -q 's-quiet' || fail "near is not quiet: $rows"
+	# Amber is its own colour.
+	http GET /static/style.css
+	[[ "$output" == *'.s-quiet{background:#ffd27a}'* ]] || fail "no amber"
+}
+
 @test "started with no terminal (as an agent would), the dashboard is read-only: no login URL, actions refused" {
 	daicho add "one" >/dev/null
 	start_server_detached
