@@ -58,7 +58,9 @@ load helpers
 	start_server
 	browser nojs "$URL" "$LOGIN"
 	[ "$(task_field 1 state)" = claimed ]
-	daicho log 1 --json | jq -e '.[-1].detail.via == "web"' >/dev/null
+	daicho log 1 --json | jq -e '.[-1].detail.via == "web" and .[-1].detail.answer == "use the staging key"' >/dev/null ||
+		fail "$(daicho log 1 --json | jq -c '.[-1]')"
+	[[ "$(daicho prompt 1)" == *'A: use the staging key' ]] || fail "prompt: $(daicho prompt 1)"
 }
 
 @test "browser: a 500-task graph renders" {

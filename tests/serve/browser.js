@@ -181,7 +181,7 @@ const scenarios = {
   },
 
   // With JavaScript off every page still renders and the buttons still
-  // act (plain forms): unblock task 1 from Needs you.
+  // act (plain forms): unblock task 1 from Needs you, answering it.
   async nojs(browser) {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await watchedPage(context);
@@ -193,6 +193,8 @@ const scenarios = {
     await page.goto(url + '/');
     const item = page.locator('.item[data-kind="blocked"]');
     await item.waitFor({ timeout: 5000 });
+    // The question is answered in the same step.
+    await item.locator('input[name="answer"]').fill('use the staging key');
     await Promise.all([page.waitForNavigation(), item.locator('button[data-action="unblock"]').click()]);
     if (await page.locator('.item[data-kind="blocked"]').count() !== 0) fail('still blocked after Unblock');
     await shot(page, 'no-javascript');
