@@ -453,7 +453,8 @@
 	 * A person whose wait for a lock timed out ends the sessions of \
 	 * agents' logins in this database that hold a lock and have been in \
 	 * a transaction for longer than held_ms (daicho's own transactions \
-	 * last milliseconds): the number ended. Nothing for anyone else. As \
+	 * last milliseconds), or idle that long holding one (a session-level \
+	 * advisory lock): the number ended. Nothing for anyone else. As \
 	 * the owner, who needs pg_signal_backend and pg_read_all_stats (a \
 	 * superuser has both; 'daicho init' grants them when it may). \
 	 */ \
@@ -469,7 +470,7 @@
 	"  END IF;" \
 	"  FOR p IN SELECT s.pid FROM pg_stat_activity s" \
 	"    WHERE s.datname = current_database() AND s.pid <> pg_backend_pid()" \
-	"    AND s.xact_start < clock_timestamp()" \
+	"    AND coalesce(s.xact_start, s.state_change) < clock_timestamp()" \
 	"      - make_interval(secs => held_ms / 1000.0)" \
 	"    AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = s.pid" \
 	"      AND l.granted AND l.locktype IN ('advisory', 'relation', 'tuple'," \
@@ -497,8 +498,20 @@
 	"  g record;" \
 	"  cols text;" \
 	"BEGIN" \
-	"  EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I" \
+	"  EXECUTE format('GRANT CONNECT ON DATABASE %I" \
 	"    TO daicho_agent, daicho_human', current_database());" \
+	/* \
+	 * No temporary objects: a login's own temporary table would come \
+	 * first in its search path (the guards name theirs: see below). \
+	 */ \
+	"  EXECUTE format('REVOKE TEMPORARY ON DATABASE %I" \
+	"    FROM daicho_agent, daicho_human', current_database());" \
+	"  BEGIN" \
+	"    EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC'," \
+	"      current_database());" \
+	"  EXCEPTION WHEN insufficient_privilege THEN" \
+	"    NULL;" /* not the database's owner: the search paths still hold */ \
+	"  END;" \
 	"  EXECUTE format('GRANT USAGE ON SCHEMA %I" \
 	"    TO daicho_agent, daicho_human', current_schema());" \
 	"  EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I" \
@@ -557,6 +570,7 @@
 	"  owner text := (SELECT r.rolname FROM pg_roles r JOIN pg_class c" \
 	"    ON c.relowner = r.oid WHERE c.oid = CAST('daicho_schema' AS regclass));" \
 	"  t text;" \
+	"  f record;" \
 	"BEGIN" \
 	"  EXECUTE format('CREATE OR REPLACE TRIGGER tasks_record_role AFTER INSERT ON tasks" \
 	"    FOR EACH ROW WHEN (session_user <> %L)" \
@@ -584,6 +598,21 @@
 	"    EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE INSERT ON %I" \
 	"      FOR EACH ROW WHEN (session_user <> %L)" \
 	"      EXECUTE FUNCTION daicho_guard_rows()', t || '_guard', t, owner);" \
+	"  END LOOP;" \
+	/* \
+	 * Every daicho function that reads a table resolves names in the \
+	 * schema, then the catalog, and the session's temporary schema last: \
+	 * a temporary table (or view named pg_class, pg_locks ...) cannot \
+	 * stand in for what a guard reads (PostgreSQL searches pg_temp first \
+	 * when a path does not name it). \
+	 */ \
+	"  FOR f IN SELECT CAST(p.oid AS regprocedure) AS sig FROM pg_proc p" \
+	"    JOIN pg_namespace n ON n.oid = p.pronamespace" \
+	"    WHERE n.nspname = current_schema() AND p.proname LIKE 'daicho%'" \
+	"    AND p.proname NOT IN ('daicho_sha256', 'daicho_json_array_text')" \
+	"  LOOP" \
+	"    EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_catalog," \
+	"      pg_temp', f.sig, current_schema());" \
 	"  END LOOP;" \
 	"  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'daicho_agent') THEN" \
 	"    PERFORM daicho_set_privileges();" \

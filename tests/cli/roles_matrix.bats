@@ -20,6 +20,13 @@ setup() {
 	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $OTHER_ROLE LOGIN" \
 	    -c "GRANT daicho_agent TO $OTHER_ROLE"
 	OTHER_LEDGER="$DAICHO_LEDGER&user=$OTHER_ROLE"
+	# The matrix runs in each login's session through temporary functions
+	# (roles_matrix.sql); a ledger gives logins none, so the test grants
+	# them: the worse case, in which the guards' search paths must hold.
+	local db=${DAICHO_LEDGER#postgresql:///}
+	db=${db%%\?*}
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+	    -c "GRANT TEMPORARY ON DATABASE $db TO $AGENT_ROLE, $OTHER_ROLE, $HUMAN_ROLE"
 }
 
 teardown() {
