@@ -206,6 +206,42 @@ make_login_roles() {
 	HUMAN_LEDGER="$DAICHO_LEDGER&user=$HUMAN_ROLE"
 }
 
+# make_other_login: a second agent login (OTHER_ROLE, in daicho_agent) and
+# the address that connects as it (OTHER_LEDGER); make_login_roles first.
+# drop_other_login (in teardown) removes it.
+make_other_login() {
+	OTHER_ROLE="other_$AGENT_ROLE"
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $OTHER_ROLE LOGIN" \
+	    -c "GRANT daicho_agent TO $OTHER_ROLE"
+	OTHER_LEDGER="$DAICHO_LEDGER&user=$OTHER_ROLE"
+}
+drop_other_login() {
+	[ -n "${OTHER_ROLE:-}" ] &&
+		psql -X -q -d postgres -c "DROP OWNED BY $OTHER_ROLE" -c "DROP ROLE $OTHER_ROLE" >/dev/null 2>&1
+	return 0
+}
+
+# grant_temporary ROLE...: let these logins make temporary objects in this
+# test's database, which a ledger gives none (schema 7).
+grant_temporary() {
+	local db=${DAICHO_LEDGER#postgresql:///} roles
+	db=${db%%\?*}
+	printf -v roles '%s, ' "$@"
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+	    -c "GRANT TEMPORARY ON DATABASE $db TO ${roles%, }"
+}
+
+# as_psql LEDGER SQL: SQL through psql with LEDGER's credentials.
+as_psql() {
+	psql -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"
+}
+
+# as_a|as_b|as_h ARGS...: daicho as agent a1 on the agent's login, b1 on
+# the other agent login, or the person on theirs, at a terminal.
+as_a() { DAICHO_LEDGER=$AGENT_LEDGER daicho --as a1 "$@"; }
+as_b() { DAICHO_LEDGER=$OTHER_LEDGER daicho --as b1 "$@"; }
+as_h() { person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho "$@"; }
+
 # register_agent NAME...: make the agents known to the ledger (a read-only
 # command registers an unknown agent), so that a later refused command by
 # them adds no agent-register event.

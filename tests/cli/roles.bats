@@ -18,11 +18,6 @@ setup() {
 	[ "$status" -eq 6 ] || fail "gate exec: exit $status: $output"
 }
 
-# as_psql LEDGER SQL: run SQL through psql with LEDGER's credentials.
-as_psql() {
-	psql -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"
-}
-
 @test "roles: an agent's login cannot approve, even at a terminal: PostgreSQL names the role it lacks" {
 	snapshot_ledger
 	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho approve 1

@@ -22,33 +22,21 @@ setup() {
 	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
 		skip "PostgreSQL only: the roles are PostgreSQL's"
 	make_login_roles
-	OTHER_ROLE="other_$AGENT_ROLE"
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $OTHER_ROLE LOGIN" \
-	    -c "GRANT daicho_agent TO $OTHER_ROLE"
-	OTHER_LEDGER="$DAICHO_LEDGER&user=$OTHER_ROLE"
+	make_other_login
 	make_fixture
 	# A ledger gives no login temporary objects (schema 7); give the
 	# agents' logins some anyway, as a database whose owner could not
 	# take them from PUBLIC would, so that the attacks below try the
 	# guards' own defence: search paths that name pg_temp last.
-	local db=${DAICHO_LEDGER#postgresql:///}
-	db=${db%%\?*}
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres \
-	    -c "GRANT TEMPORARY ON DATABASE $db TO $AGENT_ROLE, $OTHER_ROLE"
+	grant_temporary "$AGENT_ROLE" "$OTHER_ROLE"
 }
 
 teardown() {
 	[ -n "${bg:-}" ] && kill "$bg" 2>/dev/null
 	[ -n "${AGENT_ROLE:-}" ] && sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 	    WHERE usename IN ('$AGENT_ROLE', '$HUMAN_ROLE', '${OTHER_ROLE:-}')" >/dev/null 2>&1
-	[ -n "${OTHER_ROLE:-}" ] &&
-		psql -X -q -d postgres -c "DROP OWNED BY $OTHER_ROLE" -c "DROP ROLE $OTHER_ROLE" >/dev/null 2>&1
-	return 0
+	drop_other_login
 }
-
-as_a() { DAICHO_LEDGER=$AGENT_LEDGER daicho --as a1 "$@"; }
-as_b() { DAICHO_LEDGER=$OTHER_LEDGER daicho --as b1 "$@"; }
-as_h() { person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho "$@"; }
 
 # psql_as LEDGER: psql reading its statements from stdin, one session,
 # stopping at the first error.

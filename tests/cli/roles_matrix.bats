@@ -16,36 +16,17 @@ setup() {
 	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ] ||
 		skip "PostgreSQL only: the roles are PostgreSQL's"
 	make_login_roles
-	OTHER_ROLE="other_$AGENT_ROLE"
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $OTHER_ROLE LOGIN" \
-	    -c "GRANT daicho_agent TO $OTHER_ROLE"
-	OTHER_LEDGER="$DAICHO_LEDGER&user=$OTHER_ROLE"
+	make_other_login
 	# The matrix runs in each login's session through temporary functions
 	# (roles_matrix.sql); a ledger gives logins none, so the test grants
 	# them: the worse case, in which the guards' search paths must hold.
-	local db=${DAICHO_LEDGER#postgresql:///}
-	db=${db%%\?*}
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres \
-	    -c "GRANT TEMPORARY ON DATABASE $db TO $AGENT_ROLE, $OTHER_ROLE, $HUMAN_ROLE"
+	grant_temporary "$AGENT_ROLE" "$OTHER_ROLE" "$HUMAN_ROLE"
 }
 
 teardown() {
 	# A lock holder a failed test left (hold_lock) goes with it.
 	[ -n "${holder:-}" ] && kill "$holder" 2>/dev/null
-	[ -n "${OTHER_ROLE:-}" ] &&
-		psql -X -q -d postgres -c "DROP OWNED BY $OTHER_ROLE" -c "DROP ROLE $OTHER_ROLE" >/dev/null 2>&1
-	return 0
-}
-
-# as_a|as_b|as_h ARGS...: daicho with login A (agent a1), B (agent b1) or
-# the person's login (at a terminal).
-as_a() { DAICHO_LEDGER=$AGENT_LEDGER daicho --as a1 "$@"; }
-as_b() { DAICHO_LEDGER=$OTHER_LEDGER daicho --as b1 "$@"; }
-as_h() { person env DAICHO_LEDGER="$HUMAN_LEDGER" daicho "$@"; }
-
-# as_psql LEDGER SQL: SQL through psql with LEDGER's credentials.
-as_psql() {
-	psql -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"
+	drop_other_login
 }
 
 # make_fixture: a row of each kind in every table, made by the login whose
