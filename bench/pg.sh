@@ -85,6 +85,17 @@ newdb() {
 say "== daicho on PostgreSQL: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 say "   daicho $("$D" --version | cut -d' ' -f2) at $(git -C "$root" rev-parse --short HEAD 2>/dev/null); PostgreSQL $(psql -X -At -c 'SHOW server_version' postgres) on a Unix socket (fsync off, as the test cluster); libpq $(dpkg-query -W -f='${Version}' libpq5 2>/dev/null)"
 
+# unclaim_script FILE DB...: writes FILE, a script that puts every claimed
+# task of each DB back out of reach (reported, no lease), so that each run
+# of a claim finds the same ledger (hyperfine -N runs --prepare without a
+# shell, so it is a script).
+unclaim_script() {
+	local f=$1
+	shift
+	printf '#!/bin/sh\nfor db in %s; do psql -X -q -d "$db" -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'" || exit 1; done\n' "$*" >"$f"
+	chmod +x "$f"
+}
+
 # ------------------------------------------------- 1. claim vs psql UPDATE
 bench1() {
 	local L LP aid n f c p g v o
@@ -103,10 +114,8 @@ bench1() {
 	aid=$(psql -X -At -d b1 -c "SELECT id FROM agents WHERE name = 'bench' AND state <> 'ended'")
 	local now="(extract(epoch FROM clock_timestamp()) * 1000)::int8"
 	local sql="UPDATE tasks SET state = 'claimed', owner = $aid, lease_ms = 1800000, lease_expires_ms = $now + 1800000, attempts = attempts + 1, updated_ms = $now WHERE id = (SELECT id FROM tasks WHERE state = 'open' AND unmet_deps = 0 ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id"
-	# Before each run: nothing claimed in either ledger (hyperfine -N runs
-	# this without a shell, so it is a script).
-	printf '#!/bin/sh\nfor db in b1 b1p; do psql -X -q -d "$db" -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'" || exit 1; done\n' >"$WORK/unclaim.sh"
-	chmod +x "$WORK/unclaim.sh"
+	# Before each run: nothing claimed in either ledger.
+	unclaim_script "$WORK/unclaim.sh" b1 b1p
 	local prep="$WORK/unclaim.sh"
 	say ""
 	say "== 1. claim --next (whole process) vs psql, one UPDATE ... RETURNING ($n tasks, $RUNS runs, load $(load))"
@@ -209,8 +218,7 @@ bench3() {
 	"$D" --ledger "$L" add --batch "$WORK/b3.jsonl" >/dev/null || exit 1
 	"$D" --ledger "$L" --as owner claim --next >/dev/null || exit 1
 	"$D" --ledger "$LA" --as agent claim --next >/dev/null || exit 1
-	printf '#!/bin/sh\npsql -X -q -d b3 -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'"\n' >"$WORK/unclaim3.sh"
-	chmod +x "$WORK/unclaim3.sh"
+	unclaim_script "$WORK/unclaim3.sh" b3
 	say ""
 	say "== 3. claim --next on an agent's login (the whole-row guards) vs the owner's ($n tasks, $RUNS runs, load $(load))"
 	f=$WORK/b3.json
@@ -242,8 +250,7 @@ bench4() {
 		"$WORK/daicho-pg" --ledger "$LB" add --batch "$WORK/b4.jsonl" >/dev/null || exit 1
 	"$A" --ledger "$LA" --as bench claim --next >/dev/null || exit 1
 	"$WORK/daicho-pg" --ledger "$LB" --as bench claim --next >/dev/null || exit 1
-	printf '#!/bin/sh\nfor db in b4a b4b; do psql -X -q -d "$db" -c "UPDATE tasks SET state = '"'"'reported'"'"', lease_expires_ms = NULL WHERE state = '"'"'claimed'"'"'" || exit 1; done\n' >"$WORK/unclaim4.sh"
-	chmod +x "$WORK/unclaim4.sh"
+	unclaim_script "$WORK/unclaim4.sh" b4a b4b
 	say ""
 	say "== 4. claim --next by the owner: $(git -C "$BENCH_A" rev-parse --short HEAD 2>/dev/null) (A) vs this daicho (B) ($n tasks, $RUNS runs, load $(load))"
 	f=$WORK/b4.json

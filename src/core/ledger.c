@@ -1187,6 +1187,20 @@ ledger_owner_may_free(struct ledger *ledger, bool *may, struct err *err)
 }
 
 int
+ledger_public_may_temp(struct ledger *ledger, bool *may, struct err *err)
+{
+	int64_t value = 0;
+	int rc = 0;
+
+	if (ledger->pg)
+		rc = ledger_query_int(ledger, "SELECT CASE WHEN "
+		    "has_database_privilege('public', current_database(), "
+		    "'TEMPORARY') THEN 1 ELSE 0 END", &value, err);
+	*may = value != 0;
+	return rc;
+}
+
+int
 ledger_require_judge(struct ledger *ledger, const char *what,
     struct err *err)
 {

@@ -294,6 +294,14 @@ int ledger_require_judge(struct ledger *ledger, const char *what,
  */
 int ledger_owner_may_free(struct ledger *ledger, bool *may, struct err *err);
 
+/*
+ * On PostgreSQL, whether any login may still make temporary objects in the
+ * ledger's database (PUBLIC holds TEMPORARY: the database is shared, and its
+ * owner is not the ledger's): *may. Always false on SQLite.
+ */
+int ledger_public_may_temp(struct ledger *ledger, bool *may,
+    struct err *err);
+
 /* Run sql (no results) and map failure. */
 int ledger_exec(struct ledger *ledger, const char *sql, struct err *err);
 

@@ -1071,6 +1071,31 @@ check_free(json_t *checks, struct ledger *ledger)
 }
 
 /*
+ * On PostgreSQL, that no login may make temporary objects in the ledger's
+ * database (docs/security.md, "a database of its own"). A check in checks.
+ */
+static void
+check_temporary(json_t *checks, struct ledger *ledger)
+{
+	struct err err = ERR_INIT;
+	bool may = false;
+
+	if (ledger_public_may_temp(ledger, &may, &err) < 0)
+		doctor_check(checks, "temporary objects", false,
+		    err.message.buf, "see the error");
+	else if (!may)
+		doctor_check(checks, "temporary objects", true, "no login may "
+		    "make temporary objects in the ledger's database", NULL);
+	else
+		doctor_check(checks, "temporary objects", false, "every login "
+		    "may make temporary objects in the ledger's database (it is "
+		    "shared, and not the ledger owner's)", "give daicho a "
+		    "database of its own: createdb -O OWNER daicho "
+		    "(docs/security.md)");
+	err_release(&err);
+}
+
+/*
  * For each client configured at root, that daicho's MCP server is
  * registered; then that each distinct registered command starts and
  * answers initialize.
@@ -1185,8 +1210,10 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	if (ledger != NULL) {
 		check_derived(*checks, ledger);
 		check_swept(*checks, ledger);
-		if (ledger_is_postgresql(ledger_path))
+		if (ledger_is_postgresql(ledger_path)) {
 			check_free(*checks, ledger);
+			check_temporary(*checks, ledger);
+		}
 	}
 	ledger_close(ledger);
 	err_release(&err);

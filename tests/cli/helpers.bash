@@ -221,6 +221,18 @@ drop_other_login() {
 	return 0
 }
 
+# hold_lock LEDGER ROLE [SQL]: a session of LEDGER's login (ROLE) runs SQL
+# (if given) in a transaction it keeps open (300 s), in the background;
+# returns once the session is sleeping in it. Sets holder (the psql's pid);
+# a teardown kills it.
+hold_lock() {
+	psql -X -q "$1" -c "BEGIN" ${3:+-c "$3"} -c "SELECT pg_sleep(300)" >/dev/null 2>&1 3>&- &
+	holder=$!
+	until [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$2' AND query LIKE '%pg_sleep%'")" = 1 ]; do
+		sleep 0.1
+	done
+}
+
 # grant_temporary ROLE...: let these logins make temporary objects in this
 # test's database, which a ledger gives none (schema 7).
 grant_temporary() {

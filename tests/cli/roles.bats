@@ -18,6 +18,11 @@ setup() {
 	[ "$status" -eq 6 ] || fail "gate exec: exit $status: $output"
 }
 
+# A second login a test made (make_other_login) goes, whatever the test's end.
+teardown() {
+	drop_other_login
+}
+
 @test "roles: an agent's login cannot approve, even at a terminal: PostgreSQL names the role it lacks" {
 	snapshot_ledger
 	on_pty env DAICHO_LEDGER="$AGENT_LEDGER" daicho approve 1
@@ -92,14 +97,12 @@ setup() {
 
 @test "roles: with the triggers' WHEN clauses, another agent login still cannot take a live claim, end a wait or become a person through psql" {
 	# A second agent login, made as make_login_roles makes the first.
-	local other="other_$AGENT_ROLE"
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $other LOGIN" \
-	    -c "GRANT daicho_agent TO $other"
+	make_other_login
 	daicho add t >/dev/null
 	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder claim 1 >/dev/null
 	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder wait --for review >/dev/null
 	snapshot_ledger
-	local theirs="$DAICHO_LEDGER&user=$other"
+	local theirs=$OTHER_LEDGER other=$OTHER_ROLE
 	run as_psql "$theirs" "UPDATE tasks SET state = 'open', owner = NULL, lease_expires_ms = NULL WHERE id = 1"
 	[ "$status" -ne 0 ] && [[ "$output" == *"releasing a claim held by another role"*"connected as $other"* ]] ||
 		fail "took the claim: $status: $output"
@@ -119,7 +122,7 @@ setup() {
 	DAICHO_LEDGER=$AGENT_LEDGER daicho --as holder resume >/dev/null
 	[ "$(sql "SELECT state FROM tasks WHERE id = 1")" = reported ]
 	[ "$(sql "SELECT count(*) FROM waits WHERE ended_ms IS NULL")" = 0 ]
-	psql -X -q -d postgres -c "DROP OWNED BY $other" -c "DROP ROLE $other" 2>/dev/null || true
+	drop_other_login
 }
 
 @test "roles: a ledger of an older schema is migrated by its owner; an agent's login is told so and changes nothing" {

@@ -33,6 +33,7 @@ setup() {
 
 teardown() {
 	[ -n "${bg:-}" ] && kill "$bg" 2>/dev/null
+	[ -n "${holder:-}" ] && kill "$holder" 2>/dev/null
 	[ -n "${AGENT_ROLE:-}" ] && sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 	    WHERE usename IN ('$AGENT_ROLE', '$HUMAN_ROLE', '${OTHER_ROLE:-}')" >/dev/null 2>&1
 	drop_other_login
@@ -155,11 +156,7 @@ make_fixture() {
 }
 
 @test "daicho_free_ledger() (SECURITY DEFINER) reads the catalog, never the caller's temporary pg_stat_activity and pg_locks: an agent's login ends no person's session" {
-	psql -X -q "$HUMAN_LEDGER" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 3>&- &
-	bg=$!
-	until [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$HUMAN_ROLE' AND query LIKE '%pg_sleep%'")" = 1 ]; do
-		sleep 0.1
-	done
+	hold_lock "$HUMAN_LEDGER" "$HUMAN_ROLE"
 	run psql_as "$AGENT_LEDGER" <<-EOF
 		CREATE TEMP TABLE daicho_schema (x int);
 		CREATE TEMP TABLE pg_stat_activity AS SELECT s.pid, s.datname,
@@ -376,11 +373,7 @@ make_fixture() {
 }
 
 @test "refused: an agent's login calling daicho_free_ledger() without a forged catalogue ends nobody" {
-	psql -X -q "$HUMAN_LEDGER" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 3>&- &
-	bg=$!
-	until [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$HUMAN_ROLE' AND query LIKE '%pg_sleep%'")" = 1 ]; do
-		sleep 0.1
-	done
+	hold_lock "$HUMAN_LEDGER" "$HUMAN_ROLE"
 	[ "$(psql_as "$AGENT_LEDGER" <<<"SELECT daicho_free_ledger(-100000)")" = 0 ]
 	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$HUMAN_ROLE'")" = 1 ]
 }

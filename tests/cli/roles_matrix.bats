@@ -248,17 +248,6 @@ refused() {
 	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NOT NULL")" = 2 ]
 }
 
-# hold_lock LEDGER ROLE SQL: a session of LEDGER's login (ROLE) runs SQL in
-# a transaction it keeps open (300 s), in the background; returns once the
-# lock is held. Sets holder (the psql's pid).
-hold_lock() {
-	psql -X -q "$1" -c "BEGIN" -c "$3" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-	holder=$!
-	until [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$2' AND query LIKE '%pg_sleep%'")" = 1 ]; do
-		sleep 0.1
-	done
-}
-
 @test "roles: an agent's login holding the write lock, a table lock or a row lock does not lock the person out" {
 	make_fixture
 	local key=111542802573423 hold cmd
@@ -313,6 +302,28 @@ hold_lock() {
 	psql -X -q -d postgres -c "GRANT pg_signal_backend, pg_read_all_stats TO $owner"
 	DAICHO_LEDGER=$ledger run --separate-stderr daicho doctor --json
 	[ "$(jq -r '.[] | select(.check == "lock-outs") | .ok' <<<"$output")" = true ] ||
+		fail "$output"
+	psql -X -q -d postgres -c "DROP DATABASE $db" -c "DROP OWNED BY $owner" -c "DROP ROLE $owner" >/dev/null 2>&1 || true
+}
+
+@test "roles: doctor says when the ledger shares a database in which every login may make temporary objects, and to give daicho its own" {
+	local owner="owner_$AGENT_ROLE" db="${AGENT_ROLE}_shared"
+	# A database of the cluster's superuser's, shared: the ledger's owner
+	# may create in it but cannot revoke TEMPORARY from PUBLIC.
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE $owner LOGIN" \
+	    -c "CREATE DATABASE $db" -c "GRANT CREATE ON DATABASE $db TO $owner"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "GRANT CREATE ON SCHEMA public TO $owner"
+	local ledger="postgresql:///$db?host=$PGHOST&port=${PGPORT:-5432}&user=$owner"
+	DAICHO_LEDGER=$ledger daicho init >/dev/null
+	DAICHO_LEDGER=$ledger run --separate-stderr daicho doctor --json
+	[ "$(jq -r '.[] | select(.check == "temporary objects") | .ok' <<<"$output")" = false ] ||
+		fail "$output"
+	[[ "$(jq -r '.[] | select(.check == "temporary objects") | .fix' <<<"$output")" == *"give daicho a database of its own"* ]] ||
+		fail "$output"
+	# Once the database's owner revokes it, the check passes.
+	psql -X -q -d "$db" -c "REVOKE TEMPORARY ON DATABASE $db FROM PUBLIC"
+	DAICHO_LEDGER=$ledger run --separate-stderr daicho doctor --json
+	[ "$(jq -r '.[] | select(.check == "temporary objects") | .ok' <<<"$output")" = true ] ||
 		fail "$output"
 	psql -X -q -d postgres -c "DROP DATABASE $db" -c "DROP OWNED BY $owner" -c "DROP ROLE $owner" >/dev/null 2>&1 || true
 }
