@@ -161,9 +161,11 @@ CLI_JOBS = DAICHO_BATS_JOBS=2
 # the dashboard in Chromium and over HTTP (tests/serve: playwright-core
 # from npm), end to end with the real agent clients (installed from npm;
 # DAICHO_E2E=skip skips them, loudly), ending with one line that counts
-# them all: "N passed, N failed".
+# them all: "N passed, N failed". First, tests/lint-tests refuses test
+# lines that cannot fail.
 check:
 	@scripts/deps.sh check
+	@tests/lint-tests
 	@$(MAKE) --no-print-directory daicho daicho-serve daicho-pg unit-tests
 	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \

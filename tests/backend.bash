@@ -10,6 +10,12 @@
 # itself (its file, WAL, PRAGMAs, where the file lives) says so with
 # sqlite_only.
 
+# Every suite sources this file (tests/mcp through its own helpers), so the
+# shell setting all tests share is here: a pipeline fails when any command
+# in it fails, so that "daicho graph | dot" cannot pass when daicho failed
+# (tests/lint-tests checks that every test file has it).
+set -o pipefail
+
 # backend_is_postgresql: the suite runs against PostgreSQL.
 backend_is_postgresql() {
 	[ "${DAICHO_TEST_BACKEND:-sqlite}" = postgresql ]

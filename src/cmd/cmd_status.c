@@ -354,6 +354,10 @@ const struct cmd_entry cmd_status_entry = {
 	    "                       main work tree (uncommitted changes to paths\n"
 	    "                       it changes): commit or stash them, then land\n"
 	    "  land-paused          landing paused by a person: land --resume\n"
+	    "  unlanded             verified work no lander has taken for the\n"
+	    "                       stale window, with the oldest's age: no sweep\n"
+	    "                       is running to land it (land; sweep --every\n"
+	    "                       30s keeps one)\n"
 	    "Without --all at most 10 of a kind are shown. A person is never\n"
 	    "listed stale: they are seen when they act.\n\n"
 	    "Then the live agents with when each was last seen; LANDING, each\n"
@@ -400,7 +404,8 @@ const struct cmd_entry cmd_status_entry = {
 	    "ran-on-reopened title, state, reopened, reopened_title, reason;\n"
 	    "tampered findings, found (the first few); budget-stop by,\n"
 	    "tokens, cost, ready;\n"
-	    "land-waiting title, reason; land-paused by, queued.\n",
+	    "land-waiting title, reason; land-paused by, queued; unlanded\n"
+	    "tasks, oldest.\n",
 	.options = (const struct cmd_option[]){
 	    { "events", 0, "N", "show the newest N events (10)" },
 	    { "stale-after", 0, "DUR", "an agent unseen this long is stale (10m)" },

@@ -335,6 +335,22 @@ describe_unswept(const json_t *item, const struct needs_options *options,
 }
 
 static void
+describe_unlanded(const json_t *item, const struct needs_options *options,
+    int64_t now_ms, struct buf *summary, json_t *resolve)
+{
+	int64_t tasks = num(item, "tasks");
+
+	(void)options;
+	buf_addf(summary, "%lld verified task%s wait%s to land, the oldest "
+	    "(#%lld) for ", (long long)tasks, tasks == 1 ? "" : "s",
+	    tasks == 1 ? "s" : "", (long long)num(item, "oldest"));
+	clock_add_age(summary, now_ms - num(item, "since_ms"));
+	buf_adds(summary, ": is a sweep running? (each pass lands; "
+	    "'daicho land' lands them now)");
+	add_command(resolve, "daicho land");
+}
+
+static void
 describe_stranded(const json_t *item, const struct needs_options *options,
     int64_t now_ms, struct buf *summary, json_t *resolve)
 {
@@ -620,6 +636,22 @@ static const struct need_kind kinds[] = {
 	    " WHERE state = 'reported' AND verify_token IS NULL) AS s"
 	    " WHERE s.reports > 0 AND s.since_ms <= ?1 - ?2",
 	    describe_unswept, NULL },
+	/*
+	 * Verified work no lander has taken for the stale window: none is
+	 * running (every sweep pass ends with a landing pass). A paused queue
+	 * and a landing that waits for the person are items of their own.
+	 */
+	{ "unlanded",
+	    "SELECT 1 AS id, s.since_ms, s.tasks, (SELECT q.id FROM tasks q"
+	    "  INDEXED BY tasks_land_queue WHERE q.land_queued_ms = s.since_ms"
+	    "  AND q.state = 'verified' ORDER BY q.id LIMIT 1) AS oldest"
+	    " FROM (SELECT min(land_queued_ms) AS since_ms, count(*) AS tasks"
+	    "  FROM tasks INDEXED BY tasks_land_queue"
+	    "  WHERE land_queued_ms IS NOT NULL AND state = 'verified'"
+	    "  AND land_waiting IS NULL) AS s"
+	    " WHERE s.tasks > 0 AND s.since_ms <= ?1 - ?2 AND NOT EXISTS"
+	    "  (SELECT 1 FROM land_lock WHERE paused_ms IS NOT NULL)",
+	    describe_unlanded, NULL },
 	/* An open task after a cancelled one: it never becomes ready. */
 	{ "stranded",
 	    "SELECT t.id, b.updated_ms AS since_ms, t.title, b.id AS after"

@@ -1011,19 +1011,35 @@ check_derived(json_t *checks, struct ledger *ledger)
 	err_release(&err);
 }
 
+/* The first item of kind in items, or NULL. */
+static json_t *
+need_of_kind(json_t *items, const char *kind)
+{
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(items, i, item)
+		if (strcmp(json_string_value(json_object_get(item, "kind")),
+		    kind) == 0)
+			return item;
+	return NULL;
+}
+
 /*
- * Reports are taken by a sweep: none has waited past the stale window
- * (NEEDS YOU's "unswept"), else no sweep is running. A check in checks.
+ * Reports are taken by a sweep, and verified work by a lander: none has
+ * waited past the stale window (NEEDS YOU's "unswept" and "unlanded"),
+ * else no sweep is running. Checks "sweep" and "landing" in checks.
  */
 static void
 check_swept(json_t *checks, struct ledger *ledger)
 {
+	static const char fix[] = "run 'daicho sweep --every 30s' (or the "
+	    "daicho-sweep@ service in examples/) where the repository is";
 	struct needs_options options = {
 		.stale_after_ms = AGENT_STALE_AFTER_MS,
 	};
 	struct err err = ERR_INIT;
-	json_t *items = NULL, *item, *unswept = NULL;
-	size_t i;
+	json_t *items = NULL, *item;
 
 	if (needs_list(ledger, &options, &items, &err) < 0) {
 		doctor_check(checks, "sweep", false, err.message.buf,
@@ -1031,18 +1047,18 @@ check_swept(json_t *checks, struct ledger *ledger)
 		err_release(&err);
 		return;
 	}
-	json_array_foreach(items, i, item)
-		if (strcmp(json_string_value(json_object_get(item, "kind")),
-		    "unswept") == 0)
-			unswept = item;
-	if (unswept == NULL)
+	if ((item = need_of_kind(items, "unswept")) == NULL)
 		doctor_check(checks, "sweep", true, "no report waits for a sweep",
 		    NULL);
 	else
 		doctor_check(checks, "sweep", false, json_string_value(
-		    json_object_get(unswept, "summary")), "run 'daicho sweep "
-		    "--every 30s' (or the daicho-sweep@ service in examples/) where "
-		    "the repository is");
+		    json_object_get(item, "summary")), fix);
+	if ((item = need_of_kind(items, "unlanded")) == NULL)
+		doctor_check(checks, "landing", true, "no verified work waits "
+		    "for a lander", NULL);
+	else
+		doctor_check(checks, "landing", false, json_string_value(
+		    json_object_get(item, "summary")), fix);
 	json_decref(items);
 }
 

@@ -397,6 +397,40 @@ setup_file() {
 	[ "$(event_kinds 1 | tr ' ' '\n' | grep -c landed)" = 1 ]
 }
 
+# mutant: the unlanded kind's window test dropped, or its paused
+# exclusion: the first or the third assertion on the kinds fails.
+@test "unlanded: verified work no lander took for the stale window is in NEEDS YOU and fails doctor; 'daicho land' resolves it" {
+	local now
+	daicho add t --done-when file:t.txt >/dev/null
+	# Verified and queued, with no landing pass after it.
+	person daicho land --pause >/dev/null
+	claim_work 1 w1 t.txt t >/dev/null
+	daicho sweep >/dev/null
+	person daicho land --resume >/dev/null
+	[ "$(state 1)" = verified ]
+	# Just queued: a lander may be on its way.
+	[ "$(daicho status --json | jq -c '[.needs_you[].kind]')" = '[]' ]
+	now=$(($(date +%s%3N) + 12 * 60000))
+	run env DAICHO_NOW_MS=$now daicho status --json
+	[ "$(jq -c '[.needs_you[].kind]' <<<"$output")" = '["unlanded"]' ] || fail "$output"
+	[ "$(jq -r '.needs_you[0].summary' <<<"$output")" = "1 verified task waits to land, the oldest (#1) for 12m: is a sweep running? (each pass lands; 'daicho land' lands them now)" ] ||
+		fail "$output"
+	[ "$(jq -r '.needs_you[0].resolve[0]' <<<"$output")" = 'daicho land' ]
+	DAICHO_NOW_MS=$now run daicho doctor
+	[[ "$output" == *"FAIL  landing"*"1 verified task waits to land"* ]] || fail "$output"
+	# Paused, it is the pause that needs the person, not a lander.
+	person daicho land --pause >/dev/null
+	run env DAICHO_NOW_MS=$now daicho status --json
+	[ "$(jq -c '[.needs_you[].kind]' <<<"$output")" = '["land-paused"]' ] || fail "$output"
+	person daicho land --resume >/dev/null
+	run daicho land
+	assert_output "land: 1 landed, 0 sent back"
+	run env DAICHO_NOW_MS=$now daicho status --json
+	[ "$(jq -c '[.needs_you[].kind]' <<<"$output")" = '[]' ] || fail "$output"
+	DAICHO_NOW_MS=$now run daicho doctor
+	[[ "$output" == *"ok    landing"* ]] || fail "$output"
+}
+
 @test "land and its settings refuse bad input with one line, the right exit status, and no change" {
 	snapshot_ledger
 	refused 2 daicho land extra

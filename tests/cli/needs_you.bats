@@ -469,7 +469,8 @@ shown() {
 @test "status --help names every kind and the command that resolves it" {
 	ok daicho status --help
 	for kind in approval blocked message overdue-wait wait-needs-human failed rejected verify-error \
-		max-hold stale-agent-holding unswept stranded tampered budget-stop; do
+		max-hold stale-agent-holding unswept unlanded stranded tampered budget-stop \
+		land-waiting land-paused; do
 		assert_output --partial "$kind"
 	done
 	assert_output --partial "--all"

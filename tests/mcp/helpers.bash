@@ -1,6 +1,9 @@
 # Shared by tests/mcp/*.bats: each test runs one scenario of a node script
 # ($SCENARIOS: run.js or adversary.js) against the built ./daicho.
 
+# A pipeline fails when any command in it fails (as tests/backend.bash).
+set -o pipefail
+
 bats_require_minimum_version 1.5.0
 
 setup_file() {

@@ -20,6 +20,9 @@
 N_TASKS=${DAICHO_STRESS_MACHINES_TASKS:-300}
 DEADLINE=${DAICHO_STRESS_MACHINES_DEADLINE:-300}
 
+# A pipeline fails when any command in it fails (as tests/backend.bash).
+set -o pipefail
+
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 # q SQL: one query on the ledger, rows as a|b lines.

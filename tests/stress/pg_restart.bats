@@ -14,6 +14,9 @@
 # PostgreSQL only: it runs in make check's PostgreSQL pass.
 
 N_TASKS=${DAICHO_STRESS_RESTART_TASKS:-400}
+# A pipeline fails when any command in it fails (as tests/backend.bash).
+set -o pipefail
+
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 q() {
