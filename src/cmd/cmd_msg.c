@@ -146,6 +146,39 @@ print_thread(const json_t *thread, int64_t now)
 	}
 }
 
+/*
+ * inbox --ack ID: mark the caller's unread message ID read without
+ * printing it (a person acknowledging it on the dashboard, or a script).
+ */
+static int
+ack_message(struct cmd_ctx *ctx)
+{
+	int64_t id = 0, marked = 0;
+	json_t *ids;
+	int rc;
+
+	if (cmd_has(ctx, "peek"))
+		return err_set(ctx->err, ERR_USAGE, "--ack and --peek cannot be "
+		    "given together");
+	if ((rc = cmd_id_arg(ctx, "message", cmd_opt(ctx, "ack"), &id)) < 0)
+		return rc;
+	ids = json_pack("[I]", (json_int_t)id);
+	rc = msg_mark_read(ctx->ledger, ctx->caller.name, ids, &marked,
+	    ctx->err);
+	json_decref(ids);
+	if (rc < 0)
+		return rc;
+	if (marked == 0)
+		return err_set(ctx->err, ERR_NOT_FOUND, "message #%lld is no "
+		    "unread message of yours ('daicho inbox --peek' lists them)",
+		    (long long)id);
+	if (ctx->json)
+		return cmd_print_json(ctx, json_pack("{s:I, s:b}", "id",
+		    (json_int_t)id, "read", 1));
+	cmd_say(ctx, "read #%lld", (long long)id);
+	return 0;
+}
+
 static int
 exec_inbox(struct cmd_ctx *ctx)
 {
@@ -156,6 +189,8 @@ exec_inbox(struct cmd_ctx *ctx)
 
 	if (cmd_caller(ctx) < 0)
 		return -(int)ctx->err->code;
+	if (cmd_has(ctx, "ack"))
+		return ack_message(ctx);
 	if ((rc = msg_inbox_within(ctx->ledger, ctx->caller.name,
 		 cmd_has(ctx, "peek"), ctx->max_text_bytes, &messages,
 		 ctx->err)) < 0)
@@ -181,7 +216,7 @@ exec_inbox(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_inbox_entry = {
 	.name = "inbox",
-	.usage = "inbox [--peek]",
+	.usage = "inbox [--peek | --ack ID]",
 	.summary = "print the caller's unread messages and mark them read",
 	.help =
 	    "Prints the caller's unread messages, oldest first, one per line:\n"
@@ -193,11 +228,16 @@ const struct cmd_entry cmd_inbox_entry = {
 	    "first, one indented line each (\"re #ID FROM AGE ago: TEXT\"), as\n"
 	    "far as the caller sent or received them; answer one with 'daicho\n"
 	    "send --reply-to ID TEXT'.\n\n"
+	    "--ack ID marks one unread message of the caller's read, printing\n"
+	    "nothing of it (\"read #ID\" on a terminal); another's message, or\n"
+	    "one already read, is exit 3 with nothing changed.\n\n"
 	    "JSON: an array of {id, from, to, addressed_to, kind, text, sent_ms,\n"
 	    "recipient_seen_ms, queued, reply_to} (reply_to null but for a\n"
-	    "reply, which also has thread: [{id, from, text, sent_ms}]).\n",
+	    "reply, which also has thread: [{id, from, text, sent_ms}]); with\n"
+	    "--ack, {id, read: true}.\n",
 	.options = (const struct cmd_option[]){
 	    { "peek", 0, NULL, "do not mark them read" },
+	    { "ack", 0, "ID", "mark message ID read, without printing it" },
 	    { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,

@@ -22,6 +22,10 @@ struct route {
 	bool takes_id;                  /* /api/NAME/ID */
 	const char *const *allowed;     /* options a request may give */
 	bool action;                    /* POST, by the logged-in person */
+	const char *id_option;          /* the ID goes to this option (NULL:
+	                                   it is the command's argument) */
+	const char *text_field;         /* a field that is the command's
+	                                   argument (send's TEXT), needed */
 };
 
 /*
@@ -43,23 +47,34 @@ static const char *const approve_options[] = { "if", "ttl", NULL };
 static const char *const deny_options[] = { "reason", NULL };
 static const char *const unblock_options[] = { "answer", NULL };
 static const char *const reopen_options[] = { "reason", NULL };
+static const char *const reply_fields[] = { "text", NULL };
+
+/* A read (GET); an action (POST), the path's ID its argument. */
+#define READ(name, entry, takes_id, allowed)                                   \
+	{ name, &entry, takes_id, allowed, false, NULL, NULL }
+#define ACT(name, entry, allowed)                                              \
+	{ name, &entry, true, allowed, true, NULL, NULL }
 
 static const struct route routes[] = {
-	{ "status", &cmd_status_entry, false, status_options, false },
-	{ "ls", &cmd_ls_entry, false, ls_options, false },
-	{ "show", &cmd_show_entry, true, none, false },
-	{ "log", &cmd_log_entry, true, none, false },
-	{ "agents", &cmd_agents_entry, false, agents_options, false },
-	{ "usage", &cmd_usage_entry, false, usage_options, false },
-	{ "approvals", &cmd_approvals_entry, false, all_option, false },
-	{ "events", &cmd_events_entry, false, events_options, false },
-	{ "reservations", &cmd_reservations_entry, false, none, false },
-	{ "gates", &cmd_gate_ls_entry, false, none, false },
-	{ "approve", &cmd_approve_entry, true, approve_options, true },
-	{ "deny", &cmd_deny_entry, true, deny_options, true },
-	{ "reopen", &cmd_reopen_entry, true, reopen_options, true },
-	{ "unblock", &cmd_unblock_entry, true, unblock_options, true },
-	{ "release", &cmd_release_entry, true, none, true },
+	READ("status", cmd_status_entry, false, status_options),
+	READ("ls", cmd_ls_entry, false, ls_options),
+	READ("show", cmd_show_entry, true, none),
+	READ("log", cmd_log_entry, true, none),
+	READ("agents", cmd_agents_entry, false, agents_options),
+	READ("usage", cmd_usage_entry, false, usage_options),
+	READ("approvals", cmd_approvals_entry, false, all_option),
+	READ("events", cmd_events_entry, false, events_options),
+	READ("reservations", cmd_reservations_entry, false, none),
+	READ("gates", cmd_gate_ls_entry, false, none),
+	ACT("approve", cmd_approve_entry, approve_options),
+	ACT("deny", cmd_deny_entry, deny_options),
+	ACT("reopen", cmd_reopen_entry, reopen_options),
+	ACT("unblock", cmd_unblock_entry, unblock_options),
+	ACT("release", cmd_release_entry, none),
+	/* daicho send --reply-to ID TEXT; daicho inbox --ack ID */
+	{ "reply", &cmd_send_entry, true, reply_fields, true, "reply-to",
+	  "text" },
+	{ "read", &cmd_inbox_entry, true, none, true, "ack", NULL },
 };
 
 #define ROUTE_COUNT (sizeof(routes) / sizeof(routes[0]))
@@ -101,6 +116,7 @@ struct gather {
 	struct buf problem;
 	const char *kept[16];
 	size_t kept_count;
+	const char *text;               /* the route's text_field, if given */
 };
 
 /* Whether name may be given to route. */
@@ -121,6 +137,12 @@ add_option(struct gather *g, const char *name, const char *value)
 
 	if (g->problem.len > 0)
 		return;
+	if (g->route->text_field && strcmp(name, g->route->text_field) == 0) {
+		if (g->text != NULL)
+			buf_addf(&g->problem, "field '%s' given twice", name);
+		g->text = value;
+		return;
+	}
 	if (option == NULL || !allowed(g->route, name)) {
 		buf_addf(&g->problem, "unknown parameter '%.60s' for /api/%s", name,
 		    g->route->name);
@@ -167,7 +189,9 @@ gather_field(void *cls, const struct buf *name, const struct buf *value)
 	if (strcmp(name->buf, "csrf") == 0)
 		return true;
 	if (!allowed(g->route, name->buf) ||
-	    cmd_find_option(g->ctx->entry, name->buf) == NULL) {
+	    (cmd_find_option(g->ctx->entry, name->buf) == NULL &&
+	    (g->route->text_field == NULL ||
+	    strcmp(name->buf, g->route->text_field) != 0))) {
 		buf_addf(&g->problem, "unknown field '%.60s' for /api/%s",
 		    name->buf, g->route->name);
 		return false;
@@ -252,7 +276,7 @@ serve_api(struct serve_request *req, struct serve_response *res)
 	struct cmd_ctx ctx = { 0 };
 	struct gather g = { 0 };
 	json_t *body = NULL;
-	char *argv[2] = { NULL, NULL };
+	char *argv[3] = { NULL, NULL, NULL };
 	bool post = strcmp(req->method, "POST") == 0;
 	int64_t id = 0;
 	int rc;
@@ -274,8 +298,10 @@ serve_api(struct serve_request *req, struct serve_response *res)
 	if ((slash != NULL) != route->takes_id ||
 	    (slash && task_parse_id(slash + 1, &id, &err) < 0)) {
 		if (route->takes_id)
-			serve_error(req, res, 400, "/api/%s needs a task or request "
-			    "id in the path (/api/%s/ID)", route->name, route->name);
+			serve_error(req, res, 400, "/api/%s needs a%s id in "
+			    "the path (/api/%s/ID)", route->name,
+			    route->id_option ? " message" : " task or request",
+			    route->name);
 		else
 			serve_error(req, res, 404, "no such API path");
 		err_release(&err);
@@ -304,13 +330,27 @@ serve_api(struct serve_request *req, struct serve_response *res)
 		gather_body(&g, req, &body);
 	if (strcmp(route->name, "release") == 0)
 		cmd_add_value(&ctx, cmd_find_option(ctx.entry, "force"), NULL);
+	if (g.problem.len == 0 && route->text_field && (g.text == NULL ||
+	    *g.text == '\0'))
+		buf_addf(&g.problem, "/api/%s needs the field '%s'",
+		    route->name, route->text_field);
 	if (g.problem.len > 0) {
 		serve_error(req, res, 400, "%s", g.problem.buf);
 		goto done;
 	}
 	if (route->takes_id) {
 		argv[0] = xstrdup(slash + 1);
-		ctx.argv = argv;
+		if (route->id_option != NULL) {
+			cmd_add_value(&ctx, cmd_find_option(ctx.entry,
+			    route->id_option), argv[0]);
+		} else {
+			ctx.argv = argv;
+			ctx.argc = 1;
+		}
+	}
+	if (route->text_field != NULL) {
+		argv[1] = xstrdup(g.text);
+		ctx.argv = argv + 1;
 		ctx.argc = 1;
 	}
 	if (route->action)
@@ -357,5 +397,6 @@ done:
 	buf_release(&ctx.ledger_path);
 	free(ctx.values);
 	free(argv[0]);
+	free(argv[1]);
 	err_release(&err);
 }

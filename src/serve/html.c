@@ -112,6 +112,9 @@ html_action_form(const struct serve_request *req, struct buf *out,
 	else if (strcmp(action, "unblock") == 0)
 		buf_adds(out, "<input name=\"answer\" placeholder=\"your answer "
 		    "(optional)\" size=\"24\">");
+	else if (strcmp(action, "reply") == 0)
+		buf_adds(out, "<input name=\"text\" placeholder=\"your reply\" "
+		    "size=\"24\" required>");
 	else if (strcmp(action, "reopen") == 0)
 		buf_adds(out, "<input name=\"reason\" placeholder=\"why (needed for "
 		    "verified work)\" size=\"24\">");

@@ -29,13 +29,36 @@ action_label(const char *action)
 		return "Reopen";
 	if (strcmp(action, "unblock") == 0)
 		return "Unblock";
+	if (strcmp(action, "reply") == 0)
+		return "Reply";
+	if (strcmp(action, "read") == 0)
+		return "Mark read";
 	return "Release (force)";
+}
+
+/*
+ * A message to the person the server acts for (human): a reply, when it
+ * has a sender to go back to, and marking it read ('daicho send
+ * --reply-to ID TEXT', 'daicho inbox --ack ID').
+ */
+static void
+render_message_actions(const struct serve_request *req, struct buf *out,
+    const json_t *item, const char *human)
+{
+	int64_t id = json_integer_value(json_object_get(item, "id"));
+	const char *to = json_string_value(json_object_get(item, "to"));
+
+	if (human == NULL || to == NULL || strcmp(to, human) != 0)
+		return;
+	if (json_string_value(json_object_get(item, "from")) != NULL)
+		html_action_form(req, out, "reply", id, action_label("reply"));
+	html_action_form(req, out, "read", id, action_label("read"));
 }
 
 /* One item: kind, summary, age, what to inspect, how to resolve it. */
 static void
 render_item(const struct serve_request *req, struct buf *out,
-    const json_t *item, int64_t now)
+    const json_t *item, int64_t now, const char *human)
 {
 	const char *kind = json_string_value(json_object_get(item, "kind"));
 	const char *inspect = json_string_value(json_object_get(item, "inspect"));
@@ -58,6 +81,8 @@ render_item(const struct serve_request *req, struct buf *out,
 		buf_adds(out, "</code></div>");
 	}
 	buf_adds(out, "<div class=\"resolve\">");
+	if (strcmp(kind, "message") == 0)
+		render_message_actions(req, out, item, human);
 	json_array_foreach(resolve, i, command) {
 		const char *text = json_string_value(command), *action;
 		int64_t id;
@@ -150,7 +175,7 @@ page_needs(struct serve_request *req, struct serve_response *res)
 	if (json_array_size(items) == 0)
 		buf_adds(out, "<p class=\"empty\">Nothing needs you now.</p>");
 	json_array_foreach(items, i, item)
-		render_item(req, out, item, now);
+		render_item(req, out, item, now, options.human_name);
 	render_landing(out, landing, now);
 	html_end(req, out);
 done:

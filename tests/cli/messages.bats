@@ -43,6 +43,32 @@ setup() {
 	assert_output "[]"
 }
 
+# mutant: mark_read's recipient test dropped (anyone's message marked):
+# w2's ack of #1 succeeds and the second assertion fails.
+@test "inbox --ack ID marks one of one's messages read without printing it; another's, or one read already, is exit 3 and changes nothing" {
+	daicho send w1 "one" --as mgr >/dev/null
+	daicho send w1 "two" --as mgr >/dev/null
+	snapshot_ledger
+	refused 3 daicho inbox --ack 1 --as w2
+	[ "$stderr" = "daicho: message #1 is no unread message of yours ('daicho inbox --peek' lists them)" ] || fail "$stderr"
+	refused 2 daicho inbox --ack one --as w1
+	refused 2 daicho inbox --ack 1 --peek --as w1
+	refused 3 daicho inbox --ack 99 --as w1
+	assert_ledger_unchanged
+	ok daicho inbox --ack '#1' --as w1
+	assert_output ""
+	ok daicho inbox --ack 2 --as w1 --json
+	assert_output '{"id":2,"read":true}'
+	[ "$(sql "SELECT count(*) FROM messages WHERE read_ms IS NULL")" = 0 ]
+	refused 3 daicho inbox --ack 1 --as w1
+	ok daicho inbox --as w1
+	assert_output ""
+	# On a terminal it says so in one line.
+	daicho send w1 "three" --as mgr >/dev/null
+	on_pty daicho inbox --ack 3 --as w1
+	[ "$status" -eq 0 ] && [[ "$output" == "read #3"* ]] || fail "$status: $output"
+}
+
 @test "send --reply-to: answers a message one received, to its sender by default; inbox shows the thread, only as far as the reader saw it" {
 	daicho send w1 'which grammar?' --as mgr >/dev/null                 # 1
 	daicho send w2 'private to w2' --as mgr >/dev/null                  # 2

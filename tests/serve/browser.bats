@@ -42,6 +42,19 @@ load helpers
 	[ "$output" = "deployed prod" ]
 }
 
+@test "browser: reply to a message and mark another read from Needs you" {
+	daicho agent start "$HUMAN" --kind human >/dev/null
+	daicho --as w1 ls >/dev/null
+	daicho --as w1 send "$HUMAN" "may I drop the old table?" >/dev/null
+	daicho --as w2 send "$HUMAN" "FYI: the build is green" >/dev/null
+	start_server
+	browser reply "$URL" "$LOGIN"
+	run daicho --as w1 inbox --json
+	[ "$(jq -r '.[0].text' <<<"$output")" = "yes, after the backup" ] || fail "$output"
+	[ "$(jq -r '.[0].thread[0].id' <<<"$output")" = 1 ] || fail "$output"
+	[ "$(sql "SELECT id FROM messages WHERE read_ms IS NOT NULL AND id < 3 ORDER BY id")" = 2 ]
+}
+
 @test "browser: the same action without the login cookie is refused" {
 	approval_pending
 	start_server

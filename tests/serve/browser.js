@@ -121,6 +121,28 @@ const scenarios = {
     if (page.problems.length) fail(page.problems.join('\n'));
   },
 
+  // Reply to message 1 and mark message 2 read from Needs you (logged
+  // in): each is a form on the message's item.
+  async reply(browser) {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await watchedPage(context);
+    await page.goto(login);
+    await page.goto(url + '/');
+    const first = page.locator('.item[data-kind="message"][data-id="1"]');
+    await first.waitFor({ timeout: 30000 });
+    await shot(page, 'messages');
+    await first.locator('input[name="text"]').fill('yes, after the backup');
+    await Promise.all([page.waitForNavigation(), first.locator('button[data-action="reply"]').click()]);
+    const second = page.locator('.item[data-kind="message"][data-id="2"]');
+    await second.waitFor({ timeout: 30000 });
+    await Promise.all([page.waitForNavigation(), second.locator('button[data-action="read"]').click()]);
+    await page.waitForFunction(() => !document.querySelector('.item[data-kind="message"][data-id="2"]'), null, { timeout: 30000 });
+    if (await page.locator('.item[data-kind="message"][data-id="1"]').count() !== 1)
+      fail('message 1 went away: a reply is not a read');
+    await shot(page, 'replied');
+    if (page.problems.length) fail(page.problems.join('\n'));
+  },
+
   // Without the login cookie the buttons are disabled and the action
   // itself is refused: 401 without a session, 403 without the CSRF token.
   async refused(browser) {

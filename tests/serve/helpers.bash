@@ -31,7 +31,8 @@ start_server() {
 	SERVE_OUT="$TEST_ROOT/serve.out"
 	script -qfec "$cmd" /dev/null </dev/null >"$SERVE_OUT" 2>&1 &
 	wait_for_server
-	LOGIN="$(grep -o 'http://[^ ]*/login?token=[0-9a-f]*' "$SERVE_OUT" | head -1)"
+	LOGIN="$(grep -o 'http://[^ ]*/login?token=[0-9a-f]*' "$SERVE_OUT" || true)"
+	LOGIN="${LOGIN%%$'\n'*}"
 	[ -n "$LOGIN" ] || fail "no login URL printed: $(cat "$SERVE_OUT")"
 	LOOPBACK_URL="$URL"
 	URL="${LOGIN%%/login\?*}"
@@ -46,18 +47,21 @@ start_server_detached() {
 	LOGIN=""
 }
 
-# wait_for_server: until serve.out names the URL (5 s at most).
+# wait_for_server: until serve.out names the URL (60 s at most: a bound
+# for a server that never starts, not a measure of how fast it does).
 wait_for_server() {
 	local i
-	for i in $(seq 100); do
-		URL="$(grep -o 'dashboard at http://[0-9.:]*' "$SERVE_OUT" | head -1)"
+	for i in $(seq 1200); do
+		URL="$(grep -o 'dashboard at http://[0-9.:]*' "$SERVE_OUT" || true)"
+		URL="${URL%%$'\n'*}"
 		URL="${URL#dashboard at }"
-		[ -n "$URL" ] && break
+		[ -z "$URL" ] || break
 		sleep 0.05
 	done
 	[ -n "$URL" ] || fail "daicho serve did not start: $(cat "$SERVE_OUT")"
 	# The server of this test's own ledger: found by its whole command line.
-	SERVE_PID="$(pgrep -f "^$DAICHO_ROOT/daicho-serve --ledger $DAICHO_LEDGER serve" | head -1)"
+	SERVE_PID="$(pgrep -f "^$DAICHO_ROOT/daicho-serve --ledger $DAICHO_LEDGER serve" || true)"
+	SERVE_PID="${SERVE_PID%%$'\n'*}"
 	[ -n "$SERVE_PID" ] || fail "cannot find daicho-serve's pid"
 }
 

@@ -204,6 +204,52 @@ load helpers
 	[ "$(task_field 1 state)" = blocked ]
 }
 
+# mutant: the reply route's id_option dropped (the ID taken as TO), or
+# read's marking skipped: the reply's thread or the unread count fails.
+@test "the dashboard replies to a message and marks one read, as the person; bad input is a 4xx and changes nothing" {
+	daicho agent start "$HUMAN" --kind human >/dev/null
+	daicho --as w1 ls >/dev/null
+	daicho --as w1 send "$HUMAN" "may I drop the old table?" >/dev/null
+	daicho --as w2 send "$HUMAN" "FYI: the build is green" >/dev/null
+	start_server
+	login_cookie "$TEST_ROOT/jar"
+	# NEEDS YOU has both, each with a reply form and a button to mark it read.
+	http GET / -b "$TEST_ROOT/jar"
+	[[ "$output" == *'action="/api/reply/1"'*'name="text"'*'action="/api/read/1"'* ]] || fail "no forms: $output"
+	[[ "$output" == *'action="/api/read/2"'* ]] || fail "no read form for #2: $output"
+	# Bad input: no text, a field reply does not take, a message of
+	# nobody's, a bad id; nothing is sent or marked.
+	snapshot_ledger
+	http POST /api/reply/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF"
+	[ "$status" = 400 ] && [[ "$output" == *"/api/reply needs the field &#39;text&#39;"* ]] || fail "no text: $status $output"
+	http POST /api/reply/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF&text=no&to=w2"
+	[ "$status" = 400 ] || fail "to on reply: $status $output"
+	http POST /api/reply/99 -b "$TEST_ROOT/jar" --data "csrf=$CSRF&text=no"
+	[ "$status" = 404 ] || fail "reply to #99: $status $output"
+	http POST /api/read/99 -b "$TEST_ROOT/jar" --data "csrf=$CSRF"
+	[ "$status" = 404 ] || fail "read #99: $status $output"
+	http POST /api/read/x -b "$TEST_ROOT/jar" --data "csrf=$CSRF"
+	[ "$status" = 400 ] || fail "read x: $status $output"
+	assert_ledger_unchanged
+	# Without the session, nothing.
+	http POST /api/read/2 -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 401 ] || fail "read without a cookie: $status"
+	# The reply goes to w1 as the person's, threaded under its question.
+	http POST /api/reply/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF&text=yes%2C+after+the+backup"
+	[ "$status" = 303 ] || fail "reply: $status $output"
+	run daicho --as w1 inbox --json
+	[ "$(jq -r '.[0].from' <<<"$output")" = "$HUMAN" ] || fail "$output"
+	[ "$(jq -r '.[0].text' <<<"$output")" = "yes, after the backup" ] || fail "$output"
+	[ "$(jq -r '.[0].thread[0].text' <<<"$output")" = "may I drop the old table?" ] || fail "$output"
+	# Marking #2 read leaves #1 unread (a reply is not a read).
+	http POST /api/read/2 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 200 ] && [ "$(jq -c . <<<"$output")" = '{"id":2,"read":true}' ] || fail "read: $status $output"
+	[ "$(daicho status --json | jq -c '[.needs_you[] | select(.kind == "message") | .id]')" = '[1]' ]
+	# Read once, a second read is a 404.
+	http POST /api/read/2 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 404 ] || fail "read twice: $status $output"
+}
+
 @test "agents going quiet are amber before they turn stale" {
 	daicho --as near ls >/dev/null
 	DAICHO_NOW_MS=$(($(date +%s%3N) - 6 * 60000)) daicho --as quiet ls >/dev/null
