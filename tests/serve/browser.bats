@@ -43,11 +43,7 @@ load helpers
 }
 
 @test "browser: reply to a message and mark another read from Needs you" {
-	daicho agent start "$HUMAN" --kind human >/dev/null
-	daicho --as w1 ls >/dev/null
-	daicho --as w1 send "$HUMAN" "may I drop the old table?" >/dev/null
-	daicho --as w2 send "$HUMAN" "FYI: the build is green" >/dev/null
-	start_server
+	messages_and_server
 	browser reply "$URL" "$LOGIN"
 	run daicho --as w1 inbox --json
 	[ "$(jq -r '.[0].text' <<<"$output")" = "yes, after the backup" ] || fail "$output"

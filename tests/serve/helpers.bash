@@ -111,6 +111,16 @@ browser() {
 	fi
 }
 
+# messages_and_server: the person (registered) has two unread messages, #1
+# from w1 and #2 from w2; the server is started.
+messages_and_server() {
+	daicho agent start "$HUMAN" --kind human >/dev/null
+	daicho --as w1 ls >/dev/null
+	daicho --as w1 send "$HUMAN" "may I drop the old table?" >/dev/null
+	daicho --as w2 send "$HUMAN" "FYI: the build is green" >/dev/null
+	start_server
+}
+
 # approval_pending: an approval gate on 'deploy *' and agent w2's request
 # for 'deploy prod' (request #1), which waits for a person.
 approval_pending() {

@@ -207,11 +207,7 @@ load helpers
 # mutant: the reply route's id_option dropped (the ID taken as TO), or
 # read's marking skipped: the reply's thread or the unread count fails.
 @test "the dashboard replies to a message and marks one read, as the person; bad input is a 4xx and changes nothing" {
-	daicho agent start "$HUMAN" --kind human >/dev/null
-	daicho --as w1 ls >/dev/null
-	daicho --as w1 send "$HUMAN" "may I drop the old table?" >/dev/null
-	daicho --as w2 send "$HUMAN" "FYI: the build is green" >/dev/null
-	start_server
+	messages_and_server
 	login_cookie "$TEST_ROOT/jar"
 	# NEEDS YOU has both, each with a reply form and a button to mark it read.
 	http GET / -b "$TEST_ROOT/jar"
