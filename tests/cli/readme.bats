@@ -103,9 +103,13 @@ step_fails() {
 tour_work='git checkout -q -b work && echo "chapter one" >result.md &&
 	git add result.md && git commit -q -m "w1: result"'
 
-@test "the README's five-minute tour runs as written and prints what it shows" {
-	count=$(extract "A five-minute tour")
-	[ "$count" -ge 15 ] || fail "only $count commands found in the tour"
+# run_section SECTION MIN: run the README section's examples in order, as
+# this file's header says, failing at the first step whose status or output
+# differs from what the README shows; at least MIN steps must be found.
+run_section() {
+	local count n cmd kind follow rc
+	count=$(extract "$1")
+	[ "$count" -ge "$2" ] || fail "only $count commands found in '$1'"
 	# Each step's status is looked at (and $? handed to the next step):
 	# a failing step must not end the test before it is compared.
 	set +e
@@ -145,8 +149,20 @@ $(cat "$TOUR/want.$n")"
 		fi
 	done
 	set -e
+}
+
+@test "the README's five-minute tour runs as written and prints what it shows" {
+	run_section "A five-minute tour" 15
 	# The tour made what it says it made.
 	[ -s "$TEST_ROOT/my-repo/graph.svg" ] || fail "no graph.svg"
+}
+
+@test "the README's quickstart runs as written and ends with the work landed on the trunk" {
+	run_section "Quickstart" 12
+	cd "$TEST_ROOT/my-repo"
+	[ "$(daicho ls --json | jq -r '.[0].state')" = landed ]
+	git cat-file -e main:parse.c || fail "parse.c is not on main"
+	[ "$(git symbolic-ref HEAD)" = refs/heads/main ]
 }
 
 @test "the tour's extraction finds its commands and their output" {
