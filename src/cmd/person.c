@@ -64,6 +64,10 @@ static const struct person_act {
 	  "(release --force)", NULL },
 	{ "land", "pause", NULL, NULL, false, "pause landing", NULL },
 	{ "land", "resume", NULL, NULL, false, "resume landing", NULL },
+	{ "serve", "login-url", NULL, NULL, false, "log a browser in to the "
+	  "dashboard (serve --login-url)", NULL },
+	{ "serve", "revoke", NULL, NULL, false, "log browsers out of the "
+	  "dashboard (serve --revoke)", NULL },
 	{ "add", "no-baseline", NULL, NULL, false, "judge a task without the "
 	  "claim's base (--no-baseline)", NULL },
 	{ "add", "check-needs", NULL, NULL, false, "give a task's checks the "

@@ -102,6 +102,9 @@ static const struct {
 	{ "unreserve", "%A released %N{released|reservation}" },
 	{ "config", "[%?{new}%A set %{key} to %v{new}][%!{new}%A unset "
 	  "%{key}][ (it was %v{old})]" },
+	{ "web-login", "%A made a dashboard login link, good once until "
+	  "%t{expires_ms}" },
+	{ "web-revoke", "%A ended every dashboard session" },
 	{ "gate-add", "%A added gate #%{gate} for '%{pattern}'[%?{approval}, "
 	  "which needs a person's approval][, requiring %l{requires}]" },
 	{ "gate-rm", "%A removed gate #%{gate}" },

@@ -280,8 +280,8 @@ decode(const struct setting *s, const char *stored)
 }
 
 /* The stored text of key into value (cleared first); *found says if set. */
-static int
-read_setting(struct ledger *ledger, const char *key, struct buf *value,
+int
+settings_read(struct ledger *ledger, const char *key, struct buf *value,
     bool *found, struct err *err)
 {
 	struct db_stmt *st = db_prepare(ledger,
@@ -302,6 +302,28 @@ read_setting(struct ledger *ledger, const char *key, struct buf *value,
 	if (rc != DB_ROW && rc != DB_DONE)
 		return db_error(ledger, rc, err, "reading settings");
 	return 0;
+}
+
+int
+settings_store(struct ledger *ledger, int64_t actor, const char *key,
+    const char *value, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger, value
+	    ? "INSERT INTO settings (key, value, set_ms, set_by) VALUES (?1, ?2,"
+	      " ?3, ?4) ON CONFLICT (key) DO UPDATE SET value = ?2, set_ms = ?3,"
+	      " set_by = ?4"
+	    : "DELETE FROM settings WHERE key = ?1", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_text(st, 1, key);
+	if (value) {
+		db_bind_text(st, 2, value);
+		db_bind_int(st, 3, clock_now_ms());
+		if (actor)
+			db_bind_int(st, 4, actor);
+	}
+	return db_step_done(ledger, st, "changing a setting", err);
 }
 
 /*
@@ -341,7 +363,6 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 {
 	const struct setting *s = find_setting(key, err);
 	struct buf stored = BUF_INIT, old = BUF_INIT;
-	struct db_stmt *st;
 	bool was_set;
 	int rc;
 
@@ -354,25 +375,10 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 		goto done;
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		goto done;
-	if ((rc = read_setting(ledger, key, &old, &was_set, err)) < 0)
+	if ((rc = settings_read(ledger, key, &old, &was_set, err)) < 0)
 		goto fail;
-	st = db_prepare(ledger, values
-	    ? "INSERT INTO settings (key, value, set_ms, set_by) VALUES (?1, ?2,"
-	      " ?3, ?4) ON CONFLICT (key) DO UPDATE SET value = ?2, set_ms = ?3,"
-	      " set_by = ?4"
-	    : "DELETE FROM settings WHERE key = ?1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
-		goto fail;
-	}
-	db_bind_text(st, 1, key);
-	if (values) {
-		db_bind_text(st, 2, stored.buf);
-		db_bind_int(st, 3, clock_now_ms());
-		if (actor)
-			db_bind_int(st, 4, actor);
-	}
-	if ((rc = db_step_done(ledger, st, "changing a setting", err)) < 0)
+	if ((rc = settings_store(ledger, actor, key, values ? stored.buf : NULL,
+		 err)) < 0)
 		goto fail;
 	/* Landing turned off: what waited to land is done as verified. */
 	if (strcmp(key, "land") == 0 && values &&
@@ -471,7 +477,7 @@ settings_protected(struct ledger *ledger, struct strlist *out,
 {
 	struct buf stored = BUF_INIT;
 	bool found;
-	int rc = read_setting(ledger, "protect", &stored, &found, err);
+	int rc = settings_read(ledger, "protect", &stored, &found, err);
 
 	if (rc == 0 && found) {
 		json_t *globs = json_loads(stored.buf, 0, NULL);
@@ -492,7 +498,7 @@ settings_number(struct ledger *ledger, const char *key, int64_t *value,
     bool *found, struct err *err)
 {
 	struct buf stored = BUF_INIT;
-	int rc = read_setting(ledger, key, &stored, found, err);
+	int rc = settings_read(ledger, key, &stored, found, err);
 
 	if (rc == 0 && *found)
 		*value = strtoll(stored.buf, NULL, 10);
@@ -563,7 +569,7 @@ int
 settings_remote(struct ledger *ledger, struct buf *remote, struct err *err)
 {
 	bool found;
-	int rc = read_setting(ledger, "remote", remote, &found, err);
+	int rc = settings_read(ledger, "remote", remote, &found, err);
 
 	if (rc == 0 && !found)
 		buf_adds(remote, "origin");

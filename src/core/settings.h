@@ -89,6 +89,21 @@ int settings_values_read(struct ledger *ledger, struct db_stmt *st,
     const char *const *keys, size_t count, struct buf *values, bool *found,
     struct err *err);
 
+/*
+ * The stored text of key into value (reset first); *found says whether it
+ * is set. Any key, known or one of daicho's own (core/weblogin.h).
+ */
+int settings_read(struct ledger *ledger, const char *key, struct buf *value,
+    bool *found, struct err *err);
+
+/*
+ * Inside the caller's write transaction by actor: store value under key,
+ * or delete key when value is NULL, as it is (no check, no event): for
+ * daicho's own keys, which 'config' neither shows nor takes.
+ */
+int settings_store(struct ledger *ledger, int64_t actor, const char *key,
+    const char *value, struct err *err);
+
 /* Whether key names a setting whose value is a duration in milliseconds. */
 bool settings_is_duration(const char *key);
 

@@ -38,7 +38,9 @@ static const struct transfer_table {
 	{ "wait_items", "SELECT * FROM wait_items ORDER BY wait, seq" },
 	{ "messages", "SELECT * FROM messages ORDER BY id" },
 	{ "reservations", "SELECT * FROM reservations ORDER BY id" },
-	{ "settings", "SELECT * FROM settings ORDER BY key" },
+	/* Not the running dashboard's record and links (core/weblogin.h). */
+	{ "settings", "SELECT * FROM settings WHERE key NOT LIKE 'web-%'"
+	  " ORDER BY key" },
 	{ "land_lock", "SELECT * FROM land_lock ORDER BY id" },
 	{ "baselines", "SELECT * FROM baselines ORDER BY tree, key" },
 	{ "audits", "SELECT * FROM audits ORDER BY id" },

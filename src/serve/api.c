@@ -363,6 +363,8 @@ serve_api(struct serve_request *req, struct serve_response *res)
 	if (rc == 0)
 		rc = cmd_execute(&ctx);
 	ledger_set_event_via(server->ledger, NULL);
+	/* The hook's caller lives on this stack: nothing may use it after. */
+	ledger_set_begin_hook(server->ledger, NULL, NULL);
 	pthread_mutex_unlock(&server->lock);
 	if (rc < 0) {
 		serve_error(req, res, status_of(err.code), "%s", err.message.buf);

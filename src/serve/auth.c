@@ -6,20 +6,18 @@
  * See docs/security.md.
  */
 #include <string.h>
-#include <sys/random.h>
 
 #include "serve/serve.h"
 #include "util/clock.h"
-
-/* A session lasts this long after its login. */
-#define SESSION_LIFETIME_MS (12LL * 60 * 60 * 1000)
+#include "util/random.h"
 
 void
-serve_auth_init(struct serve_auth *auth, bool enabled)
+serve_auth_init(struct serve_auth *auth, bool enabled, int64_t lifetime_ms)
 {
 	memset(auth, 0, sizeof(*auth));
 	pthread_mutex_init(&auth->lock, NULL);
 	auth->enabled = enabled;
+	auth->lifetime_ms = lifetime_ms;
 	if (enabled && serve_random_token(auth->login_token) < 0)
 		auth->enabled = false;
 }
@@ -34,23 +32,7 @@ serve_auth_release(struct serve_auth *auth)
 int
 serve_random_token(char *hex)
 {
-	static const char digits[] = "0123456789abcdef";
-	unsigned char bytes[SERVE_TOKEN_HEX / 2];
-	size_t got = 0;
-
-	while (got < sizeof(bytes)) {
-		ssize_t n = getrandom(bytes + got, sizeof(bytes) - got, 0);
-
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	for (size_t i = 0; i < sizeof(bytes); i++) {
-		hex[2 * i] = digits[bytes[i] >> 4];
-		hex[2 * i + 1] = digits[bytes[i] & 15];
-	}
-	hex[SERVE_TOKEN_HEX] = '\0';
-	return 0;
+	return random_hex(hex, SERVE_TOKEN_HEX / 2);
 }
 
 bool
@@ -64,23 +46,20 @@ serve_token_equal(const char *a, const char *b)
 	return diff == 0 && la > 0;
 }
 
-int
-serve_auth_login(struct serve_auth *auth, const char *token,
-    struct serve_session *out)
+/*
+ * With auth->lock held: make a session in a free slot, else an expired
+ * one, else the oldest's, and copy it to *out. Returns 0 or -1.
+ */
+static int
+open_locked(struct serve_auth *auth, struct serve_session *out)
 {
 	struct serve_session *slot = NULL;
 	int64_t now = clock_now_ms();
-	int rc = -1;
 
-	pthread_mutex_lock(&auth->lock);
-	if (!auth->enabled || auth->login_token[0] == '\0' || token == NULL ||
-	    !serve_token_equal(token, auth->login_token))
-		goto done;
-	/* A free slot, else an expired one, else the oldest. */
 	for (size_t i = 0; i < SERVE_SESSION_MAX; i++) {
 		struct serve_session *s = &auth->sessions[i];
 
-		if (s->id[0] == '\0' || now - s->created_ms > SESSION_LIFETIME_MS) {
+		if (s->id[0] == '\0' || now - s->created_ms > auth->lifetime_ms) {
 			slot = s;
 			break;
 		}
@@ -90,21 +69,44 @@ serve_auth_login(struct serve_auth *auth, const char *token,
 	if (serve_random_token(slot->id) < 0 ||
 	    serve_random_token(slot->csrf) < 0) {
 		memset(slot, 0, sizeof(*slot));
-		goto done;
+		return -1;
 	}
 	slot->created_ms = now;
 	*out = *slot;
-	/* One time: nobody else can log in with it, whoever sees it later. */
-	memset(auth->login_token, 0, sizeof(auth->login_token));
-	rc = 0;
-done:
+	return 0;
+}
+
+int
+serve_auth_login(struct serve_auth *auth, const char *token,
+    struct serve_session *out)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&auth->lock);
+	if (auth->enabled && auth->login_token[0] != '\0' && token != NULL &&
+	    serve_token_equal(token, auth->login_token) &&
+	    (rc = open_locked(auth, out)) == 0)
+		/* One time: nobody else can log in with it, whoever sees it. */
+		memset(auth->login_token, 0, sizeof(auth->login_token));
+	pthread_mutex_unlock(&auth->lock);
+	return rc;
+}
+
+int
+serve_auth_open(struct serve_auth *auth, struct serve_session *out)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&auth->lock);
+	if (auth->enabled)
+		rc = open_locked(auth, out);
 	pthread_mutex_unlock(&auth->lock);
 	return rc;
 }
 
 bool
 serve_auth_session(struct serve_auth *auth, const char *cookie,
-    struct serve_session *out)
+    int64_t revoked_ms, struct serve_session *out)
 {
 	int64_t now = clock_now_ms();
 	bool found = false;
@@ -115,10 +117,14 @@ serve_auth_session(struct serve_auth *auth, const char *cookie,
 	for (size_t i = 0; i < SERVE_SESSION_MAX && !found; i++) {
 		struct serve_session *s = &auth->sessions[i];
 
-		if (s->id[0] != '\0' && serve_token_equal(cookie, s->id) &&
-		    now - s->created_ms <= SESSION_LIFETIME_MS) {
+		if (s->id[0] == '\0' || !serve_token_equal(cookie, s->id))
+			continue;
+		if (now - s->created_ms <= auth->lifetime_ms &&
+		    s->created_ms > revoked_ms) {
 			*out = *s;
 			found = true;
+		} else {
+			memset(s, 0, sizeof(*s));
 		}
 	}
 	pthread_mutex_unlock(&auth->lock);

@@ -14,11 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "core/weblogin.h"
 #include "serve/serve.h"
 #include "util/alloc.h"
+#include "util/sha256.h"
 
 #define SESSION_COOKIE "daicho_session"
 
@@ -240,10 +243,55 @@ on_session_host(const struct serve_request *req)
 	       (host != NULL && strcmp(host, req->server->session_host.buf) == 0);
 }
 
+/*
+ * Whether token is the link 'daicho serve --login-url' kept in the ledger
+ * (as its SHA-256), unexpired: it is then taken, and a session made in
+ * *session.
+ */
+static bool
+ledger_link(struct serve *server, const char *token,
+    struct serve_session *session)
+{
+	char hash[SHA256_HEX_BYTES];
+	struct err err = ERR_INIT;
+	bool taken = false;
+
+	if (token == NULL || strlen(token) != SERVE_TOKEN_HEX ||
+	    !server->auth.enabled)
+		return false;
+	sha256_hex(token, strlen(token), hash);
+	pthread_mutex_lock(&server->lock);
+	if (weblogin_take(server->ledger, hash, &taken, &err) < 0)
+		fprintf(stderr, "daicho: a login link could not be read: %s\n",
+		    err.message.buf);
+	pthread_mutex_unlock(&server->lock);
+	err_release(&err);
+	return taken && serve_auth_open(&server->auth, session) == 0;
+}
+
+/*
+ * When a person last ended every session ('daicho serve --revoke'), from
+ * the ledger: 0 when never, or when it cannot be read (then said).
+ */
+static int64_t
+revoked_ms(struct serve *server)
+{
+	struct err err = ERR_INIT;
+	int64_t ms = 0;
+
+	pthread_mutex_lock(&server->lock);
+	if (weblogin_revoked_ms(server->ledger, &ms, &err) < 0)
+		fprintf(stderr, "daicho: %s\n", err.message.buf);
+	pthread_mutex_unlock(&server->lock);
+	err_release(&err);
+	return ms;
+}
+
 /* GET /login?token=T: the one-time login. */
 static void
 login(struct serve_request *req, struct serve_response *res)
 {
+	const char *token = serve_query(req, "token");
 	struct serve_session session;
 
 	if (!on_session_host(req)) {
@@ -252,15 +300,18 @@ login(struct serve_request *req, struct serve_response *res)
 		return;
 	}
 
-	if (serve_auth_login(&req->server->auth, serve_query(req, "token"),
-		&session) < 0) {
-		serve_error(req, res, 403, "this login link is wrong or was "
-		    "already used (each is good once; restart 'daicho serve' at "
-		    "your terminal for a new one)");
+	if (serve_auth_login(&req->server->auth, token, &session) < 0 &&
+	    !ledger_link(req->server, token, &session)) {
+		serve_error(req, res, 403, "this login link is wrong, expired or "
+		    "was already used (each is good once; 'daicho serve "
+		    "--login-url' at your terminal prints a new one)");
 		return;
 	}
+	/* Kept across a browser's restart, for the session's life. */
 	buf_addf(&res->set_cookie, SESSION_COOKIE "=%s; Path=/; HttpOnly; "
-	    "SameSite=Strict%s", session.id, req->server->tls ? "; Secure" : "");
+	    "SameSite=Strict; Max-Age=%lld%s", session.id,
+	    (long long)(req->server->auth.lifetime_ms / 1000),
+	    req->server->tls ? "; Secure" : "");
 	res->status = 303;
 	res->location = "/";
 }
@@ -442,7 +493,7 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	struct upload *up = *state;
 	struct serve_request req = { 0 };
 	struct serve_response res = { 0 };
-	const char *type, *partial;
+	const char *type, *partial, *cookie;
 	void *stream = NULL;
 	enum MHD_Result ok;
 
@@ -489,9 +540,11 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	partial = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
 	    "X-Daicho-Partial");
 	req.partial = partial != NULL && strcmp(partial, "1") == 0;
-	if (on_session_host(&req) &&
-	    serve_auth_session(&server->auth, MHD_lookup_connection_value(
-		connection, MHD_COOKIE_KIND, SESSION_COOKIE), &req.session_copy))
+	cookie = MHD_lookup_connection_value(connection, MHD_COOKIE_KIND,
+	    SESSION_COOKIE);
+	if (cookie != NULL && server->auth.enabled && on_session_host(&req) &&
+	    serve_auth_session(&server->auth, cookie, revoked_ms(server),
+		&req.session_copy))
 		req.session = &req.session_copy;
 	res.status = 200;
 	buf_init(&res.body);
@@ -542,6 +595,8 @@ serve_http_run(struct serve *server, const char *address, int port,
 	struct MHD_Daemon *daemon = NULL;
 	const union MHD_DaemonInfo *info;
 	sigset_t signals;
+	char host_name[256] = "";
+	bool registered = false;
 	int rc = 0, sig;
 
 	if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
@@ -627,6 +682,20 @@ serve_http_run(struct serve *server, const char *address, int port,
 		buf_addf(&server->origin, "%s://%s", server->tls ? "https"
 		    : "http", server->host.buf);
 	}
+	/* Where 'daicho serve --login-url' points a fresh link. */
+	if (server->auth.enabled) {
+		struct err why = ERR_INIT;
+
+		gethostname(host_name, sizeof(host_name) - 1);
+		pthread_mutex_lock(&server->lock);
+		if (weblogin_register(server->ledger, server->origin.buf,
+			host_name, getpid(), &why) < 0)
+			fprintf(stderr, "daicho: 'daicho serve --login-url' will "
+			    "not find this dashboard: %s\n", why.message.buf);
+		pthread_mutex_unlock(&server->lock);
+		err_release(&why);
+		registered = true;
+	}
 	if ((rc = serve_live_start(server, err)) < 0)
 		goto done;
 	__atomic_store_n(&server->ready, 1, __ATOMIC_RELEASE);
@@ -638,8 +707,11 @@ serve_http_run(struct serve *server, const char *address, int port,
 
 		if (tty != NULL) {
 			fprintf(tty, "daicho: to act (approve, deny, reopen, unblock, "
-			    "release), open once in your browser: %s/login?token=%s\n",
-			    server->origin.buf, server->auth.login_token);
+			    "release), open once in your browser: %s/login?token=%s\n"
+			    "daicho: another browser: 'daicho serve --login-url' "
+			    "prints a fresh link; 'daicho serve --revoke' logs every "
+			    "browser out\n", server->origin.buf,
+			    server->auth.login_token);
 			fclose(tty);
 		}
 	}
@@ -649,6 +721,15 @@ serve_http_run(struct serve *server, const char *address, int port,
 done:
 	if (daemon != NULL)
 		MHD_stop_daemon(daemon);
+	if (registered) {
+		struct err why = ERR_INIT;
+
+		pthread_mutex_lock(&server->lock);
+		(void)weblogin_unregister(server->ledger, host_name, getpid(),
+		    &why);
+		pthread_mutex_unlock(&server->lock);
+		err_release(&why);
+	}
 	buf_release(&cert);
 	buf_release(&key);
 	return rc;

@@ -11,6 +11,7 @@
 
 #include "serve/serve.h"
 #include "util/alloc.h"
+#include "util/duration.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7070"
 
@@ -65,6 +66,22 @@ is_loopback(const char *address)
 	return false;
 }
 
+/*
+ * --session-ttl DUR into *ms: how long a browser stays logged in, from a
+ * minute to 90 days. Returns 0 or ERR_USAGE.
+ */
+static int
+serve_session_ttl(struct cmd_ctx *ctx, int64_t *ms)
+{
+	const char *text = cmd_opt(ctx, "session-ttl");
+
+	if (duration_parse(text, ms) < 0 || *ms < 60 * 1000LL ||
+	    *ms > 90 * 24 * 3600 * 1000LL)
+		return err_set(ctx->err, ERR_USAGE, "bad --session-ttl '%s' "
+		    "(give a duration from 1m to 90d, e.g. 12h or 7d)", text);
+	return 0;
+}
+
 int
 serve_run(struct cmd_ctx *ctx)
 {
@@ -74,10 +91,14 @@ serve_run(struct cmd_ctx *ctx)
 	struct buf address = BUF_INIT;
 	struct err why = ERR_INIT;
 	json_t *checked = NULL;
+	int64_t ttl_ms = SERVE_SESSION_TTL_MS;
 	int port = 0, rc;
 
 	if ((rc = parse_listen(ctx, listen ? listen : DEFAULT_LISTEN, &address,
 		 &port)) < 0)
+		goto done;
+	if (cmd_has(ctx, "session-ttl") && (rc = serve_session_ttl(ctx,
+	    &ttl_ms)) < 0)
 		goto done;
 	if ((cert == NULL) != (key == NULL)) {
 		rc = err_set(ctx->err, ERR_USAGE, "--tls-cert and --tls-key go "
@@ -125,7 +146,7 @@ serve_run(struct cmd_ctx *ctx)
 	buf_init(&server.session_host);
 	buf_init(&server.host);
 	buf_init(&server.graph_svg);
-	serve_auth_init(&server.auth, checked != NULL);
+	serve_auth_init(&server.auth, checked != NULL, ttl_ms);
 	rc = serve_http_run(&server, address.buf, port, cert, key, ctx->err);
 	serve_auth_release(&server.auth);
 	pthread_mutex_destroy(&server.lock);

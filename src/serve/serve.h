@@ -31,6 +31,8 @@
 #define SERVE_SESSION_MAX 16        /* browsers logged in at once */
 #define SERVE_BODY_MAX_BYTES (64 << 10) /* a request body; more is 413 */
 #define SERVE_TOKEN_HEX 64          /* login token, session id, CSRF token */
+#define SERVE_SESSION_TTL_MS (12LL * 60 * 60 * 1000) /* --session-ttl's
+					default: a browser's login lasts */
 /*
  * Connections: libmicrohttpd's limit (a thread each). Every loopback client
  * shares one address, so a limit per address would lock the person out
@@ -57,6 +59,7 @@ struct serve_session {
 struct serve_auth {
 	bool enabled;                   /* the starter is a proven human */
 	char login_token[SERVE_TOKEN_HEX + 1]; /* "" once used */
+	int64_t lifetime_ms;            /* of a session, from its login */
 	struct serve_session sessions[SERVE_SESSION_MAX];
 	pthread_mutex_t lock;
 };
@@ -158,8 +161,12 @@ int serve_http_run(struct serve *server, const char *address, int port,
     const char *tls_cert, const char *tls_key, struct err *err);
 
 /* auth.c */
-/* Set up auth; enabled: whether logins may happen at all. */
-void serve_auth_init(struct serve_auth *auth, bool enabled);
+/*
+ * Set up auth; enabled: whether logins may happen at all; lifetime_ms: how
+ * long a session lasts after its login.
+ */
+void serve_auth_init(struct serve_auth *auth, bool enabled,
+    int64_t lifetime_ms);
 void serve_auth_release(struct serve_auth *auth);
 /*
  * Fill hex (SERVE_TOKEN_HEX + 1 bytes) with a random token from the
@@ -173,9 +180,19 @@ int serve_random_token(char *hex);
  */
 int serve_auth_login(struct serve_auth *auth, const char *token,
     struct serve_session *out);
-/* The session whose id is cookie, copied to *out. Returns whether found. */
+/*
+ * Make a session for a login the caller proved otherwise (a link of
+ * 'daicho serve --login-url', taken from the ledger) and copy it to *out.
+ * Returns 0, or -1 when logins are off or no random bytes came.
+ */
+int serve_auth_open(struct serve_auth *auth, struct serve_session *out);
+/*
+ * The live session whose id is cookie, copied to *out. Returns whether
+ * found. One that began at or before revoked_ms (a person's 'daicho serve
+ * --revoke') is ended instead.
+ */
 bool serve_auth_session(struct serve_auth *auth, const char *cookie,
-    struct serve_session *out);
+    int64_t revoked_ms, struct serve_session *out);
 /* End the session whose id is id. */
 void serve_auth_logout(struct serve_auth *auth, const char *id);
 /*

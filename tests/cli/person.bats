@@ -25,6 +25,8 @@ ACTS=(
 	"release --force|person|release 3 --force"
 	"land --pause|person|land --pause"
 	"land --resume|person|land --resume"
+	"serve --login-url|person|serve --login-url"
+	"serve --revoke|person|serve --revoke"
 	"add --no-baseline|person|add T --no-baseline"
 	"add --check-needs|person|add T --check-needs net"
 	"edit --no-baseline|person|edit 1 --no-baseline"
@@ -62,6 +64,9 @@ setup() {
 	# A's wait #1, and agent B, who holds nothing and added nothing.
 	daicho --as A wait --for '#2' >/dev/null
 	daicho --as B agent start B >/dev/null 2>&1 || daicho --as B ls >/dev/null
+	# A dashboard of another machine's, recorded as 'daicho serve' records
+	# itself (core/weblogin.h), for serve --login-url.
+	sql "INSERT INTO settings (key, value, set_ms) VALUES ('web-server', '{\"origin\":\"http://d-test.localhost:7070\",\"host\":\"elsewhere\",\"pid\":1}', 0)" >/dev/null
 	# For import: an export, and a new empty ledger to load it into.
 	daicho export >"$TEST_ROOT/export.jsonl"
 	daicho --ledger "$TEST_ROOT/new.db" init >/dev/null

@@ -246,6 +246,77 @@ load helpers
 	[ "$status" = 404 ] || fail "read twice: $status $output"
 }
 
+# mutant: the cookie's Max-Age dropped (a session cookie, gone with the
+# browser), the link's hash compared as the token, or --revoke not read by
+# the server: the Max-Age, the hash's login or the revoked action fails.
+@test "a login lasts --session-ttl across browser restarts; --login-url gives a second browser a fresh link once; --revoke logs every browser out" {
+	blocked_task_and_server
+	# The first browser's cookie is kept for the session's life (12h).
+	[ "$(awk '$6 == "daicho_session" { print ($5 > 0) }' "$TEST_ROOT/jar")" = 1 ] ||
+		fail "a session cookie, not kept: $(cat "$TEST_ROOT/jar")"
+	# A second browser: a fresh link, printed to the person's terminal.
+	on_pty daicho serve --login-url
+	[ "$status" -eq 0 ] || fail "login-url: $status $output"
+	local link=${output%$'\r'}
+	[[ "$link" == "$URL/login?token="* ]] || fail "not this dashboard's: $link"
+	# The ledger keeps its hash only: the hash logs nobody in.
+	local kept
+	kept=$(sql "SELECT value FROM settings WHERE key = 'web-login'")
+	[ -n "$kept" ] && [[ "$kept" != *"${link##*token=}"* ]] || fail "the token is in the ledger: $kept"
+	run curl -s -o /dev/null -w '%{http_code}' -c "$TEST_ROOT/thief" "$URL/login?token=${kept%% *}"
+	[ "$output" = 403 ] || fail "the kept hash logged in: $output"
+	run curl -s -D - -o /dev/null -c "$TEST_ROOT/jar2" "$link"
+	[[ "$output" == *"Max-Age=43200"* ]] || fail "no Max-Age: $output"
+	run curl -s -o /dev/null -w '%{http_code}' "$link"
+	[ "$output" = 403 ] || fail "the link worked twice: $output"
+	local CSRF2
+	CSRF2="$(curl -s -b "$TEST_ROOT/jar2" "$URL/" | grep -o 'name="csrf-token" content="[0-9a-f]*' | cut -d'"' -f4)"
+	[ -n "$CSRF2" ] || fail "the second browser is not logged in"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar2" -H "X-CSRF-Token: $CSRF2"
+	[ "$status" = 200 ] || fail "the second browser cannot act: $status $output"
+	[ "$(daicho events --json | jq -r '[.[] | select(.kind == "web-login")] | length')" = 1 ]
+	# Revoked from the terminal: neither browser acts, and an unused link dies.
+	daicho --as w1 block 1 --reason again >/dev/null
+	on_pty daicho serve --login-url
+	[ "$status" -eq 0 ] || fail "login-url: $status $output"
+	local unused=$output
+	on_pty daicho serve --revoke
+	[ "$status" -eq 0 ] && [[ "$output" == "every dashboard session ended"* ]] || fail "revoke: $status $output"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar2" -H "X-CSRF-Token: $CSRF2"
+	[ "$status" = 401 ] || fail "revoked, the second browser still acts: $status"
+	http POST /api/unblock/1 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
+	[ "$status" = 401 ] || fail "revoked, the first browser still acts: $status"
+	run curl -sS -o /dev/null -w "%{http_code}" "$unused"
+	[ "$output" = 403 ] || fail "a link made before --revoke still logs in: $output ($unused)"
+	[ "$(task_field 1 state)" = blocked ]
+	# A link made after it works.
+	on_pty daicho serve --login-url
+	run curl -s -o /dev/null -w '%{http_code}' -c "$TEST_ROOT/jar3" "${output%$'\r'}"
+	[ "$output" = 303 ] || fail "a new link after --revoke: $output"
+}
+
+@test "serve --login-url and --revoke: a person's; no dashboard running is exit 3; bad --session-ttl and mixed options are usage errors" {
+	snapshot_ledger
+	on_pty daicho serve --login-url
+	[ "$status" -eq 3 ] && [[ "$output" == *"no dashboard that a person started is running on this ledger"* ]] ||
+		fail "$status: $output"
+	run --separate-stderr daicho serve --login-url
+	[ "$status" -eq 6 ] || fail "an agent got a link: $status $output"
+	run --separate-stderr daicho --as w1 serve --revoke
+	[ "$status" -eq 6 ] || fail "an agent revoked: $status $output"
+	on_pty daicho serve --login-url --revoke
+	[ "$status" -eq 2 ] && [[ "$output" == *"--login-url and --revoke go alone"* ]] || fail "$status: $output"
+	for bad in 30s 91d soon; do
+		run --separate-stderr daicho serve --session-ttl "$bad" --listen 127.0.0.1:0
+		[ "$status" -eq 2 ] && [[ "$stderr" == *"bad --session-ttl '$bad'"* ]] || fail "$bad: $status $stderr"
+	done
+	assert_ledger_unchanged
+	# --session-ttl sets the cookie's life.
+	start_server --session-ttl 2h
+	run curl -s -D - -o /dev/null -c "$TEST_ROOT/jar" "$LOGIN"
+	[[ "$output" == *"Max-Age=7200"* ]] || fail "$output"
+}
+
 @test "agents going quiet are amber before they turn stale" {
 	daicho --as near ls >/dev/null
 	DAICHO_NOW_MS=$(($(date +%s%3N) - 6 * 60000)) daicho --as quiet ls >/dev/null
