@@ -209,5 +209,5 @@ setup() {
 	ok daicho send --help
 	assert_line --index 0 "usage: daicho send TO TEXT|- [--queue] [--one] [--stale-after DUR]"
 	ok daicho inbox --help
-	assert_line --index 0 "usage: daicho inbox [--peek]"
+	assert_line --index 0 "usage: daicho inbox [--peek | --ack ID]"
 }
