@@ -13,6 +13,7 @@ GREEN_RE=$'\e\\[32m' RED_RE=$'\e\\[31m' YELLOW_RE=$'\e\\[33m'
 CYAN_RE=$'\e\\[36m' DIM_RE=$'\e\\[2m' RESET_RE=$'\e\\[0m'
 
 setup() {
+	any_backend "colour is the terminal's"
 	common_setup
 	unset NO_COLOR
 	export TERM=xterm

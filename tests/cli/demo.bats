@@ -5,6 +5,11 @@
 
 load helpers
 
+setup() {
+	any_backend "the demo makes a SQLite ledger of its own"
+	common_setup
+}
+
 @test "the demo verifies 90 of 90 chapters and ends with the person's figure" {
 	unset DAICHO_LEDGER
 	run "$DAICHO_ROOT/examples/demo.sh"

@@ -13,6 +13,7 @@ CODEX_SESSION=019a7c3e-5b2d-7f10-8e4a-3c9d2b1a0f66
 GEMINI_SESSION=a81f2c64-77d0-4b9e-9c2d-5e6f7a8b9c0d
 
 setup() {
+	any_backend "a hook's reading of its client's JSON and its answer (sessions.bats and gate.bats write the same rows on PostgreSQL)"
 	common_setup
 	# Agent clients set these too; a human-only command must not see them.
 	unset CLAUDECODE CLAUDE_CODE_CHILD_SESSION GEMINI_CLI

@@ -5,6 +5,7 @@
 load helpers
 
 setup() {
+	any_backend "it makes the SQLite ledger of its own repository"
 	NO_INIT=1 common_setup
 	new_git_repo "$TEST_ROOT/repo"
 	cd "$TEST_ROOT/repo"

@@ -6,6 +6,7 @@
 load helpers
 
 setup() {
+	any_backend "it reads the test files, not a ledger"
 	common_setup
 	LINT="$DAICHO_ROOT/tests/lint-tests"
 }

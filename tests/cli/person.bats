@@ -44,6 +44,7 @@ ACTS=(
 )
 
 setup() {
+	any_backend "the person check is the process's: its terminal, identity and ancestors (roles.bats has PostgreSQL's own person rule)"
 	common_setup
 	# Two pending approvals (#1, #2) of gate #1, asked by agent A.
 	daicho gate add 'git merge *' --approval >/dev/null

@@ -15,6 +15,7 @@
 load helpers
 
 setup() {
+	any_backend "the README's examples make a SQLite ledger of their own"
 	NO_INIT=1 common_setup
 	unset DAICHO_LEDGER
 	git config --global init.defaultBranch main
