@@ -24,7 +24,7 @@ token() { printf '%s' "${LOGIN##*token=}"; }
 	# A person's terminal, with stdout and stderr sent to files.
 	script -qfec "$cmd >$TEST_ROOT/stdout.txt 2>$TEST_ROOT/stderr.txt" /dev/null </dev/null >"$SERVE_OUT" 2>&1 &
 	local i
-	for i in $(seq 100); do grep -q 'login?token=' "$SERVE_OUT" && break; sleep 0.05; done
+	for i in $(seq 1200); do grep -q 'login?token=' "$SERVE_OUT" && break; sleep 0.05; done
 	LOGIN="$(grep -o 'http://[^ ]*/login?token=[0-9a-f]*' "$SERVE_OUT" | head -1)"
 	[ -n "$LOGIN" ] || fail "no login URL on the terminal: $(cat "$SERVE_OUT")"
 	SERVE_PID="$(pgrep -f "^$DAICHO_ROOT/daicho-serve --ledger $DAICHO_LEDGER serve" | head -1)"

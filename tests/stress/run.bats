@@ -85,7 +85,8 @@ stray_workers() {
 	local -a files=()
 	mapfile -t files < <(grep -lzxF "DAICHO_LEDGER=$DAICHO_LEDGER" /proc/[0-9]*/environ 2>/dev/null)
 	((${#files[@]} > 0)) || return 0
-	grep -lz '^DAICHO_TASK=' "${files[@]}" 2>/dev/null |
+	# None found, or a process gone meanwhile, is not a failure.
+	{ grep -lz '^DAICHO_TASK=' "${files[@]}" 2>/dev/null || true; } |
 	    sed -e 's|^/proc/||' -e 's|/environ$||'
 }
 
