@@ -95,6 +95,14 @@ html_state(struct buf *out, const char *state)
 }
 
 void
+html_empty(struct buf *out, const char *what, const char *next_html)
+{
+	buf_adds(out, "<p class=\"empty\">");
+	html_escape(out, what);
+	buf_addf(out, "</p><p class=\"next mute\">%s</p>", next_html);
+}
+
+void
 html_action_form(const struct serve_request *req, struct buf *out,
     const char *action, int64_t id, const char *label)
 {
@@ -227,7 +235,10 @@ static const char style_css[] =
     ".counts span{margin-right:1em}.mute{color:var(--mute)}\n"
     ".graph svg{max-width:100%;height:auto;background:#fff;border:1px solid "
     "var(--line)}\n"
-    ".bar{fill:var(--accent)}.legend span{margin-right:.8em}\n";
+    ".bar{fill:var(--accent)}.legend span{margin-right:.8em}\n"
+    ".days .grid{stroke:var(--line);stroke-dasharray:2 3}"
+    ".days .axis-line{stroke:#888}.days text{font-size:11px;fill:#555}"
+    ".days .value{font-size:10px;fill:#333}\n";
 
 static const char app_js[] =
     "// daicho dashboard: live updates over Server-Sent Events. Without\n"

@@ -103,6 +103,13 @@ page_agents(struct serve_request *req, struct serve_response *res)
 	json_array_foreach(agents, i, a)
 		render_agent(out, a, now);
 	buf_adds(out, "</tbody></table>");
+	if (json_array_size(agents) == 0)
+		html_empty(out, every ? "No agent has used this ledger yet."
+		    : "No agent is live now.", "An agent appears here once it "
+		    "runs daicho: an agent session after <code>daicho init "
+		    "--claude</code> (or <code>--codex</code>, <code>--gemini"
+		    "</code>), a worker of <code>daicho run</code>, or a script "
+		    "with <code>DAICHO_AGENT=NAME</code>.");
 	html_end(req, out);
 done:
 	json_decref(agents);

@@ -352,6 +352,10 @@ page_graph(struct serve_request *req, struct serve_response *res)
 	    "id=\"graph\">");
 	buf_add(out, svg.buf, svg.len);
 	buf_adds(out, "</div>");
+	if (tasks == 0)
+		html_empty(out, "Nothing to draw yet.", "Tasks appear here with "
+		    "their order: <code>daicho add TITLE --after ID</code> draws "
+		    "an edge from ID.");
 	html_end(req, out);
 done:
 	buf_release(&svg);

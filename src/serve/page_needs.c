@@ -17,6 +17,17 @@ static const char *const states[] = { "open", "claimed", "reported",
 	"blocked", "verified", "landed", "failed", "cancelled" };
 #define STATE_COUNT (sizeof(states) / sizeof(states[0]))
 
+/* How many tasks the counts line counts, in all. */
+static int64_t
+total_tasks(const int64_t *counts)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < STATE_COUNT; i++)
+		total += counts[i];
+	return total;
+}
+
 /* The label of a web action's button. */
 static const char *
 action_label(const char *action)
@@ -172,8 +183,19 @@ page_needs(struct serve_request *req, struct serve_response *res)
 	buf_adds(out, "</p>");
 	buf_addf(out, "<h1>Needs you <span class=\"mute\" id=\"needs-count\">"
 	    "(%zu)</span></h1>", json_array_size(items));
-	if (json_array_size(items) == 0)
-		buf_adds(out, "<p class=\"empty\">Nothing needs you now.</p>");
+	if (json_array_size(items) == 0 && total_tasks(counts) == 0)
+		html_empty(out, "Nothing needs you, and there is no work yet.",
+		    "Add a task with <code>daicho add TITLE --done-when "
+		    "CHECK</code> (the README's quickstart), then let agents "
+		    "take it: an agent session after <code>daicho init "
+		    "--claude</code> (or <code>--codex</code>, <code>--gemini"
+		    "</code>), or <code>daicho run -j 4 -- CMD</code>. Keep "
+		    "<code>daicho sweep --every 30s</code> running to verify "
+		    "and land their reports.");
+	else if (json_array_size(items) == 0)
+		html_empty(out, "Nothing needs you now.", "Agents are at work: "
+		    "this page updates itself when a question, an approval or a "
+		    "stuck task comes up.");
 	json_array_foreach(items, i, item)
 		render_item(req, out, item, now, options.human_name);
 	render_landing(out, landing, now);

@@ -190,6 +190,15 @@ page_tasks(struct serve_request *req, struct serve_response *res)
 		buf_adds(out, "</td></tr>");
 	}
 	buf_adds(out, "</tbody></table>");
+	if (list.count == 0 && serve_query(req, "state") == NULL &&
+	    serve_query(req, "label") == NULL &&
+	    serve_query(req, "owner") == NULL && filter.text == NULL)
+		html_empty(out, "No tasks yet.", "Add one with <code>daicho add "
+		    "TITLE --done-when CHECK</code>, or many with <code>daicho "
+		    "add --batch FILE</code> (the README's quickstart).");
+	else if (list.count == 0)
+		html_empty(out, "No task matches these filters.", "<a href=\""
+		    "/tasks\">Every task</a>.");
 	html_end(req, out);
 done:
 	for (size_t i = 0; i < list.count; i++) {

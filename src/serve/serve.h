@@ -244,6 +244,11 @@ void html_end(const struct serve_request *req, struct buf *out);
 void html_age(struct buf *out, int64_t at_ms, int64_t now_ms);
 /* A state badge. */
 void html_state(struct buf *out, const char *state);
+/*
+ * An empty page's or section's say: what there is none of (what, escaped)
+ * and what to do next (next_html, trusted HTML: daicho's own words).
+ */
+void html_empty(struct buf *out, const char *what, const char *next_html);
 /* A form button for a web action on id, with the CSRF token. */
 void html_action_form(const struct serve_request *req, struct buf *out,
     const char *action, int64_t id, const char *label);

@@ -6,8 +6,15 @@
 load helpers
 
 @test "browser: every page loads with no console error and goes live" {
+	local t0=1800000000000 day=86400000 d
 	daicho add "first" --done-when saved >/dev/null
 	daicho add "second" --after 1 >/dev/null
+	# A week of saves, for the usage page's chart.
+	daicho --as w1 claim 1 >/dev/null
+	for d in 0 1 2 3 4 5 6; do
+		echo "day $d" | DAICHO_NOW_MS=$((t0 + d * day)) daicho --as w1 save 1 -f - \
+			--cost "0.$((d * 13 % 9 + 1))" --tokens-in $((d * 1000 + 500)) --tokens-out 200 --model m1 >/dev/null
+	done
 	start_server
 	browser pages "$URL"
 }

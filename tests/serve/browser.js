@@ -51,7 +51,7 @@ function daicho(...args) {
 const scenarios = {
   // Every page loads with no console error; live updates connect.
   async pages(browser) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await watchedPage(context);
     for (const [p, name] of [['/', 'needs'], ['/agents', 'agents'], ['/tasks', 'tasks'],
       ['/tasks/1', 'task'], ['/graph', 'graph'], ['/usage', 'usage']]) {

@@ -317,6 +317,53 @@ load helpers
 	[[ "$output" == *"Max-Age=7200"* ]] || fail "$output"
 }
 
+# mutant: the value labels or the y axis's ticks dropped: a grep fails.
+@test "the usage page charts cost by day on axes: the y axis in cost from 0 to the most, each day's value and date" {
+	local t0=1800000000000 day=86400000
+	daicho add t --done-when saved >/dev/null
+	daicho --as w1 claim 1 >/dev/null
+	echo a | DAICHO_NOW_MS=$t0 daicho --as w1 save 1 -f - --cost 0.5 --tokens-in 100 --tokens-out 20 >/dev/null
+	echo b | DAICHO_NOW_MS=$((t0 + day)) daicho --as w1 save 1 -f - --cost 2 --tokens-in 300 --tokens-out 40 >/dev/null
+	echo c | DAICHO_NOW_MS=$((t0 + 2 * day)) daicho --as w1 save 1 -f - --cost 1 --tokens-in 50 --tokens-out 5 >/dev/null
+	start_server_detached
+	http GET /usage
+	[ "$status" = 200 ] || fail "$status"
+	local chart=${output#*<svg class=\"days\"}
+	chart=${chart%%</svg>*}
+	# The y axis: 0, half and the most, and its name.
+	for tick in '>0.00</text>' '>1.00</text>' '>2.00</text>' '>cost</text>' '>day</text>'; do
+		[[ "$chart" == *"$tick"* ]] || fail "no $tick on the axes: $chart"
+	done
+	# Each day's value over its bar, and its date under it.
+	for value in 0.50 2.00 1.00; do
+		[[ "$chart" == *"class=\"value\""*">$value</text>"* ]] || fail "no value $value: $chart"
+	done
+	[[ "$chart" == *">01-15</text>"* && "$chart" == *">01-17</text>"* ]] || fail "no dates: $chart"
+	[ "$(grep -o '<rect class="bar"' <<<"$chart" | wc -l)" -eq 3 ] || fail "not three bars: $chart"
+}
+
+# mutant: an empty page's html_empty() call dropped: its grep fails.
+@test "every empty page says what there is none of and what to do next" {
+	start_server_detached
+	local page what want
+	for page in "/|there is no work yet.|daicho add TITLE --done-when CHECK" \
+	    "/agents|No agent is live now.|daicho init" \
+	    "/tasks|No tasks yet.|daicho add --batch FILE" \
+	    "/tasks?state=open|No task matches these filters.|Every task" \
+	    "/graph|Nothing to draw yet.|--after ID" \
+	    "/usage|No usage recorded yet.|--tokens-in N"; do
+		IFS='|' read -r page what want <<<"$page"
+		http GET "$page"
+		[ "$status" = 200 ] || fail "$page: $status"
+		[[ "$output" == *"<p class=\"empty\">"*"$what</p><p class=\"next mute\">"*"$want"* ]] ||
+			fail "$page does not say '$what' and '$want': $output"
+	done
+	# With work under way and nothing for the person, it says so.
+	daicho add t >/dev/null
+	http GET /
+	[[ "$output" == *"Nothing needs you now.</p>"*"this page updates itself"* ]] || fail "$output"
+}
+
 @test "agents going quiet are amber before they turn stale" {
 	daicho --as near ls >/dev/null
 	DAICHO_NOW_MS=$(($(date +%s%3N) - 6 * 60000)) daicho --as quiet ls >/dev/null
