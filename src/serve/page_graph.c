@@ -7,6 +7,7 @@
  * verified"): what is done is one box, what is moving is drawn in full.
  * The collapsed graph is cached until the next event.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,12 +165,14 @@ style_node(Agnode_t *n, const char *label, const char *state, const char *url,
 
 /*
  * Lay out and draw d as SVG into svg. Verified tasks joined by an edge
- * share a group drawn as one node. *drawn counts the nodes drawn.
- * Caller holds server->graph_lock (Graphviz is not thread-safe).
+ * share a group drawn as one node, which links to the graph with it
+ * drawn in full; but the group of task expand (0: none), which is drawn in
+ * full. *drawn counts the nodes drawn. Caller holds server->graph_lock
+ * (Graphviz is not thread-safe).
  */
 static int
-draw(GVC_t *gvc, struct graph_data *d, struct buf *svg, size_t *drawn,
-    size_t *hidden)
+draw(GVC_t *gvc, struct graph_data *d, int64_t expand, struct buf *svg,
+    size_t *drawn, size_t *hidden)
 {
 	Agraph_t *g = agopen("daicho", Agstrictdirected, NULL);
 	Agnode_t **made = xcalloc(d->count ? d->count : 1, sizeof(*made));
@@ -202,6 +205,25 @@ draw(GVC_t *gvc, struct graph_data *d, struct buf *svg, size_t *drawn,
 	for (size_t i = 0; i < d->count; i++)
 		if (verified(&d->nodes[i]))
 			members[group_of(d, i)]++;
+	/* The expanded group: its members are drawn one by one. */
+	if (expand != 0) {
+		long x = find_node(d, expand);
+		size_t root = x >= 0 && verified(&d->nodes[x])
+		    ? group_of(d, (size_t)x) : 0;
+
+		bool *in = xcalloc(d->count ? d->count : 1, sizeof(*in));
+
+		/* Find them all first: a member made its own root would cut
+		 * the path of those after it. */
+		for (size_t i = 0; x >= 0 && i < d->count; i++)
+			in[i] = verified(&d->nodes[i]) && group_of(d, i) == root;
+		for (size_t i = 0; i < d->count; i++)
+			if (in[i]) {
+				members[i] = 1;
+				d->nodes[i].group = i;
+			}
+		free(in);
+	}
 	*drawn = *hidden = 0;
 	for (size_t i = 0; i < d->count; i++) {
 		struct node *n = &d->nodes[i];
@@ -222,7 +244,8 @@ draw(GVC_t *gvc, struct graph_data *d, struct buf *svg, size_t *drawn,
 		made[root] = made[i] = agnode(g, name.buf, 1);
 		if (verified(n) && members[root] > 1) {
 			buf_addf(&label, "✓ %zu %s", members[root], n->state);
-			buf_addf(&url, "/tasks?state=%s", n->state);
+			buf_addf(&url, "/graph?expand=%lld",
+			    (long long)d->nodes[root].id);
 		} else {
 			buf_addf(&label, "#%lld ", (long long)n->id);
 			add_label_text(&label, n->title, TITLE_SHOWN);
@@ -275,12 +298,13 @@ graphviz(void)
 }
 
 /*
- * The collapsed graph's SVG into svg, from the cache when no event came
- * since it was drawn. Returns 0, or -1 with err set.
+ * The collapsed graph's SVG into svg, the group of task expand drawn in
+ * full (0: none); from the cache when no event came since it was drawn
+ * (the graph with nothing expanded only). Returns 0, or -1 with err set.
  */
 static int
-graph_svg(struct serve *server, struct buf *svg, size_t *drawn,
-    size_t *hidden, size_t *tasks, struct err *err)
+graph_svg(struct serve *server, int64_t expand, struct buf *svg,
+    size_t *drawn, size_t *hidden, size_t *tasks, struct err *err)
 {
 	struct graph_data d = { 0 };
 	int64_t event_id;
@@ -290,7 +314,8 @@ graph_svg(struct serve *server, struct buf *svg, size_t *drawn,
 	event_id = server->live.last_event_id;
 	pthread_mutex_unlock(&server->live.lock);
 	pthread_mutex_lock(&server->graph_lock);
-	if (server->graph_event_id == event_id && event_id >= 0) {
+	if (expand == 0 && server->graph_event_id == event_id &&
+	    event_id >= 0) {
 		buf_add(svg, server->graph_svg.buf, server->graph_svg.len);
 		*drawn = server->graph_drawn;
 		*hidden = server->graph_hidden;
@@ -304,11 +329,11 @@ graph_svg(struct serve *server, struct buf *svg, size_t *drawn,
 	if (rc == 0)
 		rc = task_each_edge(server->ledger, collect_edge, &d, err);
 	pthread_mutex_unlock(&server->lock);
-	if (rc == 0 && draw(graphviz(), &d, svg, drawn, hidden) < 0)
+	if (rc == 0 && draw(graphviz(), &d, expand, svg, drawn, hidden) < 0)
 		rc = err_set(err, ERR_FAILED, "Graphviz could not lay out the "
 		    "graph (are its plugins installed? 'dot -c' registers them)");
 	*tasks = d.count;
-	if (rc == 0) {
+	if (rc == 0 && expand == 0) {
 		buf_reset(&server->graph_svg);
 		buf_add(&server->graph_svg, svg->buf, svg->len);
 		server->graph_event_id = event_id;
@@ -329,9 +354,17 @@ page_graph(struct serve_request *req, struct serve_response *res)
 	struct buf svg = BUF_INIT;
 	struct err err = ERR_INIT;
 	struct buf *out = &res->body;
+	const char *expand_text = serve_query(req, "expand");
 	size_t drawn, hidden, tasks;
+	int64_t expand = 0;
 
-	if (graph_svg(req->server, &svg, &drawn, &hidden, &tasks, &err) < 0) {
+	if (expand_text != NULL && task_parse_id(expand_text, &expand,
+	    &err) < 0) {
+		serve_error(req, res, 400, "expand: %s", err.message.buf);
+		goto done;
+	}
+	if (graph_svg(req->server, expand, &svg, &drawn, &hidden, &tasks,
+		&err) < 0) {
 		serve_error(req, res, 500, "%s", err.message.buf);
 		goto done;
 	}
@@ -346,10 +379,14 @@ page_graph(struct serve_request *req, struct serve_response *res)
 		html_state(out, states[i]);
 		buf_adds(out, " ");
 	}
-	buf_adds(out, " · verified (or landed) tasks joined by edges are one "
-	    "node · "
-	    "<a href=\"/graph.svg\">SVG alone</a></p><div class=\"graph\" "
-	    "id=\"graph\">");
+	if (expand != 0)
+		buf_addf(out, " · the done work around #%lld drawn in full: "
+		    "<a href=\"/graph\">collapse it</a>", (long long)expand);
+	else
+		buf_adds(out, " · verified (or landed) tasks joined by edges "
+		    "are one node: click it to see them");
+	buf_adds(out, " · <a href=\"/graph.svg\">SVG alone</a></p><div "
+	    "class=\"graph\" id=\"graph\">");
 	buf_add(out, svg.buf, svg.len);
 	buf_adds(out, "</div>");
 	if (tasks == 0)
@@ -368,7 +405,7 @@ page_graph_svg(struct serve_request *req, struct serve_response *res)
 	struct err err = ERR_INIT;
 	size_t drawn, hidden, tasks;
 
-	if (graph_svg(req->server, &res->body, &drawn, &hidden, &tasks,
+	if (graph_svg(req->server, 0, &res->body, &drawn, &hidden, &tasks,
 		&err) < 0)
 		serve_error(req, res, 500, "%s", err.message.buf);
 	else

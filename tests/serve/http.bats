@@ -364,6 +364,39 @@ load helpers
 	[[ "$output" == *"Nothing needs you now.</p>"*"this page updates itself"* ]] || fail "$output"
 }
 
+# mutant: draw() ignoring expand (the group stays one node), or the
+# member search cut short by the roots it resets: the nodes' count fails.
+@test "the graph draws finished work as one node that expands on click, and collapses again" {
+	local i prev=
+	for i in 1 2 3; do
+		daicho add "step $i" --done-when saved ${prev:+--after $prev} >/dev/null
+		prev=$i
+	done
+	daicho add "next" --after 3 >/dev/null
+	for i in 1 2 3; do
+		daicho --as w1 claim "$i" >/dev/null
+		echo done | daicho --as w1 save "$i" -f - >/dev/null
+		daicho --as w1 report "$i" >/dev/null
+		daicho sweep >/dev/null
+	done
+	start_server_detached
+	http GET /graph
+	[[ "$output" == *"✓ 3 verified"* ]] || fail "not one node: $output"
+	local link
+	link=$(grep -o 'xlink:href="/graph?expand=[0-9]*"' <<<"$output")
+	[ -n "$link" ] || fail "the group does not link to its expansion: $output"
+	link=${link#xlink:href=\"}
+	http GET "${link%\"}"
+	[ "$status" = 200 ] || fail "$status"
+	for i in 1 2 3 4; do
+		[[ "$output" == *"xlink:href=\"/tasks/$i\""* ]] || fail "#$i not drawn in full: $output"
+	done
+	[[ "$output" != *"✓ 3 verified"* ]] || fail "still collapsed"
+	[[ "$output" == *'<a href="/graph">collapse it</a>'* ]] || fail "no way back: $output"
+	http GET "/graph?expand=x"
+	[ "$status" = 400 ] || fail "a bad expand: $status"
+}
+
 @test "agents going quiet are amber before they turn stale" {
 	daicho --as near ls >/dev/null
 	DAICHO_NOW_MS=$(($(date +%s%3N) - 6 * 60000)) daicho --as quiet ls >/dev/null
@@ -425,7 +458,7 @@ load helpers
 	SERVE_OUT="$TEST_ROOT/serve.out"
 	daicho serve --listen 0.0.0.0:0 --tls-cert "$TEST_ROOT/cert.pem" --tls-key "$TEST_ROOT/key.pem" \
 		</dev/null >"$SERVE_OUT" 2>&1 &
-	local i
+	local i prev=
 	for i in $(seq 1200); do
 		grep -q 'dashboard at https://' "$SERVE_OUT" && break
 		sleep 0.05
