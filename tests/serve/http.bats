@@ -458,7 +458,7 @@ load helpers
 	SERVE_OUT="$TEST_ROOT/serve.out"
 	daicho serve --listen 0.0.0.0:0 --tls-cert "$TEST_ROOT/cert.pem" --tls-key "$TEST_ROOT/key.pem" \
 		</dev/null >"$SERVE_OUT" 2>&1 &
-	local i prev=
+	local i
 	for i in $(seq 1200); do
 		grep -q 'dashboard at https://' "$SERVE_OUT" && break
 		sleep 0.05
