@@ -212,6 +212,8 @@ static const char style_css[] =
     "max-height:32em;white-space:pre-wrap;word-break:break-word}\n"
     ".item{background:#fff;border:1px solid var(--line);border-left:4px solid "
     "var(--warn);padding:.6em .8em;margin:.5em 0}\n"
+    ".item[data-urgency=now]{border-left-color:#c0392b}"
+    ".item[data-urgency=later]{border-left-color:#8fa3b8}\n"
     ".item .kind{font-weight:600;margin-right:.6em}.item .since{color:var(--mute)}\n"
     ".item .resolve{margin-top:.3em}.item .resolve code{display:inline-block;"
     "margin-right:1em}\n"

@@ -28,6 +28,30 @@ total_tasks(const int64_t *counts)
 	return total;
 }
 
+/*
+ * How urgent an item of kind is, most first: "now" (work or a person's
+ * decision stands still until someone acts: an approval, a question, a
+ * failure, landing stopped), "soon" (it goes wrong if left: a stale
+ * holder, reports nobody sweeps, rejections piling up), "later" (to
+ * read: a message).
+ */
+static const char *const urgencies[] = { "now", "soon", "later" };
+
+static size_t
+urgency_of(const char *kind)
+{
+	static const char *const now[] = { "approval", "blocked",
+		"wait-needs-human", "overdue-wait", "failed", "verify-error",
+		"land-waiting", "land-paused", "tampered", "budget-stop", NULL };
+
+	if (strcmp(kind, "message") == 0)
+		return 2;
+	for (size_t i = 0; now[i] != NULL; i++)
+		if (strcmp(kind, now[i]) == 0)
+			return 0;
+	return 1;
+}
+
 /* The label of a web action's button. */
 static const char *
 action_label(const char *action)
@@ -78,7 +102,8 @@ render_item(const struct serve_request *req, struct buf *out,
 
 	buf_adds(out, "<div class=\"item\" data-kind=\"");
 	html_escape(out, kind);
-	buf_addf(out, "\" data-id=\"%lld\"><span class=\"kind\">",
+	buf_addf(out, "\" data-urgency=\"%s\" data-id=\"%lld\"><span "
+	    "class=\"kind\">", urgencies[urgency_of(kind)],
 	    (long long)json_integer_value(json_object_get(item, "id")));
 	html_escape(out, kind);
 	buf_adds(out, "</span>");
@@ -196,8 +221,14 @@ page_needs(struct serve_request *req, struct serve_response *res)
 		html_empty(out, "Nothing needs you now.", "Agents are at work: "
 		    "this page updates itself when a question, an approval or a "
 		    "stuck task comes up.");
-	json_array_foreach(items, i, item)
-		render_item(req, out, item, now, options.human_name);
+	/* Most urgent first; within a rank, in NEEDS YOU's own order. */
+	for (size_t rank = 0; rank < sizeof(urgencies) / sizeof(*urgencies);
+	    rank++)
+		json_array_foreach(items, i, item)
+			if (urgency_of(json_string_value(json_object_get(item,
+			    "kind"))) == rank)
+				render_item(req, out, item, now,
+				    options.human_name);
 	render_landing(out, landing, now);
 	html_end(req, out);
 done:

@@ -397,6 +397,25 @@ load helpers
 	[ "$status" = 400 ] || fail "a bad expand: $status"
 }
 
+# mutant: the ranking loop dropped (NEEDS YOU's order kept): the message
+# comes first and the order's assertion fails.
+@test "Needs you ranks items by urgency and colours them: a stale holder before a message, a blocked task first" {
+	daicho agent start "$HUMAN" --kind human >/dev/null
+	daicho add held >/dev/null
+	daicho add stuck >/dev/null
+	DAICHO_NOW_MS=$(($(date +%s%3N) - 20 * 60000)) daicho --as old claim 1 >/dev/null
+	daicho --as w1 send "$HUMAN" "hello" >/dev/null
+	daicho --as w2 claim 2 >/dev/null
+	daicho --as w2 block 2 --reason "which one?" >/dev/null
+	# The terminal's order: blocked, message, then the stale holder.
+	[ "$(daicho status --json | jq -c '[.needs_you[].kind]')" = '["blocked","message","stale-agent-holding"]' ]
+	start_server_detached
+	http GET /
+	[ "$(grep -o 'data-kind="[a-z-]*" data-urgency="[a-z]*"' <<<"$output" | tr '\n' ' ')" = \
+	    'data-kind="blocked" data-urgency="now" data-kind="stale-agent-holding" data-urgency="soon" data-kind="message" data-urgency="later" ' ] ||
+		fail "$(grep -o 'data-kind="[a-z-]*" data-urgency="[a-z]*"' <<<"$output")"
+}
+
 @test "agents going quiet are amber before they turn stale" {
 	daicho --as near ls >/dev/null
 	DAICHO_NOW_MS=$(($(date +%s%3N) - 6 * 60000)) daicho --as quiet ls >/dev/null
