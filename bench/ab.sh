@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # Two daicho binaries, A and B, measured in the same run, interleaved (A, B,
 # B, A, ...) so that the machine's drift weighs on both alike:
 #   claim   claim --next, a whole process, on a ledger of 10,000 tasks inside

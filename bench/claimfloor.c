@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * claimfloor LEDGER AGENT: the least a process can do to claim a task in a
  * daicho ledger with SQLite, as a peer for `daicho claim --next` measured in

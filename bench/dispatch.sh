@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # Durable dispatch against the bare floor (issue 19): `daicho run -j 8 --
 # true {id}` over 600 and over 2,000 ready tasks, every transition durable
 # and every task verified, against a bare posix_spawn loop (bench/

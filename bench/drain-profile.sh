@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # Where the time of a concurrent drain goes (the analysis behind benchmark 2
 # in RESULTS.md). Not part of `make bench`.
 #

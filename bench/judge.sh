@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # daicho benchmark: what the judge's own world costs a verification
 # (docs/verification.md, "The judge's own world"). Prints a report.
 #

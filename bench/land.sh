@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # daicho benchmarks for landing (docs/landing.md). Prints a report.
 #
 #   bench/land.sh       about three minutes on a quiet 2-core machine

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # The MCP server's claim against the CLI's, in the same run (issue 16):
 # a tools/call claim {"next": true} through one resident `daicho mcp`
 # (the client's round trip) and `daicho claim --next` as a whole process,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * mcpclaim DAICHO LEDGER RUNS: a claim through the resident MCP server
  * against `daicho claim --next` as a whole process, in the same run

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # daicho benchmarks for messages and the status screen. Prints a report.
 #
 #   bench/messages.sh       about a minute on a quiet 2-core machine

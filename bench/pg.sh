@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # daicho on PostgreSQL (issue 17): a throw-away cluster on a Unix socket
 # (tests/pg/cluster.sh), then
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # daicho benchmarks: the "Measure" sections of the foundation and the
 # verification issues. Prints a report and writes the raw numbers to bench/out/.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # Benchmarks of 'daicho run' against other local job runners, all in one
 # run on the same machine (issue 4): 2,000 jobs of `true`, and 2,000 of
 # `sleep 0.05`, 8 at a time, by a bare posix_spawn loop (the floor), make -j8,

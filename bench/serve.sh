@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # The dashboard at scale: a ledger of 10,000 tasks and 1,000 agents, then
 # the median time to serve the Needs-you page (/) and the collapsed graph
 # page (/graph) over loopback, measured with curl. Targets (issue 18):

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The floor for any runner: start COUNT copies of a command, at most JOBS
  * at once, with posix_spawn and waitpid, and nothing else (no state, no

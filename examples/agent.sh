@@ -1,4 +1,5 @@
 #!/bin/sh
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # A simulated coding agent, as 'daicho run' would launch a real one:
 #   daicho run -j 15 -- examples/agent.sh {id}
 # It gets only its task id. It fetches its own prompt, "generates" for a

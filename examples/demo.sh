@@ -1,4 +1,5 @@
 #!/bin/sh
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # make demo: daicho's main job on an embedded ledger, in a temporary
 # directory — a nightly generation pipeline. 90 chapter tasks, each with a
 # definition of done, are added in one transaction; 'daicho run -j 15'

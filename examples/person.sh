@@ -1,4 +1,5 @@
 #!/bin/sh
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # The person in 'make demo': looks at what needs them ('daicho status
 # --json', its needs_you list) every second, as someone glancing at
 # 'daicho status --watch' would, and resolves each item with the command

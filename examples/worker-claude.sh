@@ -1,4 +1,5 @@
 #!/bin/sh
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # A real agent per task: one headless Claude Code session for each task
 # that 'daicho run' hands out.
 #   daicho init --claude

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # Prints the instructions that examples/worker-claude.sh, worker-codex.sh
 # and worker-gemini.sh give their agent for task ID. The task itself is not
 # in them: the agent fetches it with 'daicho prompt ID', so a prompt of any

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # Installs the Debian packages daicho needs to build and test, when they are
 # missing (bubblewrap: every check runs in its sandbox; strace: the checks
 # are traced on the claim's base; docs/verification.md). As root it uses

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* The JSONL of `add --batch`, parsed into task specs (see batch.h). */
 #include "cmd/batch.h"
 

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The JSONL that `add --batch` reads: one object per line, with the fields
  * of add's options (title, body, key, after, touches, done_when,

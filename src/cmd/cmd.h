@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The command line layer: one entry per command in the table in main.c, one
  * file per command family. A command parses nothing itself: main.c parses

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* The agent registry and waits: agent start, agent end, agents, wait, resume. */
 #include <stdio.h>
 #include <stdlib.h>

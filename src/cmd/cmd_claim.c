@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Claims: claim, release, block, report. */
 #include <stdio.h>
 #include <string.h>

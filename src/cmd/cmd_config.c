@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Settings shared through the ledger: daicho config. */
 #include <stdio.h>
 #include <string.h>

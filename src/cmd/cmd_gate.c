@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Gates and approvals: gate add, gate ls, gate rm, gate exec, approvals,
  * approve, deny.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Help topics ('daicho help TOPIC': the concepts behind the commands) and
  * 'daicho version'.

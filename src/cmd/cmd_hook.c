@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Hook adapters: daicho hook claude|codex|gemini EVENT, daicho hook git pre-commit. */
 #include <errno.h>
 #include <signal.h>

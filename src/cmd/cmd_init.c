@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Setting up: daicho init (the ledger and the integrations) and daicho doctor. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Landing verified work on the trunk: daicho land. */
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * mcp: daicho as a Model Context Protocol server on stdio (the protocol
  * is integ/mcp.c's). This file holds the one table that maps each tool to

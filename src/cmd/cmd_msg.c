@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Messages: send and inbox. */
 #include <stdio.h>
 #include <string.h>

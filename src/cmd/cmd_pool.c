@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The pool of warm PostgreSQL connections (pool/pool.h): daicho pool
  * start, stop and status. They run in daicho-pg (src/main.c hands them

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Repairs of work in flight: edit, reopen, unblock. */
 #include <stdio.h>
 #include <string.h>

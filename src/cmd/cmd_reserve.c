@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Reservations: reserve, unreserve, reservations. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* The execution engine: run, logs. */
 #include <errno.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * daicho serve: the web dashboard. The server itself is a program of its
  * own, daicho-serve (src/serve/), installed next to daicho: it links

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* The briefings: status ("needs you" first, once or live) and handoff. */
 #include <stdio.h>
 #include <string.h>

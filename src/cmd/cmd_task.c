@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Tasks: add, ls, show, cancel, graph. */
 #include <stdio.h>
 #include <stdlib.h>

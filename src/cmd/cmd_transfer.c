@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Moving a ledger: daicho export and daicho import (core/transfer.h). */
 #include <stdio.h>
 #include <string.h>

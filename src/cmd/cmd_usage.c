@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Usage: what the saved results cost. */
 #include <stdio.h>
 #include <string.h>

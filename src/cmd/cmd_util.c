@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Helpers every command uses: option lookup, argument parsing with daicho's
  * error messages, input and output.

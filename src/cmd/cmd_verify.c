@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Verification: verify, sweep. */
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* Self-fetch and self-save: prompt, save, result. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * A screen of text for people, in sections: what 'daicho status' prints
  * once, and what 'status --watch' fits to the terminal's height and width

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What only a person may do, in one table, and the one check that proves a
  * person: no agent identity however it is spelled, a terminal that is the

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* A live view of the ledger: redrawn when the ledger changes (see watch.h). */
 #include "cmd/watch.h"
 

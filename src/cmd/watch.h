@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * A live view: show something read from the ledger, and show it again
  * each time the ledger changes, until interrupted. 'daicho status --watch'

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Agents: the named participants that hold claims. This module resolves
  * who is calling and records that they are alive.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The audit (core/audit.h): the events' hash chain checked in SQL, then the
  * events replayed task by task against the tasks table and its checks.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Tamper evidence on one Unix account. Nothing stops a process that writes
  * the ledger's file directly (sqlite3, a psql login): the audit makes what

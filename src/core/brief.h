@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Briefings built only from the ledger: the one-screen status ("needs you"
  * first) and the hand-off to a successor coordinator. Both are JSON

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * How a check's command runs: in a sandbox (util/sandbox.h) unless a
  * person turned that off ('daicho config sandbox off'). The policy is read

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What is ready, and every change of a task's state after it was added:
  * claim, release, block, cancel, report, save.

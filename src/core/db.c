@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What every back end shares of the statement interface (core/db.h): the
  * helpers built on its calls alone.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The statement interface: the one way core/ talks to the store, whatever
  * the back end. Core modules prepare a statement, bind its parameters,

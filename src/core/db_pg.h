@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The PostgreSQL driver's side of the statement interface (core/db.h), for
  * ledger.c and db_sqlite.c only. The driver itself (src/pg/db_pg.c) links

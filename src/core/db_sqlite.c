@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The statement interface (core/db.h) over its two drivers: each call is
  * SQLite's own, with nothing added but one test of which driver the

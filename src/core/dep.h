@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Dependency graphs: finding a cycle among new edges before they are
  * written, so that the error can name it.

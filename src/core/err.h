@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Errors from the core. Every core function returns 0 on success or a
  * negative enum err_code, and on failure fills a struct err with the code and

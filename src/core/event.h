@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Events: the append-only record of every state change. An event is written
  * in the same transaction as the change it records, so neither exists

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 #include "core/event_text.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Events as sentences a person reads: "w1 claimed #4 Parse headers",
  * "sweep verified #4 Parse headers: 2 checks passed", "alice approved

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Gates and approvals: policy on the commands agents run. A gate is a
  * command pattern (util/cmdline.h says how patterns match), whether a

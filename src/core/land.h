@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Landing: verified work reaches the trunk, and the trunk stays green.
  *

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What the lander's files share (core/land.c, core/land_lanes.c); not for
  * the rest of core. core/land.h says what landing is.

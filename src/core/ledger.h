@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The ledger: one SQLite database in WAL mode, and the only place that
  * opens, migrates and commits it.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Messages between agents. An address is resolved when the message is
  * sent, against the ledger as it is then: a message never goes silently to

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What needs a person: the one model of the items only a human can
  * resolve, for 'daicho status', its --watch, the dashboard and the MCP

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Repairs of work in flight, for the person who supervises the agents:
  * edit a task after it was added, reopen a failed or cancelled one,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Reservations: path globs an agent holds exclusively while it edits. Two
  * kinds make up the live set: explicit ones ('daicho reserve', with an

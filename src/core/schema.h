@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The ledger's schema as forward-only migrations: migration N (1-based) takes
  * a ledger from user_version N-1 to N. Never edit a released migration; add

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Settings: defaults kept in the ledger itself, so every agent and every
  * worktree that shares the ledger sees the same. A flag on the command

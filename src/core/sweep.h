@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The sweep: one pass verifies every reported task (several at once),
  * marks agents that stopped heart-beating stale, escalates overdue waits,

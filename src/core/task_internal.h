@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Shared between the task modules (task.c, claim.c), not for other callers.
  */

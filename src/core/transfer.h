@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Moving a ledger: the whole of it as JSON lines, and back.
  *

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Usage: the tokens and cost that saves recorded, summed by task, agent or
  * model, and the totals a runner's budget counts.

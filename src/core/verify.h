@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Verification: running a task's definition of done against the artefact,
  * never against the worker's word, and recording the verdict with its

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Waits: an agent told to wait says so, and who told it (the owner). The
  * wait is the owner's responsibility: it is listed, with owner and age, by

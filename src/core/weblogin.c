@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /* The dashboard's logins in the ledger (core/weblogin.h). */
 #include <inttypes.h>
 #include <stdlib.h>

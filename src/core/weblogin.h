@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The dashboard's logins, kept in the ledger so that a person's command at
  * any terminal reaches the 'daicho serve' running on it: a fresh login link

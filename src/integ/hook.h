@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Hook adapters: daicho's rules applied where agents act, in the hook
  * protocols of Claude Code, Codex and Gemini CLI. Each call answers one

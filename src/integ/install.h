@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Installing daicho into a project: the git pre-commit hook and the hook
  * configuration, instructions and worker definition of each agent client;

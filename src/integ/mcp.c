@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The Model Context Protocol's stdio transport and lifecycle (see mcp.h):
  * framing, JSON-RPC validation and error codes, version negotiation, and

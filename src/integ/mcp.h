@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The Model Context Protocol over stdio, server side: JSON-RPC 2.0, one
  * message per line, nothing but protocol on the output. This layer knows

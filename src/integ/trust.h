@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Whether the agent clients will run the project's hooks at all. Codex and
  * Gemini CLI load a project's hooks only when the user trusts them, and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The PostgreSQL driver of the statement interface (core/db_pg.h): libpq,
  * one connection per ledger, every statement run with PQexecParams (one

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The ledger's schema on PostgreSQL, as data: forward-only migrations, the
  * roles that make the trust boundary, and what to run after an import. No

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The static daicho's PostgreSQL driver (core/db_pg.h): the same calls as
  * src/pg/db_pg.c, each sent to the pool (pool/pool.h) and run there on

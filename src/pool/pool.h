@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The pool: a resident process (daicho-pg pool start) that keeps warm
  * connections to one PostgreSQL ledger, so that a short command does not

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What both ends of the pool share: where its socket is, dialing it, and
  * the two requests that need no ledger connection (status, stop).

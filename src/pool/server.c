@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The pool's server (pool/pool.h), in daicho-pg: one thread per client
  * session, each with a connection of its own for the session's life,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Whether a worker's log says it was rate-limited, read from what the agent
  * clients actually print, and when the limit lifts.

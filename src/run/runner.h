@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The execution engine behind "daicho run": claims ready tasks and runs a
  * command for each, at most N at once, keeping one ledger connection for

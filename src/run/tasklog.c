@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The logs 'daicho run' writes for each launch of a task, read back for
  * 'daicho logs' and the dashboard's task page.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Worker logs: 'daicho run' writes the output of each launch of task ID
  * to <ledger dir>/logs/ID.N.log, N counting the launches.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The JSON API under /api/: each route runs the daicho command of the same
  * name in-process on the server's ledger with --json, its output captured,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Who may act from the dashboard: the person who started the server at a
  * terminal. It prints a one-time login token there; the browser that

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * HTML for the dashboard: escaping, the frame every page shares, and the
  * CSS and JavaScript it needs, written here and served from memory (no

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The HTTP side of the dashboard on libmicrohttpd: a thread per
  * connection, bodies capped, routing to pages, the API, the live stream

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Live updates: one watcher thread reads the newest event id every 200 ms
  * and wakes every open Server-Sent Events stream when it moved; each

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Agents: who is there, in which client and role, their state, when each
  * was last seen, what each holds and waits for (core/agent.h).

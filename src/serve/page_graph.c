@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Graph: the dependency DAG as SVG, laid out and drawn on the server by
  * Graphviz's library (libgvc, the dot layout), each task coloured by its

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The first page: what needs a person, from the one NEEDS YOU model
  * (core/needs.h) that 'daicho status' shows, each item with the commands

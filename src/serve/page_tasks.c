@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Tasks: the list, filtered by state, label, owner and text and sorted by
  * any column (links and a form: no JavaScript needed), and a page per task

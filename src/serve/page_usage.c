@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Usage: tokens and cost by model, agent and label, and by day as a bar
  * chart drawn here in SVG (core/usage.h).

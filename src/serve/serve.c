@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * daicho-serve's 'serve' command: check where to listen and who started
  * it, then run the dashboard until interrupted. Reached through the

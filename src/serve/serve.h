@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * daicho-serve: the web dashboard behind 'daicho serve'. A layer over core
  * like the command line: pages read through core functions and render

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Allocation that never returns NULL: on exhaustion the process prints one
  * line and aborts. Every allocation in daicho goes through these.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Base64 (RFC 4648, the standard alphabet, with '=' padding): how JSON
  * carries bytes that are not UTF-8 text (an export, a task's body or

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Agent clients (Claude Code, Codex, Gemini CLI) as other processes see
  * them: the environment variables they give what they run, and their

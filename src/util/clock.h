@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Wall-clock time in integer milliseconds (UTC), and how daicho shows it.
  * Tests may fix "now" with DAICHO_NOW_MS=<ms since the epoch>.

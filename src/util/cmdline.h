@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Shell command lines split into simple commands and words, and the gate
  * patterns matched against them.

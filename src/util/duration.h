@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Durations as people type them: an unsigned integer followed by a unit,
  * one of ms, s, m, h, d ("500ms", "20s", "30m", "4h", "2d"). No unit, a

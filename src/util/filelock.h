@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * A write lock shared by every process that opens the same lock file: a
  * ticket lock in a memory-mapped file, first come first served.

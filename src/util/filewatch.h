@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Waking when a file changes, without polling: Linux inotify on the file's
  * directory, so that a file that is replaced, removed or created again

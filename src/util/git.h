@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The few questions daicho asks git, answered by running git itself.
  */

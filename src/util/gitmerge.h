@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The git operations of landing (core/land.c): merging without a work
  * tree, making commits, moving a branch by compare-and-swap, and keeping a

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Reading a git reference from the files git keeps it in, without running
  * git: what a claim records, where starting a process would cost more than

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Hexadecimal digits, for the parsers that read them (a shell's $'\xNN',
  * strace's -xx strings).

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Paths and the file system: finding a repository's shared git directory
  * without running git, and creating directories.

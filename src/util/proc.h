@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Running programs: directly (no shell) capturing what they print, and
  * shell commands with a timeout, ended with all they started.

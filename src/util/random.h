@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Secrets from the kernel's random source (getrandom(2)), as hexadecimal
  * text: login tokens, session ids, CSRF tokens.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * A sandbox for a command that must not see or change more than it is
  * given: Debian's bubblewrap (bwrap), which makes it from Linux

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * SHA-256 through Nettle (nettle-dev): daicho hashes, it does not implement
  * a hash.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * SHA-256 (Nettle's), written as lowercase hexadecimal: the links of the
  * event log's hash chain (core/event.h).

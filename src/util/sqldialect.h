@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Core's SQL is SQLite's dialect; the PostgreSQL driver (src/pg) and the
  * pool's client (src/pool) read it as PostgreSQL's.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * A growable list of owned strings. STRLIST_INIT or zero-initialised before
  * use; strlist_release() frees every string and the array.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The terminal: its size, and a mode in which single keys can be read
  * without echo.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * A small reader of TOML documents for what daicho needs from other
  * programs' configuration (Codex's config.toml): every string or boolean

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What a command did to the paths of one directory, seen by strace(1):
  * which paths it read, which it looked for and did not find, and which it

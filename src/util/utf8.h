@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * How much of a line of UTF-8 text fits in a terminal's width: for cutting
  * lines to the width without splitting a character.

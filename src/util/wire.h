@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Messages on a stream socket, for daicho's own processes only (the
  * PostgreSQL pool, src/pool): a 4-byte length (of what follows, in this

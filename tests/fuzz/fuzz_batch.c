@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for cmd/batch: the JSONL that `add --batch` reads,
  * which agents and scripts write. Parsing must never crash or leak, and a

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for util/cmdline: any bytes as a shell command line (as a
  * Bash tool sends it), as a gate pattern, and as the string of "sh -c".

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for util/glob: the input split at its first NUL byte
  * (or in half) into two globs, as reservations and task touches give them.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for integ/hook: the JSON an agent client pipes to
  * `daicho hook`, answered against a real ledger with gates (one needing

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for integ/mcp: the JSON-RPC messages an MCP client
  * writes to `daicho mcp`, one per line. Handling must never crash or leak;

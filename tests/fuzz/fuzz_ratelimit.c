@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for run/ratelimit: any bytes read as the end of a
  * worker's log (whole, and cut in its first line) and as a client's words

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * libFuzzer target for util/toml: any bytes read as a configuration file
  * (Codex's config.toml). Must never crash, and every value it reports has

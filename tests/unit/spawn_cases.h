@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The cases of util/spawn, for each way it is built: test_spawn.c (the
  * child shares the parent's memory and is not waited for) and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for core/agent: agent names, resolving the caller (only
  * reading), registering a new caller in its first write transaction, and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/base64: RFC 4648's test vectors both ways, every
  * byte value through a round trip, and refusal of what is not base64.

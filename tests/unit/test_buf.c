@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/buf: the growable byte string and its invariants
  * (never NULL, always NUL-terminated, embedded NULs kept, detach/release).

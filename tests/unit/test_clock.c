@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/clock: now (and DAICHO_NOW_MS), ages, timestamps and
  * durations as daicho shows them.

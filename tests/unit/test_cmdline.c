@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/cmdline: splitting shell command lines into simple
  * commands and words, unwrapping wrappers, matching gate patterns, and

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/duration: "500ms", "20s", "30m", "4h", "2d"; anything
  * else (no unit, fraction, sign, spaces, overflow) is refused.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for core/event_text: every kind of event daicho records reads
  * as a sentence, with the detail fields it has (older events lack some),

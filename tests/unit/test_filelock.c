@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/filelock: who the queue waits for and whom it skips.
  * The file under test is included, so that a test can plant a ticket in

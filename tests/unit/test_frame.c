@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for cmd/frame: fitting sections to a screen's height (lowest
  * priority cut first, a kept section never cut away), cutting lines to its

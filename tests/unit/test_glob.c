@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/glob: checking globs, covering a literal path, and
  * the exact overlap test between two globs (a glob covers what it matches

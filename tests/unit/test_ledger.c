@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for core/ledger: creating, opening, migrating, transactions,
  * the write lock, and where the ledger is found.

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for core/needs: what needs a person, read from a ledger whose
  * rows are written directly (as the commands and the sweep leave them).

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/path: the git common directory (found without
  * running git), searching upward, making parent directories, absolute

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/prefault: the memory a command is about to use is
  * mapped before it is touched, stays mapped, and large blocks still go

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/proc: proc_run_shell()'s result (status, signal,
  * timeout, output tail) and its promise that nothing the command started

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for run/ratelimit: every client output in
  * tests/fixtures/ratelimit reads as a rate limit (limited-*) or not

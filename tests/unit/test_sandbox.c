@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/sandbox: the bwrap command line a check runs under.
  * Order is the point: bwrap applies its mounts in order, so what is hidden

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for the small helpers: util/strlist, util/alloc and core/err.
  */

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for core/task (task.c and claim.c) through the core functions
  * on a temporary ledger: ids, adding (with dependencies and batches),

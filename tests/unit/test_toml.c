@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/toml: the values of a Codex config.toml, with the
  * path of keys to each, through headers, dotted and quoted keys and inline

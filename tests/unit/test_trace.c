@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/trace: reading what strace wrote (one file per
  * process, paths hex-escaped, directories named) into what a command read,

@@ -1,3 +1,4 @@
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Unit tests for util/utf8: how much of a line fits in a terminal's
  * columns, never splitting a character or an escape sequence.
