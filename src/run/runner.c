@@ -791,6 +791,8 @@ enum exit_action {
 	EXIT_REPORT,      /* exit 0 without a report: report for it */
 	EXIT_REQUEUE,     /* a failed attempt: retry after a backoff, or fail */
 	EXIT_NOT_STARTED, /* it could not become CMD: give the claim back */
+	EXIT_JUDGED,      /* its own report was rejected while it ran (the
+			     rejection spent the attempt): give it back */
 };
 
 /*
@@ -869,7 +871,17 @@ exit_apply(struct runner *r, struct exit_job *job)
 	if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
 		return rc;
 	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
-		if (job->start_errno) {
+		/*
+		 * Claimed again with more attempts than at the launch: the
+		 * worker reported, and the sweep rejected it back to its
+		 * holder while it ran. That verdict judged this launch; a
+		 * report for it, or a failed attempt, would judge it twice.
+		 */
+		if (task.attempts > w->attempt && !job->start_errno) {
+			action = EXIT_JUDGED;
+			job->outcome = "its report was rejected while it ran; "
+			    "left claimable";
+		} else if (job->start_errno) {
 			action = EXIT_NOT_STARTED;
 			job->outcome = "could not start; left claimable";
 		} else if (r->stopping && job->code != 0) {
@@ -918,8 +930,8 @@ exit_apply(struct runner *r, struct exit_job *job)
 	case EXIT_VERIFY:
 		rc = verify_now_or_later(r, w->task);
 		break;
-	case EXIT_INTERRUPTED:
-		/* We passed it the signal: not the task's failure. */
+	case EXIT_INTERRUPTED:	/* we passed it the signal: not its failure */
+	case EXIT_JUDGED:	/* the rejection counted its failure already */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
 		break;
 	case EXIT_NOT_STARTED:

@@ -899,6 +899,43 @@ exit 0'
 	[ "$(count_events verified 1)" -eq 0 ]
 }
 
+# judged_liar NAME EXIT: a worker that, at its first launch, reports its
+# task without the file, waits until the sweep has judged that report,
+# and exits EXIT; at its second it writes the file and exits 0.
+judged_liar() {
+	write_worker "$1" 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+if [ "$n" -ge 2 ]; then echo done >out.txt; exit 0; fi
+daicho report "$DAICHO_TASK" || exit 9
+while [ "$(daicho show --json "$DAICHO_TASK" | jq -r .state)" = reported ]; do sleep 0.05; done
+exit '"$2"
+}
+
+# mutant: exit_apply() without EXIT_JUDGED (the old runner): it reports
+# for the worker again and the sweep rejects it a second time.
+@test "run: a false report rejected while its worker runs costs one attempt: the runner does not report it again when the worker exits 0" {
+	daicho add liar --done-when file:out.txt --max-attempts 2 >/dev/null
+	judged_liar liar 0
+	ok daicho run --retry-backoff 50ms -- "$BIN/liar" "$TEST_ROOT"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 1 false report caught, "
+	[ "$(count_events rejected 1)" -eq 1 ] || fail "rejected $(count_events rejected 1) times"
+	run task_row 1
+	[[ "$output" == "verified|2|run"* ]] || fail "task: $output"
+	run sql "SELECT $(json_field outcome) FROM events WHERE task = 1 AND kind = 'exit' ORDER BY id LIMIT 1"
+	assert_output "its report was rejected while it ran; left claimable"
+}
+
+# mutant: EXIT_JUDGED only for exit 0: the crash spends a second attempt
+# and the task fails before its second launch.
+@test "run: a worker that lies, is rejected, then crashes is launched again: the crash is not a second failed attempt" {
+	daicho add liar --done-when file:out.txt --max-attempts 2 >/dev/null
+	judged_liar liar 1
+	ok daicho run --retry-backoff 50ms -- "$BIN/liar" "$TEST_ROOT"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 1 false report caught, "
+	run task_row 1
+	[[ "$output" == "verified|2|run"* ]] || fail "task: $output"
+	[ "$(count_events fail 1)" -eq 0 ]
+}
+
 @test "run: dependencies: a task waits until the one it comes after is verified" {
 	daicho add first >/dev/null
 	daicho add second --after 1 >/dev/null
