@@ -34,7 +34,8 @@ enum {
 	RE_TEXT,     /* RATE_LIMIT_TEXT */
 	RE_EPOCH,    /* "limit reached|1751464800" */
 	RE_DELAY,    /* "resets in", "try again in", "retry in", "retry after" */
-	RE_RESETS,   /* Claude Code: "resets [Sep 24, ]5pm[ (Zone)]" */
+	RE_RESETS,   /* Claude Code: "resets [Sep 24, ]5pm[ (Zone)]", "will
+			reset at 4am" */
 	RE_TRY_AT,   /* Codex: "try again at [Aug 8th, 2026 ]12:30 PM" */
 	RE_COUNT
 };
@@ -43,7 +44,7 @@ static const char *const patterns[RE_COUNT] = {
 	RATE_LIMIT_TEXT,
 	"limit reached[|]([0-9]{9,13})",
 	"(resets|try again|retry|retry after) (in|after) ",
-	"resets (at )?(([a-z]{3})[a-z]*\\.? ([0-9]{1,2})(st|nd|rd|th)?,? (at )?)?"
+	"resets? (at )?(([a-z]{3})[a-z]*\\.? ([0-9]{1,2})(st|nd|rd|th)?,? (at )?)?"
 	"([0-9]{1,2})(:([0-9]{2}))? ?(am|pm)( \\(([^)]+)\\))?",
 	"try again at (([a-z]{3})[a-z]* ([0-9]{1,2})(st|nd|rd|th)?,? "
 	"([0-9]{4}),? )?([0-9]{1,2}):([0-9]{2}) ?(am|pm)",

@@ -40,6 +40,8 @@
 /* The built-in text rules (extended regex, matched case-insensitively). */
 #define RATE_LIMIT_TEXT                                                       \
 	"rate[ _-]?limit|too many requests|hit your [[:alnum:] ]*limit|"      \
+	"reached your [[:alnum:] ]*limit|"                                    \
+	"(hour|daily|weekly|session|opus|sonnet)[[:alnum:] -]* limit reached|"\
 	"usage limit (reached|exceeded|has been reached)|limit reached[|]|"   \
 	"quota exceeded|exceeded your current quota|resource_exhausted|"      \
 	"exhausted your [[:alnum:] ]*quota|"                                  \

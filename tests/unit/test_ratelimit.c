@@ -157,6 +157,13 @@ test_what_each_client_says(void **state)
 	expect_scan("limited-gemini-daily-quota.txt", false, 0,
 	    "[API Error: You have exhausted your daily quota on this model.]");
 	expect_scan("limited-gemini-resource-exhausted.txt", false, 0, NULL);
+	/* Claude Code's other wordings: 4am and 5am UTC are tomorrow's. */
+	expect_scan("limited-claude-will-reset-at.txt", false, NOW_MS + 20 * HOUR,
+	    "Claude usage limit reached. Your limit will reset at 4am");
+	expect_scan("limited-claude-5-hour-limit.txt", false, NOW_MS + 21 * HOUR,
+	    NULL);
+	expect_scan("limited-claude-reached-your-limit.txt", false,
+	    NOW_MS + 3 * DAY + 9 * HOUR, NULL);
 	if (failures)
 		fail_msg("%zu cases wrong", failures);
 }
