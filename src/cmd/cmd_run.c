@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "core/sweep.h"
 #include "core/task.h"
+#include "core/verify.h"
 #include "run/runner.h"
 #include "run/tasklog.h"
 #include "util/clock.h"
@@ -146,6 +147,54 @@ show_starting(void *arg, struct err *err)
 	return 0;
 }
 
+/* task_each() callback: collect up to 64 ids into the array arg. */
+static int
+collect_id(const struct task *task, void *arg)
+{
+	json_array_append_new(arg, json_integer(task->id));
+	return json_array_size(arg) >= 64;
+}
+
+/*
+ * Workers that share one work tree cannot each report their own commit:
+ * "report --commit HEAD" names whatever the tree's HEAD is when it runs,
+ * perhaps another task's. Say so when more than one runs at once without
+ * --worktree and a ready task (of the first 64) is checked on a commit.
+ * Returns 0 or the error.
+ */
+static int
+warn_shared_tree(struct cmd_ctx *ctx, const struct run_options *options)
+{
+	struct task_filter filter = { .ready = true, .label = options->label,
+		.limit = 64 };
+	json_t *ids = json_array(), *id;
+	bool needs = false;
+	size_t i;
+	int rc;
+
+	if (options->jobs < 2 || options->worktree) {
+		json_decref(ids);
+		return 0;
+	}
+	rc = task_each(ctx->ledger, &filter, collect_id, ids, ctx->err);
+	if (rc > 0)
+		rc = 0;
+	json_array_foreach(ids, i, id) {
+		if (rc < 0 || needs)
+			break;
+		rc = verify_needs_commit(ctx->ledger, json_integer_value(id),
+		    &needs, ctx->err);
+		if (needs)
+			fprintf(stderr, "daicho run: warning: %d workers share one "
+			    "work tree, and task #%lld is checked on a commit: a "
+			    "worker's 'report --commit HEAD' may name another's "
+			    "commit (give --worktree: a git worktree a task)\n",
+			    options->jobs, (long long)json_integer_value(id));
+	}
+	json_decref(ids);
+	return rc;
+}
+
 static int
 exec_run(struct cmd_ctx *ctx)
 {
@@ -220,6 +269,8 @@ exec_run(struct cmd_ctx *ctx)
 		options.rate_limit_pattern = value;
 	if ((options.actor = cmd_caller_registered(ctx)) < 0)
 		return (int)options.actor;
+	if ((rc = warn_shared_tree(ctx, &options)) < 0)
+		return rc;
 	display.live = !ctx->quiet && !display.verbose && isatty(STDERR_FILENO);
 	display.options = &options;
 	options.observer.starting = show_starting;
@@ -356,6 +407,10 @@ const struct cmd_entry cmd_run_entry = {
 	    "spent on attempts. The pause event says until when, and why.\n\n"
 	    "When the tokens or cost saved by this run's tasks reach\n"
 	    "--budget-tokens / --budget-cost, nothing new is launched.\n\n"
+	    "Without --worktree every worker runs in this work tree: when more\n"
+	    "than one runs at once and a ready task is checked on a commit\n"
+	    "(file:, cmd:, commit), run warns that a worker's 'report --commit\n"
+	    "HEAD' may name another's commit.\n"
 	    "--worktree runs each task in its own git worktree on branch\n"
 	    "daicho/ID made from the trunk as it is when the task is taken\n"
 	    "(with its dependencies' landed work), at DIR/ID: --worktree-dir DIR\n"

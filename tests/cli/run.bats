@@ -978,6 +978,31 @@ exit '"$2"
 
 # --- --worktree ------------------------------------------------------------
 
+# mutant: warn_shared_tree() not called, or called with -j 1: the first
+# or the last assertion fails.
+@test "run: workers sharing one work tree while a task is checked on a commit: a warning that names --worktree; none with --worktree, -j 1 or no such task" {
+	unset DAICHO_LEDGER
+	local repo="$TEST_ROOT/repo"
+	new_git_repo "$repo"
+	cd "$repo"
+	daicho init >/dev/null
+	person daicho config land off
+	daicho add free >/dev/null
+	daicho add made --done-when file:made.txt >/dev/null
+	write_worker quiet 'exit 0'
+	capture daicho run -j 2 --label none -- "$BIN/quiet"
+	[[ "$stderr" != *"share one work tree"* ]] || fail "warned with no task to run: $stderr"
+	capture daicho run -j 2 --timeout 5s --retries 0 -- "$BIN/quiet"
+	[[ "$stderr" == *"daicho run: warning: 2 workers share one work tree, and task #2 is checked on a commit"*"give --worktree"* ]] ||
+		fail "no warning: $stderr"
+	daicho reopen 2 >/dev/null 2>&1 || person daicho reopen 2 >/dev/null
+	capture daicho run -j 1 --retries 0 -- "$BIN/quiet"
+	[[ "$stderr" != *"share one work tree"* ]] || fail "warned at -j 1: $stderr"
+	daicho reopen 2 >/dev/null 2>&1 || person daicho reopen 2 >/dev/null || true
+	capture daicho run -j 2 --worktree --retries 0 -- "$BIN/quiet"
+	[[ "$stderr" != *"share one work tree"* ]] || fail "warned with --worktree: $stderr"
+}
+
 @test "run --worktree: a worktree add that loses git's race is tried again" {
 	unset DAICHO_LEDGER
 	local repo="$TEST_ROOT/repo"
