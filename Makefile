@@ -50,7 +50,7 @@ TEST_LIBS = $(if $(filter no,$(STATIC)),$(DEPS_LIBS),$(PARTLY_STATIC_LIBS))
 # sanitizers): this records how, so that a different way relinks it.
 LINK_MODE = build/link-mode
 LINK_SIGNATURE = $(BUILD) $(CC) $(STATIC) $(DEPS_LIBS) $(CFLAGS) $(LDFLAGS)
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc -I$(BUILD) $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
 
 LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
@@ -113,6 +113,16 @@ daicho: $(MAIN_OBJ) $(POOL_CLIENT_OBJ) $(BUILD)/libdaicho.a $(LINK_MODE)
 		{ cat $(BUILD)/link.err >&2; exit 1; }
 	@grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically linked" \
 		$(BUILD)/link.err >&2 || true
+
+# The commit built from, for --version ("+changes" when the tree differs
+# from it; "unknown" outside git, or DAICHO_COMMIT=... from a release's
+# archive): rewritten only when it changes, so that nothing relinks for it.
+DAICHO_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- 2>/dev/null && echo +changes)
+$(BUILD)/build-info.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define DAICHO_COMMIT "$(DAICHO_COMMIT)"' | cmp -s - $@ || \
+		echo '#define DAICHO_COMMIT "$(DAICHO_COMMIT)"' >$@
+$(BUILD)/cmd/cmd_help.o: $(BUILD)/build-info.h
 
 $(LINK_MODE): FORCE
 	@mkdir -p $(dir $@)
@@ -204,9 +214,10 @@ asan:
 # Needs clang; not part of 'make check'. The library is rebuilt with clang's
 # fuzzing instrumentation; each target links what it uses of it.
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(DEPS_CFLAGS) -g -O1 \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc -I$(BUILD) $(DEPS_CFLAGS) -g -O1 \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
+$(BUILD)/fuzz/obj/cmd/cmd_help.o: $(BUILD)/build-info.h
 $(BUILD)/fuzz/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	@clang $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<

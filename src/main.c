@@ -856,7 +856,11 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	if ((rc = parse_options(argc, argv, NULL, &globals, &ctx, &next)) < 0)
 		goto done;
 	if (globals.version) {
-		printf("daicho %s\n", DAICHO_VERSION);
+		struct buf line = BUF_INIT;
+
+		cmd_version_line(&line);
+		printf("%s\n", line.buf);
+		buf_release(&line);
 		goto done;
 	}
 	if (next >= argc) {

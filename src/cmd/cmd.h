@@ -310,6 +310,12 @@ void cmd_say(struct cmd_ctx *ctx, const char *format, ...)
  */
 int cmd_print_json(struct cmd_ctx *ctx, json_t *value);
 
+/*
+ * The one line 'daicho --version' prints, into out: the version, the
+ * commit built from, how it was linked, and the helpers next to it.
+ */
+void cmd_version_line(struct buf *out);
+
 struct land_stats;
 /* What a landing pass did, as JSON (fields in 'daicho land --help'). */
 json_t *cmd_land_stats_json(const struct land_stats *stats);

@@ -3,11 +3,18 @@
  * Help topics ('daicho help TOPIC': the concepts behind the commands) and
  * 'daicho version'.
  */
+#include <elf.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "build-info.h"
+#include "core/ledger.h"
 #include "core/version.h"
+#include "util/path.h"
 
 static const struct {
 	const char *name, *summary, *text;
@@ -114,14 +121,72 @@ cmd_print_topic_list(FILE *out)
 	    "may do");
 }
 
+/*
+ * Whether this program was linked statically: its own program headers
+ * (the kernel's auxiliary vector) name no interpreter (a static PIE has
+ * none either).
+ */
+static bool
+linked_statically(void)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	unsigned long count = getauxval(AT_PHNUM);
+
+	for (unsigned long i = 0; ph != NULL && i < count; i++)
+		if (ph[i].p_type == PT_INTERP)
+			return false;
+	return ph != NULL;
+}
+
+/* The helper program name next to this daicho, if it is there: into path. */
+static bool
+helper_present(const char *name, const char *env_name, struct buf *path)
+{
+	buf_reset(path);
+	path_add_sibling_program(path, name, env_name);
+	return access(path->buf, X_OK) == 0;
+}
+
+void
+cmd_version_line(struct buf *out)
+{
+	struct buf path = BUF_INIT;
+	bool pg = helper_present("daicho-pg", "DAICHO_PG_BIN", &path);
+	bool serve = helper_present("daicho-serve", "DAICHO_SERVE_BIN", &path);
+
+	buf_addf(out, "daicho %s (commit %s; %s; SQLite %s%s%s)", DAICHO_VERSION,
+	    DAICHO_COMMIT, linked_statically() ? "static" : "dynamic",
+	    ledger_sqlite_version(), pg ? ", PostgreSQL through daicho-pg"
+	    : ", no PostgreSQL (daicho-pg missing)", serve ? ", dashboard "
+	    "daicho-serve" : ", no dashboard (daicho-serve missing)");
+	buf_release(&path);
+}
+
 static int
 exec_version(struct cmd_ctx *ctx)
 {
-	if (ctx->json)
-		return cmd_print_json(ctx, json_pack("{s:s}", "version",
-		    DAICHO_VERSION));
-	printf("daicho %s\n", DAICHO_VERSION);
-	return 0;
+	struct buf line = BUF_INIT, path = BUF_INIT;
+	int rc = 0;
+
+	if (ctx->json) {
+		json_t *v = json_pack("{s:s, s:s, s:s, s:s}", "version",
+		    DAICHO_VERSION, "commit", DAICHO_COMMIT, "link",
+		    linked_statically() ? "static" : "dynamic", "sqlite",
+		    ledger_sqlite_version());
+
+		json_object_set_new(v, "postgresql", helper_present("daicho-pg",
+		    "DAICHO_PG_BIN", &path) ? json_string(path.buf) : json_null());
+		json_object_set_new(v, "dashboard", helper_present("daicho-serve",
+		    "DAICHO_SERVE_BIN", &path) ? json_string(path.buf)
+		    : json_null());
+		rc = cmd_print_json(ctx, v);
+	} else {
+		cmd_version_line(&line);
+		printf("%s\n", line.buf);
+	}
+	buf_release(&line);
+	buf_release(&path);
+	return rc;
 }
 
 const struct cmd_entry cmd_version_entry = {
@@ -129,8 +194,13 @@ const struct cmd_entry cmd_version_entry = {
 	.usage = "version",
 	.summary = "print daicho's version",
 	.help =
-	    "Prints \"daicho VERSION\", as 'daicho --version' does (--json:\n"
-	    "{version}).\n",
+	    "Prints one line, as 'daicho --version' does: \"daicho VERSION\n"
+	    "(commit C; static|dynamic; SQLite V, PostgreSQL through daicho-pg,\n"
+	    "dashboard daicho-serve)\": the commit it was built from (with\n"
+	    "\"+changes\" when the tree had uncommitted changes; \"unknown\"\n"
+	    "outside git), how it was linked, and which helpers are next to it.\n"
+	    "JSON: {version, commit, link, sqlite, postgresql, dashboard} (the\n"
+	    "helpers' paths, or null).\n",
 	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,
 	.min_args = 0,

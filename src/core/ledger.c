@@ -1187,6 +1187,12 @@ ledger_owner_may_free(struct ledger *ledger, bool *may, struct err *err)
 	return rc;
 }
 
+const char *
+ledger_sqlite_version(void)
+{
+	return sqlite3_libversion();
+}
+
 int
 ledger_public_may_temp(struct ledger *ledger, bool *may, struct err *err)
 {

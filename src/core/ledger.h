@@ -155,6 +155,9 @@ int ledger_check_integrity(const char *path, struct strlist *problems,
 
 const char *ledger_path(const struct ledger *ledger);
 
+/* The version of the SQLite library daicho was built with ("3.40.1"). */
+const char *ledger_sqlite_version(void);
+
 /*
  * Whether this process may only read the ledger: SQLite opened it
  * read-only (the caller cannot write the file, or its WAL), or a write

@@ -47,15 +47,27 @@ commands() {
 	[ ! -e "$TEST_ROOT/empty/.daicho" ]
 }
 
-@test "--version prints the version and exits 0" {
+@test "--version prints the version, the commit, how it was linked and the helpers present, and exits 0" {
 	ok daicho --version
-	assert_output --regexp '^daicho [0-9]+\.[0-9]+'
+	assert_output --regexp '^daicho [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(\+changes)?|unknown); (static|dynamic); SQLite 3\.[0-9.]+, '
 	[ "${#lines[@]}" -eq 1 ]
 	local v=$output
 	ok daicho version
 	assert_output "$v"
 	ok daicho version --json
-	[ "$(jq -r .version <<<"$output")" = "${v#daicho }" ]
+	[[ "$v" == "daicho $(jq -r .version <<<"$output") (commit $(jq -r .commit <<<"$output"); $(jq -r .link <<<"$output"); SQLite $(jq -r .sqlite <<<"$output"),"* ]] ||
+		fail "$v / $output"
+	# The build this suite runs is the tree's own: its commit, and the
+	# helpers built beside it.
+	if git -C "$DAICHO_ROOT" rev-parse HEAD >/dev/null 2>&1; then
+		[[ "$(jq -r .commit <<<"$output")" == "$(git -C "$DAICHO_ROOT" rev-parse --short=12 HEAD)"* ]] ||
+			fail "commit: $output"
+	fi
+	[ "$(jq -r .postgresql <<<"$output")" = "$DAICHO_ROOT/daicho-pg" ] || [ ! -x "$DAICHO_ROOT/daicho-pg" ] ||
+		fail "daicho-pg: $output"
+	# Without the helper, it says so.
+	DAICHO_PG_BIN=/nonexistent/daicho-pg run daicho --version
+	[[ "$output" == *"no PostgreSQL (daicho-pg missing)"* ]] || fail "$output"
 	refused 2 daicho version extra
 }
 

@@ -231,14 +231,14 @@ titles_like() {
 	ok daicho pool status
 	[ "${#lines[@]}" -eq 5 ] || fail "status: '$output'"
 	[[ "${lines[0]}" =~ ^pool:\ pid\ $POOL_PID,\ up\ [0-9]+s,\ daicho\ (.*)$ ]] || fail "line 1: '${lines[0]}'"
-	[ "daicho ${BASH_REMATCH[1]}" = "$(daicho --version)" ] || fail "version: '${lines[0]}'"
+	[ "daicho ${BASH_REMATCH[1]}" = "$(daicho --version | cut -d' ' -f1-2)" ] || fail "version: '${lines[0]}'"
 	[ "${lines[1]}" = "socket: $POOL_SOCKET" ]
 	[ "${lines[2]}" = "sessions: 0 now, 0 in all" ] || fail "line 3: '${lines[2]}'"
 	[ "${lines[3]}" = "waiting their turn: 0 ($(( $(nproc) * 2 )) served at once)" ] || fail "line 4: '${lines[3]}'"
 	[ "${lines[4]}" = "connections kept warm: 1" ] || fail "line 5: '${lines[4]}'"
 
 	ok daicho --json pool status
-	jq -e --argjson pid "$POOL_PID" --arg socket "$POOL_SOCKET" --arg version "$(daicho --version)" \
+	jq -e --argjson pid "$POOL_PID" --arg socket "$POOL_SOCKET" --arg version "$(daicho --version | cut -d' ' -f1-2)" \
 	    --argjson now "$(date +%s%3N)" '
 	    (keys == (["pid","socket","started_ms","sessions_now","sessions_total",
 	               "waiting","active","idle_connections","version"] | sort))
