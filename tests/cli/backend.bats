@@ -48,3 +48,24 @@ load helpers
 	[[ "${lines[1]}" == /tmp/daicho-pg.* ]] || fail "$output"
 	[ ! -e "${lines[1]}" ] || fail "the cluster's directory ${lines[1]} is left behind"
 }
+
+# mutant: the version comparison in identify() (SQLite) or in db_pg.c's
+# open dropped: the command runs on the newer ledger (exit 0).
+@test "an older daicho refuses a ledger of a newer schema with one line, exit 1, and writes nothing to it" {
+	daicho add t >/dev/null
+	if backend_is_postgresql; then
+		sql "INSERT INTO daicho_schema (version) VALUES (99)" >/dev/null
+	else
+		sqlite3 "$DAICHO_LEDGER" "PRAGMA user_version = 99"
+	fi
+	snapshot_ledger
+	local cmd
+	for cmd in "ls" "add u" "claim 1 --as w1" "status"; do
+		# shellcheck disable=SC2086
+		refused 1 daicho $cmd
+		[[ "$stderr" == *"schema version 99, newer than this daicho understands ("*"; upgrade daicho)" ]] ||
+			fail "$cmd: $stderr"
+	done
+	assert_ledger_unchanged
+}
+
