@@ -290,14 +290,29 @@ $(BUILD)/_daicho: daicho
 $(BUILD)/daicho.fish: daicho
 	./daicho help --completion fish > $@
 
-install: daicho daicho-serve daicho-pg $(BUILD)/daicho.1 $(COMPLETIONS)
+# make install: daicho in BINDIR, the helpers that could be built
+# (daicho-pg, daicho-serve: each needs its libraries) in LIBEXECDIR/daicho,
+# where daicho finds them (util/path.h), the man page and the completions.
+# A helper whose libraries are missing is left out, saying so; 'make
+# install-pg' or 'install-serve' asks for one and fails without them.
+# 'make uninstall' removes exactly these files, with the same DESTDIR and
+# PREFIX.
+LIBEXECDIR ?= $(PREFIX)/libexec
+HELPERDIR = $(DESTDIR)$(LIBEXECDIR)/daicho
+INSTALLED = $(DESTDIR)$(BINDIR)/daicho $(HELPERDIR)/daicho-pg \
+	$(HELPERDIR)/daicho-serve $(DESTDIR)$(MANDIR)/man1/daicho.1 \
+	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/daicho \
+	$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_daicho \
+	$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/daicho.fish
+
+install: all $(BUILD)/daicho.1 $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
-	install -m 755 daicho-serve $(DESTDIR)$(BINDIR)/daicho-serve
-	install -m 755 daicho-pg $(DESTDIR)$(BINDIR)/daicho-pg
+	$(if $(PG_OK),@$(MAKE) --no-print-directory install-pg)
+	$(if $(SERVE_OK),@$(MAKE) --no-print-directory install-serve)
 	install -m 644 $(BUILD)/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
 	install -m 644 $(BUILD)/daicho.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/daicho
@@ -305,10 +320,26 @@ install: daicho daicho-serve daicho-pg $(BUILD)/daicho.1 $(COMPLETIONS)
 	install -m 644 $(BUILD)/daicho.fish \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/daicho.fish
 
+install-pg:
+	@[ -n "$(PG_OK)" ] || { echo "daicho: cannot install daicho-pg (PostgreSQL ledgers): libpq-dev is missing (scripts/deps.sh build installs it)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory daicho-pg
+	install -d $(HELPERDIR)
+	install -m 755 daicho-pg $(HELPERDIR)/daicho-pg
+
+install-serve:
+	@[ -n "$(SERVE_OK)" ] || { echo "daicho: cannot install daicho-serve (the dashboard): libmicrohttpd-dev and libgraphviz-dev are missing (scripts/deps.sh build installs them)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory daicho-serve
+	install -d $(HELPERDIR)
+	install -m 755 daicho-serve $(HELPERDIR)/daicho-serve
+
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(HELPERDIR) 2>/dev/null
+
 format:
 	clang-format -i $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c)
 
 clean:
 	rm -rf $(BUILD) build-asan daicho daicho-serve daicho-pg
 
-.PHONY: fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean
+.PHONY: install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean

@@ -778,8 +778,9 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
 	argv[0] = program.buf;
 	execv(program.buf, argv);
 	rc = err_set(err, ERR_FAILED, "cannot run %s (%s): it serves PostgreSQL "
-	    "ledgers and is installed next to daicho ('make daicho-pg' builds "
-	    "it; it needs libpq-dev)", program.buf, strerror(errno));
+	    "ledgers and is installed in libexec/daicho ('make daicho-pg' builds "
+	    "it, it needs libpq-dev; 'make install' installs it)", program.buf,
+	    strerror(errno));
 	buf_release(&program);
 	return rc;
 }

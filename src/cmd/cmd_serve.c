@@ -158,8 +158,8 @@ exec_serve(struct cmd_ctx *ctx)
 	ctx->ledger = NULL;
 	execv(argv[0], argv);
 	err_set(ctx->err, ERR_FAILED, "cannot run %s (%s; build it with "
-	    "'make daicho-serve' and install it next to daicho with 'make "
-	    "install')", argv[0], strerror(errno));
+	    "'make daicho-serve' and install it with 'make install', which "
+	    "puts it in libexec/daicho)", argv[0], strerror(errno));
 	for (size_t i = 0; i < ctx->value_count; i++)
 		free(names[i]);
 	free(names);

@@ -426,6 +426,7 @@ path_add_sibling_program(struct buf *out, const char *name,
     const char *env_name)
 {
 	const char *env = getenv(env_name);
+	size_t start = out->len;
 	char self[PATH_MAX];
 	ssize_t n;
 
@@ -441,5 +442,12 @@ path_add_sibling_program(struct buf *out, const char *name,
 		strrchr(self, '/')[1] = '\0';
 	else
 		strcpy(self, "./");
+	/* Beside it (a build tree; a helper itself), else where 'make
+	 * install' puts helpers: PREFIX/libexec/daicho beside PREFIX/bin. */
 	buf_addf(out, "%s%s", self, name);
+	if (access(out->buf + start, X_OK) == 0)
+		return;
+	out->len = start;
+	out->buf[start] = '\0';
+	buf_addf(out, "%s../libexec/daicho/%s", self, name);
 }

@@ -75,9 +75,11 @@ int path_add_resolved_dir(struct buf *out, const char *path);
 void path_add_absolute(struct buf *out, const char *path);
 
 /*
- * The path of the program name installed next to this one: $env_name when
- * that is set and not empty, else name in the directory of this
- * executable (/proc/self/exe). Appended to out.
+ * The path of the helper program name of this one: $env_name when that is
+ * set and not empty, else name in the directory of this executable
+ * (/proc/self/exe) when it is there (a build tree, or a helper finding
+ * another), else DIR/../libexec/daicho/name, where 'make install' puts it
+ * (git's exec-path pattern). Appended to out.
  */
 void path_add_sibling_program(struct buf *out, const char *name,
     const char *env_name);
