@@ -332,6 +332,23 @@ install-serve:
 	install -d $(HELPERDIR)
 	install -m 755 daicho-serve $(HELPERDIR)/daicho-serve
 
+# make dist: a release archive, daicho-VERSION-linux-ARCH.tar.gz, of what
+# 'make install' installs (under daicho-VERSION/: bin, libexec, share) with
+# LICENSE, README.md and CHANGELOG.md, and SHA256SUMS beside it, in
+# $(BUILD)/dist. scripts/install.sh checks the sum and installs it.
+DIST_VERSION = $(shell sed -n 's/^\#define DAICHO_VERSION "\(.*\)"/\1/p' src/core/version.h)
+DIST_NAME = daicho-$(DIST_VERSION)-linux-$(shell uname -m)
+dist: all $(BUILD)/daicho.1 $(COMPLETIONS)
+	@rm -rf $(BUILD)/dist
+	@$(MAKE) --no-print-directory install DESTDIR=$(abspath $(BUILD)/dist/stage) \
+		PREFIX=/daicho-$(DIST_VERSION) >/dev/null
+	install -m 644 LICENSE README.md CHANGELOG.md $(BUILD)/dist/stage/daicho-$(DIST_VERSION)/
+	tar -C $(BUILD)/dist/stage --owner=0 --group=0 --numeric-owner --sort=name \
+		-czf $(BUILD)/dist/$(DIST_NAME).tar.gz daicho-$(DIST_VERSION)
+	cd $(BUILD)/dist && sha256sum $(DIST_NAME).tar.gz >SHA256SUMS
+	@rm -rf $(BUILD)/dist/stage
+	@echo "daicho: $(BUILD)/dist/$(DIST_NAME).tar.gz and $(BUILD)/dist/SHA256SUMS"
+
 uninstall:
 	rm -f $(INSTALLED)
 	-rmdir $(HELPERDIR) 2>/dev/null
@@ -342,4 +359,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho daicho-serve daicho-pg
 
-.PHONY: install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean
+.PHONY: dist install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean
