@@ -349,6 +349,13 @@ dist: all $(BUILD)/daicho.1 $(COMPLETIONS)
 	@rm -rf $(BUILD)/dist/stage
 	@echo "daicho: $(BUILD)/dist/$(DIST_NAME).tar.gz and $(BUILD)/dist/SHA256SUMS"
 
+# make deb: daicho_VERSION_ARCH.deb in $(BUILD), built with dpkg-deb from
+# a staged 'make install' (scripts/make-deb.sh); lintian reports no error
+# on it (tests/cli/deb.bats installs it with apt-get and removes it).
+deb: all $(BUILD)/daicho.1 $(COMPLETIONS)
+	@command -v dpkg-shlibdeps >/dev/null || { echo "daicho: make deb needs dpkg-dev (apt-get install dpkg-dev)" >&2; exit 1; }
+	@scripts/make-deb.sh $(BUILD)
+
 uninstall:
 	rm -f $(INSTALLED)
 	-rmdir $(HELPERDIR) 2>/dev/null
@@ -359,4 +366,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho daicho-serve daicho-pg
 
-.PHONY: dist install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean
+.PHONY: deb dist install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean

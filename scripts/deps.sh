@@ -8,7 +8,7 @@
 set -eu
 want="pkg-config libsqlite3-dev libjansson-dev nettle-dev libmicrohttpd-dev libgraphviz-dev libpq-dev"
 case "${1:-build}" in
-check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl postgresql bubblewrap strace" ;;
+check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq parallel graphviz chromium curl postgresql bubblewrap strace dpkg-dev lintian" ;;
 bench) want="$want sqlite3 git hyperfine parallel task-spooler bubblewrap strace" ;;
 demo) want="$want git jq bubblewrap strace" ;;
 esac
