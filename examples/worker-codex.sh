@@ -2,8 +2,14 @@
 # Copyright (c) 2026 the daicho authors; ISC licence (LICENSE).
 # A real agent per task: one 'codex exec' for each task that 'daicho run'
 # hands out.
-#   daicho init --codex          # then trust its hooks in codex (/hooks)
+#   daicho init --codex
 #   daicho run -j 4 -- examples/worker-codex.sh {id}
+# Codex runs a project's hooks only once a person trusted them in /hooks,
+# per path (each --worktree is a new one), and says nothing when it does
+# not: a headless worker would run with no gate at all. So this worker
+# passes --dangerously-bypass-hook-trust, which runs the enabled hooks of
+# this project, daicho's among them, without that review. Set
+# CODEX_HOOK_TRUST=reviewed to leave it out when you have trusted them.
 # The runner claims the task for this worker's agent and sets DAICHO_TASK,
 # DAICHO_AGENT and DAICHO_LEDGER; the session fetches its own prompt, saves
 # its result and reports through daicho (examples/worker-prompt.sh), while
@@ -14,6 +20,8 @@
 # CODEX_WORKER_ARGS.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck disable=SC2086 # CODEX_WORKER_ARGS is a list of flags
-exec codex exec -s danger-full-access ${CODEX_WORKER_ARGS:-} \
+trust=--dangerously-bypass-hook-trust
+[ "${CODEX_HOOK_TRUST:-}" != reviewed ] || trust=
+# shellcheck disable=SC2086 # $trust and CODEX_WORKER_ARGS are lists of flags
+exec codex exec -s danger-full-access $trust ${CODEX_WORKER_ARGS:-} \
 	"$("$here/worker-prompt.sh" "$1")" </dev/null

@@ -394,12 +394,20 @@ done:
 	return rc;
 }
 
-/* What registers daicho's MCP server in Codex's config.toml. */
+/*
+ * What registers daicho's MCP server in Codex's config.toml. Codex starts
+ * an MCP server with an environment of its own making, not its session's:
+ * env_vars passes on who the worker is (DAICHO_AGENT, DAICHO_TASK, from
+ * 'daicho run'), which ledger, and libpq's variables for a PostgreSQL one.
+ */
 static const char codex_mcp_section[] =
     "\n# daicho's MCP server (daicho init --codex); see 'daicho mcp --help'\n"
     "[mcp_servers." MCP_SERVER_NAME "]\n"
     "command = \"daicho\"\n"
-    "args = [\"mcp\"]\n";
+    "args = [\"mcp\"]\n"
+    "env_vars = [\"DAICHO_AGENT\", \"DAICHO_TASK\", \"DAICHO_LEDGER\", "
+    "\"PGHOST\", \"PGPORT\", \"PGUSER\", \"PGDATABASE\", \"PGSERVICE\", "
+    "\"PGPASSFILE\", \"PGSSLMODE\"]\n";
 
 /* Note whether a TOML value lies under mcp_servers.daicho. */
 static void

@@ -176,6 +176,11 @@ commit_clients() {
 	head -n 4 .codex/config.toml | grep -q '^command = "their-server"$'
 	grep -q '^\[mcp_servers.daicho\]$' .codex/config.toml
 	grep -A2 '^\[mcp_servers.daicho\]$' .codex/config.toml | grep -q '^args = \["mcp"\]$'
+	# Codex gives an MCP server an environment of its own: the worker's
+	# identity and ledger are passed on by name.
+	grep -A3 '^\[mcp_servers.daicho\]$' .codex/config.toml |
+		grep -q '^env_vars = \["DAICHO_AGENT", "DAICHO_TASK", "DAICHO_LEDGER", "PGHOST",' ||
+		fail "$(cat .codex/config.toml)"
 	before="$(tree_sums)"
 	ok daicho init --claude --codex --gemini
 	assert_line "  kept $TEST_ROOT/repo/.mcp.json (it registers an MCP server named daicho)"

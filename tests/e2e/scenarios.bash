@@ -257,7 +257,9 @@ run_workers() {
 		{text: "{{task}} ok"}]}')"
 	export "${CLIENT_ENV[@]}"
 	export CLAUDE_WORKER_ARGS="--model claude-sonnet-4-5"
-	export CODEX_WORKER_ARGS="--dangerously-bypass-hook-trust"
+	# examples/worker-codex.sh passes --dangerously-bypass-hook-trust
+	# itself: the hooks run without a person's review in /hooks.
+	export CODEX_WORKER_ARGS=""
 	export GEMINI_WORKER_ARGS="-m gemini-2.5-flash"
 	capture timeout 150 daicho run -j 6 --retry-backoff 100ms "$@" --json -- \
 		"$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
