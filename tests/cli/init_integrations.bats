@@ -378,3 +378,19 @@ commit_clients() {
 	assert_line "  wrote $TEST_ROOT/repo/.git/hooks/pre-commit"
 	grep -q 'daicho hook git pre-commit' .git/hooks/pre-commit
 }
+
+# mutant: a hook or the worker changed in install.c but not in the plugin
+# (or the other way): the comparison names it.
+@test "the Claude Code plugin (plugins/claude) gives what 'init --claude' writes: the same hooks, worker, MCP server, and the one skill" {
+	local p="$DAICHO_ROOT/plugins/claude"
+	ok daicho init --claude
+	[ "$(jq -S .hooks .claude/settings.json)" = "$(jq -S .hooks "$p/hooks/hooks.json")" ] ||
+		fail "the plugin's hooks differ from init's: $(diff <(jq -S .hooks .claude/settings.json) <(jq -S .hooks "$p/hooks/hooks.json"))"
+	cmp -s .claude/agents/daicho-worker.md "$p/agents/daicho-worker.md" ||
+		fail "the plugin's worker differs: $(diff .claude/agents/daicho-worker.md "$p/agents/daicho-worker.md")"
+	[ "$(jq -c '.mcpServers.daicho | {command, args}' .mcp.json)" = "$(jq -c '.mcpServers.daicho' "$p/.mcp.json")" ]
+	cmp -s "$DAICHO_ROOT/skills/daicho/SKILL.md" "$p/skills/daicho/SKILL.md" ||
+		fail "plugins/claude/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
+	[ "$(jq -r .version "$p/.claude-plugin/plugin.json")" = "$(daicho version --json | jq -r .version)" ]
+	[ "$(jq -r '.plugins[0].source' "$DAICHO_ROOT/.claude-plugin/marketplace.json")" = ./plugins/claude ]
+}

@@ -57,3 +57,7 @@ load scenarios
 @test "claude: a task sent back from landing: the model reads why in its prompt and redoes it on the trunk, and it lands" {
 	scenario_land_sent_back claude
 }
+
+@test "claude: the plugin, installed from this repository's marketplace in place of init, lists its parts; its hooks fire and its MCP tools act as the session's agent" {
+	scenario_claude_plugin claude
+}

@@ -221,8 +221,8 @@ run_session() {
 	timeout -k 5 "$E2E_SESSION_TIMEOUT" "${cmd[@]}" </dev/null >"$SESSION_OUT" 2>"$SESSION_ERR" ||
 		SESSION_STATUS=$?
 	case "$CLIENT" in
-	codex) SESSION_ID="$(jq -r 'select(.type == "thread.started") | .thread_id' "$SESSION_OUT" | head -n 1)" ;;
-	gemini) SESSION_ID="$(jq -r 'select(.type == "init") | .session_id' "$SESSION_OUT" 2>/dev/null | head -n 1)" ;;
+	codex) SESSION_ID="$(jq -r 'select(.type == "thread.started") | .thread_id' "$SESSION_OUT" | sed -n 1p)" ;;
+	gemini) SESSION_ID="$(jq -r 'select(.type == "init") | .session_id' "$SESSION_OUT" 2>/dev/null | sed -n 1p)" ;;
 	esac
 	[ "$SESSION_STATUS" -ne 124 ] || fail "the $CLIENT session timed out after ${E2E_SESSION_TIMEOUT}s: $(tail -n 5 "$SESSION_ERR")"
 	return 0
@@ -245,7 +245,7 @@ requests() {
 # {error: true|false|null, text}.
 tool_result() {
 	local k="$1" req
-	req="$(requests | jq -c --argjson t "$((k + 1))" 'select(.turn == $t)' | head -n 1)"
+	req="$(requests | jq -c --argjson t "$((k + 1))" 'select(.turn == $t)' | sed -n 1p)"
 	[ -n "$req" ] || fail "no request after turn $k: the client never sent the tool result (log: $(jq -c '{n, url, turn}' "$STANDIN_LOG" | tr '\n' ' '))"
 	case "$(protocol_of "$CLIENT")" in
 	anthropic)
@@ -276,7 +276,7 @@ tool_errors() {
 	openai) requests | jq -r '.body.input[-1] | select(.type | test("output$")?) |
 		.output | tostring | select(test("blocked|denied|rejected|error"; "i"))' ;;
 	gemini) requests | jq -r '.body.contents[-1].parts[]?.functionResponse.response.error // empty' ;;
-	esac 2>/dev/null | sed 's|/tmp/[^ ]*/repo|REPO|g' | sort -u | head -n 10
+	esac 2>/dev/null | sed 's|/tmp/[^ ]*/repo|REPO|g' | sort -u | sed -n 1,10p
 }
 
 # tool_result_text K: the text of tool_result K.

@@ -430,10 +430,10 @@ scenario_mcp() {
 	run_session
 	session_ok
 	# The tools the client offered the model.
-	requests | head -n 1 | jq -e --arg p "$prefix" '[.body.tools[]? | (.functionDeclarations[]?.name // .name)] |
+	requests | sed -n 1p | jq -e --arg p "$prefix" '[.body.tools[]? | (.functionDeclarations[]?.name // .name)] |
 		index($p + "claim") and index($p + "report") and index($p + "inbox") and
 		(index($p + "approve") | not)' >/dev/null ||
-		fail "daicho's tools were not offered: $(requests | head -n 1 | jq -c '[.body.tools[]? | (.functionDeclarations[]?.name // .name)]')"
+		fail "daicho's tools were not offered: $(requests | sed -n 1p | jq -c '[.body.tools[]? | (.functionDeclarations[]?.name // .name)]')"
 	tool_result 0 | jq -e '.text | contains("{\"id\":1}")' >/dev/null || fail "claim: $(tool_result 0)"
 	tool_result 1 | jq -e '.text | contains("Parse the input.")' >/dev/null || fail "prompt: $(tool_result 1)"
 	tool_result 3 | jq -e '.error == true and (.text | contains("claim takes an ID or --next, one of the two"))' \
@@ -500,4 +500,44 @@ scenario_land_sent_back() {
 	[ "$(daicho show 2 --json | jq -r .state)" = landed ] || fail "#2 did not land: $(daicho show 2)"
 	[ "$(git show main:config.txt)" = "$(printf 'base\none\ntwo')" ] || fail "main:config.txt: $(git show main:config.txt)"
 	[ "$(daicho show 2 --json | jq .attempts)" = 1 ] || fail "the send-back spent an attempt: $(daicho log 2)"
+}
+
+# The Claude Code plugin of this repository (plugins/claude, listed in
+# .claude-plugin/marketplace.json), installed as a user installs one, in
+# place of 'daicho init --claude': 'claude plugin details' lists its hooks,
+# MCP server, skill and subagent; in a session the hooks fire (one agent,
+# bound to the session, told its name, whose commands act as it) and the
+# MCP server's tools are offered to the model and act as that agent.
+scenario_claude_plugin() {
+	local prefix=mcp__plugin_daicho_daicho__ details agent
+	daicho init >/dev/null
+	claude plugin marketplace add "$DAICHO_ROOT" >"$TEST_ROOT/plugin.out" 2>&1 ||
+		fail "marketplace add: $(cat "$TEST_ROOT/plugin.out")"
+	claude plugin install daicho@daicho >"$TEST_ROOT/plugin.out" 2>&1 ||
+		fail "plugin install: $(cat "$TEST_ROOT/plugin.out")"
+	details=$(claude plugin details daicho 2>&1) || fail "plugin details: $details"
+	for part in "Skills (1)  daicho" "Agents (1)  daicho-worker" \
+	    "Hooks (5)  SessionStart, PreToolUse, PostToolUse, Stop, SessionEnd" "MCP servers (1)  daicho"; do
+		[[ "$details" == *"$part"* ]] || fail "plugin details lacks '$part': $details"
+	done
+	# Nothing of 'init --claude' in the project: the plugin alone.
+	[ ! -e .claude ] && [ ! -e .mcp.json ] || fail "init wrote the client's settings"
+	daicho add 'Write the parser' --body 'Parse the input.' >/dev/null
+	E2E_ALLOWED_TOOLS="Bash,Read,Edit,Write,mcp__plugin_daicho_daicho"
+	start_standin claude '[
+		{"shell": "daicho reserve \"docs/**\""},
+		{"call": "'"$prefix"'claim", "input": {"next": true}},
+		{"text": "done."}]'
+	run_session
+	session_ok
+	requests | sed -n 1p | jq -e --arg p "$prefix" '[.body.tools[]?.name] |
+		index($p + "claim") and index($p + "report") and (index($p + "approve") | not)' >/dev/null ||
+		fail "daicho's tools were not offered: $(requests | sed -n 1p | jq -c '[.body.tools[]?.name]')"
+	agent="$(daicho agents --all --json | jq -r --arg s "$SESSION_ID" '[.[] | select(.session_id == $s)] | .[0].name')"
+	[[ "$agent" == claude-* ]] || fail "no agent of session $SESSION_ID: $(daicho agents --all)"
+	sent_to_model "You are daicho agent $agent;" || fail "the model was never told its name $agent"
+	[ "$(daicho events --json | jq -r '[.[] | select(.kind == "reserve")][0].actor')" = "$agent" ] ||
+		fail "the model's 'daicho reserve' did not act as $agent: $(daicho events)"
+	daicho show 1 --json | jq -e --arg a "$agent" '.state == "claimed" and .owner == $a' >/dev/null ||
+		fail "the MCP claim did not act as $agent: $(daicho show 1)"
 }
