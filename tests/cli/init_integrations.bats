@@ -394,3 +394,16 @@ commit_clients() {
 	[ "$(jq -r .version "$p/.claude-plugin/plugin.json")" = "$(daicho version --json | jq -r .version)" ]
 	[ "$(jq -r '.plugins[0].source' "$DAICHO_ROOT/.claude-plugin/marketplace.json")" = ./plugins/claude ]
 }
+
+@test "the Gemini CLI extension (plugins/gemini) gives what 'init --gemini' writes: the same hooks, MCP server and instructions, and the one skill" {
+	local p="$DAICHO_ROOT/plugins/gemini"
+	ok daicho init --gemini
+	[ "$(jq -S .hooks .gemini/settings.json)" = "$(jq -S .hooks "$p/hooks/hooks.json")" ] ||
+		fail "the extension's hooks differ from init's: $(diff <(jq -S .hooks .gemini/settings.json) <(jq -S .hooks "$p/hooks/hooks.json"))"
+	[ "$(jq -c .mcpServers.daicho .gemini/settings.json)" = "$(jq -c .mcpServers.daicho "$p/gemini-extension.json")" ]
+	diff <(sed -n '/<!-- daicho:begin -->/,/<!-- daicho:end -->/p' GEMINI.md | sed '1d;$d') "$p/GEMINI.md" ||
+		fail "the extension's GEMINI.md is not init's section"
+	cmp -s "$DAICHO_ROOT/skills/daicho/SKILL.md" "$p/skills/daicho/SKILL.md" ||
+		fail "plugins/gemini/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
+	[ "$(jq -r .version "$p/gemini-extension.json")" = "$(daicho version --json | jq -r .version)" ]
+}

@@ -45,3 +45,7 @@ load scenarios
 @test "gemini: a task sent back from landing: the model reads why in its prompt and redoes it on the trunk, and it lands" {
 	scenario_land_sent_back gemini
 }
+
+@test "gemini: the extension, installed from this repository in place of init, lists its parts; its hooks fire and its MCP tools act as the session's agent" {
+	scenario_gemini_extension gemini
+}

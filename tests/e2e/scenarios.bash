@@ -541,3 +541,41 @@ scenario_claude_plugin() {
 	daicho show 1 --json | jq -e --arg a "$agent" '.state == "claimed" and .owner == $a' >/dev/null ||
 		fail "the MCP claim did not act as $agent: $(daicho show 1)"
 }
+
+# The Gemini CLI extension of this repository (plugins/gemini), installed
+# with 'gemini extensions install PATH' in place of 'daicho init --gemini':
+# it lists its MCP server, context file and skill; in a session its hooks
+# fire (one agent, told its name, whose commands act as it) and the MCP
+# server's tools are offered to the model.
+scenario_gemini_extension() {
+	local prefix=mcp_daicho_ list agent
+	daicho init >/dev/null
+	start_standin gemini '[
+		{"shell": "daicho reserve \"docs/**\""},
+		{"call": "'"$prefix"'claim", "input": {"next": true}},
+		{"text": "done."}]'
+	# The extension's source is a folder Gemini CLI must trust, as REPO.
+	jq --arg s "$DAICHO_ROOT/plugins/gemini" '. + {($s): "TRUST_FOLDER"}' \
+		"$HOME/.gemini/trustedFolders.json" >"$TEST_ROOT/trusted.json"
+	mv "$TEST_ROOT/trusted.json" "$HOME/.gemini/trustedFolders.json"
+	env "${CLIENT_ENV[@]}" gemini extensions install "$DAICHO_ROOT/plugins/gemini" --consent \
+		>"$TEST_ROOT/extension.out" 2>&1 || fail "extensions install: $(cat "$TEST_ROOT/extension.out")"
+	list=$(env "${CLIENT_ENV[@]}" gemini extensions list 2>&1) || fail "extensions list: $list"
+	for part in "daicho (0.1.0)" "MCP servers:" "GEMINI.md" "Agent skills:"; do
+		[[ "$list" == *"$part"* ]] || fail "extensions list lacks '$part': $list"
+	done
+	[ ! -e .gemini ] && [ ! -e GEMINI.md ] || fail "init wrote the client's settings"
+	daicho add 'Write the parser' --body 'Parse the input.' >/dev/null
+	run_session
+	session_ok
+	requests | sed -n 1p | jq -e --arg p "$prefix" '[.body.tools[]? | .functionDeclarations[]?.name] |
+		index($p + "claim") and index($p + "report") and (index($p + "approve") | not)' >/dev/null ||
+		fail "daicho's tools were not offered: $(requests | sed -n 1p | jq -c '[.body.tools[]? | .functionDeclarations[]?.name]')"
+	agent="$(daicho agents --all --json | jq -r '[.[] | select(.kind == "gemini")] | .[0].name')"
+	[[ "$agent" == gemini-* ]] || fail "no gemini agent: $(daicho agents --all)"
+	sent_to_model "You are daicho agent $agent;" || fail "the model was never told its name $agent"
+	[ "$(daicho events --json | jq -r '[.[] | select(.kind == "reserve")][0].actor')" = "$agent" ] ||
+		fail "the model's 'daicho reserve' did not act as $agent: $(daicho events)"
+	daicho show 1 --json | jq -e --arg a "$agent" '.state == "claimed" and .owner == $a' >/dev/null ||
+		fail "the MCP claim did not act as $agent: $(daicho show 1)"
+}
