@@ -407,3 +407,19 @@ commit_clients() {
 		fail "plugins/gemini/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
 	[ "$(jq -r .version "$p/gemini-extension.json")" = "$(daicho version --json | jq -r .version)" ]
 }
+
+@test "the Codex plugin (plugins/codex) gives what 'init --codex' writes: the same hooks and MCP server with its env_vars, and the one skill" {
+	local p="$DAICHO_ROOT/plugins/codex"
+	ok daicho init --codex
+	[ "$(jq -S . .codex/hooks.json)" = "$(jq -S . "$p/hooks/hooks.json")" ] ||
+		fail "the plugin's hooks differ from init's: $(diff .codex/hooks.json "$p/hooks/hooks.json")"
+	local vars
+	vars=$(sed -n 's/^env_vars = \(.*\)$/\1/p' .codex/config.toml)
+	[ "$(jq -c . <<<"$vars")" = "$(jq -c .mcpServers.daicho.env_vars "$p/.mcp.json")" ] ||
+		fail "env_vars: init $vars, plugin $(jq -c .mcpServers.daicho.env_vars "$p/.mcp.json")"
+	[ "$(jq -c '.mcpServers.daicho | {command, args}' "$p/.mcp.json")" = '{"command":"daicho","args":["mcp"]}' ]
+	cmp -s "$DAICHO_ROOT/skills/daicho/SKILL.md" "$p/skills/daicho/SKILL.md" ||
+		fail "plugins/codex/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
+	[ "$(jq -r .version "$p/.codex-plugin/plugin.json")" = "$(daicho version --json | jq -r .version)" ]
+	[ "$(jq -r '.plugins[0].source.path' "$DAICHO_ROOT/.agents/plugins/marketplace.json")" = ./plugins/codex ]
+}

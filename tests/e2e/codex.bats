@@ -49,3 +49,7 @@ load scenarios
 @test "codex: a task sent back from landing: the model reads why in its prompt and redoes it on the trunk, and it lands" {
 	scenario_land_sent_back codex
 }
+
+@test "codex: the plugin, installed from this repository's marketplace in place of init, is listed installed with its MCP server; its hooks fire" {
+	scenario_codex_plugin codex
+}

@@ -579,3 +579,35 @@ scenario_gemini_extension() {
 	daicho show 1 --json | jq -e --arg a "$agent" '.state == "claimed" and .owner == $a' >/dev/null ||
 		fail "the MCP claim did not act as $agent: $(daicho show 1)"
 }
+
+# The Codex plugin of this repository (plugins/codex, listed in
+# .agents/plugins/marketplace.json), installed with 'codex plugin
+# marketplace add' and 'codex plugin add' in place of 'daicho init
+# --codex': 'codex plugin list' shows it installed and 'codex mcp list' its
+# MCP server, enabled, with the variables it passes on; in a session its
+# hooks fire (one agent, told its name, whose commands act as it).
+scenario_codex_plugin() {
+	local list agent
+	daicho init >/dev/null
+	start_standin codex '[{"shell": "daicho reserve \"docs/**\""}, {"text": "done."}]'
+	codex plugin marketplace add "$DAICHO_ROOT" >"$TEST_ROOT/plugin.out" 2>&1 ||
+		fail "marketplace add: $(cat "$TEST_ROOT/plugin.out")"
+	codex plugin add daicho@daicho >"$TEST_ROOT/plugin.out" 2>&1 ||
+		fail "plugin add: $(cat "$TEST_ROOT/plugin.out")"
+	list=$(codex plugin list 2>&1) || fail "plugin list: $list"
+	[[ "$list" =~ daicho@daicho\ +installed ]] || fail "not installed: $list"
+	[ ! -e .codex ] && [ ! -e AGENTS.md ] || fail "init wrote the client's settings"
+	run_session
+	session_ok
+	# Its MCP server, with the variables it passes on (Codex offers MCP
+	# tools to the model when it searches for them, not in the first
+	# request).
+	list=$(codex mcp list 2>&1) || fail "mcp list: $list"
+	[[ "$list" =~ daicho\ +daicho\ +mcp\ +DAICHO_AGENT=\*+,\ DAICHO_TASK=\*+,\ DAICHO_LEDGER= ]] &&
+		[[ "$list" == *enabled* ]] || fail "the MCP server is not there: $list"
+	agent="$(daicho agents --all --json | jq -r '[.[] | select(.kind == "codex")] | .[0].name')"
+	[[ "$agent" == codex-* ]] || fail "no codex agent: $(daicho agents --all)"
+	sent_to_model "You are daicho agent $agent;" || fail "the model was never told its name $agent"
+	[ "$(daicho events --json | jq -r '[.[] | select(.kind == "reserve")][0].actor')" = "$agent" ] ||
+		fail "the model's 'daicho reserve' did not act as $agent: $(daicho events)"
+}
