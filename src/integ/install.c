@@ -623,6 +623,86 @@ done:
 }
 
 
+/* Whether the file at path holds text. */
+static bool
+file_holds(const char *path, const char *text)
+{
+	struct buf content = BUF_INIT;
+	bool holds = buf_read_file(&content, path) == 0 &&
+	    strstr(content.buf, text) != NULL;
+
+	buf_release(&content);
+	return holds;
+}
+
+/*
+ * The clients' own ways of installing daicho, for this user: Claude Code's
+ * plugin (enabled in ~/.claude/settings.json), Codex's (a [plugins.
+ * "daicho@daicho"] table in $CODEX_HOME/config.toml) and Gemini CLI's
+ * extension (~/.gemini/extensions/daicho). Each found is a check; one
+ * found beside the project's hooks that 'init' wrote fails: every hook
+ * would run twice.
+ */
+static void
+check_plugins(json_t *checks, const char *root)
+{
+	static const struct {
+		const char *client, *home_var, *home_rel, *marker, *project,
+		    *project_marker, *remove;
+	} ways[] = {
+		{ "claude", NULL, ".claude/settings.json", "\"daicho@daicho\": true",
+		  ".claude/settings.json", "daicho hook claude",
+		  "'claude plugin uninstall daicho@daicho'" },
+		{ "codex", "CODEX_HOME", ".codex", "[plugins.\"daicho@daicho\"]",
+		  ".codex/hooks.json", "daicho hook codex",
+		  "'codex plugin remove daicho@daicho'" },
+		{ "gemini", NULL, ".gemini/extensions/daicho/gemini-extension.json",
+		  "\"daicho\"", ".gemini/settings.json", "daicho hook gemini",
+		  "'gemini extensions uninstall daicho'" },
+	};
+	const char *home = getenv("HOME");
+	struct buf path = BUF_INIT, name = BUF_INIT, detail = BUF_INIT,
+	    fix = BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		const char *set = ways[i].home_var ? getenv(ways[i].home_var) : NULL;
+
+		buf_reset(&path);
+		if (set && *set)
+			buf_addf(&path, "%s/config.toml", set);
+		else if (ways[i].home_var)
+			buf_addf(&path, "%s/%s/config.toml", home ? home : ".",
+			    ways[i].home_rel);
+		else
+			buf_addf(&path, "%s/%s", home ? home : ".",
+			    ways[i].home_rel);
+		if (!file_holds(path.buf, ways[i].marker))
+			continue;
+		buf_reset(&name);
+		buf_reset(&detail);
+		buf_reset(&fix);
+		buf_addf(&name, "%s plugin", ways[i].client);
+		buf_addf(&detail, "daicho is installed for this user as %s's %s "
+		    "(%s)", ways[i].client, i == 2 ? "extension" : "plugin",
+		    path.buf);
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", root, ways[i].project);
+		if (!file_holds(path.buf, ways[i].project_marker)) {
+			doctor_check(checks, name.buf, true, detail.buf, NULL);
+			continue;
+		}
+		buf_addf(&detail, ", and 'daicho init --%s' wrote its hooks in "
+		    "%s too: each hook runs twice", ways[i].client, path.buf);
+		buf_addf(&fix, "keep one: %s, or remove daicho's hooks from %s",
+		    ways[i].remove, path.buf);
+		doctor_check(checks, name.buf, false, detail.buf, fix.buf);
+	}
+	buf_release(&path);
+	buf_release(&name);
+	buf_release(&detail);
+	buf_release(&fix);
+}
+
 /*
  * The check that the ledger at path is whole (SQLite's integrity check),
  * added to *checks. Returns -1 when it is damaged, 0 when it is whole, 1
@@ -1295,6 +1375,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		check_file(*checks, "GEMINI.md", path.buf, SECTION_BEGIN,
 		    "run 'daicho init --gemini'");
 	}
+	check_plugins(*checks, root);
 	check_mcp(*checks, root);
 	check_worktree_and_commits(*checks, root);
 	trust_doctor(*checks, root);

@@ -423,3 +423,30 @@ commit_clients() {
 	[ "$(jq -r .version "$p/.codex-plugin/plugin.json")" = "$(daicho version --json | jq -r .version)" ]
 	[ "$(jq -r '.plugins[0].source.path' "$DAICHO_ROOT/.agents/plugins/marketplace.json")" = ./plugins/codex ]
 }
+
+# mutant: check_plugins() not called, or its project test dropped: the
+# first or the second assertion of a client fails.
+@test "doctor recognises each client's plugin or extension, and fails when 'init' also wrote the project's hooks: each would run twice" {
+	export HOME="$TEST_ROOT/home" CODEX_HOME="$TEST_ROOT/home/codex"
+	mkdir -p "$HOME/.claude" "$CODEX_HOME" "$HOME/.gemini/extensions/daicho"
+	echo '{"enabledPlugins": {"daicho@daicho": true}}' >"$HOME/.claude/settings.json"
+	printf '[plugins."daicho@daicho"]\nenabled = true\n' >"$CODEX_HOME/config.toml"
+	echo '{"name": "daicho", "version": "0.1.0"}' >"$HOME/.gemini/extensions/daicho/gemini-extension.json"
+	daicho init >/dev/null
+	local client
+	for client in claude codex gemini; do
+		run --separate-stderr daicho doctor --json
+		[ "$(jq -r --arg c "$client plugin" '.[] | select(.check == $c) | .ok' <<<"$output")" = true ] ||
+			fail "$client: $output"
+		daicho init --"$client" >/dev/null
+		run --separate-stderr daicho doctor --json
+		[ "$(jq -r --arg c "$client plugin" '.[] | select(.check == $c) | .ok' <<<"$output")" = false ] ||
+			fail "$client twice: $output"
+		[[ "$(jq -r --arg c "$client plugin" '.[] | select(.check == $c) | .detail' <<<"$output")" == *"each hook runs twice"* ]] ||
+			fail "$output"
+	done
+	# Not installed that way: no such check at all.
+	rm -rf "$HOME/.claude" "$CODEX_HOME" "$HOME/.gemini"
+	run --separate-stderr daicho doctor --json
+	[ "$(jq '[.[] | select(.check | endswith(" plugin"))] | length' <<<"$output")" = 0 ] || fail "$output"
+}
