@@ -961,7 +961,9 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	early.start_dir = start_dir;
 	if (pool_on_lost_early != NULL)
 		pool_on_lost_early(start_again_directly);
+	/* 'version' tells of this program, whatever the ledger. */
 	if (ledger_is_postgresql(ctx.ledger_path.buf) &&
+	    entry != &cmd_version_entry &&
 	    !runs_here_on_postgresql(&ctx, ctx.ledger_path.buf)) {
 		rc = hand_to_postgresql_driver(argv, globals.ledger == NULL ?
 		    ctx.ledger_path.buf : NULL, start_dir, err);
