@@ -495,7 +495,7 @@ exec_logs(struct cmd_ctx *ctx)
 		return rc;
 	ledger_local_dir(ctx->ledger, &dir);
 	found = tasklog_read(dir.buf, id, attempt, task.attempts, &content) == 0;
-	task_release(&task);
+	task_free_fields(&task);
 	if (!found)
 		rc = attempt == 0
 			 ? err_set(ctx->err, ERR_NOT_FOUND,

@@ -661,7 +661,7 @@ exec_show(struct cmd_ctx *ctx)
 		    rc == 0 ? cmd_verdict_json(&verdict) : json_null());
 		if (rc == 0)
 			verdict_release(&verdict);
-		task_release(&t);
+		task_free_fields(&t);
 		if (rc < 0) {
 			json_decref(o);
 			return rc;
@@ -711,7 +711,7 @@ exec_show(struct cmd_ctx *ctx)
 	}
 	if ((rc = show_before(ctx, t.id)) < 0) {
 		buf_release(&text);
-		task_release(&t);
+		task_free_fields(&t);
 		return rc;
 	}
 	if (t.labels.count) {
@@ -843,7 +843,7 @@ exec_show(struct cmd_ctx *ctx)
 		verdict_release(&verdict);
 	}
 	buf_release(&text);
-	task_release(&t);
+	task_free_fields(&t);
 	return rc < 0 ? rc : 0;
 }
 

@@ -444,7 +444,7 @@ done:
 	check_policy_release(&policy);
 	judge_release(&judge);
 	verdict_release(&v);
-	task_release(&task);
+	task_free_fields(&task);
 	buf_release(&token);
 	buf_release(&worktrees);
 	buf_release(&root);

@@ -600,7 +600,7 @@ out:
 		*changed = NULL;
 	}
 	if (have_task)
-		task_release(&t);
+		task_free_fields(&t);
 	standing_release(&who);
 	json_decref(detail);
 	json_decref(added);

@@ -207,10 +207,10 @@ prune_run_worktrees(struct ledger *ledger, const char *root,
 		    (git_is_ancestor(root, head.buf, "HEAD", &why) != 1 &&
 		     !(strcmp(task.state, "landed") == 0 && task.report_commit &&
 		       strcmp(task.report_commit, head.buf) == 0))) {
-			task_release(&task);
+			task_free_fields(&task);
 			continue;
 		}
-		task_release(&task);
+		task_free_fields(&task);
 		git_worktree_remove(root, paths.items[i]);
 		buf_reset(&branch);
 		buf_addf(&branch, "daicho/%lld", id);

@@ -105,7 +105,7 @@ task_spec_release(struct task_spec *spec)
 }
 
 void
-task_release(struct task *task)
+task_free_fields(struct task *task)
 {
 	free(task->title);
 	free(task->state);
@@ -261,7 +261,7 @@ task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 	if ((rc = task_row_end(ledger, rc, id, err)) < 0)
 		return rc;
 	if ((rc = task_load_edges(ledger, out, err)) < 0)
-		task_release(out);
+		task_free_fields(out);
 	return rc;
 }
 
@@ -801,7 +801,7 @@ each_ready_one(int64_t id, bool open, void *arg)
 	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
 		return rc;
 	rc = ctx->fn(&task, ctx->arg);
-	task_release(&task);
+	task_free_fields(&task);
 	if (rc == 0 && ctx->filter->limit > 0 && ++ctx->seen >= ctx->filter->limit)
 		return 1;
 	return rc;
@@ -875,11 +875,11 @@ task_each(struct ledger *ledger, const struct task_filter *filter,
 		task_read_row(st, &task);
 		if (filter->with_edges &&
 		    (stop = task_load_edges(ledger, &task, err)) < 0) {
-			task_release(&task);
+			task_free_fields(&task);
 			break;
 		}
 		stop = fn(&task, arg);
-		task_release(&task);
+		task_free_fields(&task);
 		if (stop)
 			break;
 	}

@@ -103,7 +103,7 @@ struct task_spec {
 
 void task_spec_release(struct task_spec *spec);
 
-/* A task as read from the ledger. Owned strings; task_release(). */
+/* A task as read from the ledger. Owned strings; task_free_fields(). */
 struct task {
 	int64_t id;
 	char *title;
@@ -148,7 +148,11 @@ struct task {
 	char *check_needs;         /* "net", or NULL */
 };
 
-void task_release(struct task *task);
+/*
+ * Free what task owns (its strings and lists) and zero it; the task itself
+ * is the caller's. Not task_release_claim(), which gives a claim back.
+ */
+void task_free_fields(struct task *task);
 
 /*
  * Parse a task id as users write it: "12", "#12", "T12" or "t12".

@@ -1412,7 +1412,7 @@ release_held(struct runner *r)
 			if (strcmp(task.state, "claimed") == 0 && name_of(r, task.owner_id))
 				task_release_claim(r->ledger, task.owner_id, task.id,
 				    &ignored);
-			task_release(&task);
+			task_free_fields(&task);
 		}
 		err_release(&ignored);
 	}

@@ -435,7 +435,7 @@ page_task(struct serve_request *req, struct serve_response *res,
 	html_end(req, out);
 done:
 	if (have_task)
-		task_release(&t);
+		task_free_fields(&t);
 	json_decref(saves);
 	buf_release(&body);
 	buf_release(&log);

@@ -378,7 +378,7 @@ test_add_basic(void **state)
 	assert_string_equal(t.checks.items[0], "saved");
 	assert_string_equal(t.checks.items[1], "cmd:make test");
 	assert_int_equal(t.after_count, 0);
-	task_release(&t);
+	task_free_fields(&t);
 
 	assert_int_equal(task_body(f->ledger, id, &out, &err), 0);
 	assert_int_equal(out.len, sizeof(body));
@@ -434,16 +434,16 @@ test_add_after_sets_unmet(void **state)
 	}
 	get_task(f, a, &t);
 	assert_int_equal(t.unmet_deps, 0);
-	task_release(&t);
+	task_free_fields(&t);
 	get_task(f, b, &t);
 	assert_int_equal(t.unmet_deps, 1);
 	assert_int_equal(t.after_count, 1);
 	assert_int_equal(t.after[0], a);
-	task_release(&t);
+	task_free_fields(&t);
 	get_task(f, c, &t);
 	assert_int_equal(t.unmet_deps, 2);
 	assert_int_equal(t.after_count, 2);
-	task_release(&t);
+	task_free_fields(&t);
 	assert_int_equal(count_rows(f->ledger, "SELECT count(*) FROM deps"), 3);
 
 	/* Only a is ready; b and c wait, so claiming them is a conflict. */
@@ -576,13 +576,13 @@ test_batch_forward_keys(void **state)
 	assert_int_equal(t.unmet_deps, 1);
 	assert_int_equal(t.after_count, 1);
 	assert_int_equal(t.after[0], ids[1]);
-	task_release(&t);
+	task_free_fields(&t);
 	get_task(f, ids[1], &t);
 	assert_int_equal(t.unmet_deps, 0);
-	task_release(&t);
+	task_free_fields(&t);
 	get_task(f, ids[2], &t);
 	assert_int_equal(t.unmet_deps, 2);
-	task_release(&t);
+	task_free_fields(&t);
 	assert_int_equal(count_rows(f->ledger,
 			     "SELECT count(*) FROM events WHERE kind = 'add'"),
 	    3);
@@ -726,10 +726,10 @@ test_batch_parent(void **state)
 	assert_int_equal(task_add(f->ledger, f->w1, specs, 2, ids, &err), 0);
 	get_task(f, ids[1], &t);
 	assert_int_equal(t.parent, ids[0]);
-	task_release(&t);
+	task_free_fields(&t);
 	get_task(f, ids[0], &t);
 	assert_int_equal(t.max_attempts, 5);
-	task_release(&t);
+	task_free_fields(&t);
 	err_release(&err);
 }
 
@@ -831,7 +831,7 @@ test_claim_held_by_another(void **state)
 	assert_string_equal(t.owner, "w1");
 	assert_int_equal(t.attempts, 1);
 	assert_int_equal(t.lease_expires_ms, NOW_MS + 60000);
-	task_release(&t);
+	task_free_fields(&t);
 	err_release(&err);
 }
 
@@ -851,7 +851,7 @@ test_claim_own_renews(void **state)
 	assert_string_equal(t.state, "claimed");
 	assert_int_equal(t.attempts, 1);
 	assert_int_equal(t.lease_expires_ms, NOW_MS + 1000 + 120000);
-	task_release(&t);
+	task_free_fields(&t);
 	/* Nothing else changes: no new claim event. */
 	assert_int_equal(count_rows(f->ledger,
 			     "SELECT count(*) FROM events WHERE kind = 'claim'"),
@@ -937,7 +937,7 @@ test_report(void **state)
 	assert_int_equal(ledger_rows(f->ledger), before);
 	get_task(f, id, &t);
 	assert_string_equal(t.state, "claimed");
-	task_release(&t);
+	task_free_fields(&t);
 	err_release(&err);
 
 	assert_int_equal(task_report(f->ledger, f->w1, id,
@@ -950,7 +950,7 @@ test_report(void **state)
 	    "0123456789abcdef0123456789abcdef01234567");
 	assert_string_equal(t.report_note, "done");
 	assert_int_equal(t.owner_id, f->w1);
-	task_release(&t);
+	task_free_fields(&t);
 	/* Reporting again: it is no longer claimed. */
 	assert_int_equal(task_report(f->ledger, f->w1, id, NULL, NULL, &err),
 	    -ERR_CONFLICT);
@@ -1007,7 +1007,7 @@ test_save_and_result(void **state)
 	get_task(f, id, &t);
 	assert_int_equal(t.saves, 2);
 	assert_int_equal(t.result_bytes, sizeof(second));
-	task_release(&t);
+	task_free_fields(&t);
 	assert_int_equal(count_rows(f->ledger,
 			     "SELECT count(*) FROM events WHERE kind = 'save'"),
 	    2);
@@ -1036,7 +1036,7 @@ test_release_refunds_attempt(void **state)
 	claim(f, f->w1, id, 60000);
 	get_task(f, id, &t);
 	assert_int_equal(t.attempts, 1);
-	task_release(&t);
+	task_free_fields(&t);
 	/* Only the holder may release. */
 	assert_int_equal(task_release_claim(f->l2, f->w2, id, &err),
 	    -ERR_CONFLICT);
@@ -1049,13 +1049,13 @@ test_release_refunds_attempt(void **state)
 	assert_int_equal(t.owner_id, 0);
 	assert_null(t.owner);
 	assert_int_equal(t.lease_expires_ms, 0);
-	task_release(&t);
+	task_free_fields(&t);
 	/* It is ready again, and can be claimed by the other agent. */
 	assert_int_equal(claim(f, f->w2, 0, 60000), id);
 	get_task(f, id, &t);
 	assert_int_equal(t.attempts, 1);
 	assert_int_equal(t.owner_id, f->w2);
-	task_release(&t);
+	task_free_fields(&t);
 	/* Releasing an open task is refused. */
 	assert_int_equal(task_release_claim(f->l2, f->w2, id, &err), 0);
 	assert_int_equal(task_release_claim(f->l2, f->w2, id, &err),
@@ -1080,7 +1080,7 @@ test_release_many_times_keeps_attempts(void **state)
 	get_task(f, id, &t);
 	assert_int_equal(t.attempts, 0);
 	assert_string_equal(t.state, "open");
-	task_release(&t);
+	task_free_fields(&t);
 	err_release(&err);
 }
 
@@ -1104,7 +1104,7 @@ test_block(void **state)
 	get_task(f, id, &t);
 	assert_string_equal(t.state, "blocked");
 	assert_string_equal(t.block_reason, "need a key");
-	task_release(&t);
+	task_free_fields(&t);
 	/* Blocked is not ready. */
 	{
 		int64_t got;
@@ -1118,7 +1118,7 @@ test_block(void **state)
 	get_task(f, id, &t);
 	assert_string_equal(t.state, "open");
 	assert_null(t.block_reason);
-	task_release(&t);
+	task_free_fields(&t);
 	err_release(&err);
 }
 
@@ -1143,7 +1143,7 @@ test_lease_expiry(void **state)
 	assert_int_equal(t.owner_id, f->w2);
 	assert_int_equal(t.attempts, 2);
 	assert_int_equal(t.lease_expires_ms, NOW_MS + 1000 + 60000);
-	task_release(&t);
+	task_free_fields(&t);
 	assert_int_equal(count_rows(f->ledger,
 			     "SELECT count(*) FROM events WHERE kind = "
 			     "'lease-expired'"),
@@ -1178,7 +1178,7 @@ test_expired_attempts_used_up(void **state)
 	assert_true(strcmp(t.state, "failed") == 0 ||
 	    strcmp(t.state, "claimed") == 0);
 	assert_true(t.owner_id != f->w2);
-	task_release(&t);
+	task_free_fields(&t);
 }
 
 /* Touches */
@@ -1308,18 +1308,18 @@ test_agent_renews_live_leases(void **state)
 	assert_int_equal(agent_heartbeat(f->ledger, &f->a1, &err), 0);
 	get_task(f, a, &t);
 	assert_int_equal(t.lease_expires_ms, NOW_MS + 6000 + 10000);
-	task_release(&t);
+	task_free_fields(&t);
 	/* w2's lease already ran out: not revived. */
 	assert_int_equal(agent_heartbeat(f->l2, &f->a2, &err), 0);
 	get_task(f, b, &t);
 	assert_int_equal(t.lease_expires_ms, NOW_MS + 1000);
-	task_release(&t);
+	task_free_fields(&t);
 	/* Any write by w1 is a heartbeat too. */
 	set_now(NOW_MS + 12000);
 	add_task(f, "c", 0, NULL, NULL, NULL);
 	get_task(f, a, &t);
 	assert_int_equal(t.lease_expires_ms, NOW_MS + 12000 + 10000);
-	task_release(&t);
+	task_free_fields(&t);
 	assert_int_equal(count_rows(f->ledger,
 			     "SELECT last_seen_ms FROM agents WHERE name = 'w1'"),
 	    NOW_MS + 12000);
