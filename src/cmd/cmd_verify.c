@@ -11,6 +11,7 @@
 #include "core/settings.h"
 #include "core/sweep.h"
 #include "core/task.h"
+#include "util/alloc.h"
 #include "core/verify.h"
 #include "util/clock.h"
 
@@ -67,10 +68,10 @@ cmd_print_verdict(const struct verdict *v, const char *indent)
 			while (p < end) {
 				const char *nl = memchr(p, '\n', (size_t)(end - p));
 				size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-				char *piece = strndup(p, n);
+				char *piece = xstrndup(p, n);
 
 				buf_reset(&line);
-				cmd_add_printable(&line, piece ? piece : "");
+				cmd_add_printable(&line, piece);
 				free(piece);
 				printf("%s     %s\n", indent, line.buf);
 				p += n + 1;
@@ -464,9 +465,7 @@ collect_id(const struct task *t, void *arg)
 
 	if (list->count == list->alloc) {
 		list->alloc = list->alloc ? list->alloc * 2 : 64;
-		list->ids = realloc(list->ids, list->alloc * sizeof(int64_t));
-		if (list->ids == NULL)
-			abort();
+		list->ids = xrealloc(list->ids, list->alloc * sizeof(int64_t));
 	}
 	list->ids[list->count++] = t->id;
 	return 0;

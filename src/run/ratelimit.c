@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+#include "util/alloc.h"
+
 /* How far ahead a reset time may be to be believed. */
 #define RESET_HORIZON_MS (8LL * 24 * 60 * 60 * 1000)
 /* How much of what said so is kept. */
@@ -104,7 +106,7 @@ wall_time(int year, int month, int day, int hour, int minute,
 	struct tm tm;
 
 	if (zone) {
-		saved = tz ? strdup(tz) : NULL;
+		saved = tz ? xstrdup(tz) : NULL;
 		setenv("TZ", strcasecmp(zone, "UTC") == 0 ? "UTC0" : zone, 1);
 		tzset();
 	}

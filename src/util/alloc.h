@@ -1,7 +1,10 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Allocation that never returns NULL: on exhaustion the process prints one
- * line and aborts. Every allocation in daicho goes through these.
+ * line and aborts. Every allocation in daicho goes through these, but three
+ * that must not abort: util/spawn.c's block (a failed spawn is an error to
+ * report), util/proc.c's environment (the same), and util/prefault.c's
+ * malloc/free pair, which only moves the heap's top.
  */
 #ifndef DAICHO_ALLOC_H
 #define DAICHO_ALLOC_H
