@@ -1,4 +1,8 @@
-/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). *
+ * One file because the tool table and the protocol's handlers that read
+ * it are one thing; deriving the schemas from the command table is
+ * issue 33's.
+ */
 /*
  * mcp: daicho as a Model Context Protocol server on stdio (the protocol
  * is integ/mcp.c's). This file holds the one table that maps each tool to

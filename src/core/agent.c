@@ -1,4 +1,10 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * Agents (core/agent.h): who is calling, registration, heartbeats,
+ * takeovers and ends. One file because resolving the caller and recording
+ * that it is alive happen in the same transaction hook
+ * (beat_in_transaction()) over one struct agent.
+ */
 #include "core/agent.h"
 
 #include <signal.h>

@@ -1,4 +1,7 @@
-/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). *
+ * One file because every one of these changes reads and writes the same
+ * columns (state, owner, lease) under the same rules.
+ */
 /*
  * What is ready, and every change of a task's state after it was added:
  * claim, release, block, cancel, report, save.

@@ -1,4 +1,10 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * Landing (core/land.h). One file because the pass is one sequence
+ * (recover, take a batch, merge, check, move the trunk by compare-and-swap,
+ * record) over one struct of the pass's state; its lanes are land_lanes.c,
+ * what both share land_internal.h.
+ */
 #include "core/land.h"
 
 #include <errno.h>

@@ -1,4 +1,10 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * The ledger (core/ledger.h): finding it, opening it, transactions, the
+ * statement cache and migrations, for both back ends. One file today
+ * because those jobs share struct ledger's private state; issue 33 splits
+ * it along them, with each engine a driver of its own.
+ */
 #include "core/ledger.h"
 
 #include <errno.h>

@@ -1,4 +1,12 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * Verification (core/verify.h). One file of 2,600 lines because its phases
+ * (take a report, prepare the judge's checkout, run each check, judge it
+ * against the claim's base, record the verdict) pass one struct subject
+ * and struct verdict along in one order; the judge's repository and the
+ * sandbox it runs in are core/judge.c and util/sandbox.c already. The
+ * longest function, verify_record(), is to be cut at its phases (issue 33).
+ */
 #include "core/verify.h"
 
 #include <errno.h>

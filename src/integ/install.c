@@ -1,4 +1,11 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * Installing into a project, and the doctor's checks (integ/install.h).
+ * One file because each client's installer and its doctor check read and
+ * write the same files with the same helpers (merging JSON, sections,
+ * markers): kept side by side, what init writes and what doctor expects
+ * cannot drift apart. The clients' trust stores are integ/trust.c.
+ */
 #include "integ/install.h"
 
 #include <errno.h>

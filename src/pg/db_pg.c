@@ -1,4 +1,7 @@
-/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). *
+ * One file because the pipeline (what is sent for later, settle()) is
+ * every statement's business: split, each half would reach into it.
+ */
 /*
  * The PostgreSQL driver of the statement interface (core/db_pg.h): libpq,
  * one connection per ledger, every statement run with PQexecParams (one

@@ -1,4 +1,11 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * The runner (run/runner.h). One file because every transition of a
+ * worker (launch, heartbeat, exit, report, requeue, rate-limit pause) reads
+ * and writes one struct runner and its slots, in one loop; the logs,
+ * rate-limit reading and spawning are run/ and util/ files of their own.
+ * run_tasks() is to be cut at the phases its comments name (issue 33).
+ */
 #include "run/runner.h"
 
 #include <errno.h>

@@ -1,4 +1,10 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
+/*
+ * Shell command lines (util/cmdline.h). One file for now because its three
+ * parts, the lexer, the unwrapper (env, sudo, sh -c ...) and the matcher,
+ * share one representation of words and how each byte was quoted; issue
+ * 33 gives them a folder and a file each.
+ */
 #include "util/cmdline.h"
 
 #include <fnmatch.h>
