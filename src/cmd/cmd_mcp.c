@@ -1,8 +1,4 @@
-/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). *
- * One file because the tool table and the protocol's handlers that read
- * it are one thing; deriving the schemas from the command table is
- * issue 33's.
- */
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * mcp: daicho as a Model Context Protocol server on stdio (the protocol
  * is integ/mcp.c's). This file holds the one table that maps each tool to
@@ -13,6 +9,10 @@
  * ledger (cmd_execute()), so validation, messages and output are the
  * CLI's by construction. Human-only operations (approve, deny, gate rm,
  * release --force, unblock, edit, reopen, config) are not tools.
+ *
+ * One file because the tool table and the protocol's handlers that read
+ * it are one thing; deriving the schemas from the command table is
+ * issue 33's.
  */
 #include <errno.h>
 #include <fcntl.h>

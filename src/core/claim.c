@@ -1,10 +1,10 @@
-/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). *
- * One file because every one of these changes reads and writes the same
- * columns (state, owner, lease) under the same rules.
- */
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What is ready, and every change of a task's state after it was added:
  * claim, release, block, cancel, report, save.
+ *
+ * One file because every one of these changes reads and writes the same
+ * columns (state, owner, lease) under the same rules.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,4 @@
-/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). *
- * One file because the pipeline (what is sent for later, settle()) is
- * every statement's business: split, each half would reach into it.
- */
+/* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * The PostgreSQL driver of the statement interface (core/db_pg.h): libpq,
  * one connection per ledger, every statement run with PQexecParams (one
@@ -14,6 +11,9 @@
  * together with the statement that follows them: settle() reads all their
  * results and ends the pipeline. Outside settle() the connection is in
  * pipeline mode exactly while pg->later > 0.
+ *
+ * One file because the pipeline (what is sent for later, settle()) is
+ * every statement's business: split, each half would reach into it.
  */
 #include "core/db_pg.h"
 
