@@ -12,13 +12,19 @@ check) want="$want sqlite3 libcmocka-dev bats bats-assert bats-support git jq pa
 bench) want="$want sqlite3 git hyperfine parallel task-spooler bubblewrap strace" ;;
 demo) want="$want git jq bubblewrap strace" ;;
 esac
+# Not Debian: say what is needed, by Debian's names, and stop.
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "daicho: no dpkg here to check packages with; install the equivalents of these Debian packages:" >&2
+	echo "daicho:   $want" >&2
+	exit 1
+fi
 missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "daicho: installing missing packages:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >/dev/null
