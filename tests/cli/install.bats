@@ -66,3 +66,16 @@ installed() {
 		fail "$output"
 	[ ! -e "$STAGE/usr/libexec" ]
 }
+
+# mutant: the dpkg-query test dropped: every package is "missing" and, as
+# root, apt-get is run (not found here): not this one line.
+@test "scripts/deps.sh on a system without dpkg names the Debian packages needed, in one place, and exits 1" {
+	local bin="$TEST_ROOT/bin" c
+	mkdir "$bin"
+	for c in sh id grep cat; do ln -s "$(command -v "$c")" "$bin/$c"; done
+	run env PATH="$bin" "$bin/sh" "$DAICHO_ROOT/scripts/deps.sh" build
+	[ "$status" -eq 1 ] || fail "$status: $output"
+	[ "${lines[0]}" = "daicho: no dpkg here to check packages with; install the equivalents of these Debian packages:" ] ||
+		fail "$output"
+	[[ "${lines[1]}" == "daicho:   pkg-config libsqlite3-dev libjansson-dev"* ]] || fail "$output"
+}
