@@ -357,6 +357,18 @@ import_row(struct import *im, size_t i, json_t *row)
 	json_t *value;
 	int n = 0, rc;
 
+	/*
+	 * The dashboard's own rows (core/weblogin.h) belong to a running
+	 * server, never to an export: one in a file is refused, so that an
+	 * edited export cannot plant a login link.
+	 */
+	if (strcmp(tables[i].name, "settings") == 0 &&
+	    strncmp(json_string_value(json_object_get(row, "key")) ?
+	    json_string_value(json_object_get(row, "key")) : "", "web-",
+	    4) == 0)
+		return line_error(im, "setting '%.40s' is the running "
+		    "dashboard's, never part of an export",
+		    json_string_value(json_object_get(row, "key")));
 	if ((rc = learn_table(im, i)) < 0 || (rc = prepare_insert(im, i, row)) < 0)
 		return rc;
 	t = &im->tables[i];

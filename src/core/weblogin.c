@@ -105,33 +105,50 @@ weblogin_issue(struct ledger *ledger, const char *token_sha256,
 	return rc;
 }
 
+/* Whether the kept link value is token_sha256's, unexpired. */
+static bool
+link_matches(const struct buf *value, const char *token_sha256)
+{
+	size_t hash_len = strlen(token_sha256);
+
+	return hash_len > 0 && strncmp(value->buf, token_sha256, hash_len) == 0 &&
+	    value->buf[hash_len] == ' ' &&
+	    strtoll(value->buf + hash_len + 1, NULL, 10) > clock_now_ms();
+}
+
 int
 weblogin_take(struct ledger *ledger, const char *token_sha256, bool *taken,
     struct err *err)
 {
 	struct buf value = BUF_INIT;
-	size_t hash_len = strlen(token_sha256);
 	int64_t actor = 0;
 	bool found;
 	int rc;
 
 	*taken = false;
+	/*
+	 * A read first: a wrong token, which anyone who reaches the port may
+	 * send, takes no write lock.
+	 */
+	if ((rc = settings_read(ledger, KEY_LOGIN, &value, &found, err)) < 0 ||
+	    !found || !link_matches(&value, token_sha256))
+		goto done;
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
-		return rc;
+		goto done;
+	/* Again under the lock: two browsers may bring it at once. */
 	if ((rc = settings_read(ledger, KEY_LOGIN, &value, &found, err)) < 0)
 		goto fail;
-	if (found && hash_len > 0 && strncmp(value.buf, token_sha256,
-	    hash_len) == 0 && value.buf[hash_len] == ' ' &&
-	    strtoll(value.buf + hash_len + 1, NULL, 10) > clock_now_ms()) {
+	if (found && link_matches(&value, token_sha256)) {
 		if ((rc = settings_store(ledger, actor, KEY_LOGIN, NULL,
 			 err)) < 0)
 			goto fail;
 		*taken = true;
 	}
-	buf_release(&value);
-	return ledger_commit(ledger, err);
+	rc = ledger_commit(ledger, err);
+	goto done;
 fail:
 	ledger_rollback(ledger);
+done:
 	buf_release(&value);
 	return rc;
 }
@@ -143,10 +160,11 @@ weblogin_revoke(struct ledger *ledger, int64_t *revoked_ms, struct err *err)
 	int64_t actor = 0;
 	int rc;
 
-	*revoked_ms = clock_now_ms();
-	buf_addf(&value, "%" PRId64, *revoked_ms);
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		goto done;
+	/* The time under the lock: a login that waited for it is before. */
+	*revoked_ms = clock_now_ms();
+	buf_addf(&value, "%" PRId64, *revoked_ms);
 	rc = settings_store(ledger, actor, KEY_REVOKED, value.buf, err);
 	if (rc == 0)
 		rc = settings_store(ledger, actor, KEY_LOGIN, NULL, err);

@@ -19,6 +19,7 @@ serve_auth_init(struct serve_auth *auth, bool enabled, int64_t lifetime_ms)
 	pthread_mutex_init(&auth->lock, NULL);
 	auth->enabled = enabled;
 	auth->lifetime_ms = lifetime_ms;
+	auth->started_ms = clock_now_ms();
 	if (enabled && serve_random_token(auth->login_token) < 0)
 		auth->enabled = false;
 }
@@ -79,11 +80,14 @@ open_locked(struct serve_auth *auth, struct serve_session *out)
 
 int
 serve_auth_login(struct serve_auth *auth, const char *token,
-    struct serve_session *out)
+    int64_t revoked_ms, struct serve_session *out)
 {
 	int rc = -1;
 
 	pthread_mutex_lock(&auth->lock);
+	/* A revoke after the start ends the start's link too. */
+	if (revoked_ms >= auth->started_ms)
+		memset(auth->login_token, 0, sizeof(auth->login_token));
 	if (auth->enabled && auth->login_token[0] != '\0' && token != NULL &&
 	    serve_token_equal(token, auth->login_token) &&
 	    (rc = open_locked(auth, out)) == 0)

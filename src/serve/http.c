@@ -272,7 +272,8 @@ ledger_link(struct serve *server, const char *token,
 
 /*
  * When a person last ended every session ('daicho serve --revoke'), from
- * the ledger: 0 when never, or when it cannot be read (then said).
+ * the ledger: 0 when never. When it cannot be read (then said), now: every
+ * session counts as revoked, rather than one revoked counting as live.
  */
 static int64_t
 revoked_ms(struct serve *server)
@@ -281,8 +282,10 @@ revoked_ms(struct serve *server)
 	int64_t ms = 0;
 
 	pthread_mutex_lock(&server->lock);
-	if (weblogin_revoked_ms(server->ledger, &ms, &err) < 0)
+	if (weblogin_revoked_ms(server->ledger, &ms, &err) < 0) {
 		fprintf(stderr, "daicho: %s\n", err.message.buf);
+		ms = INT64_MAX;
+	}
 	pthread_mutex_unlock(&server->lock);
 	err_release(&err);
 	return ms;
@@ -301,7 +304,8 @@ login(struct serve_request *req, struct serve_response *res)
 		return;
 	}
 
-	if (serve_auth_login(&req->server->auth, token, &session) < 0 &&
+	if (serve_auth_login(&req->server->auth, token, revoked_ms(req->server),
+		&session) < 0 &&
 	    !ledger_link(req->server, token, &session)) {
 		serve_error(req, res, 403, "this login link is wrong, expired or "
 		    "was already used (each is good once; 'daicho serve "

@@ -61,6 +61,7 @@ struct serve_auth {
 	bool enabled;                   /* the starter is a proven human */
 	char login_token[SERVE_TOKEN_HEX + 1]; /* "" once used */
 	int64_t lifetime_ms;            /* of a session, from its login */
+	int64_t started_ms;             /* when the login token was made */
 	struct serve_session sessions[SERVE_SESSION_MAX];
 	pthread_mutex_t lock;
 };
@@ -176,11 +177,12 @@ void serve_auth_release(struct serve_auth *auth);
 int serve_random_token(char *hex);
 /*
  * Use the one-time login token: when token is it (compared in constant
- * time) and unused, make a session and copy it to *out. Returns 0, or -1
- * when refused.
+ * time), unused, and made after revoked_ms (the last 'daicho serve
+ * --revoke': one at or after the start ends it), make a session and copy
+ * it to *out. Returns 0, or -1 when refused.
  */
 int serve_auth_login(struct serve_auth *auth, const char *token,
-    struct serve_session *out);
+    int64_t revoked_ms, struct serve_session *out);
 /*
  * Make a session for a login the caller proved otherwise (a link of
  * 'daicho serve --login-url', taken from the ledger) and copy it to *out.

@@ -194,6 +194,10 @@ bad_import() {
 	bad_import 1 "empty: an export starts with its header line" "$f"
 	{ cat "$TEST_ROOT/good.jsonl"; echo '[]'; } >"$f"
 	bad_import 8 'not a record {"table": NAME, "row": {...}}' "$f"
+	# A dashboard login link planted in an export (its hash, far ahead).
+	{ sed -n 1p "$TEST_ROOT/good.jsonl"
+	  echo '{"table":"settings","row":{"key":"web-login","value":"'"$(printf %064d 0)"' 99999999999999","set_ms":0,"set_by":null}}'; } >"$f"
+	bad_import 2 "setting 'web-login' is the running dashboard's, never part of an export" "$f"
 }
 
 @test "import is a human's: refused for an agent, exit 6, nothing changed" {

@@ -295,6 +295,16 @@ load helpers
 	[ "$output" = 303 ] || fail "a new link after --revoke: $output"
 }
 
+# mutant: serve_auth_login() without its revoked_ms test: the start's
+# unused link still logs in after a revoke.
+@test "serve --revoke also ends the login link the start printed, if it was never used" {
+	start_server
+	on_pty daicho serve --revoke
+	[ "$status" -eq 0 ] || fail "revoke: $status $output"
+	run curl -s -o /dev/null -w '%{http_code}' "$LOGIN"
+	[ "$output" = 403 ] || fail "the start's link still logs in after --revoke: $output"
+}
+
 @test "serve --login-url and --revoke: a person's; no dashboard running is exit 3; bad --session-ttl and mixed options are usage errors" {
 	snapshot_ledger
 	on_pty daicho serve --login-url
