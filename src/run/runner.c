@@ -67,6 +67,7 @@ struct worker {
 				  later launch if it stays empty (keep_log()) */
 	bool reaped;           /* ended and waited for: its pid is no more */
 	int64_t launch;        /* the log's number: this launch of the task */
+	int64_t events_before; /* the newest event id when it was launched */
 	char *worktree;        /* or NULL */
 };
 
@@ -506,6 +507,9 @@ launch(struct runner *r, struct worker *w)
 	char **env, **argv;
 	int fd, rc;
 
+	/* What happens to its task from now on is this launch's. */
+	if ((rc = event_last_id(r->ledger, &w->events_before, r->err)) < 0)
+		return rc;
 	if (r->opt->worktree && (rc = prepare_worktree(r, w)) < 0)
 		return rc;
 	if ((rc = open_log(r, w)) < 0) {
@@ -799,7 +803,7 @@ enum exit_action {
 	EXIT_REQUEUE,     /* a failed attempt: retry after a backoff, or fail */
 	EXIT_NOT_STARTED, /* it could not become CMD: give the claim back */
 	EXIT_JUDGED,      /* its own report was rejected while it ran (the
-			     rejection spent the attempt): give it back */
+			     rejection spent the attempt): launch it again */
 };
 
 /*
@@ -861,6 +865,14 @@ exit_prepare(struct runner *r, struct exit_job *job)
 	r->finished++;
 }
 
+/* "[ID]", the JSON array of one task id, into out (32 bytes). */
+static const char *
+task_ids_json(int64_t task, char *out)
+{
+	snprintf(out, 32, "[%lld]", (long long)task);
+	return out;
+}
+
 /*
  * Inside the caller's transaction: decide what becomes of the ended
  * worker's task, record the exit (before acting, so the log reads exit,
@@ -873,22 +885,26 @@ exit_apply(struct runner *r, struct exit_job *job)
 	struct worker *w = job->w;
 	enum exit_action action = EXIT_NOTHING;
 	struct task_state task;
+	char ids[32];
 	int rc;
 
 	if ((rc = task_get_state(r->ledger, w->task, &task, r->err)) < 0)
 		return rc;
 	if (strcmp(task.state, "claimed") == 0 && task.owner_id == w->agent) {
+		int64_t rejected = 0;
+
 		/*
-		 * Claimed again with more attempts than at the launch: the
-		 * worker reported, and the sweep rejected it back to its
-		 * holder while it ran. That verdict judged this launch; a
-		 * report for it, or a failed attempt, would judge it twice.
+		 * Rejected while it ran: the worker reported, and the sweep
+		 * sent the task back to its holder. That verdict judged this
+		 * launch; a report for it, or a failed attempt, would judge
+		 * it twice.
 		 */
-		if (task.attempts > w->attempt && !job->start_errno) {
-			action = EXIT_JUDGED;
-			job->outcome = "its report was rejected while it ran; "
-			    "left claimable";
-		} else if (job->start_errno) {
+		if (!job->start_errno && !job->rate_limited &&
+		    (rc = event_count_among(r->ledger, "rejected",
+		     w->events_before, task_ids_json(w->task, ids), &rejected,
+		     r->err)) < 0)
+			return rc;
+		if (job->start_errno) {
 			action = EXIT_NOT_STARTED;
 			job->outcome = "could not start; left claimable";
 		} else if (r->stopping && job->code != 0) {
@@ -897,6 +913,10 @@ exit_apply(struct runner *r, struct exit_job *job)
 		} else if (job->rate_limited) {
 			action = EXIT_RATE_LIMIT;
 			job->outcome = "rate-limited; requeued, launches paused";
+		} else if (rejected > 0) {
+			action = EXIT_JUDGED;
+			job->outcome = "its report was rejected while it ran; "
+			    "launched again";
 		} else if (job->code == 0 && !job->timed_out) {
 			action = EXIT_REPORT;
 			job->outcome = "reported for it";
@@ -937,9 +957,16 @@ exit_apply(struct runner *r, struct exit_job *job)
 	case EXIT_VERIFY:
 		rc = verify_now_or_later(r, w->task);
 		break;
-	case EXIT_INTERRUPTED:	/* we passed it the signal: not its failure */
-	case EXIT_JUDGED:	/* the rejection counted its failure already */
+	case EXIT_INTERRUPTED:
+		/* We passed it the signal: not the task's failure. */
 		rc = task_release_claim(r->ledger, w->agent, w->task, r->err);
+		break;
+	case EXIT_JUDGED:
+		/*
+		 * The rejection counted its failure and left the claim with
+		 * its holder: choose_tasks() launches it again as returned
+		 * work.
+		 */
 		break;
 	case EXIT_NOT_STARTED:
 		/* Not the task's failure either; the run ends

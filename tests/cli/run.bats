@@ -921,7 +921,9 @@ exit '"$2"
 	run task_row 1
 	[[ "$output" == "verified|2|run"* ]] || fail "task: $output"
 	run sql "SELECT $(json_field outcome) FROM events WHERE task = 1 AND kind = 'exit' ORDER BY id LIMIT 1"
-	assert_output "its report was rejected while it ran; left claimable"
+	assert_output "its report was rejected while it ran; launched again"
+	# The claim stayed with the runner's agent: no release in between.
+	[ "$(count_events release 1)" -eq 0 ] || fail "released: $(event_kinds 1)"
 }
 
 # mutant: EXIT_JUDGED only for exit 0: the crash spends a second attempt
