@@ -115,9 +115,11 @@ daicho: $(MAIN_OBJ) $(POOL_CLIENT_OBJ) $(BUILD)/libdaicho.a $(LINK_MODE)
 		$(BUILD)/link.err >&2 || true
 
 # The commit built from, for --version ("+changes" when the tree differs
-# from it; "unknown" outside git, or DAICHO_COMMIT=... from a release's
-# archive): rewritten only when it changes, so that nothing relinks for it.
-DAICHO_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- 2>/dev/null && echo +changes)
+# from it; "unknown" outside a git repository of this tree's own, such as
+# a release archive unpacked in another repository; DAICHO_COMMIT=... sets
+# it): rewritten only when it changes, so that nothing relinks for it.
+OWN_GIT := $(filter $(CURDIR),$(shell git rev-parse --show-toplevel 2>/dev/null))
+DAICHO_COMMIT ?= $(if $(OWN_GIT),$(shell git rev-parse --short=12 HEAD)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes),unknown)
 $(BUILD)/build-info.h: FORCE
 	@mkdir -p $(dir $@)
 	@echo '#define DAICHO_COMMIT "$(DAICHO_COMMIT)"' | cmp -s - $@ || \
@@ -297,20 +299,27 @@ $(BUILD)/daicho.fish: daicho
 # install-pg' or 'install-serve' asks for one and fails without them.
 # 'make uninstall' removes exactly these files, with the same DESTDIR and
 # PREFIX.
-LIBEXECDIR ?= $(PREFIX)/libexec
-HELPERDIR = $(DESTDIR)$(LIBEXECDIR)/daicho
+# daicho finds its helpers at BINDIR/../libexec/daicho (util/path.c).
+HELPERDIR = $(DESTDIR)$(dir $(BINDIR))libexec/daicho
 INSTALLED = $(DESTDIR)$(BINDIR)/daicho $(HELPERDIR)/daicho-pg \
 	$(HELPERDIR)/daicho-serve $(DESTDIR)$(MANDIR)/man1/daicho.1 \
 	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/daicho \
 	$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_daicho \
 	$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/daicho.fish
 
+# make's words split at spaces: a path with one would install elsewhere.
+space := $(subst ,, )
+NO_SPACES = $(if $(findstring $(space),$(CURDIR)$(DESTDIR)$(PREFIX)$(BINDIR)),$(error daicho: make install and dist and deb need paths without spaces: the tree and DESTDIR and PREFIX))
+
 install: all $(BUILD)/daicho.1 $(COMPLETIONS)
+	$(NO_SPACES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 daicho $(DESTDIR)$(BINDIR)/daicho
+	@# Where an earlier daicho installed its helpers.
+	rm -f $(DESTDIR)$(BINDIR)/daicho-pg $(DESTDIR)$(BINDIR)/daicho-serve
 	$(if $(PG_OK),@$(MAKE) --no-print-directory install-pg)
 	$(if $(SERVE_OK),@$(MAKE) --no-print-directory install-serve)
 	install -m 644 $(BUILD)/daicho.1 $(DESTDIR)$(MANDIR)/man1/daicho.1
@@ -339,6 +348,7 @@ install-serve:
 DIST_VERSION = $(shell sed -n 's/^\#define DAICHO_VERSION "\(.*\)"/\1/p' src/core/version.h)
 DIST_NAME = daicho-$(DIST_VERSION)-linux-$(shell uname -m)
 dist: all $(BUILD)/daicho.1 $(COMPLETIONS)
+	$(NO_SPACES)
 	@rm -rf $(BUILD)/dist
 	@$(MAKE) --no-print-directory install DESTDIR=$(abspath $(BUILD)/dist/stage) \
 		PREFIX=/daicho-$(DIST_VERSION) >/dev/null
@@ -353,10 +363,12 @@ dist: all $(BUILD)/daicho.1 $(COMPLETIONS)
 # a staged 'make install' (scripts/make-deb.sh); lintian reports no error
 # on it (tests/cli/deb.bats installs it with apt-get and removes it).
 deb: all $(BUILD)/daicho.1 $(COMPLETIONS)
+	$(NO_SPACES)
 	@command -v dpkg-shlibdeps >/dev/null || { echo "daicho: make deb needs dpkg-dev (apt-get install dpkg-dev)" >&2; exit 1; }
 	@scripts/make-deb.sh $(BUILD)
 
 uninstall:
+	$(NO_SPACES)
 	rm -f $(INSTALLED)
 	-rmdir $(HELPERDIR) 2>/dev/null
 

@@ -11,6 +11,9 @@
 # Refuses, with one line and exit 1, an archive whose sum is missing from
 # SHA256SUMS or differs from it, and installs nothing then. Prints what it
 # installed; a later install of another version replaces these files.
+# The sum proves the archive is the one SHA256SUMS names, no more: take
+# SHA256SUMS from where you trust (the release's own page), not from
+# beside an archive someone handed you.
 set -eu
 
 die() {
@@ -30,14 +33,16 @@ command -v sha256sum >/dev/null || die "sha256sum is missing (coreutils)"
 # The line for this archive, by its exact name.
 want=$(awk -v n="$name" '$2 == n || $2 == "*" n { print $1; exit }' "$sums")
 [ -n "$want" ] || die "$name is not in $sums: refusing to install it"
-got=$(sha256sum <"$archive" | cut -d' ' -f1)
-[ "$got" = "$want" ] ||
-	die "$name does not match $sums (sha256 $got, expected $want): refusing to install it"
-
+# A copy of its own is checked and unpacked: the file cannot change between.
 work=$(mktemp -d "${TMPDIR:-/tmp}/daicho-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-tar -xzf "$archive" -C "$work"
-top=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'daicho-*')
+cp "$archive" "$work/archive.tar.gz"
+got=$(sha256sum <"$work/archive.tar.gz" | cut -d' ' -f1)
+[ "$got" = "$want" ] ||
+	die "$name does not match $sums (sha256 $got, expected $want): refusing to install it"
+mkdir "$work/x"
+tar -xzf "$work/archive.tar.gz" -C "$work/x"
+top=$(find "$work/x" -mindepth 1 -maxdepth 1 -type d -name 'daicho-*')
 [ -n "$top" ] && [ -x "$top/bin/daicho" ] || die "$name holds no daicho-VERSION/bin/daicho"
 
 # The files of bin, libexec and share, each into the prefix.

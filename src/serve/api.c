@@ -278,6 +278,7 @@ serve_api(struct serve_request *req, struct serve_response *res)
 	struct gather g = { 0 };
 	json_t *body = NULL;
 	char *argv[3] = { NULL, NULL, NULL };
+	struct buf text_input = BUF_INIT;
 	bool post = strcmp(req->method, "POST") == 0;
 	int64_t id = 0;
 	int rc;
@@ -349,8 +350,11 @@ serve_api(struct serve_request *req, struct serve_response *res)
 			ctx.argc = 1;
 		}
 	}
+	/* The text as the command reads "-": whatever it says, even "-". */
 	if (route->text_field != NULL) {
-		argv[1] = xstrdup(g.text);
+		buf_adds(&text_input, g.text);
+		ctx.input = &text_input;
+		argv[1] = xstrdup("-");
 		ctx.argv = argv + 1;
 		ctx.argc = 1;
 	}
@@ -401,5 +405,6 @@ done:
 	free(ctx.values);
 	free(argv[0]);
 	free(argv[1]);
+	buf_release(&text_input);
 	err_release(&err);
 }

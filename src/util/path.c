@@ -434,20 +434,24 @@ path_add_sibling_program(struct buf *out, const char *name,
 		buf_adds(out, env);
 		return;
 	}
+	/* Not known: a bare name, which execv() runs from nowhere. */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		n = 0;
+	if (n <= 0 || memchr(self, '/', (size_t)n) == NULL) {
+		buf_adds(out, name);
+		return;
+	}
 	self[n] = '\0';
-	if (strrchr(self, '/') != NULL)
-		strrchr(self, '/')[1] = '\0';
-	else
-		strcpy(self, "./");
-	/* Beside it (a build tree; a helper itself), else where 'make
-	 * install' puts helpers: PREFIX/libexec/daicho beside PREFIX/bin. */
-	buf_addf(out, "%s%s", self, name);
+	strrchr(self, '/')[1] = '\0';
+	/*
+	 * Where 'make install' puts helpers, PREFIX/libexec/daicho beside
+	 * PREFIX/bin, first: a helper an older install left beside daicho
+	 * must not shadow it. Else beside it (a build tree; a helper finding
+	 * another).
+	 */
+	buf_addf(out, "%s../libexec/daicho/%s", self, name);
 	if (access(out->buf + start, X_OK) == 0)
 		return;
 	out->len = start;
 	out->buf[start] = '\0';
-	buf_addf(out, "%s../libexec/daicho/%s", self, name);
+	buf_addf(out, "%s%s", self, name);
 }

@@ -76,10 +76,11 @@ void path_add_absolute(struct buf *out, const char *path);
 
 /*
  * The path of the helper program name of this one: $env_name when that is
- * set and not empty, else name in the directory of this executable
- * (/proc/self/exe) when it is there (a build tree, or a helper finding
- * another), else DIR/../libexec/daicho/name, where 'make install' puts it
- * (git's exec-path pattern). Appended to out.
+ * set and not empty, else DIR/../libexec/daicho/name (DIR: this
+ * executable's, /proc/self/exe), where 'make install' puts it (git's
+ * exec-path pattern), when it is there, else DIR/name (a build tree, or a
+ * helper finding another). Just name, which execv() does not search for,
+ * when this executable cannot be found. Appended to out.
  */
 void path_add_sibling_program(struct buf *out, const char *name,
     const char *env_name);

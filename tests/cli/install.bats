@@ -27,6 +27,10 @@ installed() {
 # mutant: a helper installed in bin (the old layout), or uninstall missing
 # one file: the list or the empty stage fails.
 @test "make install puts daicho in bin and its helpers in libexec/daicho, where daicho finds them; uninstall removes exactly that" {
+	# Helpers an earlier daicho installed in bin go: they would be stale.
+	mkdir -p "$STAGE/opt/d/bin"
+	printf '#!/bin/sh\necho old\n' >"$STAGE/opt/d/bin/daicho-pg"
+	chmod +x "$STAGE/opt/d/bin/daicho-pg"
 	in_tree install DESTDIR="$STAGE" PREFIX=/opt/d >/dev/null
 	run installed
 	[ "$output" = "./opt/d/bin/daicho
@@ -79,3 +83,11 @@ installed() {
 		fail "$output"
 	[[ "${lines[1]}" == "daicho:   pkg-config libsqlite3-dev libjansson-dev"* ]] || fail "$output"
 }
+
+@test "make install refuses a path with a space, which make would split into two" {
+	run in_tree install DESTDIR="$TEST_ROOT/with space" PREFIX=/usr
+	[ "$status" -ne 0 ] || fail "installed: $output"
+	[[ "$output" == *"need paths without spaces"* ]] || fail "$output"
+	[ ! -e "$TEST_ROOT/with space" ] && [ ! -e "$TEST_ROOT/with" ] || fail "something was installed"
+}
+

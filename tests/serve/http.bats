@@ -237,6 +237,10 @@ load helpers
 	[ "$(jq -r '.[0].from' <<<"$output")" = "$HUMAN" ] || fail "$output"
 	[ "$(jq -r '.[0].text' <<<"$output")" = "yes, after the backup" ] || fail "$output"
 	[ "$(jq -r '.[0].thread[0].text' <<<"$output")" = "may I drop the old table?" ] || fail "$output"
+	# A reply of "-" is that text, not a read of the server's stdin.
+	http POST /api/reply/1 -b "$TEST_ROOT/jar" --data "csrf=$CSRF&text=-"
+	[ "$status" = 303 ] || fail "reply '-': $status $output"
+	[ "$(daicho --as w1 inbox --json | jq -r '.[0].text')" = "-" ]
 	# Marking #2 read leaves #1 unread (a reply is not a read).
 	http POST /api/read/2 -b "$TEST_ROOT/jar" -H "X-CSRF-Token: $CSRF"
 	[ "$status" = 200 ] && [ "$(jq -c . <<<"$output")" = '{"id":2,"read":true}' ] || fail "read: $status $output"
