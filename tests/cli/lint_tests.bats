@@ -72,3 +72,30 @@ lint_file() {
 	run "$LINT"
 	[ "$status" -eq 0 ] || fail "$output"
 }
+
+@test "lint-tests: '|| true' is no assertion; other function forms, comments, here-strings and shifts do not hide a body; set -euo pipefail counts" {
+	cp /dev/null "$TEST_ROOT/forms.bats"
+	cat >"$TEST_ROOT/forms.bats" <<-'EOF2'
+		set -euo pipefail
+		helper () {
+			! grep -q x f || true
+			true
+		}
+		function other {
+			x=$((1 << 3))
+			! grep -q y f
+			true
+		}
+		@test "t" {
+			# a comment with <<EOF in it
+			cat <<<"word"
+			! grep -q z f
+			true
+		}
+	EOF2
+	run "$LINT" "$TEST_ROOT/forms.bats"
+	[ "$status" -eq 1 ] || fail "passed: $output"
+	[ "${#lines[@]}" -eq 3 ] || fail "$output"
+	[[ "${lines[0]}" == *"forms.bats:3: a negated command"* && "${lines[1]}" == *"forms.bats:8:"* &&
+		"${lines[2]}" == *"forms.bats:14:"* ]] || fail "$output"
+}
