@@ -17,6 +17,14 @@ setup_file() {
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 }
 
+# The attacks are on git state, the trunk and the judge's repository; what
+# PostgreSQL changes of landing (the queue, the landing lock) is
+# land.bats's and land_lanes.bats's in its pass.
+setup() {
+	any_backend "the attacks are on git state, not the ledger's back end"
+	land_setup
+}
+
 # A test that failed while a lander it started in the background waited in
 # its land-check (on $TEST_ROOT/go) leaves nothing running.
 teardown() {
