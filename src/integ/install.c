@@ -1159,52 +1159,51 @@ check_swept(json_t *checks, struct ledger *ledger)
 }
 
 /*
- * On PostgreSQL, that the ledger's owner may end an agent's session that
- * locks a person out (docs/security.md). A check in checks.
+ * On PostgreSQL, what the ledger's roles and database allow, each asked of
+ * core as a yes or no and judged against the answer that is safe
+ * (docs/security.md): that the ledger's owner may end an agent's session
+ * that locks a person out, and that no login may make temporary objects
+ * (the database is daicho's own). A check in checks for each.
  */
 static void
-check_free(json_t *checks, struct ledger *ledger)
+check_postgresql(json_t *checks, struct ledger *ledger)
 {
-	struct err err = ERR_INIT;
-	bool may = false;
+	static const struct {
+		const char *name;
+		int (*ask)(struct ledger *, bool *, struct err *);
+		bool safe;                 /* the answer that passes */
+		const char *passed, *failed, *fix;
+	} asks[] = {
+		{ "lock-outs", ledger_owner_may_free, true,
+		  "a person whose lock wait runs out ends the agents' sessions "
+		  "that held it",
+		  "the ledger's owner may not end agents' sessions, so an "
+		  "agent's login holding a lock can lock a person out",
+		  "as a superuser: GRANT pg_signal_backend, pg_read_all_stats "
+		  "TO the owner" },
+		{ "temporary objects", ledger_public_may_temp, false,
+		  "no login may make temporary objects in the ledger's database",
+		  "every login may make temporary objects in the ledger's "
+		  "database (it is shared, and not the ledger owner's)",
+		  "give daicho a database of its own: createdb -O OWNER daicho "
+		  "(docs/security.md)" },
+	};
 
-	if (ledger_owner_may_free(ledger, &may, &err) < 0)
-		doctor_check(checks, "lock-outs", false, err.message.buf,
-		    "see the error");
-	else if (may)
-		doctor_check(checks, "lock-outs", true, "a person whose lock wait "
-		    "runs out ends the agents' sessions that held it", NULL);
-	else
-		doctor_check(checks, "lock-outs", false, "the ledger's owner may "
-		    "not end agents' sessions, so an agent's login holding a lock "
-		    "can lock a person out", "as a superuser: GRANT "
-		    "pg_signal_backend, pg_read_all_stats TO the owner");
-	err_release(&err);
-}
+	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
+		struct err err = ERR_INIT;
+		bool answer = false;
 
-/*
- * On PostgreSQL, that no login may make temporary objects in the ledger's
- * database (docs/security.md, "a database of its own"). A check in checks.
- */
-static void
-check_temporary(json_t *checks, struct ledger *ledger)
-{
-	struct err err = ERR_INIT;
-	bool may = false;
-
-	if (ledger_public_may_temp(ledger, &may, &err) < 0)
-		doctor_check(checks, "temporary objects", false,
-		    err.message.buf, "see the error");
-	else if (!may)
-		doctor_check(checks, "temporary objects", true, "no login may "
-		    "make temporary objects in the ledger's database", NULL);
-	else
-		doctor_check(checks, "temporary objects", false, "every login "
-		    "may make temporary objects in the ledger's database (it is "
-		    "shared, and not the ledger owner's)", "give daicho a "
-		    "database of its own: createdb -O OWNER daicho "
-		    "(docs/security.md)");
-	err_release(&err);
+		if (asks[i].ask(ledger, &answer, &err) < 0)
+			doctor_check(checks, asks[i].name, false,
+			    err.message.buf, "see the error");
+		else if (answer == asks[i].safe)
+			doctor_check(checks, asks[i].name, true, asks[i].passed,
+			    NULL);
+		else
+			doctor_check(checks, asks[i].name, false, asks[i].failed,
+			    asks[i].fix);
+		err_release(&err);
+	}
 }
 
 /*
@@ -1322,10 +1321,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	if (ledger != NULL) {
 		check_derived(*checks, ledger);
 		check_swept(*checks, ledger);
-		if (ledger_is_postgresql(ledger_path)) {
-			check_free(*checks, ledger);
-			check_temporary(*checks, ledger);
-		}
+		if (ledger_is_postgresql(ledger_path))
+			check_postgresql(*checks, ledger);
 	}
 	ledger_close(ledger);
 	err_release(&err);
