@@ -64,8 +64,9 @@ void rate_limit_release(struct rate_limit *rl);
  * Read text (len bytes, the end of a log; partial: it may begin in the
  * middle of a line, which is skipped) into *out as described above.
  * pattern replaces the built-in text rules when not NULL (it is matched
- * against every line). now_ms is the wall clock, for reset times given as
- * a time of day or a delay.
+ * against every line). now_ms is when the text was written (the runner
+ * gives the log's last write), for reset times given as a time of day or
+ * a delay.
  */
 void rate_limit_scan(const char *text, size_t len, bool partial,
     const regex_t *pattern, int64_t now_ms, struct rate_limit *out);

@@ -689,23 +689,36 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
  * Read what the end of the worker's log says about a rate limit into *rl
  * (run/ratelimit.h). exited_ok: the worker exited 0, when only a client's
  * closing result can say so; a log without the word "error" is not read.
+ * A delay ("Please retry in 84s") counts from the log's last write, when
+ * the client printed its last line, not from the worker's exit: a worker
+ * that lingers after printing it does not stretch the pause.
  */
 static void
 read_rate_limit(struct runner *r, const char *path, bool exited_ok,
     struct rate_limit *rl)
 {
 	struct buf tail = BUF_INIT;
+	struct stat st;
 	off_t size;
+	int64_t printed_ms = clock_now_ms();
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
+	/* A clock set back, or a file from the future, leaves it "now". */
+	if (fstat(fd, &st) == 0) {
+		int64_t written_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
+		    st.st_mtim.tv_nsec / 1000000;
+
+		if (written_ms < printed_ms)
+			printed_ms = written_ms;
+	}
 	size = lseek(fd, 0, SEEK_END);
 	lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
 	if (buf_read_fd(&tail, fd) == 0 &&
 	    (!exited_ok || memmem(tail.buf, tail.len, "error", 5) != NULL))
 		rate_limit_scan(tail.buf, tail.len, size > LOG_TAIL_BYTES,
-		    r->has_rate_re ? &r->rate_re : NULL, clock_now_ms(), rl);
+		    r->has_rate_re ? &r->rate_re : NULL, printed_ms, rl);
 	close(fd);
 	buf_release(&tail);
 }

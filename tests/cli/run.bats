@@ -577,6 +577,32 @@ exit 0'
 		fail "the last pause event says ${pause_ms} ms, but launches resumed $((resume_at - pause_at)) ms after it (events: $(sql_joined '; ' "SELECT kind || ' ' || coalesce(CAST(task AS TEXT), '-') || ' ' || coalesce(detail, '') FROM events WHERE kind IN ('pause', 'resume', 'release') ORDER BY id"))"
 }
 
+@test "run: Gemini CLI's \"Please retry in Ns\" counts from when it was printed, not from the worker's exit" {
+	daicho add t >/dev/null
+	# The first launch prints the delay, lingers 3 s, and fails; the
+	# second succeeds. Counted from the exit the pause would end at least
+	# 3 s later than the delay says.
+	write_worker retry_in 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
+[ "$n" -gt 1 ] && exit 0
+date +%s%3N >"$1/printed"
+echo "[API Error: Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10. Please retry in 6s.]"
+sleep 3
+date +%s%3N >"$1/exited"
+exit 1'
+	capture daicho run --retries 0 -- "$BIN/retry_in" "$TEST_ROOT"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_summary "daicho run: 1 verified, 0 failed, 0 retried, 0 false reports caught, 1 rate-limited, "
+	local printed exited until
+	read -r printed <"$TEST_ROOT/printed"
+	read -r exited <"$TEST_ROOT/exited"
+	until="$(sql "SELECT $(json_field until_ms) FROM events WHERE kind = 'pause' AND task = 1")"
+	[ -n "$until" ] || fail "no pause event"
+	# The log's last write is the line's: the pause ends 6 s after it
+	# (the file system's clock may round it down by up to a tick).
+	((until >= printed + 6000 - 20)) || fail "paused until $until, the line was printed at $printed"
+	((until < exited + 6000)) || fail "paused until $until: 6 s counted from the exit at $exited"
+}
+
 @test "run --rate-limit-pattern: a non-zero exit whose output matches (case-insensitively) is a rate limit" {
 	daicho add a >/dev/null
 	write_worker quota 'f="$1/n"; n=0; [ -f "$f" ] && read -r n <"$f"; n=$((n + 1)); echo "$n" >"$f"
