@@ -16,12 +16,17 @@
 # daicho's Codex hooks enforce gates and reservations. The ledger and the
 # commits live in .git, which Codex's workspace-write sandbox keeps
 # read-only, so the worker runs without Codex's sandbox: daicho's gates and
-# reservations are the rules. More flags for codex exec (-m MODEL, ...):
-# CODEX_WORKER_ARGS.
+# reservations are the rules. Codex runs the model's commands in a login
+# shell unless told otherwise, and a login shell sets PATH afresh from
+# /etc/profile and ~/.profile: a daicho found only on the runner's PATH
+# would be "command not found". allow_login_shell=false keeps the runner's
+# environment, PATH and DAICHO_* alike, for every command the model runs.
+# More flags for codex exec (-m MODEL, ...): CODEX_WORKER_ARGS.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 trust=--dangerously-bypass-hook-trust
 [ "${CODEX_HOOK_TRUST:-}" != reviewed ] || trust=
 # shellcheck disable=SC2086 # $trust and CODEX_WORKER_ARGS are lists of flags
-exec codex exec -s danger-full-access $trust ${CODEX_WORKER_ARGS:-} \
+exec codex exec -s danger-full-access -c allow_login_shell=false $trust \
+	${CODEX_WORKER_ARGS:-} \
 	"$("$here/worker-prompt.sh" "$1")" </dev/null

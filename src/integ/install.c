@@ -27,6 +27,7 @@
 #include "util/strlist.h"
 #include "util/proc.h"
 #include "util/toml.h"
+#include "util/user.h"
 
 /* Marks the sections daicho adds to instruction files. */
 #define SECTION_BEGIN "<!-- daicho:begin -->"
@@ -642,15 +643,20 @@ file_holds(const char *path, const char *text)
 	return holds;
 }
 
+/* check_plugins()'s answer: which clients have daicho as a plugin (its ways[], in order). */
+#define PLUGIN_CLAUDE 1u
+#define PLUGIN_CODEX 2u
+#define PLUGIN_GEMINI 4u
+
 /*
  * The clients' own ways of installing daicho, for this user: Claude Code's
  * plugin (enabled in ~/.claude/settings.json), Codex's (a [plugins.
  * "daicho@daicho"] table in $CODEX_HOME/config.toml) and Gemini CLI's
  * extension (~/.gemini/extensions/daicho). Each found is a check; one
  * found beside the project's hooks that 'init' wrote fails: every hook
- * would run twice.
+ * would run twice. Returns the PLUGIN_ bits of those found.
  */
-static void
+static unsigned
 check_plugins(json_t *checks, const char *root)
 {
 	static const struct {
@@ -670,6 +676,7 @@ check_plugins(json_t *checks, const char *root)
 	const char *home = getenv("HOME");
 	struct buf path = BUF_INIT, name = BUF_INIT, detail = BUF_INIT,
 	    fix = BUF_INIT;
+	unsigned found = 0;
 
 	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
 		const char *set = ways[i].home_var ? getenv(ways[i].home_var) : NULL;
@@ -685,6 +692,7 @@ check_plugins(json_t *checks, const char *root)
 			    ways[i].home_rel);
 		if (!file_holds(path.buf, ways[i].marker))
 			continue;
+		found |= 1u << i;
 		buf_reset(&name);
 		buf_reset(&detail);
 		buf_reset(&fix);
@@ -706,6 +714,53 @@ check_plugins(json_t *checks, const char *root)
 	}
 	buf_release(&path);
 	buf_release(&name);
+	buf_release(&detail);
+	buf_release(&fix);
+	return found;
+}
+
+/*
+ * Codex runs the model's commands in a login shell (the user's shell from
+ * /etc/passwd, run with -l), which sets PATH afresh from
+ * /etc/profile and the user's profile: the check that such a shell finds
+ * daicho, added to checks. The shell runs with stdin from /dev/null.
+ */
+static void
+check_codex_login_shell(json_t *checks)
+{
+	const char *shell = user_shell();
+	char *argv[] = { (char *)shell, "-lc", "command -v daicho", NULL };
+	struct buf out = BUF_INIT, detail = BUF_INIT, fix = BUF_INIT;
+	const char *found = NULL;
+	int status = proc_capture(argv, &out);
+
+	/* A profile may print before it: the answer is the last line. */
+	while (out.len && out.buf[out.len - 1] == '\n')
+		out.buf[--out.len] = '\0';
+	if (status == 0 && out.len) {
+		const char *nl = strrchr(out.buf, '\n');
+
+		found = nl ? nl + 1 : out.buf;
+		if (*found != '/')
+			found = NULL;
+	}
+	if (found) {
+		buf_addf(&detail, "Codex runs commands in a login shell (%s -l), "
+		    "which finds %s", shell, found);
+		doctor_check(checks, "codex login shell", true, detail.buf, NULL);
+	} else {
+		buf_addf(&detail, "Codex runs the model's commands in a login shell "
+		    "(%s -l), which sets PATH from /etc/profile and your profile and "
+		    "finds no daicho there: its 'daicho ...' commands would fail with "
+		    "\"command not found\"", shell);
+		buf_adds(&fix, "install daicho where that PATH looks ('make install' "
+		    "puts it in /usr/local/bin), or add its directory to PATH in "
+		    "~/.profile, or set allow_login_shell = false in Codex's "
+		    "config.toml (examples/worker-codex.sh passes -c "
+		    "allow_login_shell=false)");
+		doctor_check(checks, "codex login shell", false, detail.buf, fix.buf);
+	}
+	buf_release(&out);
 	buf_release(&detail);
 	buf_release(&fix);
 }
@@ -1283,6 +1338,7 @@ void
 install_doctor(const char *root, const char *ledger_path, json_t **checks)
 {
 	struct buf text = BUF_INIT, path = BUF_INIT;
+	bool codex;
 	struct ledger *ledger = NULL;
 	struct err err = ERR_INIT;
 
@@ -1359,7 +1415,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	}
 	buf_reset(&path);
 	buf_addf(&path, "%s/.codex", root);
-	if (access(path.buf, F_OK) == 0) {
+	codex = access(path.buf, F_OK) == 0;
+	if (codex) {
 		buf_adds(&path, "/hooks.json");
 		check_settings(*checks, "codex hooks", path.buf, "codex", codex_events,
 		    "run 'daicho init --codex'");
@@ -1379,7 +1436,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		check_file(*checks, "GEMINI.md", path.buf, SECTION_BEGIN,
 		    "run 'daicho init --gemini'");
 	}
-	check_plugins(*checks, root);
+	if ((check_plugins(*checks, root) & PLUGIN_CODEX) || codex)
+		check_codex_login_shell(*checks);
 	check_mcp(*checks, root);
 	check_worktree_and_commits(*checks, root);
 	trust_doctor(*checks, root);

@@ -2,6 +2,7 @@
 #include "util/user.h"
 
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,28 +10,48 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
+/* The real user's entry in /etc/passwd: its fields, read once. */
+static struct {
+	bool read;
+	char *name, *home, *shell;
+} own;
+
+/* Fill own from the real user id's /etc/passwd entry, once. */
+static void
+read_own_entry(void)
+{
+	struct passwd *pw;
+	FILE *f;
+
+	if (own.read)
+		return;
+	own.read = true;
+	if ((f = fopen("/etc/passwd", "re")) == NULL)
+		return;
+	while ((pw = fgetpwent(f)) != NULL) {
+		if (pw->pw_uid != getuid())
+			continue;
+		if (pw->pw_name && *pw->pw_name)
+			own.name = xstrdup(pw->pw_name);
+		if (pw->pw_dir && *pw->pw_dir)
+			own.home = xstrdup(pw->pw_dir);
+		if (pw->pw_shell && *pw->pw_shell)
+			own.shell = xstrdup(pw->pw_shell);
+		break;
+	}
+	fclose(f);
+}
+
 const char *
 user_login_name(void)
 {
 	static const char *name;
 	const char *env;
-	struct passwd *pw;
-	FILE *f;
 
 	if (name != NULL)
 		return name;
-	if ((f = fopen("/etc/passwd", "re")) != NULL) {
-		uid_t uid = getuid();
-
-		while ((pw = fgetpwent(f)) != NULL) {
-			if (pw->pw_uid == uid && pw->pw_name && *pw->pw_name) {
-				name = xstrdup(pw->pw_name);
-				break;
-			}
-		}
-		fclose(f);
-	}
-	if (name == NULL) {
+	read_own_entry();
+	if ((name = own.name) == NULL) {
 		env = getenv("LOGNAME");
 		if (env == NULL || *env == '\0')
 			env = getenv("USER");
@@ -49,19 +70,13 @@ user_login_name(void)
 const char *
 user_home_dir(void)
 {
-	static const char *home;
-	struct passwd *pw;
-	FILE *f;
+	read_own_entry();
+	return own.home;
+}
 
-	if (home == NULL && (f = fopen("/etc/passwd", "re")) != NULL) {
-		uid_t uid = getuid();
-
-		while ((pw = fgetpwent(f)) != NULL)
-			if (pw->pw_uid == uid && pw->pw_dir && *pw->pw_dir) {
-				home = xstrdup(pw->pw_dir);
-				break;
-			}
-		fclose(f);
-	}
-	return home;
+const char *
+user_shell(void)
+{
+	read_own_entry();
+	return own.shell ? own.shell : "/bin/sh";
 }

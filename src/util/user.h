@@ -1,6 +1,6 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * The login name of the user running daicho.
+ * The user running daicho: login name, home directory, login shell.
  */
 #ifndef DAICHO_USER_H
 #define DAICHO_USER_H
@@ -24,5 +24,11 @@ const char *user_login_name(void);
  * directly: the binary is static, without NSS), or NULL. Kept once found.
  */
 const char *user_home_dir(void);
+
+/*
+ * The caller's login shell in the user database (/etc/passwd, read
+ * directly, as above), or "/bin/sh" when it names none. Never NULL.
+ */
+const char *user_shell(void);
 
 #endif

@@ -139,9 +139,12 @@ tree_sums() {
 
 # trust_clients [DIR]: what a user who trusted DIR (default: here) in Codex
 # and Gemini CLI has in their trust stores ($HOME is the test directory):
-# the project and each of daicho's four Codex hooks, and the folder.
+# the project and each of daicho's four Codex hooks, and the folder; and,
+# since Codex runs commands in a login shell, a profile that puts daicho
+# on its PATH.
 trust_clients() {
 	local dir="${1:-$PWD}" event
+	login_path_has_daicho
 	mkdir -p "$HOME/.codex" "$HOME/.gemini"
 	{
 		printf '# written by codex\nmodel = "gpt-5"\n\n[projects."%s"]\ntrust_level = "trusted"\n' "$dir"
@@ -150,6 +153,12 @@ trust_clients() {
 		done
 	} >"$HOME/.codex/config.toml"
 	printf '{\n  "%s": "TRUST_FOLDER"\n}\n' "$dir" >"$HOME/.gemini/trustedFolders.json"
+}
+
+# login_path_has_daicho: ~/.profile puts the daicho under test on a login
+# shell's PATH, as a user who followed doctor's advice has it.
+login_path_has_daicho() {
+	printf 'PATH="%s:$PATH"\n' "$(dirname "$(command -v daicho)")" >"$HOME/.profile"
 }
 
 # commit_clients: commit what init wrote.
@@ -301,6 +310,40 @@ commit_clients() {
 	git -C "$TEST_ROOT/repo" commit -q -m "daicho hooks"
 	git merge -q main
 	ok daicho doctor
+}
+
+@test "doctor: Codex runs commands in a login shell; doctor fails when that shell's PATH has no daicho, for init's hooks and for the plugin" {
+	local login_shell
+	login_shell="$(awk -F: -v u="$(id -u)" '$3 == u { print $7 }' /etc/passwd)"
+	daicho init --codex >/dev/null
+	commit_clients
+	trust_clients
+	ok daicho doctor
+	assert_line --regexp "^ok +codex login shell +Codex runs commands in a login shell \\(${login_shell:-/bin/sh} -l\\), which finds $(command -v daicho)\$"
+	# Without the profile: a login PATH from /etc/profile alone.
+	rm "$HOME/.profile"
+	if env -i HOME="$HOME" "${login_shell:-/bin/sh}" -lc 'command -v daicho' >/dev/null 2>&1; then
+		skip "this machine's login PATH has a daicho of its own"
+	fi
+	capture daicho doctor
+	[ "$status" -eq 1 ] || fail "exit $status: $output"
+	assert_line --regexp '^FAIL +codex login shell +Codex runs the model.s commands in a login shell .* finds no daicho there: its .daicho \.\.\.. commands would fail with "command not found"$'
+	assert_line --partial "allow_login_shell = false"
+	# The plugin alone (no .codex in the project) is checked the same way.
+	git rm -rq .codex AGENTS.md && git commit -qm "no codex hooks"
+	rm -rf .codex
+	printf '\n[plugins."daicho@daicho"]\nenabled = true\n' >>"$HOME/.codex/config.toml"
+	capture daicho doctor --json
+	jq -e '[.[] | select(.check == "codex login shell")] | length == 1 and (.[0].ok | not)' <<<"$output" >/dev/null ||
+		fail "$output"
+	login_path_has_daicho
+	capture daicho doctor --json
+	jq -e '[.[] | select(.check == "codex login shell")] | length == 1 and .[0].ok' <<<"$output" >/dev/null ||
+		fail "$output"
+	# Neither way of installing for Codex: no such check.
+	sed -i '/daicho@daicho/,$d' "$HOME/.codex/config.toml"
+	capture daicho doctor --json
+	jq -e 'all(.[]; .check != "codex login shell")' <<<"$output" >/dev/null || fail "$output"
 }
 
 @test "doctor: Codex's trust store: an untrusted project, and hooks not trusted or disabled in /hooks, are failures saying how to fix them" {

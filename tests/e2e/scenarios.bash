@@ -248,7 +248,9 @@ run_workers() {
 	# the task from the environment the runner gives the worker; the file
 	# is written with the client's own tool, named from the task id in the
 	# worker's prompt.
-	start_standin "$client" "$(jq -nc --argjson faults "$faults" '{faults: $faults,
+	# Codex's shell calls leave "login" to Codex, as a model's do: a login
+	# shell resets PATH, and examples/worker-codex.sh must keep daicho on it.
+	start_standin "$client" "$(jq -nc --argjson faults "$faults" '{faults: $faults, shellLogin: "default",
 		vars: {task: "Task ([0-9]+) is already claimed"}, turns: [
 		{shell: "daicho prompt \"$DAICHO_TASK\""},
 		{write: "out/{{task}}.md", content: "Chapter {{task}}, as asked.\n"},

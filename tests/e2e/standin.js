@@ -32,6 +32,10 @@
 // the fault's answer instead of turn 0 ({"http": 429}: a rate limit,
 // {"http": 400}: the client fails, {"text": "T"}: it claims to be done,
 // and says T again for the rest of that session).
+// And "shellLogin": "default": Codex's shell calls carry no "login" field,
+// as a model's do, so that Codex's own choice (a login shell, which resets
+// PATH, unless allow_login_shell = false) decides; without it they ask for
+// no login shell.
 // And "vars": {"NAME": "REGEX"}: "{{NAME}}" in a turn's strings becomes
 // the first group REGEX matches in the request (the task id in a worker's
 // prompt, say), so that one script serves many sessions.
@@ -71,6 +75,8 @@ const opts = parseArgs(process.argv);
 const loaded = JSON.parse(fs.readFileSync(opts.script, 'utf8'));
 const script = Array.isArray(loaded) ? loaded : loaded.turns;
 const faults = (Array.isArray(loaded) ? [] : loaded.faults || []).map(f => ({ ...f, left: f.times || 1 }));
+const shellLogin = (!Array.isArray(loaded) && loaded.shellLogin) || 'off';
+if (!['off', 'default'].includes(shellLogin)) throw new Error(`shellLogin: "off" or "default", not ${shellLogin}`);
 const vars = Object.entries((!Array.isArray(loaded) && loaded.vars) || {}).map(([k, re]) => [k, new RegExp(re)]);
 
 // TURN with {{NAME}} replaced from the request's raw text.
@@ -155,9 +161,11 @@ function toolCall(protocol, turn, body) {
 	if (turn.shell !== undefined) {
 		if (protocol === 'anthropic') return { name: 'Bash', input: { command: turn.shell, description: 'scripted' } };
 		if (protocol === 'gemini') return { name: 'run_shell_command', input: { command: turn.shell } };
-		// Codex: a login shell resets PATH, so the call asks for none.
-		if (names.has('exec_command')) return { name: 'exec_command', input: { cmd: turn.shell, login: false } };
-		if (names.has('shell_command')) return { name: 'shell_command', input: { command: turn.shell, login: false } };
+		// Codex: a login shell resets PATH, so the call asks for none
+		// (unless the script says to leave it to Codex, as a model does).
+		const login = shellLogin === 'default' ? {} : { login: false };
+		if (names.has('exec_command')) return { name: 'exec_command', input: { cmd: turn.shell, ...login } };
+		if (names.has('shell_command')) return { name: 'shell_command', input: { command: turn.shell, ...login } };
 		return { name: 'shell', input: { command: ['bash', '-c', turn.shell] } };
 	}
 	if (turn.write !== undefined) {
