@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "integ/hook.h"
+#include "util/client.h"
 #include "util/proc.h"
 #include "util/strlist.h"
 
@@ -190,7 +191,7 @@ exec_hook(struct cmd_ctx *ctx)
 	 */
 	claim.starting = req.event == HOOK_SESSION_START;
 	if (claim.starting && req.client != HOOK_CLAUDE)
-		claim.client_pid = proc_client_ancestor();
+		claim.client_pid = client_hook_process();
 	if ((rc = agent_resolve(ctx->ledger, &claim, &ctx->caller, ctx->err)) < 0) {
 		hook_answer_unreadable(req.client, req.event, payload,
 		    ctx->err->message.buf, &answer);

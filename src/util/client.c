@@ -206,6 +206,49 @@ client_ancestry_release(struct client_ancestry *ancestry)
 	buf_release(&ancestry->session);
 }
 
+/*
+ * The first ancestor of this process that is not a shell or a program that
+ * passes its command on (env, timeout, nice, ...), or 0 when unknown.
+ */
+static pid_t
+first_non_passer(void)
+{
+	static const char *const passers[] = { "sh", "bash", "dash", "zsh",
+		"ksh", "env", "timeout", "nice", "stdbuf", "setsid", "nohup" };
+	struct buf comm = BUF_INIT;
+	pid_t pid = getppid(), found = 0;
+
+	for (int depth = 0; pid > 1 && depth < MAX_ANCESTORS && found == 0;
+	     depth++) {
+		bool passes = false;
+
+		if (!read_comm(pid, &comm))
+			break;
+		for (size_t i = 0; i < sizeof(passers) / sizeof(passers[0]); i++)
+			if (strcmp(comm.buf, passers[i]) == 0)
+				passes = true;
+		if (!passes)
+			found = pid;
+		else
+			pid = proc_parent(pid);
+	}
+	buf_release(&comm);
+	return found;
+}
+
+pid_t
+client_hook_process(void)
+{
+	struct client_ancestry ancestry;
+	pid_t pid;
+
+	client_find_ancestor(&ancestry);
+	pid = ancestry.client_pid != 0 && !ancestry.client_above_session
+	    ? ancestry.client_pid : first_non_passer();
+	client_ancestry_release(&ancestry);
+	return pid;
+}
+
 bool
 client_stdin_is_controlling_terminal(void)
 {

@@ -66,6 +66,16 @@ void client_find_ancestor(struct client_ancestry *out);
 void client_ancestry_release(struct client_ancestry *ancestry);
 
 /*
+ * The agent client process whose hook this process runs: the nearest
+ * client among its ancestors (as client_find_ancestor() finds it, and so
+ * as the client's MCP server and shell commands find it too), even through
+ * a wrapper that does not exec; else, for a client under a name not known
+ * here, the first ancestor that is not a shell or a program passing its
+ * command on (sh, bash, env, timeout, nice, ...). 0 when unknown.
+ */
+pid_t client_hook_process(void);
+
+/*
  * Whether standard input is the controlling terminal of this process's
  * session, as it is for a person typing in their terminal (and not for a
  * terminal device merely opened, such as "< /dev/pts/3").

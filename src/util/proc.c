@@ -808,31 +808,3 @@ proc_parent(pid_t pid)
 	close(proc_fd);
 	return parent < 0 ? 0 : parent;
 }
-
-pid_t
-proc_client_ancestor(void)
-{
-	static const char *const passers[] = { "sh", "bash", "dash", "zsh",
-		"ksh", "env", "timeout", "nice", "stdbuf", "setsid", "nohup" };
-	pid_t pid = getppid();
-
-	for (int depth = 0; pid > 1 && depth < 64; depth++) {
-		char path[64], comm[64] = "";
-		bool passes = false;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
-		if ((f = fopen(path, "re")) == NULL)
-			return 0;
-		if (fgets(comm, sizeof(comm), f) != NULL)
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-		for (size_t i = 0; i < sizeof(passers) / sizeof(passers[0]); i++)
-			if (strcmp(comm, passers[i]) == 0)
-				passes = true;
-		if (!passes)
-			return pid;
-		pid = proc_parent(pid);
-	}
-	return 0;
-}

@@ -83,13 +83,6 @@ char **proc_environment(char *const extra[]);
 /* The parent of process pid (from /proc), or 0 when unknown. */
 pid_t proc_parent(pid_t pid);
 
-/*
- * The process that started this one through any shells and wrappers
- * (sh, bash, env, timeout, ...): the first ancestor that is none of them,
- * as an agent client is for its hooks. 0 when unknown.
- */
-pid_t proc_client_ancestor(void);
-
 /* How a shell command ended. */
 struct proc_result {
 	int exit_status;     /* 0-255; -1 when ended by a signal */
