@@ -82,6 +82,13 @@ trunk_green() {
 	[ -z "$dups" ] || fail_with "landed twice: $dups"
 }
 
+# landed_event_counts: "ID|N|COMMIT" for every task, N its landed events
+# and COMMIT its landed commit, in one query.
+landed_event_counts() {
+	q "SELECT t.id, (SELECT count(*) FROM events e WHERE e.task = t.id AND e.kind = 'landed'),
+		coalesce(t.landed_commit, '') FROM tasks t ORDER BY t.id"
+}
+
 @test "kill -9 of the lander at random moments: the trunk never half-moves, no task lands twice, the queue resumes" {
 	stress_setup
 	land_repo "$T/repo"
@@ -99,12 +106,13 @@ trunk_green() {
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 		trunk_green . main "$start"
-		# The ledger never says landed for work the trunk lacks.
-		for id in $(q "SELECT id FROM tasks WHERE state = 'landed'"); do
-			lc=$(q "SELECT landed_commit FROM tasks WHERE id = $id")
+		# The ledger never says landed for work the trunk lacks (one
+		# query: a client's start is most of the loop's cost).
+		while IFS='|' read -r id lc; do
+			[ -n "$id" ] || continue
 			git merge-base --is-ancestor "$lc" main ||
 				fail_with "#$id is recorded landed at $lc, which main lacks"
-		done
+		done <<<"$(q "SELECT id, landed_commit FROM tasks WHERE state = 'landed'")"
 	done
 	# One lander to the end: everything landed, once each.
 	run "$D" land
@@ -112,10 +120,13 @@ trunk_green() {
 	[ "$(q "SELECT count(*) FROM tasks WHERE state = 'landed'")" -eq "$n" ] ||
 		fail_with "not all landed: $(q "SELECT id || ' ' || state FROM tasks WHERE state <> 'landed'")"
 	trunk_green . main "$start"
+	local trunk_log landed_events
+	trunk_log=$(git log --first-parent --format=%B "$start..main")
+	landed_events=$(landed_event_counts)
 	for ((i = 1; i <= n; i++)); do
-		[ "$(git log --first-parent --format=%B "$start..main" | grep -c "^Daicho-Land: #$i ")" -eq 1 ] ||
+		[ "$(grep -c "^Daicho-Land: #$i " <<<"$trunk_log")" -eq 1 ] ||
 			fail_with "#$i is not named by exactly one trunk commit"
-		[ "$(q "SELECT count(*) FROM events WHERE task = $i AND kind = 'landed'")" -eq 1 ] ||
+		[ "$(grep -c "^$i|1|" <<<"$landed_events")" -eq 1 ] ||
 			fail_with "#$i has not exactly one landed event"
 	done
 	[ -z "$(git status --porcelain --untracked-files=no)" ] || fail_with "checkout: $(git status --porcelain)"
@@ -156,10 +167,12 @@ trunk_green() {
 	[ "$(q "SELECT count(*) FROM tasks WHERE state = 'landed'")" -eq "$n" ] ||
 		fail_with "not all landed: $(cat "$T/lander.a" "$T/lander.b" | tail -5)"
 	trunk_green "$T/remote.git" main "$start"
+	local landed_events lc
+	landed_events=$(landed_event_counts)
 	for ((i = 1; i <= n; i++)); do
-		[ "$(q "SELECT count(*) FROM events WHERE task = $i AND kind = 'landed'")" -eq 1 ] ||
-			fail_with "#$i has not exactly one landed event"
-		git -C "$T/remote.git" merge-base --is-ancestor "$(q "SELECT landed_commit FROM tasks WHERE id = $i")" main ||
+		lc=$(grep "^$i|1|" <<<"$landed_events" | cut -d'|' -f3) ||
+			fail_with "#$i has not exactly one landed event: $(grep "^$i|" <<<"$landed_events")"
+		git -C "$T/remote.git" merge-base --is-ancestor "$lc" main ||
 			fail_with "#$i's landed commit is not on the remote's main"
 	done
 }
