@@ -126,6 +126,16 @@ $(BUILD)/build-info.h: FORCE
 		echo '#define DAICHO_COMMIT "$(DAICHO_COMMIT)"' >$@
 $(BUILD)/cmd/cmd_help.o: $(BUILD)/build-info.h
 
+# The daicho skill, which 'init' writes for the clients, as a C string
+# (backslashes, quotes and question marks escaped: no trigraph in C11).
+$(BUILD)/skill.h: skills/daicho/SKILL.md
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from skills/daicho/SKILL.md by the Makefile. */'; \
+		echo 'static const char daicho_skill[] ='; \
+		sed -e 's/[\\"?]/\\&/g' -e 's/^/	"/' -e 's/$$/\\n"/' $<; \
+		echo ';'; } >$@.tmp && mv $@.tmp $@
+$(BUILD)/integ/install.o: $(BUILD)/skill.h
+
 $(LINK_MODE): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(LINK_SIGNATURE)' | cmp -s - $@ || echo '$(LINK_SIGNATURE)' >$@
@@ -220,6 +230,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc -I$(BUILD) $(DEPS_CFLAGS) -g -O1 \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
 $(BUILD)/fuzz/obj/cmd/cmd_help.o: $(BUILD)/build-info.h
+$(BUILD)/fuzz/obj/integ/install.o: $(BUILD)/skill.h
 $(BUILD)/fuzz/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	@clang $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<

@@ -190,22 +190,26 @@ const struct cmd_entry cmd_init_entry = {
 	    "With --ledger or $DAICHO_LEDGER elsewhere, only with --git-hook.\n"
 	    "  --claude  .claude/settings.json hooks (session-start, pre-tool-use,\n"
 	    "            post-tool-use, stop, session-end),\n"
-	    "            .claude/agents/daicho-worker.md, and the MCP server\n"
+	    "            .claude/agents/daicho-worker.md, the daicho skill in\n"
+	    "            .claude/skills/daicho/SKILL.md, and the MCP server\n"
 	    "            (daicho mcp) in .mcp.json\n"
 	    "  --codex   .codex/hooks.json hooks (session-start, pre-tool-use,\n"
-	    "            post-tool-use, stop), a daicho section in AGENTS.md, and\n"
-	    "            the MCP server in .codex/config.toml [mcp_servers.daicho]\n"
-	    "  --gemini  .gemini/settings.json hooks and mcpServers.daicho, and a\n"
-	    "            section in GEMINI.md\n"
+	    "            post-tool-use, stop), the MCP server in\n"
+	    "            .codex/config.toml [mcp_servers.daicho], the skill in\n"
+	    "            .agents/skills/daicho/SKILL.md, and a section in AGENTS.md\n"
+	    "            pointing to it\n"
+	    "  --gemini  .gemini/settings.json hooks and mcpServers.daicho, the\n"
+	    "            skill in .agents/skills/daicho/SKILL.md, and a section in\n"
+	    "            GEMINI.md pointing to it\n"
 	    "Settings are merged, never overwritten; a file you changed is kept.\n"
 	    "Running init again changes nothing. Prints what it wrote or kept.\n"
 	    "Then run 'daicho doctor'.\n\n"
 	    "JSON: {ledger, created, files: [\"wrote PATH\" | \"kept PATH (why)\"],\n"
 	    "changed: files written}.\n",
 	.options = (const struct cmd_option[]){
-	    { "claude", 0, NULL, "install the Claude Code hooks and worker" },
-	    { "codex", 0, NULL, "install the Codex hooks and AGENTS.md section" },
-	    { "gemini", 0, NULL, "install the Gemini CLI hooks and GEMINI.md section" },
+	    { "claude", 0, NULL, "install the Claude Code hooks, worker and skill" },
+	    { "codex", 0, NULL, "install the Codex hooks, skill and AGENTS.md section" },
+	    { "gemini", 0, NULL, "install the Gemini CLI hooks, skill and GEMINI.md section" },
 	    { "git-hook", 0, NULL, "install the git pre-commit hook even for a ledger elsewhere" },
 	    { 0 } },
 	.flags = 0,

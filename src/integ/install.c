@@ -22,6 +22,7 @@
 #include "core/schema.h"
 #include "core/task.h"
 #include "integ/trust.h"
+#include "skill.h"
 #include "util/buf.h"
 #include "util/path.h"
 #include "util/strlist.h"
@@ -72,25 +73,27 @@ static const char worker_definition[] =
     "for you arrive with your tool calls; answer with `daicho send NAME "
     "'TEXT'`.\n";
 
+/* Where the clients read a project's skills: Claude Code; Codex and Gemini. */
+#define CLAUDE_SKILL_PATH ".claude/skills/daicho/SKILL.md"
+#define AGENTS_SKILL_PATH_DIR ".agents/skills/daicho/"
+#define AGENTS_SKILL_PATH AGENTS_SKILL_PATH_DIR "SKILL.md"
+
+/*
+ * The section of AGENTS.md and GEMINI.md: it points to the skill, which
+ * holds the protocol, and keeps in sight only what no agent may miss.
+ */
 static const char instructions_section[] =
     SECTION_BEGIN "\n"
     "## Working with daicho\n\n"
     "Agents on this repository coordinate through daicho, one shared "
-    "ledger. Its rules are enforced by hooks; these are the commands:\n\n"
-    "- Take work: `daicho claim --next` prints a task id; `daicho prompt "
-    "ID` prints the task.\n"
-    "- Before editing files: `daicho reserve 'GLOB' --task ID` (refused "
-    "when another agent holds them).\n"
-    "- Finish: commit on a branch, `daicho save ID -f FILE` for a result, "
-    "then always `daicho report ID --commit HEAD` (uncommitted files never "
-    "count; files the task protects must stay as they are). Only a task "
-    "the sweep verified is done. A long task: `daicho claim ID` now and "
-    "then keeps the claim.\n"
-    "- Stuck: `daicho block ID --reason 'WHY'`. Told to wait: `daicho wait "
-    "--for WHAT --owner NAME`, then `daicho resume`.\n"
-    "- Messages: `daicho inbox`, `daicho send NAME 'TEXT'`.\n"
-    "- Gated commands run as `daicho gate exec -- CMD`; `daicho approve` and "
-    "`daicho deny` are for a person at a terminal, never an agent.\n"
+    "ledger whose rules hooks enforce. How to take, do, save, report, "
+    "block and wait on a task is the `daicho` skill (`SKILL.md` in "
+    "`" AGENTS_SKILL_PATH_DIR "`, or in daicho's plugin or extension): "
+    "follow it for any daicho task. In short: "
+    "`daicho claim --next`, `daicho prompt ID`, commit on a branch, "
+    "`daicho report ID --commit HEAD`; only a task the sweep verified is "
+    "done. `daicho approve` and `daicho deny` are a person's, never an "
+    "agent's.\n"
     SECTION_END "\n";
 
 static const char git_hook_script[] =
@@ -510,6 +513,27 @@ done:
 	return rc;
 }
 
+/*
+ * The skill where Codex and Gemini CLI read a project's skills, unless it
+ * is there, and daicho's section (which points to it) in root's file.
+ */
+static int
+add_skill_and_section(const char *root, const char *file,
+    struct install_report *report, struct err *err)
+{
+	struct buf path = BUF_INIT;
+	int rc;
+
+	buf_addf(&path, "%s/" AGENTS_SKILL_PATH, root);
+	if ((rc = write_once(path.buf, daicho_skill, report, err)) == 0) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", root, file);
+		rc = add_section(path.buf, report, err);
+	}
+	buf_release(&path);
+	return rc;
+}
+
 /* One matcher group running "daicho hook CLIENT EVENT". */
 static json_t *
 group(const char *matcher, const char *client, const char *event, int timeout,
@@ -562,6 +586,10 @@ install_claude(const char *root, struct install_report *report,
 	if ((rc = write_once(path.buf, worker_definition, report, err)) < 0)
 		goto done;
 	buf_reset(&path);
+	buf_addf(&path, "%s/" CLAUDE_SKILL_PATH, root);
+	if ((rc = write_once(path.buf, daicho_skill, report, err)) < 0)
+		goto done;
+	buf_reset(&path);
 	buf_addf(&path, "%s/.mcp.json", root);
 	rc = merge_mcp_servers(path.buf, "stdio", report, err);
 done:
@@ -593,8 +621,7 @@ install_codex(const char *root, struct install_report *report, struct err *err)
 	if ((rc = merge_codex_config(path.buf, report, err)) < 0)
 		goto done;
 	buf_reset(&path);
-	buf_addf(&path, "%s/AGENTS.md", root);
-	rc = add_section(path.buf, report, err);
+	rc = add_skill_and_section(root, "AGENTS.md", report, err);
 done:
 	json_decref(wanted);
 	buf_release(&path);
@@ -621,9 +648,7 @@ install_gemini(const char *root, struct install_report *report,
 	if ((rc = merge_hooks_file(path.buf, wanted, "gemini", report, err)) < 0 ||
 	    (rc = merge_mcp_servers(path.buf, NULL, report, err)) < 0)
 		goto done;
-	buf_reset(&path);
-	buf_addf(&path, "%s/GEMINI.md", root);
-	rc = add_section(path.buf, report, err);
+	rc = add_skill_and_section(root, "GEMINI.md", report, err);
 done:
 	json_decref(wanted);
 	buf_release(&path);
@@ -1338,7 +1363,7 @@ void
 install_doctor(const char *root, const char *ledger_path, json_t **checks)
 {
 	struct buf text = BUF_INIT, path = BUF_INIT;
-	bool codex;
+	bool codex, gemini;
 	struct ledger *ledger = NULL;
 	struct err err = ERR_INIT;
 
@@ -1412,6 +1437,10 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		buf_addf(&path, "%s/.claude/agents/daicho-worker.md", root);
 		check_file(*checks, "claude worker", path.buf, NULL,
 		    "run 'daicho init --claude'");
+		buf_reset(&path);
+		buf_addf(&path, "%s/" CLAUDE_SKILL_PATH, root);
+		check_file(*checks, "claude skill", path.buf, "name: daicho",
+		    "run 'daicho init --claude'");
 	}
 	buf_reset(&path);
 	buf_addf(&path, "%s/.codex", root);
@@ -1427,7 +1456,8 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 	}
 	buf_reset(&path);
 	buf_addf(&path, "%s/.gemini", root);
-	if (access(path.buf, F_OK) == 0) {
+	gemini = access(path.buf, F_OK) == 0;
+	if (gemini) {
 		buf_adds(&path, "/settings.json");
 		check_settings(*checks, "gemini hooks", path.buf, "gemini",
 		    gemini_events, "run 'daicho init --gemini'");
@@ -1435,6 +1465,12 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		buf_addf(&path, "%s/GEMINI.md", root);
 		check_file(*checks, "GEMINI.md", path.buf, SECTION_BEGIN,
 		    "run 'daicho init --gemini'");
+	}
+	if (codex || gemini) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/" AGENTS_SKILL_PATH, root);
+		check_file(*checks, "daicho skill", path.buf, "name: daicho",
+		    codex ? "run 'daicho init --codex'" : "run 'daicho init --gemini'");
 	}
 	if ((check_plugins(*checks, root) & PLUGIN_CODEX) || codex)
 		check_codex_login_shell(*checks);

@@ -251,7 +251,8 @@ commit_clients() {
 	assert_line --partial "fix: run 'daicho init --claude'"
 	assert_line --regexp '^FAIL +claude hooks committed +.claude/settings.json is not committed'
 	assert_line --regexp '^FAIL +claude MCP server +.*/.mcp.json does not register an MCP server named daicho$'
-	assert_equal "$stderr" "daicho: 6 problems found (fix them as shown)"
+	assert_line --regexp '^FAIL +claude skill +.*/.claude/skills/daicho/SKILL.md is missing$'
+	assert_equal "$stderr" "daicho: 7 problems found (fix them as shown)"
 }
 
 @test "doctor: a hook that cannot be found on PATH is a failure" {
@@ -436,6 +437,30 @@ commit_clients() {
 		fail "plugins/claude/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
 	[ "$(jq -r .version "$p/.claude-plugin/plugin.json")" = "$(daicho version --json | jq -r .version)" ]
 	[ "$(jq -r '.plugins[0].source' "$DAICHO_ROOT/.claude-plugin/marketplace.json")" = ./plugins/claude ]
+}
+
+@test "init writes the daicho skill where each client reads a project's skills, and AGENTS.md and GEMINI.md point to it; a user's own copy is kept" {
+	ok daicho init --claude --codex --gemini
+	cmp -s "$DAICHO_ROOT/skills/daicho/SKILL.md" .claude/skills/daicho/SKILL.md ||
+		fail ".claude/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
+	cmp -s "$DAICHO_ROOT/skills/daicho/SKILL.md" .agents/skills/daicho/SKILL.md ||
+		fail ".agents/skills/daicho/SKILL.md is not skills/daicho/SKILL.md"
+	local f
+	for f in AGENTS.md GEMINI.md; do
+		grep -qF '`daicho` skill (`SKILL.md` in `.agents/skills/daicho/`' "$f" || fail "$f does not point to the skill: $(cat "$f")"
+		# The protocol is the skill's: the section does not repeat it.
+		! grep -q 'daicho reserve\|daicho block\|daicho wait' "$f" || fail "$f repeats the skill: $(cat "$f")"
+	done
+	# Edited by the user: kept, and said so.
+	echo "our own rules" >>.agents/skills/daicho/SKILL.md
+	ok daicho init --codex
+	assert_line "  kept $TEST_ROOT/repo/.agents/skills/daicho/SKILL.md (it differs from daicho's; yours is kept)"
+	grep -q 'our own rules' .agents/skills/daicho/SKILL.md
+	# Gone: doctor says so and how to fix it.
+	rm .agents/skills/daicho/SKILL.md
+	capture daicho doctor
+	assert_line --regexp '^FAIL +daicho skill +.*/.agents/skills/daicho/SKILL.md is missing$'
+	assert_line --partial "fix: run 'daicho init --codex'"
 }
 
 @test "the Gemini CLI extension (plugins/gemini) gives what 'init --gemini' writes: the same hooks, MCP server and instructions, and the one skill" {
