@@ -16,6 +16,7 @@
 
 #include "core/ledger.h"
 #include "util/alloc.h"
+#include "util/bug.h"
 
 _Static_assert(DB_ROW == SQLITE_ROW && DB_DONE == SQLITE_DONE,
     "db_step() returns SQLite's own codes");
@@ -329,9 +330,8 @@ db_prepare_once(struct ledger *ledger, const char *sql, struct db_stmt **out,
 		sqlite3_finalize(lite);
 		return ledger_error(ledger, rc, err, "preparing a query");
 	}
-	*out = xmalloc(sizeof(**out));
+	*out = xcalloc(1, sizeof(**out));
 	(*out)->lite = lite;
-	(*out)->pg = NULL;
 	(*out)->ledger = ledger;
 	return 0;
 }
@@ -341,6 +341,7 @@ db_finalize(struct db_stmt *st)
 {
 	if (st == NULL)
 		return;
+	BUG_ON(st->cached, "finalizing a statement the ledger's cache owns");
 	if (st->pg)
 		pg_stmt_free(st->pg);
 	sqlite3_finalize(st->lite);

@@ -7,6 +7,7 @@
 #define DAICHO_DB_SQLITE_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 
 #include "core/db.h"
 
@@ -20,6 +21,8 @@ struct db_stmt {
 			     * the db_stmt (the ledger's cache, or the caller
 			     * of db_prepare_once()) */
 	struct ledger *ledger; /* whose connection lite is on */
+	bool cached;        /* the ledger's cache owns it: never finalized by a
+			     * caller (the cache would keep a freed pointer) */
 };
 
 struct ledger;

@@ -19,6 +19,7 @@
 #include "core/db_sqlite.h"
 #include "core/schema.h"
 #include "util/alloc.h"
+#include "util/bug.h"
 #include "util/duration.h"
 #include "util/clock.h"
 #include "util/sha256.h"
@@ -917,6 +918,8 @@ cover_write(struct ledger *ledger)
 int
 ledger_before_step(struct ledger *ledger, sqlite3_stmt *stmt)
 {
+	BUG_ON(ledger->covered > ledger->nesting, "%d nested levels written, "
+	    "of %d open", ledger->covered, ledger->nesting);
 	if (ledger->covered >= ledger->nesting || sqlite3_stmt_readonly(stmt))
 		return SQLITE_OK;
 	return cover_write(ledger);
@@ -926,6 +929,7 @@ ledger_before_step(struct ledger *ledger, sqlite3_stmt *stmt)
 static void
 end_nested(struct ledger *ledger)
 {
+	BUG_ON(ledger->nesting <= 0, "ending a nested level where none is open");
 	if (ledger->covered >= ledger->nesting)
 		ledger->covered = ledger->nesting - 1;
 	ledger->nesting--;
@@ -1031,6 +1035,7 @@ ledger_commit(struct ledger *ledger, struct err *err)
 {
 	int rc;
 
+	BUG_ON(!ledger->in_transaction, "a commit outside a transaction");
 	if (ledger->nesting > 0 && aborted(ledger)) {
 		end_nested(ledger);
 		return aborted_error(ledger, err);
@@ -1152,6 +1157,7 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 		ledger->stmts[ledger->stmt_count++].sql = sql;
 		st->lite = NULL;
 		st->pg = pg_stmt_new(ledger->pg, sql);
+		st->cached = true;
 		return st;
 	}
 	rc = ledger->pg ? SQLITE_FULL : sqlite3_prepare_v3(ledger->db, sql, -1,
@@ -1174,6 +1180,7 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 	ledger->stmts[ledger->stmt_count].stmt.lite = stmt;
 	ledger->stmts[ledger->stmt_count].stmt.pg = NULL;
 	ledger->stmts[ledger->stmt_count].stmt.ledger = ledger;
+	ledger->stmts[ledger->stmt_count].stmt.cached = true;
 	return &ledger->stmts[ledger->stmt_count++].stmt;
 }
 

@@ -593,6 +593,80 @@ open_with_task(struct fixture *f)
 }
 
 /*
+ * Run misuse(ledger) in a child process and check that it ends as a BUG:
+ * aborted, having said "daicho: BUG: FILE:LINE: " and what on stderr.
+ */
+static void
+expect_bug(struct fixture *f, void (*misuse)(struct ledger *), const char *what)
+{
+	char out_path[PATH_MAX + 16], text[1024] = "";
+	int status, fd;
+	pid_t pid;
+	FILE *in;
+
+	snprintf(out_path, sizeof(out_path), "%s/bug.txt", f->dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct err err = ERR_INIT;
+		struct ledger *ledger = NULL;
+
+		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(100);
+		signal(SIGABRT, SIG_DFL);
+		if (ledger_open(f->path, &ledger, &err) < 0)
+			_exit(101);
+		misuse(ledger);
+		_exit(0); /* not a BUG: the parent says so */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	in = fopen(out_path, "r");
+	assert_non_null(in);
+	if (fgets(text, sizeof(text), in) == NULL)
+		text[0] = '\0';
+	fclose(in);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+		fail_msg("expected an abort for %s, got status %#x: %s", what,
+		    status, text);
+	assert_non_null(strstr(text, "daicho: BUG: src/core/"));
+	assert_non_null(strstr(text, what));
+}
+
+static void
+commit_unbegun(struct ledger *ledger)
+{
+	struct err err = ERR_INIT;
+
+	(void)ledger_commit(ledger, &err);
+}
+
+static void
+finalize_cached(struct ledger *ledger)
+{
+	struct err err = ERR_INIT;
+
+	db_finalize(db_prepare(ledger, "SELECT 1", &err));
+}
+
+/*
+ * Invariants are BUGs in every build: a commit outside a transaction, or
+ * the finalizing of a statement the ledger's cache owns, aborts saying
+ * where, before it can do harm; the ledger is as it was.
+ */
+static void
+test_invariants_are_bugs(void **state)
+{
+	struct fixture *f = *state;
+	struct ledger *ledger = open_with_task(f);
+
+	ledger_close(ledger);
+	expect_bug(f, commit_unbegun, "a commit outside a transaction");
+	expect_bug(f, finalize_cached, "finalizing a statement the ledger's "
+	    "cache owns");
+}
+
+/*
  * Nested transactions: an inner commit lands only with the outer one, an
  * inner rollback undoes only the inner writes, the outermost commit is the
  * only real one, and a write may not nest inside a read.
@@ -1307,6 +1381,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_locate_hint_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_relative_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invariants_are_bugs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_upward, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_default_for_init, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_git, setup, teardown),
