@@ -212,14 +212,29 @@ check-serve:
 
 unit-tests: $(UNIT_BIN)
 
-# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
-asan:
+# The unit and command-line suites under AddressSanitizer and
+# UndefinedBehaviorSanitizer (./daicho is the sanitized build meanwhile,
+# and is relinked by the next make). The unit tests check leaks too. Every
+# report of the command-line suite's daicho processes goes to a file in
+# build-asan/reports, not to the stderr a test reads: the target fails
+# when there is one, naming them, whatever the tests said.
+check-asan:
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory BUILD=build-asan STATIC=deps \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" daicho unit-tests
 	@ASAN_OPTIONS=detect_leaks=1 tests/run-unit $(UNIT_BIN:$(BUILD)/%=build-asan/%)
-	@bats --print-output-on-failure tests/cli
+	@rm -rf build-asan/reports && mkdir -p build-asan/reports
+	@status=0; \
+	ASAN_OPTIONS=detect_leaks=0:log_path=$(CURDIR)/build-asan/reports/asan \
+	UBSAN_OPTIONS=print_stacktrace=1:log_path=$(CURDIR)/build-asan/reports/ubsan \
+		tests/run-all -- $(CLI_JOBS):tests/cli || status=1; \
+	if [ -n "$$(ls build-asan/reports)" ]; then \
+		echo "make check-asan: the sanitizers reported (build-asan/reports):" >&2; \
+		head -n 20 build-asan/reports/* >&2; status=1; \
+	fi; \
+	exit $$status
+asan: check-asan
 
 # libFuzzer targets (tests/fuzz), each run FUZZ_SECONDS under ASan and
 # UBSan, from the inputs it found before and the seeds in tests/fuzz/seeds.
@@ -389,4 +404,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-asan daicho daicho-serve daicho-pg
 
-.PHONY: deb dist install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan demo bench man install format clean
+.PHONY: deb dist install-pg install-serve uninstall fuzz all deps check check-pg check-serve bench-serve e2e unit-tests asan check-asan demo bench man install format clean

@@ -1413,9 +1413,10 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		doctor_check(*checks, "daicho on PATH", true, text.buf, NULL);
 	} else {
 		doctor_check(*checks, "daicho on PATH", false, "the hooks run 'daicho', which "
-		    "is not on PATH: the clients then skip them silently (a hook that "
-		    "cannot be found fails open)", "'make install' (or put daicho's "
-		    "directory on PATH for the agents' sessions)");
+		    "is not on PATH: Claude Code and Codex then skip them silently "
+		    "(nothing is enforced), and Gemini CLI refuses every tool call",
+		    "'make install' (or put daicho's directory on PATH for the "
+		    "agents' sessions)");
 	}
 	buf_reset(&path);
 	if (git_hooks_dir(root, &path) == 0) {
