@@ -640,202 +640,272 @@ show_before(struct cmd_ctx *ctx, int64_t id)
 	return rc;
 }
 
+/*
+ * show --json: task t as task_json() gives it, with its last verdict
+ * (last_verdict, or null). Frees t's fields. Returns 0 or the error.
+ */
 static int
-exec_show(struct cmd_ctx *ctx)
+show_json(struct cmd_ctx *ctx, struct task *t)
 {
-	struct task t;
 	struct verdict verdict;
-	struct buf text = BUF_INIT;
-	int64_t id, now = clock_now_ms();
+	json_t *o = task_json(t);
 	int rc;
 
-	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
+	rc = verify_last(ctx->ledger, t->id, &verdict, ctx->err);
+	json_object_set_new(o, "last_verdict",
+	    rc == 0 ? cmd_verdict_json(&verdict) : json_null());
+	if (rc == 0)
+		verdict_release(&verdict);
+	task_free_fields(t);
+	if (rc < 0) {
+		json_decref(o);
 		return rc;
-	if ((rc = task_get(ctx->ledger, id, &t, ctx->err)) < 0)
-		return rc;
-	if (ctx->json) {
-		json_t *o = task_json(&t);
-
-		rc = verify_last(ctx->ledger, t.id, &verdict, ctx->err);
-		json_object_set_new(o, "last_verdict",
-		    rc == 0 ? cmd_verdict_json(&verdict) : json_null());
-		if (rc == 0)
-			verdict_release(&verdict);
-		task_free_fields(&t);
-		if (rc < 0) {
-			json_decref(o);
-			return rc;
-		}
-		return cmd_print_json(ctx, o);
 	}
-	buf_addf(&text, "#%lld ", (long long)t.id);
-	cmd_add_printable(&text, t.title);
+	return cmd_print_json(ctx, o);
+}
+
+/* Append list's items to text, printable, separated by separator. */
+static void
+add_printable_list(struct buf *text, const struct strlist *list,
+    const char *separator)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		if (i)
+			buf_adds(text, separator);
+		cmd_add_printable(text, list->items[i]);
+	}
+}
+
+/*
+ * show's heading and where task t stands at now: its id and title, then
+ * its state (with its owner, and a claim's lease), priority and attempts.
+ */
+static void
+show_state(const struct task *t, int64_t now)
+{
+	struct buf text = BUF_INIT;
+
+	buf_addf(&text, "#%lld ", (long long)t->id);
+	cmd_add_printable(&text, t->title);
 	printf("%s\n", text.buf);
 	buf_reset(&text);
-	buf_adds(&text, t.state);
-	if (t.owner) {
-		buf_adds(&text, strcmp(t.state, "claimed") == 0 ? " by " : " (owner ");
-		buf_adds(&text, t.owner);
-		if (strcmp(t.state, "claimed") != 0)
+	buf_adds(&text, t->state);
+	if (t->owner) {
+		buf_adds(&text, strcmp(t->state, "claimed") == 0 ? " by "
+		    : " (owner ");
+		buf_adds(&text, t->owner);
+		if (strcmp(t->state, "claimed") != 0)
 			buf_addch(&text, ')');
 	}
-	if (strcmp(t.state, "claimed") == 0) {
-		if (t.lease_expires_ms > now) {
+	if (strcmp(t->state, "claimed") == 0) {
+		if (t->lease_expires_ms > now) {
 			buf_adds(&text, ", lease ends in ");
-			clock_add_remaining(&text, t.lease_expires_ms - now);
+			clock_add_remaining(&text, t->lease_expires_ms - now);
 		} else {
 			buf_adds(&text, ", lease expired ");
-			clock_add_age(&text, now - t.lease_expires_ms);
+			clock_add_age(&text, now - t->lease_expires_ms);
 			buf_adds(&text, " ago");
 		}
 	}
 	show_field("state", text.buf);
 	buf_reset(&text);
-	buf_addf(&text, "%lld", (long long)t.priority);
+	buf_addf(&text, "%lld", (long long)t->priority);
 	show_field("priority", text.buf);
 	buf_reset(&text);
-	buf_addf(&text, "%lld of %lld", (long long)t.attempts,
-	    (long long)t.max_attempts);
+	buf_addf(&text, "%lld of %lld", (long long)t->attempts,
+	    (long long)t->max_attempts);
 	show_field("attempts", text.buf);
-	if (t.parent) {
-		buf_reset(&text);
-		buf_addf(&text, "#%lld", (long long)t.parent);
+	buf_release(&text);
+}
+
+/*
+ * show's edges of task t: its parent, the tasks it comes after and those
+ * that come after it (show_before()). Returns 0 or the error reading the
+ * latter (the lines before it are printed).
+ */
+static int
+show_edges(struct cmd_ctx *ctx, const struct task *t)
+{
+	struct buf text = BUF_INIT;
+
+	if (t->parent) {
+		buf_addf(&text, "#%lld", (long long)t->parent);
 		show_field("parent", text.buf);
 	}
-	if (t.after_count) {
+	if (t->after_count) {
 		buf_reset(&text);
-		for (size_t i = 0; i < t.after_count; i++)
-			buf_addf(&text, "%s#%lld", i ? ", " : "", (long long)t.after[i]);
-		buf_addf(&text, " (%lld not done yet)", (long long)t.unmet_deps);
+		for (size_t i = 0; i < t->after_count; i++)
+			buf_addf(&text, "%s#%lld", i ? ", " : "",
+			    (long long)t->after[i]);
+		buf_addf(&text, " (%lld not done yet)", (long long)t->unmet_deps);
 		show_field("after", text.buf);
 	}
-	if ((rc = show_before(ctx, t.id)) < 0) {
-		buf_release(&text);
-		task_free_fields(&t);
-		return rc;
-	}
-	if (t.labels.count) {
-		buf_reset(&text);
-		for (size_t i = 0; i < t.labels.count; i++)
-			buf_addf(&text, "%s%s", i ? ", " : "", t.labels.items[i]);
+	buf_release(&text);
+	return show_before(ctx, t->id);
+}
+
+/* show's labels of task t, its scope (touches) and protected paths. */
+static void
+show_scope(const struct task *t)
+{
+	struct buf text = BUF_INIT;
+
+	if (t->labels.count) {
+		for (size_t i = 0; i < t->labels.count; i++)
+			buf_addf(&text, "%s%s", i ? ", " : "", t->labels.items[i]);
 		show_field("labels", text.buf);
 	}
-	if (t.touches.count) {
+	if (t->touches.count) {
 		buf_reset(&text);
-		for (size_t i = 0; i < t.touches.count; i++) {
-			if (i)
-				buf_adds(&text, ", ");
-			cmd_add_printable(&text, t.touches.items[i]);
-		}
+		add_printable_list(&text, &t->touches, ", ");
 		show_field("touches", text.buf);
 	}
-	if (t.protects.count) {
+	if (t->protects.count) {
 		buf_reset(&text);
-		for (size_t i = 0; i < t.protects.count; i++) {
-			if (i)
-				buf_adds(&text, ", ");
-			cmd_add_printable(&text, t.protects.items[i]);
-		}
+		add_printable_list(&text, &t->protects, ", ");
 		show_field("protect", text.buf);
 	}
-	buf_reset(&text);
-	if (t.checks.count) {
-		for (size_t i = 0; i < t.checks.count; i++) {
-			if (i)
-				buf_adds(&text, "; ");
-			cmd_add_printable(&text, t.checks.items[i]);
-		}
-	} else if (t.result_bytes >= 0) {
+	buf_release(&text);
+}
+
+/*
+ * show's "done when" of task t (its checks, or what stands in for them)
+ * and how it is judged when a person set that.
+ */
+static void
+show_checks(const struct task *t)
+{
+	struct buf text = BUF_INIT;
+
+	if (t->checks.count)
+		add_printable_list(&text, &t->checks, "; ");
+	else if (t->result_bytes >= 0)
 		buf_adds(&text, "saved (no checks given; a result is saved)");
-	} else {
+	else
 		buf_adds(&text, "the report alone (no checks given, no result saved)");
-	}
-	if (t.checks_version > 1)
+	if (t->checks_version > 1)
 		buf_addf(&text, "  (checks v%lld: changed after the task was "
-		    "added; see 'daicho log %lld')", (long long)t.checks_version,
-		    (long long)t.id);
+		    "added; see 'daicho log %lld')", (long long)t->checks_version,
+		    (long long)t->id);
 	show_field("done when", text.buf);
-	if (t.no_baseline || t.check_needs) {
+	if (t->no_baseline || t->check_needs) {
 		buf_reset(&text);
-		if (t.no_baseline)
+		if (t->no_baseline)
 			buf_adds(&text, "without the claim's base (--no-baseline)");
-		if (t.check_needs)
+		if (t->check_needs)
 			buf_addf(&text, "%scmd: checks get the network "
-			    "(--check-needs %s)", t.no_baseline ? "; " : "",
-			    t.check_needs);
+			    "(--check-needs %s)", t->no_baseline ? "; " : "",
+			    t->check_needs);
 		show_field("judged", text.buf);
 	}
-	buf_reset(&text);
-	buf_addf(&text, "%lld bytes ('daicho prompt %lld')", (long long)t.body_bytes,
-	    (long long)t.id);
+	buf_release(&text);
+}
+
+/*
+ * show's work on task t: the body's size, the saved result's, and the
+ * report's commit and note; the reason it is blocked.
+ */
+static void
+show_work(const struct task *t)
+{
+	struct buf text = BUF_INIT;
+
+	buf_addf(&text, "%lld bytes ('daicho prompt %lld')",
+	    (long long)t->body_bytes, (long long)t->id);
 	show_field("body", text.buf);
-	if (t.result_bytes >= 0) {
+	if (t->result_bytes >= 0) {
 		buf_reset(&text);
 		buf_addf(&text, "%lld bytes, %lld save%s ('daicho result %lld')",
-		    (long long)t.result_bytes, (long long)t.saves,
-		    t.saves == 1 ? "" : "s", (long long)t.id);
+		    (long long)t->result_bytes, (long long)t->saves,
+		    t->saves == 1 ? "" : "s", (long long)t->id);
 		show_field("result", text.buf);
 	}
-	if (t.report_commit)
-		show_field("commit", t.report_commit);
-	if (t.report_note) {
+	if (t->report_commit)
+		show_field("commit", t->report_commit);
+	if (t->report_note) {
 		buf_reset(&text);
-		cmd_add_printable(&text, t.report_note);
+		cmd_add_printable(&text, t->report_note);
 		show_field("note", text.buf);
 	}
-	if (t.block_reason) {
+	if (t->block_reason) {
 		buf_reset(&text);
-		cmd_add_printable(&text, t.block_reason);
+		cmd_add_printable(&text, t->block_reason);
 		show_field("blocked", text.buf);
 	}
-	if (t.landed_commit) {
-		buf_reset(&text);
-		buf_addf(&text, "%s on %s, ", t.landed_commit, t.landed_trunk
-		    ? t.landed_trunk : "?");
-		clock_add_age(&text, now - t.landed_ms);
+	buf_release(&text);
+}
+
+/*
+ * show's landing of task t at now: where it landed, or how long it has
+ * waited in the queue (and on what); why its landing was last sent back.
+ */
+static void
+show_landing(const struct task *t, int64_t now)
+{
+	struct buf text = BUF_INIT;
+
+	if (t->landed_commit) {
+		buf_addf(&text, "%s on %s, ", t->landed_commit, t->landed_trunk
+		    ? t->landed_trunk : "?");
+		clock_add_age(&text, now - t->landed_ms);
 		buf_adds(&text, " ago");
 		show_field("landed", text.buf);
-	} else if (t.land_queued_ms && strcmp(t.state, "verified") == 0) {
-		buf_reset(&text);
+	} else if (t->land_queued_ms && strcmp(t->state, "verified") == 0) {
 		buf_adds(&text, "queued ");
-		clock_add_age(&text, now - t.land_queued_ms);
+		clock_add_age(&text, now - t->land_queued_ms);
 		buf_adds(&text, " ago");
-		if (t.land_waiting) {
+		if (t->land_waiting) {
 			buf_adds(&text, "; waits: ");
-			cmd_add_printable(&text, t.land_waiting);
+			cmd_add_printable(&text, t->land_waiting);
 		}
 		show_field("landing", text.buf);
 	}
-	if (t.land_note && strcmp(t.state, "landed") != 0) {
+	if (t->land_note && strcmp(t->state, "landed") != 0) {
 		buf_reset(&text);
-		buf_addf(&text, "sent back %lld time%s: ", (long long)t.land_tries,
-		    t.land_tries == 1 ? "" : "s");
-		cmd_add_printable(&text, t.land_note);
+		buf_addf(&text, "sent back %lld time%s: ", (long long)t->land_tries,
+		    t->land_tries == 1 ? "" : "s");
+		cmd_add_printable(&text, t->land_note);
 		show_field("land note", text.buf);
 	}
-	buf_reset(&text);
-	clock_add_timestamp(&text, t.created_ms);
+	buf_release(&text);
+}
+
+/* show's line name: the time at_ms, and how long before now it was. */
+static void
+show_time(const char *name, int64_t at_ms, int64_t now)
+{
+	struct buf text = BUF_INIT;
+
+	clock_add_timestamp(&text, at_ms);
 	buf_adds(&text, " (");
-	clock_add_age(&text, now - t.created_ms);
+	clock_add_age(&text, now - at_ms);
 	buf_adds(&text, " ago)");
-	show_field("created", text.buf);
-	buf_reset(&text);
-	clock_add_timestamp(&text, t.updated_ms);
-	buf_adds(&text, " (");
-	clock_add_age(&text, now - t.updated_ms);
-	buf_adds(&text, " ago)");
-	show_field("updated", text.buf);
-	rc = verify_last(ctx->ledger, t.id, &verdict, ctx->err);
+	show_field(name, text.buf);
+	buf_release(&text);
+}
+
+/*
+ * show's last verdict on task t, if any: passed or rejected, how long
+ * before now, with which checks version, and its evidence. Returns 0 (also
+ * when there is none) or the error reading it.
+ */
+static int
+show_last_verdict(struct cmd_ctx *ctx, const struct task *t, int64_t now)
+{
+	struct verdict verdict;
+	struct buf text = BUF_INIT;
+	int rc;
+
+	rc = verify_last(ctx->ledger, t->id, &verdict, ctx->err);
 	if (rc == 0) {
-		buf_reset(&text);
 		buf_adds(&text, verdict.passed ? "passed " : "REJECTED ");
 		clock_add_age(&text, now - verdict.at_ms);
 		buf_adds(&text, " ago");
 		/* Checks changed since: say which version was run. */
-		if (verdict.checks_version != t.checks_version)
+		if (verdict.checks_version != t->checks_version)
 			buf_addf(&text, " (ran checks v%lld; they are v%lld now)",
 			    (long long)verdict.checks_version,
-			    (long long)t.checks_version);
+			    (long long)t->checks_version);
 		buf_adds(&text, ": ");
 		cmd_add_printable(&text, verdict.summary);
 		show_field("verdict", text.buf);
@@ -843,8 +913,35 @@ exec_show(struct cmd_ctx *ctx)
 		verdict_release(&verdict);
 	}
 	buf_release(&text);
-	task_free_fields(&t);
 	return rc < 0 ? rc : 0;
+}
+
+static int
+exec_show(struct cmd_ctx *ctx)
+{
+	struct task t;
+	int64_t id, now = clock_now_ms();
+	int rc;
+
+	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
+		return rc;
+	if ((rc = task_get(ctx->ledger, id, &t, ctx->err)) < 0)
+		return rc;
+	if (ctx->json)
+		return show_json(ctx, &t);
+	show_state(&t, now);
+	if ((rc = show_edges(ctx, &t)) < 0)
+		goto done;
+	show_scope(&t);
+	show_checks(&t);
+	show_work(&t);
+	show_landing(&t, now);
+	show_time("created", t.created_ms, now);
+	show_time("updated", t.updated_ms, now);
+	rc = show_last_verdict(ctx, &t, now);
+done:
+	task_free_fields(&t);
+	return rc;
 }
 
 const struct cmd_entry cmd_show_entry = {

@@ -409,19 +409,263 @@ refuse_person_fields(struct ledger *ledger, int64_t id,
 	return 0;
 }
 
+/* Whether a task in state is held: claimed, blocked or reported. */
+static bool
+state_is_held(const char *state)
+{
+	return strcmp(state, "claimed") == 0 || strcmp(state, "blocked") == 0 ||
+	       strcmp(state, "reported") == 0;
+}
+
+/*
+ * Refuse (ERR_REFUSED) an agent's edit of task id that is not its to make,
+ * for who it is to the task (who; judges: the edit gives checks, a check
+ * timeout, touches or protected paths): how the task is judged, what
+ * judges its own work or another's, the dependencies of a task it did not
+ * add, and what a person set (refuse_person_fields()). 0 for a person's
+ * edit, and for an agent's it may make; else the error.
+ */
+static int
+refuse_agent_edit(struct ledger *ledger, int64_t id,
+    const struct task_edit *edit, const struct standing *who, bool judges,
+    struct err *err)
+{
+	if (who->human)
+		return 0;
+	if (edit->set_no_baseline || edit->check_needs)
+		return err_set(err, ERR_REFUSED,
+		    "cannot change --no-baseline or --check-needs of task #%lld: "
+		    "how a task is judged is a person's call (nothing was changed)",
+		    (long long)id);
+	if (judges && who->holder)
+		return err_set(err, ERR_REFUSED,
+		    "cannot edit the checks or the scope of task #%lld: you hold it, "
+		    "and what judges your own work is for a human or its creator "
+		    "to change (nothing was changed)", (long long)id);
+	if (judges && !who->creator)
+		return err_set(err, ERR_REFUSED,
+		    "cannot edit the checks or the scope of task #%lld: only a "
+		    "human or the agent that added it may (what judges the work is "
+		    "not for %s to change; nothing was changed)", (long long)id,
+		    who->actor_name ? who->actor_name : "an agent");
+	if (edit->after.count + edit->not_after.count > 0 && !who->creator)
+		return err_set(err, ERR_REFUSED,
+		    "cannot change the dependencies of task #%lld: only a human or "
+		    "the agent that added it may (nothing was changed)",
+		    (long long)id);
+	if (judges || edit->not_after.count > 0)
+		return refuse_person_fields(ledger, id, edit, err);
+	return 0;
+}
+
+/*
+ * Validate task t as edit will leave it, the way add does
+ * (task_spec_check()). Returns 0 or the error.
+ */
+static int
+check_task_as_edited(struct ledger *ledger, const struct task *t,
+    const struct task_edit *edit, struct err *err)
+{
+	struct task_spec merged = { 0 };
+
+	merged.title = edit->title ? edit->title : t->title;
+	merged.max_attempts = edit->set_max_attempts ? edit->max_attempts : 0;
+	merged.checks = edit->checks ? *edit->checks : t->checks;
+	merged.touches = edit->touches ? *edit->touches : t->touches;
+	merged.protects = edit->protects ? *edit->protects : t->protects;
+	merged.labels = edit->labels ? *edit->labels : t->labels;
+	return task_spec_check(ledger, &merged, err);
+}
+
+/*
+ * Write the fields and lists of edit that differ from task t (as it was)
+ * to task id: its scalars (edit_scalars()), then its checks, touches,
+ * protected paths and labels (replace_list()); each change goes into
+ * detail and its field's name into changed. Returns 0 or the first error.
+ */
+static int
+write_edited_fields(struct ledger *ledger, int64_t id, const struct task *t,
+    const struct task_edit *edit, json_t *detail, json_t *changed,
+    struct err *err)
+{
+	int rc;
+
+	if ((rc = edit_scalars(ledger, id, t, edit, detail, changed, err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM checks WHERE task = ?1",
+		 "INSERT INTO checks (task, spec, seq) VALUES (?1, ?2, ?3)",
+		 &t->checks, edit->checks, "done_when", detail, changed, err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM touches WHERE task = ?1",
+		 "INSERT INTO touches (task, glob) VALUES (?1, ?2)"
+		 " ON CONFLICT DO NOTHING",
+		 &t->touches, edit->touches, "touches", detail, changed, err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM protects WHERE task = ?1",
+		 "INSERT INTO protects (task, glob) VALUES (?1, ?2)"
+		 " ON CONFLICT DO NOTHING",
+		 &t->protects, edit->protects, "protect", detail, changed,
+		 err)) < 0 ||
+	    (rc = replace_list(ledger, id,
+		 "DELETE FROM labels WHERE task = ?1",
+		 "INSERT INTO labels (task, label) VALUES (?1, ?2)"
+		 " ON CONFLICT DO NOTHING",
+		 &t->labels, edit->labels, "labels", detail, changed, err)) < 0)
+		return rc;
+	return 0;
+}
+
+/*
+ * A person's edit that gives task id the touches it has (t's, so nothing
+ * was written): when an agent set them, they become the person's; detail
+ * records them, "taken", and changed names "touches". Returns 0 or the
+ * error.
+ */
+static int
+take_over_touches(struct ledger *ledger, int64_t id, const struct task *t,
+    const struct task_edit *edit, json_t *detail, json_t *changed,
+    struct err *err)
+{
+	bool by_agent = false;
+	int rc;
+
+	if ((rc = touches_set_by_agent(ledger, id, &by_agent, err)) < 0)
+		return rc;
+	if (by_agent) {
+		json_object_set_new(detail, "touches", json_pack("{s:o, s:o,"
+		    " s:b}", "old", json_strings(&t->touches), "new",
+		    json_strings(edit->touches), "taken", 1));
+		json_array_append_new(changed, json_string("touches"));
+	}
+	return 0;
+}
+
+/*
+ * Add the after edges of edit to task id, then remove its not_after ones
+ * (change_edge()); what changed goes into detail (after_added,
+ * after_removed) and "after" into changed. Returns 0 or the first error.
+ */
+static int
+edit_edges(struct ledger *ledger, int64_t id, const struct task_edit *edit,
+    json_t *detail, json_t *changed, struct err *err)
+{
+	json_t *added = json_array(), *removed = json_array();
+	int rc;
+
+	for (size_t i = 0; i < edit->after.count; i++)
+		if ((rc = change_edge(ledger, id, edit->after.items[i], false,
+			 added, removed, err)) < 0)
+			goto done;
+	for (size_t i = 0; i < edit->not_after.count; i++)
+		if ((rc = change_edge(ledger, id, edit->not_after.items[i], true,
+			 added, removed, err)) < 0)
+			goto done;
+	if (json_array_size(added) || json_array_size(removed)) {
+		json_object_set(detail, "after_added", added);
+		json_object_set(detail, "after_removed", removed);
+		json_array_append_new(changed, json_string("after"));
+	}
+	rc = 0;
+done:
+	json_decref(added);
+	json_decref(removed);
+	return rc;
+}
+
+/* Whether any field named in changed judges or bounds the work. */
+static bool
+changes_judge_the_work(const json_t *changed)
+{
+	bool judges = false;
+
+	for (size_t i = 0; i < json_array_size(changed); i++)
+		judges |= judges_the_work(json_string_value(json_array_get(changed,
+		    i)));
+	return judges;
+}
+
+/*
+ * What judges the work of task id (t as it was) changed: a new version of
+ * its checks, for every verdict, in detail too. A verification running the
+ * old checks right now must not decide: its claim goes, and the next pass
+ * runs the new ones. Returns 0 or the error.
+ */
+static int
+new_checks_version(struct ledger *ledger, int64_t id, const struct task *t,
+    json_t *detail, struct err *err)
+{
+	int rc;
+
+	if ((rc = db_write(ledger, "UPDATE tasks SET checks_version ="
+		 " checks_version + 1, has_touches = CASE WHEN EXISTS"
+		 " (SELECT 1 FROM touches WHERE task = ?1) THEN 1 ELSE 0"
+		 " END, verify_token = NULL,"
+		 " verify_expires_ms = NULL WHERE id = ?1", id, 0, NULL,
+		 "editing a task", err)) < 0)
+		return rc;
+	json_object_set_new(detail, "checks_version",
+	    json_integer(t->checks_version + 1));
+	return 0;
+}
+
+/*
+ * Mark task id changed now and record the edit by actor: an "edit" event
+ * whose detail is detail with the fields changed ("fields"). Returns 0 or
+ * the error.
+ */
+static int
+record_edit(struct ledger *ledger, int64_t actor, int64_t id, json_t *detail,
+    json_t *changed, struct err *err)
+{
+	int rc;
+
+	if ((rc = db_write(ledger, "UPDATE tasks SET updated_ms = ?2"
+		 " WHERE id = ?1", id, clock_now_ms(), NULL, "editing a task",
+		 err)) < 0)
+		return rc;
+	json_object_set(detail, "fields", changed);
+	return event_append(ledger, actor, "edit", id, json_incref(detail), err);
+}
+
+/*
+ * The holder (who->owner) of task id learns, in a message from actor,
+ * that what judges its work changed: which of the fields in changed, and
+ * the checks' new version (t's next). Returns 0 or the error.
+ */
+static int
+tell_holder_of_edit(struct ledger *ledger, int64_t actor, int64_t id,
+    const struct task *t, const struct standing *who, const json_t *changed,
+    struct err *err)
+{
+	struct buf text = BUF_INIT;
+	int rc;
+
+	buf_addf(&text, "task #%lld was edited by %s while you hold it: its ",
+	    (long long)id, who->actor_name ? who->actor_name : "a human");
+	for (size_t i = 0; i < json_array_size(changed); i++) {
+		const char *f = json_string_value(json_array_get(changed, i));
+
+		if (judges_the_work(f))
+			buf_addf(&text, "%s%s", text.buf[text.len - 1] == ' ' ? ""
+			    : ", ", f);
+	}
+	buf_addf(&text, " changed (checks v%lld); see 'daicho show %lld'",
+	    (long long)(t->checks_version + 1), (long long)id);
+	rc = msg_append(ledger, actor, who->owner, "message", text.buf, err);
+	buf_release(&text);
+	return rc;
+}
+
 int
 task_edit(struct ledger *ledger, int64_t actor, int64_t id,
     const struct task_edit *edit, json_t **changed, struct err *err)
 {
 	struct task t;
-	struct task_spec merged = { 0 };
 	struct standing who = { 0 };
-	json_t *detail = json_object(), *added = json_array(),
-	       *removed = json_array();
+	json_t *detail = json_object();
 	bool judges = edit->checks || edit->set_check_timeout || edit->touches ||
 		      edit->protects;
 	bool have_task = false;
-	size_t i;
 	int rc;
 
 	*changed = json_array();
@@ -435,161 +679,40 @@ task_edit(struct ledger *ledger, int64_t actor, int64_t id,
 	if ((rc = read_current(ledger, id, &t, err)) < 0)
 		goto fail;
 	have_task = true;
-	if ((rc = read_standing(ledger, actor, id, &who, err)) < 0)
-		goto fail;
-	if ((edit->set_no_baseline || edit->check_needs) && !who.human) {
-		rc = err_set(err, ERR_REFUSED,
-		    "cannot change --no-baseline or --check-needs of task #%lld: "
-		    "how a task is judged is a person's call (nothing was changed)",
-		    (long long)id);
-		goto fail;
-	}
-	if (judges && !who.human && who.holder) {
-		rc = err_set(err, ERR_REFUSED,
-		    "cannot edit the checks or the scope of task #%lld: you hold it, "
-		    "and what judges your own work is for a human or its creator "
-		    "to change (nothing was changed)", (long long)id);
-		goto fail;
-	}
-	if (judges && !who.human && !who.creator) {
-		rc = err_set(err, ERR_REFUSED,
-		    "cannot edit the checks or the scope of task #%lld: only a "
-		    "human or the agent that added it may (what judges the work is "
-		    "not for %s to change; nothing was changed)", (long long)id,
-		    who.actor_name ? who.actor_name : "an agent");
-		goto fail;
-	}
-	if (edit->after.count + edit->not_after.count > 0 && !who.human &&
-	    !who.creator) {
-		rc = err_set(err, ERR_REFUSED,
-		    "cannot change the dependencies of task #%lld: only a human or "
-		    "the agent that added it may (nothing was changed)",
-		    (long long)id);
-		goto fail;
-	}
-	if ((judges || edit->not_after.count > 0) && !who.human &&
-	    (rc = refuse_person_fields(ledger, id, edit, err)) < 0)
-		goto fail;
-	/* Validate the task as it will be, the way add does. */
-	merged.title = edit->title ? edit->title : t.title;
-	merged.max_attempts = edit->set_max_attempts ? edit->max_attempts : 0;
-	merged.checks = edit->checks ? *edit->checks : t.checks;
-	merged.touches = edit->touches ? *edit->touches : t.touches;
-	merged.protects = edit->protects ? *edit->protects : t.protects;
-	merged.labels = edit->labels ? *edit->labels : t.labels;
-	if ((rc = task_spec_check(ledger, &merged, err)) < 0)
-		goto fail;
-	if ((rc = edit_scalars(ledger, id, &t, edit, detail, *changed, err)) < 0 ||
-	    (rc = replace_list(ledger, id,
-		 "DELETE FROM checks WHERE task = ?1",
-		 "INSERT INTO checks (task, spec, seq) VALUES (?1, ?2, ?3)",
-		 &t.checks, edit->checks, "done_when", detail, *changed, err)) < 0 ||
-	    (rc = replace_list(ledger, id,
-		 "DELETE FROM touches WHERE task = ?1",
-		 "INSERT INTO touches (task, glob) VALUES (?1, ?2)"
-		 " ON CONFLICT DO NOTHING",
-		 &t.touches, edit->touches, "touches", detail, *changed, err)) < 0 ||
-	    (rc = replace_list(ledger, id,
-		 "DELETE FROM protects WHERE task = ?1",
-		 "INSERT INTO protects (task, glob) VALUES (?1, ?2)"
-		 " ON CONFLICT DO NOTHING",
-		 &t.protects, edit->protects, "protect", detail, *changed,
-		 err)) < 0 ||
-	    (rc = replace_list(ledger, id,
-		 "DELETE FROM labels WHERE task = ?1",
-		 "INSERT INTO labels (task, label) VALUES (?1, ?2)"
-		 " ON CONFLICT DO NOTHING",
-		 &t.labels, edit->labels, "labels", detail, *changed, err)) < 0)
+	if ((rc = read_standing(ledger, actor, id, &who, err)) < 0 ||
+	    (rc = refuse_agent_edit(ledger, id, edit, &who, judges, err)) < 0 ||
+	    (rc = check_task_as_edited(ledger, &t, edit, err)) < 0 ||
+	    (rc = write_edited_fields(ledger, id, &t, edit, detail, *changed,
+		 err)) < 0)
 		goto fail;
 	/* A held task's new scope may not reach into another live claim's. */
 	if (edit->touches && json_object_get(detail, "touches") != NULL &&
-	    (strcmp(t.state, "claimed") == 0 || strcmp(t.state, "blocked") == 0 ||
-		strcmp(t.state, "reported") == 0) &&
+	    state_is_held(t.state) &&
 	    (rc = task_scope_conflict(ledger, id, who.owner, err)) < 0)
 		goto fail;
 	/* A person giving an agent's touches again makes them a person's. */
-	if (who.human && edit->touches && json_object_get(detail, "touches") ==
-	    NULL) {
-		bool by_agent = false;
-
-		if ((rc = touches_set_by_agent(ledger, id, &by_agent, err)) < 0)
-			goto fail;
-		if (by_agent) {
-			json_object_set_new(detail, "touches", json_pack("{s:o, s:o,"
-			    " s:b}", "old", json_strings(&t.touches), "new",
-			    json_strings(edit->touches), "taken", 1));
-			json_array_append_new(*changed, json_string("touches"));
-		}
-	}
-	for (i = 0; i < edit->after.count; i++)
-		if ((rc = change_edge(ledger, id, edit->after.items[i], false, added,
-			 removed, err)) < 0)
-			goto fail;
-	for (i = 0; i < edit->not_after.count; i++)
-		if ((rc = change_edge(ledger, id, edit->not_after.items[i], true,
-			 added, removed, err)) < 0)
-			goto fail;
-	if (json_array_size(added) || json_array_size(removed)) {
-		json_object_set(detail, "after_added", added);
-		json_object_set(detail, "after_removed", removed);
-		json_array_append_new(*changed, json_string("after"));
-	}
+	if (who.human && edit->touches &&
+	    json_object_get(detail, "touches") == NULL &&
+	    (rc = take_over_touches(ledger, id, &t, edit, detail, *changed,
+		 err)) < 0)
+		goto fail;
+	if ((rc = edit_edges(ledger, id, edit, detail, *changed, err)) < 0)
+		goto fail;
 	if (json_array_size(*changed) == 0) {
 		rc = err_set(err, ERR_USAGE, "nothing to change in task #%lld (every "
 		    "value given is what it has; see 'daicho edit --help')",
 		    (long long)id);
 		goto fail;
 	}
-	/* What judges the work changed: a new version, for every verdict. */
-	judges = false;
-	for (i = 0; i < json_array_size(*changed); i++)
-		judges |= judges_the_work(json_string_value(json_array_get(*changed,
-		    i)));
-	if (judges) {
-		/*
-		 * A verification running the old checks right now must not
-		 * decide: its claim goes, and the next pass runs the new ones.
-		 */
-		if ((rc = db_write(ledger, "UPDATE tasks SET checks_version ="
-			 " checks_version + 1, has_touches = CASE WHEN EXISTS"
-			 " (SELECT 1 FROM touches WHERE task = ?1) THEN 1 ELSE 0"
-			 " END, verify_token = NULL,"
-			 " verify_expires_ms = NULL WHERE id = ?1", id, 0, NULL,
-			 "editing a task", err)) < 0)
-			goto fail;
-		json_object_set_new(detail, "checks_version",
-		    json_integer(t.checks_version + 1));
-	}
-	if ((rc = db_write(ledger, "UPDATE tasks SET updated_ms = ?2"
-		 " WHERE id = ?1", id, clock_now_ms(), NULL, "editing a task",
+	judges = changes_judge_the_work(*changed);
+	if ((judges && (rc = new_checks_version(ledger, id, &t, detail,
+		 err)) < 0) ||
+	    (rc = record_edit(ledger, actor, id, detail, *changed, err)) < 0)
+		goto fail;
+	if (judges && who.owner != 0 && !who.holder && state_is_held(t.state) &&
+	    (rc = tell_holder_of_edit(ledger, actor, id, &t, &who, *changed,
 		 err)) < 0)
 		goto fail;
-	json_object_set(detail, "fields", *changed);
-	if ((rc = event_append(ledger, actor, "edit", id, json_incref(detail),
-		 err)) < 0)
-		goto fail;
-	/* The holder learns that what judges its work changed. */
-	if (judges && who.owner != 0 && !who.holder &&
-	    (strcmp(t.state, "claimed") == 0 || strcmp(t.state, "reported") == 0 ||
-		strcmp(t.state, "blocked") == 0)) {
-		struct buf text = BUF_INIT;
-
-		buf_addf(&text, "task #%lld was edited by %s while you hold it: its ",
-		    (long long)id, who.actor_name ? who.actor_name : "a human");
-		for (i = 0; i < json_array_size(*changed); i++) {
-			const char *f = json_string_value(json_array_get(*changed, i));
-
-			if (judges_the_work(f))
-				buf_addf(&text, "%s%s", text.buf[text.len - 1] == ' ' ? ""
-				    : ", ", f);
-		}
-		buf_addf(&text, " changed (checks v%lld); see 'daicho show %lld'",
-		    (long long)(t.checks_version + 1), (long long)id);
-		rc = msg_append(ledger, actor, who.owner, "message", text.buf, err);
-		buf_release(&text);
-		if (rc < 0)
-			goto fail;
-	}
 	rc = ledger_commit(ledger, err);
 	goto out;
 fail:
@@ -603,8 +726,6 @@ out:
 		task_free_fields(&t);
 	standing_release(&who);
 	json_decref(detail);
-	json_decref(added);
-	json_decref(removed);
 	return rc;
 }
 

@@ -4,8 +4,9 @@
  * (take a report, prepare the judge's checkout, run each check, judge it
  * against the claim's base, record the verdict) pass one struct subject
  * and struct verdict along in one order; the judge's repository and the
- * sandbox it runs in are core/judge.c and util/sandbox.c already. The
- * longest function, verify_record(), is to be cut at its phases (issue 33).
+ * sandbox it runs in are core/judge.c and util/sandbox.c already.
+ * verify_record() reads as its phases, read_verdict_basis() to
+ * append_verdict_events() (issue 33).
  */
 #include "core/verify.h"
 
@@ -2152,159 +2153,225 @@ tell_holder(struct ledger *ledger, int64_t actor, int64_t owner,
 	return rc;
 }
 
-int
-verify_record(struct ledger *ledger, struct verdict *v, const char *token,
-    int64_t actor, int64_t stale_after_ms, enum verify_outcome *outcome,
-    struct err *err)
-{
-	struct db_stmt *st;
-	int64_t now = clock_now_ms(), attempts = 0, max_attempts = 0, owner = 0;
-	char state[16] = "";
-	bool token_ok = false, owner_alive = false, queued = false;
-	int rc;
+/* What verify_record() decides on: the task, re-read under the lock. */
+struct verdict_basis {
+	char state[16];
+	bool token_ok;        /* its verify_token is the one given */
+	int64_t attempts;
+	int64_t max_attempts;
+	bool owner_alive;     /* its holder was seen since the stale limit */
+	bool queued;          /* it waits in the landing queue */
+	int64_t owner;        /* its holder, or 0 */
+};
 
-	*outcome = VERIFY_STALE;
-	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
-		return rc;
-	/* Re-read what the decision rests on, under the lock. */
-	st = db_prepare(ledger,
+/*
+ * Re-read task id into *out inside the caller's transaction: token is the
+ * verification's claim (or NULL), and a holder seen at or after
+ * seen_since_ms counts as alive. Returns 0, ERR_NOT_FOUND for no such
+ * task, or the ledger's error.
+ */
+static int
+read_verdict_basis(struct ledger *ledger, int64_t id, const char *token,
+    int64_t seen_since_ms, struct verdict_basis *out, struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
 	    "SELECT t.state, t.verify_token IS NOT DISTINCT FROM ?2, t.attempts, t.max_attempts,"
 	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3,"
 	    " t.land_queued_ms IS NOT NULL, t.owner"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
 	    err);
-	if (st == NULL) {
-		rc = -(int)err->code;
-		goto fail;
-	}
-	db_bind_int(st, 1, v->task);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, id);
 	if (token)
 		db_bind_text(st, 2, token);
-	db_bind_int(st, 3, now - stale_after_ms);
+	db_bind_int(st, 3, seen_since_ms);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
-		snprintf(state, sizeof(state), "%s",
+		snprintf(out->state, sizeof(out->state), "%s",
 		    db_column_text(st, 0));
-		token_ok = db_column_int(st, 1) != 0;
-		attempts = db_column_int(st, 2);
-		max_attempts = db_column_int(st, 3);
-		owner_alive = db_column_int(st, 4) != 0;
-		queued = db_column_int(st, 5) != 0;
-		owner = db_column_is_null(st, 6) ? 0 : db_column_int(st, 6);
+		out->token_ok = db_column_int(st, 1) != 0;
+		out->attempts = db_column_int(st, 2);
+		out->max_attempts = db_column_int(st, 3);
+		out->owner_alive = db_column_int(st, 4) != 0;
+		out->queued = db_column_int(st, 5) != 0;
+		out->owner = db_column_is_null(st, 6) ? 0 : db_column_int(st, 6);
 	}
 	db_reset(st);
-	if (rc != DB_ROW) {
-		rc = rc == DB_DONE
-			 ? err_set(err, ERR_NOT_FOUND, "no task #%lld", (long long)v->task)
-			 : db_error(ledger, rc, err, "reading a task");
-		goto fail;
-	}
-	if (token ? strcmp(state, "reported") != 0 || !token_ok
-		  : strcmp(state, "verified") != 0) {
-		ledger_rollback(ledger);
-		return 0; /* decided elsewhere meanwhile: this verdict is moot */
-	}
-	/*
-	 * Let go of the task, marked changed now: this pass (which takes
-	 * reports made before it began) leaves it, the next tries again.
-	 */
-	if (v->deferred) {
-		*outcome = VERIFY_DEFERRED;
-		if (token == NULL) {
-			ledger_rollback(ledger);
-			return 0; /* a verified task stays so: nothing to record */
-		}
-		if ((rc = insert_verdict(ledger, v, actor, err)) < 0 ||
-		    (rc = update(ledger,
-			 "UPDATE tasks SET verify_token = NULL,"
-			 " verify_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
-			 v->task, now,
-			 err)) < 0 ||
-		    (rc = event_append(ledger, actor, "verify-deferred", v->task,
-			 json_pack("{s:I, s:s, s:s?}", "verdict", (json_int_t)v->id,
-			     "summary", v->summary, "commit", v->commit), err)) < 0)
-			goto fail;
-		return ledger_commit(ledger, err);
-	}
-	/*
-	 * Two verifications of the same work for two tasks can pass at once
-	 * (sweep -j N): under the lock, the first to be recorded wins and the
-	 * other is rejected here.
-	 */
-	if (token && v->passed && v->commit) {
-		int64_t other = 0;
+	if (rc != DB_ROW)
+		return rc == DB_DONE
+			   ? err_set(err, ERR_NOT_FOUND, "no task #%lld", (long long)id)
+			   : db_error(ledger, rc, err, "reading a task");
+	return 0;
+}
 
-		if ((rc = accepted_elsewhere(ledger, v->task, v->commit, v->tree,
-			 &other, err)) < 0)
-			goto fail;
-		if (other != 0) {
-			struct check_run *run = add_run(v, "new-work");
+/*
+ * Record deferred verdict v of a reported task and let go of the task,
+ * marked changed now: this pass (which takes reports made before it
+ * began) leaves it, the next tries again. Inside verify_record()'s
+ * transaction; 0 or the error (the caller rolls back).
+ */
+static int
+record_deferred(struct ledger *ledger, struct verdict *v, int64_t actor,
+    int64_t now, struct err *err)
+{
+	int rc;
 
-			buf_addf(&run->output, "%.12s (or the same content) was "
-			    "already accepted for #%lld while this report was being "
-			    "verified: work counts for one task (commit this task's "
-			    "own work)", v->commit, (long long)other);
-			free(v->summary);
-			v->summary = NULL;
-			{
-				struct buf summary = BUF_INIT;
-
-				describe_failure(&summary, run);
-				v->summary = buf_detach(&summary, NULL);
-			}
-			v->passed = false;
-		}
-	}
 	if ((rc = insert_verdict(ledger, v, actor, err)) < 0 ||
-	    (rc = baseline_keep(ledger, v, now, err)) < 0)
-		goto fail;
-	if (token && v->passed) {
-		bool land = false;
+	    (rc = update(ledger,
+		 "UPDATE tasks SET verify_token = NULL,"
+		 " verify_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
+		 v->task, now,
+		 err)) < 0 ||
+	    (rc = event_append(ledger, actor, "verify-deferred", v->task,
+		 json_pack("{s:I, s:s, s:s?}", "verdict", (json_int_t)v->id,
+		     "summary", v->summary, "commit", v->commit), err)) < 0)
+		return rc;
+	return 0;
+}
 
-		/*
-		 * Accepted work on a commit must still reach the trunk
-		 * (core/land.h): it waits in the landing queue, and what comes
-		 * after it waits for it to land.
-		 */
+/*
+ * Two verifications of the same work for two tasks can pass at once
+ * (sweep -j N): under the lock, the first to be recorded wins. When
+ * v->commit (or its content) was already accepted for another task, v
+ * fails with a "new-work" run saying so, and its summary is replaced.
+ * Returns 0 or the ledger's error.
+ */
+static int
+reject_if_accepted_elsewhere(struct ledger *ledger, struct verdict *v,
+    struct err *err)
+{
+	struct check_run *run;
+	struct buf summary = BUF_INIT;
+	int64_t other = 0;
+	int rc;
+
+	if ((rc = accepted_elsewhere(ledger, v->task, v->commit, v->tree,
+		 &other, err)) < 0)
+		return rc;
+	if (other == 0)
+		return 0;
+	run = add_run(v, "new-work");
+	buf_addf(&run->output, "%.12s (or the same content) was already "
+	    "accepted for #%lld while this report was being verified: work "
+	    "counts for one task (commit this task's own work)", v->commit,
+	    (long long)other);
+	free(v->summary);
+	v->summary = NULL;
+	describe_failure(&summary, run);
+	v->summary = buf_detach(&summary, NULL);
+	v->passed = false;
+	return 0;
+}
+
+/*
+ * Accepted work on a commit must still reach the trunk (core/land.h): it
+ * waits in the landing queue, and what comes after it waits for it to
+ * land. Without a commit, or with landing off, the task's dependents are
+ * released now. Returns 0 or the error.
+ */
+static int
+mark_verified(struct ledger *ledger, const struct verdict *v, int64_t now,
+    struct err *err)
+{
+	bool land = false;
+	int rc;
+
+	if (v->commit && (rc = land_wanted(ledger, &land, err)) < 0)
+		return rc;
+	rc = update(ledger, land
+	    ? "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
+	      " verify_token = NULL, verify_expires_ms = NULL,"
+	      " land_queued_ms = ?2, land_base = NULL, land_waiting = NULL,"
+	      " land_note = NULL, updated_ms = ?2 WHERE id = ?1"
+	    : "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
+	      " verify_token = NULL, verify_expires_ms = NULL,"
+	      " land_note = NULL, updated_ms = ?2 WHERE id = ?1",
+	    v->task, now, err);
+	if (rc == 0 && !land)
+		rc = release_dependents(ledger, v->task, err);
+	return rc;
+}
+
+/*
+ * Not the worker's to fix: a person sharpens the checks, or says what the
+ * work may change. The task is blocked, v's summary the reason. Returns 0
+ * or the error.
+ */
+static int
+block_for_person(struct ledger *ledger, const struct verdict *v, int64_t now,
+    struct err *err)
+{
+	struct db_stmt *st = db_prepare(ledger,
+	    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
+	    " verify_token = NULL, verify_expires_ms = NULL,"
+	    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1", err);
+
+	if (st == NULL)
+		return -(int)err->code;
+	db_bind_int(st, 1, v->task);
+	db_bind_int(st, 2, now);
+	db_bind_text(st, 3, v->summary);
+	return db_step_done(ledger, st, "blocking a task", err);
+}
+
+/*
+ * A verified task whose work fails now is open again; its dependents wait
+ * for it again if its work counted for them (it was not queued to land).
+ * Returns 0 or the error.
+ */
+static int
+reopen_verified(struct ledger *ledger, int64_t id, bool queued, int64_t now,
+    struct err *err)
+{
+	int rc = 0;
+
+	/* Only work that counted for its dependents (not queued) did. */
+	if (!queued)
+		rc = update(ledger,
+		    "UPDATE tasks SET unmet_deps = unmet_deps + 1 WHERE id IN"
+		    " (SELECT task FROM deps WHERE after = ?1)",
+		    id, now, err);
+	if (rc == 0)
+		rc = update(ledger,
+		    "UPDATE tasks SET state = 'open', owner = NULL,"
+		    " lease_ms = NULL, lease_expires_ms = NULL,"
+		    " land_queued_ms = NULL, land_base = NULL,"
+		    " land_waiting = NULL, updated_ms = ?2 WHERE id = ?1",
+		    id, now, err);
+	return rc;
+}
+
+/*
+ * Decide verdict v's outcome for the task as re-read (task), into
+ * *outcome, and move the task there: a report (token) is verified,
+ * blocked for a person, failed, given back to its live holder or
+ * reopened; a verified task (no token) stays so or is reopened. Inside
+ * verify_record()'s transaction; 0 or the error.
+ */
+static int
+apply_outcome(struct ledger *ledger, const struct verdict *v,
+    const char *token, const struct verdict_basis *task, int64_t now,
+    enum verify_outcome *outcome, struct err *err)
+{
+	int rc = 0;
+
+	if (token && v->passed) {
 		*outcome = VERIFY_VERIFIED;
-		if (v->commit && (rc = land_wanted(ledger, &land, err)) < 0)
-			goto fail;
-		rc = update(ledger, land
-		    ? "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
-		      " verify_token = NULL, verify_expires_ms = NULL,"
-		      " land_queued_ms = ?2, land_base = NULL, land_waiting = NULL,"
-		      " land_note = NULL, updated_ms = ?2 WHERE id = ?1"
-		    : "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
-		      " verify_token = NULL, verify_expires_ms = NULL,"
-		      " land_note = NULL, updated_ms = ?2 WHERE id = ?1",
-		    v->task, now, err);
-		if (rc == 0 && !land)
-			rc = release_dependents(ledger, v->task, err);
+		rc = mark_verified(ledger, v, now, err);
 	} else if (token && (v->vacuous || v->unscoped)) {
-		/*
-		 * Not the worker's to fix: a person sharpens the checks, or
-		 * says what the work may change.
-		 */
 		*outcome = v->vacuous ? VERIFY_VACUOUS : VERIFY_UNSCOPED;
-		st = db_prepare(ledger,
-		    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
-		    " verify_token = NULL, verify_expires_ms = NULL,"
-		    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
-			goto fail;
-		}
-		db_bind_int(st, 1, v->task);
-		db_bind_int(st, 2, now);
-		db_bind_text(st, 3, v->summary);
-		rc = db_step_done(ledger, st, "blocking a task", err);
-	} else if (token && attempts >= max_attempts) {
+		rc = block_for_person(ledger, v, now, err);
+	} else if (token && task->attempts >= task->max_attempts) {
 		*outcome = VERIFY_FAILED;
 		rc = update(ledger,
 		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
 		    " WHERE id = ?1", v->task, now, err);
-	} else if (token && owner_alive) {
+	} else if (token && task->owner_alive) {
 		*outcome = VERIFY_REJECTED_TO_OWNER;
 		rc = update(ledger,
 		    "UPDATE tasks SET state = 'claimed', attempts = attempts + 1,"
@@ -2324,60 +2391,101 @@ verify_record(struct ledger *ledger, struct verdict *v, const char *token,
 		*outcome = VERIFY_STILL_GOOD;
 	} else {
 		*outcome = VERIFY_REOPENED;
-		/* Only work that counted for its dependents (not queued) did. */
-		if (!queued)
-			rc = update(ledger,
-			    "UPDATE tasks SET unmet_deps = unmet_deps + 1 WHERE id IN"
-			    " (SELECT task FROM deps WHERE after = ?1)",
-			    v->task, now, err);
-		if (rc == 0)
-			rc = update(ledger,
-			    "UPDATE tasks SET state = 'open', owner = NULL,"
-			    " lease_ms = NULL, lease_expires_ms = NULL,"
-			    " land_queued_ms = NULL, land_base = NULL,"
-			    " land_waiting = NULL, updated_ms = ?2 WHERE id = ?1",
-			    v->task, now, err);
+		rc = reopen_verified(ledger, v->task, task->queued, now, err);
 	}
-	if (rc < 0)
-		goto fail;
-	{
-		static const char *const kinds[] = {
-			[VERIFY_VERIFIED] = "verified",
-			[VERIFY_REJECTED_TO_OWNER] = "rejected",
-			[VERIFY_REJECTED_TO_OPEN] = "rejected",
-			[VERIFY_FAILED] = "rejected",
-			[VERIFY_STILL_GOOD] = "reverified",
-			[VERIFY_REOPENED] = "reopened",
-			[VERIFY_VACUOUS] = "rejected",
-			[VERIFY_UNSCOPED] = "rejected",
-		};
-		/* Sized by the last outcome, so every outcome indexes it. */
-		static const char *const back_to[VERIFY_UNSCOPED + 1] = {
-			[VERIFY_REJECTED_TO_OWNER] = "owner",
-			[VERIFY_REJECTED_TO_OPEN] = "open",
-			[VERIFY_FAILED] = "failed",
-			[VERIFY_VACUOUS] = "blocked",
-			[VERIFY_UNSCOPED] = "blocked",
-		};
-		/* Keys in order unless "to" or "fetched" follow (then sorted). */
-		json_t *detail = json_pack("{s:s?, s:s, s:I}", "commit",
-		    v->commit, "summary", v->summary, "verdict", (json_int_t)v->id);
+	return rc;
+}
 
-		if (back_to[*outcome])
-			json_object_set_new(detail, "to", json_string(back_to[*outcome]));
-		if (v->fetched_from)
-			json_object_set_new(detail, "fetched",
-			    json_string(v->fetched_from));
-		rc = event_append(ledger, actor, kinds[*outcome], v->task, detail, err);
-		if (rc == 0 && *outcome == VERIFY_FAILED)
-			rc = event_append(ledger, actor, "fail", v->task,
-			    json_pack("{s:s, s:I}", "reason", "attempts exhausted",
-				"attempts", (json_int_t)attempts), err);
+/*
+ * The events of verdict v's outcome: its kind ("verified", "rejected",
+ * "reverified", "reopened") with where the task went back to, and "fail"
+ * after it when the attempts are used up. Inside verify_record()'s
+ * transaction; 0 or the error.
+ */
+static int
+append_verdict_events(struct ledger *ledger, const struct verdict *v,
+    int64_t actor, enum verify_outcome outcome, int64_t attempts,
+    struct err *err)
+{
+	static const char *const kinds[] = {
+		[VERIFY_VERIFIED] = "verified",
+		[VERIFY_REJECTED_TO_OWNER] = "rejected",
+		[VERIFY_REJECTED_TO_OPEN] = "rejected",
+		[VERIFY_FAILED] = "rejected",
+		[VERIFY_STILL_GOOD] = "reverified",
+		[VERIFY_REOPENED] = "reopened",
+		[VERIFY_VACUOUS] = "rejected",
+		[VERIFY_UNSCOPED] = "rejected",
+	};
+	/* Sized by the last outcome, so every outcome indexes it. */
+	static const char *const back_to[VERIFY_UNSCOPED + 1] = {
+		[VERIFY_REJECTED_TO_OWNER] = "owner",
+		[VERIFY_REJECTED_TO_OPEN] = "open",
+		[VERIFY_FAILED] = "failed",
+		[VERIFY_VACUOUS] = "blocked",
+		[VERIFY_UNSCOPED] = "blocked",
+	};
+	/* Keys in order unless "to" or "fetched" follow (then sorted). */
+	json_t *detail = json_pack("{s:s?, s:s, s:I}", "commit",
+	    v->commit, "summary", v->summary, "verdict", (json_int_t)v->id);
+	int rc;
+
+	if (back_to[outcome])
+		json_object_set_new(detail, "to", json_string(back_to[outcome]));
+	if (v->fetched_from)
+		json_object_set_new(detail, "fetched",
+		    json_string(v->fetched_from));
+	rc = event_append(ledger, actor, kinds[outcome], v->task, detail, err);
+	if (rc == 0 && outcome == VERIFY_FAILED)
+		rc = event_append(ledger, actor, "fail", v->task,
+		    json_pack("{s:s, s:I}", "reason", "attempts exhausted",
+			"attempts", (json_int_t)attempts), err);
+	return rc;
+}
+
+int
+verify_record(struct ledger *ledger, struct verdict *v, const char *token,
+    int64_t actor, int64_t stale_after_ms, enum verify_outcome *outcome,
+    struct err *err)
+{
+	struct verdict_basis task;
+	int64_t now = clock_now_ms();
+	int rc;
+
+	*outcome = VERIFY_STALE;
+	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
+		return rc;
+	/* Re-read what the decision rests on, under the lock. */
+	if ((rc = read_verdict_basis(ledger, v->task, token, now - stale_after_ms,
+		 &task, err)) < 0)
+		goto fail;
+	if (token ? strcmp(task.state, "reported") != 0 || !task.token_ok
+		  : strcmp(task.state, "verified") != 0) {
+		ledger_rollback(ledger);
+		return 0; /* decided elsewhere meanwhile: this verdict is moot */
 	}
-	if (rc == 0 && token && owner_alive && owner != 0 && owner != actor)
-		rc = tell_holder(ledger, actor, owner, v, *outcome, attempts,
-		    max_attempts, err);
-	if (rc < 0)
+	if (v->deferred) {
+		*outcome = VERIFY_DEFERRED;
+		if (token == NULL) {
+			ledger_rollback(ledger);
+			return 0; /* a verified task stays so: nothing to record */
+		}
+		if ((rc = record_deferred(ledger, v, actor, now, err)) < 0)
+			goto fail;
+		return ledger_commit(ledger, err);
+	}
+	if (token && v->passed && v->commit &&
+	    (rc = reject_if_accepted_elsewhere(ledger, v, err)) < 0)
+		goto fail;
+	if ((rc = insert_verdict(ledger, v, actor, err)) < 0 ||
+	    (rc = baseline_keep(ledger, v, now, err)) < 0 ||
+	    (rc = apply_outcome(ledger, v, token, &task, now, outcome, err)) < 0 ||
+	    (rc = append_verdict_events(ledger, v, actor, *outcome,
+		 task.attempts, err)) < 0)
+		goto fail;
+	if (token && task.owner_alive && task.owner != 0 && task.owner != actor &&
+	    (rc = tell_holder(ledger, actor, task.owner, v, *outcome,
+		 task.attempts, task.max_attempts, err)) < 0)
 		goto fail;
 	return ledger_commit(ledger, err);
 fail:

@@ -4,7 +4,8 @@
  * worker (launch, heartbeat, exit, report, requeue, rate-limit pause) reads
  * and writes one struct runner and its slots, in one loop; the logs,
  * rate-limit reading and spawning are run/ and util/ files of their own.
- * run_tasks() is to be cut at the phases its comments name (issue 33).
+ * run_tasks() reads as its phases, runner_init() to runner_release(), and
+ * run_loop() as the phases of a turn (issue 33).
  */
 #include "run/runner.h"
 
@@ -1588,16 +1589,21 @@ summarise(struct runner *r)
 	return 0;
 }
 
-int
-run_tasks(struct ledger *ledger, const struct run_options *options,
-    struct run_summary *summary, struct err *err)
+/*
+ * Start r for a run of options on ledger, into summary and err: the
+ * fields every later phase reads, --rate-limit-pattern compiled and CMD
+ * found in $PATH once (not by every launch). Returns 0, or ERR_USAGE for a
+ * bad pattern or ERR_FAILED for a CMD that cannot run; on an error r holds
+ * nothing, and runner_release() is not for it.
+ */
+static int
+runner_init(struct runner *r, struct ledger *ledger,
+    const struct run_options *options, struct run_summary *summary,
+    struct err *err)
 {
-	struct runner r = { 0 };
-	sigset_t children, previous;
 	int rc;
 
-	memset(summary, 0, sizeof(*summary));
-	r.dev_null = -1;
+	r->dev_null = -1;
 	/*
 	 * The heap is shared with each child between spawn_start()'s clone and
 	 * its exec: giving memory back to the kernel then (brk shrinking,
@@ -1606,67 +1612,98 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 	 */
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	r.ledger = ledger;
-	r.opt = options;
-	r.sum = summary;
-	r.err = err;
-	r.start_ms = mono_now();
-	buf_init(&r.agents_json);
-	buf_init(&r.touched_json);
-	buf_init(&r.ledger_dir);
-	buf_init(&r.root);
-	buf_init(&r.base);
-	buf_init(&r.worktree_dir);
-	buf_init(&r.env_ledger);
+	r->ledger = ledger;
+	r->opt = options;
+	r->sum = summary;
+	r->err = err;
+	r->start_ms = mono_now();
+	buf_init(&r->agents_json);
+	buf_init(&r->touched_json);
+	buf_init(&r->ledger_dir);
+	buf_init(&r->root);
+	buf_init(&r->base);
+	buf_init(&r->worktree_dir);
+	buf_init(&r->env_ledger);
 	if (options->rate_limit_pattern) {
-		if (regcomp(&r.rate_re, options->rate_limit_pattern,
+		if (regcomp(&r->rate_re, options->rate_limit_pattern,
 			REG_EXTENDED | REG_ICASE | REG_NOSUB | REG_NEWLINE) != 0)
 			return err_set(err, ERR_USAGE, "bad --rate-limit-pattern "
 			    "'%s' (an extended regular expression)",
 			    options->rate_limit_pattern);
-		r.has_rate_re = true;
+		r->has_rate_re = true;
 	}
 	/* $PATH is searched once, not by every launch. */
-	buf_init(&r.program);
-	if ((rc = proc_runnable(options->argv[0], &r.program)) != 0) {
-		buf_release(&r.program);
-		if (r.has_rate_re)
-			regfree(&r.rate_re);
+	buf_init(&r->program);
+	if ((rc = proc_runnable(options->argv[0], &r->program)) != 0) {
+		buf_release(&r->program);
+		if (r->has_rate_re)
+			regfree(&r->rate_re);
 		return err_set(err, ERR_FAILED, "cannot run %s (%s)",
 		    options->argv[0], strerror(rc));
 	}
-	buf_adds(&r.touched_json, "[]");
-	r.workers = xcalloc((size_t)options->jobs, sizeof(*r.workers));
-	r.spawns = xcalloc((size_t)options->jobs, sizeof(*r.spawns));
-	r.spare_logs = xcalloc((size_t)options->jobs, sizeof(*r.spare_logs));
+	return 0;
+}
+
+/*
+ * Give r its slots: a worker, a spawn, a spare log place and an agent for
+ * each of opt->jobs (the caller's agent after them), and /proc/self/fd.
+ * Cannot fail (allocation failure aborts; without /proc, proc_fds is -1).
+ * r owns them all; runner_release() frees them.
+ */
+static void
+runner_alloc_slots(struct runner *r)
+{
+	int jobs = r->opt->jobs;
+
+	buf_adds(&r->touched_json, "[]");
+	r->workers = xcalloc((size_t)jobs, sizeof(*r->workers));
+	r->spawns = xcalloc((size_t)jobs, sizeof(*r->spawns));
+	r->spare_logs = xcalloc((size_t)jobs, sizeof(*r->spare_logs));
 	/* Each launch opens its log again through here (worker_log_fd()). */
-	r.proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (int i = 0; i < options->jobs; i++)
-		r.workers[i].log_fd = -1;
+	r->proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < jobs; i++)
+		r->workers[i].log_fd = -1;
 	/* The workers' agents, and the caller's last: beat() renews them all. */
-	r.agents = xcalloc((size_t)options->jobs + 1, sizeof(*r.agents));
-	r.agents[options->jobs] = options->actor;
-	r.agent_names = xcalloc((size_t)options->jobs, sizeof(char *));
-	if ((r.dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = err_set(err, ERR_FAILED, "cannot open /dev/null (%s)",
+	r->agents = xcalloc((size_t)jobs + 1, sizeof(*r->agents));
+	r->agents[jobs] = r->opt->actor;
+	r->agent_names = xcalloc((size_t)jobs, sizeof(char *));
+}
+
+/*
+ * Open the workers' stdin (/dev/null) and find where the run works: the
+ * project root, the ledger's directory and, with --worktree, the commit
+ * the run starts from and the directory task worktrees go in. Returns 0
+ * or the error (ERR_FAILED); what was opened stays in r, for
+ * runner_release().
+ */
+static int
+prepare_places(struct runner *r)
+{
+	int rc;
+
+	if ((r->dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return err_set(r->err, ERR_FAILED, "cannot open /dev/null (%s)",
 		    strerror(errno));
-		goto done;
-	}
-	sweep_locations(ledger, NULL, &r.root);
-	ledger_local_dir(ledger, &r.ledger_dir);
-	if (options->worktree && git_rev_parse(r.root.buf, "HEAD", &r.base) < 0) {
-		rc = err_set(err, ERR_FAILED,
-		    "--worktree needs a git repository with a commit at %s", r.root.buf);
-		goto done;
-	}
-	if (options->worktree && (rc = set_worktree_dir(&r)) < 0)
-		goto done;
-	/*
-	 * The signals the runner handles, and those a worker must get at
-	 * their defaults whatever the runner does with them (as
-	 * proc_spawnattr_defaults() asks): spawn_worker() resets them all.
-	 */
-	sigemptyset(&r.caught);
+	sweep_locations(r->ledger, NULL, &r->root);
+	ledger_local_dir(r->ledger, &r->ledger_dir);
+	if (r->opt->worktree && git_rev_parse(r->root.buf, "HEAD", &r->base) < 0)
+		return err_set(r->err, ERR_FAILED,
+		    "--worktree needs a git repository with a commit at %s",
+		    r->root.buf);
+	if (r->opt->worktree && (rc = set_worktree_dir(r)) < 0)
+		return rc;
+	return 0;
+}
+
+/*
+ * Into r->caught: the signals the runner handles, and those a worker must
+ * get at their defaults whatever the runner does with them (as
+ * proc_spawnattr_defaults() asks): spawn_worker() resets them all.
+ */
+static void
+note_caught_signals(struct runner *r)
+{
+	sigemptyset(&r->caught);
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction now;
 
@@ -1677,177 +1714,300 @@ run_tasks(struct ledger *ledger, const struct run_options *options,
 		if ((now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN) ||
 		    sig == SIGINT || sig == SIGTERM ||
 		    sig == SIGPIPE || sig == SIGCHLD)
-			sigaddset(&r.caught, sig);
+			sigaddset(&r->caught, sig);
 	}
-	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
-	sigemptyset(&children);
-	sigaddset(&children, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &children, &previous);
+}
+
+/*
+ * Start the run in the ledger: recover the claims of dead agents (into
+ * sum->recovered), register the workers' agents, mark where this run's
+ * events and usage begin, and tell the observer. Returns 0, or the error
+ * of the first step that failed (the steps before it stay done).
+ */
+static int
+start_run(struct runner *r)
+{
+	int rc;
+
 	/*
 	 * The caller's heartbeat rides in every write transaction by default
 	 * (three statements each); a runner writes several per job and beats
 	 * its caller with its workers instead (beat()).
 	 */
-	ledger_set_begin_hook(ledger, NULL, NULL);
-	if ((rc = agent_reap_dead(ledger, options->actor, &summary->recovered,
-		 err)) < 0 ||
-	    (rc = register_agents(&r)) < 0 ||
-	    (rc = event_last_id(ledger, &r.first_event, err)) < 0 ||
-	    (rc = usage_mark(ledger, &r.first_save, err)) < 0)
-		goto unblock;
-	if (options->observer.starting &&
-	    (rc = options->observer.starting(options->observer.arg, err)) < 0)
-		goto unblock;
+	ledger_set_begin_hook(r->ledger, NULL, NULL);
+	if ((rc = agent_reap_dead(r->ledger, r->opt->actor, &r->sum->recovered,
+		 r->err)) < 0 ||
+	    (rc = register_agents(r)) < 0 ||
+	    (rc = event_last_id(r->ledger, &r->first_event, r->err)) < 0 ||
+	    (rc = usage_mark(r->ledger, &r->first_save, r->err)) < 0)
+		return rc;
+	if (r->opt->observer.starting &&
+	    (rc = r->opt->observer.starting(r->opt->observer.arg, r->err)) < 0)
+		return rc;
+	return 0;
+}
+
+/*
+ * On the first look after a stop signal came: the run is stopping, and
+ * the workers get the signal.
+ */
+static void
+notice_stop_signal(struct runner *r)
+{
+	if (!r->stopping && r->opt->signal_received &&
+	    *r->opt->signal_received) {
+		r->stopping = true;
+		r->sum->signal = *r->opt->signal_received;
+		stop_workers(r, r->sum->signal);
+	}
+}
+
+/*
+ * One turn's exits: collect the workers that ended, kill the overdue,
+ * name the logs of those that run on, beat, check the budget, end a
+ * rate-limit pause that is over, then settle() the exits, with new claims
+ * unless stopping, paused or out of budget. Returns 0, or the error that
+ * ends the run: when the beat or the budget check fails, the exits are
+ * not applied (the next run recovers them); when a worker could not
+ * start, end_after_failed_start()'s.
+ */
+static int
+settle_turn(struct runner *r)
+{
+	struct exit_job *jobs;
+	size_t count;
+	int rc;
+
+	collect_exits(r, &jobs, &count);
+	kill_overdue(r);
+	name_running_logs(r);
+	if ((rc = beat(r)) < 0 || (rc = check_budget(r)) < 0) {
+		/* Not applied: the next run recovers them. */
+		for (size_t i = 0; i < count; i++) {
+			exit_free_slot(r, &jobs[i]);
+			exit_release(r, &jobs[i], false);
+		}
+		free(jobs);
+		return rc;
+	}
+	if (r->paused && mono_now() >= r->pause_until_ms) {
+		struct err ignored = ERR_INIT;
+
+		r->paused = false;
+		event_record(r->ledger, r->opt->actor, "resume", 0, NULL, &ignored);
+		err_release(&ignored);
+	}
+	rc = settle(r, jobs, count, !r->stopping && !r->paused &&
+	    !r->sum->budget_spent);
+	free(jobs);
+	if (rc == 0 && r->launch_errno)
+		rc = end_after_failed_start(r);
+	return rc;
+}
+
+/*
+ * Reports are verified in batches: a pass at most every SWEEP_GAP_MS,
+ * not one per finished job (a pass is a process and several
+ * transactions; short jobs would pay one each). Starts one when it is
+ * due and none is running.
+ */
+static void
+sweep_when_due(struct runner *r)
+{
+	if (!r->stopping && r->sweep_pid == 0 &&
+	    ((r->sweep_pending &&
+		 mono_now() >= r->sweep_started_ms + SWEEP_GAP_MS) ||
+		(r->touched_count > 0 && mono_now() >= r->next_sweep_ms)))
+		start_sweep(r);
+}
+
+/*
+ * The end of a turn. With no worker and no sweep running, the run is
+ * over (*finished) when stopping, or when nothing is ready (or the budget
+ * is spent) and nothing it touched is in flight, no sweep is pending and
+ * there is no --follow; idle on a shared ledger, it waits for the ledger
+ * to change. Otherwise it waits a moment. Returns 0 or the error.
+ */
+static int
+wait_or_finish(struct runner *r, bool *finished)
+{
+	bool in_flight;
+	int rc;
+
+	*finished = false;
+	if (r->running == 0 && r->sweep_pid == 0) {
+		if (r->stopping) {
+			*finished = true;
+			return 0;
+		}
+		if ((r->nothing_ready || r->sum->budget_spent) && !r->paused) {
+			if ((rc = work_in_flight(r, &in_flight)) < 0)
+				return rc;
+			if (!in_flight && !r->sweep_pending && !r->opt->follow) {
+				*finished = true;
+				return 0;
+			}
+			if (!in_flight && !r->sweep_pending &&
+			    ledger_is_shared(r->ledger))
+				return wait_for_the_ledger(r);
+		}
+	}
+	wait_a_moment();
+	return 0;
+}
+
+/*
+ * The run's loop, a turn at a time: notice a stop signal, settle the
+ * workers that ended and launch new ones (settle_turn()), start a sweep
+ * when due, report progress, then wait or finish (wait_or_finish()).
+ * Returns 0 when the run is over, or the error that ended it.
+ */
+static int
+run_loop(struct runner *r)
+{
+	bool finished;
+	int rc;
+
 	for (;;) {
-		bool in_flight;
+		notice_stop_signal(r);
+		if ((rc = settle_turn(r)) < 0)
+			return rc;
+		sweep_when_due(r);
+		if ((rc = progress(r)) < 0)
+			return rc;
+		if ((rc = wait_or_finish(r, &finished)) < 0 || finished)
+			return rc;
+	}
+}
 
-		if (!r.stopping && options->signal_received &&
-		    *options->signal_received) {
-			r.stopping = true;
-			summary->signal = *options->signal_received;
-			stop_workers(&r, summary->signal);
+/*
+ * After a stop: wait for the workers the signal was passed to (and the
+ * sweep); after the grace period, kill what is left. Then our agents'
+ * claims go back (release_held()). An error while reaping ends the wait.
+ */
+static void
+wait_for_stopped_workers(struct runner *r)
+{
+	int64_t kill_at = mono_now() + r->opt->grace_ms;
+
+	while (r->running > 0 || r->sweep_pid) {
+		if (mono_now() >= kill_at) {
+			stop_workers(r, SIGKILL);
+			if (r->sweep_pid)
+				kill(r->sweep_pid, SIGKILL);
 		}
-		{
-			struct exit_job *jobs;
-			size_t count;
-
-			collect_exits(&r, &jobs, &count);
-			kill_overdue(&r);
-			name_running_logs(&r);
-			if ((rc = beat(&r)) < 0 || (rc = check_budget(&r)) < 0) {
-				/* Not applied: the next run recovers them. */
-				for (size_t i = 0; i < count; i++) {
-					exit_free_slot(&r, &jobs[i]);
-					exit_release(&r, &jobs[i], false);
-				}
-				free(jobs);
-				break;
-			}
-			if (r.paused && mono_now() >= r.pause_until_ms) {
-				struct err ignored = ERR_INIT;
-
-				r.paused = false;
-				event_record(ledger, options->actor, "resume", 0, NULL,
-				    &ignored);
-				err_release(&ignored);
-			}
-			rc = settle(&r, jobs, count, !r.stopping && !r.paused &&
-			    !summary->budget_spent);
-			free(jobs);
-			if (rc == 0 && r.launch_errno)
-				rc = end_after_failed_start(&r);
-			if (rc < 0)
-				break;
-		}
-		/*
-		 * Reports are verified in batches: a pass at most every
-		 * SWEEP_GAP_MS, not one per finished job (a pass is a process
-		 * and several transactions; short jobs would pay one each).
-		 */
-		if (!r.stopping && r.sweep_pid == 0 &&
-		    ((r.sweep_pending &&
-			 mono_now() >= r.sweep_started_ms + SWEEP_GAP_MS) ||
-			(r.touched_count > 0 && mono_now() >= r.next_sweep_ms)))
-			start_sweep(&r);
-		if ((rc = progress(&r)) < 0)
+		if (reap(r) < 0)
 			break;
-		if (r.running == 0 && r.sweep_pid == 0) {
-			if (r.stopping)
-				break;
-			if ((r.nothing_ready || summary->budget_spent) && !r.paused) {
-				if ((rc = work_in_flight(&r, &in_flight)) < 0)
-					break;
-				if (!in_flight && !r.sweep_pending && !options->follow)
-					break;
-				if (!in_flight && !r.sweep_pending &&
-				    ledger_is_shared(r.ledger)) {
-					if ((rc = wait_for_the_ledger(&r)) < 0)
-						break;
-					continue;
-				}
-			}
-		}
 		wait_a_moment();
 	}
-	if (r.stopping) {
-		/* Wait for the workers the signal was passed to; after the
-		 * grace period, kill what is left. */
-		int64_t kill_at = mono_now() + options->grace_ms;
+	release_held(r);
+}
 
-		while (r.running > 0 || r.sweep_pid) {
-			if (mono_now() >= kill_at) {
-				stop_workers(&r, SIGKILL);
-				if (r.sweep_pid)
-					kill(r.sweep_pid, SIGKILL);
-			}
-			if (reap(&r) < 0)
-				break;
-			wait_a_moment();
-		}
-		release_held(&r);
-	}
-	if (options->worktree)
-		tidy_worktrees(&r);
-	/*
-	 * A worker agent that still holds a claim (the run ended on an error
-	 * with its worker running, or with its exit not applied) stays live:
-	 * the next run finds its process gone, stops the worker and reopens
-	 * the task.
-	 */
-	for (int i = 0; i < options->jobs; i++) {
+/*
+ * End the workers' agents that hold nothing. One that still holds a claim
+ * (the run ended on an error with its worker running, or with its exit
+ * not applied) stays live: the next run finds its process gone, stops the
+ * worker and reopens the task. Errors are ignored.
+ */
+static void
+end_idle_agents(struct runner *r)
+{
+	for (int i = 0; i < r->opt->jobs; i++) {
 		struct err ignored = ERR_INIT;
 		bool ended;
 
-		if (r.agents[i])
-			agent_end_if_idle(ledger, r.agents[i], &ended, &ignored);
+		if (r->agents[i])
+			agent_end_if_idle(r->ledger, r->agents[i], &ended, &ignored);
 		err_release(&ignored);
 	}
-	if (rc == 0)
-		rc = summarise(&r);
-unblock:
-	sigprocmask(SIG_SETMASK, &previous, NULL);
-done:
-	if (r.has_rate_re)
-		regfree(&r.rate_re);
-	for (int i = 0; i < options->jobs; i++)
-		free(r.agent_names[i]);
-	free(r.agent_names);
-	free(r.agents);
+}
+
+/*
+ * Free what r holds, after runner_init() succeeded: its slots, the
+ * workers' logs and worktree names, its files and buffers. Workers are
+ * not waited for.
+ */
+static void
+runner_release(struct runner *r)
+{
+	int jobs = r->opt->jobs;
+
+	if (r->has_rate_re)
+		regfree(&r->rate_re);
+	for (int i = 0; i < jobs; i++)
+		free(r->agent_names[i]);
+	free(r->agent_names);
+	free(r->agents);
 	/* Workers left when the run ended on an error: their logs too. */
-	for (int i = 0; r.workers && i < options->jobs; i++) {
-		close_log(NULL, &r.workers[i]);
-		free(r.workers[i].log_path);
-		free(r.workers[i].worktree);
+	for (int i = 0; r->workers && i < jobs; i++) {
+		close_log(NULL, &r->workers[i]);
+		free(r->workers[i].log_path);
+		free(r->workers[i].worktree);
 	}
 	/*
 	 * A worker not reaped may not have exec'd yet: it still reads its
 	 * spawn's stack and copies, which are left to it (the memory is the
 	 * child's too until then).
 	 */
-	for (int i = 0; r.spawns && i < options->jobs; i++) {
-		if (r.workers[i].pid == 0 || r.workers[i].reaped)
-			spawn_release(&r.spawns[i]);
+	for (int i = 0; r->spawns && i < jobs; i++) {
+		if (r->workers[i].pid == 0 || r->workers[i].reaped)
+			spawn_release(&r->spawns[i]);
 		else
-			spawn_abandon(&r.spawns[i]);
+			spawn_abandon(&r->spawns[i]);
 	}
-	free(r.spawns);
-	free(r.workers);
-	if (r.dev_null >= 0)
-		close(r.dev_null);
-	while (r.spare_log_count > 0)
-		close(r.spare_logs[--r.spare_log_count]);
-	if (r.proc_fds >= 0)
-		close(r.proc_fds);
-	free(r.env);
-	buf_release(&r.env_ledger);
-	free(r.spare_logs);
-	free(r.touched);
-	buf_release(&r.agents_json);
-	buf_release(&r.touched_json);
-	buf_release(&r.ledger_dir);
-	buf_release(&r.root);
-	buf_release(&r.base);
-	buf_release(&r.worktree_dir);
-	buf_release(&r.program);
+	free(r->spawns);
+	free(r->workers);
+	if (r->dev_null >= 0)
+		close(r->dev_null);
+	while (r->spare_log_count > 0)
+		close(r->spare_logs[--r->spare_log_count]);
+	if (r->proc_fds >= 0)
+		close(r->proc_fds);
+	free(r->env);
+	buf_release(&r->env_ledger);
+	free(r->spare_logs);
+	free(r->touched);
+	buf_release(&r->agents_json);
+	buf_release(&r->touched_json);
+	buf_release(&r->ledger_dir);
+	buf_release(&r->root);
+	buf_release(&r->base);
+	buf_release(&r->worktree_dir);
+	buf_release(&r->program);
+}
+
+int
+run_tasks(struct ledger *ledger, const struct run_options *options,
+    struct run_summary *summary, struct err *err)
+{
+	struct runner r = { 0 };
+	sigset_t children, previous;
+	int rc;
+
+	memset(summary, 0, sizeof(*summary));
+	if ((rc = runner_init(&r, ledger, options, summary, err)) < 0)
+		return rc;
+	runner_alloc_slots(&r);
+	if ((rc = prepare_places(&r)) < 0)
+		goto done;
+	note_caught_signals(&r);
+	/* Children are reaped in the loop; block SIGCHLD to wait on it. */
+	sigemptyset(&children);
+	sigaddset(&children, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &children, &previous);
+	if ((rc = start_run(&r)) < 0)
+		goto unblock;
+	rc = run_loop(&r);
+	if (r.stopping)
+		wait_for_stopped_workers(&r);
+	if (options->worktree)
+		tidy_worktrees(&r);
+	end_idle_agents(&r);
+	if (rc == 0)
+		rc = summarise(&r);
+unblock:
+	sigprocmask(SIG_SETMASK, &previous, NULL);
+done:
+	runner_release(&r);
 	return rc;
 }
