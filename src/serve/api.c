@@ -13,6 +13,7 @@
 
 #include <microhttpd.h>
 
+#include "cmd/cmd.h"
 #include "core/task.h"
 #include "util/alloc.h"
 #include "serve/serve.h"
@@ -275,6 +276,7 @@ serve_api(struct serve_request *req, struct serve_response *res)
 	const struct route *route = NULL;
 	struct err err = ERR_INIT;
 	struct cmd_ctx ctx = { 0 };
+	struct cmd_human_proof proof = { "web", server->proof_checked };
 	struct gather g = { 0 };
 	json_t *body = NULL;
 	char *argv[3] = { NULL, NULL, NULL };
@@ -359,7 +361,7 @@ serve_api(struct serve_request *req, struct serve_response *res)
 		ctx.argc = 1;
 	}
 	if (route->action)
-		ctx.human_proof = &server->proof;
+		ctx.human_proof = &proof;
 	pthread_mutex_lock(&server->lock);
 	ctx.ledger = server->ledger;
 	if (route->action)

@@ -180,7 +180,7 @@ page_needs(struct serve_request *req, struct serve_response *res)
 {
 	struct serve *server = req->server;
 	struct needs_options options = { AGENT_STALE_AFTER_MS,
-		server->start->claim.human_name };
+		server->human_name };
 	int64_t counts[STATE_COUNT] = { 0 }, now = clock_now_ms();
 	struct err err = ERR_INIT;
 	json_t *items = NULL, *item, *landing = NULL;

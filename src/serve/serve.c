@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "serve/serve.h"
 #include "util/alloc.h"
 #include "util/duration.h"
@@ -137,9 +138,8 @@ serve_run(struct cmd_ctx *ctx)
 		    "URL printed to the terminal that started 'daicho serve'"));
 	server.ledger = ctx->ledger;
 	server.start = ctx;
+	server.human_name = ctx->claim.human_name;
 	server.proof_checked = checked;
-	server.proof.where = "web";
-	server.proof.checked = checked;
 	server.graph_event_id = -1;
 	pthread_mutex_init(&server.lock, NULL);
 	pthread_mutex_init(&server.graph_lock, NULL);

@@ -7,7 +7,9 @@
  * the CLI's --json by construction. No SQL here.
  *
  * One process, one ledger connection shared under one lock; libmicrohttpd
- * runs a thread per connection. Files:
+ * runs a thread per connection. The dashboard is a front end beside cmd/
+ * (as the MCP server is, in cmd/cmd_mcp.c): its .c files call the command
+ * table; this header does not make its includers depend on cmd/. Files:
  *   serve.c   start-up: options, the human check, the daemon, the URLs
  *   http.c    routing, limits, request bodies, responses
  *   auth.c    the one-time login token, sessions, CSRF
@@ -25,9 +27,10 @@
 
 #include <jansson.h>
 
-#include "cmd/cmd.h"
 #include "core/ledger.h"
 #include "util/buf.h"
+
+struct cmd_ctx; /* cmd/cmd.h: the dashboard runs the CLI's commands */
 
 #define SERVE_SESSION_MAX 16        /* browsers logged in at once */
 #define SERVE_BODY_MAX_BYTES (64 << 10) /* a request body; more is 413 */
@@ -81,8 +84,11 @@ struct serve {
 	pthread_mutex_t lock;
 	struct cmd_ctx *start;          /* the 'serve' command's context:
 					 * identity, ledger path */
-	struct cmd_human_proof proof;   /* for actions, when auth.enabled */
-	json_t *proof_checked;          /* what the start-up check found */
+	const char *human_name;         /* the person's name in the ledger
+					 * (start's), for pages */
+	json_t *proof_checked;          /* what the start-up check found:
+					 * the human proof of actions, when
+					 * auth.enabled */
 	struct buf origin;              /* where the person acts:
 					 * "http://127.0.0.1:7070", or on
 					 * loopback with a login,
