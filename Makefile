@@ -52,7 +52,8 @@ LINK_MODE = build/link-mode
 LINK_SIGNATURE = $(BUILD) $(CC) $(STATIC) $(DEPS_LIBS) $(CFLAGS) $(LDFLAGS)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc -I$(BUILD) $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
 
-LIB_SRC := $(wildcard src/util/*.c src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
+LIB_SRC := $(wildcard src/util/*.c src/shell/*.c src/core/*.c src/run/*.c \
+	src/integ/*.c src/cmd/*.c)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

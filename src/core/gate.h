@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Gates and approvals: policy on the commands agents run. A gate is a
- * command pattern (util/cmdline.h says how patterns match), whether a
+ * command pattern (shell/cmdline.h says how patterns match), whether a
  * human approval is needed, and commands that must pass right before.
  *
  * An approval is a request for one exact command (its fingerprint: the
@@ -25,7 +25,7 @@
 
 #include "core/err.h"
 #include "core/ledger.h"
-#include "util/cmdline.h"
+#include "shell/cmdline.h"
 
 #define APPROVAL_DEFAULT_TTL_MS (60 * 60 * 1000LL)
 

@@ -9,10 +9,10 @@
 #include "core/gate.h"
 #include "core/msg.h"
 #include "core/reserve.h"
+#include "shell/cmdline.h"
 #include "util/alloc.h"
 #include "util/client.h"
 #include "util/clock.h"
-#include "util/cmdline.h"
 #include "util/path.h"
 
 static const char *const client_names[] = { "claude", "codex", "gemini" };

@@ -15,7 +15,7 @@
  *     an expansion); any assignment to a client's variable. DAICHO_AGENT
  *     set to a name is allowed: that is how a subagent is named;
  *   - a shell command whose program cannot be resolved statically (see
- *     util/cmdline.h: $(...) or $VAR in its place, input piped into a
+ *     shell/cmdline.h: $(...) or $VAR in its place, input piped into a
  *     shell or interpreter; also a daicho command named by an expansion
  *     or added by xargs or an alias) gets "ask" from Claude Code and is
  *     denied by Codex and Gemini, which cannot ask, with a reason telling

@@ -1,6 +1,6 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * Unit tests for util/cmdline: splitting shell command lines into simple
+ * Unit tests for shell/cmdline: splitting shell command lines into simple
  * commands and words, unwrapping wrappers, matching gate patterns, and
  * fingerprints for approvals.
  */
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cmdline.h"
+#include "shell/cmdline.h"
 
 /*
  * The commands of line as text: words joined by ',', commands by " / ",

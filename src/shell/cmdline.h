@@ -1,7 +1,9 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Shell command lines split into simple commands and words, and the gate
- * patterns matched against them.
+ * patterns matched against them. Three parts, a file each: the lexer
+ * (shell/lex.c), the unwrapper (shell/unwrap.c) and the matcher
+ * (shell/match.c).
  *
  * Splitting follows sh's tokenising without running or expanding anything:
  * 'single quotes', "double quotes" (\" \\ \$ \` and backslash-newline are
