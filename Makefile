@@ -10,8 +10,12 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS := sqlite3 jansson nettle
 CFLAGS ?= -O2 -g
+# tmux's warning set (with what -Wextra already has); 'make check' adds
+# -Werror (WERROR), so that a warning fails the tests' build.
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
+	-Wmissing-declarations -Wwrite-strings -Wpointer-arith -Wundef \
+	-Wbad-function-cast -Wcast-align -Wno-unused-parameter -Wformat=2 \
+	-Wno-format-nonliteral $(WERROR)
 DEPS_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # How daicho is linked. Most daicho processes live for one command (a claim,
 # a hook answer), so starting one must be cheap: resolving shared libraries
@@ -189,7 +193,7 @@ CLI_JOBS = DAICHO_BATS_JOBS=2
 check:
 	@scripts/deps.sh check
 	@tests/lint-tests
-	@$(MAKE) --no-print-directory daicho daicho-serve daicho-pg unit-tests
+	@$(MAKE) --no-print-directory WERROR=-Werror daicho daicho-serve daicho-pg unit-tests
 	@tests/serve/setup.sh
 	@if [ "$${DAICHO_E2E:-}" = skip ]; then \
 		echo '*** make check: end-to-end tests SKIPPED (DAICHO_E2E=skip): daicho was NOT tested with the real agent clients ***' >&2; \

@@ -318,7 +318,8 @@ exec_gate_exec(struct cmd_ctx *ctx)
 		    "directory (%s)", strerror(errno));
 		goto done;
 	}
-	cmdline_from_argv(ctx->argv, (size_t)ctx->argc, &line);
+	cmdline_from_argv((const char *const *)ctx->argv, (size_t)ctx->argc,
+	    &line);
 	if ((rc = gate_match(ctx->ledger, &line, &gates, ctx->err)) < 0)
 		goto done;
 	if ((rc = check_requires(ctx, gates, cwd)) < 0)

@@ -129,7 +129,8 @@ cmd_print_topic_list(FILE *out)
 static bool
 linked_statically(void)
 {
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	unsigned long address = getauxval(AT_PHDR);
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)address;
 	unsigned long count = getauxval(AT_PHNUM);
 
 	for (unsigned long i = 0; ph != NULL && i < count; i++)

@@ -93,7 +93,8 @@ print_answer(struct cmd_ctx *ctx, struct hook_answer *answer)
 static int
 git_pre_commit(struct cmd_ctx *ctx)
 {
-	char *argv[] = { "git", "diff", "--cached", "--name-only", "-z", NULL };
+	const char *argv[] = { "git", "diff", "--cached", "--name-only", "-z",
+		NULL };
 	struct buf staged = BUF_INIT;
 	struct strlist paths = STRLIST_INIT;
 	int64_t caller;

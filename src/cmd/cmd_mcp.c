@@ -813,7 +813,8 @@ map_arguments(const struct tool *tool, json_t *arguments, struct cmd_ctx *ctx,
 		cmd_add_value(ctx, cmd_find_option(ctx->entry, "limit"),
 		    call->owned.items[call->owned.count - 1]);
 	}
-	ctx->argv = strlist_argv(&call->positional);
+	strlist_argv(&call->positional); /* NULL-ended, as main()'s argv */
+	ctx->argv = call->positional.items;
 	ctx->argc = (int)call->positional.count;
 }
 
@@ -1203,7 +1204,8 @@ static int
 write_line(void *arg, const char *message, size_t len)
 {
 	struct mcp_state *state = arg;
-	struct iovec iov[2] = { { (void *)message, len }, { "\n", 1 } };
+	/* writev() only reads what iov_base points to. */
+	struct iovec iov[2] = { { (void *)message, len }, { (void *)"\n", 1 } };
 
 	while (iov[1].iov_len > 0) {
 		ssize_t n = writev(state->out_fd, iov[0].iov_len ? iov : iov + 1,

@@ -109,7 +109,8 @@ static int
 exec_serve(struct cmd_ctx *ctx)
 {
 	struct buf server = BUF_INIT;
-	char **argv, **names;
+	const char **argv;
+	char **names;
 	size_t n = 0;
 
 	if (cmd_has(ctx, "login-url") + cmd_has(ctx, "revoke") +
@@ -142,7 +143,7 @@ exec_serve(struct cmd_ctx *ctx)
 		names[i] = buf_detach(&option, NULL);
 		argv[n++] = names[i];
 		if (ctx->values[i].value != NULL)
-			argv[n++] = (char *)ctx->values[i].value;
+			argv[n++] = ctx->values[i].value;
 	}
 	/*
 	 * The caller's name goes along: daicho-serve runs the human check
@@ -151,12 +152,13 @@ exec_serve(struct cmd_ctx *ctx)
 	 */
 	if (ctx->claim.name != NULL) {
 		argv[n++] = "--as";
-		argv[n++] = (char *)ctx->claim.name;
+		argv[n++] = ctx->claim.name;
 	}
 	fflush(stdout);
 	ledger_close(ctx->ledger);
 	ctx->ledger = NULL;
-	execv(argv[0], argv);
+	/* execv() takes char *const[] but does not write to it. */
+	execv(argv[0], (char *const *)argv);
 	err_set(ctx->err, ERR_FAILED, "cannot run %s (%s; build it with "
 	    "'make daicho-serve' and install it with 'make install', which "
 	    "puts it in libexec/daicho)", argv[0], strerror(errno));

@@ -949,7 +949,7 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 
 		if (!proc_is_alive(pid)) {
 			struct buf agent_env = BUF_INIT, ledger_env = BUF_INIT;
-			char *needles[3];
+			const char *needles[3];
 
 			xgrow((void **)&dead, &dead_alloc, dead_count + 1,
 			    sizeof(*dead));

@@ -121,7 +121,7 @@ trace_end(struct trace_paths *trace, struct buf *trace_dir, const char *root)
 
 int
 check_policy_run(const struct check_policy *p, const char *dir,
-    const char *command, char *const env[], bool network,
+    const char *command, const char *const env[], bool network,
     int64_t timeout_ms, size_t tail, struct trace_paths *trace,
     struct proc_result *out, struct err *err)
 {
@@ -143,8 +143,8 @@ check_policy_run(const struct check_policy *p, const char *dir,
 		strlist_add(&argv, "/bin/sh");
 		strlist_add(&argv, "-c");
 		strlist_add(&argv, command);
-		strlist_argv(&argv);
-		rc = proc_run(argv.items, dir, env, timeout_ms, tail, out);
+		rc = proc_run(strlist_argv(&argv), dir, env, timeout_ms, tail,
+		    out);
 		goto done;
 	}
 	/* Tried at the first command a process runs, not before. */
@@ -168,8 +168,7 @@ check_policy_run(const struct check_policy *p, const char *dir,
 	strlist_add(&argv, "/usr/bin/env");
 	strlist_add(&argv, "-i");
 	sandbox_argv(&sb, command, &argv);
-	strlist_argv(&argv);
-	rc = proc_run(argv.items, sb.dir, NULL, timeout_ms, tail, out);
+	rc = proc_run(strlist_argv(&argv), sb.dir, NULL, timeout_ms, tail, out);
 done:
 	if (rc == 0)
 		trace_end(trace, &trace_dir, real ? real : dir);

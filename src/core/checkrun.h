@@ -60,7 +60,7 @@ const char *check_policy_name(const struct check_policy *p);
  * errno when the command could not be started.
  */
 int check_policy_run(const struct check_policy *p, const char *dir,
-    const char *command, char *const env[], bool network,
+    const char *command, const char *const env[], bool network,
     int64_t timeout_ms, size_t tail, struct trace_paths *trace,
     struct proc_result *out, struct err *err);
 

@@ -407,7 +407,7 @@ check_cmd(const struct check_policy *policy, const char *dir,
 {
 	struct proc_result result;
 	struct buf env_task = BUF_INIT;
-	char *env[2];
+	const char *env[2];
 	int rc;
 
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)task);

@@ -144,12 +144,12 @@ shell_line(const json_t *input, struct cmdline *line, struct buf *shown)
 	}
 	if (json_is_array(command) && json_array_size(command) > 0) {
 		size_t n = json_array_size(command);
-		char **argv = xcalloc(n + 1, sizeof(char *));
+		const char **argv = xcalloc(n + 1, sizeof(char *));
 
 		for (size_t i = 0; i < n; i++) {
 			const char *w = json_string_value(json_array_get(command, i));
 
-			argv[i] = (char *)(w ? w : "");
+			argv[i] = w ? w : "";
 			buf_addf(shown, "%s%s", i ? " " : "", argv[i]);
 		}
 		cmdline_from_argv(argv, n, line);

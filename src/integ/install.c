@@ -170,7 +170,7 @@ install_project_root(const char *cwd, struct buf *out)
 static int
 git_hooks_dir(const char *root, struct buf *out)
 {
-	char *argv[] = { "git", "-C", (char *)root, "rev-parse", "--path-format="
+	const char *argv[] = { "git", "-C", root, "rev-parse", "--path-format="
 		"absolute", "--git-path", "hooks", NULL };
 	struct buf dotgit = BUF_INIT;
 	int status;
@@ -754,7 +754,7 @@ static void
 check_codex_login_shell(json_t *checks)
 {
 	const char *shell = user_shell();
-	char *argv[] = { (char *)shell, "-lc", "command -v daicho", NULL };
+	const char *argv[] = { shell, "-lc", "command -v daicho", NULL };
 	struct buf out = BUF_INIT, detail = BUF_INIT, fix = BUF_INIT;
 	const char *found = NULL;
 	int status = proc_capture(argv, &out);
@@ -973,7 +973,7 @@ check_worktree_and_commits(json_t *checks, const char *root)
 	for (size_t c = 0; c < sizeof(client_configs) / sizeof(client_configs[0]);
 	     c++) {
 		const struct client_config *cc = &client_configs[c];
-		char *argv[] = { "git", "-C", (char *)root, "show", NULL, NULL };
+		const char *argv[] = { "git", "-C", root, "show", NULL, NULL };
 		bool in_here, in_main;
 
 		buf_reset(&here);
@@ -1114,7 +1114,7 @@ static void
 check_mcp_answers(json_t *checks, const char *name, const char *root,
     const char *command, const char *fix)
 {
-	static char *env[] = { "DAICHO_AGENT=daicho-doctor", NULL };
+	static const char *const env[] = { "DAICHO_AGENT=daicho-doctor", NULL };
 	struct buf shell = BUF_INIT, detail = BUF_INIT;
 	struct proc_result result;
 	const char *line;

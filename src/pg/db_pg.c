@@ -1296,8 +1296,11 @@ pg_stmt_column_int(struct pg_stmt *st, int i)
 
 	if (text == NULL)
 		return 0;
-	if (pg_stmt_column_type(st, i) == DB_REAL)
-		return (int64_t)strtod(text, NULL);
+	if (pg_stmt_column_type(st, i) == DB_REAL) {
+		double real = strtod(text, NULL);
+
+		return (int64_t)real;
+	}
 	return strtoll(text, NULL, 10);
 }
 

@@ -679,8 +679,9 @@ read_rows(struct pg_stmt *st)
 		    base + (size_t)st->ncolumns, sizeof(*st->cells));
 		for (int i = 0; i < st->ncolumns; i++) {
 			struct cell *c = &st->cells[base + (size_t)i];
+			int64_t type = wire_get_i64(m);
 
-			c->type = (enum db_type)wire_get_i64(m);
+			c->type = (enum db_type)type;
 			c->data = wire_get_bytes(m, &c->len);
 			if (c->type == DB_NULL)
 				c->data = NULL;
@@ -884,8 +885,11 @@ pg_stmt_column_int(struct pg_stmt *st, int i)
 
 	if (c == NULL || c->data == NULL)
 		return 0;
-	if (c->type == DB_REAL)
-		return (int64_t)strtod(c->data, NULL);
+	if (c->type == DB_REAL) {
+		double real = strtod(c->data, NULL);
+
+		return (int64_t)real;
+	}
 	return strtoll(c->data, NULL, 10);
 }
 

@@ -358,7 +358,8 @@ scan_event(const json_t *event, const regex_t *pattern, int64_t now_ms,
 			return;
 		limited(out, NULL, false, now_ms);
 		if (json_is_number(resets)) {
-			int64_t at = (int64_t)json_number_value(resets);
+			double number = json_number_value(resets);
+			int64_t at = (int64_t)number;
 
 			if (at < 100000000000LL)
 				at *= 1000;

@@ -35,6 +35,7 @@
 #include "util/path.h"
 #include "util/proc.h"
 #include "util/spawn.h"
+#include "util/strlist.h"
 
 #define RATE_LIMIT_FIRST_PAUSE_MS 2000
 #define RATE_LIMIT_MAX_PAUSE_MS 60000
@@ -131,7 +132,7 @@ struct runner {
 	struct buf program;           /* CMD, found in $PATH at the start */
 	sigset_t caught;              /* signals the runner has handlers for */
 	int proc_fds;                 /* /proc/self/fd, or -1 */
-	char **env;                   /* the workers' environment: worker_env() */
+	const char **env;             /* the workers' environment: worker_env() */
 	size_t env_task_at;           /* env's DAICHO_TASK, then DAICHO_AGENT */
 	struct buf env_ledger;        /* DAICHO_LEDGER=..., env's last entry */
 	int *spare_logs;              /* empty unnamed logs nobody holds */
@@ -178,19 +179,17 @@ touch_task(struct runner *r, int64_t task)
 	    (long long)task);
 }
 
-/* The worker's argv: every "{id}" in an argument replaced by the id. */
-static char **
-worker_argv(char **argv, int64_t id)
+/*
+ * The worker's argv, appended to out: every "{id}" in an argument replaced
+ * by the id.
+ */
+static void
+worker_argv(char *const *argv, int64_t id, struct strlist *out)
 {
-	size_t n = 0;
-	char **out;
 	char text[32];
 
 	snprintf(text, sizeof(text), "%lld", (long long)id);
-	while (argv[n])
-		n++;
-	out = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; argv[i]; i++) {
 		struct buf arg = BUF_INIT;
 		const char *p = argv[i], *hit;
 
@@ -200,17 +199,8 @@ worker_argv(char **argv, int64_t id)
 			p = hit + 4;
 		}
 		buf_adds(&arg, p);
-		out[i] = buf_detach(&arg, NULL);
+		strlist_add_owned(out, buf_detach(&arg, NULL));
 	}
-	return out;
-}
-
-static void
-free_argv(char **argv)
-{
-	for (size_t i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
 }
 
 /*
@@ -456,8 +446,8 @@ abandon_worktree(struct runner *r, struct worker *w)
  * *pid set, or an errno.
  */
 static int
-spawn_worker(struct runner *r, int slot, pid_t *pid, char **argv, char **env,
-    int out_fd, const char *dir)
+spawn_worker(struct runner *r, int slot, pid_t *pid, const char *const *argv,
+    const char *const *env, int out_fd, const char *dir)
 {
 	struct spawn_plan plan = {
 		.program = r->program.buf,
@@ -480,11 +470,12 @@ spawn_worker(struct runner *r, int slot, pid_t *pid, char **argv, char **env,
  * variable with each of ours); each launch only sets its two entries.
  * NULL when out of memory.
  */
-static char **
-worker_env(struct runner *r, char *task, char *agent)
+static const char *const *
+worker_env(struct runner *r, const char *task, const char *agent)
 {
 	if (r->env == NULL) {
-		char *extra[] = { "DAICHO_TASK=", "DAICHO_AGENT=", NULL, NULL };
+		const char *extra[] = { "DAICHO_TASK=", "DAICHO_AGENT=", NULL,
+			NULL };
 		size_t n = 0;
 
 		buf_addf(&r->env_ledger, "DAICHO_LEDGER=%s", ledger_path(r->ledger));
@@ -505,7 +496,8 @@ static int
 launch(struct runner *r, struct worker *w)
 {
 	struct buf env_task = BUF_INIT, env_agent = BUF_INIT;
-	char **env, **argv;
+	struct strlist argv = STRLIST_INIT;
+	const char *const *env;
 	int fd, rc;
 
 	/* What happens to its task from now on is this launch's. */
@@ -521,14 +513,14 @@ launch(struct runner *r, struct worker *w)
 	buf_addf(&env_task, "DAICHO_TASK=%lld", (long long)w->task);
 	buf_addf(&env_agent, "DAICHO_AGENT=%s", name_of(r, w->agent));
 	env = worker_env(r, env_task.buf, env_agent.buf);
-	argv = worker_argv(r->opt->argv, w->task);
-	rc = env ? spawn_worker(r, (int)(w - r->workers), &w->pid, argv, env, fd,
-	    w->worktree) : ENOMEM;
+	worker_argv(r->opt->argv, w->task, &argv);
+	rc = env ? spawn_worker(r, (int)(w - r->workers), &w->pid,
+	    strlist_argv(&argv), env, fd, w->worktree) : ENOMEM;
 	if (fd != w->log_fd)
 		close(fd);
 	if (env)
 		worker_env(r, "DAICHO_TASK=", "DAICHO_AGENT=");
-	free_argv(argv);
+	strlist_release(&argv);
 	buf_release(&env_task);
 	buf_release(&env_agent);
 	if (rc != 0) {

@@ -152,16 +152,37 @@ add_label_text(struct buf *out, const char *text, size_t max)
 		buf_adds(out, "…");
 }
 
+/*
+ * Graphviz 2.42 (Debian 12) declares agattr() and agsafeset() with char *
+ * names and values, yet only reads them: it keeps copies of its own
+ * (agstrdup()); later versions say const char *. These two take daicho's
+ * const strings and cast for it, in this one place.
+ */
+
+/* The default of attribute name for the objects of kind in g. */
+static void
+set_default(Agraph_t *g, int kind, const char *name, const char *value)
+{
+	agattr(g, kind, (char *)name, (char *)value);
+}
+
+/* Set attribute name of node n (its default: empty). */
+static void
+set_attribute(Agnode_t *n, const char *name, const char *value)
+{
+	agsafeset(n, (char *)name, (char *)value, (char *)"");
+}
+
 /* Set a node's drawing attributes. */
 static void
 style_node(Agnode_t *n, const char *label, const char *state, const char *url,
     const char *tooltip)
 {
-	agsafeset(n, "label", (char *)label, "");
-	agsafeset(n, "fillcolor", (char *)colour_of(state), "");
-	agsafeset(n, "URL", (char *)url, "");
-	agsafeset(n, "tooltip", (char *)tooltip, "");
-	agsafeset(n, "class", (char *)state, "");
+	set_attribute(n, "label", label);
+	set_attribute(n, "fillcolor", colour_of(state));
+	set_attribute(n, "URL", url);
+	set_attribute(n, "tooltip", tooltip);
+	set_attribute(n, "class", state);
 }
 
 /*
@@ -175,7 +196,8 @@ static int
 draw(GVC_t *gvc, struct graph_data *d, int64_t expand, struct buf *svg,
     size_t *drawn, size_t *hidden)
 {
-	Agraph_t *g = agopen("daicho", Agstrictdirected, NULL);
+	char graph_name[] = "daicho"; /* agopen() takes char *; it copies it */
+	Agraph_t *g = agopen(graph_name, Agstrictdirected, NULL);
 	Agnode_t **made = xcalloc(d->count ? d->count : 1, sizeof(*made));
 	size_t *members = xcalloc(d->count ? d->count : 1, sizeof(*members));
 	struct buf name = BUF_INIT, label = BUF_INIT, url = BUF_INIT;
@@ -183,17 +205,17 @@ draw(GVC_t *gvc, struct graph_data *d, int64_t expand, struct buf *svg,
 	unsigned int len = 0;
 	int rc = 0;
 
-	agattr(g, AGRAPH, "rankdir", "LR");
-	agattr(g, AGRAPH, "nodesep", "0.15");
-	agattr(g, AGRAPH, "ranksep", "0.4");
-	agattr(g, AGRAPH, "fontname", "sans-serif");
-	agattr(g, AGNODE, "shape", "box");
-	agattr(g, AGNODE, "style", "rounded,filled");
-	agattr(g, AGNODE, "fontname", "sans-serif");
-	agattr(g, AGNODE, "fontsize", "10");
-	agattr(g, AGNODE, "height", "0.3");
-	agattr(g, AGEDGE, "arrowsize", "0.6");
-	agattr(g, AGEDGE, "color", "#888888");
+	set_default(g, AGRAPH, "rankdir", "LR");
+	set_default(g, AGRAPH, "nodesep", "0.15");
+	set_default(g, AGRAPH, "ranksep", "0.4");
+	set_default(g, AGRAPH, "fontname", "sans-serif");
+	set_default(g, AGNODE, "shape", "box");
+	set_default(g, AGNODE, "style", "rounded,filled");
+	set_default(g, AGNODE, "fontname", "sans-serif");
+	set_default(g, AGNODE, "fontsize", "10");
+	set_default(g, AGNODE, "height", "0.3");
+	set_default(g, AGEDGE, "arrowsize", "0.6");
+	set_default(g, AGEDGE, "color", "#888888");
 	/* Join verified tasks along their edges. */
 	for (size_t e = 0; e < d->edge_count; e++) {
 		long a = find_node(d, d->edges[e].task);

@@ -164,7 +164,7 @@ int cmdline_parse(const char *text, struct cmdline *out, struct buf *why);
  * it runs (sh -c STRING and the rest), appended to out. A script inside
  * that cannot be split (a malformed sh -c STRING) marks out incomplete.
  */
-void cmdline_from_argv(char *const *argv, size_t argc, struct cmdline *out);
+void cmdline_from_argv(const char *const *argv, size_t argc, struct cmdline *out);
 
 /*
  * Check a gate pattern and append its words to words (the first reduced to

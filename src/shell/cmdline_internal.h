@@ -116,7 +116,7 @@ const char *unwrap_base_name(const char *path);
  * unwrapped, then each form with wrappers still on, outermost first, then
  * the commands it runs. Returns 0 or -1.
  */
-int unwrap_add_simple_command(struct parser *p, char *const *words,
+int unwrap_add_simple_command(struct parser *p, const char *const *words,
     size_t n, const struct command_input *input, int depth);
 
 #endif

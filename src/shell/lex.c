@@ -880,8 +880,8 @@ end_command(struct parser *p, struct strlist *words, struct buf *flags)
 		p->collected++;
 		return 0;
 	}
-	rc = unwrap_add_simple_command(p, words->items, words->count, &input,
-	    p->depth);
+	rc = unwrap_add_simple_command(p, strlist_argv(words), words->count,
+	    &input, p->depth);
 	strlist_release(words);
 	buf_reset(flags);
 	return rc;
@@ -1109,7 +1109,7 @@ cmdline_parse(const char *text, struct cmdline *out, struct buf *why)
 }
 
 void
-cmdline_from_argv(char *const *argv, size_t argc, struct cmdline *out)
+cmdline_from_argv(const char *const *argv, size_t argc, struct cmdline *out)
 {
 	struct buf why = BUF_INIT;
 	struct parser p;

@@ -76,7 +76,7 @@ note_unset(struct parser *p, const char *name)
  * index of the first word that is none.
  */
 static size_t
-take_assignments(struct parser *p, char *const *words, size_t i, size_t n)
+take_assignments(struct parser *p, const char *const *words, size_t i, size_t n)
 {
 	while (i < n && is_assignment(words[i]))
 		note_environment(p, words[i++]);
@@ -102,7 +102,7 @@ in_list(const char *name, size_t len, const char *const *list)
  * (n at most: an option whose argument is missing ends the words).
  */
 static size_t
-skip_options(char *const *words, size_t i, size_t n,
+skip_options(const char *const *words, size_t i, size_t n,
     const char *short_with_argument, const char *const *long_with_argument,
     char watch, const char *watch_long, const char **watched)
 {
@@ -221,7 +221,7 @@ is_shell(const char *program)
  * else the script.
  */
 static size_t
-shell_operands(char *const *words, size_t n, bool *has_c, bool *has_s)
+shell_operands(const char *const *words, size_t n, bool *has_c, bool *has_s)
 {
 	size_t i = 1;
 
@@ -262,7 +262,7 @@ shell_operands(char *const *words, size_t n, bool *has_c, bool *has_s)
  * *has_c tells whether -c was given.
  */
 static const char *
-shell_command_string(char *const *words, size_t n, bool *has_c)
+shell_command_string(const char *const *words, size_t n, bool *has_c)
 {
 	bool has_s;
 	size_t i = shell_operands(words, n, has_c, &has_s);
@@ -327,7 +327,7 @@ find_interpreter(const char *program)
  * the script, or "-" for standard input.
  */
 static size_t
-interpreter_operands(const struct interpreter *it, char *const *words,
+interpreter_operands(const struct interpreter *it, const char *const *words,
     size_t n, bool *given_inline)
 {
 	size_t i = 1;
@@ -398,7 +398,7 @@ is_process_substitution(const char *word)
  * xargs supplies.
  */
 static const char *
-script_unknown(char *const *words, size_t n, enum stdin_source stdin_from,
+script_unknown(const char *const *words, size_t n, enum stdin_source stdin_from,
     bool through_xargs)
 {
 	const char *program = unwrap_base_name(words[0]);
@@ -440,7 +440,7 @@ script_unknown(char *const *words, size_t n, enum stdin_source stdin_from,
  * --ignore-environment as "-", -u NAME and --unset NAME as "-NAME".
  */
 static void
-note_env_options(struct parser *p, char *const *words, size_t from,
+note_env_options(struct parser *p, const char *const *words, size_t from,
     size_t to)
 {
 	for (size_t i = from; i < to; i++) {
@@ -478,7 +478,7 @@ note_env_options(struct parser *p, char *const *words, size_t from,
  * readonly at words[0..n) do to the environment.
  */
 static void
-note_builtin_environment(struct parser *p, char *const *words, size_t n)
+note_builtin_environment(struct parser *p, const char *const *words, size_t n)
 {
 	const char *program = words[0];
 	bool removes = false, functions = false;
@@ -515,7 +515,7 @@ note_builtin_environment(struct parser *p, char *const *words, size_t n)
 
 /* words[0..n) joined by single spaces; the caller frees it. */
 static char *
-join_words(char *const *words, size_t n)
+join_words(const char *const *words, size_t n)
 {
 	struct buf b = BUF_INIT;
 
@@ -528,7 +528,7 @@ join_words(char *const *words, size_t n)
 }
 
 static int
-parse_joined(struct parser *p, char *const *words, size_t n,
+parse_joined(struct parser *p, const char *const *words, size_t n,
     const struct command_input *given, int depth)
 {
 	char *text = join_words(words, n);
@@ -546,7 +546,7 @@ parse_joined(struct parser *p, char *const *words, size_t n,
  * in p when a shell runs without -c. Returns 0 or -1.
  */
 static int
-add_inner_commands(struct parser *p, char *const *words, size_t n,
+add_inner_commands(struct parser *p, const char *const *words, size_t n,
     const struct command_input *given, int depth)
 {
 	static const char *const su_long[] = { "command", "shell", "group",
@@ -635,7 +635,7 @@ add_inner_commands(struct parser *p, char *const *words, size_t n,
  * basename unless keep_program_word (an expansion's text is no path).
  */
 static void
-add_command(struct cmdline *out, char *const *words, size_t n,
+add_command(struct cmdline *out, const char *const *words, size_t n,
     bool keep_program_word)
 {
 	struct cmdline_command *command;
@@ -677,7 +677,7 @@ split_words(struct parser *p, const char *text, int depth,
  * unresolved and whether arguments are added. Returns 0 or -1.
  */
 int
-unwrap_add_simple_command(struct parser *p, char *const *words, size_t n,
+unwrap_add_simple_command(struct parser *p, const char *const *words, size_t n,
     const struct command_input *input, int depth)
 {
 	size_t *stages = NULL, stage_count = 0, stage_alloc = 0;
@@ -754,16 +754,17 @@ unwrap_add_simple_command(struct parser *p, char *const *words, size_t n,
 				buf_addch(&flags, input->flags ? input->flags[k] : 0);
 			}
 			if (rc == 0) {
-				start = skip_options(spliced.items, 0,
+				start = skip_options(strlist_argv(&spliced), 0,
 				    spliced.count, wrapper->short_with_argument,
 				    wrapper->long_with_argument, '\0', NULL, NULL);
-				note_env_options(p, spliced.items, 0, start);
+				note_env_options(p, strlist_argv(&spliced), 0,
+				    start);
 			}
 			inner.flags = flags.buf + start;
 			if (rc == 0 && start < spliced.count)
 				rc = unwrap_add_simple_command(p,
-				    spliced.items + start, spliced.count - start,
-				    &inner, depth + 1);
+				    strlist_argv(&spliced) + start,
+				    spliced.count - start, &inner, depth + 1);
 			strlist_release(&spliced);
 			buf_release(&flags);
 			delegated = true;

@@ -19,7 +19,7 @@
  * refs, no grafts, no configuration passed down by a caller, no prompt.
  */
 static struct strlist own_repositories = STRLIST_INIT;
-static char *hardened_environment[] = { "GIT_CONFIG_NOSYSTEM=1",
+static const char *const hardened_environment[] = { "GIT_CONFIG_NOSYSTEM=1",
 	"GIT_CONFIG_GLOBAL=/dev/null", "GIT_NO_REPLACE_OBJECTS=1",
 	"GIT_GRAFT_FILE=/dev/null", "GIT_ATTR_NOSYSTEM=1",
 	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TERMINAL_PROMPT=0",
@@ -35,7 +35,7 @@ git_own_repository(const char *dir)
 		strlist_add(&own_repositories, dir);
 }
 
-char *const *
+const char *const *
 git_environment(const char *repo)
 {
 	for (size_t i = 0; repo && i < own_repositories.count; i++) {
@@ -49,8 +49,8 @@ git_environment(const char *repo)
 }
 
 int
-git_capture(const char *repo, char *const argv[], const char *input_path,
-    bool with_stderr, struct buf *out)
+git_capture(const char *repo, const char *const argv[],
+    const char *input_path, bool with_stderr, struct buf *out)
 {
 	return proc_capture_env(argv, git_environment(repo), input_path,
 	    with_stderr, out);
@@ -60,9 +60,10 @@ int
 git_resolve_commit(const char *rev, struct buf *hash, struct buf *why)
 {
 	struct buf spec = BUF_INIT, out = BUF_INIT;
-	char *inside[] = { "git", "rev-parse", "--is-inside-work-tree", NULL };
-	char *argv[] = { "git", "rev-parse", "--verify", "--quiet", "--end-of-options",
-		NULL, NULL };
+	const char *inside[] = { "git", "rev-parse", "--is-inside-work-tree",
+		NULL };
+	const char *argv[] = { "git", "rev-parse", "--verify", "--quiet",
+		"--end-of-options", NULL, NULL };
 	int status, rc = -1;
 
 	status = proc_capture(inside, &out);
@@ -102,16 +103,16 @@ static int
 git_run(const char *repo, const char *const *args, struct buf *output,
     bool with_stderr)
 {
-	char *argv[16];
+	const char *argv[16];
 	struct buf discard = BUF_INIT;
 	size_t n = 0;
 	int status;
 
 	argv[n++] = "git";
 	argv[n++] = "-C";
-	argv[n++] = (char *)repo;
+	argv[n++] = repo;
 	while (*args && n < 15)
-		argv[n++] = (char *)*args++;
+		argv[n++] = *args++;
 	argv[n] = NULL;
 	status = git_capture(repo, argv, NULL, with_stderr,
 	    output ? output : &discard);
@@ -220,7 +221,7 @@ explain_worktree_add(struct buf *why, const char *what, int status,
 static void
 add_plain_checkout_options(const char *repo, struct strlist *argv)
 {
-	char *list[] = { "git", "-C", (char *)repo, "config", "--local",
+	const char *list[] = { "git", "-C", repo, "config", "--local",
 		"--includes", "-z", "--get-regexp", "^filter\\.", NULL };
 	struct buf out = BUF_INIT, option = BUF_INIT;
 
@@ -358,8 +359,8 @@ done:
 int
 git_rev_parse(const char *repo, const char *rev, struct buf *out)
 {
-	char *argv[] = { "git", "-C", (char *)repo, "rev-parse", "--verify",
-		"--quiet", "--end-of-options", (char *)rev, NULL };
+	const char *argv[] = { "git", "-C", repo, "rev-parse", "--verify",
+		"--quiet", "--end-of-options", rev, NULL };
 	int status;
 
 	buf_reset(out);
@@ -723,7 +724,7 @@ git_add_remote_options(struct strlist *argv)
 	 * sets (and a fetch would run it).
 	 */
 	if (!known) {
-		char *get[] = { "git", "config", "--global", "--get",
+		const char *get[] = { "git", "config", "--global", "--get",
 			"core.sshCommand", NULL };
 
 		known = true;
@@ -759,7 +760,7 @@ git_fetch(const char *repo, const char *remote, const char *refspec,
 		"--no-write-fetch-head", "--end-of-options", NULL };
 	struct strlist argv = STRLIST_INIT;
 	/* Never wait for a person: no password prompt, no credential UI. */
-	char *env[] = { "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never",
+	const char *env[] = { "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never",
 		"LC_ALL=C", NULL };
 	struct proc_result result;
 	int rc = -1;

@@ -164,15 +164,15 @@ void git_own_repository(const char *dir);
  * hardened set inside one of daicho's own repositories, else NULL (the
  * caller's environment as it is).
  */
-char *const *git_environment(const char *repo);
+const char *const *git_environment(const char *repo);
 
 /*
  * Run git's argv for repo (it names repo with -C) in git_environment(repo):
  * stdin from input_path (or /dev/null), stdout (and stderr, when
  * with_stderr) into out. Returns git's exit status, or -1 with errno.
  */
-int git_capture(const char *repo, char *const argv[], const char *input_path,
-    bool with_stderr, struct buf *out);
+int git_capture(const char *repo, const char *const argv[],
+    const char *input_path, bool with_stderr, struct buf *out);
 
 /*
  * Run git -C repo with args (NULL-ended, at most 12), in

@@ -46,7 +46,7 @@ static int
 run(struct strlist *argv, struct buf *out, bool with_stderr, struct buf *why)
 {
 	struct buf discard = BUF_INIT;
-	char **args = strlist_argv(argv);
+	const char *const *args = strlist_argv(argv);
 	/* start_argv() put the repository after "-C". */
 	const char *repo = NULL;
 	int status;
@@ -618,7 +618,7 @@ gitm_push(const char *repo, const char *remote, const char *commit,
 	struct strlist argv = STRLIST_INIT;
 	struct buf refspec = BUF_INIT;
 	/* Never wait for a person: no password prompt, no credential UI. */
-	char *env[] = { "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never",
+	const char *env[] = { "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never",
 		"LC_ALL=C", NULL };
 	struct proc_result result = { 0 };
 	int rc = -1;

@@ -119,9 +119,9 @@ proc_is_alive(pid_t pid)
 
 /* Whether the NUL-separated environment env holds every needle. */
 static bool
-environment_has(const struct buf *env, char *const needles[])
+environment_has(const struct buf *env, const char *const needles[])
 {
-	for (char *const *n = needles; *n; n++) {
+	for (const char *const *n = needles; *n; n++) {
 		bool found = false;
 
 		for (size_t at = 0; at < env->len && !found;) {
@@ -137,7 +137,7 @@ environment_has(const struct buf *env, char *const needles[])
 }
 
 int
-proc_signal_by_environment(char *const needles[], int sig)
+proc_signal_by_environment(const char *const needles[], int sig)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *entry;
@@ -187,21 +187,20 @@ proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group)
  * discarded or, when with_stderr, into out.
  */
 static int
-capture(char *const argv[], const char *input_path, struct buf *out,
-    bool with_stderr, char *const env_extra[])
+capture(const char *const argv[], const char *input_path, struct buf *out,
+    bool with_stderr, const char *const env_extra[])
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	int pipe_fds[2], status, saved;
-	char **env = env_extra ? proc_environment(env_extra) : environ;
+	const char **env = proc_environment(env_extra);
 	pid_t pid;
 	int rc;
 
 	if (env == NULL)
 		return -1;
 	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
-		if (env != environ)
-			free(env);
+		free(env);
 		return -1;
 	}
 	posix_spawnattr_init(&attr);
@@ -216,11 +215,12 @@ capture(char *const argv[], const char *input_path, struct buf *out,
 	else
 		posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
 		    "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, env);
+	/* posix_spawnp() takes char *const[] but writes to neither. */
+	rc = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv,
+	    (char *const *)env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
-	if (env != environ)
-		free(env);
+	free(env);
 	close(pipe_fds[1]);
 	if (rc != 0) {
 		close(pipe_fds[0]);
@@ -243,26 +243,26 @@ capture(char *const argv[], const char *input_path, struct buf *out,
 }
 
 int
-proc_capture(char *const argv[], struct buf *out)
+proc_capture(const char *const argv[], struct buf *out)
 {
 	return capture(argv, NULL, out, false, NULL);
 }
 
 int
-proc_capture_input(char *const argv[], const char *input_path,
+proc_capture_input(const char *const argv[], const char *input_path,
     struct buf *out)
 {
 	return capture(argv, input_path, out, false, NULL);
 }
 
 int
-proc_capture_all(char *const argv[], struct buf *out)
+proc_capture_all(const char *const argv[], struct buf *out)
 {
 	return capture(argv, NULL, out, true, NULL);
 }
 
 int
-proc_capture_env(char *const argv[], char *const env_extra[],
+proc_capture_env(const char *const argv[], const char *const env_extra[],
     const char *input_path, bool with_stderr, struct buf *out)
 {
 	return capture(argv, input_path, out, with_stderr, env_extra);
@@ -274,11 +274,11 @@ proc_result_release(struct proc_result *result)
 	buf_release(&result->output);
 }
 
-char **
-proc_environment(char *const extra[])
+const char **
+proc_environment(const char *const extra[])
 {
 	size_t n = 0, k = 0, extras = 0;
-	char **env;
+	const char **env;
 
 	while (environ[n])
 		n++;
@@ -353,8 +353,8 @@ struct supervisor_report {
 /* The shell command a supervisor runs, set up by the parent before fork. */
 struct supervised {
 	const char *program;  /* what to spawn ($PATH searched without a '/') */
-	char *const *argv;
-	char *const *env;
+	const char *const *argv;
+	const char *const *env;
 	const posix_spawn_file_actions_t *actions;
 	const posix_spawnattr_t *attr;
 	int output_fd;       /* write end of the output pipe */
@@ -574,8 +574,9 @@ supervise(const struct supervised *s)
 	/* The shell gets an empty mask (proc_spawnattr_defaults()). */
 	sigprocmask(SIG_BLOCK, &blocked, NULL);
 	signal_fd = signalfd(-1, &watched_signals, SFD_NONBLOCK | SFD_CLOEXEC);
+	/* posix_spawnp() takes char *const[] but writes to neither. */
 	report.spawn_errno = posix_spawnp(&shell, s->program, s->actions,
-	    s->attr, s->argv, s->env);
+	    s->attr, (char *const *)s->argv, (char *const *)s->env);
 	close(s->output_fd);
 	if (report.spawn_errno == 0 && signal_fd < 0) {
 		/* Cannot wait with a timeout: end the command at once. */
@@ -678,13 +679,13 @@ describe_end(const struct supervisor_report *report, int supervisor_status,
 
 /* proc_run_shell() and proc_run(): program with argv, supervised. */
 static int
-run_supervised(const char *program, char *const argv[], const char *dir,
-    char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+run_supervised(const char *program, const char *const argv[], const char *dir,
+    const char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
     struct proc_result *out)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	char **env = proc_environment(env_extra);
+	const char **env = proc_environment(env_extra);
 	struct supervisor_report report = { 0 };
 	struct supervised supervised;
 	int output_fds[2] = { -1, -1 }, report_fds[2] = { -1, -1 };
@@ -777,18 +778,20 @@ done:
 }
 
 int
-proc_run_shell(const char *command, const char *dir, char *const env_extra[],
-    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
+proc_run_shell(const char *command, const char *dir,
+    const char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+    struct proc_result *out)
 {
-	char *argv[] = { "sh", "-c", (char *)command, NULL };
+	const char *argv[] = { "sh", "-c", command, NULL };
 
 	return run_supervised("/bin/sh", argv, dir, env_extra, timeout_ms,
 	    tail_bytes, out);
 }
 
 int
-proc_run(char *const argv[], const char *dir, char *const env_extra[],
-    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out)
+proc_run(const char *const argv[], const char *dir,
+    const char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+    struct proc_result *out)
 {
 	return run_supervised(argv[0], argv, dir, env_extra, timeout_ms,
 	    tail_bytes, out);

@@ -17,21 +17,21 @@
  * appended to out and stderr discarded. Returns the exit status (0-255),
  * 128 + signal when killed, or -1 with errno when it could not be started.
  */
-int proc_capture(char *const argv[], struct buf *out);
+int proc_capture(const char *const argv[], struct buf *out);
 
 /* proc_capture(), with stdin read from the file at input_path. */
-int proc_capture_input(char *const argv[], const char *input_path,
+int proc_capture_input(const char *const argv[], const char *input_path,
     struct buf *out);
 
 /* proc_capture(), with stderr appended to out too, interleaved. */
-int proc_capture_all(char *const argv[], struct buf *out);
+int proc_capture_all(const char *const argv[], struct buf *out);
 
 /*
  * proc_capture() (with_stderr: proc_capture_all()), stdin from input_path
  * when not NULL, in the caller's environment with env_extra (NAME=VALUE,
  * NULL-ended; may be NULL) added, each replacing a variable of its name.
  */
-int proc_capture_env(char *const argv[], char *const env_extra[],
+int proc_capture_env(const char *const argv[], const char *const env_extra[],
     const char *input_path, bool with_stderr, struct buf *out);
 
 
@@ -63,7 +63,7 @@ uint64_t proc_start_time(pid_t pid);
  * runner that died are found, whatever process group they moved to.
  * Returns how many were signalled.
  */
-int proc_signal_by_environment(char *const needles[], int sig);
+int proc_signal_by_environment(const char *const needles[], int sig);
 
 /*
  * Spawn attributes every child of daicho gets: an empty signal mask and
@@ -73,12 +73,12 @@ int proc_signal_by_environment(char *const needles[], int sig);
 void proc_spawnattr_defaults(posix_spawnattr_t *attr, bool own_group);
 
 /*
- * environ plus extra ("NAME=VALUE" entries, NULL-terminated), extra's
- * names replacing environ's; an entry "NAME" alone takes NAME out. The
- * array is the caller's to free(); its strings are borrowed. NULL when out
- * of memory.
+ * environ plus extra ("NAME=VALUE" entries, NULL-terminated; may be NULL),
+ * extra's names replacing environ's; an entry "NAME" alone takes NAME out.
+ * The array is the caller's to free(); its strings are borrowed. NULL when
+ * out of memory.
  */
-char **proc_environment(char *const extra[]);
+const char **proc_environment(const char *const extra[]);
 
 /* The parent of process pid (from /proc), or 0 when unknown. */
 pid_t proc_parent(pid_t pid);
@@ -118,7 +118,7 @@ void proc_result_release(struct proc_result *result);
  * out is always initialised; proc_result_release() it.
  */
 int proc_run_shell(const char *command, const char *dir,
-    char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+    const char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
     struct proc_result *out);
 
 /*
@@ -126,7 +126,8 @@ int proc_run_shell(const char *command, const char *dir,
  * (searched in $PATH) with argv, under the same supervision, timeout and
  * clean-up. Nothing in argv is interpreted.
  */
-int proc_run(char *const argv[], const char *dir, char *const env_extra[],
-    int64_t timeout_ms, size_t tail_bytes, struct proc_result *out);
+int proc_run(const char *const argv[], const char *dir,
+    const char *const env_extra[], int64_t timeout_ms, size_t tail_bytes,
+    struct proc_result *out);
 
 #endif

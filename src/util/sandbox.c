@@ -14,9 +14,9 @@ sandbox_available(struct buf *why)
 	static struct buf said = BUF_INIT;
 
 	if (known < 0) {
-		char *argv[] = { SANDBOX_BWRAP, "--unshare-all", "--die-with-parent",
-			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-			"--", "/bin/true", NULL };
+		const char *argv[] = { SANDBOX_BWRAP, "--unshare-all",
+			"--die-with-parent", "--ro-bind", "/", "/", "--dev",
+			"/dev", "--proc", "/proc", "--", "/bin/true", NULL };
 		struct buf out = BUF_INIT;
 		struct stat st;
 		int status = stat(SANDBOX_BWRAP, &st) == 0 && S_ISREG(st.st_mode)

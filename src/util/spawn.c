@@ -198,7 +198,7 @@ spawn_child(void *arg)
 }
 
 static size_t
-count_strings(char *const *v, size_t *bytes)
+count_strings(const char *const *v, size_t *bytes)
 {
 	size_t n = 0;
 
@@ -209,7 +209,7 @@ count_strings(char *const *v, size_t *bytes)
 
 /* Copy v's n strings after *at into to (n + 1 pointers, NULL last). */
 static void
-copy_strings(char **to, char *const *v, size_t n, char **at)
+copy_strings(char **to, const char *const *v, size_t n, char **at)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(v[i]) + 1;

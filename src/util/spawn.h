@@ -28,8 +28,8 @@
 /* What the child becomes. Everything is copied by spawn_start(). */
 struct spawn_plan {
 	const char *program;   /* a path, not searched in $PATH */
-	char *const *argv;
-	char *const *env;
+	const char *const *argv;
+	const char *const *env;
 	int stdin_fd;          /* dup'ed to 0 */
 	int out_fd;            /* dup'ed to 1 and 2 */
 	const char *dir;       /* chdir() there first; NULL: stay */

@@ -38,12 +38,13 @@ strlist_contains(const struct strlist *list, const char *s)
 	return false;
 }
 
-char **
+const char *const *
 strlist_argv(struct strlist *list)
 {
 	xgrow((void **)&list->items, &list->alloc, list->count + 1, sizeof(char *));
 	list->items[list->count] = NULL;
-	return list->items;
+	/* Only adds const: C converts char ** to it only by a cast. */
+	return (const char *const *)list->items;
 }
 
 static int

@@ -22,10 +22,10 @@ void strlist_add(struct strlist *list, const char *s);
 void strlist_add_owned(struct strlist *list, char *s);
 void strlist_release(struct strlist *list);
 /*
- * The list as an argv: its items, followed by a NULL that is not an item
- * (valid until the list changes).
+ * The list as an argv, to read: its items, followed by a NULL that is not
+ * an item (valid until the list changes).
  */
-char **strlist_argv(struct strlist *list);
+const char *const *strlist_argv(struct strlist *list);
 /* Whether s is one of the list's strings (a linear search). */
 bool strlist_contains(const struct strlist *list, const char *s);
 /* Sort the list (strcmp order), each string once. */

@@ -21,8 +21,8 @@ trace_available(struct buf *why)
 	static struct buf said = BUF_INIT;
 
 	if (known < 0) {
-		char *argv[] = { TRACE_STRACE, "-f", "-qq", "-o", "/dev/null",
-			"--", "/bin/true", NULL };
+		const char *argv[] = { TRACE_STRACE, "-f", "-qq", "-o",
+			"/dev/null", "--", "/bin/true", NULL };
 		struct buf out = BUF_INIT;
 		struct stat st;
 		int status = stat(TRACE_STRACE, &st) == 0 && S_ISREG(st.st_mode)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-static char *no_env[] = { "PATH=/usr/bin:/bin", NULL };
+static const char *const no_env[] = { "PATH=/usr/bin:/bin", NULL };
 
 /*
  * Start plan with s and wait for the child. Returns its wait status (-1
@@ -72,7 +72,7 @@ read_back(int fd)
 }
 
 static struct spawn_plan
-shell_plan(char **argv, char **env, int out_fd)
+shell_plan(const char *const *argv, const char *const *env, int out_fd)
 {
 	struct spawn_plan plan = {
 		.program = "/bin/sh",
@@ -91,10 +91,10 @@ test_program_gets_its_plan(void **state)
 {
 	struct spawn s = SPAWN_INIT;
 	int in = temp_fd("from stdin"), out = temp_fd(NULL), failure;
-	char *argv[] = { "sh", "-c",
+	const char *argv[] = { "sh", "-c",
 		"printf '%s|%s|%s|' \"$0\" \"$X\" \"$(pwd)\"; cat; echo ' err' >&2",
 		"name", NULL };
-	char *env[] = { "X=42", "PATH=/usr/bin:/bin", NULL };
+	const char *env[] = { "X=42", "PATH=/usr/bin:/bin", NULL };
 	struct spawn_plan plan = shell_plan(argv, env, out);
 	int status;
 
@@ -116,7 +116,7 @@ test_own_group(void **state)
 {
 	struct spawn s = SPAWN_INIT;
 	int out = temp_fd(NULL), failure;
-	char *argv[] = { "sh", "-c",
+	const char *argv[] = { "sh", "-c",
 		"read -r _ _ _ _ group _ </proc/$$/stat; [ \"$group\" = $$ ] && echo own",
 		NULL };
 	struct spawn_plan plan = shell_plan(argv, no_env, out);
@@ -147,8 +147,10 @@ test_signals_at_their_defaults(void **state)
 	struct sigaction catch = { 0 }, saved_action;
 	sigset_t usr2, saved_mask, to_default;
 	int out = temp_fd(NULL), failure, status;
-	char *argv1[] = { "sh", "-c", "kill -USR1 $$; echo survived", NULL };
-	char *argv2[] = { "sh", "-c", "kill -USR2 $$; echo survived", NULL };
+	const char *argv1[] = { "sh", "-c", "kill -USR1 $$; echo survived",
+		NULL };
+	const char *argv2[] = { "sh", "-c", "kill -USR2 $$; echo survived",
+		NULL };
 	struct spawn_plan plan = shell_plan(argv1, no_env, out);
 
 	(void)state;
@@ -180,7 +182,7 @@ test_script_without_interpreter_line(void **state)
 	char path[] = "/tmp/daicho-spawn-XXXXXX";
 	int fd = mkstemp(path), out = temp_fd(NULL), failure, status;
 	const char *script = "echo \"$0 got $1 $2\"\n";
-	char *argv[] = { "whatever", "one", "two", NULL };
+	const char *argv[] = { "whatever", "one", "two", NULL };
 	struct spawn_plan plan = shell_plan(argv, no_env, out);
 	char expected[128];
 
@@ -210,9 +212,9 @@ test_failures_and_reuse(void **state)
 {
 	struct spawn s = SPAWN_INIT;
 	int out = temp_fd(NULL), failure, status;
-	char *argv[] = { "sh", "-c", "exit 127", NULL };
+	const char *argv[] = { "sh", "-c", "exit 127", NULL };
 	char big[8192];
-	char *env[] = { big, NULL };
+	const char *env[] = { big, NULL };
 	struct spawn_plan plan = shell_plan(argv, no_env, out);
 
 	(void)state;
@@ -239,7 +241,7 @@ test_failures_and_reuse(void **state)
 static void
 test_group_made_before_return(void **state)
 {
-	char *argv[] = { "sleep", "10", NULL };
+	const char *argv[] = { "sleep", "10", NULL };
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), missed = 0;
 
 	(void)state;
@@ -270,7 +272,7 @@ static void
 test_started_before_reaping(void **state)
 {
 	struct spawn s = SPAWN_INIT;
-	char *argv[] = { "sleep", "10", NULL };
+	const char *argv[] = { "sleep", "10", NULL };
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), failure = -1, status;
 	struct spawn_plan plan = { .program = "/bin/sleep", .argv = argv,
 		.env = no_env, .stdin_fd = null, .out_fd = null };

@@ -720,10 +720,10 @@ test_fingerprint(void **state)
 static void
 test_from_argv(void **state)
 {
-	char *argv1[] = { "/usr/bin/sudo", "git", "push", "--force" };
-	char *argv2[] = { "bash", "-c", "git push --force origin" };
-	char *argv3[] = { "git", "commit", "-m", "a b" };
-	char *argv4[] = { "sh", "-c", "echo 'x" };
+	const char *argv1[] = { "/usr/bin/sudo", "git", "push", "--force" };
+	const char *argv2[] = { "bash", "-c", "git push --force origin" };
+	const char *argv3[] = { "git", "commit", "-m", "a b" };
+	const char *argv4[] = { "sh", "-c", "echo 'x" };
 	struct cmdline line = CMDLINE_INIT, parsed = CMDLINE_INIT;
 	struct strlist pattern = STRLIST_INIT;
 	struct buf a = BUF_INIT, b = BUF_INIT, why = BUF_INIT;

@@ -83,8 +83,8 @@ static char untouched_data[256 * KB];
 static bool
 glibc_heap(void)
 {
-	void *p = malloc(64);
-	bool below_break = p != NULL && (uintptr_t)p < (uintptr_t)sbrk(0);
+	void *p = malloc(64), *heap_end = sbrk(0);
+	bool below_break = p != NULL && (uintptr_t)p < (uintptr_t)heap_end;
 
 	free(p);
 	return below_break && getenv("GLIBC_TUNABLES") == NULL;

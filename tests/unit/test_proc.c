@@ -76,7 +76,7 @@ signal_session(pid_t sid, int sig)
 static void
 test_exit_status_output_dir_and_environment(void **state)
 {
-	char *env[] = { "DAICHO_TEST_VALUE=42", NULL };
+	const char *env[] = { "DAICHO_TEST_VALUE=42", NULL };
 	struct proc_result result;
 
 	assert_int_equal(proc_run_shell("pwd; echo \"$DAICHO_TEST_VALUE\" >&2; "
