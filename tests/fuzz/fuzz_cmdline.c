@@ -133,7 +133,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
-	char *argv[] = { "sh", "-c", text, NULL };
+	const char *argv[] = { "sh", "-c", text, NULL };
 	struct cmdline line = CMDLINE_INIT, from_argv = CMDLINE_INIT;
 	struct strlist pattern = STRLIST_INIT;
 	struct buf why = BUF_INIT, fingerprint = BUF_INIT, quoted = BUF_INIT;
