@@ -151,11 +151,20 @@ $(BUILD)/libdaicho.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/%.o: src/%.c
+# How objects were compiled (compiler, warnings, -Werror or not, CFLAGS):
+# compiled another way, they are compiled again, so that 'make check' after
+# 'make' still fails on a warning.
+COMPILE_MODE = $(BUILD)/compile-mode
+$(COMPILE_MODE): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(WARNINGS) $(CFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(WARNINGS) $(CFLAGS)' >$@
+
+$(BUILD)/%.o: src/%.c $(COMPILE_MODE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a $(COMPILE_MODE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(TEST_LIBS) \
 		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)

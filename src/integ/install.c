@@ -744,34 +744,95 @@ check_plugins(json_t *checks, const char *root)
 	return found;
 }
 
+/* toml_value_fn: *arg becomes 1 for a top-level allow_login_shell = false. */
+static void
+find_no_login_shell(const struct strlist *keys, const char *value,
+    bool is_bool, void *arg)
+{
+	if (keys->count == 1 && strcmp(keys->items[0], "allow_login_shell") == 0 &&
+	    is_bool)
+		*(int *)arg = strcmp(value, "false") == 0;
+}
+
+/*
+ * Whether Codex's configuration for the project at root says
+ * allow_login_shell = false: the project's .codex/config.toml, which
+ * overrides $CODEX_HOME/config.toml (default ~/.codex/config.toml).
+ */
+static bool
+codex_login_shell_off(const char *root)
+{
+	const char *home = getenv("HOME"), *codex_home = getenv("CODEX_HOME");
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int off = -1; /* -1: not set */
+
+	if (codex_home && *codex_home)
+		buf_addf(&path, "%s/config.toml", codex_home);
+	else
+		buf_addf(&path, "%s/.codex/config.toml", home ? home : ".");
+	if (buf_read_file(&text, path.buf) == 0)
+		toml_each_value(text.buf, text.len, find_no_login_shell, &off);
+	buf_reset(&path);
+	buf_reset(&text);
+	buf_addf(&path, "%s/.codex/config.toml", root);
+	if (buf_read_file(&text, path.buf) == 0)
+		toml_each_value(text.buf, text.len, find_no_login_shell, &off);
+	buf_release(&path);
+	buf_release(&text);
+	return off == 1;
+}
+
+/* How long a login shell's profiles may take before doctor gives up. */
+#define LOGIN_SHELL_TIMEOUT_MS 5000
+
 /*
  * Codex runs the model's commands in a login shell (the user's shell from
- * /etc/passwd, run with -l), which sets PATH afresh from
- * /etc/profile and the user's profile: the check that such a shell finds
- * daicho, added to checks. The shell runs with stdin from /dev/null.
+ * /etc/passwd, run with -l) unless its allow_login_shell is false, and a
+ * login shell sets PATH afresh from /etc/profile and the user's profile:
+ * the check that such a shell finds daicho, added to checks. The shell
+ * runs with stdin from /dev/null, in this environment, for 5 s at most
+ * (a profile may start what never ends); what the profile prints is
+ * skipped.
  */
 static void
-check_codex_login_shell(json_t *checks)
+check_codex_login_shell(json_t *checks, const char *root)
 {
+	static const char marker[] = "daicho-login-path:";
 	const char *shell = user_shell();
-	const char *argv[] = { shell, "-lc", "command -v daicho", NULL };
-	struct buf out = BUF_INIT, detail = BUF_INIT, fix = BUF_INIT;
-	const char *found = NULL;
-	int status = proc_capture(argv, &out);
+	const char *argv[] = { shell, "-lc",
+		"printf 'daicho-login-path:%s\\n' \"$(command -v daicho)\"", NULL };
+	struct proc_result run = { 0 };
+	struct buf found = BUF_INIT, detail = BUF_INIT, fix = BUF_INIT;
+	size_t skip = sizeof(marker) - 1;
 
-	/* A profile may print before it: the answer is the last line. */
-	while (out.len && out.buf[out.len - 1] == '\n')
-		out.buf[--out.len] = '\0';
-	if (status == 0 && out.len) {
-		const char *nl = strrchr(out.buf, '\n');
-
-		found = nl ? nl + 1 : out.buf;
-		if (*found != '/')
-			found = NULL;
+	if (codex_login_shell_off(root)) {
+		doctor_check(checks, "codex login shell", true, "Codex's "
+		    "allow_login_shell is false: the model's commands keep "
+		    "Codex's PATH", NULL);
+		return;
 	}
-	if (found) {
+	/* The marker's last line with a path: the answer. */
+	if (proc_run(argv, NULL, NULL, LOGIN_SHELL_TIMEOUT_MS, 4096, &run) == 0) {
+		for (const char *line = run.output.buf; *line;
+		     line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+			if (strncmp(line, marker, skip) == 0 && line[skip] == '/') {
+				buf_reset(&found);
+				buf_add(&found, line + skip, strcspn(line + skip, "\n"));
+			}
+		}
+	}
+	if (run.timed_out) {
+		buf_addf(&detail, "Codex runs the model's commands in a login shell "
+		    "(%s -l), whose profile did not finish in %d s: doctor cannot "
+		    "tell whether its PATH has daicho", shell,
+		    LOGIN_SHELL_TIMEOUT_MS / 1000);
+		buf_adds(&fix, "make the profile finish (nothing it starts may keep "
+		    "its output open), or set allow_login_shell = false in Codex's "
+		    "config.toml");
+		doctor_check(checks, "codex login shell", false, detail.buf, fix.buf);
+	} else if (found.len) {
 		buf_addf(&detail, "Codex runs commands in a login shell (%s -l), "
-		    "which finds %s", shell, found);
+		    "which finds %s", shell, found.buf);
 		doctor_check(checks, "codex login shell", true, detail.buf, NULL);
 	} else {
 		buf_addf(&detail, "Codex runs the model's commands in a login shell "
@@ -779,13 +840,15 @@ check_codex_login_shell(json_t *checks)
 		    "finds no daicho there: its 'daicho ...' commands would fail with "
 		    "\"command not found\"", shell);
 		buf_adds(&fix, "install daicho where that PATH looks ('make install' "
-		    "puts it in /usr/local/bin), or add its directory to PATH in "
-		    "~/.profile, or set allow_login_shell = false in Codex's "
-		    "config.toml (examples/worker-codex.sh passes -c "
-		    "allow_login_shell=false)");
+		    "puts it in /usr/local/bin), or add its directory to PATH in the "
+		    "profile your login shell reads (~/.profile; ~/.bash_profile if "
+		    "bash has one; ~/.zprofile for zsh), or set allow_login_shell = "
+		    "false in Codex's config.toml (examples/worker-codex.sh passes "
+		    "-c allow_login_shell=false)");
 		doctor_check(checks, "codex login shell", false, detail.buf, fix.buf);
 	}
-	buf_release(&out);
+	proc_result_release(&run);
+	buf_release(&found);
 	buf_release(&detail);
 	buf_release(&fix);
 }
@@ -1474,7 +1537,7 @@ install_doctor(const char *root, const char *ledger_path, json_t **checks)
 		    codex ? "run 'daicho init --codex'" : "run 'daicho init --gemini'");
 	}
 	if ((check_plugins(*checks, root) & PLUGIN_CODEX) || codex)
-		check_codex_login_shell(*checks);
+		check_codex_login_shell(*checks, root);
 	check_mcp(*checks, root);
 	check_worktree_and_commits(*checks, root);
 	trust_doctor(*checks, root);

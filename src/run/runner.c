@@ -687,24 +687,31 @@ choose_tasks(struct runner *r, struct worker **chosen, int *count)
  * that lingers after printing it does not stretch the pause.
  */
 static void
-read_rate_limit(struct runner *r, const char *path, bool exited_ok,
+read_rate_limit(struct runner *r, const struct worker *w, bool exited_ok,
     struct rate_limit *rl)
 {
 	struct buf tail = BUF_INIT;
 	struct stat st;
 	off_t size;
 	int64_t printed_ms = clock_now_ms();
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The launch, on the wall clock: nothing was printed before it. */
+	int64_t launched_ms = printed_ms - (mono_now() - w->started_ms);
+	int fd = open(w->log_path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
-	/* A clock set back, or a file from the future, leaves it "now". */
+	/*
+	 * A file from the future (another clock, on a network file system)
+	 * leaves it "now"; one from before the launch (a slow clock, coarse
+	 * time stamps) counts from the launch.
+	 */
 	if (fstat(fd, &st) == 0) {
 		int64_t written_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
 		    st.st_mtim.tv_nsec / 1000000;
 
 		if (written_ms < printed_ms)
-			printed_ms = written_ms;
+			printed_ms = written_ms > launched_ms ? written_ms
+							      : launched_ms;
 	}
 	size = lseek(fd, 0, SEEK_END);
 	lseek(fd, size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0, SEEK_SET);
@@ -864,7 +871,7 @@ exit_prepare(struct runner *r, struct exit_job *job)
 		name_log(r, w);
 	if (!job->timed_out && job->code != 75 && job->code >= 0 &&
 	    w->log_named && !log_is_empty(w))
-		read_rate_limit(r, w->log_path, job->code == 0, &job->rl);
+		read_rate_limit(r, w, job->code == 0, &job->rl);
 	job->rate_limited = !job->timed_out && (job->code == 75 ||
 	    (job->code != 0 && job->rl.limited) || job->rl.final);
 	r->running--;

@@ -28,16 +28,17 @@ read_own_entry(void)
 	own.read = true;
 	if ((f = fopen("/etc/passwd", "re")) == NULL)
 		return;
-	while ((pw = fgetpwent(f)) != NULL) {
+	/* Each field from the first of the uid's lines that has it. */
+	while ((pw = fgetpwent(f)) != NULL &&
+	    (own.name == NULL || own.home == NULL || own.shell == NULL)) {
 		if (pw->pw_uid != getuid())
 			continue;
-		if (pw->pw_name && *pw->pw_name)
+		if (own.name == NULL && pw->pw_name && *pw->pw_name)
 			own.name = xstrdup(pw->pw_name);
-		if (pw->pw_dir && *pw->pw_dir)
+		if (own.home == NULL && pw->pw_dir && *pw->pw_dir)
 			own.home = xstrdup(pw->pw_dir);
-		if (pw->pw_shell && *pw->pw_shell)
+		if (own.shell == NULL && pw->pw_shell && *pw->pw_shell)
 			own.shell = xstrdup(pw->pw_shell);
-		break;
 	}
 	fclose(f);
 }

@@ -321,15 +321,22 @@ commit_clients() {
 	trust_clients
 	ok daicho doctor
 	assert_line --regexp "^ok +codex login shell +Codex runs commands in a login shell \\(${login_shell:-/bin/sh} -l\\), which finds $(command -v daicho)\$"
-	# Without the profile: a login PATH from /etc/profile alone.
+	# Without the profile: a login PATH from /etc/profile alone (probed
+	# as doctor probes it, in this environment).
 	rm "$HOME/.profile"
-	if env -i HOME="$HOME" "${login_shell:-/bin/sh}" -lc 'command -v daicho' >/dev/null 2>&1; then
-		skip "this machine's login PATH has a daicho of its own"
+	if "${login_shell:-/bin/sh}" -lc 'command -v daicho' </dev/null >/dev/null 2>&1; then
+		skip "this machine's login shell keeps a PATH with daicho"
 	fi
 	capture daicho doctor
 	[ "$status" -eq 1 ] || fail "exit $status: $output"
 	assert_line --regexp '^FAIL +codex login shell +Codex runs the model.s commands in a login shell .* finds no daicho there: its .daicho \.\.\.. commands would fail with "command not found"$'
 	assert_line --partial "allow_login_shell = false"
+	# Told so (a top-level key, before any table), Codex keeps its own
+	# PATH for the model's commands: ok.
+	sed -i '1i allow_login_shell = false' .codex/config.toml
+	ok daicho doctor
+	assert_line --regexp "^ok +codex login shell +Codex's allow_login_shell is false"
+	sed -i '/^allow_login_shell/d' .codex/config.toml
 	# The plugin alone (no .codex in the project) is checked the same way.
 	git rm -rq .codex AGENTS.md && git commit -qm "no codex hooks"
 	rm -rf .codex
