@@ -241,7 +241,7 @@ check-asan:
 		LDFLAGS="-fsanitize=address,undefined" daicho unit-tests
 	@ASAN_OPTIONS=detect_leaks=1 tests/run-unit $(UNIT_BIN:$(BUILD)/%=build-asan/%)
 	@rm -rf build-asan/reports && mkdir -p build-asan/reports
-	@status=0; \
+	@status=0; DAICHO_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=0:log_path=$(CURDIR)/build-asan/reports/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:log_path=$(CURDIR)/build-asan/reports/ubsan \
 		tests/run-all -- $(CLI_JOBS):tests/cli || status=1; \

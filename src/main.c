@@ -763,6 +763,7 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
     struct err *err)
 {
 	struct buf program = BUF_INIT;
+	char *own_name = argv[0];
 	int rc;
 
 	if (start_dir >= 0 && fchdir(start_dir) < 0)
@@ -781,6 +782,8 @@ hand_to_postgresql_driver(char **argv, const char *address, int start_dir,
 	    "ledgers and is installed in libexec/daicho ('make daicho-pg' builds "
 	    "it, it needs libpq-dev; 'make install' installs it)", program.buf,
 	    strerror(errno));
+	/* The caller still reads argv (its error line echoes the command). */
+	argv[0] = own_name;
 	buf_release(&program);
 	return rc;
 }

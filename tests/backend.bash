@@ -31,6 +31,15 @@ any_backend() {
 	fi
 }
 
+# builds_in_tree: skip this test under 'make check-asan' (DAICHO_SANITIZED
+# set): it runs make in the source tree, which would link ./daicho again
+# without the sanitizers, under every test still to run.
+builds_in_tree() {
+	if [ -n "${DAICHO_SANITIZED:-}" ]; then
+		skip "it runs make in the tree, which would replace the sanitized daicho (make check-asan)"
+	fi
+}
+
 # sqlite_only REASON: skip the rest of this test on PostgreSQL, saying why
 # it only applies to SQLite ledgers.
 sqlite_only() {

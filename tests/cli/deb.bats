@@ -7,6 +7,7 @@ load helpers
 
 setup() {
 	any_backend "it builds and installs a package, not a ledger"
+	builds_in_tree
 	common_setup
 	[ "$(id -u)" -eq 0 ] || skip "installs a package: needs root"
 	command -v lintian >/dev/null && command -v dpkg-shlibdeps >/dev/null ||

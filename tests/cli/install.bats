@@ -7,6 +7,7 @@ load helpers
 
 setup() {
 	any_backend "it installs files, not a ledger"
+	builds_in_tree
 	common_setup
 	[ -x "$DAICHO_ROOT/daicho-pg" ] && [ -x "$DAICHO_ROOT/daicho-serve" ] ||
 		skip "needs the helpers built (make)"
