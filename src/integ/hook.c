@@ -830,7 +830,6 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 {
 	struct buf text = BUF_INIT;
 	struct err err = ERR_INIT;
-	const char *name = req->caller->name;
 	int rc;
 
 	if (req->runner_task) {
@@ -888,7 +887,8 @@ answer_session_start(const struct hook_request *req, struct hook_answer *answer)
 	    "Reserve files before editing ('daicho reserve GLOB'); run gated "
 	    "commands with 'daicho gate exec -- CMD'; if told to wait, run 'daicho "
 	    "wait --for WHAT --owner NAME'; messages arrive with your tool calls.",
-	    name);
+	    /* The name as registered: the heartbeat may derive a longer one. */
+	    req->caller->name);
 	answer->output = json_pack("{s:{s:s, s:s}}", "hookSpecificOutput",
 	    "hookEventName", "SessionStart", "additionalContext", text.buf);
 done:
