@@ -698,23 +698,15 @@ check_plugins(json_t *checks, const char *root)
 		  "\"daicho\"", ".gemini/settings.json", "daicho hook gemini",
 		  "'gemini extensions uninstall daicho'" },
 	};
-	const char *home = getenv("HOME");
 	struct buf path = BUF_INIT, name = BUF_INIT, detail = BUF_INIT,
 	    fix = BUF_INIT;
 	unsigned found = 0;
 
 	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
-		const char *set = ways[i].home_var ? getenv(ways[i].home_var) : NULL;
-
 		buf_reset(&path);
-		if (set && *set)
-			buf_addf(&path, "%s/config.toml", set);
-		else if (ways[i].home_var)
-			buf_addf(&path, "%s/%s/config.toml", home ? home : ".",
-			    ways[i].home_rel);
-		else
-			buf_addf(&path, "%s/%s", home ? home : ".",
-			    ways[i].home_rel);
+		path_add_user_dir(&path, ways[i].home_var, ways[i].home_rel);
+		if (ways[i].home_var)
+			buf_adds(&path, "/config.toml");
 		if (!file_holds(path.buf, ways[i].marker))
 			continue;
 		found |= 1u << i;
@@ -762,14 +754,11 @@ find_no_login_shell(const struct strlist *keys, const char *value,
 static bool
 codex_login_shell_off(const char *root)
 {
-	const char *home = getenv("HOME"), *codex_home = getenv("CODEX_HOME");
 	struct buf path = BUF_INIT, text = BUF_INIT;
 	int off = -1; /* -1: not set */
 
-	if (codex_home && *codex_home)
-		buf_addf(&path, "%s/config.toml", codex_home);
-	else
-		buf_addf(&path, "%s/.codex/config.toml", home ? home : ".");
+	path_add_user_dir(&path, "CODEX_HOME", ".codex");
+	buf_adds(&path, "/config.toml");
 	if (buf_read_file(&text, path.buf) == 0)
 		toml_each_value(text.buf, text.len, find_no_login_shell, &off);
 	buf_reset(&path);

@@ -19,18 +19,6 @@ doctor_check(json_t *checks, const char *name, bool ok, const char *detail,
 	    name, "ok", ok, "detail", detail, "fix", ok ? NULL : fix));
 }
 
-/* $variable, else $HOME/rel, into out. */
-static void
-user_file(struct buf *out, const char *variable, const char *rel)
-{
-	const char *set = getenv(variable), *home = getenv("HOME");
-
-	if (set && *set)
-		buf_adds(out, set);
-	else
-		buf_addf(out, "%s/%s", home ? home : ".", rel);
-}
-
 /* path, and its resolved form when that differs, appended to list. */
 static void
 add_path_forms(struct strlist *list, const char *path)
@@ -145,7 +133,7 @@ check_codex(json_t *checks, const char *root)
 	const char *level = NULL, *trusted_as = NULL;
 	size_t trusted = 0, disabled = 0;
 
-	user_file(&config, "CODEX_HOME", ".codex");
+	path_add_user_dir(&config, "CODEX_HOME", ".codex");
 	buf_adds(&config, "/config.toml");
 	if (buf_read_file(&text, config.buf) == 0)
 		toml_each_value(text.buf, text.len, codex_value, &t);
@@ -261,7 +249,7 @@ check_gemini(json_t *checks, const char *root)
 	size_t best_len = 0;
 	bool readable = true;
 
-	user_file(&home, "GEMINI_CLI_HOME", "");
+	path_add_user_dir(&home, "GEMINI_CLI_HOME", "");
 	if (home.len && home.buf[home.len - 1] == '/')
 		home.buf[--home.len] = '\0';
 	buf_addf(&settings_path, "%s/.gemini/settings.json", home.buf);

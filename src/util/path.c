@@ -455,3 +455,15 @@ path_add_sibling_program(struct buf *out, const char *name,
 	out->buf[start] = '\0';
 	buf_addf(out, "%s%s", self, name);
 }
+
+void
+path_add_user_dir(struct buf *out, const char *variable, const char *rel)
+{
+	const char *set = variable ? getenv(variable) : NULL;
+	const char *home = getenv("HOME");
+
+	if (set && *set)
+		buf_adds(out, set);
+	else
+		buf_addf(out, "%s/%s", home ? home : ".", rel);
+}

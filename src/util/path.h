@@ -75,6 +75,14 @@ int path_add_resolved_dir(struct buf *out, const char *path);
 void path_add_absolute(struct buf *out, const char *path);
 
 /*
+ * Append a directory of the user's to out: $variable when it is set and
+ * not empty (variable may be NULL: never), else $HOME/rel ("." for an
+ * unset HOME), as programs that honour $XDG_-style overrides find theirs
+ * ($CODEX_HOME, else ~/.codex).
+ */
+void path_add_user_dir(struct buf *out, const char *variable, const char *rel);
+
+/*
  * The path of the helper program name of this one: $env_name when that is
  * set and not empty, else DIR/../libexec/daicho/name (DIR: this
  * executable's, /proc/self/exe), where 'make install' puts it (git's
