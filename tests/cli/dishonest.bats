@@ -10,6 +10,11 @@
 # the issue does not list; "honest" marks the variants that must pass.
 
 load verify_helpers
+load stray_helpers
+
+setup_file() {
+	own_strays
+}
 
 # The judge's logic does not depend on the back end, and its record on
 # PostgreSQL (verdicts, baselines, events) is verify.bats' there: this file

@@ -4,6 +4,10 @@
 load helpers
 load stray_helpers
 
+setup_file() {
+	own_strays
+}
+
 T0=1800000000000
 MIN=60000
 HOUR=3600000

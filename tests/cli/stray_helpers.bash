@@ -31,6 +31,20 @@ assert_none_left() {
 	fail "stray processes left: $left"
 }
 
+# own_strays: called from setup_file. The patterns are unique to a test
+# file, not to a bats run: two runs of one file at once (two checkouts
+# tested on one machine) would end each other's checks. So the file's run
+# holds a lock, named after the file, until it ends (the lock goes with
+# the bats-exec-file process that runs setup_file and every test); another
+# run of the same file waits for it, at most half an hour.
+own_strays() {
+	local name
+	name="$(basename "$BATS_TEST_FILENAME" .bats)"
+	exec {STRAY_LOCK_FD}>>"/tmp/daicho-test-strays-$name.lock"
+	flock -w 1800 "$STRAY_LOCK_FD" ||
+		{ echo "another run of $name.bats held its lock for 30 minutes" >&2; return 1; }
+}
+
 # kill_strays PATTERN...: SIGKILL each process matching a PATTERN, by pid,
 # so that what daicho failed to end outlives no test.
 kill_strays() {

@@ -18,6 +18,7 @@ STRAY_PATTERNS=('^sleep 313$' '^sleep 314$' '^sleep 315$' '^sleep 316$' '^sleep 
 # test's checks (a timed-out check's output lost, a check "Killed").
 setup_file() {
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+	own_strays
 }
 
 teardown() {
