@@ -56,8 +56,8 @@ LINK_MODE = build/link-mode
 LINK_SIGNATURE = $(BUILD) $(CC) $(STATIC) $(DEPS_LIBS) $(CFLAGS) $(LDFLAGS)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc -I$(BUILD) $(WARNINGS) $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP
 
-LIB_SRC := $(wildcard src/util/*.c src/shell/*.c src/core/*.c src/run/*.c \
-	src/integ/*.c src/cmd/*.c)
+LIB_SRC := $(wildcard src/util/*.c src/shell/*.c src/store/store.c \
+	src/store/sqlite/*.c src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -76,30 +76,40 @@ SERVE_SRC := $(wildcard src/serve/*.c)
 SERVE_OBJ := $(SERVE_SRC:src/%.c=$(BUILD)/%.o)
 $(SERVE_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVE_PKGS) 2>/dev/null)
 
-# daicho-pg, the same dispatcher and library with the PostgreSQL driver
-# (src/pg) linked in: libpq exists only as a shared library (its archive
+# The store's PostgreSQL driver (src/store/driver.h) is chosen when a
+# program is linked: store/pg/driver.c over the pg_* calls of libpq's
+# (store/pg/libpq.c) or the pool's client's (store/pool/client.c); a
+# program with neither links store/none.c.
+PG_DRIVER_OBJ := $(BUILD)/store/pg/driver.o
+NO_PG_OBJ := $(BUILD)/store/none.o
+
+# daicho-pg, the same dispatcher and library with libpq's PostgreSQL
+# calls (src/store/pg) linked in: libpq exists only as a shared library (its archive
 # needs libpgcommon and libpgport, which Debian does not ship), so a
 # PostgreSQL ledger is served by this dynamically linked program, and
 # daicho hands every command on such a ledger over to it (src/main.c).
 # daicho-serve links the driver too, so the dashboard serves both.
 PG_PKGS := libpq
 PG_OK := $(shell $(PKG_CONFIG) --exists $(PG_PKGS) 2>/dev/null && echo yes)
-PG_SRC := $(wildcard src/pg/*.c)
-PG_OBJ := $(PG_SRC:src/%.c=$(BUILD)/%.o)
-$(PG_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PG_PKGS) 2>/dev/null)
+PG_SRC := src/store/pg/libpq.c src/store/pg/schema.c
+PG_LIBPQ_OBJ := $(PG_SRC:src/%.c=$(BUILD)/%.o)
+$(PG_LIBPQ_OBJ): ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PG_PKGS) 2>/dev/null)
+PG_OBJ := $(PG_LIBPQ_OBJ) $(PG_DRIVER_OBJ)
 PG_LIBS := $(if $(PG_OK),$(shell $(PKG_CONFIG) --libs $(PG_PKGS)))
-# The pool (src/pool): the static daicho's PostgreSQL driver is its client,
-# which sends statements to a resident daicho-pg (the server) that keeps
-# warm connections; both share where the socket is (proto).
-POOL_CLIENT_OBJ := $(BUILD)/pool/client.o $(BUILD)/pool/proto.o
-POOL_SERVER_OBJ := $(BUILD)/pool/server.o $(BUILD)/pool/proto.o
+# The pool (src/store/pool): the static daicho's PostgreSQL calls are its
+# client's, which sends statements to a resident daicho-pg (the server)
+# that keeps warm connections; both share where the socket is (proto).
+POOL_CLIENT_OBJ := $(BUILD)/store/pool/client.o $(BUILD)/store/pool/proto.o \
+	$(PG_DRIVER_OBJ)
+POOL_SERVER_OBJ := $(BUILD)/store/pool/server.o $(BUILD)/store/pool/proto.o
 
 all: daicho $(if $(SERVE_OK),daicho-serve) $(if $(PG_OK),daicho-pg)
 	@[ -n "$(SERVE_OK)" ] || echo "daicho: daicho-serve (the dashboard) not built: libmicrohttpd-dev and libgraphviz-dev are missing (scripts/deps.sh build installs them)" >&2
 	@[ -n "$(PG_OK)" ] || echo "daicho: daicho-pg (PostgreSQL ledgers) not built: libpq-dev is missing (scripts/deps.sh build installs it)" >&2
 
-daicho-serve: $(MAIN_OBJ) $(SERVE_OBJ) $(if $(PG_OK),$(PG_OBJ)) $(BUILD)/libdaicho.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(SERVE_OBJ) $(if $(PG_OK),$(PG_OBJ)) \
+SERVE_PG_OBJ := $(if $(PG_OK),$(PG_OBJ),$(NO_PG_OBJ))
+daicho-serve: $(MAIN_OBJ) $(SERVE_OBJ) $(SERVE_PG_OBJ) $(BUILD)/libdaicho.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(MAIN_OBJ) $(SERVE_OBJ) $(SERVE_PG_OBJ) \
 		$(BUILD)/libdaicho.a \
 		$(shell $(PKG_CONFIG) --libs $(PKGS) $(SERVE_PKGS)) $(PG_LIBS) -lpthread -lm $(LDFLAGS)
 
@@ -164,13 +174,14 @@ $(BUILD)/%.o: src/%.c $(COMPILE_MODE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a $(COMPILE_MODE)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libdaicho.a $(NO_PG_OBJ) $(COMPILE_MODE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(TEST_LIBS) \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libdaicho.a $(NO_PG_OBJ) $(TEST_LIBS) \
 		$(shell $(PKG_CONFIG) --libs cmocka) $(LDFLAGS)
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SERVE_OBJ:.o=.d) $(PG_OBJ:.o=.d) \
-	$(POOL_CLIENT_OBJ:.o=.d) $(BUILD)/pool/server.d $(UNIT_BIN:=.d)
+	$(POOL_CLIENT_OBJ:.o=.d) $(POOL_SERVER_OBJ:.o=.d) $(NO_PG_OBJ:.o=.d) \
+	$(UNIT_BIN:=.d)
 
 deps:
 	@scripts/deps.sh build
@@ -182,7 +193,7 @@ deps:
 # connects with libpq directly, as every command does without a pool; the
 # stress suite runs through a pool (DAICHO_TEST_POOL=1: each test's ledger
 # gets 'daicho pool start', so short commands use the pool's client,
-# src/pool, and commands that stay connect directly), as many agents on
+# src/store/pool, and commands that stay connect directly), as many agents on
 # one machine should: 64 commands at once, each starting libpq and a
 # server process of its own, fill two cores (docs/design-notes.md).
 PG_SUITES = DAICHO_TEST_BACKEND=postgresql,$(CLI_JOBS):tests/cli \
@@ -262,7 +273,7 @@ asan: check-asan
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc -I$(BUILD) $(DEPS_CFLAGS) -g -O1 \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/store/none.o
 $(BUILD)/fuzz/obj/cmd/cmd_help.o: $(BUILD)/build-info.h
 $(BUILD)/fuzz/obj/integ/install.o: $(BUILD)/skill.h
 $(BUILD)/fuzz/obj/%.o: src/%.c

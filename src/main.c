@@ -18,7 +18,7 @@
 
 #include "cmd/cmd.h"
 #include "core/version.h"
-#include "pool/pool.h"
+#include "core/ledger.h"
 #include "util/alloc.h"
 #include "util/client.h"
 #include "util/path.h"
@@ -796,7 +796,7 @@ static struct {
 } early;
 
 /*
- * pool_on_lost_early()'s function: the pool went before it answered any
+ * ledger_on_lost_early()'s function: the pool went before it answered any
  * request of this command, so nothing of it has happened; run it anew in
  * daicho-pg, which connects directly (as README promises). Not when the
  * command has read its standard input or has output waiting: then it
@@ -831,7 +831,7 @@ runs_here_on_postgresql(const struct cmd_ctx *ctx, const char *address)
 
 	if (!ledger_has_postgresql())
 		return false;
-	if (pool_attach == NULL)
+	if (!ledger_postgresql_pooled())
 		return true;
 	if (strcmp(name, "init") == 0 || strncmp(name, "pool ", 5) == 0 ||
 	    cmd_has(ctx, "follow") || cmd_has(ctx, "watch") ||
@@ -840,7 +840,7 @@ runs_here_on_postgresql(const struct cmd_ctx *ctx, const char *address)
 	for (size_t i = 0; i < sizeof(staying) / sizeof(staying[0]); i++)
 		if (strcmp(name, staying[i]) == 0)
 			return false;
-	return pool_attach(address);
+	return ledger_pool_attach(address);
 }
 
 static int
@@ -937,7 +937,7 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	ctx.json = globals.json;
 	ctx.quiet = globals.quiet;
 	/* A command handed over starts where it was given. */
-	if (globals.dir && (!ledger_has_postgresql() || pool_attach != NULL) &&
+	if (globals.dir && (!ledger_has_postgresql() || ledger_postgresql_pooled()) &&
 	    (start_dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		rc = err_set(err, ERR_FAILED, "cannot open the current directory "
 		    "(%s)", strerror(errno));
@@ -962,8 +962,7 @@ run(int argc, char **argv, bool stdin_closed, struct err *err)
 	early.argv = argv;
 	early.address = globals.ledger == NULL ? ctx.ledger_path.buf : NULL;
 	early.start_dir = start_dir;
-	if (pool_on_lost_early != NULL)
-		pool_on_lost_early(start_again_directly);
+	ledger_on_lost_early(start_again_directly);
 	/* 'version' tells of this program, whatever the ledger. */
 	if (ledger_is_postgresql(ctx.ledger_path.buf) &&
 	    entry != &cmd_version_entry &&

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "pool/pool.h"
+#include "store/pool/pool.h"
 #include "util/clock.h"
 #include "util/duration.h"
 

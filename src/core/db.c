@@ -1,21 +1,14 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * What every back end shares of the statement interface (core/db.h): the
- * helpers built on its calls alone.
+ * helpers built on its calls alone (core/stmt.c makes those calls).
  */
 #include "core/db.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ledger.h"
 #include "util/alloc.h"
-
-int
-db_error(struct ledger *ledger, int rc, struct err *err, const char *what)
-{
-	return ledger_error(ledger, rc, err, what);
-}
 
 int
 db_step_done(struct ledger *ledger, struct db_stmt *st, const char *what,

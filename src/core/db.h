@@ -4,8 +4,9 @@
  * the back end. Core modules prepare a statement, bind its parameters,
  * step through its rows, read their columns and reset it; transactions are
  * ledger_begin(), ledger_begin_read(), ledger_commit() and
- * ledger_rollback() (core/ledger.h). No core module but the drivers names
- * the engine's own API.
+ * ledger_rollback() (core/ledger.h). Core names no engine: under this
+ * interface each is a driver (store/driver.h), reached through the
+ * ledger's.
  *
  * Statements. db_prepare() takes SQL that is a string literal and caches
  * the statement by the literal's address: the ledger owns it, and returns
@@ -37,15 +38,10 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "store/db_types.h"
 
 struct ledger;
 struct db_stmt;
-
-/* What db_step() returns besides an error. */
-enum db_step_result {
-	DB_ROW = 100,  /* a row is ready to be read */
-	DB_DONE = 101, /* the statement has run to its end */
-};
 
 /* The cached statement for sql (a literal), or NULL with err filled. */
 struct db_stmt *db_prepare(struct ledger *ledger, const char *sql,
@@ -107,8 +103,6 @@ const void *db_column_blob(struct db_stmt *st, int i);
 /* The bytes of column i's text or blob. */
 size_t db_column_bytes(struct db_stmt *st, int i);
 
-/* What kind of value column i of the current row holds. */
-enum db_type { DB_INTEGER, DB_REAL, DB_TEXT, DB_BLOB, DB_NULL };
 enum db_type db_column_type(struct db_stmt *st, int i);
 
 /* Rows changed by the last write statement run on the ledger. */
@@ -125,13 +119,6 @@ int db_error(struct ledger *ledger, int rc, struct err *err, const char *what);
 const char *db_errmsg(struct ledger *ledger);
 /* Whether rc is a row refused by a constraint (or a value of a wrong type). */
 bool db_is_constraint(int rc);
-
-/* Which constraint refused a row (db_is_constraint()), whatever the engine. */
-enum db_constraint {
-	DB_CONSTRAINT_OTHER,	   /* a CHECK, NOT NULL or a value's type */
-	DB_CONSTRAINT_UNIQUE,	   /* a key or unique value already taken */
-	DB_CONSTRAINT_FOREIGN_KEY, /* a reference to a row that is not there */
-};
 
 /* The kind of constraint that refused the last failed call, rc. */
 enum db_constraint db_constraint_kind(struct ledger *ledger, int rc);

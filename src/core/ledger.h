@@ -1,9 +1,13 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * The ledger: one SQLite database in WAL mode, and the only place that
- * opens, migrates and commits it.
+ * The ledger: a SQLite file in WAL mode, or a PostgreSQL database that
+ * many machines share, each reached through its driver (store/driver.h,
+ * chosen by the address); this is the only place that opens and commits
+ * it.
  *
- * Writes: ledger_begin() takes the ledger's write lock and starts a
+ * Writes (told here for SQLite; PostgreSQL's lock is an advisory one taken
+ * with the transaction's first statement, docs/design-notes.md):
+ * ledger_begin() takes the ledger's write lock and starts a
  * BEGIN IMMEDIATE transaction; the caller re-reads what it decides on, writes,
  * and ends with ledger_commit() or ledger_rollback(). The write lock is a
  * first-come-first-served ticket lock in "<ledger>-lock" (util/filelock.h):
@@ -42,7 +46,10 @@
 
 #include "core/err.h"
 
-/* The schema this daicho writes: the number of migrations in schema.c. */
+/*
+ * The schema this daicho writes: the number of migrations in
+ * store/sqlite/schema.c (STORE_SCHEMA_VERSION).
+ */
 #define LEDGER_SCHEMA_VERSION 14
 
 struct ledger;
@@ -67,8 +74,29 @@ bool ledger_is_postgresql(const char *address);
  */
 bool ledger_has_postgresql(void);
 
-/* How long a busy ledger is waited for: $DAICHO_BUSY_TIMEOUT, or 30 s. */
-int64_t ledger_busy_timeout_ms(void);
+/*
+ * Whether this program's PostgreSQL driver sends its statements through
+ * the pool (the static daicho's), which may not be there: a command it
+ * cannot serve is then handed to daicho-pg (src/main.c).
+ */
+bool ledger_postgresql_pooled(void);
+
+/*
+ * With a pooled driver: start a session with the pool for the PostgreSQL
+ * ledger at address, for the command about to run. true when one answered
+ * (the next ledger_open(address) takes its session); false when none did
+ * ($DAICHO_POOL=off, none started, another version) or the driver is not
+ * pooled.
+ */
+bool ledger_pool_attach(const char *address);
+
+/*
+ * Should the PostgreSQL connection be lost before the command's first
+ * write was answered (the pool died or was stopped), call fn, which may
+ * run the command anew elsewhere and returns only when it cannot. Only
+ * the pool's client offers this; elsewhere nothing happens.
+ */
+void ledger_on_lost_early(void (*fn)(void));
 
 /* Whether the ledger is a PostgreSQL one (shared by several machines). */
 bool ledger_is_shared(const struct ledger *ledger);
@@ -220,9 +248,10 @@ int ledger_commit(struct ledger *ledger, struct err *err);
 void ledger_rollback(struct ledger *ledger);
 
 /*
- * Turn a failed SQLite call (result rc) into an error about what was being
- * done, with the right code: busy → ERR_BUSY, read-only, not a database,
- * constraint. Returns the negative code.
+ * Turn a failed call's result rc into an error about what was being done,
+ * in the ledger's driver's words and with the right code: busy → ERR_BUSY,
+ * read-only, not a database, constraint. ledger may be NULL (no ledger
+ * could be opened). Returns the negative code.
  */
 int ledger_error(struct ledger *ledger, int rc, struct err *err, const char *what);
 

@@ -19,7 +19,7 @@
 #include "core/agent.h"
 #include "core/ledger.h"
 #include "core/needs.h"
-#include "core/schema.h"
+#include "store/sqlite/schema.h"
 #include "core/task.h"
 #include "integ/trust.h"
 #include "skill.h"

@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * Core's SQL is SQLite's dialect; the PostgreSQL driver (src/pg) and the
- * pool's client (src/pool) read it as PostgreSQL's.
+ * Core's SQL is SQLite's dialect; libpq's calls (src/store/pg) and the
+ * pool's client (src/store/pool) read it as PostgreSQL's.
  */
 #ifndef DAICHO_SQLDIALECT_H
 #define DAICHO_SQLDIALECT_H

@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
  * Messages on a stream socket, for daicho's own processes only (the
- * PostgreSQL pool, src/pool): a 4-byte length (of what follows, in this
+ * PostgreSQL pool, src/store/pool): a 4-byte length (of what follows, in this
  * machine's byte order: both ends are on one machine), a 1-byte kind, and
  * the fields put in order. Integers are 8 bytes; bytes are a length, the
  * bytes and a NUL, so that a field read back is a C string in place.

@@ -49,7 +49,7 @@ load helpers
 	[ ! -e "${lines[1]}" ] || fail "the cluster's directory ${lines[1]} is left behind"
 }
 
-# mutant: the version comparison in identify() (SQLite) or in db_pg.c's
+# mutant: the version comparison in identify() (store/sqlite/open.c) or in store/pg/libpq.c's
 # open dropped: the command runs on the newer ledger (exit 0).
 @test "an older daicho refuses a ledger of a newer schema with one line, exit 1, and writes nothing to it" {
 	daicho add t >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # daicho pool start|stop|status: a resident daicho-pg keeps warm
 # connections to a PostgreSQL ledger, and the static daicho sends each
-# command's statements through it (src/pool). What a user relies on: the
+# command's statements through it (src/store/pool). What a user relies on: the
 # pool's output and exit codes; that commands really use it, and only
 # when their connection would be the same; that results through it are
 # those of a direct connection; that a client or a pool killed mid-way

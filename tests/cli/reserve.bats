@@ -252,7 +252,7 @@ overlap() {
 }
 
 # queue_behind_psql CMD...: on PostgreSQL, a psql session takes the
-# ledger's write lock (its advisory lock, db_pg.c's WRITE_LOCK_KEY), then
+# ledger's write lock (its advisory lock, store/pg/libpq.c's WRITE_LOCK_KEY), then
 # CMD runs in the background (output in $TEST_ROOT/cmd.out, pid in
 # CMD_PID) until it has read what it reads before the lock and queues for
 # it. Write SQL to fd 7 for the session to run while CMD waits; closing

@@ -1,7 +1,7 @@
 #!/bin/sh
 # PREPARE every SQL statement of daicho's core on PostgreSQL, as the
 # driver sends it, in a throw-away cluster with the PostgreSQL schema
-# (pg/schema_pg.c) loaded: each statement that PostgreSQL refuses is
+# (store/pg/schema.c) loaded: each statement that PostgreSQL refuses is
 # reported with its file:line, and the exit status is 1 when any is.
 #
 #   tests/pg/check-sql.sh [FILE.c ...]   (default: src/core, src/run,
@@ -99,8 +99,7 @@ SQL
 	;;
 *)
 	if [ $# -eq 0 ]; then
-		set -- $(ls src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c |
-			grep -v -e '^src/core/schema\.c$' -e '^src/core/db_sqlite\.c$')
+		set -- $(ls src/core/*.c src/run/*.c src/integ/*.c src/cmd/*.c)
 	fi
 	work=$(mktemp -d /tmp/daicho-check-sql.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
@@ -108,7 +107,7 @@ SQL
 #include <stdio.h>
 #include <string.h>
 
-#include "pg/schema_pg.h"
+#include "store/pg/schema.h"
 
 int
 main(int argc, char **argv)
@@ -122,7 +121,7 @@ main(int argc, char **argv)
 }
 C
 	${CC:-cc} -std=c11 -Wall -Werror -Isrc -o "$work/dump" "$work/dump.c" \
-		src/pg/schema_pg.c
+		src/store/pg/schema.c
 	chmod 755 "$work" "$work/dump"
 	"$here/cluster.sh" run "$0" --in-cluster "$work" "$@" >"$work/out"
 	cat "$work/out"

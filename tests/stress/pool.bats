@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Exactly-once claims through the pool of warm connections (src/pool).
+# Exactly-once claims through the pool of warm connections (src/store/pool).
 #
 # 32 claimer processes (claim_worker.sh, each its own agent) loop
 # claim --next through one pool over DAICHO_STRESS_POOL_TASKS tasks

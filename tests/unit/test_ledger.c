@@ -26,9 +26,9 @@
 
 #include "core/err.h"
 #include "core/db.h"
-#include "core/db_sqlite.h" /* these tests read the SQLite ledger directly */
+#include "sqlite_ledger.h" /* these tests read the SQLite ledger directly */
 #include "core/ledger.h"
-#include "core/schema.h"
+#include "store/sqlite/schema.h"
 
 struct fixture {
 	char dir[PATH_MAX];  /* resolved temp directory */
@@ -1148,12 +1148,12 @@ test_stmt_cache_and_errors(void **state)
 
 	assert_int_equal(ledger_create(f->path, &err), 0);
 	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
-	s1 = db_prepare(ledger, sql, &err)->lite;
+	s1 = db_prepare(ledger, sql, &err)->impl;
 	assert_non_null(s1);
 	assert_int_equal(sqlite3_bind_int64(s1, 1, 5), SQLITE_OK);
 	assert_int_equal(sqlite3_step(s1), SQLITE_ROW);
 	/* The same literal: the same statement, reset and unbound. */
-	s2 = db_prepare(ledger, sql, &err)->lite;
+	s2 = db_prepare(ledger, sql, &err)->impl;
 	assert_ptr_equal(s1, s2);
 	assert_int_equal(sqlite3_stmt_busy(s2), 0);
 	{

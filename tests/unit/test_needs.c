@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "core/err.h"
-#include "core/db_sqlite.h" /* these tests read the SQLite ledger directly */
+#include "sqlite_ledger.h" /* these tests read the SQLite ledger directly */
 #include "core/ledger.h"
 #include "core/needs.h"
 

@@ -21,7 +21,7 @@
 #include "core/agent.h"
 #include "core/err.h"
 #include "core/event.h"
-#include "core/db_sqlite.h" /* these tests read the SQLite ledger directly */
+#include "sqlite_ledger.h" /* these tests read the SQLite ledger directly */
 #include "core/ledger.h"
 #include "core/task.h"
 

@@ -1,6 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * The PostgreSQL driver of the statement interface (core/db_pg.h): libpq,
+ * PostgreSQL's calls (store/pg/pg.h) through libpq, for daicho-pg and
+ * daicho-serve:
  * one connection per ledger, every statement run with PQexecParams (one
  * round trip: daicho's processes are short-lived, and a named prepared
  * statement would cost a round trip of its own before its first use; the
@@ -15,7 +16,7 @@
  * One file because the pipeline (what is sent for later, settle()) is
  * every statement's business: split, each half would reach into it.
  */
-#include "core/db_pg.h"
+#include "store/pg/pg.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/ledger.h"
-#include "pg/schema_pg.h"
+#include "store/pg/schema.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -1541,4 +1541,26 @@ pg_disconnect(struct pg_conn *pg)
 	forget_prepared(pg);
 	free(pg->prepared);
 	free(pg);
+}
+
+/* libpq connects itself. */
+bool
+pg_pooled(void)
+{
+	return false;
+}
+
+/* Nothing to attach to: pg_connect() connects. */
+bool
+pg_attach(const char *address)
+{
+	(void)address;
+	return false;
+}
+
+/* A lost connection is the command's failure: nothing to run elsewhere. */
+void
+pg_on_lost_early(void (*fn)(void))
+{
+	(void)fn;
 }

@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
-#include "pg/schema_pg.h"
+#include "store/pg/schema.h"
 
-#include "core/ledger.h"
+#include "store/driver.h"
 
 /*
  * Types map from SQLite's: INTEGER → bigint (an INTEGER PRIMARY KEY → an
@@ -986,7 +986,7 @@ const char *const schema_pg_migrations[] = {
 	"  EXECUTE FUNCTION daicho_waits_check();",
 
 	/*
-	 * 3: SQLite's migration 10, landing (see core/schema.c). Written to
+	 * 3: SQLite's migration 10, landing (see store/sqlite/schema.c). Written to
 	 * run again on a ledger that has it (IF NOT EXISTS): a version
 	 * number set back by hand must not stop the owner's migration.
 	 */
@@ -1025,7 +1025,7 @@ const char *const schema_pg_migrations[] = {
 	"  END IF;"
 	"END $$;",
 
-	/* 4: SQLite's migration 11, the judge's own world (core/schema.c). */
+	/* 4: SQLite's migration 11, the judge's own world (store/sqlite/schema.c). */
 	"ALTER TABLE verdicts ADD COLUMN IF NOT EXISTS sandbox text;"
 	"ALTER TABLE verdicts ADD COLUMN IF NOT EXISTS vacuous bigint NOT NULL DEFAULT 0;"
 	"ALTER TABLE check_runs ADD COLUMN IF NOT EXISTS base_passed bigint;"
@@ -1046,12 +1046,12 @@ const char *const schema_pg_migrations[] = {
 	"  END IF;"
 	"END $$;",
 
-	/* 5: SQLite's migration 12, check inputs traced (core/schema.c). */
+	/* 5: SQLite's migration 12, check inputs traced (store/sqlite/schema.c). */
 	"ALTER TABLE baselines ADD COLUMN IF NOT EXISTS inputs text;"
 	"DELETE FROM baselines WHERE inputs IS NULL;",
 
 	/*
-	 * 6: SQLite's migration 13, the events' hash chain (core/schema.c),
+	 * 6: SQLite's migration 13, the events' hash chain (store/sqlite/schema.c),
 	 * and the function SQLite's connection defines (core/ledger.c).
 	 */
 	"ALTER TABLE events ADD COLUMN IF NOT EXISTS hash text;"
@@ -1097,11 +1097,11 @@ const size_t schema_pg_migration_count =
     sizeof(schema_pg_migrations) / sizeof(schema_pg_migrations[0]);
 
 /*
- * A new SQLite migration (core/schema.c) needs its PostgreSQL twin here:
+ * A new SQLite migration (store/sqlite/schema.c) needs its PostgreSQL twin here:
  * append it, then raise SCHEMA_PG_MATCHES_SQLITE_VERSION.
  */
-_Static_assert(SCHEMA_PG_MATCHES_SQLITE_VERSION == LEDGER_SCHEMA_VERSION,
-    "core/schema.c has a migration that pg/schema_pg.c lacks");
+_Static_assert(SCHEMA_PG_MATCHES_SQLITE_VERSION == STORE_SCHEMA_VERSION,
+    "store/sqlite/schema.c has a migration that store/pg/schema.c lacks");
 
 /*
  * The two group roles, made once per cluster, and their privileges

@@ -2,18 +2,18 @@
 /*
  * The ledger's schema on PostgreSQL, as data: forward-only migrations, the
  * roles that make the trust boundary, and what to run after an import. No
- * libpq here: the driver (pg/db_pg.c) runs these strings.
+ * libpq here: the driver (store/pg/libpq.c) runs these strings.
  *
  * Migration N (1-based) takes a ledger from daicho_schema.version N-1 to
  * N; the driver runs each in one transaction with PQexec, then records the
  * version. Migration 1 is SQLite's schema after its first
- * LEDGER_SCHEMA_VERSION migrations (core/schema.c), with the functions
+ * STORE_SCHEMA_VERSION migrations (store/sqlite/schema.c), with the functions
  * that give core's SQL SQLite's meaning here. Never edit a released
  * migration; add the next one, and one here for each added to
- * core/schema.c.
+ * store/sqlite/schema.c.
  */
-#ifndef DAICHO_SCHEMA_PG_H
-#define DAICHO_SCHEMA_PG_H
+#ifndef DAICHO_STORE_PG_SCHEMA_H
+#define DAICHO_STORE_PG_SCHEMA_H
 
 #include <stddef.h>
 
@@ -21,7 +21,7 @@ extern const char *const schema_pg_migrations[];
 extern const size_t schema_pg_migration_count;
 
 /*
- * The SQLite schema version (LEDGER_SCHEMA_VERSION) that the last
+ * The SQLite schema version (STORE_SCHEMA_VERSION) that the last
  * PostgreSQL migration matches. SQLite's migration 9 has no twin: it
  * rewrites the tasks table's state CHECK from an IN list to ORs, the same
  * states, because SQLite builds a temporary table for such a list each

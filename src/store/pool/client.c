@@ -1,12 +1,12 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * The static daicho's PostgreSQL driver (core/db_pg.h): the same calls as
- * src/pg/db_pg.c, each sent to the pool (pool/pool.h) and run there on
+ * PostgreSQL's calls (store/pg/pg.h) in the static daicho: the same calls as
+ * store/pg/libpq.c, each sent to the pool (pool/pool.h) and run there on
  * the connection this process holds for its life. Results come back whole
  * and are stepped through here. The clock follows the database's as with
  * libpq: the pool hands back its time with every write BEGIN.
  */
-#include "pool/pool.h"
+#include "store/pool/pool.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -15,9 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/db_pg.h"
-#include "core/ledger.h"
 #include "core/version.h"
+#include "store/pg/pg.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/sqldialect.h"
@@ -83,7 +82,7 @@ struct pg_stmt {
 #define HELLO_TIMEOUT_MIN_MS 1000
 #define HELLO_TIMEOUT_MAX_MS 5000
 
-/* The session pool_attach() opened, for the first pg_connect(). */
+/* The session pg_attach() opened, for the first pg_connect(). */
 static struct pg_conn *attached;
 
 /*
@@ -96,7 +95,7 @@ static bool write_begun;
 static void (*lost_early)(void);
 
 void
-pool_on_lost_early(void (*fn)(void))
+pg_on_lost_early(void (*fn)(void))
 {
 	lost_early = fn;
 }
@@ -323,7 +322,13 @@ call_simple(struct pg_conn *pg, int kind)
 }
 
 bool
-pool_attach(const char *address)
+pg_pooled(void)
+{
+	return true;
+}
+
+bool
+pg_attach(const char *address)
 {
 	const char *off = getenv("DAICHO_POOL");
 	struct pg_conn *pg;
@@ -335,7 +340,7 @@ pool_attach(const char *address)
 	pg->address = xstrdup(address);
 	buf_init(&pg->message);
 	buf_init(&pg->later);
-	pg->busy_timeout_ms = ledger_busy_timeout_ms();
+	pg->busy_timeout_ms = store_busy_timeout_ms();
 	if (open_session(pg) != 0) {
 		pg_disconnect(pg);
 		return false;

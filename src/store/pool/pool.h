@@ -5,8 +5,8 @@
  * pay for starting libpq, a server process and its caches (most of a
  * claim's cost on PostgreSQL: bench/RESULTS.md).
  *
- * The static daicho talks to it through src/pool/client.c, which is its
- * PostgreSQL driver (core/db_pg.h): every command still runs in its own
+ * The static daicho talks to it through src/store/pool/client.c, which is its
+ * PostgreSQL driver (store/pg/pg.h): every command still runs in its own
  * process, with its own identity, directory and output, and core's logic
  * unchanged; only its statements travel through the pool, one message per
  * statement, on a connection that is the command's alone until it ends.
@@ -123,25 +123,6 @@ int pool_dial(const char *path);
  */
 bool pool_wait_answer(int fd, int64_t timeout_ms);
 
-/*
- * The static daicho's side (src/pool/client.c; NULL elsewhere, where
- * commands connect with libpq themselves). Start a session with the pool
- * for address, for the command about to run: true when one answered and
- * has a connection ready; then the next pg_connect(address) takes it.
- * false: no pool (or $DAICHO_POOL is "off"): hand the command over.
- */
-bool pool_attach(const char *address) __attribute__((weak));
-
-/*
- * The static daicho's side: fn is called when the pool is lost before a
- * write transaction of this command began (it died, or was stopped, with
- * the command's first write queued, or before): nothing of the command is
- * written, and fn may run it anew elsewhere (main.c: in daicho-pg,
- * connecting directly). fn returns only when it cannot; the command then
- * fails as it would have (exit 75).
- */
-void pool_on_lost_early(void (*fn)(void)) __attribute__((weak));
-
 /* What 'daicho pool start' was asked. */
 struct pool_options {
 	bool foreground;      /* stay attached; else detach once serving */
@@ -167,7 +148,7 @@ struct pool_status {
 };
 
 /*
- * The server (src/pool/server.c, in daicho-pg only; NULL elsewhere).
+ * The server (src/store/pool/server.c, in daicho-pg only; NULL elsewhere).
  * pool_serve() serves address until stopped, having first connected once
  * to check that a ledger is there. Detached (not opt->foreground), it
  * returns in the caller once the pool serves, with *pid and the socket

@@ -3,7 +3,7 @@
  * What both ends of the pool share: where its socket is, dialing it, and
  * the two requests that need no ledger connection (status, stop).
  */
-#include "pool/pool.h"
+#include "store/pool/pool.h"
 
 #include <errno.h>
 #include <poll.h>

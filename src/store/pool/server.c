@@ -4,7 +4,7 @@
  * session, each with a connection of its own for the session's life,
  * taken from the warm ones kept between sessions or made anew; threads,
  * like connections, are kept for the next sessions (session_thread()). The
- * statements run through src/pg/db_pg.c as they would in the client's own
+ * statements run through store/pg/libpq.c as they would in the client's own
  * process; a client that goes away mid-transaction (exit, kill -9) has its
  * transaction rolled back before the connection serves anyone else.
  *
@@ -17,7 +17,7 @@
  * is served anyway, so a session whose client stalls (stopped, reading a
  * slow pipe) holds the others up for that long at most.
  */
-#include "pool/pool.h"
+#include "store/pool/pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,9 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/db.h"
-#include "core/db_pg.h"
-#include "core/ledger.h"
+#include "store/pg/pg.h"
 #include "core/version.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -803,7 +801,7 @@ set_up(struct pool *pool, const char *address, struct buf *sock_path,
 		return rc;
 	/* A socket left by a pool that died: nobody holds the lock. */
 	unlink(sock_path->buf);
-	if ((rc = pg_connect(address, false, ledger_busy_timeout_ms(), &conn,
+	if ((rc = pg_connect(address, false, store_busy_timeout_ms(), &conn,
 	    &created, err)) < 0)
 		return rc;
 	pg_keep_prepared(conn);

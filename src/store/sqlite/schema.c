@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
-#include "core/schema.h"
+#include "store/sqlite/schema.h"
 
-#include "core/ledger.h"
+#include "store/driver.h"
 
 const char *const schema_migrations[] = {
 	/* 1: agents, tasks and their edges, saves, events. */
@@ -505,5 +505,5 @@ const size_t schema_migration_count =
     sizeof(schema_migrations) / sizeof(schema_migrations[0]);
 
 _Static_assert(sizeof(schema_migrations) / sizeof(schema_migrations[0]) ==
-	LEDGER_SCHEMA_VERSION,
-    "LEDGER_SCHEMA_VERSION must count the migrations");
+	STORE_SCHEMA_VERSION,
+    "STORE_SCHEMA_VERSION must count the migrations");

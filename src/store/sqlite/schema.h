@@ -4,8 +4,8 @@
  * a ledger from user_version N-1 to N. Never edit a released migration; add
  * the next one.
  */
-#ifndef DAICHO_SCHEMA_H
-#define DAICHO_SCHEMA_H
+#ifndef DAICHO_STORE_SQLITE_SCHEMA_H
+#define DAICHO_STORE_SQLITE_SCHEMA_H
 
 #include <stddef.h>
 
