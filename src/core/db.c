@@ -36,11 +36,11 @@ static int
 write_one(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
     bool later, int64_t *changes, const char *what, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, a);
 	if (db_bind_count(st) >= 2)
 		db_bind_int(st, 2, b);

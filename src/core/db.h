@@ -8,11 +8,12 @@
  * the engine's own API.
  *
  * Statements. db_prepare() takes SQL that is a string literal and caches
- * the statement by the literal's address: the ledger owns it, and returns
- * it reset with no bindings. db_prepare_once() is for SQL assembled at run
- * time from fixed pieces (never from input: values are always bound); the
- * caller finalises it with db_finalize(). Parameters are ?1, ?2, ...
- * numbered from 1; columns are numbered from 0.
+ * the statement by the literal's address: the ledger owns it, and hands it
+ * back reset with no bindings. db_prepare_once() is for SQL assembled at
+ * run time from fixed pieces (never from input: values are always bound);
+ * the caller finalises it with db_finalize(). Both put the statement in
+ * *out and return 0 or a negative error code, as the rest of core/ does.
+ * Parameters are ?1, ?2, ... numbered from 1; columns are numbered from 0.
  *
  * Results. db_step() returns DB_ROW (a row is ready), DB_DONE (no more
  * rows), or another value, an error that only db_error() interprets (it
@@ -47,8 +48,11 @@ enum db_step_result {
 	DB_DONE = 101, /* the statement has run to its end */
 };
 
-/* The cached statement for sql (a literal), or NULL with err filled. */
-struct db_stmt *db_prepare(struct ledger *ledger, const char *sql,
+/*
+ * The cached statement for sql (a literal) in *out, owned by the ledger:
+ * reset, with no bindings. Returns 0, or the mapped error with *out NULL.
+ */
+int db_prepare(struct ledger *ledger, const char *sql, struct db_stmt **out,
     struct err *err);
 
 /*

@@ -855,8 +855,8 @@ static int
 run_cached(struct ledger *ledger, const char *sql)
 {
 	struct err ignored = ERR_INIT;
-	struct db_stmt *st = db_prepare(ledger, sql, &ignored);
-	int rc;
+	struct db_stmt *st = NULL;
+	int rc = db_prepare(ledger, sql, &st, &ignored);
 
 	if (ledger->pg)
 		return pg_exec(ledger->pg, sql);
@@ -986,7 +986,7 @@ ledger_hold_lock(struct ledger *ledger, struct err *err)
 	if (ledger->pg == NULL || pg_write_locked_us(ledger->pg) != 0)
 		return 0;
 	/* The first statement takes the lock with it, and the clock. */
-	if ((st = db_prepare(ledger, "SELECT 1", err)) == NULL)
+	if (db_prepare(ledger, "SELECT 1", &st, err) < 0)
 		return -(int)err->code;
 	return db_step_done(ledger, st, "taking the ledger's write lock", err);
 }
@@ -1132,23 +1132,27 @@ ledger_rollback(struct ledger *ledger)
 	drop_write_lock(ledger);
 }
 
-struct db_stmt *
-db_prepare(struct ledger *ledger, const char *sql, struct err *err)
+int
+db_prepare(struct ledger *ledger, const char *sql, struct db_stmt **out,
+    struct err *err)
 {
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
+	*out = NULL;
 	for (size_t i = 0; i < ledger->stmt_count; i++) {
 		if (ledger->stmts[i].sql == sql && ledger->pg) {
 			pg_stmt_reset(ledger->stmts[i].stmt.pg);
 			pg_stmt_clear_bindings(ledger->stmts[i].stmt.pg);
-			return &ledger->stmts[i].stmt;
+			*out = &ledger->stmts[i].stmt;
+			return 0;
 		}
 		if (ledger->stmts[i].sql == sql) {
 			stmt = ledger->stmts[i].stmt.lite;
 			sqlite3_reset(stmt);
 			sqlite3_clear_bindings(stmt);
-			return &ledger->stmts[i].stmt;
+			*out = &ledger->stmts[i].stmt;
+			return 0;
 		}
 	}
 	if (ledger->pg && ledger->stmt_count < STMT_CACHE_SIZE) {
@@ -1158,30 +1162,29 @@ db_prepare(struct ledger *ledger, const char *sql, struct err *err)
 		st->lite = NULL;
 		st->pg = pg_stmt_new(ledger->pg, sql);
 		st->cached = true;
-		return st;
+		*out = st;
+		return 0;
 	}
 	rc = ledger->pg ? SQLITE_FULL : sqlite3_prepare_v3(ledger->db, sql, -1,
 	    SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
-	if (rc == SQLITE_FULL && ledger->pg) {
-		err_set(err, ERR_FAILED, "internal: statement cache full");
-		return NULL;
-	}
-	if (rc != SQLITE_OK) {
-		ledger_error(ledger, rc, err, "preparing a query");
-		return NULL;
-	}
+	if (rc == SQLITE_FULL && ledger->pg)
+		return err_set(err, ERR_FAILED,
+		    "internal: statement cache full");
+	if (rc != SQLITE_OK)
+		return ledger_error(ledger, rc, err, "preparing a query");
 	if (ledger->stmt_count == STMT_CACHE_SIZE) {
 		/* Every statement is a literal in core/: raise the size. */
 		sqlite3_finalize(stmt);
-		err_set(err, ERR_FAILED, "internal: statement cache full");
-		return NULL;
+		return err_set(err, ERR_FAILED,
+		    "internal: statement cache full");
 	}
 	ledger->stmts[ledger->stmt_count].sql = sql;
 	ledger->stmts[ledger->stmt_count].stmt.lite = stmt;
 	ledger->stmts[ledger->stmt_count].stmt.pg = NULL;
 	ledger->stmts[ledger->stmt_count].stmt.ledger = ledger;
 	ledger->stmts[ledger->stmt_count].stmt.cached = true;
-	return &ledger->stmts[ledger->stmt_count++].stmt;
+	*out = &ledger->stmts[ledger->stmt_count++].stmt;
+	return 0;
 }
 
 int
