@@ -876,19 +876,15 @@ int
 agent_end_if_idle(struct ledger *ledger, int64_t id, bool *ended,
     struct err *err)
 {
-	struct db_stmt *st;
 	int64_t claims = 0;
 	int rc;
 
 	*ended = false;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	if ((rc = db_prepare(ledger,
-	    "SELECT count(*) FROM tasks WHERE owner = ? AND state = 'claimed'",
-	    &st, err)) == 0)
-		db_bind_int(st, 1, id);
-	if (rc < 0 || (rc = db_step_int(ledger, st, &claims, NULL,
-			   "reading an agent's claims", err)) < 0 ||
+	if ((rc = db_count(ledger,
+	    "SELECT count(*) FROM tasks WHERE owner = ?1 AND state = 'claimed'",
+	    id, &claims, "reading an agent's claims", err)) < 0 ||
 	    (claims == 0 &&
 		((rc = end_agent(ledger, id, clock_now_ms(), ended, err)) < 0 ||
 		    (*ended && (rc = event_append(ledger, id, "agent-end", 0,

@@ -82,6 +82,21 @@ db_step_int(struct ledger *ledger, struct db_stmt *st, int64_t *value,
 	return 0;
 }
 
+int
+db_count(struct ledger *ledger, const char *sql, int64_t a, int64_t *count,
+    const char *what, struct err *err)
+{
+	struct db_stmt *st = NULL;
+	int rc;
+
+	*count = 0;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
+	if (db_bind_count(st) >= 1)
+		db_bind_int(st, 1, a);
+	return db_step_int(ledger, st, count, NULL, what, err);
+}
+
 /* Whether a column called name holds JSON text ("..._json"). */
 static bool
 is_json_column(const char *name, size_t len)

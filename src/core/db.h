@@ -184,6 +184,16 @@ int db_step_int(struct ledger *ledger, struct db_stmt *st, int64_t *value,
     bool *found, const char *what, struct err *err);
 
 /*
+ * Run sql (a string literal: a cached statement), a count (SELECT count(*)
+ * ...) or another query of one integer, binding ?1 = a when it has a
+ * parameter, and put column 0 of its row in *count (0 when there is none).
+ * For the many counts keyed by one id. Returns 0 or the mapped error about
+ * what.
+ */
+int db_count(struct ledger *ledger, const char *sql, int64_t a,
+    int64_t *count, const char *what, struct err *err);
+
+/*
  * Step st to the end, appending each row to array as a JSON object keyed by
  * column name (use AS to name them): integers, reals, text and NULL as
  * such; a column whose name ends in "_json" holds JSON text and is

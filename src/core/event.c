@@ -149,12 +149,7 @@ event_count_among(struct ledger *ledger, const char *kind, int64_t after_id,
 	db_bind_int(st, 1, after_id);
 	db_bind_text(st, 2, kind);
 	db_bind_text(st, 3, ids_json);
-	rc = db_step(st);
-	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting events");
-	return 0;
+	return db_step_int(ledger, st, count, NULL, "counting events", err);
 }
 
 int

@@ -901,19 +901,12 @@ task_count_by_state(struct ledger *ledger, const char *const *states,
 	if ((rc = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE state = ?", &st, err)) < 0)
 		return rc;
-	rc = DB_DONE;
-	for (size_t i = 0; i < count; i++) {
-		db_reset(st);
+	for (size_t i = 0; i < count && rc == 0; i++) {
 		db_bind_text(st, 1, states[i]);
-		rc = db_step(st);
-		if (rc != DB_ROW)
-			break;
-		counts[i] = db_column_int(st, 0);
+		rc = db_step_int(ledger, st, &counts[i], NULL, "counting tasks",
+		    err);
 	}
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting tasks");
-	return 0;
+	return rc;
 }
 
 int
@@ -983,12 +976,7 @@ task_count_among(struct ledger *ledger, const char *ids_json,
 	db_bind_text(st, 1, ids_json);
 	if (state)
 		db_bind_text(st, 2, state);
-	rc = db_step(st);
-	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting tasks");
-	return 0;
+	return db_step_int(ledger, st, count, NULL, "counting tasks", err);
 }
 
 int
@@ -1008,12 +996,7 @@ task_count_in_flight(struct ledger *ledger, const char *ids_json,
 		return rc;
 	db_bind_text(st, 1, ids_json);
 	db_bind_int(st, 2, as_of_ms);
-	rc = db_step(st);
-	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting tasks");
-	return 0;
+	return db_step_int(ledger, st, count, NULL, "counting tasks", err);
 }
 
 int

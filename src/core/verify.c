@@ -2622,7 +2622,6 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
     int64_t stale_after_ms, bool *done, enum verify_outcome *outcome,
     struct err *err)
 {
-	struct db_stmt *st = NULL;
 	struct check_policy policy = CHECK_POLICY_INIT;
 	struct verify_options where = { NULL, ".", NULL, NULL, &policy, NULL };
 	struct buf token = BUF_INIT, root = BUF_INIT, remote = BUF_INIT;
@@ -2631,13 +2630,9 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	int rc;
 
 	*done = false;
-	if ((rc = db_prepare(ledger,
-	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'",
-	    &st, err)) < 0)
-		return rc;
-	db_bind_int(st, 1, id);
-	if ((rc = db_step_int(ledger, st, &heavy, NULL, "reading checks",
-		 err)) < 0 || heavy > 0)
+	if ((rc = db_count(ledger,
+	    "SELECT count(*) FROM checks WHERE task = ?1 AND spec <> 'saved'",
+	    id, &heavy, "reading checks", err)) < 0 || heavy > 0)
 		return rc;
 	sweep_locations(ledger, NULL, &root);
 	where.root = root.buf;
@@ -2669,7 +2664,6 @@ int
 verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
     struct err *err)
 {
-	struct db_stmt *st;
 	struct buf git_dir = BUF_INIT;
 	int64_t count = 0;
 	int rc;
@@ -2680,12 +2674,10 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 		return 0;
 	}
 	buf_release(&git_dir);
-	if ((rc = db_prepare(ledger,
-	    "SELECT count(*) FROM checks WHERE task = ? AND (spec = 'commit'"
-	    " OR spec LIKE 'file:%' OR spec LIKE 'cmd:%')", &st, err)) < 0)
-		return rc;
-	db_bind_int(st, 1, id);
-	rc = db_step_int(ledger, st, &count, NULL, "reading checks", err);
+	rc = db_count(ledger,
+	    "SELECT count(*) FROM checks WHERE task = ?1 AND (spec = 'commit'"
+	    " OR spec LIKE 'file:%' OR spec LIKE 'cmd:%')", id, &count,
+	    "reading checks", err);
 	*needs = count > 0;
 	return rc;
 }

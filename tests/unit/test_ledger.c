@@ -1188,6 +1188,42 @@ test_stmt_cache_and_errors(void **state)
 	err_release(&err);
 }
 
+/*
+ * db_count(): a count keyed by ?1, a query without a parameter (the key
+ * is not bound), and a failure: its code, with the count 0.
+ */
+static void
+test_db_count(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int64_t count = -1;
+	int rc;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(ledger_exec(ledger, "INSERT INTO agents (name, kind,"
+	    " state, started_ms, last_seen_ms) VALUES ('a', 'script', 'active',"
+	    " 1, 1), ('b', 'script', 'ended', 1, 1), ('c', 'script', 'ended', 1,"
+	    " 1)", &err), 0);
+	assert_int_equal(db_count(ledger, "SELECT count(*) FROM agents"
+	    " WHERE id > ?1", 1, &count, "counting", &err), 0);
+	assert_int_equal(count, 2);
+	assert_int_equal(db_count(ledger, "SELECT count(*) FROM agents"
+	    " WHERE state = 'ended'", 99, &count, "counting", &err), 0);
+	assert_int_equal(count, 2);
+	count = -1;
+	rc = db_count(ledger, "SELECT count(*) FROM nowhere", 1, &count,
+	    "counting", &err);
+	assert_true(rc < 0);
+	assert_int_equal(rc, -(int)err.code);
+	assert_int_equal(count, 0);
+	assert_one_line(&err);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
 static void
 test_error_mapping(void **state)
 {
@@ -1386,6 +1422,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dead_holder_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_read_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stmt_cache_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_mapping, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_hint_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_relative_hint, setup, teardown),
