@@ -350,6 +350,7 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 		(json_int_t)now->lease_expires_ms), err);
 	if (rc < 0 || !*failed)
 		return rc;
+	TASK_MOVE_CHECK(now->state, "failed");
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'failed',"
 		 " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1", id, at,
 		 NULL, "failing a task", err)) < 0)
@@ -360,18 +361,20 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 }
 
 /*
- * Give task id to agent under terms, for max_hold_ms (settle_terms()).
- * The trunk's commit (terms->base) is kept as the base that reported work
- * must be new against. Both writes go with the transaction's COMMIT.
+ * Give task id, read in this transaction to be in state from, to agent
+ * under terms, for max_hold_ms (settle_terms()). The trunk's commit
+ * (terms->base) is kept as the base that reported work must be new
+ * against. Both writes go with the transaction's COMMIT.
  */
 static int
-take(struct ledger *ledger, int64_t agent, int64_t id,
+take(struct ledger *ledger, int64_t agent, int64_t id, const char *from,
     const struct claim_terms *terms, int64_t max_hold_ms, int64_t at,
     struct err *err)
 {
 	struct db_stmt *st = NULL;
 	int rc;
 
+	TASK_MOVE_CHECK(from, "claimed");
 	if ((rc = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
 	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
@@ -850,8 +853,9 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			    (long long)id, (long long)now.max_attempts);
 		}
 take_it:
-		if ((rc = take(ledger, agent, next.id, &terms, max_hold_ms, at,
-			 err)) < 0)
+		if ((rc = take(ledger, agent, next.id,
+			 next.open ? "open" : now.state, &terms, max_hold_ms,
+			 at, err)) < 0)
 			goto fail;
 		*claimed = next.id;
 		break;
@@ -940,6 +944,7 @@ task_release_claim(struct ledger *ledger, int64_t agent, int64_t id, struct err 
 	if ((rc = require_holder(ledger, agent, id, "release", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
+	TASK_MOVE_CHECK(now.state, "open");
 	rc = update_task(ledger,
 	    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 	    " lease_expires_ms = NULL, attempts = max(attempts - 1, 0),"
@@ -968,6 +973,7 @@ task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
 		return finish(ledger, rc, &now, err);
 	*failed = now.attempts >= (limit > 0 && limit < now.max_attempts
 					  ? limit : now.max_attempts);
+	TASK_MOVE_CHECK(now.state, *failed ? "failed" : "open");
 	if (*failed) {
 		rc = update_task(ledger,
 		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
@@ -1009,6 +1015,7 @@ task_block(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = require_holder(ledger, agent, id, "block", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
+	TASK_MOVE_CHECK(now.state, "blocked");
 	rc = update_task(ledger,
 	    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
 	    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1",
@@ -1038,6 +1045,7 @@ task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
 		    now.state);
 		return finish(ledger, rc, &now, err);
 	}
+	TASK_MOVE_CHECK(now.state, "cancelled");
 	rc = update_task(ledger,
 	    "UPDATE tasks SET state = 'cancelled', lease_expires_ms = NULL,"
 	    " updated_ms = ?2 WHERE id = ?1", id, clock_now_ms(), NULL, err);
@@ -1061,6 +1069,7 @@ task_report(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = require_holder(ledger, agent, id, "report", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
+	TASK_MOVE_CHECK(now.state, "reported");
 	if ((rc = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'reported', lease_expires_ms = NULL,"
 	    " report_commit = ?3, report_note = ?4, updated_ms = ?2"

@@ -607,6 +607,8 @@ record_landed(struct lander *l, struct member *m, const char *before,
 
 	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
 		return rc;
+	/* The WHERE names the state: a task in any other is left alone. */
+	TASK_MOVE_CHECK("verified", "landed");
 	if ((rc = db_prepare(l->ledger,
 	    "UPDATE tasks SET state = 'landed', landed_commit = ?2,"
 	    " landed_trunk = ?3, landed_ms = ?4, land_base = NULL,"
@@ -685,6 +687,8 @@ send_back(struct lander *l, struct member *m, const char *kind,
 		goto fail;
 	}
 	failed = tries >= l->config.tries;
+	/* Read above with t.state = 'verified', in this transaction. */
+	TASK_MOVE_CHECK("verified", failed ? "failed" : "open");
 	if ((rc = db_prepare(l->ledger, failed
 	    ? "UPDATE tasks SET state = 'failed', land_tries = land_tries + 1,"
 	      " land_queued_ms = NULL, land_base = NULL, land_token = NULL,"

@@ -843,6 +843,7 @@ task_reopen(struct ledger *ledger, int64_t actor, int64_t id,
 		 "  FROM tasks WHERE id = ?1)", id, 0, NULL,
 		 "making the tasks after it wait", err)) < 0))
 		goto fail;
+	TASK_MOVE_CHECK(state, "open");
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = 0, not_before_ms = NULL, verify_token = NULL,"
@@ -925,6 +926,7 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 	if (answer != NULL && (rc = read_question(ledger, id, &question,
 		 err)) < 0)
 		goto fail;
+	TASK_MOVE_CHECK(state, *to_owner ? "claimed" : "open");
 	rc = db_write(ledger, *to_owner
 	    ? "UPDATE tasks SET state = 'claimed', block_reason = NULL,"
 	      " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
@@ -985,6 +987,7 @@ task_release_forced(struct ledger *ledger, int64_t actor, int64_t id,
 		    (long long)id, state);
 		goto fail;
 	}
+	TASK_MOVE_CHECK(state, "open");
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = max(attempts - 1, 0), block_reason = NULL,"

@@ -100,6 +100,8 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 		free(owner);
 		if (rc < 0)
 			goto fail;
+		/* The lease read was a claim's: t.state = 'claimed' above. */
+		TASK_MOVE_CHECK("claimed", failed ? "failed" : "open");
 		if ((rc = db_prepare(ledger, failed
 		    ? "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		      " updated_ms = ?2 WHERE id = ?1"

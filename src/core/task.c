@@ -28,6 +28,55 @@ task_state_valid(const char *state)
 	return false;
 }
 
+/*
+ * The lifecycle: every move of a task from one state to another that a
+ * write of tasks.state makes, and the writers that make it. Nothing else
+ * changes a task's state (an added task starts open; an import copies
+ * rows whole).
+ */
+static const struct task_transition {
+	const char *from, *to;
+} task_transitions[] = {
+	{ "open", "claimed" },	    /* claim (take) */
+	{ "open", "cancelled" },    /* cancel */
+	{ "claimed", "claimed" },   /* claim of a lapsed lease: taken over */
+	{ "claimed", "reported" },  /* report */
+	{ "claimed", "blocked" },   /* block */
+	{ "claimed", "open" },	    /* release, requeue, lease expiry,
+				       release --force */
+	{ "claimed", "failed" },    /* lease expiry or requeue, attempts
+				       spent */
+	{ "claimed", "cancelled" }, /* cancel */
+	{ "blocked", "claimed" },   /* unblock, to a live holder */
+	{ "blocked", "open" },	    /* unblock, release, release --force */
+	{ "blocked", "cancelled" }, /* cancel */
+	{ "reported", "verified" }, /* verdict passed */
+	{ "reported", "claimed" },  /* rejected, back to a live holder */
+	{ "reported", "open" },	    /* rejected, release --force */
+	{ "reported", "blocked" },  /* vacuous or unscoped: for a person */
+	{ "reported", "failed" },   /* rejected, attempts spent */
+	{ "reported", "cancelled" }, /* cancel */
+	{ "verified", "landed" },   /* landed */
+	{ "verified", "open" },	    /* sent back from landing, re-verified
+				       and failing, reopen */
+	{ "verified", "failed" },   /* sent back, landing tries spent */
+	{ "landed", "open" },	    /* reopen, by a person */
+	{ "failed", "open" },	    /* reopen */
+	{ "failed", "cancelled" },  /* cancel */
+	{ "cancelled", "open" },    /* reopen */
+};
+
+bool
+task_transition_legal(const char *from, const char *to)
+{
+	for (size_t i = 0;
+	     i < sizeof(task_transitions) / sizeof(*task_transitions); i++)
+		if (strcmp(from, task_transitions[i].from) == 0 &&
+		    strcmp(to, task_transitions[i].to) == 0)
+			return true;
+	return false;
+}
+
 int
 task_parse_id(const char *text, int64_t *id, struct err *err)
 {

@@ -2345,51 +2345,72 @@ reopen_verified(struct ledger *ledger, int64_t id, bool queued, int64_t now,
  * Decide verdict v's outcome for the task as re-read (task), into
  * *outcome, and move the task there: a report (token) is verified,
  * blocked for a person, failed, given back to its live holder or
- * reopened; a verified task (no token) stays so or is reopened. Inside
- * verify_record()'s transaction; 0 or the error.
+ * reopened; a verified task (no token) stays so or is reopened. The move
+ * is checked against the lifecycle (TASK_MOVE_CHECK()) before it is
+ * written. Inside verify_record()'s transaction; 0 or the error.
  */
 static int
 apply_outcome(struct ledger *ledger, const struct verdict *v,
     const char *token, const struct verdict_basis *task, int64_t now,
     enum verify_outcome *outcome, struct err *err)
 {
-	int rc = 0;
+	/* Where each outcome moves the task (NULL: it stays). */
+	static const char *const state_after[VERIFY_UNSCOPED + 1] = {
+		[VERIFY_VERIFIED] = "verified",
+		[VERIFY_REJECTED_TO_OWNER] = "claimed",
+		[VERIFY_REJECTED_TO_OPEN] = "open",
+		[VERIFY_FAILED] = "failed",
+		[VERIFY_REOPENED] = "open",
+		[VERIFY_VACUOUS] = "blocked",
+		[VERIFY_UNSCOPED] = "blocked",
+	};
 
-	if (token && v->passed) {
+	if (token && v->passed)
 		*outcome = VERIFY_VERIFIED;
-		rc = mark_verified(ledger, v, now, err);
-	} else if (token && (v->vacuous || v->unscoped)) {
+	else if (token && (v->vacuous || v->unscoped))
 		*outcome = v->vacuous ? VERIFY_VACUOUS : VERIFY_UNSCOPED;
-		rc = block_for_person(ledger, v, now, err);
-	} else if (token && task->attempts >= task->max_attempts) {
+	else if (token && task->attempts >= task->max_attempts)
 		*outcome = VERIFY_FAILED;
-		rc = update(ledger,
+	else if (token && task->owner_alive)
+		*outcome = VERIFY_REJECTED_TO_OWNER;
+	else if (token)
+		*outcome = VERIFY_REJECTED_TO_OPEN;
+	else if (v->passed)
+		*outcome = VERIFY_STILL_GOOD;
+	else
+		*outcome = VERIFY_REOPENED;
+	if (state_after[*outcome] != NULL)
+		TASK_MOVE_CHECK(task->state, state_after[*outcome]);
+	switch (*outcome) {
+	case VERIFY_VERIFIED:
+		return mark_verified(ledger, v, now, err);
+	case VERIFY_VACUOUS:
+	case VERIFY_UNSCOPED:
+		return block_for_person(ledger, v, now, err);
+	case VERIFY_FAILED:
+		return update(ledger,
 		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
 		    " WHERE id = ?1", v->task, now, err);
-	} else if (token && task->owner_alive) {
-		*outcome = VERIFY_REJECTED_TO_OWNER;
-		rc = update(ledger,
+	case VERIFY_REJECTED_TO_OWNER:
+		return update(ledger,
 		    "UPDATE tasks SET state = 'claimed', attempts = attempts + 1,"
 		    " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
 		    " lease_expires_ms = ?2 + coalesce(lease_ms, "
 		    TASK_DEFAULT_LEASE_MS_SQL "), claim_named_ms = ?2,"
 		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
 		    " WHERE id = ?1", v->task, now, err);
-	} else if (token) {
-		*outcome = VERIFY_REJECTED_TO_OPEN;
-		rc = update(ledger,
+	case VERIFY_REJECTED_TO_OPEN:
+		return update(ledger,
 		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 		    " lease_expires_ms = NULL, verify_token = NULL,"
 		    " verify_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
 		    v->task, now, err);
-	} else if (v->passed) {
-		*outcome = VERIFY_STILL_GOOD;
-	} else {
-		*outcome = VERIFY_REOPENED;
-		rc = reopen_verified(ledger, v->task, task->queued, now, err);
+	case VERIFY_REOPENED:
+		return reopen_verified(ledger, v->task, task->queued, now, err);
+	default:
+		return 0; /* VERIFY_STILL_GOOD: it stays verified */
 	}
-	return rc;
 }
 
 /*
