@@ -112,11 +112,13 @@ static int
 find_live_by_name(struct ledger *ledger, const char *name, int64_t *id,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'", err);
+	struct db_stmt *st = NULL;
+	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, name);
 	return db_step_int(ledger, st, id, NULL, "looking up an agent", err);
 }
@@ -141,14 +143,14 @@ refuse_person_name(struct ledger *ledger, const char *name, int64_t *live,
 	if (beat)
 		memset(beat, 0, sizeof(*beat));
 	if (strcmp(name, user_login_name()) != 0) {
-		st = db_prepare(ledger, "SELECT (SELECT count(*) FROM agents"
+		if ((rc = db_prepare(ledger,
+		    "SELECT (SELECT count(*) FROM agents"
 		    " WHERE name = ?1 AND kind = 'human'), a.id, a.state,"
 		    " a.last_seen_ms, EXISTS (SELECT 1 FROM tasks"
 		    " INDEXED BY tasks_owner_claimed" DUE_LEASES_OF("a.id") ")"
 		    " FROM (SELECT 1) AS one LEFT JOIN agents a"
-		    " ON a.name = ?1 AND a.state <> 'ended'", err);
-		if (st == NULL)
-			return -(int)err->code;
+		    " ON a.name = ?1 AND a.state <> 'ended'", &st, err)) < 0)
+			return rc;
 		db_bind_text(st, 1, name);
 		db_bind_int(st, 2, now);
 		rc = db_step(st);
@@ -181,12 +183,12 @@ static int
 session_agent(struct ledger *ledger, const char *sql, const char *session,
     int64_t *id, char **name, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*id = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, session);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
@@ -240,10 +242,10 @@ inherit_name(struct ledger *ledger, int64_t id, const char *name,
 
 	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
 		/* db_prepare() caches by address: each literal is its own. */
-		struct db_stmt *st = db_prepare(ledger, moves[i], err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL)
-			return -(int)err->code;
+		if ((rc = db_prepare(ledger, moves[i], &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, id);
 		db_bind_text(st, 2, name);
 		if (session)
@@ -273,15 +275,15 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
     const char *role, const char *session, int64_t pid, bool chosen,
     int64_t now, int64_t *id, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "INSERT INTO agents (name, kind, role, session_id, pid, host, state,"
-	    " started_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?)",
-	    err);
+	struct db_stmt *st = NULL;
 	char host[256] = "";
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "INSERT INTO agents (name, kind, role, session_id, pid, host, state,"
+	    " started_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?)",
+	    &st, err)) < 0)
+		return rc;
 	gethostname(host, sizeof(host) - 1);
 	db_bind_text(st, 1, name);
 	db_bind_text(st, 2, kind);
@@ -362,15 +364,15 @@ static int
 read_beat(struct ledger *ledger, int64_t id, int64_t now,
     struct agent_beat *beat, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT state, last_seen_ms, EXISTS (SELECT 1 FROM tasks"
-	    " INDEXED BY tasks_owner_claimed" DUE_LEASES ")"
-	    " FROM agents WHERE id = ?1", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	memset(beat, 0, sizeof(*beat));
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT state, last_seen_ms, EXISTS (SELECT 1 FROM tasks"
+	    " INDEXED BY tasks_owner_claimed" DUE_LEASES ")"
+	    " FROM agents WHERE id = ?1", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, now);
 	rc = db_step(st);
@@ -440,14 +442,15 @@ static int
 touch_named(struct ledger *ledger, int64_t agent, int64_t task, int64_t now,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "UPDATE tasks SET claim_named_ms = ?2,"
 	    " lease_expires_ms = max(lease_expires_ms, ?2 + lease_ms)"
 	    " WHERE id = ?3 AND owner = ?1 AND state = 'claimed'"
-	    " AND lease_expires_ms > ?2", err);
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " AND lease_expires_ms > ?2", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, agent);
 	db_bind_int(st, 2, now);
 	db_bind_int(st, 3, task);
@@ -638,15 +641,15 @@ static int
 session_name_taken(struct ledger *ledger, const char *name,
     const char *session, bool *taken, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT EXISTS (SELECT 1 FROM agents INDEXED BY agents_name"
-	    " WHERE name = ?1 AND (session_id IS NULL OR session_id <> ?2))",
-	    err);
+	struct db_stmt *st = NULL;
 	int64_t yes = 0;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT EXISTS (SELECT 1 FROM agents INDEXED BY agents_name"
+	    " WHERE name = ?1 AND (session_id IS NULL OR session_id <> ?2))",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, name);
 	db_bind_text(st, 2, session);
 	rc = db_step_int(ledger, st, &yes, NULL, "looking up an agent", err);
@@ -662,17 +665,17 @@ static int
 find_by_client_process(struct ledger *ledger, const char *client, int64_t *id,
     char **name, char **session, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, name, session_id FROM agents WHERE kind = ? AND pid = ?"
-	    " AND host = ? AND state <> 'ended'"
-	    " ORDER BY last_seen_ms DESC LIMIT 1", err);
+	struct db_stmt *st = NULL;
 	char host[256] = "";
 	pid_t pid = proc_parent(getpid());
 	int rc = 0;
 
 	*id = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, name, session_id FROM agents WHERE kind = ? AND pid = ?"
+	    " AND host = ? AND state <> 'ended'"
+	    " ORDER BY last_seen_ms DESC LIMIT 1", &st, err)) < 0)
+		return rc;
 	gethostname(host, sizeof(host) - 1);
 	for (int depth = 0; pid > 1 && depth < 64;
 	     pid = proc_parent(pid), depth++) {
@@ -841,14 +844,12 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 	if ((rc = find_live_by_name(ledger, name, id, err)) < 0)
 		goto fail;
 	if (*id != 0) {
-		struct db_stmt *st = db_prepare(ledger,
-		    "UPDATE agents SET pid = ?2, role = ?3, state = 'active',"
-		    " last_seen_ms = ?4 WHERE id = ?1", err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL) {
-			rc = -(int)err->code;
+		if ((rc = db_prepare(ledger,
+		    "UPDATE agents SET pid = ?2, role = ?3, state = 'active',"
+		    " last_seen_ms = ?4 WHERE id = ?1", &st, err)) < 0)
 			goto fail;
-		}
 		db_bind_int(st, 1, *id);
 		if (pid > 0)
 			db_bind_int(st, 2, pid);
@@ -875,21 +876,15 @@ int
 agent_end_if_idle(struct ledger *ledger, int64_t id, bool *ended,
     struct err *err)
 {
-	struct db_stmt *st;
 	int64_t claims = 0;
 	int rc;
 
 	*ended = false;
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger, "SELECT count(*) FROM tasks WHERE owner = ?"
-	    " AND state = 'claimed'", err);
-	if (st == NULL)
-		rc = -(int)err->code;
-	else
-		db_bind_int(st, 1, id);
-	if (rc < 0 || (rc = db_step_int(ledger, st, &claims, NULL,
-			   "reading an agent's claims", err)) < 0 ||
+	if ((rc = db_count(ledger,
+	    "SELECT count(*) FROM tasks WHERE owner = ?1 AND state = 'claimed'",
+	    id, &claims, "reading an agent's claims", err)) < 0 ||
 	    (claims == 0 &&
 		((rc = end_agent(ledger, id, clock_now_ms(), ended, err)) < 0 ||
 		    (*ended && (rc = event_append(ledger, id, "agent-end", 0,
@@ -936,13 +931,10 @@ agent_reap_dead(struct ledger *ledger, int64_t actor, int64_t *reopened,
 	gethostname(host, sizeof(host) - 1);
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, pid, name FROM agents WHERE state <> 'ended'"
-	    " AND pid IS NOT NULL AND host = ?", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " AND pid IS NOT NULL AND host = ?", &st, err)) < 0)
 		goto done;
-	}
 	db_bind_text(st, 1, host);
 	while ((rc = db_step(st)) == DB_ROW) {
 		pid_t pid = (pid_t)db_column_int(st, 1);
@@ -1024,15 +1016,15 @@ static int
 read_holder(struct ledger *ledger, const char *name, struct holder *h,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, session_id, kind, state, last_seen_ms, pid, host"
-	    " FROM agents WHERE name = ? AND state <> 'ended'", err);
+	struct db_stmt *st = NULL;
 	char host[256] = "";
 	int rc;
 
 	memset(h, 0, sizeof(*h));
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, session_id, kind, state, last_seen_ms, pid, host"
+	    " FROM agents WHERE name = ? AND state <> 'ended'", &st, err)) < 0)
+		return rc;
 	gethostname(host, sizeof(host) - 1);
 	db_bind_text(st, 1, name);
 	rc = db_step(st);
@@ -1075,14 +1067,15 @@ update_agent(struct ledger *ledger, int64_t id, const char *name,
     const char *role, const char *kind, const char *session, int64_t now,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "UPDATE agents SET name = ?2, role = coalesce(?3, role), kind = ?4,"
 	    " last_seen_ms = ?5, session_id = coalesce(session_id, ?6),"
 	    " state = CASE state WHEN 'stale' THEN 'active' ELSE state END"
-	    " WHERE id = ?1", err);
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " WHERE id = ?1", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_text(st, 2, name);
 	if (role)
@@ -1200,13 +1193,14 @@ int
 agent_find_named(struct ledger *ledger, const char *name, int64_t *id,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT id FROM agents WHERE name = ?"
 	    " ORDER BY state <> 'ended' DESC, last_seen_ms DESC, id DESC LIMIT 1",
-	    err);
-
-	if (st == NULL)
-		return -(int)err->code;
+	    &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, name);
 	return db_step_int(ledger, st, id, NULL, "looking up an agent", err);
 }
@@ -1245,7 +1239,10 @@ int
 agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
     json_t **out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT a.id, a.name, a.role, a.kind,"
 	    " CASE WHEN a.state = 'active' AND a.kind <> 'human'"
 	    "  AND a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
@@ -1267,11 +1264,8 @@ agent_list(struct ledger *ledger, bool all, int64_t stale_after_ms,
 	    "   FROM waits w LEFT JOIN agents o ON o.id = w.owner"
 	    "   WHERE w.agent = a.id AND w.ended_ms IS NULL) AS waits_json"
 	    " FROM agents a WHERE ?3 <> 0 OR a.state <> 'ended'"
-	    " ORDER BY a.name, a.id", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " ORDER BY a.name, a.id", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, clock_now_ms());
 	db_bind_int(st, 2, stale_after_ms);
 	db_bind_int(st, 3, all);
@@ -1297,13 +1291,11 @@ agent_mark_stale(struct ledger *ledger, int64_t actor, int64_t stale_after_ms,
 	*marked = 0;
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		goto done;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE state = 'active'"
-	    " AND kind <> 'human' AND last_seen_ms <= ?1 - ?2 AND id <> ?3", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " AND kind <> 'human' AND last_seen_ms <= ?1 - ?2 AND id <> ?3",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, now);
 	db_bind_int(st, 2, stale_after_ms);
 	db_bind_int(st, 3, actor);
@@ -1339,13 +1331,15 @@ int
 agent_held_claims(struct ledger *ledger, int64_t agent, json_t **out,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, title FROM tasks INDEXED BY tasks_owner_claimed"
-	    " WHERE owner = ? AND state = 'claimed' ORDER BY id", err);
+	struct db_stmt *st = NULL;
+	int rc;
 
 	*out = json_array();
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, title FROM tasks INDEXED BY tasks_owner_claimed"
+	    " WHERE owner = ? AND state = 'claimed' ORDER BY id",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, agent);
 	return db_rows_json(ledger, st, *out, "reading claims", err);
 }

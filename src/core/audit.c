@@ -31,15 +31,15 @@ static int
 audit_chain(struct ledger *ledger, json_t *findings,
     struct audit_stats *stats, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT e.id, e.hash IS NULL, CASE WHEN e.hash = "
-	    EVENT_HASH_SQL("e", "lag(e.hash) OVER (ORDER BY e.id)")
-	    " THEN 1 ELSE 0 END FROM events e ORDER BY e.id", err);
+	struct db_stmt *st = NULL;
 	bool chained = false;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT e.id, e.hash IS NULL, CASE WHEN e.hash = "
+	    EVENT_HASH_SQL("e", "lag(e.hash) OVER (ORDER BY e.id)")
+	    " THEN 1 ELSE 0 END FROM events e ORDER BY e.id", &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		int64_t id = db_column_int(st, 0);
 		struct buf why = BUF_INIT;
@@ -129,7 +129,10 @@ static int
 replay_events(struct ledger *ledger, struct replayed **tasks, size_t *alloc,
     json_t *findings, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT task, kind, CAST(json_extract(detail, '$.to') AS TEXT),"
 	    " detail, hash IS NOT NULL, id,"
 	    " (SELECT coalesce(max(t.id), 0) FROM tasks t)"
@@ -137,11 +140,9 @@ replay_events(struct ledger *ledger, struct replayed **tasks, size_t *alloc,
 	    " AND kind IN ('add', 'claim', 'report', 'block', 'cancel', 'fail',"
 	    "  'release', 'requeue', 'verified', 'reverified', 'reopened',"
 	    "  'reopen', 'landed', 'lease-expired', 'rejected', 'unblock',"
-	    "  'land-conflict', 'land-failed', 'edit') ORDER BY id", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  'land-conflict', 'land-failed', 'edit') ORDER BY id",
+	    &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		int64_t id = db_column_int(st, 0);
 		const char *kind = db_column_text(st, 1);
@@ -197,12 +198,12 @@ replay_events(struct ledger *ledger, struct replayed **tasks, size_t *alloc,
 static int
 read_checks(struct ledger *ledger, json_t *by_task, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT task, spec FROM checks ORDER BY task, seq", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT task, spec FROM checks ORDER BY task, seq", &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		char key[24];
 		json_t *list;
@@ -224,12 +225,12 @@ compare_tasks(struct ledger *ledger, struct replayed *tasks, size_t alloc,
     json_t *checks, json_t *findings, struct audit_stats *stats,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, state FROM tasks ORDER BY id", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, state FROM tasks ORDER BY id", &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		int64_t id = db_column_int(st, 0);
 		const char *state = db_column_text(st, 1);
@@ -308,13 +309,13 @@ audit_store(struct ledger *ledger, const json_t *findings, struct err *err)
 		json_array_append(kept, json_array_get(findings, i));
 	text = json_dumps(kept, JSON_COMPACT);
 	json_decref(kept);
-	st = db_prepare(ledger, "INSERT INTO audits (id, at_ms, findings, detail)"
+	if ((rc = db_prepare(ledger,
+	    "INSERT INTO audits (id, at_ms, findings, detail)"
 	    " VALUES (1, ?1, ?2, ?3) ON CONFLICT (id) DO UPDATE SET"
 	    " at_ms = excluded.at_ms, findings = excluded.findings,"
-	    " detail = excluded.detail", err);
-	if (st == NULL) {
+	    " detail = excluded.detail", &st, err)) < 0) {
 		free(text);
-		return -(int)err->code;
+		return rc;
 	}
 	db_bind_int(st, 1, clock_now_ms());
 	db_bind_int(st, 2, (int64_t)json_array_size(findings));
@@ -350,10 +351,10 @@ audit_due(struct ledger *ledger, int64_t every_ms, bool *due,
 	*due = false;
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	if ((st = db_prepare(ledger, "SELECT at_ms FROM audits WHERE id = 1",
-		 err)) == NULL) {
+	if ((rc = db_prepare(ledger, "SELECT at_ms FROM audits WHERE id = 1",
+	    &st, err)) < 0) {
 		ledger_rollback(ledger);
-		return -(int)err->code;
+		return rc;
 	}
 	rc = db_step_int(ledger, st, &last, &any, "reading the last audit", err);
 	ledger_rollback(ledger);

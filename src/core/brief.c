@@ -14,21 +14,24 @@ struct brief_params {
 	int64_t now_ms;         /* ?1 */
 	int64_t stale_after_ms; /* ?2 */
 	int64_t from;           /* ?3 */
+	int64_t limit;          /* ?4: how many events */
 };
 
 /*
- * Run the query st with the parameters it uses bound and add its rows to
- * the array doc[key] (created when missing).
+ * Run the query sql (a literal) with the parameters it uses bound and add
+ * its rows to the array doc[key] (created when missing). Returns 0 or the
+ * mapped error.
  */
 static int
-add_rows(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p,
+add_rows(struct ledger *ledger, const char *sql, const struct brief_params *p,
     json_t *doc, const char *key, struct err *err)
 {
 	json_t *array = json_object_get(doc, key);
-	int count;
+	struct db_stmt *st = NULL;
+	int count, rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	if (array == NULL) {
 		array = json_array();
 		json_object_set_new(doc, key, array);
@@ -40,6 +43,8 @@ add_rows(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p
 		db_bind_int(st, 2, p->stale_after_ms);
 	if (count >= 3)
 		db_bind_int(st, 3, p->from);
+	if (count >= 4)
+		db_bind_int(st, 4, p->limit);
 	return db_rows_json(ledger, st, array, key, err);
 }
 
@@ -66,14 +71,13 @@ static const char landing_sql[] =
 int
 brief_landing(struct ledger *ledger, json_t **out, struct err *err)
 {
-	struct brief_params p = { clock_now_ms(), 0, 0 };
+	struct brief_params p = { clock_now_ms(), 0, 0, 0 };
 	json_t *doc = json_object();
 	int rc;
 
 	*out = NULL;
 	if ((rc = ledger_begin_read(ledger, err)) == 0) {
-		rc = add_rows(ledger, db_prepare(ledger, landing_sql, err), &p, doc,
-		    "landing", err);
+		rc = add_rows(ledger, landing_sql, &p, doc, "landing", err);
 		ledger_rollback(ledger);
 	}
 	if (rc == 0)
@@ -82,19 +86,22 @@ brief_landing(struct ledger *ledger, json_t **out, struct err *err)
 	return rc;
 }
 
-/* The newest limit events matching the statement, oldest first. */
+/*
+ * The newest limit events of the query sql (a literal, LIMIT ?4), oldest
+ * first, in doc[key]. Returns 0 or the mapped error.
+ */
 static int
-add_events(struct ledger *ledger, struct db_stmt *st, const struct brief_params *p,
+add_events(struct ledger *ledger, const char *sql, const struct brief_params *p,
     int limit, json_t *doc, const char *key, struct err *err)
 {
+	struct brief_params with_limit = *p;
 	json_t *newest = json_object();
 	json_t *array, *ordered = json_array();
 	size_t n;
 	int rc;
 
-	if (st != NULL)
-		db_bind_int(st, 4, limit);
-	rc = add_rows(ledger, st, p, newest, key, err);
+	with_limit.limit = limit;
+	rc = add_rows(ledger, sql, &with_limit, newest, key, err);
 	array = json_object_get(newest, key);
 	n = array ? json_array_size(array) : 0;
 	for (size_t i = n; i > 0; i--)
@@ -108,7 +115,8 @@ int
 brief_status(struct ledger *ledger, const struct needs_options *options,
     int events, json_t **out, struct err *err)
 {
-	struct brief_params p = { clock_now_ms(), options->stale_after_ms, 0 };
+	struct brief_params p = { clock_now_ms(), options->stale_after_ms, 0,
+	    0 };
 	json_t *doc = json_object(), *agents = NULL, *counts = json_object(),
 	       *needs = json_array();
 	static const char *const states[] = { "open", "claimed", "reported",
@@ -127,12 +135,10 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 	json_object_set_new(doc, "agents", agents);
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		json_object_set_new(counts, states[i], json_integer(0));
-	st = db_prepare(ledger,
-	    "SELECT state, count(*) FROM tasks GROUP BY state", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT state, count(*) FROM tasks GROUP BY state",
+	    &st, err)) < 0)
 		goto finish;
-	}
 	while ((rc = db_step(st)) == DB_ROW)
 		json_object_set_new(counts, db_column_text(st, 0),
 		    json_integer(db_column_int(st, 1)));
@@ -141,15 +147,14 @@ brief_status(struct ledger *ledger, const struct needs_options *options,
 		rc = db_error(ledger, rc, err, "counting tasks");
 		goto finish;
 	}
-	if ((rc = add_rows(ledger, db_prepare(ledger, landing_sql, err), &p, doc,
-	    "landing", err)) < 0)
+	if ((rc = add_rows(ledger, landing_sql, &p, doc, "landing", err)) < 0)
 		goto finish;
-	rc = add_events(ledger, db_prepare(ledger,
+	rc = add_events(ledger,
 	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
 	    " LEFT JOIN agents a ON a.id = e.actor"
 	    " LEFT JOIN tasks t ON t.id = e.task"
-	    " WHERE ?1 IS NOT NULL ORDER BY e.id DESC LIMIT ?4", err), &p, events,
+	    " WHERE ?1 IS NOT NULL ORDER BY e.id DESC LIMIT ?4", &p, events,
 	    doc, "events", err);
 finish:
 	ledger_rollback(ledger);
@@ -167,7 +172,7 @@ int
 brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
     json_t **out, struct err *err)
 {
-	struct brief_params p = { clock_now_ms(), stale_after_ms, from };
+	struct brief_params p = { clock_now_ms(), stale_after_ms, from, 0 };
 	json_t *doc = json_object(), *list = NULL;
 	int rc;
 
@@ -176,9 +181,9 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	json_object_set_new(doc, "now_ms", json_integer(p.now_ms));
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		goto done;
-	if ((rc = add_rows(ledger, db_prepare(ledger,
-		 "SELECT name AS \"from\", role FROM agents WHERE id = ?3", err), &p,
-		 doc, "from", err)) < 0)
+	if ((rc = add_rows(ledger,
+		 "SELECT name AS \"from\", role FROM agents WHERE id = ?3",
+		 &p, doc, "from", err)) < 0)
 		goto finish;
 	/* One agent, or none: an object, or null. */
 	list = json_object_get(doc, "from");
@@ -189,19 +194,19 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	if ((rc = agent_list(ledger, false, stale_after_ms, &list, err)) < 0)
 		goto finish;
 	json_object_set_new(doc, "agents", list);
-	if ((rc = add_rows(ledger, db_prepare(ledger,
+	if ((rc = add_rows(ledger,
 		 "SELECT t.id AS task, t.title, a.name AS owner,"
 		 " CASE WHEN a.state = 'active' AND a.kind <> 'human' AND"
 		 " a.last_seen_ms <= ?1 - ?2 THEN 'stale' ELSE a.state END"
 		 " AS owner_state,"
 		 " t.lease_expires_ms FROM tasks t JOIN agents a ON a.id = t.owner"
-		 " WHERE t.state = 'claimed' ORDER BY t.id", err), &p, doc, "claims",
+		 " WHERE t.state = 'claimed' ORDER BY t.id", &p, doc, "claims",
 		 err)) < 0)
 		goto finish;
 	if ((rc = wait_list_open(ledger, &list, err)) < 0)
 		goto finish;
 	json_object_set_new(doc, "waits", list);
-	if ((rc = add_rows(ledger, db_prepare(ledger,
+	if ((rc = add_rows(ledger,
 		 "SELECT m.id, s.name AS \"from\", m.recipient_name AS \"to\","
 		 " m.addressed_to, m.kind, m.body AS text, m.sent_ms"
 		 " FROM messages m LEFT JOIN agents s ON s.id = m.sender"
@@ -209,28 +214,27 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 		 " WHERE m.read_ms IS NULL AND (m.recipient = f.id"
 		 "  OR m.addressed_to = 'role:' || f.role"
 		 "  OR (m.queued = 1 AND m.recipient_name = f.name))"
-		 " ORDER BY m.id", err), &p, doc, "unread", err)) < 0)
+		 " ORDER BY m.id", &p, doc, "unread", err)) < 0)
 		goto finish;
-	if ((rc = add_rows(ledger, db_prepare(ledger,
+	if ((rc = add_rows(ledger,
 		 "SELECT t.id AS task, t.title, a.name AS owner,"
 		 " t.report_commit AS \"commit\", t.report_note AS note,"
 		 " t.updated_ms AS reported_ms"
 		 " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
-		 " WHERE t.state = 'reported' ORDER BY t.id", err), &p, doc,
+		 " WHERE t.state = 'reported' ORDER BY t.id", &p, doc,
 		 "reported", err)) < 0 ||
-	    (rc = add_rows(ledger, db_prepare(ledger, landing_sql, err), &p, doc,
-		 "landing", err)) < 0)
+	    (rc = add_rows(ledger, landing_sql, &p, doc, "landing", err)) < 0)
 		goto finish;
-	if ((rc = add_rows(ledger, db_prepare(ledger,
+	if ((rc = add_rows(ledger,
 		 "SELECT t.id AS task, t.title, t.state, a.name AS owner,"
 		 " v.summary, v.at_ms FROM tasks t"
 		 " JOIN verdicts v ON v.id = (SELECT max(id) FROM verdicts"
 		 "  WHERE task = t.id)"
 		 " LEFT JOIN agents a ON a.id = t.owner"
 		 " WHERE v.passed = 0 AND t.state IN ('open','claimed','failed')"
-		 " ORDER BY t.id", err), &p, doc, "rejected", err)) < 0)
+		 " ORDER BY t.id", &p, doc, "rejected", err)) < 0)
 		goto finish;
-	rc = add_events(ledger, db_prepare(ledger,
+	rc = add_events(ledger,
 	    "SELECT e.id, e.at_ms, a.name AS actor, e.kind, e.task, t.title,"
 	    " e.detail AS detail_json FROM events e"
 	    " LEFT JOIN agents a ON a.id = e.actor"
@@ -239,7 +243,7 @@ brief_handoff(struct ledger *ledger, int64_t from, int64_t stale_after_ms,
 	    " 'landed','land-conflict','land-failed','cancel','block','handoff',"
 	    " 'agent-takeover','wait-reassigned','wait-needs-human','approve',"
 	    " 'deny','budget-spent')"
-	    " ORDER BY e.id DESC LIMIT ?4", err), &p, 20, doc, "decisions", err);
+	    " ORDER BY e.id DESC LIMIT ?4", &p, 20, doc, "decisions", err);
 finish:
 	ledger_rollback(ledger);
 done:
@@ -270,12 +274,10 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
 		    "agents --all')", from);
 		goto fail;
 	}
-	st = db_prepare(ledger,
-	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id FROM agents WHERE name = ? AND state <> 'ended'",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_text(st, 1, to);
 	if ((rc = db_step_int(ledger, st, &to_id, NULL, "looking up an agent",
 		 err)) < 0)
@@ -289,36 +291,28 @@ brief_transfer(struct ledger *ledger, const char *from, const char *to,
 		rc = err_set(err, ERR_USAGE, "cannot hand over to the same agent");
 		goto fail;
 	}
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "UPDATE waits SET owner = ?2, needs_human = 0, reminded_ms = NULL"
-	    " WHERE owner = ?1 AND ended_ms IS NULL AND agent <> ?2", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " WHERE owner = ?1 AND ended_ms IS NULL AND agent <> ?2",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, from_id);
 	db_bind_int(st, 2, to_id);
 	if ((rc = db_step_done(ledger, st, "handing over waits", err)) < 0)
 		goto fail;
 	*moved = db_changes(ledger);
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "UPDATE agents SET role = (SELECT role FROM agents WHERE id = ?1)"
 	    " WHERE id = ?2 AND (SELECT role FROM agents WHERE id = ?1)"
-	    " IS NOT NULL", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " IS NOT NULL", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, from_id);
 	db_bind_int(st, 2, to_id);
 	if ((rc = db_step_done(ledger, st, "handing over a role", err)) < 0)
 		goto fail;
-	st = db_prepare(ledger,
-	    "UPDATE agents SET role = NULL WHERE id = ?1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "UPDATE agents SET role = NULL WHERE id = ?1", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, from_id);
 	if ((rc = db_step_done(ledger, st, "handing over a role", err)) < 0)
 		goto fail;

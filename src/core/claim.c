@@ -57,7 +57,10 @@ static int
 live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT g.glob, t.id, a.name FROM tasks t"
 	    " JOIN touches g ON g.task = t.id"
 	    " LEFT JOIN agents a ON a.id = t.owner"
@@ -69,11 +72,8 @@ live_touches_load(struct ledger *ledger, int64_t now, struct live_touches *live,
 	    " AND (a.state = 'waiting' OR (a.state = 'active' AND"
 	    "  a.last_seen_ms > ?1 - ?3))"
 	    " AND (rt.id IS NULL OR rt.state NOT IN"
-	    "  ('verified','landed','cancelled','failed'))", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  ('verified','landed','cancelled','failed'))", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, now);
 	db_bind_int(st, 2, live->agent);
 	db_bind_int(st, 3, AGENT_STALE_AFTER_MS);
@@ -110,9 +110,9 @@ find_overlap(struct ledger *ledger, int64_t id, int64_t now,
 		return rc;
 	if (live->count == 0)
 		return -1;
-	st = db_prepare(ledger, "SELECT glob FROM touches WHERE task = ?", err);
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, "SELECT glob FROM touches WHERE task = ?",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	while (found < 0 && (rc = db_step(st)) == DB_ROW) {
 		const char *glob = db_column_text(st, 0);
@@ -241,12 +241,11 @@ task_ready_each(struct ledger *ledger, const char *label, int64_t agent,
 	struct live_touches live = { .agent = agent };
 	int rc;
 
-	open.st = db_prepare(ledger, label ? open_label_sql : open_sql, err);
-	if (open.st == NULL)
-		return -(int)err->code;
-	expired.st = db_prepare(ledger, expired_sql, err);
-	if (expired.st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, label ? open_label_sql : open_sql,
+	    &open.st, err)) < 0)
+		return rc;
+	if ((rc = db_prepare(ledger, expired_sql, &expired.st, err)) < 0)
+		return rc;
 	db_reset(open.st);
 	if (label) {
 		db_bind_text(open.st, 1, label);
@@ -306,16 +305,16 @@ static int
 read_now(struct ledger *ledger, int64_t id, struct task_now *now,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT t.state, t.owner, a.name, t.lease_expires_ms, t.attempts,"
-	    " t.max_attempts, t.unmet_deps, t.has_touches"
-	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?",
-	    err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	memset(now, 0, sizeof(*now));
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT t.state, t.owner, a.name, t.lease_expires_ms, t.attempts,"
+	    " t.max_attempts, t.unmet_deps, t.has_touches"
+	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
@@ -351,6 +350,7 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 		(json_int_t)now->lease_expires_ms), err);
 	if (rc < 0 || !*failed)
 		return rc;
+	TASK_MOVE_CHECK(now->state, "failed");
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'failed',"
 		 " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1", id, at,
 		 NULL, "failing a task", err)) < 0)
@@ -361,25 +361,28 @@ expire_claim(struct ledger *ledger, int64_t actor, int64_t id,
 }
 
 /*
- * Give task id to agent under terms, for max_hold_ms (settle_terms()).
- * The trunk's commit (terms->base) is kept as the base that reported work
- * must be new against. Both writes go with the transaction's COMMIT.
+ * Give task id, read in this transaction to be in state from, to agent
+ * under terms, for max_hold_ms (settle_terms()). The trunk's commit
+ * (terms->base) is kept as the base that reported work must be new
+ * against. Both writes go with the transaction's COMMIT.
  */
 static int
-take(struct ledger *ledger, int64_t agent, int64_t id,
+take(struct ledger *ledger, int64_t agent, int64_t id, const char *from,
     const struct claim_terms *terms, int64_t max_hold_ms, int64_t at,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	TASK_MOVE_CHECK(from, "claimed");
+	if ((rc = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'claimed', owner = ?2, lease_ms = ?3,"
 	    " lease_expires_ms = ?4 + ?3, attempts = attempts + 1,"
 	    " report_commit = NULL, report_note = NULL, block_reason = NULL,"
 	    " not_before_ms = NULL, updated_ms = ?4, claim_base = ?5,"
-	    " claim_named_ms = ?4, max_hold_ms = ?6 WHERE id = ?1", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " claim_named_ms = ?4, max_hold_ms = ?6 WHERE id = ?1",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, agent);
 	db_bind_int(st, 3, terms->lease_ms);
@@ -625,16 +628,16 @@ first_ready(int64_t id, bool open, void *arg)
 static int
 nothing_ready(struct ledger *ledger, const char *label, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*) FILTER (WHERE state = 'open'),"
-	    " count(*) FILTER (WHERE state IN ('claimed','reported','blocked'))"
-	    " FROM tasks WHERE CAST(?1 AS TEXT) IS NULL OR id IN"
-	    " (SELECT task FROM labels WHERE label = ?1)", err);
+	struct db_stmt *st = NULL;
 	int64_t open = 0, busy = 0;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT count(*) FILTER (WHERE state = 'open'),"
+	    " count(*) FILTER (WHERE state IN ('claimed','reported','blocked'))"
+	    " FROM tasks WHERE CAST(?1 AS TEXT) IS NULL OR id IN"
+	    " (SELECT task FROM labels WHERE label = ?1)", &st, err)) < 0)
+		return rc;
 	if (label)
 		db_bind_text(st, 1, label);
 	rc = db_step(st);
@@ -770,8 +773,8 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 	 * answered: one wait fewer. They are always read: for what terms
 	 * leave to the ledger, and for the "max-lease" bound on what they ask.
 	 */
-	if ((settings = settings_read_ahead(ledger, &ahead, err)) == NULL)
-		return -(int)err->code;
+	if ((rc = settings_read_ahead(ledger, &settings, &ahead, err)) < 0)
+		return rc;
 	if ((!ahead && (rc = settle_once(ledger, settings, &settled, &terms,
 	    &max_hold_ms, &base, err)) < 0) ||
 	    (rc = ledger_begin_as(ledger, &agent, err)) < 0) {
@@ -813,15 +816,13 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			 * Already ours: renew, nothing else. Naming the task
 			 * is the sign of life the maximum hold counts from.
 			 */
-			struct db_stmt *st = db_prepare(ledger,
+			struct db_stmt *st = NULL;
+
+			if ((rc = db_prepare(ledger,
 			    "UPDATE tasks SET lease_ms = ?2, lease_expires_ms = ?3 + ?2,"
 			    " claim_named_ms = ?3, max_hold_ms = coalesce(?4, max_hold_ms)"
-			    " WHERE id = ?1", err);
-
-			if (st == NULL) {
-				rc = -(int)err->code;
+			    " WHERE id = ?1", &st, err)) < 0)
 				goto fail;
-			}
 			db_bind_int(st, 1, next.id);
 			db_bind_int(st, 2, terms.lease_ms);
 			db_bind_int(st, 3, at);
@@ -852,8 +853,9 @@ task_claim(struct ledger *ledger, int64_t agent, int64_t id, const char *label,
 			    (long long)id, (long long)now.max_attempts);
 		}
 take_it:
-		if ((rc = take(ledger, agent, next.id, &terms, max_hold_ms, at,
-			 err)) < 0)
+		if ((rc = take(ledger, agent, next.id,
+			 next.open ? "open" : now.state, &terms, max_hold_ms,
+			 at, err)) < 0)
 			goto fail;
 		*claimed = next.id;
 		break;
@@ -906,10 +908,11 @@ static int
 update_task(struct ledger *ledger, const char *sql, int64_t id, int64_t at,
     const char *text, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
+	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, at);
 	if (text)
@@ -941,6 +944,7 @@ task_release_claim(struct ledger *ledger, int64_t agent, int64_t id, struct err 
 	if ((rc = require_holder(ledger, agent, id, "release", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
+	TASK_MOVE_CHECK(now.state, "open");
 	rc = update_task(ledger,
 	    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 	    " lease_expires_ms = NULL, attempts = max(attempts - 1, 0),"
@@ -969,18 +973,19 @@ task_requeue(struct ledger *ledger, int64_t agent, int64_t id,
 		return finish(ledger, rc, &now, err);
 	*failed = now.attempts >= (limit > 0 && limit < now.max_attempts
 					  ? limit : now.max_attempts);
+	TASK_MOVE_CHECK(now.state, *failed ? "failed" : "open");
 	if (*failed) {
 		rc = update_task(ledger,
 		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		    " updated_ms = ?2 WHERE id = ?1", id, at, NULL, err);
 	} else {
-		struct db_stmt *st = db_prepare(ledger,
+		struct db_stmt *st = NULL;
+
+		if ((rc = db_prepare(ledger,
 		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 		    " lease_expires_ms = NULL, not_before_ms = ?2 + ?3,"
-		    " updated_ms = ?2 WHERE id = ?1", err);
-
-		if (st == NULL)
-			return finish(ledger, -(int)err->code, &now, err);
+		    " updated_ms = ?2 WHERE id = ?1", &st, err)) < 0)
+			return finish(ledger, rc, &now, err);
 		db_bind_int(st, 1, id);
 		db_bind_int(st, 2, at);
 		db_bind_int(st, 3, retry_after_ms);
@@ -1010,6 +1015,7 @@ task_block(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = require_holder(ledger, agent, id, "block", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
+	TASK_MOVE_CHECK(now.state, "blocked");
 	rc = update_task(ledger,
 	    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
 	    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1",
@@ -1039,6 +1045,7 @@ task_cancel(struct ledger *ledger, int64_t agent, int64_t id,
 		    now.state);
 		return finish(ledger, rc, &now, err);
 	}
+	TASK_MOVE_CHECK(now.state, "cancelled");
 	rc = update_task(ledger,
 	    "UPDATE tasks SET state = 'cancelled', lease_expires_ms = NULL,"
 	    " updated_ms = ?2 WHERE id = ?1", id, clock_now_ms(), NULL, err);
@@ -1062,12 +1069,12 @@ task_report(struct ledger *ledger, int64_t agent, int64_t id,
 	if ((rc = require_holder(ledger, agent, id, "report", states, &now,
 		 err)) < 0)
 		return finish(ledger, rc, &now, err);
-	st = db_prepare(ledger,
+	TASK_MOVE_CHECK(now.state, "reported");
+	if ((rc = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'reported', lease_expires_ms = NULL,"
 	    " report_commit = ?3, report_note = ?4, updated_ms = ?2"
-	    " WHERE id = ?1", err);
-	if (st == NULL)
-		return finish(ledger, -(int)err->code, &now, err);
+	    " WHERE id = ?1", &st, err)) < 0)
+		return finish(ledger, rc, &now, err);
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, clock_now_ms());
 	if (commit)
@@ -1096,11 +1103,10 @@ task_save(struct ledger *ledger, int64_t agent, int64_t id,
 		return rc;
 	if ((rc = require_holder(ledger, agent, id, "save", states, &now, err)) < 0)
 		return finish(ledger, rc, &now, err);
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "INSERT INTO saves (task, agent, at_ms, result, tokens_in, tokens_out,"
-	    " cost, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
-	if (st == NULL)
-		return finish(ledger, -(int)err->code, &now, err);
+	    " cost, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &st, err)) < 0)
+		return finish(ledger, rc, &now, err);
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, agent);
 	db_bind_int(st, 3, clock_now_ms());
@@ -1157,12 +1163,12 @@ read_blob(struct ledger *ledger, struct db_stmt *st, int64_t id, struct buf *out
 int
 task_body(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT body FROM tasks WHERE id = ?", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT body FROM tasks WHERE id = ?", &st, err)) < 0)
+		return rc;
 	if ((rc = read_blob(ledger, st, id, out, err)) == 1)
 		return err_set(err, ERR_NOT_FOUND, "no task #%lld (see 'daicho ls')",
 		    (long long)id);
@@ -1173,15 +1179,16 @@ int
 task_answers(struct ledger *ledger, int64_t id, struct buf *out,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT coalesce(json_extract(detail, '$.question'), ''),"
 	    " json_extract(detail, '$.answer') FROM events"
 	    " WHERE task = ?1 AND kind = 'unblock'"
-	    " AND json_extract(detail, '$.answer') IS NOT NULL ORDER BY id", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " AND json_extract(detail, '$.answer') IS NOT NULL ORDER BY id",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	while ((rc = db_step(st)) == DB_ROW) {
 		buf_adds(out, "Q: ");
@@ -1198,14 +1205,14 @@ int
 task_land_note(struct ledger *ledger, int64_t id, struct buf *out,
     int64_t *tries, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT land_note, land_tries FROM tasks WHERE id = ?1"
-	    " AND land_note IS NOT NULL AND state <> 'landed'", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*tries = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT land_note, land_tries FROM tasks WHERE id = ?1"
+	    " AND land_note IS NOT NULL AND state <> 'landed'", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
@@ -1220,13 +1227,14 @@ task_land_note(struct ledger *ledger, int64_t id, struct buf *out,
 int
 task_result(struct ledger *ledger, int64_t id, struct buf *out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT result FROM saves WHERE task = ? ORDER BY id DESC LIMIT 1", err);
+	struct db_stmt *st = NULL;
 	struct task_now now;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT result FROM saves WHERE task = ? ORDER BY id DESC LIMIT 1",
+	    &st, err)) < 0)
+		return rc;
 	if ((rc = read_blob(ledger, st, id, out, err)) != 1)
 		return rc;
 	/* Say "no task" when the task itself does not exist. */

@@ -29,11 +29,11 @@ static int
 write_one(struct ledger *ledger, const char *sql, int64_t a, int64_t b,
     bool later, int64_t *changes, const char *what, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, a);
 	if (db_bind_count(st) >= 2)
 		db_bind_int(st, 2, b);
@@ -73,6 +73,21 @@ db_step_int(struct ledger *ledger, struct db_stmt *st, int64_t *value,
 	if (rc != DB_ROW && rc != DB_DONE)
 		return db_error(ledger, rc, err, what);
 	return 0;
+}
+
+int
+db_count(struct ledger *ledger, const char *sql, int64_t a, int64_t *count,
+    const char *what, struct err *err)
+{
+	struct db_stmt *st = NULL;
+	int rc;
+
+	*count = 0;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
+	if (db_bind_count(st) >= 1)
+		db_bind_int(st, 1, a);
+	return db_step_int(ledger, st, count, NULL, what, err);
 }
 
 /* Whether a column called name holds JSON text ("..._json"). */

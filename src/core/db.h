@@ -9,11 +9,12 @@
  * ledger's.
  *
  * Statements. db_prepare() takes SQL that is a string literal and caches
- * the statement by the literal's address: the ledger owns it, and returns
- * it reset with no bindings. db_prepare_once() is for SQL assembled at run
- * time from fixed pieces (never from input: values are always bound); the
- * caller finalises it with db_finalize(). Parameters are ?1, ?2, ...
- * numbered from 1; columns are numbered from 0.
+ * the statement by the literal's address: the ledger owns it, and hands it
+ * back reset with no bindings. db_prepare_once() is for SQL assembled at
+ * run time from fixed pieces (never from input: values are always bound);
+ * the caller finalises it with db_finalize(). Both put the statement in
+ * *out and return 0 or a negative error code, as the rest of core/ does.
+ * Parameters are ?1, ?2, ... numbered from 1; columns are numbered from 0.
  *
  * Results. db_step() returns DB_ROW (a row is ready), DB_DONE (no more
  * rows), or another value, an error that only db_error() interprets (it
@@ -43,8 +44,11 @@
 struct ledger;
 struct db_stmt;
 
-/* The cached statement for sql (a literal), or NULL with err filled. */
-struct db_stmt *db_prepare(struct ledger *ledger, const char *sql,
+/*
+ * The cached statement for sql (a literal) in *out, owned by the ledger:
+ * reset, with no bindings. Returns 0, or the mapped error with *out NULL.
+ */
+int db_prepare(struct ledger *ledger, const char *sql, struct db_stmt **out,
     struct err *err);
 
 /*
@@ -165,6 +169,16 @@ int db_write_later(struct ledger *ledger, const char *sql, int64_t a,
  */
 int db_step_int(struct ledger *ledger, struct db_stmt *st, int64_t *value,
     bool *found, const char *what, struct err *err);
+
+/*
+ * Run sql (a string literal: a cached statement), a count (SELECT count(*)
+ * ...) or another query of one integer, binding ?1 = a when it has a
+ * parameter, and put column 0 of its row in *count (0 when there is none).
+ * For the many counts keyed by one id. Returns 0 or the mapped error about
+ * what.
+ */
+int db_count(struct ledger *ledger, const char *sql, int64_t a,
+    int64_t *count, const char *what, struct err *err);
 
 /*
  * Step st to the end, appending each row to array as a JSON object keyed by

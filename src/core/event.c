@@ -33,20 +33,20 @@ int
 event_append(struct ledger *ledger, int64_t actor, const char *kind,
     int64_t task, json_t *detail, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	char *text = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "INSERT INTO events (at_ms, actor, kind, task, detail, hash)"
 	    " SELECT v.at_ms, v.actor, v.kind, v.task, v.detail, "
 	    EVENT_HASH_SQL("v", "(SELECT hash FROM events ORDER BY id DESC"
 		" LIMIT 1)")
 	    " FROM (SELECT CAST(?1 AS BIGINT) AS at_ms, CAST(?2 AS BIGINT)"
 	    "  AS actor, CAST(?3 AS TEXT) AS kind, CAST(?4 AS BIGINT) AS task,"
-	    "  CAST(?5 AS TEXT) AS detail) AS v", err);
-	char *text = NULL;
-	int rc;
-
-	if (st == NULL) {
+	    "  CAST(?5 AS TEXT) AS detail) AS v", &st, err)) < 0) {
 		json_decref(detail);
-		return -(int)err->code;
+		return rc;
 	}
 	if (ledger_event_via(ledger) != NULL) {
 		if (detail == NULL)
@@ -95,11 +95,12 @@ event_each(struct ledger *ledger, const struct event_filter *filter,
 	    "  WHERE ?1 = 0 AND e.id > ?2 AND e.at_ms >= ?3"
 	    "  ORDER BY e.id DESC LIMIT ?4"
 	    ") AS page ORDER BY id";
-	struct db_stmt *st = db_prepare(ledger, filter->task ? by_task : all, err);
+	struct db_stmt *st = NULL;
 	int rc, stop = 0;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, filter->task ? by_task : all,
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, filter->task);
 	db_bind_int(st, 2, filter->after_id);
 	db_bind_int(st, 3, filter->since_ms);
@@ -137,22 +138,18 @@ int
 event_count_among(struct ledger *ledger, const char *kind, int64_t after_id,
     const char *ids_json, int64_t *count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*) FROM events WHERE id > ?1 AND kind = ?2 AND task IN"
-	    " (SELECT CAST(value AS BIGINT) FROM json_each(?3))", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT count(*) FROM events WHERE id > ?1 AND kind = ?2 AND task IN"
+	    " (SELECT CAST(value AS BIGINT) FROM json_each(?3))",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, after_id);
 	db_bind_text(st, 2, kind);
 	db_bind_text(st, 3, ids_json);
-	rc = db_step(st);
-	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting events");
-	return 0;
+	return db_step_int(ledger, st, count, NULL, "counting events", err);
 }
 
 int

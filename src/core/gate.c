@@ -56,11 +56,9 @@ gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
 	requires_text = json_dumps(requires, JSON_COMPACT);
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		goto done;
-	if ((st = db_prepare(ledger, "SELECT id FROM gates WHERE pattern = ?",
-		 err)) == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger, "SELECT id FROM gates WHERE pattern = ?",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_text(st, 1, spec->pattern);
 	if ((rc = db_step_int(ledger, st, &existing, NULL, "reading gates",
 		 err)) < 0)
@@ -71,12 +69,10 @@ gate_add(struct ledger *ledger, const struct gate_spec *spec, int64_t *id,
 		    (long long)existing, spec->pattern, (long long)existing);
 		goto fail;
 	}
-	if ((st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 		 "INSERT INTO gates (pattern, approval, requires, note, created_ms,"
-		 " created_by) VALUES (?, ?, ?, ?, ?, ?)", err)) == NULL) {
-		rc = -(int)err->code;
+		 " created_by) VALUES (?, ?, ?, ?, ?, ?)", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_text(st, 1, spec->pattern);
 	db_bind_int(st, 2, spec->approval);
 	db_bind_text(st, 3, requires_text);
@@ -138,17 +134,18 @@ fail:
 int
 gate_list(struct ledger *ledger, json_t **out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	*out = json_array();
+	if ((rc = db_prepare(ledger,
 	    "SELECT g.id, g.pattern,"
 	    " CASE g.approval WHEN 1 THEN 'true' ELSE 'false' END AS approval_json,"
 	    " g.requires AS requires_json,"
 	    " g.note, g.created_ms, a.name AS created_by"
 	    " FROM gates g LEFT JOIN agents a ON a.id = g.created_by"
-	    " ORDER BY g.id", err);
-
-	*out = json_array();
-	if (st == NULL)
-		return -(int)err->code;
+	    " ORDER BY g.id", &st, err)) < 0)
+		return rc;
 	return db_rows_json(ledger, st, *out, "reading gates", err);
 }
 
@@ -186,7 +183,12 @@ int
 approval_find_denial(struct ledger *ledger, const struct approval_key *key,
     json_t **denial, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	json_t *rows = json_array();
+	int rc;
+
+	*denial = NULL;
+	if ((rc = db_prepare(ledger,
 	    "SELECT d.id, d.decided_by, d.decided_tty, d.decided_ms, d.reason,"
 	    " r.name AS requester FROM approvals d INDEXED BY approvals_denied"
 	    " JOIN agents r ON r.id = d.requester"
@@ -196,14 +198,9 @@ approval_find_denial(struct ledger *ledger, const struct approval_key *key,
 	    "  a.fingerprint = ?2 AND a.requester = ?3"
 	    "  AND a.state IN ('approved','used') AND (a.decided_ms > d.decided_ms"
 	    "  OR (a.decided_ms = d.decided_ms AND a.id > d.id)))"
-	    " ORDER BY d.decided_ms DESC, d.id DESC LIMIT 1", err);
-	json_t *rows = json_array();
-	int rc;
-
-	*denial = NULL;
-	if (st == NULL) {
+	    " ORDER BY d.decided_ms DESC, d.id DESC LIMIT 1", &st, err)) < 0) {
 		json_decref(rows);
-		return -(int)err->code;
+		return rc;
 	}
 	db_bind_text(st, 1, key->command_key);
 	db_bind_text(st, 2, key->fingerprint);
@@ -219,17 +216,17 @@ int
 approval_find_granted(struct ledger *ledger, const struct approval_key *key,
     json_t **approval, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, condition, decided_by, expires_ms FROM approvals"
-	    " WHERE fingerprint = ?1 AND requester = ?2 AND state = 'approved'"
-	    " AND expires_ms > ?3 ORDER BY id LIMIT 1", err);
+	struct db_stmt *st = NULL;
 	json_t *rows = json_array();
 	int rc;
 
 	*approval = NULL;
-	if (st == NULL) {
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, condition, decided_by, expires_ms FROM approvals"
+	    " WHERE fingerprint = ?1 AND requester = ?2 AND state = 'approved'"
+	    " AND expires_ms > ?3 ORDER BY id LIMIT 1", &st, err)) < 0) {
 		json_decref(rows);
-		return -(int)err->code;
+		return rc;
 	}
 	db_bind_text(st, 1, key->fingerprint);
 	db_bind_int(st, 2, ledger_caller(ledger));
@@ -250,13 +247,11 @@ approval_use(struct ledger *ledger, int64_t id, struct err *err)
 
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
-	if ((st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 		 "UPDATE approvals SET state = 'used', used_ms = ?3"
 		 " WHERE id = ?1 AND requester = ?2 AND state = 'approved'"
-		 " AND expires_ms > ?3", err)) == NULL) {
-		rc = -(int)err->code;
+		 " AND expires_ms > ?3", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, me);
 	db_bind_int(st, 3, now);
@@ -319,11 +314,11 @@ insert_request(struct ledger *ledger, const struct approval_key *key,
 	struct db_stmt *st;
 	int rc;
 
-	if ((st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 		 "INSERT INTO approvals (fingerprint, command_key, command, cwd,"
 		 " gate, requester, requested_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		 err)) == NULL)
-		return -(int)err->code;
+		 &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, key->fingerprint);
 	db_bind_text(st, 2, key->command_key);
 	db_bind_text(st, 3, key->command);
@@ -354,12 +349,10 @@ approval_request(struct ledger *ledger, const struct approval_key *key,
 		return rc;
 	if ((rc = approval_find_denial(ledger, key, &denial, err)) < 0)
 		goto fail;
-	if ((st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 		 "SELECT id FROM approvals WHERE fingerprint = ? AND requester = ?"
-		 " AND state = 'pending' ORDER BY id LIMIT 1", err)) == NULL) {
-		rc = -(int)err->code;
+		 " AND state = 'pending' ORDER BY id LIMIT 1", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_text(st, 1, key->fingerprint);
 	db_bind_int(st, 2, me);
 	if ((rc = db_step_int(ledger, st, id, NULL, "reading approvals",
@@ -401,13 +394,11 @@ approval_decide(struct ledger *ledger, int64_t id,
 
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
-	if ((st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 		 "UPDATE approvals SET state = ?2, decided_ms = ?3, decided_by = ?4,"
 		 " decided_tty = ?5, condition = ?6, reason = ?7, expires_ms = ?8"
-		 " WHERE id = ?1 AND state = 'pending'", err)) == NULL) {
-		rc = -(int)err->code;
+		 " WHERE id = ?1 AND state = 'pending'", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, id);
 	db_bind_text(st, 2, d->approve ? "approved" : "denied");
 	db_bind_int(st, 3, now);
@@ -422,14 +413,12 @@ approval_decide(struct ledger *ledger, int64_t id,
 	if ((rc = db_step_done(ledger, st, "deciding an approval", err)) < 0)
 		goto fail;
 	if (db_changes(ledger) == 0) {
-		struct db_stmt *q = db_prepare(ledger,
-		    "SELECT state FROM approvals WHERE id = ?", err);
+		struct db_stmt *q = NULL;
 		const char *state;
 
-		if (q == NULL) {
-			rc = -(int)err->code;
+		if ((rc = db_prepare(ledger,
+		    "SELECT state FROM approvals WHERE id = ?", &q, err)) < 0)
 			goto fail;
-		}
 		db_bind_int(q, 1, id);
 		if (db_step(q) == DB_ROW &&
 		    (state = db_column_text(q, 0)) != NULL)
@@ -443,11 +432,9 @@ approval_decide(struct ledger *ledger, int64_t id,
 		goto fail;
 	}
 	/* The command decided, so that the record reads on its own. */
-	if ((st = db_prepare(ledger,
-		 "SELECT command FROM approvals WHERE id = ?", err)) == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger,
+		 "SELECT command FROM approvals WHERE id = ?", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	decided = json_pack("{s:I, s:s, s:s, s:s?, s:s?, s:O?, s:s?}",
@@ -473,7 +460,11 @@ int
 approval_list(struct ledger *ledger, int64_t limit, json_t **out,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	*out = json_array();
+	if ((rc = db_prepare(ledger,
 	    "SELECT a.id, a.state, a.command, a.cwd, a.gate, g.pattern,"
 	    " r.name AS requester, a.requested_ms, a.decided_ms, a.decided_by,"
 	    " a.decided_tty, a.condition, a.reason, a.expires_ms, a.used_ms"
@@ -481,11 +472,8 @@ approval_list(struct ledger *ledger, int64_t limit, json_t **out,
 	    " LEFT JOIN gates g ON g.id = a.gate"
 	    " WHERE a.state = 'pending' OR a.id IN (SELECT id FROM approvals"
 	    "  WHERE state <> 'pending' ORDER BY id DESC LIMIT ?1)"
-	    " ORDER BY a.state <> 'pending', a.id", err);
-
-	*out = json_array();
-	if (st == NULL)
-		return -(int)err->code;
+	    " ORDER BY a.state <> 'pending', a.id", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, limit > 0 ? limit : INT64_MAX);
 	return db_rows_json(ledger, st, *out, "reading approvals", err);
 }
@@ -494,13 +482,13 @@ int
 gate_land_globs(struct ledger *ledger, struct strlist *globs,
     struct strlist *ids, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, pattern FROM gates WHERE approval <> 0"
-	    " AND substr(pattern, 1, 5) = 'land:' ORDER BY id", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, pattern FROM gates WHERE approval <> 0"
+	    " AND substr(pattern, 1, 5) = 'land:' ORDER BY id", &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct buf id = BUF_INIT;
 
@@ -526,15 +514,12 @@ landing_approval(struct ledger *ledger, int64_t actor,
 	*state = LANDING_PENDING;
 	if ((rc = ledger_begin_as(ledger, &actor, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, state, coalesce(reason, ''), coalesce(decided_by, '')"
 	    " FROM approvals WHERE fingerprint = ?1 AND (state = 'pending'"
 	    " OR state = 'denied' OR (state = 'approved' AND expires_ms > ?2))"
-	    " ORDER BY id DESC LIMIT 1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " ORDER BY id DESC LIMIT 1", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_text(st, 1, key->fingerprint);
 	db_bind_int(st, 2, now);
 	rc = db_step(st);

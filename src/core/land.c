@@ -147,16 +147,16 @@ release_dependents(struct ledger *ledger, int64_t id, struct err *err)
 int
 land_unqueue_all(struct ledger *ledger, int64_t *count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id FROM tasks WHERE state = 'verified'"
-	    " AND land_queued_ms IS NOT NULL ORDER BY id", err);
+	struct db_stmt *st = NULL;
 	int64_t *ids = NULL;
 	size_t n = 0;
 	int rc;
 
 	*count = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id FROM tasks WHERE state = 'verified'"
+	    " AND land_queued_ms IS NOT NULL ORDER BY id", &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
 		ids[n++] = db_column_int(st, 0);
@@ -213,15 +213,15 @@ int
 land_paused(struct ledger *ledger, bool *paused, int64_t *since_ms,
     int64_t *by, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT paused_ms, paused_by FROM land_lock WHERE id = 1"
-	    " AND paused_ms IS NOT NULL", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*paused = false;
 	*since_ms = *by = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT paused_ms, paused_by FROM land_lock WHERE id = 1"
+	    " AND paused_ms IS NOT NULL", &st, err)) < 0)
+		return rc;
 	rc = db_step(st);
 	if (rc == DB_ROW) {
 		*paused = true;
@@ -377,13 +377,10 @@ land_hold_lock(struct lander *l, bool *held, struct err *err)
 	gethostname(host, sizeof(host) - 1);
 	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
 		return rc;
-	st = db_prepare(l->ledger,
+	if ((rc = db_prepare(l->ledger,
 	    "SELECT token, expires_ms, host, pid, pid_start, paused_ms IS NOT NULL"
-	    " FROM land_lock WHERE id = 1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " FROM land_lock WHERE id = 1", &st, err)) < 0)
 		goto fail;
-	}
 	rc = db_step(st);
 	if (rc == DB_ROW) {
 		const char *token = db_column_text(st, 0);
@@ -410,17 +407,15 @@ land_hold_lock(struct lander *l, bool *held, struct err *err)
 		return 0;
 	}
 	/* Taken from the holder seen, and from no other. */
-	st = db_prepare(l->ledger,
+	if ((rc = db_prepare(l->ledger,
 	    "INSERT INTO land_lock (id, token, expires_ms, holder, host, pid,"
 	    " pid_start) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)"
 	    " ON CONFLICT (id) DO UPDATE SET token = ?1, expires_ms = ?2,"
 	    " holder = ?3, host = ?4, pid = ?5, pid_start = ?6"
 	    " WHERE land_lock.paused_ms IS NULL AND (land_lock.token IS NULL"
-	    " OR land_lock.token = ?1 OR land_lock.token = ?7)", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " OR land_lock.token = ?1 OR land_lock.token = ?7)",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_text(st, 1, l->token.buf);
 	db_bind_int(st, 2, now + l->longest_check_ms + LAND_LOCK_SLACK_MS);
 	if (l->options->actor)
@@ -473,10 +468,9 @@ drop_lock(struct lander *l)
 
 	if (ledger_begin(l->ledger, &ignored) < 0)
 		goto done;
-	st = db_prepare(l->ledger, "UPDATE land_lock SET token = NULL,"
+	if (db_prepare(l->ledger, "UPDATE land_lock SET token = NULL,"
 	    " expires_ms = NULL, holder = NULL WHERE id = 1 AND token = ?1",
-	    &ignored);
-	if (st == NULL) {
+	    &st, &ignored) < 0) {
 		ledger_rollback(l->ledger);
 		goto done;
 	}
@@ -506,15 +500,12 @@ read_queue(struct lander *l, int64_t count, bool waiting, struct member **out,
 	*n = 0;
 	if ((rc = ledger_begin_read(l->ledger, err)) < 0)
 		return rc;
-	st = db_prepare(l->ledger,
+	if ((rc = db_prepare(l->ledger,
 	    "SELECT id, report_commit, title, owner, check_timeout_ms"
 	    " FROM tasks WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
 	    " AND (?2 <> 0 OR land_waiting IS NULL)"
-	    " ORDER BY land_queued_ms, id LIMIT ?1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " ORDER BY land_queued_ms, id LIMIT ?1", &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, count > 0 ? count : INT64_MAX);
 	db_bind_int(st, 2, waiting);
 	while ((rc = db_step(st)) == DB_ROW) {
@@ -583,12 +574,10 @@ mark_batch(struct lander *l, struct member **batch, size_t n, enum mark mark,
 	if ((rc = ledger_begin(l->ledger, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct db_stmt *st = db_prepare(l->ledger, sql[mark], err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL) {
-			rc = -(int)err->code;
+		if ((rc = db_prepare(l->ledger, sql[mark], &st, err)) < 0)
 			break;
-		}
 		db_bind_int(st, 1, batch[i]->id);
 		if (mark != MARK_CLEAR)
 			db_bind_text(st, 2, text);
@@ -618,17 +607,16 @@ record_landed(struct lander *l, struct member *m, const char *before,
 
 	if ((rc = ledger_begin_as(l->ledger, &actor, err)) < 0)
 		return rc;
-	st = db_prepare(l->ledger,
+	/* The WHERE names the state: a task in any other is left alone. */
+	TASK_MOVE_CHECK("verified", "landed");
+	if ((rc = db_prepare(l->ledger,
 	    "UPDATE tasks SET state = 'landed', landed_commit = ?2,"
 	    " landed_trunk = ?3, landed_ms = ?4, land_base = NULL,"
 	    " land_token = NULL,"
 	    " land_waiting = NULL, land_note = NULL, updated_ms = ?4"
 	    " WHERE id = ?1 AND state = 'verified' AND land_queued_ms IS NOT NULL",
-	    err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, m->id);
 	db_bind_text(st, 2, m->landed);
 	db_bind_text(st, 3, l->branch.buf);
@@ -674,15 +662,13 @@ send_back(struct lander *l, struct member *m, const char *kind,
 		json_decref(detail);
 		return rc;
 	}
-	st = db_prepare(l->ledger,
+	if ((rc = db_prepare(l->ledger,
 	    "SELECT t.land_tries + 1, CASE WHEN a.state IN ('active','waiting')"
 	    " AND a.last_seen_ms >= ?2 THEN 1 ELSE 0 END FROM tasks t"
 	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1"
-	    " AND t.state = 'verified' AND t.land_queued_ms IS NOT NULL", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " AND t.state = 'verified' AND t.land_queued_ms IS NOT NULL",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, m->id);
 	db_bind_int(st, 2, now - l->options->stale_after_ms);
 	rc = db_step(st);
@@ -701,7 +687,9 @@ send_back(struct lander *l, struct member *m, const char *kind,
 		goto fail;
 	}
 	failed = tries >= l->config.tries;
-	st = db_prepare(l->ledger, failed
+	/* Read above with t.state = 'verified', in this transaction. */
+	TASK_MOVE_CHECK("verified", failed ? "failed" : "open");
+	if ((rc = db_prepare(l->ledger, failed
 	    ? "UPDATE tasks SET state = 'failed', land_tries = land_tries + 1,"
 	      " land_queued_ms = NULL, land_base = NULL, land_token = NULL,"
 	      " land_waiting = NULL, land_note = ?2, lease_expires_ms = NULL,"
@@ -711,11 +699,9 @@ send_back(struct lander *l, struct member *m, const char *kind,
 	      " land_tries = land_tries + 1, land_queued_ms = NULL,"
 	      " land_base = NULL, land_token = NULL, land_waiting = NULL,"
 	      " land_note = ?2,"
-	      " not_before_ms = NULL, updated_ms = ?3 WHERE id = ?1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	      " not_before_ms = NULL, updated_ms = ?3 WHERE id = ?1",
+	    &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, m->id);
 	db_bind_text(st, 2, note);
 	db_bind_int(st, 3, now);
@@ -1469,10 +1455,9 @@ wait_rest(struct lander *l, const char *why)
 
 	if (ledger_begin(l->ledger, &ignored) < 0)
 		goto done;
-	st = db_prepare(l->ledger, "UPDATE tasks SET land_waiting = ?1"
+	if (db_prepare(l->ledger, "UPDATE tasks SET land_waiting = ?1"
 	    " WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
-	    " AND land_waiting IS NULL", &ignored);
-	if (st == NULL) {
+	    " AND land_waiting IS NULL", &st, &ignored) < 0) {
 		ledger_rollback(l->ledger);
 		goto done;
 	}
@@ -1645,13 +1630,12 @@ recover(struct lander *l, struct err *err)
 
 	if ((rc = ledger_begin_read(l->ledger, err)) < 0)
 		return rc;
-	st = db_prepare(l->ledger, "SELECT id, report_commit, land_base,"
+	if ((rc = db_prepare(l->ledger, "SELECT id, report_commit, land_base,"
 	    " coalesce(land_token, '')"
 	    " FROM tasks WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
-	    " AND land_base IS NOT NULL ORDER BY id", err);
-	if (st == NULL) {
+	    " AND land_base IS NOT NULL ORDER BY id", &st, err)) < 0) {
 		ledger_rollback(l->ledger);
-		return -(int)err->code;
+		return rc;
 	}
 	while ((rc = db_step(st)) == DB_ROW) {
 		all = xrealloc(all, (n + 1) * sizeof(*all));
@@ -1847,12 +1831,11 @@ retry_waiting(struct lander *l, struct err *err)
 
 	if ((rc = ledger_begin(l->ledger, err)) < 0)
 		return rc;
-	st = db_prepare(l->ledger, "UPDATE tasks SET land_waiting = NULL"
-	    " WHERE land_waiting IS NOT NULL", err);
-	if (st == NULL || (rc = db_step_done(l->ledger, st, "landing",
-	    err)) < 0) {
+	if ((rc = db_prepare(l->ledger, "UPDATE tasks SET land_waiting = NULL"
+	    " WHERE land_waiting IS NOT NULL", &st, err)) < 0 ||
+	    (rc = db_step_done(l->ledger, st, "landing", err)) < 0) {
 		ledger_rollback(l->ledger);
-		return st == NULL ? -(int)err->code : rc;
+		return rc;
 	}
 	return ledger_commit(l->ledger, err);
 }

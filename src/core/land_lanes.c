@@ -99,15 +99,13 @@ read_traits(struct lander *l, struct member **group, size_t count,
 	if ((rc = ledger_begin_read(l->ledger, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < count && rc == 0; i++) {
-		struct db_stmt *st = db_prepare(l->ledger,
+		struct db_stmt *st = NULL;
+
+		if ((rc = db_prepare(l->ledger,
 		    "SELECT coalesce(sum(duration_ms), 0) FROM check_runs"
 		    " WHERE verdict = (SELECT max(id) FROM verdicts WHERE task = ?1)",
-		    err);
-
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    &st, err)) < 0)
 			break;
-		}
 		db_bind_int(st, 1, group[i]->id);
 		if ((rc = db_step(st)) == DB_ROW)
 			traits[i].cost_ms = db_column_int(st, 0);
@@ -116,12 +114,10 @@ read_traits(struct lander *l, struct member **group, size_t count,
 			rc = db_error(l->ledger, rc, err, "reading a verdict's time");
 			break;
 		}
-		st = db_prepare(l->ledger,
-		    "SELECT glob FROM touches WHERE task = ?1 ORDER BY glob", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		if ((rc = db_prepare(l->ledger,
+		    "SELECT glob FROM touches WHERE task = ?1 ORDER BY glob",
+		    &st, err)) < 0)
 			break;
-		}
 		db_bind_int(st, 1, group[i]->id);
 		while ((rc = db_step(st)) == DB_ROW)
 			strlist_add(&traits[i].touches, db_column_text(st, 0));

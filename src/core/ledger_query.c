@@ -38,6 +38,7 @@ ledger_hold_lock(struct ledger *ledger, struct err *err)
 {
 	int64_t taken = 0, released = 0;
 	struct db_stmt *st;
+	int rc;
 
 	if (!ledger->driver->shared)
 		return 0;
@@ -45,8 +46,8 @@ ledger_hold_lock(struct ledger *ledger, struct err *err)
 	if (taken != 0)
 		return 0;
 	/* The first statement takes the lock with it, and the clock. */
-	if ((st = db_prepare(ledger, "SELECT 1", err)) == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, "SELECT 1", &st, err)) < 0)
+		return rc;
 	return db_step_done(ledger, st, "taking the ledger's write lock", err);
 }
 

@@ -32,17 +32,17 @@ static int
 read_addressee(struct ledger *ledger, const char *name, int64_t now,
     int64_t stale_after_ms, struct addressee *a, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, role, CASE WHEN state = 'active' AND kind <> 'human' AND"
 	    " last_seen_ms <= ?2 - ?3 THEN 'stale' ELSE state END,"
 	    " last_seen_ms, ended_ms FROM agents WHERE name = ?1"
 	    " ORDER BY state <> 'ended' DESC, last_seen_ms DESC, id DESC LIMIT 1",
-	    err);
-	int rc;
-
-	memset(a, 0, sizeof(*a));
-	if (st == NULL)
-		return -(int)err->code;
+	    &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, name);
 	db_bind_int(st, 2, now);
 	db_bind_int(st, 3, stale_after_ms);
@@ -70,15 +70,16 @@ static int
 role_holders(struct ledger *ledger, const char *role, int64_t now,
     int64_t stale_after_ms, json_t **out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	*out = json_array();
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, name, last_seen_ms FROM agents WHERE role = ?1"
 	    " AND state <> 'ended' AND (state = 'waiting' OR (state = 'active'"
 	    "  AND (kind = 'human' OR last_seen_ms > ?2 - ?3)))"
-	    " ORDER BY last_seen_ms DESC, id DESC", err);
-
-	*out = json_array();
-	if (st == NULL)
-		return -(int)err->code;
+	    " ORDER BY last_seen_ms DESC, id DESC", &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, role);
 	db_bind_int(st, 2, now);
 	db_bind_int(st, 3, stale_after_ms);
@@ -105,14 +106,15 @@ int
 msg_append(struct ledger *ledger, int64_t sender, int64_t recipient,
     const char *kind, const char *text, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "INSERT INTO messages (sender, recipient, recipient_name,"
 	    " addressed_to, kind, body, sent_ms, recipient_seen_ms)"
 	    " SELECT ?1, id, name, name, ?3, ?4, ?5, last_seen_ms"
-	    " FROM agents WHERE id = ?2", err);
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " FROM agents WHERE id = ?2", &st, err)) < 0)
+		return rc;
 	if (sender)
 		db_bind_int(st, 1, sender);
 	db_bind_int(st, 2, recipient);
@@ -128,15 +130,15 @@ insert_message(struct ledger *ledger, int64_t sender, int64_t recipient,
     const char *name, int64_t seen_ms, const struct msg_request *req,
     int64_t now, json_t *sent, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "INSERT INTO messages (sender, recipient, recipient_name,"
-	    " addressed_to, body, sent_ms, recipient_seen_ms, queued, reply_to)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", err);
+	struct db_stmt *st = NULL;
 	int64_t id;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "INSERT INTO messages (sender, recipient, recipient_name,"
+	    " addressed_to, body, sent_ms, recipient_seen_ms, queued, reply_to)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, sender);
 	if (recipient)
 		db_bind_int(st, 2, recipient);
@@ -242,15 +244,15 @@ static int
 read_answered(struct ledger *ledger, int64_t me, int64_t id,
     const char **name, struct buf *answered, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT coalesce(s.name, '') FROM messages m"
 	    " LEFT JOIN agents s ON s.id = m.sender WHERE m.id = ?1"
 	    " AND (m.recipient = ?2 OR (m.queued = 1 AND m.recipient_name ="
-	    "  (SELECT name FROM agents WHERE id = ?2)))", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  (SELECT name FROM agents WHERE id = ?2)))", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, me);
 	rc = db_step(st);
@@ -348,18 +350,18 @@ static int
 mark_read(struct ledger *ledger, int64_t me, const char *name,
     const json_t *list, int64_t *marked, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "UPDATE messages SET read_ms = ?3, recipient = ?1"
-	    " WHERE id = ?4 AND read_ms IS NULL AND (recipient = ?1 OR"
-	    "  (queued = 1 AND recipient_name = ?2))", err);
+	struct db_stmt *st = NULL;
 	const json_t *m;
 	size_t i;
 	int rc;
 
 	if (marked)
 		*marked = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "UPDATE messages SET read_ms = ?3, recipient = ?1"
+	    " WHERE id = ?4 AND read_ms IS NULL AND (recipient = ?1 OR"
+	    "  (queued = 1 AND recipient_name = ?2))", &st, err)) < 0)
+		return rc;
 	json_array_foreach(list, i, m) {
 		json_int_t id = json_is_integer(m) ? json_integer_value(m)
 		    : json_integer_value(json_object_get(m, "id"));
@@ -406,15 +408,16 @@ int
 msg_unread_count(struct ledger *ledger, const char *caller_name,
     int64_t *count, int64_t *newest, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*), coalesce(max(id), 0) FROM ("
-	    " SELECT m.id FROM messages m" UNREAD_SENT " UNION ALL"
-	    " SELECT m.id FROM messages m" UNREAD_QUEUED ") AS unread", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*count = *newest = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT count(*), coalesce(max(id), 0) FROM ("
+	    " SELECT m.id FROM messages m" UNREAD_SENT " UNION ALL"
+	    " SELECT m.id FROM messages m" UNREAD_QUEUED ") AS unread",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, ledger_caller(ledger));
 	db_bind_text(st, 2, caller_name);
 	if ((rc = db_step(st)) == DB_ROW) {
@@ -436,17 +439,16 @@ msg_unread_previews(struct ledger *ledger, const char *caller_name,
 	" length(hex(m.body)) / 2 AS bytes, substr(m.body, 1, ?4) AS preview," \
 	" CASE WHEN length(m.body) > ?4 THEN 'true' ELSE 'false' END"           \
 	" AS truncated_json FROM messages m LEFT JOIN agents s ON s.id = m.sender"
-	struct db_stmt *st = db_prepare(ledger,
-	    PREVIEW_COLUMNS UNREAD_SENT " AND m.id > ?3 UNION ALL "
-	    PREVIEW_COLUMNS UNREAD_QUEUED " AND m.id > ?3 ORDER BY 1", err);
-#undef PREVIEW_COLUMNS
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*out = json_array();
-	if (st == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    PREVIEW_COLUMNS UNREAD_SENT " AND m.id > ?3 UNION ALL "
+	    PREVIEW_COLUMNS UNREAD_QUEUED " AND m.id > ?3 ORDER BY 1",
+	    &st, err)) < 0)
 		goto done;
-	}
+#undef PREVIEW_COLUMNS
 	db_bind_int(st, 1, ledger_caller(ledger));
 	db_bind_text(st, 2, caller_name);
 	db_bind_int(st, 3, after);
@@ -469,17 +471,17 @@ static int
 inbox_budget(struct ledger *ledger, int64_t me, const char *name,
     size_t max_bytes, int64_t *up_to, size_t *cut, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT m.id, length(hex(m.body)) / 2 FROM messages m"
-	    UNREAD_SENT " UNION ALL SELECT m.id, length(hex(m.body)) / 2"
-	    " FROM messages m" UNREAD_QUEUED " ORDER BY 1", err);
+	struct db_stmt *st = NULL;
 	size_t total = 0;
 	int rc;
 
 	*up_to = 0;
 	*cut = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT m.id, length(hex(m.body)) / 2 FROM messages m"
+	    UNREAD_SENT " UNION ALL SELECT m.id, length(hex(m.body)) / 2"
+	    " FROM messages m" UNREAD_QUEUED " ORDER BY 1", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, me);
 	db_bind_text(st, 2, name);
 	while ((rc = db_step(st)) == DB_ROW) {
@@ -535,7 +537,7 @@ add_threads(struct ledger *ledger, int64_t me, json_t *messages,
 
 		if (!json_is_integer(json_object_get(m, "reply_to")))
 			continue;
-		if (st == NULL && (st = db_prepare(ledger,
+		if (st == NULL && (rc = db_prepare(ledger,
 		    "WITH RECURSIVE up(id, depth) AS ("
 		    "  SELECT reply_to, 1 FROM messages WHERE id = ?1"
 		    "  UNION ALL SELECT m.reply_to, up.depth + 1 FROM messages m"
@@ -545,8 +547,8 @@ add_threads(struct ledger *ledger, int64_t me, json_t *messages,
 		    " FROM up JOIN messages m ON m.id = up.id"
 		    " LEFT JOIN agents s ON s.id = m.sender"
 		    " WHERE m.sender = ?2 OR m.recipient = ?2 ORDER BY up.depth",
-		    err)) == NULL)
-			return -(int)err->code;
+		    &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, json_integer_value(json_object_get(m, "id")));
 		db_bind_int(st, 2, me);
 		db_bind_int(st, 3, MSG_THREAD_DEPTH);
@@ -600,10 +602,8 @@ msg_inbox_within(struct ledger *ledger, const char *caller_name, bool peek,
 	if (max_bytes > 0 && (rc = inbox_budget(ledger, me, caller_name,
 	    max_bytes, &up_to, &cut, err)) < 0)
 		goto finish;
-	if ((st = db_prepare(ledger, select_sql, err)) == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger, select_sql, &st, err)) < 0)
 		goto finish;
-	}
 	db_bind_int(st, 1, me);
 	db_bind_text(st, 2, caller_name);
 	db_bind_int(st, 3, up_to);

@@ -750,13 +750,13 @@ needs_collect(struct ledger *ledger, const struct needs_options *options,
     int64_t now_ms, json_t *array, struct err *err)
 {
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		struct db_stmt *st = db_prepare(ledger, kinds[k].sql, err);
+		struct db_stmt *st = NULL;
 		json_t *rows = json_array();
 		int rc;
 
-		if (st == NULL) {
+		if ((rc = db_prepare(ledger, kinds[k].sql, &st, err)) < 0) {
 			json_decref(rows);
-			return -(int)err->code;
+			return rc;
 		}
 		db_bind_int(st, 1, now_ms);
 		if (db_bind_count(st) >= 2)

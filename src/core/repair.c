@@ -35,18 +35,18 @@ static int
 read_standing(struct ledger *ledger, int64_t actor, int64_t id,
     struct standing *out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = db_prepare(ledger,
 	    "SELECT (SELECT kind = 'human' FROM agents WHERE id = ?2),"
 	    " (SELECT e.actor FROM events e WHERE e.task = t.id"
 	    "  AND e.kind = 'add' ORDER BY e.id LIMIT 1) = ?2,"
 	    " t.owner, o.name, (SELECT name FROM agents WHERE id = ?2)"
 	    " FROM tasks t LEFT JOIN agents o ON o.id = t.owner WHERE t.id = ?1",
-	    err);
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (st == NULL)
-		return -(int)err->code;
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, actor);
 	rc = db_step(st);
@@ -70,10 +70,11 @@ static int
 write_text(struct ledger *ledger, const char *sql, int64_t id,
     const char *text, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
+	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	if (text)
 		db_bind_text(st, 2, text);
@@ -120,10 +121,10 @@ replace_list(struct ledger *ledger, int64_t id, const char *delete_sql,
 	if ((rc = write_text(ledger, delete_sql, id, NULL, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < list->count; i++) {
-		struct db_stmt *st = db_prepare(ledger, insert_sql, err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL)
-			return -(int)err->code;
+		if ((rc = db_prepare(ledger, insert_sql, &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, id);
 		db_bind_text(st, 2, list->items[i]);
 		db_bind_int(st, 3, (int64_t)i + 1);
@@ -145,17 +146,17 @@ static int
 find_cycle(struct ledger *ledger, int64_t task, int64_t after,
     struct buf *path, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "WITH RECURSIVE walk(id, path) AS ("
 	    " SELECT CAST(?2 AS BIGINT),"
 	    "  '#' || CAST(?1 AS BIGINT) || ' -> #' || CAST(?2 AS BIGINT)"
 	    " UNION ALL SELECT d.after, walk.path || ' -> #' || d.after"
 	    "  FROM deps d JOIN walk ON d.task = walk.id WHERE walk.id <> ?1)"
-	    " SELECT path FROM walk WHERE id = ?1 LIMIT 1", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " SELECT path FROM walk WHERE id = ?1 LIMIT 1", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, task);
 	db_bind_int(st, 2, after);
 	rc = db_step(st);
@@ -184,11 +185,11 @@ change_edge(struct ledger *ledger, int64_t id, const char *text, bool remove,
 
 	if ((rc = task_parse_id(text, &other, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT " TASK_DONE_SQL ", EXISTS (SELECT 1 FROM deps"
-	    " WHERE task = ?1 AND after = ?2) FROM tasks WHERE id = ?2", err);
-	if (st == NULL)
-		return -(int)err->code;
+	    " WHERE task = ?1 AND after = ?2) FROM tasks WHERE id = ?2",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, other);
 	rc = db_step(st);
@@ -279,11 +280,11 @@ edit_scalars(struct ledger *ledger, int64_t id, const struct task *t,
 		json_array_append_new(changed, json_string("title"));
 	}
 	if (rc == 0 && edit->set_body) {
-		struct db_stmt *st = db_prepare(ledger,
-		    "UPDATE tasks SET body = ?2 WHERE id = ?1", err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL)
-			return -(int)err->code;
+		if ((rc = db_prepare(ledger,
+		    "UPDATE tasks SET body = ?2 WHERE id = ?1", &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, id);
 		db_bind_blob(st, 2, edit->body ? edit->body : "", edit->body_bytes);
 		rc = db_step_done(ledger, st, "editing a task", err);
@@ -345,14 +346,14 @@ static int
 touches_set_by_agent(struct ledger *ledger, int64_t id, bool *by_agent,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT 1 - " TASK_TOUCHES_BY_PERSON_SQL TASK_TOUCHES_LAST_SET_SQL,
-	    err);
+	struct db_stmt *st = NULL;
 	int64_t agent = 0;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT 1 - " TASK_TOUCHES_BY_PERSON_SQL TASK_TOUCHES_LAST_SET_SQL,
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	rc = db_step_int(ledger, st, &agent, NULL, "reading a task's history",
 	    err);
@@ -389,12 +390,13 @@ refuse_person_fields(struct ledger *ledger, int64_t id,
 
 		if (!fields[i].given)
 			continue;
-		st = db_prepare(ledger, "SELECT EXISTS (SELECT 1 FROM events e"
+		if ((rc = db_prepare(ledger,
+		    "SELECT EXISTS (SELECT 1 FROM events e"
 		    " JOIN agents a ON a.id = e.actor WHERE e.task = ?1"
 		    " AND e.kind = 'edit' AND a.kind = 'human'"
-		    " AND json_extract(e.detail, ?2) IS NOT NULL)", err);
-		if (st == NULL)
-			return -(int)err->code;
+		    " AND json_extract(e.detail, ?2) IS NOT NULL)",
+		    &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, id);
 		db_bind_text(st, 2, fields[i].path);
 		if ((rc = db_step_int(ledger, st, &set, NULL, "reading a task's "
@@ -776,15 +778,15 @@ end_repair(struct ledger *ledger, struct standing *who, int rc,
 static int
 read_ran(struct ledger *ledger, int64_t id, json_t **ran, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT x.id FROM deps d JOIN tasks x ON x.id = d.task"
-	    " WHERE d.after = ?1 AND x.state IN ('claimed', 'reported',"
-	    " 'blocked', 'verified', 'landed') ORDER BY x.id", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*ran = json_array();
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT x.id FROM deps d JOIN tasks x ON x.id = d.task"
+	    " WHERE d.after = ?1 AND x.state IN ('claimed', 'reported',"
+	    " 'blocked', 'verified', 'landed') ORDER BY x.id", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	while ((rc = db_step(st)) == DB_ROW)
 		json_array_append_new(*ran, json_integer(db_column_int(st, 0)));
@@ -841,6 +843,7 @@ task_reopen(struct ledger *ledger, int64_t actor, int64_t id,
 		 "  FROM tasks WHERE id = ?1)", id, 0, NULL,
 		 "making the tasks after it wait", err)) < 0))
 		goto fail;
+	TASK_MOVE_CHECK(state, "open");
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = 0, not_before_ms = NULL, verify_token = NULL,"
@@ -868,12 +871,13 @@ static int
 read_question(struct ledger *ledger, int64_t id, struct buf *out,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT coalesce(block_reason, '') FROM tasks WHERE id = ?1", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT coalesce(block_reason, '') FROM tasks WHERE id = ?1",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW)
@@ -910,12 +914,9 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 		    who.owner_name ? who.owner_name : "");
 		goto fail;
 	}
-	st = db_prepare(ledger, "SELECT state IN ('active','waiting') AND"
-	    " last_seen_ms >= ?2 FROM agents WHERE id = ?1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	if ((rc = db_prepare(ledger, "SELECT state IN ('active','waiting') AND"
+	    " last_seen_ms >= ?2 FROM agents WHERE id = ?1", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, who.owner);
 	db_bind_int(st, 2, now - stale_after_ms);
 	if ((rc = db_step_int(ledger, st, &live, NULL, "reading an agent",
@@ -925,6 +926,7 @@ task_unblock(struct ledger *ledger, int64_t actor, int64_t id,
 	if (answer != NULL && (rc = read_question(ledger, id, &question,
 		 err)) < 0)
 		goto fail;
+	TASK_MOVE_CHECK(state, *to_owner ? "claimed" : "open");
 	rc = db_write(ledger, *to_owner
 	    ? "UPDATE tasks SET state = 'claimed', block_reason = NULL,"
 	      " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
@@ -985,6 +987,7 @@ task_release_forced(struct ledger *ledger, int64_t actor, int64_t id,
 		    (long long)id, state);
 		goto fail;
 	}
+	TASK_MOVE_CHECK(state, "open");
 	if ((rc = db_write(ledger, "UPDATE tasks SET state = 'open',"
 		 " owner = NULL, lease_ms = NULL, lease_expires_ms = NULL,"
 		 " attempts = max(attempts - 1, 0), block_reason = NULL,"

@@ -38,12 +38,13 @@ static int
 load_live(struct ledger *ledger, int64_t agent, int64_t stale_after_ms,
     json_t **out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, LIVE_SET_SQL " ORDER BY 7, 2",
-	    err);
+	struct db_stmt *st = NULL;
+	int rc;
 
 	*out = json_array();
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, LIVE_SET_SQL " ORDER BY 7, 2",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, clock_now_ms());
 	db_bind_int(st, 2, stale_after_ms);
 	db_bind_int(st, 3, agent);
@@ -93,9 +94,9 @@ take_locked(struct ledger *ledger, int64_t me, const struct reserve_request *req
 		int64_t one;
 		bool found;
 
-		if ((st = db_prepare(ledger, "SELECT 1 FROM tasks WHERE id = ?",
-			 err)) == NULL)
-			return -(int)err->code;
+		if ((rc = db_prepare(ledger, "SELECT 1 FROM tasks WHERE id = ?",
+		    &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, req->task);
 		if ((rc = db_step_int(ledger, st, &one, &found,
 			 "looking up a task", err)) < 0)
@@ -115,13 +116,11 @@ take_locked(struct ledger *ledger, int64_t me, const struct reserve_request *req
 			}
 	for (size_t g = 0; g < req->glob_count; g++) {
 		/* Renew the caller's own live reservation of the glob, if any. */
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "UPDATE reservations SET expires_ms = ?3, task = ?4"
-		    " WHERE agent = ?1 AND glob = ?2 AND released_ms IS NULL", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    " WHERE agent = ?1 AND glob = ?2 AND released_ms IS NULL",
+		    &st, err)) < 0)
 			goto done;
-		}
 		db_bind_int(st, 1, me);
 		db_bind_text(st, 2, req->globs[g]);
 		db_bind_int(st, 3, now + req->ttl_ms);
@@ -132,13 +131,10 @@ take_locked(struct ledger *ledger, int64_t me, const struct reserve_request *req
 			goto done;
 		if (db_changes(ledger) > 0)
 			continue;
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "INSERT INTO reservations (agent, glob, task, created_ms,"
-		    " expires_ms) VALUES (?, ?, ?, ?, ?)", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    " expires_ms) VALUES (?, ?, ?, ?, ?)", &st, err)) < 0)
 			goto done;
-		}
 		db_bind_int(st, 1, me);
 		db_bind_text(st, 2, req->globs[g]);
 		if (req->task)
@@ -204,13 +200,11 @@ reserve_drop(struct ledger *ledger, char *const *globs, size_t glob_count,
 	if ((rc = ledger_begin_as(ledger, &me, err)) < 0)
 		return rc;
 	for (size_t g = 0; g < (all ? 1 : glob_count); g++) {
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "UPDATE reservations SET released_ms = ?3 WHERE agent = ?1"
-		    " AND released_ms IS NULL AND (CAST(?2 AS TEXT) IS NULL OR glob = ?2)", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    " AND released_ms IS NULL AND (CAST(?2 AS TEXT) IS NULL OR glob = ?2)",
+		    &st, err)) < 0)
 			goto fail;
-		}
 		db_bind_int(st, 1, me);
 		if (!all)
 			db_bind_text(st, 2, globs[g]);

@@ -285,14 +285,14 @@ int
 settings_read(struct ledger *ledger, const char *key, struct buf *value,
     bool *found, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT value FROM settings WHERE key = ?", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	buf_reset(value);
 	*found = false;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT value FROM settings WHERE key = ?", &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, key);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
@@ -309,14 +309,15 @@ int
 settings_store(struct ledger *ledger, int64_t actor, const char *key,
     const char *value, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, value
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger, value
 	    ? "INSERT INTO settings (key, value, set_ms, set_by) VALUES (?1, ?2,"
 	      " ?3, ?4) ON CONFLICT (key) DO UPDATE SET value = ?2, set_ms = ?3,"
 	      " set_by = ?4"
-	    : "DELETE FROM settings WHERE key = ?1", err);
-
-	if (st == NULL)
-		return -(int)err->code;
+	    : "DELETE FROM settings WHERE key = ?1", &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, key);
 	if (value) {
 		db_bind_text(st, 2, value);
@@ -425,13 +426,11 @@ settings_show(struct ledger *ledger, const char *key, json_t **out,
 
 		if (only && only != s)
 			continue;
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "SELECT s.value, s.set_ms, a.name FROM settings s"
-		    " LEFT JOIN agents a ON a.id = s.set_by WHERE s.key = ?", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    " LEFT JOIN agents a ON a.id = s.set_by WHERE s.key = ?",
+		    &st, err)) < 0)
 			break;
-		}
 		db_bind_text(st, 1, s->key);
 		rc = db_step(st);
 		row = json_pack("{s:s, s:s, s:s, s:b, s:s}", "key", s->key, "kind",
@@ -520,13 +519,14 @@ forget_values(struct buf *values, bool *found, size_t count)
 	}
 }
 
-struct db_stmt *
-settings_read_ahead(struct ledger *ledger, bool *ahead, struct err *err)
+int
+settings_read_ahead(struct ledger *ledger, struct db_stmt **out, bool *ahead,
+    struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, settings_sql, err);
+	int rc = db_prepare(ledger, settings_sql, out, err);
 
-	*ahead = st != NULL && db_step_ahead(st);
-	return st;
+	*ahead = rc == 0 && db_step_ahead(*out);
+	return rc;
 }
 
 int
@@ -557,11 +557,12 @@ int
 settings_values(struct ledger *ledger, const char *const *keys, size_t count,
     struct buf *values, bool *found, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, settings_sql, err);
+	struct db_stmt *st = NULL;
+	int rc;
 
-	if (st == NULL) {
+	if ((rc = db_prepare(ledger, settings_sql, &st, err)) < 0) {
 		forget_values(values, found, count);
-		return -(int)err->code;
+		return rc;
 	}
 	return settings_values_read(ledger, st, keys, count, values, found, err);
 }

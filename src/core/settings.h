@@ -78,12 +78,13 @@ int settings_values(struct ledger *ledger, const char *const *keys,
 
 /*
  * The read settings_values() makes, asked for ahead (db_step_ahead()) so
- * that it can travel with the next statement: the statement, for one
- * settings_values_read(), and *ahead, whether it went ahead (when not, read
- * it at once: it would run alone anyway). NULL with err filled.
+ * that it can travel with the next statement: the statement in *out, for
+ * one settings_values_read(), and *ahead, whether it went ahead (when not,
+ * read it at once: it would run alone anyway). Returns 0, or the mapped
+ * error with *out NULL.
  */
-struct db_stmt *settings_read_ahead(struct ledger *ledger, bool *ahead,
-    struct err *err);
+int settings_read_ahead(struct ledger *ledger, struct db_stmt **out,
+    bool *ahead, struct err *err);
 
 /* settings_values() from st, the read settings_read_ahead() returned. */
 int settings_values_read(struct ledger *ledger, struct db_stmt *st,

@@ -19,35 +19,35 @@ drv(const struct db_stmt *st)
 	return st->ledger->driver;
 }
 
-struct db_stmt *
-db_prepare(struct ledger *ledger, const char *sql, struct err *err)
+int
+db_prepare(struct ledger *ledger, const char *sql, struct db_stmt **out,
+    struct err *err)
 {
 	const struct db_driver *d = ledger->driver;
 	struct db_stmt *st;
 	void *impl = NULL;
 	int rc;
 
+	*out = NULL;
 	for (size_t i = 0; i < ledger->stmt_count; i++) {
 		if (ledger->stmts[i].sql == sql) {
 			st = &ledger->stmts[i].stmt;
 			d->reset(st->impl);
 			d->clear_bindings(st->impl);
-			return st;
+			*out = st;
+			return 0;
 		}
 	}
-	if (ledger->stmt_count == STMT_CACHE_SIZE) {
-		/* Every statement is a literal in core/: raise the size. */
-		err_set(err, ERR_FAILED, "internal: statement cache full");
-		return NULL;
-	}
-	if ((rc = d->prepare(ledger->conn, sql, true, &impl)) != 0) {
-		ledger_error(ledger, rc, err, "preparing a query");
-		return NULL;
-	}
+	/* Every statement is a literal in core/: raise the size. */
+	if (ledger->stmt_count == STMT_CACHE_SIZE)
+		return err_set(err, ERR_FAILED, "internal: statement cache full");
+	if ((rc = d->prepare(ledger->conn, sql, true, &impl)) != 0)
+		return ledger_error(ledger, rc, err, "preparing a query");
 	ledger->stmts[ledger->stmt_count].sql = sql;
 	st = &ledger->stmts[ledger->stmt_count++].stmt;
 	*st = (struct db_stmt){ .impl = impl, .ledger = ledger, .cached = true };
-	return st;
+	*out = st;
+	return 0;
 }
 
 int

@@ -55,7 +55,7 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 		 * alone stop renewing the lease then (core/agent.c), and a
 		 * lease taken longer than the hold ends with the hold.
 		 */
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "SELECT t.id, t.attempts, t.max_attempts,"
 		    " min(t.lease_expires_ms,"
 		    "  coalesce(t.claim_named_ms + t.max_hold_ms, t.lease_expires_ms)),"
@@ -63,11 +63,8 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 		    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner"
 		    " WHERE t.state = 'claimed' AND (t.lease_expires_ms <= ?1"
 		    "  OR t.claim_named_ms + t.max_hold_ms <= ?1)"
-		    " ORDER BY 4 LIMIT 1", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    " ORDER BY 4 LIMIT 1", &st, err)) < 0)
 			goto fail;
-		}
 		db_bind_int(st, 1, now);
 		rc = db_step(st);
 		if (rc == DB_ROW) {
@@ -103,15 +100,15 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 		free(owner);
 		if (rc < 0)
 			goto fail;
-		st = db_prepare(ledger, failed
+		/* The lease read was a claim's: t.state = 'claimed' above. */
+		TASK_MOVE_CHECK("claimed", failed ? "failed" : "open");
+		if ((rc = db_prepare(ledger, failed
 		    ? "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		      " updated_ms = ?2 WHERE id = ?1"
 		    : "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
-		      " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		      " lease_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
+		    &st, err)) < 0)
 			goto fail;
-		}
 		db_bind_int(st, 1, id);
 		db_bind_int(st, 2, now);
 		rc = db_step(st);
@@ -147,11 +144,10 @@ claim_is_live(struct ledger *ledger, const char *name, bool *live,
 	*live = false;
 	if (dash == NULL)
 		return 0;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT 1 FROM tasks WHERE id = ? AND verify_token = ?"
-	    " AND verify_expires_ms > ?", err);
-	if (st == NULL)
-		return -(int)err->code;
+	    " AND verify_expires_ms > ?", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, strtoll(name, NULL, 10));
 	db_bind_text(st, 2, dash + 1);
 	db_bind_int(st, 3, clock_now_ms());

@@ -28,6 +28,55 @@ task_state_valid(const char *state)
 	return false;
 }
 
+/*
+ * The lifecycle: every move of a task from one state to another that a
+ * write of tasks.state makes, and the writers that make it. Nothing else
+ * changes a task's state (an added task starts open; an import copies
+ * rows whole).
+ */
+static const struct task_transition {
+	const char *from, *to;
+} task_transitions[] = {
+	{ "open", "claimed" },	    /* claim (take) */
+	{ "open", "cancelled" },    /* cancel */
+	{ "claimed", "claimed" },   /* claim of a lapsed lease: taken over */
+	{ "claimed", "reported" },  /* report */
+	{ "claimed", "blocked" },   /* block */
+	{ "claimed", "open" },	    /* release, requeue, lease expiry,
+				       release --force */
+	{ "claimed", "failed" },    /* lease expiry or requeue, attempts
+				       spent */
+	{ "claimed", "cancelled" }, /* cancel */
+	{ "blocked", "claimed" },   /* unblock, to a live holder */
+	{ "blocked", "open" },	    /* unblock, release, release --force */
+	{ "blocked", "cancelled" }, /* cancel */
+	{ "reported", "verified" }, /* verdict passed */
+	{ "reported", "claimed" },  /* rejected, back to a live holder */
+	{ "reported", "open" },	    /* rejected, release --force */
+	{ "reported", "blocked" },  /* vacuous or unscoped: for a person */
+	{ "reported", "failed" },   /* rejected, attempts spent */
+	{ "reported", "cancelled" }, /* cancel */
+	{ "verified", "landed" },   /* landed */
+	{ "verified", "open" },	    /* sent back from landing, re-verified
+				       and failing, reopen */
+	{ "verified", "failed" },   /* sent back, landing tries spent */
+	{ "landed", "open" },	    /* reopen, by a person */
+	{ "failed", "open" },	    /* reopen */
+	{ "failed", "cancelled" },  /* cancel */
+	{ "cancelled", "open" },    /* reopen */
+};
+
+bool
+task_transition_legal(const char *from, const char *to)
+{
+	for (size_t i = 0;
+	     i < sizeof(task_transitions) / sizeof(*task_transitions); i++)
+		if (strcmp(from, task_transitions[i].from) == 0 &&
+		    strcmp(to, task_transitions[i].to) == 0)
+			return true;
+	return false;
+}
+
 int
 task_parse_id(const char *text, int64_t *id, struct err *err)
 {
@@ -179,11 +228,11 @@ int
 task_load_strings(struct ledger *ledger, const char *sql, int64_t id,
     struct strlist *list, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	while ((rc = db_step(st)) == DB_ROW)
 		strlist_add(list, db_column_text(st, 0));
@@ -245,14 +294,15 @@ task_dependents(struct ledger *ledger, int64_t id, struct strlist *out,
 int
 task_get(struct ledger *ledger, int64_t id, struct task *out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT " TASK_COLUMNS " FROM tasks t"
-	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT " TASK_COLUMNS " FROM tasks t"
+	    " LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW)
@@ -280,14 +330,14 @@ int
 task_get_state(struct ledger *ledger, int64_t id, struct task_state *out,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT state, coalesce(owner, 0), attempts FROM tasks WHERE id = ?",
-	    err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT state, coalesce(owner, 0), attempts FROM tasks WHERE id = ?",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
@@ -485,10 +535,9 @@ existing_task(struct ledger *ledger, const char *text, const char *prefix,
 		return err_set(err, ERR_USAGE,
 		    "%s'%s' in %s is neither a task id nor a key in this batch",
 		    prefix, text, role);
-	st = db_prepare(ledger, "SELECT " TASK_DONE_SQL
-	    " FROM tasks WHERE id = ?", err);
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, "SELECT " TASK_DONE_SQL
+	    " FROM tasks WHERE id = ?", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, *id);
 	rc = db_step(st);
 	if (rc == DB_ROW)
@@ -506,11 +555,11 @@ static int
 insert_pair(struct ledger *ledger, const char *sql, int64_t task,
     const char *text, int64_t number, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, task);
 	if (text)
 		db_bind_text(st, 2, text);
@@ -528,14 +577,14 @@ static int
 insert_task(struct ledger *ledger, const struct task_spec *spec,
     int64_t parent, int64_t now, int64_t *id, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
-	    " has_touches, created_ms, updated_ms, check_timeout_ms, no_baseline,"
-	    " check_needs) VALUES (?,?,?,?,?,?,?,?,?,?,?)", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "INSERT INTO tasks (title, body, priority, parent, max_attempts,"
+	    " has_touches, created_ms, updated_ms, check_timeout_ms, no_baseline,"
+	    " check_needs) VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, spec->title);
 	db_bind_blob(st, 2, spec->body ? spec->body : "", spec->body_bytes);
 	db_bind_int(st, 3, spec->priority);
@@ -591,15 +640,12 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 			goto done;
 		}
 		{
-			struct db_stmt *st = db_prepare(ledger,
-			    "INSERT INTO deps (task, after) VALUES (?, ?)"
-			    " ON CONFLICT DO NOTHING",
-			    err);
+			struct db_stmt *st = NULL;
 
-			if (st == NULL) {
-				rc = -(int)err->code;
+			if ((rc = db_prepare(ledger,
+			    "INSERT INTO deps (task, after) VALUES (?, ?)"
+			    " ON CONFLICT DO NOTHING", &st, err)) < 0)
 				goto done;
-			}
 			db_bind_int(st, 1, ids[i]);
 			db_bind_int(st, 2, after);
 			rc = db_step(st);
@@ -615,13 +661,12 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		}
 	}
 	if (unmet > 0) {
-		struct db_stmt *st = db_prepare(ledger,
-		    "UPDATE tasks SET unmet_deps = ? WHERE id = ?", err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL) {
-			rc = -(int)err->code;
+		if ((rc = db_prepare(ledger,
+		    "UPDATE tasks SET unmet_deps = ? WHERE id = ?",
+		    &st, err)) < 0)
 			goto done;
-		}
 		db_bind_int(st, 1, unmet);
 		db_bind_int(st, 2, ids[i]);
 		rc = db_step(st);
@@ -648,13 +693,12 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		    " ON CONFLICT DO NOTHING",
 		    ids[i], spec->protects.items[k], 0, err);
 	for (size_t k = 0; k < spec->checks.count && rc == 0; k++) {
-		struct db_stmt *st = db_prepare(ledger,
-		    "INSERT INTO checks (task, seq, spec) VALUES (?, ?, ?)", err);
+		struct db_stmt *st = NULL;
 
-		if (st == NULL) {
-			rc = -(int)err->code;
+		if ((rc = db_prepare(ledger,
+		    "INSERT INTO checks (task, seq, spec) VALUES (?, ?, ?)",
+		    &st, err)) < 0)
 			break;
-		}
 		db_bind_int(st, 1, ids[i]);
 		db_bind_int(st, 2, (int64_t)k + 1);
 		db_bind_text(st, 3, spec->checks.items[k]);
@@ -900,40 +944,33 @@ int
 task_count_by_state(struct ledger *ledger, const char *const *states,
     int64_t *counts, size_t count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*) FROM tasks WHERE state = ?", err);
-	int rc = DB_DONE;
+	struct db_stmt *st = NULL;
+	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
-	for (size_t i = 0; i < count; i++) {
-		db_reset(st);
+	if ((rc = db_prepare(ledger,
+	    "SELECT count(*) FROM tasks WHERE state = ?", &st, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < count && rc == 0; i++) {
 		db_bind_text(st, 1, states[i]);
-		rc = db_step(st);
-		if (rc != DB_ROW)
-			break;
-		counts[i] = db_column_int(st, 0);
+		rc = db_step_int(ledger, st, &counts[i], NULL, "counting tasks",
+		    err);
 	}
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting tasks");
-	return 0;
+	return rc;
 }
 
 int
 task_count_open(struct ledger *ledger, const char *label, int64_t *open,
     int64_t *ready, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT count(*), count(*) FILTER (WHERE unmet_deps = 0) FROM tasks"
 	    " WHERE state = 'open'"
 	    " AND (CAST(?1 AS TEXT) IS NULL OR id IN"
-	    "  (SELECT task FROM labels WHERE label = ?1))",
-	    err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  (SELECT task FROM labels WHERE label = ?1))", &st, err)) < 0)
+		return rc;
 	if (label)
 		db_bind_text(st, 1, label);
 	else
@@ -954,12 +991,12 @@ task_each_edge(struct ledger *ledger,
     int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT task, after FROM deps ORDER BY task, after", err);
+	struct db_stmt *st = NULL;
 	int rc, stop = 0;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT task, after FROM deps ORDER BY task, after", &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW)
 		if ((stop = fn(db_column_int(st, 0),
 			 db_column_int(st, 1), arg)) != 0)
@@ -976,49 +1013,39 @@ int
 task_count_among(struct ledger *ledger, const char *ids_json,
     const char *state, int64_t *count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT CAST(value AS BIGINT) FROM"
 	    " json_each(?1)) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2"
 	    " OR (?2 = 'queued' AND state = 'verified'"
-	    "  AND land_queued_ms IS NOT NULL))", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  AND land_queued_ms IS NOT NULL))", &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, ids_json);
 	if (state)
 		db_bind_text(st, 2, state);
-	rc = db_step(st);
-	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting tasks");
-	return 0;
+	return db_step_int(ledger, st, count, NULL, "counting tasks", err);
 }
 
 int
 task_count_in_flight(struct ledger *ledger, const char *ids_json,
     int64_t as_of_ms, int64_t *count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT count(*) FROM tasks WHERE id IN (SELECT CAST(value AS BIGINT) FROM"
 	    " json_each(?1)) AND (state = 'reported' OR (state = 'open' AND"
 	    " not_before_ms > ?2) OR (state = 'verified'"
 	    " AND land_queued_ms IS NOT NULL AND land_waiting IS NULL"
 	    " AND NOT EXISTS (SELECT 1 FROM land_lock"
-	    "  WHERE paused_ms IS NOT NULL)))", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  WHERE paused_ms IS NOT NULL)))", &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, ids_json);
 	db_bind_int(st, 2, as_of_ms);
-	rc = db_step(st);
-	*count = rc == DB_ROW ? db_column_int(st, 0) : 0;
-	db_reset(st);
-	if (rc != DB_ROW)
-		return db_error(ledger, rc, err, "counting tasks");
-	return 0;
+	return db_step_int(ledger, st, count, NULL, "counting tasks", err);
 }
 
 int
@@ -1026,13 +1053,14 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
     int (*fn)(int64_t task, int64_t owner, void *arg), void *arg,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT id, owner FROM tasks WHERE state = 'claimed' AND owner IN"
-	    " (SELECT CAST(value AS BIGINT) FROM json_each(?1)) ORDER BY id", err);
+	struct db_stmt *st = NULL;
 	int rc, stop = 0;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id, owner FROM tasks WHERE state = 'claimed' AND owner IN"
+	    " (SELECT CAST(value AS BIGINT) FROM json_each(?1)) ORDER BY id",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_text(st, 1, agents_json);
 	while ((rc = db_step(st)) == DB_ROW)
 		if ((stop = fn(db_column_int(st, 0),
@@ -1054,20 +1082,21 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
 static int
 may_cancel(struct ledger *ledger, int64_t agent, int64_t id, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	char *holder = NULL, *creator = NULL;
+	bool found, allowed = true, failed = false;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT o.name, c.name, c.id = ?2,"
 	    " (SELECT kind = 'human' FROM agents WHERE id = ?2), t.state = 'failed'"
 	    " FROM tasks t LEFT JOIN agents o ON o.id = t.owner"
 	    " LEFT JOIN agents c ON c.id = (SELECT e.actor FROM events e"
 	    "  WHERE e.task = t.id AND e.kind = 'add' ORDER BY e.id LIMIT 1)"
 	    " WHERE t.id = ?1 AND (t.state = 'failed' OR (t.owner <> ?2"
-	    " AND t.state IN ('claimed', 'blocked', 'reported')))", err);
-	char *holder = NULL, *creator = NULL;
-	bool found, allowed = true, failed = false;
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " AND t.state IN ('claimed', 'blocked', 'reported')))",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, agent);
 	rc = db_step(st);
@@ -1131,11 +1160,13 @@ task_cancel_allowed(struct ledger *ledger, int64_t agent, int64_t id,
 int
 task_derived_fix(struct ledger *ledger, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, "UPDATE tasks SET unmet_deps = "
-	    TASK_UNMET_SQL ", has_touches = " TASK_HAS_TOUCHES_SQL, err);
+	struct db_stmt *st = NULL;
+	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, "UPDATE tasks SET unmet_deps = "
+	    TASK_UNMET_SQL ", has_touches = " TASK_HAS_TOUCHES_SQL,
+	    &st, err)) < 0)
+		return rc;
 	return db_step_done(ledger, st, "setting derived fields", err);
 }
 
@@ -1149,12 +1180,11 @@ task_derived_wrong(struct ledger *ledger, int64_t *count, struct buf *ids,
 	*count = 0;
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger, "SELECT id FROM tasks WHERE unmet_deps <> "
+	if ((rc = db_prepare(ledger, "SELECT id FROM tasks WHERE unmet_deps <> "
 	    TASK_UNMET_SQL " OR has_touches <> " TASK_HAS_TOUCHES_SQL
-	    " ORDER BY id", err);
-	if (st == NULL) {
+	    " ORDER BY id", &st, err)) < 0) {
 		ledger_rollback(ledger);
-		return -(int)err->code;
+		return rc;
 	}
 	while ((rc = db_step(st)) == DB_ROW) {
 		if (++*count <= 10)

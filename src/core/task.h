@@ -6,7 +6,10 @@
  * claimed → blocked; any unfinished → cancelled; attempts exhausted →
  * failed. A task is ready when it is open (or claimed with an expired
  * lease), every task it comes after is done (TASK_DONE_SQL), and its
- * touches overlap no live claim (TASK_LIVE_CLAIM_SQL).
+ * touches overlap no live claim (TASK_LIVE_CLAIM_SQL). Every move, and
+ * the ways back, is one row of the table in task.c
+ * (task_transition_legal()); every write of tasks.state checks its move
+ * against it (TASK_MOVE_CHECK()).
  */
 #ifndef DAICHO_TASK_H
 #define DAICHO_TASK_H
@@ -17,6 +20,7 @@
 
 #include "core/err.h"
 #include "core/ledger.h"
+#include "util/bug.h"
 #include "util/strlist.h"
 
 /*
@@ -175,6 +179,22 @@ int task_derived_wrong(struct ledger *ledger, int64_t *count, struct buf *ids,
 
 /* Whether state names a task state. */
 bool task_state_valid(const char *state);
+
+/*
+ * Whether a task may move from state from to state to: a row of the
+ * table of its lifecycle in task.c. A name that is no state is on no row.
+ */
+bool task_transition_legal(const char *from, const char *to);
+
+/*
+ * An invariant, on in every build: a write of tasks.state moves the task
+ * from from, the state it read in its transaction (or named in the
+ * write's WHERE), to to, along a row of the table. BUG otherwise, at the
+ * writer's line. Costs a few string comparisons, no statement.
+ */
+#define TASK_MOVE_CHECK(from, to)                                             \
+	BUG_ON(!task_transition_legal(from, to), "task moved from %s to %s: "  \
+	    "no row of its lifecycle (task_transition_legal())", from, to)
 
 /*
  * Check a done-when spec: "file:PATH" (relative, no "..", not absolute),

@@ -93,11 +93,11 @@ static int
 export_table(struct ledger *ledger, const struct transfer_table *t,
     transfer_emit_fn emit, void *arg, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, t->select, err);
+	struct db_stmt *st = NULL;
 	int rc, columns;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, t->select, &st, err)) < 0)
+		return rc;
 	columns = db_column_count(st);
 	while ((rc = db_step(st)) == DB_ROW) {
 		json_t *row = json_object();
@@ -188,11 +188,12 @@ learn_table(struct import *im, size_t i)
 {
 	struct import_table *t = &im->tables[i];
 	struct db_stmt *st;
+	int rc;
 
 	if (t->names != NULL)
 		return 0;
-	if ((st = db_prepare(im->ledger, tables[i].select, im->err)) == NULL)
-		return -(int)im->err->code;
+	if ((rc = db_prepare(im->ledger, tables[i].select, &st, im->err)) < 0)
+		return rc;
 	t->columns = db_column_count(st);
 	t->names = xcalloc((size_t)t->columns, sizeof(*t->names));
 	t->types = xcalloc((size_t)t->columns, sizeof(*t->types));
@@ -462,11 +463,11 @@ static int
 require_empty(struct ledger *ledger, struct err *err)
 {
 	for (size_t i = 0; i < TABLE_COUNT; i++) {
-		struct db_stmt *st = db_prepare(ledger, tables[i].select, err);
+		struct db_stmt *st = NULL;
 		int rc;
 
-		if (st == NULL)
-			return -(int)err->code;
+		if ((rc = db_prepare(ledger, tables[i].select, &st, err)) < 0)
+			return rc;
 		rc = db_step(st);
 		db_reset(st);
 		if (rc == DB_ROW)

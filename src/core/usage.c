@@ -64,12 +64,12 @@ usage_each(struct ledger *ledger, const char *by,
 			  : strcmp(by, "model") == 0 ? by_model
 			  : strcmp(by, "label") == 0 ? by_label
 			  : day ? by_day : by_task;
-	struct db_stmt *st = db_prepare(ledger, sql, err);
+	struct db_stmt *st = NULL;
 	int rc, stop = 0;
 	char date[16];
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, sql, &st, err)) < 0)
+		return rc;
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct usage_row row = {
 			.key = db_column_text(st, 0),
@@ -102,14 +102,15 @@ int
 usage_since(struct ledger *ledger, int64_t after_save, const char *tasks_json,
     int64_t *tokens, double *cost, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT coalesce(sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)),"
-	    " 0), coalesce(sum(cost), 0) FROM saves WHERE id > ?1"
-	    " AND task IN (SELECT CAST(value AS BIGINT) FROM json_each(?2))", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT coalesce(sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)),"
+	    " 0), coalesce(sum(cost), 0) FROM saves WHERE id > ?1"
+	    " AND task IN (SELECT CAST(value AS BIGINT) FROM json_each(?2))",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, after_save);
 	db_bind_text(st, 2, tasks_json);
 	rc = db_step(st);
@@ -133,16 +134,17 @@ usage_mark(struct ledger *ledger, int64_t *save_id, struct err *err)
 int
 usage_saves(struct ledger *ledger, int64_t task, json_t **out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = db_prepare(ledger,
 	    "SELECT s.id AS id, s.at_ms AS at_ms, a.name AS agent,"
 	    " length(s.result) AS bytes, s.tokens_in AS tokens_in,"
 	    " s.tokens_out AS tokens_out, s.cost AS cost, s.model AS model"
 	    " FROM saves s LEFT JOIN agents a ON a.id = s.agent"
-	    " WHERE s.task = ? ORDER BY s.id", err);
-
-	*out = NULL;
-	if (st == NULL)
-		return -(int)err->code;
+	    " WHERE s.task = ? ORDER BY s.id", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, task);
 	*out = json_array();
 	return db_rows_json(ledger, st, *out, "reading saves", err);

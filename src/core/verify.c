@@ -124,13 +124,14 @@ static int
 accepted_elsewhere(struct ledger *ledger, int64_t id, const char *commit,
     const char *tree, int64_t *other, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT task FROM verdicts WHERE passed <> 0 AND task <> ?1"
-	    " AND (commit_hash = ?2 OR tree = ?3) LIMIT 1", err);
+	struct db_stmt *st = NULL;
+	int rc;
 
 	*other = 0;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT task FROM verdicts WHERE passed <> 0 AND task <> ?1"
+	    " AND (commit_hash = ?2 OR tree = ?3) LIMIT 1", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	db_bind_text(st, 2, commit);
 	if (tree)
@@ -148,16 +149,13 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	memset(s, 0, sizeof(*s));
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT report_commit, check_timeout_ms,"
 	    " (SELECT length(result) FROM saves WHERE task = t.id"
 	    "  ORDER BY id DESC LIMIT 1), claim_base, checks_version, no_baseline,"
 	    " coalesce(check_needs, '') = 'net'"
-	    " FROM tasks t WHERE id = ?", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " FROM tasks t WHERE id = ?", &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW) {
@@ -244,15 +242,12 @@ read_subject(struct ledger *ledger, int64_t id, struct subject *s,
 	 * they exempt it when a person or another agent than the worker that
 	 * holds it set them: the worker may not draw its own scope.
 	 */
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT " TASK_TOUCHES_BY_PERSON_SQL ","
 	    " CASE WHEN e.actor = coalesce((SELECT owner FROM tasks"
 	    "  WHERE id = ?1), 0) THEN 0 ELSE 1 END" TASK_TOUCHES_LAST_SET_SQL,
-	    err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW || rc == DB_DONE) {
@@ -534,15 +529,15 @@ static int
 accepted_since_claim(struct ledger *ledger, int64_t id, struct strlist *out,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT DISTINCT commit_hash FROM verdicts WHERE passed <> 0"
 	    " AND task <> ?1 AND commit_hash IS NOT NULL AND at_ms >="
 	    " (SELECT coalesce(max(at_ms), 0) FROM events"
-	    "  WHERE task = ?1 AND kind = 'claim')", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    "  WHERE task = ?1 AND kind = 'claim')", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	while ((rc = db_step(st)) == DB_ROW)
 		strlist_add(out, db_column_text(st, 0));
@@ -572,17 +567,16 @@ accepted_holder(struct ledger *ledger, int64_t id,
 		json_array_append_new(list, json_string(commits->items[i]));
 	text = json_dumps(list, JSON_COMPACT);
 	json_decref(list);
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT v.task, t.land_queued_ms IS NOT NULL AND t.state = 'verified'"
 	    " FROM verdicts v JOIN tasks t ON t.id = v.task"
 	    " WHERE v.passed <> 0 AND v.task <> ?1"
 	    " AND v.commit_hash IN (SELECT value FROM json_each(?2))"
 	    " AND NOT EXISTS (SELECT 1 FROM deps d WHERE d.task = ?1"
 	    "  AND d.after = v.task)"
-	    " ORDER BY v.id LIMIT 1", err);
-	if (st == NULL) {
+	    " ORDER BY v.id LIMIT 1", &st, err)) < 0) {
 		free(text);
-		return -(int)err->code;
+		return rc;
 	}
 	db_bind_int(st, 1, id);
 	db_bind_text(st, 2, text);
@@ -1310,11 +1304,10 @@ baseline_read(struct ledger *ledger, const char *tree, json_t **known,
 	*inputs = json_object();
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger, "SELECT key, passed, inputs FROM baselines"
-	    " WHERE tree = ?", err);
-	if (st == NULL) {
+	if ((rc = db_prepare(ledger, "SELECT key, passed, inputs FROM baselines"
+	    " WHERE tree = ?", &st, err)) < 0) {
 		ledger_rollback(ledger);
-		return -(int)err->code;
+		return rc;
 	}
 	db_bind_text(st, 1, tree);
 	while ((rc = db_step(st)) == DB_ROW) {
@@ -1348,14 +1341,15 @@ baseline_keep(struct ledger *ledger, const struct verdict *v, int64_t now,
 		json_t *traced = v->base_inputs
 				     ? json_object_get(v->base_inputs, key) : NULL;
 		char *text = traced ? json_dumps(traced, JSON_COMPACT) : NULL;
-		struct db_stmt *st = db_prepare(ledger,
+		struct db_stmt *st = NULL;
+
+		if ((rc = db_prepare(ledger,
 		    "INSERT INTO baselines (tree, key, passed, at_ms, inputs)"
 		    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (tree, key)"
-		    " DO UPDATE SET passed = ?3, at_ms = ?4, inputs = ?5", err);
-
-		if (st == NULL) {
+		    " DO UPDATE SET passed = ?3, at_ms = ?4, inputs = ?5",
+		    &st, err)) < 0) {
 			free(text);
-			return -(int)err->code;
+			return rc;
 		}
 		db_bind_text(st, 1, v->base_tree);
 		db_bind_text(st, 2, key);
@@ -1967,13 +1961,14 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 
 	if ((rc = ledger_begin(ledger, err)) < 0)
 		return rc;
-	st = by_id ? db_prepare(ledger,
+	rc = by_id ? db_prepare(ledger,
 	    "UPDATE tasks SET verify_token = ?1, verify_expires_ms = ?2 + 120000"
 	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
 	    " WHERE id = ?3 AND state = 'reported'"
-	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)", err)
-		   : db_prepare(ledger,
+	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)",
+	    &st, err)
+	    : db_prepare(ledger,
 	    "UPDATE tasks SET verify_token = ?1, verify_expires_ms = ?2 + 120000"
 	    " + coalesce(check_timeout_ms, 600000) * (SELECT count(*) FROM checks c"
 	    "   WHERE c.task = tasks.id AND c.spec LIKE 'cmd:%')"
@@ -1982,10 +1977,10 @@ verify_take(struct ledger *ledger, int64_t only, int64_t reported_by_ms,
 	    "  AND (?5 = 0 OR owner IS DISTINCT FROM ?5)"
 	    "  AND (verify_expires_ms IS NULL OR verify_expires_ms <= ?2)"
 	    "  ORDER BY updated_ms, id LIMIT 1)"
-	    " RETURNING id", err);
-	if (st == NULL) {
+	    " RETURNING id", &st, err);
+	if (rc < 0) {
 		ledger_rollback(ledger);
-		return -(int)err->code;
+		return rc;
 	}
 	db_bind_text(st, 1, token);
 	db_bind_int(st, 2, now);
@@ -2019,14 +2014,14 @@ static int
 insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
-	    " checks_version, tree, sandbox, vacuous)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "INSERT INTO verdicts (task, at_ms, actor, passed, commit_hash, summary,"
+	    " checks_version, tree, sandbox, vacuous)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, v->task);
 	db_bind_int(st, 2, v->at_ms);
 	if (actor)
@@ -2050,12 +2045,11 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 	for (size_t i = 0; i < v->run_count; i++) {
 		const struct check_run *run = &v->runs[i];
 
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "INSERT INTO check_runs (verdict, seq, spec, passed, exit_status,"
 		    " duration_ms, output, base_passed)"
-		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err);
-		if (st == NULL)
-			return -(int)err->code;
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &st, err)) < 0)
+			return rc;
 		db_bind_int(st, 1, v->id);
 		db_bind_int(st, 2, (int64_t)i + 1);
 		db_bind_text(st, 3, run->spec);
@@ -2090,13 +2084,14 @@ update(struct ledger *ledger, const char *sql, int64_t id, int64_t now,
 static int
 release_dependents(struct ledger *ledger, int64_t id, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT EXISTS (SELECT 1 FROM deps WHERE after = ?)", err);
+	struct db_stmt *st = NULL;
 	int64_t any = 0;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT EXISTS (SELECT 1 FROM deps WHERE after = ?)",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	if ((rc = db_step_int(ledger, st, &any, NULL, "applying a verdict",
 		 err)) < 0 || !any)
@@ -2174,17 +2169,17 @@ static int
 read_verdict_basis(struct ledger *ledger, int64_t id, const char *token,
     int64_t seen_since_ms, struct verdict_basis *out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = db_prepare(ledger,
 	    "SELECT t.state, t.verify_token IS NOT DISTINCT FROM ?2, t.attempts, t.max_attempts,"
 	    " a.state IN ('active','waiting') AND a.last_seen_ms >= ?3,"
 	    " t.land_queued_ms IS NOT NULL, t.owner"
 	    " FROM tasks t LEFT JOIN agents a ON a.id = t.owner WHERE t.id = ?1",
-	    err);
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (st == NULL)
-		return -(int)err->code;
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	if (token)
 		db_bind_text(st, 2, token);
@@ -2305,13 +2300,14 @@ static int
 block_for_person(struct ledger *ledger, const struct verdict *v, int64_t now,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "UPDATE tasks SET state = 'blocked', lease_expires_ms = NULL,"
 	    " verify_token = NULL, verify_expires_ms = NULL,"
-	    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1", err);
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " block_reason = ?3, updated_ms = ?2 WHERE id = ?1", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, v->task);
 	db_bind_int(st, 2, now);
 	db_bind_text(st, 3, v->summary);
@@ -2349,51 +2345,72 @@ reopen_verified(struct ledger *ledger, int64_t id, bool queued, int64_t now,
  * Decide verdict v's outcome for the task as re-read (task), into
  * *outcome, and move the task there: a report (token) is verified,
  * blocked for a person, failed, given back to its live holder or
- * reopened; a verified task (no token) stays so or is reopened. Inside
- * verify_record()'s transaction; 0 or the error.
+ * reopened; a verified task (no token) stays so or is reopened. The move
+ * is checked against the lifecycle (TASK_MOVE_CHECK()) before it is
+ * written. Inside verify_record()'s transaction; 0 or the error.
  */
 static int
 apply_outcome(struct ledger *ledger, const struct verdict *v,
     const char *token, const struct verdict_basis *task, int64_t now,
     enum verify_outcome *outcome, struct err *err)
 {
-	int rc = 0;
+	/* Where each outcome moves the task (NULL: it stays). */
+	static const char *const state_after[VERIFY_UNSCOPED + 1] = {
+		[VERIFY_VERIFIED] = "verified",
+		[VERIFY_REJECTED_TO_OWNER] = "claimed",
+		[VERIFY_REJECTED_TO_OPEN] = "open",
+		[VERIFY_FAILED] = "failed",
+		[VERIFY_REOPENED] = "open",
+		[VERIFY_VACUOUS] = "blocked",
+		[VERIFY_UNSCOPED] = "blocked",
+	};
 
-	if (token && v->passed) {
+	if (token && v->passed)
 		*outcome = VERIFY_VERIFIED;
-		rc = mark_verified(ledger, v, now, err);
-	} else if (token && (v->vacuous || v->unscoped)) {
+	else if (token && (v->vacuous || v->unscoped))
 		*outcome = v->vacuous ? VERIFY_VACUOUS : VERIFY_UNSCOPED;
-		rc = block_for_person(ledger, v, now, err);
-	} else if (token && task->attempts >= task->max_attempts) {
+	else if (token && task->attempts >= task->max_attempts)
 		*outcome = VERIFY_FAILED;
-		rc = update(ledger,
+	else if (token && task->owner_alive)
+		*outcome = VERIFY_REJECTED_TO_OWNER;
+	else if (token)
+		*outcome = VERIFY_REJECTED_TO_OPEN;
+	else if (v->passed)
+		*outcome = VERIFY_STILL_GOOD;
+	else
+		*outcome = VERIFY_REOPENED;
+	if (state_after[*outcome] != NULL)
+		TASK_MOVE_CHECK(task->state, state_after[*outcome]);
+	switch (*outcome) {
+	case VERIFY_VERIFIED:
+		return mark_verified(ledger, v, now, err);
+	case VERIFY_VACUOUS:
+	case VERIFY_UNSCOPED:
+		return block_for_person(ledger, v, now, err);
+	case VERIFY_FAILED:
+		return update(ledger,
 		    "UPDATE tasks SET state = 'failed', lease_expires_ms = NULL,"
 		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
 		    " WHERE id = ?1", v->task, now, err);
-	} else if (token && task->owner_alive) {
-		*outcome = VERIFY_REJECTED_TO_OWNER;
-		rc = update(ledger,
+	case VERIFY_REJECTED_TO_OWNER:
+		return update(ledger,
 		    "UPDATE tasks SET state = 'claimed', attempts = attempts + 1,"
 		    " lease_ms = coalesce(lease_ms, " TASK_DEFAULT_LEASE_MS_SQL "),"
 		    " lease_expires_ms = ?2 + coalesce(lease_ms, "
 		    TASK_DEFAULT_LEASE_MS_SQL "), claim_named_ms = ?2,"
 		    " verify_token = NULL, verify_expires_ms = NULL, updated_ms = ?2"
 		    " WHERE id = ?1", v->task, now, err);
-	} else if (token) {
-		*outcome = VERIFY_REJECTED_TO_OPEN;
-		rc = update(ledger,
+	case VERIFY_REJECTED_TO_OPEN:
+		return update(ledger,
 		    "UPDATE tasks SET state = 'open', owner = NULL, lease_ms = NULL,"
 		    " lease_expires_ms = NULL, verify_token = NULL,"
 		    " verify_expires_ms = NULL, updated_ms = ?2 WHERE id = ?1",
 		    v->task, now, err);
-	} else if (v->passed) {
-		*outcome = VERIFY_STILL_GOOD;
-	} else {
-		*outcome = VERIFY_REOPENED;
-		rc = reopen_verified(ledger, v->task, task->queued, now, err);
+	case VERIFY_REOPENED:
+		return reopen_verified(ledger, v->task, task->queued, now, err);
+	default:
+		return 0; /* VERIFY_STILL_GOOD: it stays verified */
 	}
-	return rc;
 }
 
 /*
@@ -2498,13 +2515,13 @@ fail:
 static int
 read_runs(struct ledger *ledger, struct verdict *out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT spec, passed, exit_status, duration_ms, output, base_passed"
-	    " FROM check_runs WHERE verdict = ? ORDER BY seq", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT spec, passed, exit_status, duration_ms, output, base_passed"
+	    " FROM check_runs WHERE verdict = ? ORDER BY seq", &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, out->id);
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct check_run *run = add_run(out, db_column_text(st, 0));
@@ -2552,14 +2569,12 @@ verify_last(struct ledger *ledger, int64_t id, struct verdict *out,
 	memset(out, 0, sizeof(*out));
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version,"
 	    " sandbox, vacuous"
-	    " FROM verdicts WHERE task = ? ORDER BY id DESC LIMIT 1", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " FROM verdicts WHERE task = ? ORDER BY id DESC LIMIT 1",
+	    &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, id);
 	rc = db_step(st);
 	if (rc == DB_ROW)
@@ -2593,14 +2608,12 @@ verify_each(struct ledger *ledger, int64_t id, int64_t limit,
 
 	if ((rc = ledger_begin_read(ledger, err)) < 0)
 		return rc;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "SELECT id, at_ms, passed, commit_hash, summary, checks_version,"
 	    " sandbox, vacuous"
-	    " FROM verdicts WHERE task = ?1 ORDER BY id DESC LIMIT ?2", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " FROM verdicts WHERE task = ?1 ORDER BY id DESC LIMIT ?2",
+	    &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, id);
 	db_bind_int(st, 2, limit > 0 ? limit : INT64_MAX);
 	while ((rc = db_step(st)) == DB_ROW) {
@@ -2630,8 +2643,6 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
     int64_t stale_after_ms, bool *done, enum verify_outcome *outcome,
     struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT count(*) FROM checks WHERE task = ? AND spec <> 'saved'", err);
 	struct check_policy policy = CHECK_POLICY_INIT;
 	struct verify_options where = { NULL, ".", NULL, NULL, &policy, NULL };
 	struct buf token = BUF_INIT, root = BUF_INIT, remote = BUF_INIT;
@@ -2640,11 +2651,9 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	int rc;
 
 	*done = false;
-	if (st == NULL)
-		return -(int)err->code;
-	db_bind_int(st, 1, id);
-	if ((rc = db_step_int(ledger, st, &heavy, NULL, "reading checks",
-		 err)) < 0 || heavy > 0)
+	if ((rc = db_count(ledger,
+	    "SELECT count(*) FROM checks WHERE task = ?1 AND spec <> 'saved'",
+	    id, &heavy, "reading checks", err)) < 0 || heavy > 0)
 		return rc;
 	sweep_locations(ledger, NULL, &root);
 	where.root = root.buf;
@@ -2676,7 +2685,6 @@ int
 verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
     struct err *err)
 {
-	struct db_stmt *st;
 	struct buf git_dir = BUF_INIT;
 	int64_t count = 0;
 	int rc;
@@ -2687,13 +2695,10 @@ verify_needs_commit(struct ledger *ledger, int64_t id, bool *needs,
 		return 0;
 	}
 	buf_release(&git_dir);
-	st = db_prepare(ledger,
-	    "SELECT count(*) FROM checks WHERE task = ? AND (spec = 'commit'"
-	    " OR spec LIKE 'file:%' OR spec LIKE 'cmd:%')", err);
-	if (st == NULL)
-		return -(int)err->code;
-	db_bind_int(st, 1, id);
-	rc = db_step_int(ledger, st, &count, NULL, "reading checks", err);
+	rc = db_count(ledger,
+	    "SELECT count(*) FROM checks WHERE task = ?1 AND (spec = 'commit'"
+	    " OR spec LIKE 'file:%' OR spec LIKE 'cmd:%')", id, &count,
+	    "reading checks", err);
 	*needs = count > 0;
 	return rc;
 }

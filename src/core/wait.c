@@ -16,12 +16,13 @@
 static int
 task_exists(struct ledger *ledger, int64_t id, bool *exists, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger, "SELECT 1 FROM tasks WHERE id = ?",
-	    err);
+	struct db_stmt *st = NULL;
+	int rc;
 	int64_t one;
 
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger, "SELECT 1 FROM tasks WHERE id = ?",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, id);
 	return db_step_int(ledger, st, &one, exists, "looking up a task", err);
 }
@@ -74,12 +75,10 @@ begin_locked(struct ledger *ledger, int64_t me, const struct wait_request *req,
 		}
 		buf_addf(&what, "%s%s", i ? ", " : "", req->items[i].what);
 	}
-	if ((st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 		 "INSERT INTO waits (agent, owner, what, remind_ms, started_ms)"
-		 " VALUES (?, ?, ?, ?, ?)", err)) == NULL) {
-		rc = -(int)err->code;
+		 " VALUES (?, ?, ?, ?, ?)", &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, me);
 	if (owner)
 		db_bind_int(st, 2, owner);
@@ -90,12 +89,10 @@ begin_locked(struct ledger *ledger, int64_t me, const struct wait_request *req,
 		goto done;
 	*id = db_last_insert_id(ledger);
 	for (size_t i = 0; i < req->item_count; i++) {
-		if ((st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 			 "INSERT INTO wait_items (wait, seq, what, task)"
-			 " VALUES (?, ?, ?, ?)", err)) == NULL) {
-			rc = -(int)err->code;
+			 " VALUES (?, ?, ?, ?)", &st, err)) < 0)
 			goto done;
-		}
 		db_bind_int(st, 1, *id);
 		db_bind_int(st, 2, (int64_t)i);
 		db_bind_text(st, 3, req->items[i].what);
@@ -144,17 +141,18 @@ static int
 wait_of_another(struct ledger *ledger, int64_t me, int64_t id, bool *human,
     int64_t *agent, char **agent_name, char **what, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
-	    "SELECT w.agent, a.name, w.what, me.kind = 'human' FROM agents me"
-	    " LEFT JOIN waits w ON w.id = ?2 AND w.ended_ms IS NULL"
-	    "  AND w.agent <> me.id"
-	    " LEFT JOIN agents a ON a.id = w.agent WHERE me.id = ?1", err);
+	struct db_stmt *st = NULL;
 	int rc;
 
 	*agent = 0;
 	*human = false;
-	if (st == NULL)
-		return -(int)err->code;
+	if ((rc = db_prepare(ledger,
+	    "SELECT w.agent, a.name, w.what, me.kind = 'human' FROM agents me"
+	    " LEFT JOIN waits w ON w.id = ?2 AND w.ended_ms IS NULL"
+	    "  AND w.agent <> me.id"
+	    " LEFT JOIN agents a ON a.id = w.agent WHERE me.id = ?1",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, me);
 	db_bind_int(st, 2, id);
 	rc = db_step(st);
@@ -187,13 +185,10 @@ wait_resume(struct ledger *ledger, int64_t id, int64_t *ended, struct err *err)
 	if (id && (rc = wait_of_another(ledger, me, id, &human, &agent,
 		       &agent_name, &what, err)) < 0)
 		goto fail;
-	st = db_prepare(ledger,
+	if ((rc = db_prepare(ledger,
 	    "UPDATE waits SET ended_ms = ?3 WHERE agent = ?1 AND ended_ms IS NULL"
-	    " AND (?2 = 0 OR id = ?2)", err);
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " AND (?2 = 0 OR id = ?2)", &st, err)) < 0)
 		goto fail;
-	}
 	db_bind_int(st, 1, agent ? agent : me);
 	db_bind_int(st, 2, id);
 	db_bind_int(st, 3, clock_now_ms());
@@ -236,7 +231,10 @@ fail:
 int
 wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT w.id, a.name AS agent, a.state AS agent_state,"
 	    " o.name AS owner, o.state AS owner_state, w.what, w.started_ms,"
 	    " w.remind_ms, CASE WHEN w.started_ms + w.remind_ms <= ?1 THEN 'true'"
@@ -249,11 +247,9 @@ wait_list_open(struct ledger *ledger, json_t **out, struct err *err)
 	    "   ('verified','landed','cancelled','failed'))) AS open_items"
 	    " FROM waits w JOIN agents a ON a.id = w.agent"
 	    " LEFT JOIN agents o ON o.id = w.owner"
-	    " WHERE w.ended_ms IS NULL ORDER BY w.started_ms, w.id", err);
-	int rc;
-
-	if (st == NULL)
-		return -(int)err->code;
+	    " WHERE w.ended_ms IS NULL ORDER BY w.started_ms, w.id",
+	    &st, err)) < 0)
+		return rc;
 	db_bind_int(st, 1, clock_now_ms());
 	*out = json_array();
 	if ((rc = db_rows_json(ledger, st, *out, "listing waits", err)) < 0) {
@@ -268,7 +264,12 @@ static int
 reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
     int64_t stale_after_ms, int64_t *count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	json_t *orphans = json_array(), *row;
+	size_t i;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT w.id, w.agent, w.what, o.name AS owner, o.role,"
 	    " (SELECT h.id FROM agents h WHERE h.role = o.role AND h.id <> w.agent"
 	    "   AND h.state <> 'ended'"
@@ -279,15 +280,8 @@ reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
 	    " FROM waits w JOIN agents o ON o.id = w.owner"
 	    " JOIN agents a ON a.id = w.agent"
 	    " WHERE w.ended_ms IS NULL AND w.needs_human = 0"
-	    " AND o.state = 'ended'", err);
-	json_t *orphans = json_array(), *row;
-	size_t i;
-	int rc;
-
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " AND o.state = 'ended'", &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, now);
 	db_bind_int(st, 2, stale_after_ms);
 	if ((rc = db_rows_json(ledger, st, orphans, "finding orphaned waits",
@@ -298,14 +292,11 @@ reassign_orphans(struct ledger *ledger, int64_t actor, int64_t now,
 		json_t *heir = json_object_get(row, "heir");
 		struct buf text = BUF_INIT;
 
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "UPDATE waits SET owner = coalesce(?2, owner),"
 		    " needs_human = CASE WHEN CAST(?2 AS BIGINT) IS NULL"
-		    " THEN 1 ELSE 0 END WHERE id = ?1", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+		    " THEN 1 ELSE 0 END WHERE id = ?1", &st, err)) < 0)
 			break;
-		}
 		db_bind_int(st, 1, wait);
 		if (json_is_integer(heir))
 			db_bind_int(st, 2, json_integer_value(heir));
@@ -343,21 +334,19 @@ static int
 remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
     int64_t *count, struct err *err)
 {
-	struct db_stmt *st = db_prepare(ledger,
+	struct db_stmt *st = NULL;
+	json_t *overdue = json_array(), *row;
+	size_t i;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
 	    "SELECT w.id, w.owner, w.what, w.started_ms, a.name AS agent_name,"
 	    " o.state AS owner_state"
 	    " FROM waits w JOIN agents a ON a.id = w.agent"
 	    " LEFT JOIN agents o ON o.id = w.owner"
 	    " WHERE w.ended_ms IS NULL AND w.reminded_ms IS NULL"
-	    " AND w.started_ms + w.remind_ms <= ?1", err);
-	json_t *overdue = json_array(), *row;
-	size_t i;
-	int rc;
-
-	if (st == NULL) {
-		rc = -(int)err->code;
+	    " AND w.started_ms + w.remind_ms <= ?1", &st, err)) < 0)
 		goto done;
-	}
 	db_bind_int(st, 1, now);
 	if ((rc = db_rows_json(ledger, st, overdue, "finding overdue waits",
 		 err)) < 0)
@@ -371,14 +360,11 @@ remind_overdue(struct ledger *ledger, int64_t actor, int64_t now,
 		    strcmp(owner_state, "ended") != 0;
 		struct buf text = BUF_INIT;
 
-		st = db_prepare(ledger,
+		if ((rc = db_prepare(ledger,
 		    "UPDATE waits SET reminded_ms = ?2,"
 		    " needs_human = CASE WHEN needs_human <> 0 OR ?3 = 0"
-	    " THEN 1 ELSE 0 END WHERE id = ?1", err);
-		if (st == NULL) {
-			rc = -(int)err->code;
+	    " THEN 1 ELSE 0 END WHERE id = ?1", &st, err)) < 0)
 			break;
-		}
 		db_bind_int(st, 1, wait);
 		db_bind_int(st, 2, now);
 		db_bind_int(st, 3, live);

@@ -645,8 +645,11 @@ static void
 finalize_cached(struct ledger *ledger)
 {
 	struct err err = ERR_INIT;
+	struct db_stmt *st = NULL;
 
-	db_finalize(db_prepare(ledger, "SELECT 1", &err));
+	/* A failed prepare leaves st NULL, and no BUG: the test fails. */
+	(void)db_prepare(ledger, "SELECT 1", &st, &err);
+	db_finalize(st);
 }
 
 /*
@@ -1144,16 +1147,20 @@ test_stmt_cache_and_errors(void **state)
 	struct err err = ERR_INIT;
 	struct ledger *ledger = NULL;
 	static const char sql[] = "SELECT count(*) FROM tasks WHERE id > ?";
+	struct db_stmt *st = NULL;
 	sqlite3_stmt *s1, *s2;
+	int rc;
 
 	assert_int_equal(ledger_create(f->path, &err), 0);
 	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
-	s1 = db_prepare(ledger, sql, &err)->impl;
+	assert_int_equal(db_prepare(ledger, sql, &st, &err), 0);
+	s1 = st->impl;
 	assert_non_null(s1);
 	assert_int_equal(sqlite3_bind_int64(s1, 1, 5), SQLITE_OK);
 	assert_int_equal(sqlite3_step(s1), SQLITE_ROW);
 	/* The same literal: the same statement, reset and unbound. */
-	s2 = db_prepare(ledger, sql, &err)->impl;
+	assert_int_equal(db_prepare(ledger, sql, &st, &err), 0);
+	s2 = st->impl;
 	assert_ptr_equal(s1, s2);
 	assert_int_equal(sqlite3_stmt_busy(s2), 0);
 	{
@@ -1165,8 +1172,10 @@ test_stmt_cache_and_errors(void **state)
 	}
 	sqlite3_reset(s2);
 
-	/* A bad statement: NULL and an error. */
-	assert_null(db_prepare(ledger, "SELECT nonsense FROM nowhere", &err));
+	/* A bad statement: the error's code, no statement, and the error. */
+	rc = db_prepare(ledger, "SELECT nonsense FROM nowhere", &st, &err);
+	assert_int_equal(rc, -(int)err.code);
+	assert_null(st);
 	assert_true(err.code != ERR_OK);
 	assert_one_line(&err);
 	err_release(&err);
@@ -1174,6 +1183,42 @@ test_stmt_cache_and_errors(void **state)
 	/* ledger_exec maps a failure. */
 	assert_true(ledger_exec(ledger, "INSERT INTO nowhere VALUES (1)", &err) < 0);
 	assert_true(err.code != ERR_OK);
+	assert_one_line(&err);
+	ledger_close(ledger);
+	err_release(&err);
+}
+
+/*
+ * db_count(): a count keyed by ?1, a query without a parameter (the key
+ * is not bound), and a failure: its code, with the count 0.
+ */
+static void
+test_db_count(void **state)
+{
+	struct fixture *f = *state;
+	struct err err = ERR_INIT;
+	struct ledger *ledger = NULL;
+	int64_t count = -1;
+	int rc;
+
+	assert_int_equal(ledger_create(f->path, &err), 0);
+	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
+	assert_int_equal(ledger_exec(ledger, "INSERT INTO agents (name, kind,"
+	    " state, started_ms, last_seen_ms) VALUES ('a', 'script', 'active',"
+	    " 1, 1), ('b', 'script', 'ended', 1, 1), ('c', 'script', 'ended', 1,"
+	    " 1)", &err), 0);
+	assert_int_equal(db_count(ledger, "SELECT count(*) FROM agents"
+	    " WHERE id > ?1", 1, &count, "counting", &err), 0);
+	assert_int_equal(count, 2);
+	assert_int_equal(db_count(ledger, "SELECT count(*) FROM agents"
+	    " WHERE state = 'ended'", 99, &count, "counting", &err), 0);
+	assert_int_equal(count, 2);
+	count = -1;
+	rc = db_count(ledger, "SELECT count(*) FROM nowhere", 1, &count,
+	    "counting", &err);
+	assert_true(rc < 0);
+	assert_int_equal(rc, -(int)err.code);
+	assert_int_equal(count, 0);
 	assert_one_line(&err);
 	ledger_close(ledger);
 	err_release(&err);
@@ -1377,6 +1422,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dead_holder_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_read_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stmt_cache_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_mapping, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_hint_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locate_relative_hint, setup, teardown),

@@ -14,8 +14,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/agent.h"
@@ -299,6 +301,112 @@ test_state_valid(void **state)
 		assert_true(task_state_valid(good[i]));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_false(task_state_valid(bad[i]));
+}
+
+/*
+ * The lifecycle, written out again from the writers of tasks.state (not
+ * read from task.c): a row taken out of the table, or one put in, fails
+ * test_transition_table.
+ */
+static const char *const lifecycle[][2] = {
+	{ "open", "claimed" }, { "open", "cancelled" },
+	{ "claimed", "claimed" }, { "claimed", "reported" },
+	{ "claimed", "blocked" }, { "claimed", "open" },
+	{ "claimed", "failed" }, { "claimed", "cancelled" },
+	{ "blocked", "claimed" }, { "blocked", "open" },
+	{ "blocked", "cancelled" }, { "reported", "verified" },
+	{ "reported", "claimed" }, { "reported", "open" },
+	{ "reported", "blocked" }, { "reported", "failed" },
+	{ "reported", "cancelled" }, { "verified", "landed" },
+	{ "verified", "open" }, { "verified", "failed" },
+	{ "landed", "open" }, { "failed", "open" }, { "failed", "cancelled" },
+	{ "cancelled", "open" },
+};
+
+/*
+ * task_transition_legal() accepts every move of the lifecycle and refuses
+ * every other pair of states (a landed task is never claimed, an open one
+ * never reported), and any name that is no state.
+ */
+static void
+test_transition_table(void **state)
+{
+	static const char *const states[] = { "open", "claimed", "reported",
+		"verified", "landed", "blocked", "cancelled", "failed" };
+	size_t n = sizeof(lifecycle) / sizeof(lifecycle[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (!task_transition_legal(lifecycle[i][0], lifecycle[i][1]))
+			fail_msg("%s -> %s refused", lifecycle[i][0],
+			    lifecycle[i][1]);
+	for (size_t f = 0; f < sizeof(states) / sizeof(states[0]); f++)
+		for (size_t to = 0; to < sizeof(states) / sizeof(states[0]);
+		     to++) {
+			bool listed = false;
+
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(lifecycle[i][0], states[f]) == 0 &&
+				    strcmp(lifecycle[i][1], states[to]) == 0)
+					listed = true;
+			if (!listed &&
+			    task_transition_legal(states[f], states[to]))
+				fail_msg("%s -> %s accepted", states[f],
+				    states[to]);
+		}
+	assert_false(task_transition_legal("landed", "claimed"));
+	assert_false(task_transition_legal("open", "reported"));
+	assert_false(task_transition_legal("open", "done"));
+	assert_false(task_transition_legal("", "open"));
+	assert_false(task_transition_legal("Open", "claimed"));
+}
+
+/* Run TASK_MOVE_CHECK(from, to) in a child; its stderr into text. */
+static int
+move_in_child(const char *from, const char *to, char *text, size_t size)
+{
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], STDERR_FILENO) < 0)
+			_exit(100);
+		signal(SIGABRT, SIG_DFL);
+		TASK_MOVE_CHECK(from, to);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	n = read(fds[0], text, size - 1);
+	text[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	return status;
+}
+
+/*
+ * TASK_MOVE_CHECK() is an invariant in every build: a move along no row
+ * aborts as a BUG naming both states and the writer's line; a legal one
+ * goes on.
+ */
+static void
+test_transition_check_is_a_bug(void **state)
+{
+	char text[1024];
+	int status;
+
+	status = move_in_child("landed", "claimed", text, sizeof(text));
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+		fail_msg("landed -> claimed: expected an abort, got status "
+		    "%#x: %s", status, text);
+	assert_non_null(strstr(text, "daicho: BUG: tests/unit/test_task.c:"));
+	assert_non_null(strstr(text, "task moved from landed to claimed"));
+	status = move_in_child("reported", "verified", text, sizeof(text));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(text, "");
 }
 
 static void
@@ -1446,6 +1554,8 @@ main(void)
 		cmocka_unit_test(test_parse_id_accepts),
 		cmocka_unit_test(test_parse_id_rejects),
 		cmocka_unit_test(test_state_valid),
+		cmocka_unit_test(test_transition_table),
+		cmocka_unit_test(test_transition_check_is_a_bug),
 		cmocka_unit_test(test_check_spec),
 		T(test_add_basic),
 		T(test_add_missing_task),
