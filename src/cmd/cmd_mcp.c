@@ -30,6 +30,12 @@
 #include "util/client.h"
 #include "util/strlist.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum mcp_option {
+	OPT_LIST_TOOLS,
+	OPTION_COUNT
+};
+
 #define MCP_SERVER_VERSION "0.1.0"
 /* How often an idle server looks for new messages for its agent. */
 #define MCP_IDLE_POLL_MS 2000
@@ -805,7 +811,7 @@ map_arguments(const struct tool *tool, json_t *arguments, struct cmd_ctx *ctx,
 			break;
 		}
 	}
-	if (tool->default_limit > 0 && !cmd_has(ctx, "limit")) {
+	if (tool->default_limit > 0 && !cmd_has_named(ctx, "limit")) {
 		char text[32];
 
 		snprintf(text, sizeof(text), "%lld", (long long)tool->default_limit);
@@ -1307,7 +1313,7 @@ exec_mcp(struct cmd_ctx *ctx)
 	int in_fd = -1, rc;
 
 	state.tool_list = tool_list();
-	if (cmd_has(ctx, "list-tools")) {
+	if (cmd_has(ctx, OPT_LIST_TOOLS)) {
 		json_t *doc = json_pack("{s:O}", "tools", state.tool_list);
 
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -1386,10 +1392,9 @@ const struct cmd_entry cmd_mcp_entry = {
 	    "checked every 2s). End of input ends the server (exit 0).\n\n"
 	    "--list-tools prints the tools with their input and output schemas\n"
 	    "(as tools/list returns them) and exits. See docs/mcp.md.\n",
-	.options = (const struct cmd_option[]){
-	    { "list-tools", 0, NULL, "print the tools and their schemas, then "
-	      "exit" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_LIST_TOOLS] = { "list-tools", 0, NULL,
+		"print the tools and their schemas, then exit" }),
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,
