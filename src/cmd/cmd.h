@@ -26,6 +26,12 @@ struct cmd_option {
 	int short_name;         /* single-letter form, or 0 */
 	const char *value_name; /* "DUR", "FILE"...; NULL for a plain flag */
 	const char *help;       /* one line */
+	int flags;              /* enum cmd_option_flags */
+};
+
+enum cmd_option_flags {
+	CMD_OPTION_REPEATS = 1 << 0, /* may be given again, every value kept
+				      * (cmd_opt_next(); an array in MCP) */
 };
 
 /*
@@ -170,7 +176,9 @@ const char *cmd_opt(const struct cmd_ctx *ctx, int option);
 bool cmd_has(const struct cmd_ctx *ctx, int option);
 /*
  * Step through every value of the repeatable option with id option: start
- * *pos at 0; returns the next value or NULL.
+ * *pos at 0; returns the next value or NULL. The option must be flagged
+ * CMD_OPTION_REPEATS (BUG_ON() otherwise), so that the flag, which makes
+ * its MCP argument an array, is true to what the command reads.
  */
 const char *cmd_opt_next(const struct cmd_ctx *ctx, int option, size_t *pos);
 /*

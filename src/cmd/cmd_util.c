@@ -64,6 +64,9 @@ cmd_opt_next(const struct cmd_ctx *ctx, int option, size_t *pos)
 {
 	const struct cmd_option *wanted = cmd_entry_option(ctx->entry, option);
 
+	BUG_ON(!(wanted->flags & CMD_OPTION_REPEATS), "option --%s of %s is "
+	    "read as repeatable but not flagged CMD_OPTION_REPEATS",
+	    wanted->name, ctx->entry->name);
 	while (*pos < ctx->value_count) {
 		const struct cmd_value *v = &ctx->values[(*pos)++];
 
