@@ -447,6 +447,14 @@ extern const struct cmd_entry cmd_pool_start_entry;
 extern const struct cmd_entry cmd_pool_stop_entry;
 extern const struct cmd_entry cmd_pool_status_entry;
 extern const struct cmd_entry cmd_mcp_entry;
+/*
+ * Check the MCP server's tool table (cmd/cmd_mcp.c) against the command
+ * table: every option a tool names or leaves out is its command's, and
+ * every argument's type and role agree with its option. Returns 0, or
+ * ERR_FAILED naming the tool and the argument. The server checks it before
+ * it lists or runs a tool (BUG_ON()); the unit tests call it.
+ */
+int cmd_mcp_check_tools(struct err *err);
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);
