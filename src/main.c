@@ -373,10 +373,13 @@ print_overview(FILE *out)
 static void
 print_command_help(const struct cmd_entry *entry, FILE *out)
 {
+	const struct cmd_option *o;
+	size_t pos = 0;
+
 	fprintf(out, "usage: daicho %s\n\n%s\n", entry->usage, entry->summary);
-	if (entry->options && entry->options[0].name) {
+	if (entry->option_count > 0) {
 		fprintf(out, "\nOptions:\n");
-		for (const struct cmd_option *o = entry->options; o->name; o++) {
+		while ((o = cmd_next_option(entry, &pos)) != NULL) {
 			char left[48];
 
 			if (o->short_name)
@@ -466,8 +469,9 @@ print_option_words(FILE *out, const struct cmd_entry *entry, bool globals)
 	for (size_t i = 0; globals && i < GLOBAL_COUNT; i++)
 		fprintf(out, " -%s%s", global_options[i].name[1] ? "-" : "",
 		    global_options[i].name);
-	for (const struct cmd_option *o = entry ? entry->options : NULL;
-	     o && o->name; o++)
+	const struct cmd_option *o;
+
+	for (size_t pos = 0; entry && (o = cmd_next_option(entry, &pos)) != NULL;)
 		fprintf(out, " --%s", o->name);
 }
 
@@ -519,8 +523,9 @@ print_completion(const char *shell, FILE *out, struct err *err)
 			else
 				fprintf(out, "complete -c daicho -n "
 				    "'__fish_use_subcommand' -a %s\n", e->name);
-			for (const struct cmd_option *o = e->options; o && o->name;
-			     o++)
+			const struct cmd_option *o;
+
+			for (size_t pos = 0; (o = cmd_next_option(e, &pos)) != NULL;)
 				fprintf(out, "complete -c daicho -n "
 				    "'__fish_seen_subcommand_from %s' -l %s%s\n",
 				    space ? space + 1 : e->name, o->name,
@@ -619,14 +624,14 @@ static int
 parse_options(int argc, char **argv, const struct cmd_entry *entry,
     struct globals *globals, struct cmd_ctx *ctx, int *next)
 {
-	size_t command_count = 0;
+	size_t command_count = 0, pos = 0;
+	const struct cmd_option *o;
 	struct option *longopts;
 	struct buf shortopts = BUF_INIT;
 	int rc = 0, c, index;
 
-	if (entry && entry->options)
-		while (entry->options[command_count].name)
-			command_count++;
+	if (entry)
+		command_count = entry->option_count;
 	longopts = xcalloc(GLOBAL_COUNT + command_count + 1, sizeof(*longopts));
 	buf_adds(&shortopts, entry ? ":" : "+:");
 	for (size_t i = 0; i < GLOBAL_COUNT; i++) {
@@ -640,13 +645,12 @@ parse_options(int argc, char **argv, const struct cmd_entry *entry,
 				buf_addch(&shortopts, ':');
 		}
 	}
-	for (size_t i = 0; i < command_count; i++) {
-		const struct cmd_option *o = &entry->options[i];
-
-		longopts[GLOBAL_COUNT + i].name = o->name;
-		longopts[GLOBAL_COUNT + i].has_arg = o->value_name ? required_argument
-								   : no_argument;
-		longopts[GLOBAL_COUNT + i].val = (int)(2000 + i);
+	/* The command's options after the global ones; val: 2000 + id. */
+	for (size_t n = GLOBAL_COUNT;
+	     entry && (o = cmd_next_option(entry, &pos)) != NULL; n++) {
+		longopts[n].name = o->name;
+		longopts[n].has_arg = o->value_name ? required_argument : no_argument;
+		longopts[n].val = (int)(2000 + (o - entry->options));
 		if (o->short_name) {
 			buf_addch(&shortopts, (char)o->short_name);
 			if (o->value_name)
@@ -710,9 +714,10 @@ parse_options(int argc, char **argv, const struct cmd_entry *entry,
 		if (c >= 2000)
 			option = &entry->options[c - 2000];
 		else
-			for (size_t i = 0; i < command_count; i++)
-				if (entry->options[i].short_name == c)
-					option = &entry->options[i];
+			for (pos = 0;
+			     entry && (o = cmd_next_option(entry, &pos)) != NULL;)
+				if (o->short_name == c)
+					option = o;
 		if (option == NULL) {
 			rc = err_set(ctx->err, ERR_USAGE, "unknown option '%s'", bad);
 			goto done;
@@ -834,8 +839,8 @@ runs_here_on_postgresql(const struct cmd_ctx *ctx, const char *address)
 	if (!ledger_postgresql_pooled())
 		return true;
 	if (strcmp(name, "init") == 0 || strncmp(name, "pool ", 5) == 0 ||
-	    cmd_has(ctx, "follow") || cmd_has(ctx, "watch") ||
-	    cmd_has(ctx, "every"))
+	    cmd_has_named(ctx, "follow") || cmd_has_named(ctx, "watch") ||
+	    cmd_has_named(ctx, "every"))
 		return false;
 	for (size_t i = 0; i < sizeof(staying) / sizeof(staying[0]); i++)
 		if (strcmp(name, staying[i]) == 0)

@@ -21,11 +21,32 @@
 #include "util/buf.h"
 
 struct cmd_option {
-	const char *name;       /* long name, without "--" */
+	const char *name;       /* long name, without "--"; NULL: a hole (no
+				 * option of this command has this id) */
 	int short_name;         /* single-letter form, or 0 */
 	const char *value_name; /* "DUR", "FILE"...; NULL for a plain flag */
 	const char *help;       /* one line */
+	int flags;              /* enum cmd_option_flags */
 };
+
+enum cmd_option_flags {
+	CMD_OPTION_REPEATS = 1 << 0, /* may be given again, every value kept
+				      * (cmd_opt_next(); an array in MCP) */
+};
+
+/*
+ * A command's options, inside its entry: a table of count options indexed
+ * by the family's option ids, an enum in the family's file
+ * ([OPT_LEASE] = { "lease", 0, "DUR", "..." }), and its exec reads them by
+ * the same ids (cmd_opt(ctx, OPT_LEASE)). So a misspelt id, or one of
+ * another family, does not compile; an id of a sibling command of the
+ * same family is a hole in this table (name NULL), which cmd_opt() and
+ * the others refuse at once. --help lists them in id order, holes left
+ * out. A command without options leaves both fields out.
+ */
+#define CMD_OPTIONS(count, ...)                                                \
+	.options = (const struct cmd_option[(count)]){ __VA_ARGS__ },          \
+	.option_count = (count)
 
 enum cmd_flags {
 	CMD_NEEDS_LEDGER = 1 << 0, /* open the ledger before exec */
@@ -41,7 +62,9 @@ struct cmd_entry {
 	const char *usage;       /* synopsis after "daicho " */
 	const char *summary;     /* one line for "daicho help" */
 	const char *help;        /* what it does, output, JSON fields */
-	const struct cmd_option *options; /* ends with a zeroed entry */
+	const struct cmd_option *options; /* indexed by option id, holes
+					   * included (CMD_OPTIONS()) */
+	size_t option_count;     /* the length of options */
 	int flags;               /* enum cmd_flags */
 	int min_args, max_args;  /* positional arguments; max -1: unlimited */
 	int (*exec)(struct cmd_ctx *ctx);
@@ -106,6 +129,19 @@ void cmd_add_value(struct cmd_ctx *ctx, const struct cmd_option *option,
 const struct cmd_option *cmd_find_option(const struct cmd_entry *entry,
     const char *name);
 /*
+ * Step through entry's options in table (--help) order, holes left out:
+ * start *pos at 0; returns the next option, or NULL after the last.
+ */
+const struct cmd_option *cmd_next_option(const struct cmd_entry *entry,
+    size_t *pos);
+/*
+ * entry's option with id option (its family's enum). An id the entry has
+ * not (a sibling command's, or out of range) is a mistake in daicho:
+ * BUG_ON() (util/bug.h), at the first test that runs the call.
+ */
+const struct cmd_option *cmd_entry_option(const struct cmd_entry *entry,
+    int option);
+/*
  * Refuse (ERR_USAGE, with the synopsis) unless ctx->argc is within the
  * entry's number of positional arguments.
  */
@@ -131,16 +167,26 @@ int cmd_check_text(struct cmd_ctx *ctx);
  */
 int cmd_execute(struct cmd_ctx *ctx);
 
-/* The last value of option name, or NULL when not given. */
-const char *cmd_opt(const struct cmd_ctx *ctx, const char *name);
-/* Whether flag (or option) name was given. */
-bool cmd_has(const struct cmd_ctx *ctx, const char *name);
 /*
- * Step through every value of a repeatable option: start *pos at 0;
- * returns the next value or NULL.
+ * The last value of ctx->entry's option with id option (its family's
+ * enum, see CMD_OPTIONS()), or NULL when not given.
  */
-const char *cmd_opt_next(const struct cmd_ctx *ctx, const char *name,
-    size_t *pos);
+const char *cmd_opt(const struct cmd_ctx *ctx, int option);
+/* Whether the flag (or option) with id option was given. */
+bool cmd_has(const struct cmd_ctx *ctx, int option);
+/*
+ * Step through every value of the repeatable option with id option: start
+ * *pos at 0; returns the next value or NULL. The option must be flagged
+ * CMD_OPTION_REPEATS (BUG_ON() otherwise), so that the flag, which makes
+ * its MCP argument an array, is true to what the command reads.
+ */
+const char *cmd_opt_next(const struct cmd_ctx *ctx, int option, size_t *pos);
+/*
+ * Whether an option called name (without "--") was given, whatever the
+ * command: for code that serves every command (main.c, the person's acts),
+ * where no family's ids apply. A command's own code uses cmd_has().
+ */
+bool cmd_has_named(const struct cmd_ctx *ctx, const char *name);
 
 /*
  * Fill ctx->claim, session_id, session_kind and explicit_agent with who
@@ -219,13 +265,15 @@ void cmd_print_entry_person_acts(const struct cmd_entry *entry, FILE *out);
  */
 int cmd_task_and_caller(struct cmd_ctx *ctx, int64_t *id, int64_t *agent);
 
+/* cmd_default()'s option for a command without one: the setting alone. */
+#define CMD_NO_OPTION (-1)
 /*
- * The value of a defaulted option: --option when given (a duration when
- * max is 0, else a count from 1 to max), else the ledger's setting key
- * ('daicho config'; a count above max is max), else fallback. Returns 0,
- * or ERR_USAGE for a bad value given.
+ * The value of a defaulted option (its id, or CMD_NO_OPTION): --option
+ * when given (a duration when max is 0, else a count from 1 to max), else
+ * the ledger's setting key ('daicho config'; a count above max is max),
+ * else fallback. Returns 0, or ERR_USAGE for a bad value given.
  */
-int cmd_default(struct cmd_ctx *ctx, const char *option, const char *key,
+int cmd_default(struct cmd_ctx *ctx, int option, const char *key,
     int64_t max, int64_t fallback, int64_t *out);
 
 /*
@@ -240,11 +288,17 @@ int cmd_named_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id);
  */
 int cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
     int64_t *id);
-/* Parse a duration option value; ERR_USAGE naming the option. */
-int cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
+/*
+ * Parse text, a value of the option with id option, as a duration;
+ * ERR_USAGE naming the option.
+ */
+int cmd_duration(struct cmd_ctx *ctx, int option, const char *text,
     int64_t *ms);
-/* Parse an integer option value in [min, max]; ERR_USAGE naming it. */
-int cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
+/*
+ * Parse text, a value of the option with id option, as an integer in
+ * [min, max]; ERR_USAGE naming the option.
+ */
+int cmd_integer(struct cmd_ctx *ctx, int option, const char *text,
     int64_t min, int64_t max, int64_t *value);
 /* Whether cmd_read_input() has read this process's standard input. */
 extern bool cmd_stdin_taken;
@@ -393,6 +447,14 @@ extern const struct cmd_entry cmd_pool_start_entry;
 extern const struct cmd_entry cmd_pool_stop_entry;
 extern const struct cmd_entry cmd_pool_status_entry;
 extern const struct cmd_entry cmd_mcp_entry;
+/*
+ * Check the MCP server's tool table (cmd/cmd_mcp.c) against the command
+ * table: every option a tool names or leaves out is its command's, and
+ * every argument's type and role agree with its option. Returns 0, or
+ * ERR_FAILED naming the tool and the argument. The server checks it before
+ * it lists or runs a tool (BUG_ON()); the unit tests call it.
+ */
+int cmd_mcp_check_tools(struct err *err);
 
 /* Append "12s ago (2026-11-29T07:53:06Z)" for a time in the past. */
 void cmd_add_seen(struct buf *out, int64_t at_ms, int64_t now_ms);

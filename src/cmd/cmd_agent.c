@@ -10,6 +10,18 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum agent_option {
+	OPT_ROLE,
+	OPT_KIND,
+	OPT_ALL,
+	OPT_STALE_AFTER,
+	OPT_FOR,
+	OPT_OWNER,
+	OPT_REMIND,
+	OPTION_COUNT
+};
+
 static const char *const kinds[] = { "claude", "codex", "gemini", "script",
 	"human" };
 
@@ -17,7 +29,7 @@ static const char *const kinds[] = { "claude", "codex", "gemini", "script",
 static int
 stale_after(struct cmd_ctx *ctx, int64_t *ms)
 {
-	return cmd_default(ctx, "stale-after", "stale-after", 0,
+	return cmd_default(ctx, OPT_STALE_AFTER, "stale-after", 0,
 	    AGENT_STALE_AFTER_MS, ms);
 }
 
@@ -30,8 +42,8 @@ exec_agent_start(struct cmd_ctx *ctx)
 	int rc;
 
 	req.name = ctx->argv[0];
-	req.role = cmd_opt(ctx, "role");
-	req.kind = cmd_opt(ctx, "kind");
+	req.role = cmd_opt(ctx, OPT_ROLE);
+	req.kind = cmd_opt(ctx, OPT_KIND);
 	req.session_id = ctx->session_id;
 	req.as_self = ctx->claim.name && strcmp(ctx->claim.name, req.name) == 0;
 	if (req.kind == NULL)
@@ -88,11 +100,13 @@ const struct cmd_entry cmd_agent_start_entry = {
 	    "--kind defaults to the session's client, else script.\n\n"
 	    "JSON: {id, name, role, kind, session_id, replaced (the agent taken\n"
 	    "over, or null), renamed, again}.\n",
-	.options = (const struct cmd_option[]){
-	    { "role", 0, "ROLE", "the role it plays (manager, implementer...)" },
-	    { "kind", 0, "KIND", "claude, codex, gemini, script or human" },
-	    { "stale-after", 0, "DUR", "a holder unseen this long may be taken over" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_ROLE] = { "role", 0, "ROLE",
+		"the role it plays (manager, implementer...)" },
+	    [OPT_KIND] = { "kind", 0, "KIND",
+		"claude, codex, gemini, script or human" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"a holder unseen this long may be taken over" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = 1,
@@ -126,7 +140,6 @@ const struct cmd_entry cmd_agent_end_entry = {
 	    "their leases; its waits stay listed until resumed. Messages to it are\n"
 	    "refused from now on (see 'daicho send'). Prints nothing.\n\n"
 	    "JSON: {ended: agent id}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 1,
@@ -210,7 +223,7 @@ exec_agents(struct cmd_ctx *ctx)
 
 	if ((rc = stale_after(ctx, &stale)) < 0)
 		return rc;
-	if ((rc = agent_list(ctx->ledger, cmd_has(ctx, "all"), stale, &agents,
+	if ((rc = agent_list(ctx->ledger, cmd_has(ctx, OPT_ALL), stale, &agents,
 		 ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
@@ -234,10 +247,10 @@ const struct cmd_entry cmd_agents_entry = {
 	    "JSON: an array of {id, name, role, kind, state, session_id, pid, host,\n"
 	    "started_ms, last_seen_ms, ended_ms, claims: [task ids], unread,\n"
 	    "waits: [{id, what, owner, started_ms, remind_ms, open_items}]}.\n",
-	.options = (const struct cmd_option[]){
-	    { "all", 'a', NULL, "include ended agents" },
-	    { "stale-after", 0, "DUR", "unseen this long is stale (10m)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_ALL] = { "all", 'a', NULL, "include ended agents" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"unseen this long is stale (10m)" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -249,7 +262,7 @@ exec_wait(struct cmd_ctx *ctx)
 {
 	struct wait_request req = { 0 };
 	struct wait_item *items = NULL;
-	const char *value, *remind = cmd_opt(ctx, "remind");
+	const char *value, *remind = cmd_opt(ctx, OPT_REMIND);
 	size_t pos = 0, count = 0;
 	int64_t id;
 	int rc;
@@ -259,14 +272,14 @@ exec_wait(struct cmd_ctx *ctx)
 		    "agent: --as NAME, DAICHO_AGENT, or its session)");
 		goto done;
 	}
-	while ((value = cmd_opt_next(ctx, "for", &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, OPT_FOR, &pos)) != NULL)
 		count++;
 	items = xcalloc(count ? count : 1, sizeof(*items));
 	pos = 0;
 	for (size_t i = 0; i < count; i++) {
 		struct err ignored = ERR_INIT;
 
-		items[i].what = cmd_opt_next(ctx, "for", &pos);
+		items[i].what = cmd_opt_next(ctx, OPT_FOR, &pos);
 		if (*items[i].what == '\0') {
 			rc = err_set(ctx->err, ERR_USAGE, "empty --for");
 			goto done;
@@ -277,9 +290,9 @@ exec_wait(struct cmd_ctx *ctx)
 	}
 	req.items = items;
 	req.item_count = count;
-	req.owner = cmd_opt(ctx, "owner");
+	req.owner = cmd_opt(ctx, OPT_OWNER);
 	req.remind_ms = WAIT_DEFAULT_REMIND_MS;
-	if (remind && (rc = cmd_duration(ctx, "remind", remind, &req.remind_ms)) < 0)
+	if (remind && (rc = cmd_duration(ctx, OPT_REMIND, remind, &req.remind_ms)) < 0)
 		goto done;
 	if ((rc = wait_begin(ctx->ledger, &req, &id, ctx->err)) < 0)
 		goto done;
@@ -307,11 +320,14 @@ const struct cmd_entry cmd_wait_entry = {
 	    "when the owner has ended, the wait goes to the live holder of the\n"
 	    "owner's role, or is flagged for the human. 'daicho resume' ends it.\n\n"
 	    "Prints \"wait #ID\". JSON: {wait: id}.\n",
-	.options = (const struct cmd_option[]){
-	    { "for", 0, "WHAT", "what is waited for (repeat; #ID for a task)" },
-	    { "owner", 0, "NAME", "the agent who asked for the wait" },
-	    { "remind", 0, "DUR", "remind the owner after DUR (4h)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_FOR] = { "for", 0, "WHAT",
+		"what is waited for (repeat; #ID for a task)",
+		CMD_OPTION_REPEATS },
+	    [OPT_OWNER] = { "owner", 0, "NAME",
+		"the agent who asked for the wait" },
+	    [OPT_REMIND] = { "remind", 0, "DUR",
+		"remind the owner after DUR (4h)" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -354,7 +370,6 @@ const struct cmd_entry cmd_resume_entry = {
 	    "agent's wait WAIT, and the agent is sent a message saying so. No\n"
 	    "open wait is exit 3. Prints nothing.\n\n"
 	    "JSON: {ended: how many waits}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 1,

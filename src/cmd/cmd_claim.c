@@ -10,6 +10,19 @@
 #include "core/verify.h"
 #include "util/git.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum claim_option {
+	OPT_NEXT,
+	OPT_LABEL,
+	OPT_LEASE,
+	OPT_MAX_HOLD,
+	OPT_FORCE,
+	OPT_REASON,
+	OPT_COMMIT,
+	OPT_NOTE,
+	OPTION_COUNT
+};
+
 static int
 exec_claim(struct cmd_ctx *ctx)
 {
@@ -17,7 +30,7 @@ exec_claim(struct cmd_ctx *ctx)
 	/* Lease and maximum hold not given: the ledger's, read with the claim. */
 	struct claim_terms terms = { 0, 0, NULL };
 	const char *value;
-	bool next = cmd_has(ctx, "next");
+	bool next = cmd_has(ctx, OPT_NEXT);
 	int rc;
 
 	if (next == (ctx->argc == 1))
@@ -25,17 +38,17 @@ exec_claim(struct cmd_ctx *ctx)
 		    "claim takes an ID or --next, one of the two");
 	if (ctx->argc == 1 && (rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
-	if (cmd_has(ctx, "label") && !next)
+	if (cmd_has(ctx, OPT_LABEL) && !next)
 		return err_set(ctx->err, ERR_USAGE, "--label goes with --next");
-	if ((value = cmd_opt(ctx, "lease")) != NULL &&
-	    (rc = cmd_duration(ctx, "lease", value, &terms.lease_ms)) < 0)
+	if ((value = cmd_opt(ctx, OPT_LEASE)) != NULL &&
+	    (rc = cmd_duration(ctx, OPT_LEASE, value, &terms.lease_ms)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "max-hold")) != NULL &&
-	    (rc = cmd_duration(ctx, "max-hold", value, &terms.max_hold_ms)) < 0)
+	if ((value = cmd_opt(ctx, OPT_MAX_HOLD)) != NULL &&
+	    (rc = cmd_duration(ctx, OPT_MAX_HOLD, value, &terms.max_hold_ms)) < 0)
 		return rc;
 	if ((agent = cmd_caller(ctx)) < 0)
 		return (int)agent;
-	if ((rc = task_claim(ctx->ledger, agent, id, cmd_opt(ctx, "label"), &terms,
+	if ((rc = task_claim(ctx->ledger, agent, id, cmd_opt(ctx, OPT_LABEL), &terms,
 		 &claimed, ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
@@ -72,13 +85,14 @@ const struct cmd_entry cmd_claim_entry = {
 	    "when the task is held by another agent (named), waits on unverified\n"
 	    "tasks, overlaps a live claim, or is not open.\n\n"
 	    "JSON: {\"id\": N}\n",
-	.options = (const struct cmd_option[]){
-	    { "next", 0, NULL, "the first ready task" },
-	    { "label", 0, "L", "with --next: only tasks labelled L" },
-	    { "lease", 0, "DUR", "lease length (default 30m)" },
-	    { "max-hold", 0, "DUR", "how long the claim lives without a command "
-	      "naming it (default three leases)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_NEXT] = { "next", 0, NULL, "the first ready task" },
+	    [OPT_LABEL] = { "label", 0, "L",
+		"with --next: only tasks labelled L" },
+	    [OPT_LEASE] = { "lease", 0, "DUR", "lease length (default 30m)" },
+	    [OPT_MAX_HOLD] = { "max-hold", 0, "DUR",
+		"how long the claim lives without a command naming it "
+		"(default three leases)" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 1,
@@ -94,7 +108,7 @@ exec_release(struct cmd_ctx *ctx)
 	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
 	/* --force is a person's alone: cmd_check_person_acts() proved one. */
-	if ((rc = cmd_has(ctx, "force")
+	if ((rc = cmd_has(ctx, OPT_FORCE)
 	    ? task_release_forced(ctx->ledger, agent, id, ctx->err)
 	    : task_release_claim(ctx->ledger, agent, id, ctx->err)) < 0)
 		return rc;
@@ -114,9 +128,9 @@ const struct cmd_entry cmd_release_entry = {
 	    "whoever holds it (an agent is refused, exit 6): open again, the\n"
 	    "attempt not counted, a 'release' event with forced, and a message to\n"
 	    "the holder to stop.\n",
-	.options = (const struct cmd_option[]){
-	    { "force", 0, NULL, "a human takes it back from any holder" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_FORCE] = { "force", 0, NULL,
+		"a human takes it back from any holder" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -131,7 +145,7 @@ exec_block(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_task_and_caller(ctx, &id, &agent)) < 0)
 		return rc;
-	if ((rc = task_block(ctx->ledger, agent, id, cmd_opt(ctx, "reason"),
+	if ((rc = task_block(ctx->ledger, agent, id, cmd_opt(ctx, OPT_REASON),
 		 ctx->err)) < 0)
 		return rc;
 	cmd_say(ctx, "blocked #%lld: it waits for a person", (long long)id);
@@ -151,9 +165,9 @@ const struct cmd_entry cmd_block_entry = {
 	    "task that overlaps them is claimed meanwhile, so unblocking never\n"
 	    "leaves two live claims on the same paths. On a terminal it prints\n"
 	    "one line (blocked #3: it waits for a person); else nothing.\n",
-	.options = (const struct cmd_option[]){
-	    { "reason", 0, "TEXT", "what the human must do (required)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_REASON] = { "reason", 0, "TEXT",
+		"what the human must do (required)" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -164,7 +178,7 @@ static int
 exec_report(struct cmd_ctx *ctx)
 {
 	struct buf hash = BUF_INIT, why = BUF_INIT;
-	const char *rev = cmd_opt(ctx, "commit");
+	const char *rev = cmd_opt(ctx, OPT_COMMIT);
 	int64_t id, agent;
 	int rc;
 
@@ -227,7 +241,7 @@ exec_report(struct cmd_ctx *ctx)
 		goto done;
 	}
 	rc = task_report(ctx->ledger, agent, id, rev ? hash.buf : NULL,
-	    cmd_opt(ctx, "note"), ctx->err);
+	    cmd_opt(ctx, OPT_NOTE), ctx->err);
 done:
 	buf_release(&hash);
 	buf_release(&why);
@@ -255,10 +269,9 @@ const struct cmd_entry cmd_report_entry = {
 	    "'remote' setting's remote (default origin; see 'daicho sweep\n"
 	    "--help'). When that is none, or the ledger's repository has no such\n"
 	    "remote, it is refused, exit 3.\n",
-	.options = (const struct cmd_option[]){
-	    { "commit", 0, "REV", "the commit with the work" },
-	    { "note", 0, "TEXT", "a note for the reviewer" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_COMMIT] = { "commit", 0, "REV", "the commit with the work" },
+	    [OPT_NOTE] = { "note", 0, "TEXT", "a note for the reviewer" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,

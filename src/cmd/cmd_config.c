@@ -7,6 +7,12 @@
 #include "core/settings.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum config_option {
+	OPT_UNSET,
+	OPTION_COUNT
+};
+
 /* Print one setting's value as a person reads it: a duration, or globs. */
 static void
 print_value(const json_t *row)
@@ -80,7 +86,7 @@ print_settings(struct cmd_ctx *ctx, const char *key)
 static int
 exec_config(struct cmd_ctx *ctx)
 {
-	bool unset = cmd_has(ctx, "unset");
+	bool unset = cmd_has(ctx, OPT_UNSET);
 	struct strlist values = STRLIST_INIT;
 	int64_t actor;
 	int rc;
@@ -177,9 +183,8 @@ const struct cmd_entry cmd_config_entry = {
 	    "JSON: an array of {key, kind, summary, set, value, default, set_ms,\n"
 	    "set_by} (value: milliseconds, a number, an array of globs, a\n"
 	    "branch, a remote, a mode or a command); with KEY, that one object.\n",
-	.options = (const struct cmd_option[]){
-	    { "unset", 0, NULL, "go back to the default" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_UNSET] = { "unset", 0, NULL, "go back to the default" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = -1,

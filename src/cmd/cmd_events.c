@@ -12,6 +12,14 @@
 #include "util/clock.h"
 #include "util/duration.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum events_option {
+	OPT_SINCE,
+	OPT_LIMIT,
+	OPT_FOLLOW,
+	OPTION_COUNT
+};
+
 struct print_state {
 	struct cmd_ctx *ctx;
 	json_t *array;   /* --json without --follow */
@@ -99,7 +107,6 @@ const struct cmd_entry cmd_log_entry = {
 	.help =
 	    "Every change of the task, oldest first: who, when, what.\n\n"
 	    "JSON: an array of events (fields as in 'daicho events --help').\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = 1,
@@ -120,8 +127,8 @@ exec_events(struct cmd_ctx *ctx)
 {
 	struct event_filter filter = { 0 };
 	struct print_state s = { ctx, NULL, false, cmd_colour(), false, 0, 0 };
-	const char *since = cmd_opt(ctx, "since"), *value;
-	bool follow = cmd_has(ctx, "follow");
+	const char *since = cmd_opt(ctx, OPT_SINCE), *value;
+	bool follow = cmd_has(ctx, OPT_FOLLOW);
 	int rc;
 
 	if (since != NULL) {
@@ -129,14 +136,14 @@ exec_events(struct cmd_ctx *ctx)
 
 		if (duration_parse(since, &ms) == 0)
 			filter.since_ms = clock_now_ms() - ms;
-		else if ((rc = cmd_integer(ctx, "since", since, 0, INT64_MAX,
+		else if ((rc = cmd_integer(ctx, OPT_SINCE, since, 0, INT64_MAX,
 			      &filter.after_id)) < 0)
 			return err_set(ctx->err, ERR_USAGE,
 			    "bad value '%s' for --since (a duration such as 10m, or "
 			    "an event id)", since);
 	}
-	if ((value = cmd_opt(ctx, "limit")) != NULL &&
-	    (rc = cmd_integer(ctx, "limit", value, 1, INT64_MAX, &filter.limit)) < 0)
+	if ((value = cmd_opt(ctx, OPT_LIMIT)) != NULL &&
+	    (rc = cmd_integer(ctx, OPT_LIMIT, value, 1, INT64_MAX, &filter.limit)) < 0)
 		return rc;
 	if (ctx->json && follow)
 		s.lines = true;
@@ -192,11 +199,10 @@ const struct cmd_entry cmd_events_entry = {
 	    "name|null), kind (add, claim, lease-expired, release, block, report,\n"
 	    "save, cancel, fail, agent-register, ...), task (id|null), title (the\n"
 	    "task's title now|null), detail (object|null).\n",
-	.options = (const struct cmd_option[]){
-	    { "since", 0, "DUR|ID", "only newer events" },
-	    { "limit", 0, "N", "only the newest N" },
-	    { "follow", 'f', NULL, "keep printing new events" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_SINCE] = { "since", 0, "DUR|ID", "only newer events" },
+	    [OPT_LIMIT] = { "limit", 0, "N", "only the newest N" },
+	    [OPT_FOLLOW] = { "follow", 'f', NULL, "keep printing new events" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,

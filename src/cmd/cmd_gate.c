@@ -16,6 +16,18 @@
 #include "util/proc.h"
 #include "util/user.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum gate_option {
+	OPT_APPROVAL,
+	OPT_REQUIRE,
+	OPT_NOTE,
+	OPT_ALL,
+	OPT_IF,
+	OPT_TTL,
+	OPT_REASON,
+	OPTION_COUNT
+};
+
 /* How long a --require or --if command may run. */
 #define CHECK_TIMEOUT_MS (10 * 60 * 1000)
 
@@ -29,17 +41,17 @@ exec_gate_add(struct cmd_ctx *ctx)
 	int64_t id;
 	int rc;
 
-	while (cmd_opt_next(ctx, "require", &pos) != NULL)
+	while (cmd_opt_next(ctx, OPT_REQUIRE, &pos) != NULL)
 		count++;
 	requires = xcalloc(count + 1, sizeof(*requires));
 	pos = 0;
-	for (size_t i = 0; (value = cmd_opt_next(ctx, "require", &pos)) != NULL; i++)
+	for (size_t i = 0; (value = cmd_opt_next(ctx, OPT_REQUIRE, &pos)) != NULL; i++)
 		requires[i] = (char *)value;
 	spec.pattern = ctx->argv[0];
-	spec.approval = cmd_has(ctx, "approval");
+	spec.approval = cmd_has(ctx, OPT_APPROVAL);
 	spec.requires = requires;
 	spec.require_count = count;
-	spec.note = cmd_opt(ctx, "note");
+	spec.note = cmd_opt(ctx, OPT_NOTE);
 	rc = gate_add(ctx->ledger, &spec, &id, ctx->err);
 	free(requires);
 	if (rc < 0)
@@ -83,11 +95,14 @@ const struct cmd_entry cmd_gate_add_entry = {
 	    "shown in 'daicho approvals' and NEEDS YOU; the others land on.\n"
 	    "Example: daicho gate add 'land:migrations/**' --approval\n\n"
 	    "Prints \"gate #ID\". JSON: {gate: id}.\n",
-	.options = (const struct cmd_option[]){
-	    { "approval", 0, NULL, "each run needs a human approval" },
-	    { "require", 0, "CMD", "a shell command that must pass first (repeat)" },
-	    { "note", 0, "TEXT", "shown when the gate stops a command" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_APPROVAL] = { "approval", 0, NULL,
+		"each run needs a human approval" },
+	    [OPT_REQUIRE] = { "require", 0, "CMD",
+		"a shell command that must pass first (repeat)",
+		CMD_OPTION_REPEATS },
+	    [OPT_NOTE] = { "note", 0, "TEXT",
+		"shown when the gate stops a command" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -140,7 +155,6 @@ const struct cmd_entry cmd_gate_ls_entry = {
 	    "and note.\n\n"
 	    "JSON: an array of {id, pattern, approval, requires, note,\n"
 	    "created_ms, created_by}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -175,7 +189,6 @@ const struct cmd_entry cmd_gate_rm_entry = {
 	    "agent that could remove a gate would not be stopped by it): the\n"
 	    "same checks, recorded in the gate-rm event. On the terminal it\n"
 	    "prints one line (removed gate #2).\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -384,7 +397,6 @@ const struct cmd_entry cmd_gate_exec_entry = {
 	    "is refused at once for every agent, with who denied it, when and\n"
 	    "why. A failed --require or --if also exits 6. Otherwise the exit\n"
 	    "status is CMD's own.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT | CMD_RAW_ARGS,
 	.min_args = 1,
 	.max_args = -1,
@@ -432,7 +444,7 @@ exec_approvals(struct cmd_ctx *ctx)
 	size_t i;
 	int rc;
 
-	if ((rc = approval_list(ctx->ledger, cmd_has(ctx, "all") ? 0 : 20, &list,
+	if ((rc = approval_list(ctx->ledger, cmd_has(ctx, OPT_ALL) ? 0 : 20, &list,
 		 ctx->err)) < 0) {
 		json_decref(list);
 		return rc;
@@ -457,9 +469,8 @@ const struct cmd_entry cmd_approvals_entry = {
 	    "JSON: an array of {id, state, command, cwd, gate, pattern, requester,\n"
 	    "requested_ms, decided_ms, decided_by, decided_tty, condition,\n"
 	    "reason, expires_ms, used_ms}.\n",
-	.options = (const struct cmd_option[]){
-	    { "all", 'a', NULL, "every decided request too" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_ALL] = { "all", 'a', NULL, "every decided request too" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -471,7 +482,7 @@ static int
 decide(struct cmd_ctx *ctx, bool approve)
 {
 	struct approval_decision d = { 0 };
-	const char *ttl = cmd_opt(ctx, "ttl"), *tty;
+	const char *ttl = approve ? cmd_opt(ctx, OPT_TTL) : NULL, *tty;
 	int64_t id;
 	int rc;
 
@@ -479,10 +490,10 @@ decide(struct cmd_ctx *ctx, bool approve)
 		return rc;
 	d.approve = approve;
 	d.ttl_ms = APPROVAL_DEFAULT_TTL_MS;
-	if (ttl && (rc = cmd_duration(ctx, "ttl", ttl, &d.ttl_ms)) < 0)
+	if (ttl && (rc = cmd_duration(ctx, OPT_TTL, ttl, &d.ttl_ms)) < 0)
 		return rc;
-	d.condition = approve ? cmd_opt(ctx, "if") : NULL;
-	d.reason = approve ? NULL : cmd_opt(ctx, "reason");
+	d.condition = approve ? cmd_opt(ctx, OPT_IF) : NULL;
+	d.reason = approve ? NULL : cmd_opt(ctx, OPT_REASON);
 	if ((d.condition && !*d.condition) || (d.reason && !*d.reason))
 		return err_set(ctx->err, ERR_USAGE, "empty --%s",
 		    approve ? "if" : "reason");
@@ -535,10 +546,11 @@ const struct cmd_entry cmd_approve_entry = {
 	    "your own terminal, not through an agent's shell. On the terminal it\n"
 	    "prints one line (approved #3).\n"
 	    "See docs/security.md for what this does and does not prevent.\n",
-	.options = (const struct cmd_option[]){
-	    { "if", 0, "CMD", "a condition re-checked just before the run" },
-	    { "ttl", 0, "DUR", "the approval expires after DUR (1h)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_IF] = { "if", 0, "CMD",
+		"a condition re-checked just before the run" },
+	    [OPT_TTL] = { "ttl", 0, "DUR",
+		"the approval expires after DUR (1h)" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -557,9 +569,9 @@ const struct cmd_entry cmd_deny_entry = {
 	    "mind lifts the denial for that agent and command by approving it.\n"
 	    "Same human-only rule as 'daicho approve'. On the terminal it prints\n"
 	    "one line (denied #3).\n",
-	.options = (const struct cmd_option[]){
-	    { "reason", 0, "TEXT", "why, shown to whoever asks again" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_REASON] = { "reason", 0, "TEXT",
+		"why, shown to whoever asks again" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,

@@ -202,7 +202,6 @@ const struct cmd_entry cmd_version_entry = {
 	    "outside git), how it was linked, and which helpers are next to it.\n"
 	    "JSON: {version, commit, link, sqlite, postgresql, dashboard} (the\n"
 	    "helpers' paths, or null).\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,

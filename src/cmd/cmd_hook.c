@@ -276,7 +276,6 @@ const struct cmd_entry cmd_hook_entry = {
 	    "(exit 0) for everything else. No ledger: allowed, silently.\n\n"
 	    "git pre-commit refuses (exit 4) a commit that stages a path reserved\n"
 	    "by another live agent, naming it and when it was last seen.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,
 	.min_args = 2,
 	.max_args = 2,

@@ -12,6 +12,16 @@
 #include "util/gitref.h"
 #include "util/path.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum init_option {
+	OPT_CLAUDE,
+	OPT_CODEX,
+	OPT_GEMINI,
+	OPT_GIT_HOOK,
+	OPT_AUDIT,
+	OPTION_COUNT
+};
+
 /* The project root of the current directory, appended to out. */
 static void
 project_root(struct buf *out)
@@ -127,17 +137,17 @@ exec_init(struct cmd_ctx *ctx)
 	    (rc = pin_trunk(ctx, &report)) < 0)
 		goto done;
 	project_root(&root);
-	if ((cmd_has(ctx, "git-hook") || ledger_is_postgresql(ctx->ledger_path.buf) ||
+	if ((cmd_has(ctx, OPT_GIT_HOOK) || ledger_is_postgresql(ctx->ledger_path.buf) ||
 		ledger_of_repository(ctx->ledger_path.buf, root.buf)) &&
 	    (rc = install_git_hook(root.buf, &report, ctx->err)) < 0)
 		goto done;
-	if (cmd_has(ctx, "claude") &&
+	if (cmd_has(ctx, OPT_CLAUDE) &&
 	    (rc = install_claude(root.buf, &report, ctx->err)) < 0)
 		goto done;
-	if (cmd_has(ctx, "codex") &&
+	if (cmd_has(ctx, OPT_CODEX) &&
 	    (rc = install_codex(root.buf, &report, ctx->err)) < 0)
 		goto done;
-	if (cmd_has(ctx, "gemini") &&
+	if (cmd_has(ctx, OPT_GEMINI) &&
 	    (rc = install_gemini(root.buf, &report, ctx->err)) < 0)
 		goto done;
 	if (ctx->json) {
@@ -206,12 +216,15 @@ const struct cmd_entry cmd_init_entry = {
 	    "Then run 'daicho doctor'.\n\n"
 	    "JSON: {ledger, created, files: [\"wrote PATH\" | \"kept PATH (why)\"],\n"
 	    "changed: files written}.\n",
-	.options = (const struct cmd_option[]){
-	    { "claude", 0, NULL, "install the Claude Code hooks, worker and skill" },
-	    { "codex", 0, NULL, "install the Codex hooks, skill and AGENTS.md section" },
-	    { "gemini", 0, NULL, "install the Gemini CLI hooks, skill and GEMINI.md section" },
-	    { "git-hook", 0, NULL, "install the git pre-commit hook even for a ledger elsewhere" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_CLAUDE] = { "claude", 0, NULL,
+		"install the Claude Code hooks, worker and skill" },
+	    [OPT_CODEX] = { "codex", 0, NULL,
+		"install the Codex hooks, skill and AGENTS.md section" },
+	    [OPT_GEMINI] = { "gemini", 0, NULL,
+		"install the Gemini CLI hooks, skill and GEMINI.md section" },
+	    [OPT_GIT_HOOK] = { "git-hook", 0, NULL,
+		"install the git pre-commit hook even for a ledger elsewhere" }),
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,
@@ -268,7 +281,7 @@ exec_doctor(struct cmd_ctx *ctx)
 	size_t i, failed = 0;
 	int rc = 0;
 
-	if (cmd_has(ctx, "audit"))
+	if (cmd_has(ctx, OPT_AUDIT))
 		return exec_audit(ctx);
 	project_root(&root);
 	install_doctor(root.buf, ctx->ledger_path.buf, &checks);
@@ -360,9 +373,9 @@ const struct cmd_entry cmd_doctor_entry = {
 	    "status'); the sweep audits too, once an hour. Exit 0 when every row\n"
 	    "is explained, else 1. JSON: {events, before_chain, tasks, findings:\n"
 	    "[{kind: event|task, event|task: ID, why}]}. See docs/security.md.\n",
-	.options = (const struct cmd_option[]){
-	    { "audit", 0, NULL, "replay the events; name rows none explains" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_AUDIT] = { "audit", 0, NULL,
+		"replay the events; name rows none explains" }),
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,

@@ -9,6 +9,16 @@
 #include "core/land.h"
 #include "core/sweep.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum land_option {
+	OPT_DRY_RUN,
+	OPT_PAUSE,
+	OPT_RESUME,
+	OPT_JOBS,
+	OPT_STALE_AFTER,
+	OPTION_COUNT
+};
+
 json_t *
 cmd_land_stats_json(const struct land_stats *s)
 {
@@ -101,13 +111,13 @@ exec_land(struct cmd_ctx *ctx)
 {
 	struct land_options options = { .stale_after_ms = 0 };
 	struct land_stats stats = { 0 };
-	bool pause = cmd_has(ctx, "pause"), resume = cmd_has(ctx, "resume");
+	bool pause = cmd_has(ctx, OPT_PAUSE), resume = cmd_has(ctx, OPT_RESUME);
 	json_t *plan = NULL;
 	int64_t actor, jobs;
 	enum land_mode mode;
 	int rc;
 
-	if (pause + resume + cmd_has(ctx, "dry-run") > 1)
+	if (pause + resume + cmd_has(ctx, OPT_DRY_RUN) > 1)
 		return err_set(ctx->err, ERR_USAGE, "--pause, --resume and "
 		    "--dry-run do not combine: one at a time");
 	if (pause || resume) {
@@ -124,9 +134,9 @@ exec_land(struct cmd_ctx *ctx)
 		return 0;
 	}
 	jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
+	if ((rc = cmd_default(ctx, OPT_STALE_AFTER, "stale-after", 0,
 	    SWEEP_DEFAULT_STALE_AFTER_MS, &options.stale_after_ms)) < 0 ||
-	    (rc = cmd_default(ctx, "jobs", "jobs", 256, jobs > 0 ? jobs : 1,
+	    (rc = cmd_default(ctx, OPT_JOBS, "jobs", 256, jobs > 0 ? jobs : 1,
 	    &jobs)) < 0)
 		return rc;
 	options.jobs = (int)jobs;
@@ -146,7 +156,7 @@ exec_land(struct cmd_ctx *ctx)
 	if ((actor = cmd_caller_registered(ctx)) < 0)
 		return (int)actor;
 	options.actor = actor;
-	options.dry_run = cmd_has(ctx, "dry-run");
+	options.dry_run = cmd_has(ctx, OPT_DRY_RUN);
 	options.stop = &land_stop;
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
@@ -239,13 +249,17 @@ const struct cmd_entry cmd_land_entry = {
 	    "JSON: {landed, conflicts, check_failed, failed, waiting, checked,\n"
 	    "trunk_moves, busy, paused}; with --dry-run, an array of {id, title,\n"
 	    "commit, trunk, merge (clean, conflict, error), conflicts}.\n",
-	.options = (const struct cmd_option[]){
-	    { "dry-run", 'n', NULL, "say what would land; change nothing" },
-	    { "pause", 0, NULL, "stop landing until --resume (a person only)" },
-	    { "resume", 0, NULL, "let landing go on (a person only)" },
-	    { "jobs", 'j', "N", "merged trees checked at once, in lanes (default: CPUs)" },
-	    { "stale-after", 0, "DUR", "a holder unseen this long gets no message" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_DRY_RUN] = { "dry-run", 'n', NULL,
+		"say what would land; change nothing" },
+	    [OPT_PAUSE] = { "pause", 0, NULL,
+		"stop landing until --resume (a person only)" },
+	    [OPT_RESUME] = { "resume", 0, NULL,
+		"let landing go on (a person only)" },
+	    [OPT_JOBS] = { "jobs", 'j', "N",
+		"merged trees checked at once, in lanes (default: CPUs)" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"a holder unseen this long gets no message" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 0,

@@ -10,9 +10,18 @@
  * CLI's by construction. Human-only operations (approve, deny, gate rm,
  * release --force, unblock, edit, reopen, config) are not tools.
  *
+ * The input schemas are derived from the command table (issue 33): each
+ * option of the command is an argument, named after it ('_' for '-'),
+ * typed by it (a flag a boolean; a value N, K, ID or IDS a whole number,
+ * X a number, else a string; an array when it repeats) and described by
+ * its help. The tool table says only what the command table cannot:
+ * which commands are tools, their names and descriptions, the positional
+ * arguments and text, the options renamed, required, described for a
+ * model or left out, and the output schemas. cmd_mcp_check_tools() holds
+ * the two tables together (a unit test, and BUG_ON() at the first use).
+ *
  * One file because the tool table and the protocol's handlers that read
- * it are one thing; deriving the schemas from the command table is
- * issue 33's.
+ * it are one thing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +36,15 @@
 #include "core/msg.h"
 #include "integ/mcp.h"
 #include "util/alloc.h"
+#include "util/bug.h"
 #include "util/client.h"
 #include "util/strlist.h"
+
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum mcp_option {
+	OPT_LIST_TOOLS,
+	OPTION_COUNT
+};
 
 #define MCP_SERVER_VERSION "0.1.0"
 /* How often an idle server looks for new messages for its agent. */
@@ -44,6 +60,7 @@
 
 /* The JSON type of a tool argument. */
 enum arg_type {
+	ARG_FROM_OPTION, /* the option's, as option_type() derives it */
 	ARG_STRING,
 	ARG_INTEGER,  /* a whole number (ids, counts, priorities) */
 	ARG_NUMBER,
@@ -56,13 +73,22 @@ enum arg_type {
 /* Where a tool argument goes in the command. */
 enum arg_role {
 	ROLE_POSITIONAL, /* the next positional argument(s), in table order */
-	ROLE_OPTION,     /* --option VALUE, once per array element */
+	ROLE_OPTION,     /* --option VALUE, once per array element; in the
+			  * table, also a flag (resolved to ROLE_FLAG) */
 	ROLE_FLAG,       /* --option, when true */
 	ROLE_INPUT,      /* positional "-", and the text is what "-" reads */
 	ROLE_INPUT_FILE, /* --option -, and the text is what "-" reads */
 	ROLE_BATCH,      /* --option -, "-" reading the objects as JSONL */
 };
 
+/*
+ * A tool argument. In the tool table, only what the command's options do
+ * not say: positional arguments and text, and options renamed, required
+ * or described apart (name NULL: the option's name with '_' for '-';
+ * type ARG_FROM_OPTION; description NULL: the option's help). The tool's
+ * other options are its arguments as the command table says (see
+ * resolve_tool()).
+ */
 struct tool_arg {
 	const char *name;        /* the JSON property */
 	enum arg_type type;
@@ -78,7 +104,11 @@ struct tool {
 	const char *title;
 	const char *description;
 	const struct cmd_entry *entry;  /* the command the tool runs */
-	const struct tool_arg *args;    /* ends with a zeroed entry */
+	const struct tool_arg *args;    /* what the options do not say (see
+					   struct tool_arg); ends with a
+					   zeroed entry, or NULL */
+	const char *const *left_out;    /* the command's options that are
+					   not arguments; NULL-ended, or NULL */
 	const char *output_key;         /* the command's JSON (an array) goes
 					   under this key; NULL: it is the
 					   object itself, or {"ok": true} when
@@ -89,6 +119,12 @@ struct tool {
 };
 
 #define ID_ARG(what) { "id", ARG_INTEGER, ROLE_POSITIONAL, NULL, true, what }
+/* An option argument described apart from the option's help. */
+#define DESCRIBED(option, what)                                               \
+	{ NULL, ARG_FROM_OPTION, ROLE_OPTION, option, false, what }
+/* An option argument the tool requires. */
+#define REQUIRED(option)                                                      \
+	{ NULL, ARG_FROM_OPTION, ROLE_OPTION, option, true, NULL }
 
 /* JSON schemas of what the commands print (see each command's --help). */
 #define OK_SCHEMA                                                              \
@@ -150,16 +186,13 @@ static const struct tool tools[] = {
 	  (const struct tool_arg[]){
 	      { "id", ARG_INTEGER, ROLE_POSITIONAL, NULL, false,
 		"the task to claim (give id, or next: true)" },
-	      { "next", ARG_BOOLEAN, ROLE_FLAG, "next", false,
-		"claim the first ready task" },
-	      { "label", ARG_STRING, ROLE_OPTION, "label", false,
-		"with next: only tasks labelled this" },
-	      { "lease", ARG_STRING, ROLE_OPTION, "lease", false,
-		"lease length, e.g. 30m (default: the ledger's, 30m)" },
-	      { "max_hold", ARG_STRING, ROLE_OPTION, "max-hold", false,
-		"how long the claim lives without a call naming the task, e.g. "
-		"2h (default three leases)" },
+	      DESCRIBED("label", "with next: only tasks labelled this"),
+	      DESCRIBED("lease", "lease length, e.g. 30m (default: the "
+		  "ledger's, 30m)"),
+	      DESCRIBED("max-hold", "how long the claim lives without a call "
+		  "naming the task, e.g. 2h (default three leases)"),
 	      { 0 } },
+	  NULL,
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"}},"
 	  "\"required\":[\"id\"]}",
@@ -169,6 +202,7 @@ static const struct tool tools[] = {
 	  "after claiming.",
 	  &cmd_prompt_entry,
 	  (const struct tool_arg[]){ ID_ARG("the task"), { 0 } },
+	  NULL,
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
 	  "\"bytes\":{\"type\":\"integer\"},\"body\":{\"type\":\"string\"},"
@@ -183,15 +217,8 @@ static const struct tool tools[] = {
 	      ID_ARG("the task you hold"),
 	      { "text", ARG_STRING, ROLE_INPUT_FILE, "file", true,
 		"the result" },
-	      { "tokens_in", ARG_INTEGER, ROLE_OPTION, "tokens-in", false,
-		"input tokens used" },
-	      { "tokens_out", ARG_INTEGER, ROLE_OPTION, "tokens-out", false,
-		"output tokens used" },
-	      { "cost", ARG_NUMBER, ROLE_OPTION, "cost", false,
-		"cost, in your currency" },
-	      { "model", ARG_STRING, ROLE_OPTION, "model", false,
-		"the model that produced it" },
 	      { 0 } },
+	  NULL,
 	  NULL, OK_SCHEMA, false, false, true, 0 },
 	{ "report", "Report a task done",
 	  "Say that a task you hold is done: it then awaits verification, which "
@@ -201,27 +228,25 @@ static const struct tool tools[] = {
 	  &cmd_report_entry,
 	  (const struct tool_arg[]){
 	      ID_ARG("the task you hold"),
-	      { "commit", ARG_STRING, ROLE_OPTION, "commit", false,
-		"the commit with the work (a hash, branch or HEAD)" },
-	      { "note", ARG_STRING, ROLE_OPTION, "note", false,
-		"a note for the reviewer" },
+	      DESCRIBED("commit", "the commit with the work (a hash, branch or "
+		  "HEAD)"),
 	      { 0 } },
+	  NULL,
 	  NULL, OK_SCHEMA, false, false, false, 0 },
 	{ "release", "Release a task",
 	  "Give back a task you hold (claimed or blocked): it is open again, and "
 	  "the attempt is not counted.",
 	  &cmd_release_entry,
 	  (const struct tool_arg[]){ ID_ARG("the task you hold"), { 0 } },
+	  (const char *const[]){ "force", NULL },
 	  NULL, OK_SCHEMA, false, false, false, 0 },
 	{ "block", "Block a task on a human",
 	  "Mark a task you hold blocked: it needs a person, for the reason "
 	  "given. It keeps its owner.",
 	  &cmd_block_entry,
 	  (const struct tool_arg[]){
-	      ID_ARG("the task you hold"),
-	      { "reason", ARG_STRING, ROLE_OPTION, "reason", true,
-		"what the human must do" },
-	      { 0 } },
+	      ID_ARG("the task you hold"), REQUIRED("reason"), { 0 } },
+	  NULL,
 	  NULL, OK_SCHEMA, false, false, false, 0 },
 	{ "ls", "List tasks",
 	  "List tasks in id order, with filters. ready lists exactly what claim "
@@ -229,26 +254,15 @@ static const struct tool tools[] = {
 	  "200).",
 	  &cmd_ls_entry,
 	  (const struct tool_arg[]){
-	      { "state", ARG_STRING, ROLE_OPTION, "state", false,
-		"open, claimed, reported, verified, blocked, cancelled or "
-		"failed" },
-	      { "ready", ARG_BOOLEAN, ROLE_FLAG, "ready", false,
-		"only tasks claim next could take" },
-	      { "mine", ARG_BOOLEAN, ROLE_FLAG, "mine", false,
-		"only tasks you hold" },
-	      { "owner", ARG_STRING, ROLE_OPTION, "owner", false,
-		"only tasks this agent holds" },
-	      { "label", ARG_STRING, ROLE_OPTION, "label", false,
-		"only tasks with this label" },
-	      { "text", ARG_STRING, ROLE_OPTION, "text", false,
-		"only tasks whose title or body holds this" },
-	      { "created_since", ARG_STRING, ROLE_OPTION, "created-since", false,
-		"only tasks added within this long, e.g. 1h" },
-	      { "updated_since", ARG_STRING, ROLE_OPTION, "updated-since", false,
-		"only tasks changed within this long" },
-	      { "limit", ARG_INTEGER, ROLE_OPTION, "limit", false,
-		"at most this many (default 200)" },
+	      DESCRIBED("state", "open, claimed, reported, verified, blocked, "
+		  "cancelled or failed"),
+	      DESCRIBED("ready", "only tasks claim next could take"),
+	      DESCRIBED("label", "only tasks with this label"),
+	      DESCRIBED("created-since", "only tasks added within this long, "
+		  "e.g. 1h"),
+	      DESCRIBED("limit", "at most this many (default 200)"),
 	      { 0 } },
+	  NULL,
 	  "tasks",
 	  "{\"type\":\"object\",\"properties\":{\"tasks\":{\"type\":\"array\","
 	  "\"items\":{\"type\":\"object\",\"properties\":{" TASK_PROPERTIES "},"
@@ -260,6 +274,7 @@ static const struct tool tools[] = {
 	  &cmd_show_entry,
 	  (const struct tool_arg[]){ ID_ARG("the task"), { 0 } },
 	  NULL,
+	  NULL,
 	  "{\"type\":\"object\",\"properties\":{" TASK_PROPERTIES
 	  ",\"last_verdict\":" NULLABLE("object") "}," TASK_REQUIRED "}",
 	  true, false, true, 0 },
@@ -267,6 +282,7 @@ static const struct tool tools[] = {
 	  "The latest saved result of a task, exactly as saved.",
 	  &cmd_result_entry,
 	  (const struct tool_arg[]){ ID_ARG("the task"), { 0 } },
+	  NULL,
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
 	  "\"bytes\":{\"type\":\"integer\"},\"result\":{\"type\":\"string\"},"
@@ -280,32 +296,19 @@ static const struct tool tools[] = {
 	  (const struct tool_arg[]){
 	      { "title", ARG_STRING, ROLE_POSITIONAL, NULL, false,
 		"one line (give title, or tasks)" },
-	      { "body", ARG_STRING, ROLE_OPTION, "body", false,
-		"the prompt the worker fetches" },
-	      { "after", ARG_INTEGERS, ROLE_OPTION, "after", false,
-		"ready only once these tasks are verified" },
-	      { "touches", ARG_STRINGS, ROLE_OPTION, "touches", false,
-		"path globs the task edits; overlapping tasks are never claimed "
-		"at once" },
-	      { "protect", ARG_STRINGS, ROLE_OPTION, "protect", false,
-		"path globs a report must not change" },
-	      { "done_when", ARG_STRINGS, ROLE_OPTION, "done-when", false,
-		"checks that must pass: file:PATH, cmd:SHELL, saved, commit" },
-	      { "check_timeout", ARG_STRING, ROLE_OPTION, "check-timeout", false,
-		"time limit of each cmd: check, e.g. 10m" },
-	      { "priority", ARG_INTEGER, ROLE_OPTION, "priority", false,
-		"higher is claimed first (default 0)" },
-	      { "labels", ARG_STRINGS, ROLE_OPTION, "label", false,
+	      DESCRIBED("touches", "path globs the task edits; overlapping "
+		  "tasks are never claimed at once"),
+	      DESCRIBED("done-when", "checks that must pass: file:PATH, "
+		  "cmd:SHELL, saved, commit"),
+	      { "labels", ARG_FROM_OPTION, ROLE_OPTION, "label", false,
 		"labels (with tasks: added to every task)" },
-	      { "max_attempts", ARG_INTEGER, ROLE_OPTION, "max-attempts", false,
-		"attempts before the task fails (default 3)" },
-	      { "parent", ARG_INTEGER, ROLE_OPTION, "parent", false,
-		"the task this one belongs to" },
 	      { "tasks", ARG_TASKS, ROLE_BATCH, "batch", false,
 		"many tasks, added all or none: objects with title (required), "
 		"body, priority, max_attempts, labels, touches, protect, "
 		"done_when, check_timeout, after, parent, key" },
 	      { 0 } },
+	  (const char *const[]){ "body-file", "no-baseline", "check-needs",
+	      NULL },
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
 	  "\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}",
@@ -320,15 +323,9 @@ static const struct tool tools[] = {
 	      { "to", ARG_STRING, ROLE_POSITIONAL, NULL, false,
 		"an agent name, or role:ROLE (needed unless reply_to)" },
 	      { "text", ARG_STRING, ROLE_INPUT, NULL, true, "the message" },
-	      { "queue", ARG_BOOLEAN, ROLE_FLAG, "queue", false,
-		"keep it for the next agent of that name if it is gone" },
-	      { "one", ARG_BOOLEAN, ROLE_FLAG, "one", false,
-		"role: only the most recently seen holder" },
-	      { "stale_after", ARG_STRING, ROLE_OPTION, "stale-after", false,
-		"unseen this long counts as gone (default 10m)" },
-	      { "reply_to", ARG_INTEGER, ROLE_OPTION, "reply-to", false,
-		"the id of the message this answers" },
+	      DESCRIBED("reply-to", "the id of the message this answers"),
 	      { 0 } },
+	  NULL,
 	  "sent",
 	  "{\"type\":\"object\",\"properties\":{\"sent\":{\"type\":\"array\","
 	  "\"items\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
@@ -341,10 +338,7 @@ static const struct tool tools[] = {
 	  "unread): at most 1 MiB of text per call, the rest left for the next "
 	  "call; a longer message is cut (truncated: true, bytes: its length).",
 	  &cmd_inbox_entry,
-	  (const struct tool_arg[]){
-	      { "peek", ARG_BOOLEAN, ROLE_FLAG, "peek", false,
-		"do not mark them read" },
-	      { 0 } },
+	  NULL, (const char *const[]){ "ack", NULL },
 	  "messages",
 	  "{\"type\":\"object\",\"properties\":{\"messages\":{\"type\":"
 	  "\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"id\":"
@@ -367,13 +361,11 @@ static const struct tool tools[] = {
 	  "owner. The owner is reminded past remind.",
 	  &cmd_wait_entry,
 	  (const struct tool_arg[]){
-	      { "for", ARG_STRINGS, ROLE_OPTION, "for", true,
-		"what you wait for (#ID for a task)" },
-	      { "owner", ARG_STRING, ROLE_OPTION, "owner", false,
-		"the agent who asked you to wait (none: the human)" },
-	      { "remind", ARG_STRING, ROLE_OPTION, "remind", false,
-		"remind the owner after this long (default 4h)" },
+	      REQUIRED("for"),
+	      DESCRIBED("owner", "the agent who asked you to wait (none: the "
+		  "human)"),
 	      { 0 } },
+	  NULL,
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"wait\":{\"type\":"
 	  "\"integer\"}},\"required\":[\"wait\"]}",
@@ -387,6 +379,7 @@ static const struct tool tools[] = {
 		"the wait to end (default: all yours)" },
 	      { 0 } },
 	  NULL,
+	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"ended\":{\"type\":"
 	  "\"integer\"}},\"required\":[\"ended\"]}",
 	  false, false, false, 0 },
@@ -398,11 +391,8 @@ static const struct tool tools[] = {
 	  (const struct tool_arg[]){
 	      { "globs", ARG_STRINGS, ROLE_POSITIONAL, NULL, true,
 		"path globs relative to the repository root (*, **, ?, [a-z])" },
-	      { "task", ARG_INTEGER, ROLE_OPTION, "task", false,
-		"the task the edit is for (released when it is done)" },
-	      { "ttl", ARG_STRING, ROLE_OPTION, "ttl", false,
-		"lapse after this long (default 2h)" },
 	      { 0 } },
+	  NULL,
 	  NULL, OK_SCHEMA, false, false, true, 0 },
 	{ "unreserve", "Release reservations",
 	  "Release your reservations of exactly these globs, or all of them.",
@@ -410,9 +400,8 @@ static const struct tool tools[] = {
 	  (const struct tool_arg[]){
 	      { "globs", ARG_STRINGS, ROLE_POSITIONAL, NULL, false,
 		"the globs to release (or all: true)" },
-	      { "all", ARG_BOOLEAN, ROLE_FLAG, "all", false,
-		"release every reservation of yours" },
 	      { 0 } },
+	  NULL,
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"released\":{\"type\":"
 	  "\"integer\"}},\"required\":[\"released\"]}",
@@ -421,12 +410,7 @@ static const struct tool tools[] = {
 	  "What needs a human (each item with the commands that resolve it), "
 	  "the live agents, task counts per state and recent events.",
 	  &cmd_status_entry,
-	  (const struct tool_arg[]){
-	      { "events", ARG_INTEGER, ROLE_OPTION, "events", false,
-		"how many recent events (default 10)" },
-	      { "stale_after", ARG_STRING, ROLE_OPTION, "stale-after", false,
-		"an agent unseen this long is stale (default 10m)" },
-	      { 0 } },
+	  NULL, (const char *const[]){ "all", "watch", NULL },
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"now_ms\":{\"type\":"
 	  "\"integer\"},\"needs_you\":" ARRAY_OF_OBJECTS ",\"agents\":"
@@ -441,12 +425,10 @@ static const struct tool tools[] = {
 	  "live agent.",
 	  &cmd_handoff_entry,
 	  (const struct tool_arg[]){
-	      { "to", ARG_STRING, ROLE_OPTION, "to", false,
-		"hand waits and role over to this agent" },
-	      { "from", ARG_STRING, ROLE_OPTION, "from", false,
-		"yourself only: this server acts as you (a person briefs on "
-		"another agent from the command line)" },
+	      DESCRIBED("from", "yourself only: this server acts as you (a "
+		  "person briefs on another agent from the command line)"),
 	      { 0 } },
+	  NULL,
 	  NULL,
 	  "{\"type\":\"object\",\"properties\":{\"now_ms\":{\"type\":"
 	  "\"integer\"},\"from\":" NULLABLE("string") ",\"role\":"
@@ -460,6 +442,196 @@ static const struct tool tools[] = {
 };
 
 #define TOOL_COUNT (sizeof(tools) / sizeof(tools[0]))
+
+/*
+ * The JSON type of option's argument, from the command table: a flag is a
+ * boolean; a value named N, K, ID or IDS a whole number, X a number, any
+ * other a string; an array of those when the option repeats.
+ */
+static enum arg_type
+option_type(const struct cmd_option *option)
+{
+	static const char *const integers[] = { "N", "K", "ID", "IDS" };
+	const char *v = option->value_name;
+	bool repeats = option->flags & CMD_OPTION_REPEATS;
+	bool integer = false;
+
+	if (v == NULL)
+		return ARG_BOOLEAN;
+	for (size_t i = 0; i < sizeof(integers) / sizeof(integers[0]); i++)
+		integer = integer || strcmp(v, integers[i]) == 0;
+	if (integer)
+		return repeats ? ARG_INTEGERS : ARG_INTEGER;
+	if (strcmp(v, "X") == 0 && !repeats)
+		return ARG_NUMBER;
+	return repeats ? ARG_STRINGS : ARG_STRING;
+}
+
+/* Whether name is in list (NULL-ended, or NULL). */
+static bool
+listed(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether table entry a agrees with o, the option it names (or NULL). */
+static bool
+arg_agrees(const struct tool_arg *a, const struct cmd_option *o)
+{
+	switch (a->role) {
+	case ROLE_POSITIONAL:
+	case ROLE_INPUT:
+		return o == NULL && a->type != ARG_FROM_OPTION;
+	case ROLE_OPTION:
+	case ROLE_FLAG:
+		return o != NULL && (a->type == ARG_FROM_OPTION ||
+		    a->type == option_type(o));
+	case ROLE_INPUT_FILE:
+		return o != NULL && o->value_name != NULL &&
+		    a->type == ARG_STRING;
+	case ROLE_BATCH:
+		return o != NULL && o->value_name != NULL &&
+		    a->type == ARG_TASKS;
+	}
+	return false;
+}
+
+/*
+ * Check tool's table entries against its command's options: every option
+ * an entry or left_out names is the command's, none is both, and each
+ * entry's role and type agree with its option (arg_agrees()). Returns 0,
+ * or ERR_FAILED naming the tool and the argument.
+ */
+static int
+check_tool(const struct tool *tool, struct err *err)
+{
+	for (const char *const *name = tool->left_out; name && *name; name++)
+		if (cmd_find_option(tool->entry, *name) == NULL)
+			return err_set(err, ERR_FAILED, "tool %s leaves out "
+			    "--%s, which %s has not", tool->name, *name,
+			    tool->entry->name);
+	for (const struct tool_arg *a = tool->args; a && (a->name || a->option);
+	     a++) {
+		const struct cmd_option *o = a->option ?
+		    cmd_find_option(tool->entry, a->option) : NULL;
+		const char *what = a->name ? a->name : a->option;
+
+		if (a->option &&
+		    (o == NULL || listed(tool->left_out, a->option)))
+			return err_set(err, ERR_FAILED, "tool %s: argument %s "
+			    "names --%s, which %s has not (or the tool leaves out)",
+			    tool->name, what, a->option, tool->entry->name);
+		if (!arg_agrees(a, o))
+			return err_set(err, ERR_FAILED, "tool %s: argument %s's "
+			    "type or role disagrees with %s", tool->name, what,
+			    o ? o->name : "what it maps to");
+	}
+	return 0;
+}
+
+/* tool's table entry for the option called name, or NULL. */
+static const struct tool_arg *
+entry_for_option(const struct tool *tool, const char *name)
+{
+	for (const struct tool_arg *a = tool->args; a && (a->name || a->option);
+	     a++)
+		if (a->option && strcmp(a->option, name) == 0)
+			return a;
+	return NULL;
+}
+
+/*
+ * The argument for option o: its table entry's fields where given (from,
+ * or NULL), the option's otherwise: its name with '_' for '-' (a new
+ * string, owned by the argument), its type, flag or option, its help.
+ */
+static struct tool_arg
+option_arg(const struct cmd_option *o, const struct tool_arg *from)
+{
+	struct tool_arg arg = { 0 };
+	char *name;
+
+	if (from != NULL)
+		arg = *from;
+	if (arg.name == NULL) {
+		arg.name = name = xstrdup(o->name);
+		for (; *name; name++)
+			if (*name == '-')
+				*name = '_';
+	}
+	if (arg.type == ARG_FROM_OPTION)
+		arg.type = option_type(o);
+	if (from == NULL || from->role == ROLE_OPTION)
+		arg.role = o->value_name ? ROLE_OPTION : ROLE_FLAG;
+	arg.option = o->name;
+	if (arg.description == NULL)
+		arg.description = o->help;
+	return arg;
+}
+
+/*
+ * tool's arguments: its table entries that name no option (positional
+ * arguments, text) first, then every option of its command, in table
+ * order, that it does not leave out (option_arg()). A new array ending
+ * with a zeroed entry, kept (with its names) for the process's life.
+ */
+static struct tool_arg *
+resolve_tool(const struct tool *tool)
+{
+	size_t count = 0, alloc = 0, pos = 0;
+	struct tool_arg *args = NULL;
+	const struct cmd_option *o;
+
+	for (const struct tool_arg *a = tool->args; a && (a->name || a->option);
+	     a++)
+		if (a->option == NULL) {
+			xgrow((void **)&args, &alloc, count + 1, sizeof(*args));
+			args[count++] = *a;
+		}
+	while ((o = cmd_next_option(tool->entry, &pos)) != NULL)
+		if (!listed(tool->left_out, o->name)) {
+			xgrow((void **)&args, &alloc, count + 1, sizeof(*args));
+			args[count++] = option_arg(o,
+			    entry_for_option(tool, o->name));
+		}
+	xgrow((void **)&args, &alloc, count + 1, sizeof(*args));
+	memset(&args[count], 0, sizeof(*args));
+	return args;
+}
+
+/*
+ * tool's arguments (resolve_tool()), resolved at the first call. A table
+ * that disagrees with the command table (check_tool()) is a BUG_ON():
+ * every test of the MCP server finds it, and so does the unit test of
+ * cmd_mcp_check_tools().
+ */
+static const struct tool_arg *
+tool_args(const struct tool *tool)
+{
+	static struct tool_arg *resolved[TOOL_COUNT];
+	size_t i = (size_t)(tool - tools);
+	struct err err = ERR_INIT;
+
+	if (resolved[i] == NULL) {
+		BUG_ON(check_tool(tool, &err) < 0, "%s", err.message.buf);
+		resolved[i] = resolve_tool(tool);
+	}
+	return resolved[i];
+}
+
+int
+cmd_mcp_check_tools(struct err *err)
+{
+	int rc;
+
+	for (size_t i = 0; i < TOOL_COUNT; i++)
+		if ((rc = check_tool(&tools[i], err)) < 0)
+			return rc;
+	return 0;
+}
 
 static const char server_instructions[] =
     "daicho is the task ledger this project's agents share. To work: claim "
@@ -495,6 +667,8 @@ type_matches(enum arg_type type, const json_t *value)
 	size_t i;
 
 	switch (type) {
+	case ARG_FROM_OPTION: /* resolved away: tool_args() */
+		return false;
 	case ARG_STRING:
 		return json_is_string(value);
 	case ARG_INTEGER:
@@ -522,9 +696,12 @@ type_matches(enum arg_type type, const json_t *value)
 static const char *
 type_name(enum arg_type type)
 {
-	static const char *const names[] = { "a string", "an integer",
-		"a number", "a boolean (true or false)", "an array of strings",
-		"an array of integers", "an array of task objects" };
+	static const char *const names[] = { [ARG_STRING] = "a string",
+		[ARG_INTEGER] = "an integer", [ARG_NUMBER] = "a number",
+		[ARG_BOOLEAN] = "a boolean (true or false)",
+		[ARG_STRINGS] = "an array of strings",
+		[ARG_INTEGERS] = "an array of integers",
+		[ARG_TASKS] = "an array of task objects" };
 
 	return names[type];
 }
@@ -533,8 +710,9 @@ type_name(enum arg_type type)
 static json_t *
 arg_schema(const struct tool_arg *arg)
 {
-	static const char *const json_types[] = { "string", "integer", "number",
-		"boolean" };
+	static const char *const json_types[] = { [ARG_STRING] = "string",
+		[ARG_INTEGER] = "integer", [ARG_NUMBER] = "number",
+		[ARG_BOOLEAN] = "boolean" };
 	json_t *schema;
 
 	switch (arg->type) {
@@ -573,7 +751,7 @@ tool_definition(const struct tool *tool)
 		    tool->name, jerr.text);
 		abort();
 	}
-	for (const struct tool_arg *a = tool->args; a->name; a++) {
+	for (const struct tool_arg *a = tool_args(tool); a->name; a++) {
 		json_object_set_new(properties, a->name, arg_schema(a));
 		if (a->required)
 			json_array_append_new(required, json_string(a->name));
@@ -688,10 +866,10 @@ check_arguments(const struct tool *tool, json_t *arguments, struct err *err)
 	json_t *value;
 	int rc = 0;
 
-	for (const struct tool_arg *a = tool->args; a->name; a++)
+	for (const struct tool_arg *a = tool_args(tool); a->name; a++)
 		buf_addf(&names, "%s%s", names.len ? ", " : "", a->name);
 	json_object_foreach(arguments, key, value) {
-		const struct tool_arg *a = tool->args;
+		const struct tool_arg *a = tool_args(tool);
 
 		while (a->name && strcmp(a->name, key) != 0)
 			a++;
@@ -709,7 +887,7 @@ check_arguments(const struct tool *tool, json_t *arguments, struct err *err)
 			goto done;
 		}
 	}
-	for (const struct tool_arg *a = tool->args; a->name; a++) {
+	for (const struct tool_arg *a = tool_args(tool); a->name; a++) {
 		value = json_object_get(arguments, a->name);
 		if (a->required && (value == NULL || json_is_null(value))) {
 			rc = err_set(err, ERR_USAGE, "missing argument '%s' for tool %s "
@@ -751,7 +929,7 @@ static void
 map_arguments(const struct tool *tool, json_t *arguments, struct cmd_ctx *ctx,
     struct call_args *call)
 {
-	for (const struct tool_arg *a = tool->args; a->name; a++) {
+	for (const struct tool_arg *a = tool_args(tool); a->name; a++) {
 		json_t *value = json_object_get(arguments, a->name), *item;
 		const struct cmd_option *option = a->option ?
 		    cmd_find_option(ctx->entry, a->option) : NULL;
@@ -805,7 +983,7 @@ map_arguments(const struct tool *tool, json_t *arguments, struct cmd_ctx *ctx,
 			break;
 		}
 	}
-	if (tool->default_limit > 0 && !cmd_has(ctx, "limit")) {
+	if (tool->default_limit > 0 && !cmd_has_named(ctx, "limit")) {
 		char text[32];
 
 		snprintf(text, sizeof(text), "%lld", (long long)tool->default_limit);
@@ -1307,7 +1485,7 @@ exec_mcp(struct cmd_ctx *ctx)
 	int in_fd = -1, rc;
 
 	state.tool_list = tool_list();
-	if (cmd_has(ctx, "list-tools")) {
+	if (cmd_has(ctx, OPT_LIST_TOOLS)) {
 		json_t *doc = json_pack("{s:O}", "tools", state.tool_list);
 
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -1386,10 +1564,9 @@ const struct cmd_entry cmd_mcp_entry = {
 	    "checked every 2s). End of input ends the server (exit 0).\n\n"
 	    "--list-tools prints the tools with their input and output schemas\n"
 	    "(as tools/list returns them) and exits. See docs/mcp.md.\n",
-	.options = (const struct cmd_option[]){
-	    { "list-tools", 0, NULL, "print the tools and their schemas, then "
-	      "exit" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_LIST_TOOLS] = { "list-tools", 0, NULL,
+		"print the tools and their schemas, then exit" }),
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,

@@ -7,6 +7,17 @@
 #include "core/msg.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum msg_option {
+	OPT_QUEUE,
+	OPT_ONE,
+	OPT_STALE_AFTER,
+	OPT_REPLY_TO,
+	OPT_PEEK,
+	OPT_ACK,
+	OPTION_COUNT
+};
+
 static int
 exec_send(struct cmd_ctx *ctx)
 {
@@ -19,8 +30,8 @@ exec_send(struct cmd_ctx *ctx)
 
 	const char *body = ctx->argv[ctx->argc - 1];
 
-	if (cmd_has(ctx, "reply-to") &&
-	    (rc = cmd_id_arg(ctx, "message", cmd_opt(ctx, "reply-to"),
+	if (cmd_has(ctx, OPT_REPLY_TO) &&
+	    (rc = cmd_id_arg(ctx, "message", cmd_opt(ctx, OPT_REPLY_TO),
 		&req.reply_to)) < 0)
 		goto done;
 	if (ctx->argc == 1 && req.reply_to == 0) {
@@ -30,9 +41,9 @@ exec_send(struct cmd_ctx *ctx)
 		goto done;
 	}
 	req.to = ctx->argc == 2 ? ctx->argv[0] : NULL;
-	req.queue = cmd_has(ctx, "queue");
-	req.one = cmd_has(ctx, "one");
-	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
+	req.queue = cmd_has(ctx, OPT_QUEUE);
+	req.one = cmd_has(ctx, OPT_ONE);
+	if ((rc = cmd_default(ctx, OPT_STALE_AFTER, "stale-after", 0,
 		 AGENT_STALE_AFTER_MS, &req.stale_after_ms)) < 0)
 		goto done;
 	if (req.one && (req.to == NULL || strncmp(req.to, "role:", 5) != 0)) {
@@ -109,12 +120,15 @@ const struct cmd_entry cmd_send_entry = {
 	    "tool gives at most 1 MiB of text per call (see docs/mcp.md).\n\n"
 	    "Prints \"sent #ID to NAME, seen AGE ago (TIME)\" per recipient.\n"
 	    "JSON: an array of {id, to, recipient_seen_ms, queued}.\n",
-	.options = (const struct cmd_option[]){
-	    { "queue", 0, NULL, "keep it for an agent that is gone" },
-	    { "one", 0, NULL, "role: only the most recently seen holder" },
-	    { "stale-after", 0, "DUR", "unseen this long counts as gone (10m)" },
-	    { "reply-to", 0, "ID", "answer message ID (TO: its sender)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_QUEUE] = { "queue", 0, NULL,
+		"keep it for an agent that is gone" },
+	    [OPT_ONE] = { "one", 0, NULL,
+		"role: only the most recently seen holder" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"unseen this long counts as gone (10m)" },
+	    [OPT_REPLY_TO] = { "reply-to", 0, "ID",
+		"answer message ID (TO: its sender)" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 2,
@@ -158,10 +172,10 @@ ack_message(struct cmd_ctx *ctx)
 	json_t *ids;
 	int rc;
 
-	if (cmd_has(ctx, "peek"))
+	if (cmd_has(ctx, OPT_PEEK))
 		return err_set(ctx->err, ERR_USAGE, "--ack and --peek cannot be "
 		    "given together");
-	if ((rc = cmd_id_arg(ctx, "message", cmd_opt(ctx, "ack"), &id)) < 0)
+	if ((rc = cmd_id_arg(ctx, "message", cmd_opt(ctx, OPT_ACK), &id)) < 0)
 		return rc;
 	ids = json_pack("[I]", (json_int_t)id);
 	rc = msg_mark_read(ctx->ledger, ctx->caller.name, ids, &marked,
@@ -190,10 +204,10 @@ exec_inbox(struct cmd_ctx *ctx)
 
 	if (cmd_caller(ctx) < 0)
 		return -(int)ctx->err->code;
-	if (cmd_has(ctx, "ack"))
+	if (cmd_has(ctx, OPT_ACK))
 		return ack_message(ctx);
 	if ((rc = msg_inbox_within(ctx->ledger, ctx->caller.name,
-		 cmd_has(ctx, "peek"), ctx->max_text_bytes, &messages,
+		 cmd_has(ctx, OPT_PEEK), ctx->max_text_bytes, &messages,
 		 ctx->err)) < 0)
 		return rc;
 	if (ctx->json)
@@ -236,10 +250,10 @@ const struct cmd_entry cmd_inbox_entry = {
 	    "recipient_seen_ms, queued, reply_to} (reply_to null but for a\n"
 	    "reply, which also has thread: [{id, from, text, sent_ms}]); with\n"
 	    "--ack, {id, read: true}.\n",
-	.options = (const struct cmd_option[]){
-	    { "peek", 0, NULL, "do not mark them read" },
-	    { "ack", 0, "ID", "mark message ID read, without printing it" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_PEEK] = { "peek", 0, NULL, "do not mark them read" },
+	    [OPT_ACK] = { "ack", 0, "ID",
+		"mark message ID read, without printing it" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 0,

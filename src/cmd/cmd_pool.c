@@ -16,6 +16,15 @@
 #include "util/clock.h"
 #include "util/duration.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum pool_option {
+	OPT_FOREGROUND,
+	OPT_IDLE,
+	OPT_KEEP,
+	OPT_ACTIVE,
+	OPTION_COUNT
+};
+
 /* Refuse unless the located ledger is a PostgreSQL one this program serves. */
 static int
 require_postgresql(struct cmd_ctx *ctx)
@@ -42,14 +51,15 @@ print_serving(const char *socket, void *arg)
 }
 
 /*
- * Option name's value as a count from min to 10000 into *n (left alone
- * when the option is absent); what it counts is for the error.
+ * The value of the option with id option as a count from min to 10000
+ * into *n (left alone when the option is absent); what it counts is for
+ * the error.
  */
 static int
-count_option(struct cmd_ctx *ctx, const char *name, const char *what, int min,
+count_option(struct cmd_ctx *ctx, int option, const char *what, int min,
     int *n)
 {
-	const char *value = cmd_opt(ctx, name);
+	const char *value = cmd_opt(ctx, option);
 	char *end;
 	long v;
 
@@ -58,7 +68,8 @@ count_option(struct cmd_ctx *ctx, const char *name, const char *what, int min,
 	v = strtol(value, &end, 10);
 	if (*value == '\0' || *end != '\0' || v < min || v > 10000)
 		return err_set(ctx->err, ERR_USAGE, "--%s: not a number of %s "
-		    "from %d to 10000: '%s'", name, what, min, value);
+		    "from %d to 10000: '%s'",
+		    cmd_entry_option(ctx->entry, option)->name, what, min, value);
 	*n = (int)v;
 	return 0;
 }
@@ -80,22 +91,22 @@ exec_pool_start(struct cmd_ctx *ctx)
 {
 	struct pool_options opt = { .keep = 32, .active = default_active(),
 		.ready = print_serving };
-	const char *idle = cmd_opt(ctx, "idle");
+	const char *idle = cmd_opt(ctx, OPT_IDLE);
 	struct buf socket = BUF_INIT;
 	int64_t pid;
 	int rc;
 
 	if ((rc = require_postgresql(ctx)) < 0)
 		return rc;
-	opt.foreground = cmd_has(ctx, "foreground");
+	opt.foreground = cmd_has(ctx, OPT_FOREGROUND);
 	opt.ready_arg = ctx;
 	/* A bare 0 (never stop) needs no unit. */
 	if (idle != NULL && strcmp(idle, "0") != 0 &&
 	    (duration_parse(idle, &opt.idle_ms) < 0 || opt.idle_ms < 0))
 		return err_set(ctx->err, ERR_USAGE, "--idle: not a duration: '%s' "
 		    "(say 10m, 1h; 0 never stops)", idle);
-	if ((rc = count_option(ctx, "keep", "connections", 0, &opt.keep)) < 0 ||
-	    (rc = count_option(ctx, "active", "commands", 1, &opt.active)) < 0)
+	if ((rc = count_option(ctx, OPT_KEEP, "connections", 0, &opt.keep)) < 0 ||
+	    (rc = count_option(ctx, OPT_ACTIVE, "commands", 1, &opt.active)) < 0)
 		return rc;
 	if ((rc = pool_serve(ctx->ledger_path.buf, &opt, &pid, &socket,
 	    ctx->err)) < 0)
@@ -204,12 +215,15 @@ const struct cmd_entry cmd_pool_start_entry = {
 	    "PATH\"; --foreground stays (for a service manager) until 'daicho\n"
 	    "pool stop', SIGTERM or Ctrl-C. Exit 4 if one already serves.\n"
 	    "JSON: {pid, socket}.\n",
-	.options = (const struct cmd_option[]){
-	    { "foreground", 0, NULL, "stay attached to the terminal" },
-	    { "idle", 0, "DUR", "stop after no command for DUR (default never)" },
-	    { "keep", 0, "N", "connections and threads kept warm (32)" },
-	    { "active", 0, "N", "commands served at once (two per CPU)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_FOREGROUND] = { "foreground", 0, NULL,
+		"stay attached to the terminal" },
+	    [OPT_IDLE] = { "idle", 0, "DUR",
+		"stop after no command for DUR (default never)" },
+	    [OPT_KEEP] = { "keep", 0, "N",
+		"connections and threads kept warm (32)" },
+	    [OPT_ACTIVE] = { "active", 0, "N",
+		"commands served at once (two per CPU)" }),
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,
@@ -225,7 +239,6 @@ const struct cmd_entry cmd_pool_stop_entry = {
 	    "command, lets the running ones finish (for up to 10 s) and closes\n"
 	    "its connections. Prints \"pool stopped: pid N, after M sessions\".\n"
 	    "Exit 3 when no pool serves this ledger. JSON: {pid, sessions}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,
@@ -244,7 +257,6 @@ const struct cmd_entry cmd_pool_status_entry = {
 	    "Exit 3 when none does. JSON: {pid, socket, started_ms,\n"
 	    "sessions_now, sessions_total, waiting, active, idle_connections,\n"
 	    "version}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,

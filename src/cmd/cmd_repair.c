@@ -9,32 +9,55 @@
 #include "core/task.h"
 #include "util/alloc.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum repair_option {
+	OPT_TITLE,
+	OPT_BODY,
+	OPT_BODY_FILE,
+	OPT_PRIORITY,
+	OPT_LABEL,
+	OPT_AFTER,
+	OPT_NOT_AFTER,
+	OPT_DONE_WHEN,
+	OPT_CHECK_TIMEOUT,
+	OPT_NO_BASELINE,
+	OPT_BASELINE,
+	OPT_CHECK_NEEDS,
+	OPT_TOUCHES,
+	OPT_PROTECT,
+	OPT_MAX_ATTEMPTS,
+	OPT_REASON,
+	OPT_ANSWER,
+	OPTION_COUNT
+};
+
 /*
- * The values of a repeatable list option into list: NULL when the option
- * was not given; an empty list when its only value is "" (none).
+ * The values of the repeatable list option with id option into list: NULL
+ * when the option was not given; an empty list when its only value is ""
+ * (none).
  */
 static const struct strlist *
-list_option(struct cmd_ctx *ctx, const char *name, struct strlist *list)
+list_option(struct cmd_ctx *ctx, int option, struct strlist *list)
 {
 	size_t pos = 0;
 	const char *value;
 
-	if (!cmd_has(ctx, name))
+	if (!cmd_has(ctx, option))
 		return NULL;
-	while ((value = cmd_opt_next(ctx, name, &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, option, &pos)) != NULL)
 		if (*value != '\0')
 			strlist_add(list, value);
 	return list;
 }
 
-/* Split comma-separated ids of every value of option name into list. */
+/* Split comma-separated ids of every value of option id option into list. */
 static void
-ids_option(struct cmd_ctx *ctx, const char *name, struct strlist *list)
+ids_option(struct cmd_ctx *ctx, int option, struct strlist *list)
 {
 	size_t pos = 0;
 	const char *value;
 
-	while ((value = cmd_opt_next(ctx, name, &pos)) != NULL) {
+	while ((value = cmd_opt_next(ctx, option, &pos)) != NULL) {
 		const char *p = value;
 
 		while (*p) {
@@ -62,44 +85,44 @@ exec_edit(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
-	edit.title = cmd_opt(ctx, "title");
-	if (cmd_has(ctx, "body") && cmd_has(ctx, "body-file"))
+	edit.title = cmd_opt(ctx, OPT_TITLE);
+	if (cmd_has(ctx, OPT_BODY) && cmd_has(ctx, OPT_BODY_FILE))
 		return err_set(ctx->err, ERR_USAGE,
 		    "give --body or --body-file, not both");
-	if ((value = cmd_opt(ctx, "body")) != NULL) {
+	if ((value = cmd_opt(ctx, OPT_BODY)) != NULL) {
 		buf_adds(&body, value);
 		edit.set_body = true;
-	} else if ((value = cmd_opt(ctx, "body-file")) != NULL) {
+	} else if ((value = cmd_opt(ctx, OPT_BODY_FILE)) != NULL) {
 		if ((rc = cmd_read_input(ctx, value, &body)) < 0)
 			goto done;
 		edit.set_body = true;
 	}
 	edit.body = body.buf;
 	edit.body_bytes = body.len;
-	if ((value = cmd_opt(ctx, "priority")) != NULL) {
-		if ((rc = cmd_integer(ctx, "priority", value, -1000000000,
+	if ((value = cmd_opt(ctx, OPT_PRIORITY)) != NULL) {
+		if ((rc = cmd_integer(ctx, OPT_PRIORITY, value, -1000000000,
 			 1000000000, &edit.priority)) < 0)
 			goto done;
 		edit.set_priority = true;
 	}
-	if ((value = cmd_opt(ctx, "max-attempts")) != NULL) {
-		if ((rc = cmd_integer(ctx, "max-attempts", value, 1, 1000000,
+	if ((value = cmd_opt(ctx, OPT_MAX_ATTEMPTS)) != NULL) {
+		if ((rc = cmd_integer(ctx, OPT_MAX_ATTEMPTS, value, 1, 1000000,
 			 &edit.max_attempts)) < 0)
 			goto done;
 		edit.set_max_attempts = true;
 	}
-	if ((value = cmd_opt(ctx, "check-timeout")) != NULL) {
-		if ((rc = cmd_duration(ctx, "check-timeout", value,
+	if ((value = cmd_opt(ctx, OPT_CHECK_TIMEOUT)) != NULL) {
+		if ((rc = cmd_duration(ctx, OPT_CHECK_TIMEOUT, value,
 			 &edit.check_timeout_ms)) < 0)
 			goto done;
 		edit.set_check_timeout = true;
 	}
-	if (cmd_has(ctx, "no-baseline") && cmd_has(ctx, "baseline")) {
+	if (cmd_has(ctx, OPT_NO_BASELINE) && cmd_has(ctx, OPT_BASELINE)) {
 		rc = err_set(ctx->err, ERR_USAGE, "--no-baseline and --baseline "
 		    "do not combine: one or the other");
 		goto done;
 	}
-	if ((value = cmd_opt(ctx, "check-needs")) != NULL) {
+	if ((value = cmd_opt(ctx, OPT_CHECK_NEEDS)) != NULL) {
 		if (strcmp(value, "net") != 0 && strcmp(value, "none") != 0) {
 			rc = err_set(ctx->err, ERR_USAGE, "bad value for "
 			    "--check-needs (want net, or none)");
@@ -107,16 +130,16 @@ exec_edit(struct cmd_ctx *ctx)
 		}
 		edit.check_needs = strcmp(value, "none") == 0 ? "" : value;
 	}
-	if (cmd_has(ctx, "no-baseline") || cmd_has(ctx, "baseline")) {
+	if (cmd_has(ctx, OPT_NO_BASELINE) || cmd_has(ctx, OPT_BASELINE)) {
 		edit.set_no_baseline = true;
-		edit.no_baseline = cmd_has(ctx, "no-baseline");
+		edit.no_baseline = cmd_has(ctx, OPT_NO_BASELINE);
 	}
-	edit.labels = list_option(ctx, "label", &labels);
-	edit.touches = list_option(ctx, "touches", &touches);
-	edit.protects = list_option(ctx, "protect", &protects);
-	edit.checks = list_option(ctx, "done-when", &checks);
-	ids_option(ctx, "after", &edit.after);
-	ids_option(ctx, "not-after", &edit.not_after);
+	edit.labels = list_option(ctx, OPT_LABEL, &labels);
+	edit.touches = list_option(ctx, OPT_TOUCHES, &touches);
+	edit.protects = list_option(ctx, OPT_PROTECT, &protects);
+	edit.checks = list_option(ctx, OPT_DONE_WHEN, &checks);
+	ids_option(ctx, OPT_AFTER, &edit.after);
+	ids_option(ctx, OPT_NOT_AFTER, &edit.not_after);
 	if (ctx->value_count == 0) {
 		rc = err_set(ctx->err, ERR_USAGE,
 		    "edit needs something to change (see 'daicho edit --help')");
@@ -174,25 +197,37 @@ const struct cmd_entry cmd_edit_entry = {
 	    "rightly pass before it (a refactoring, say); --baseline undoes it.\n"
 	    "--check-needs net (a person only) gives the task's cmd: checks the\n"
 	    "host's network in their sandbox; none takes it back.\n",
-	.options = (const struct cmd_option[]){
-	    { "title", 0, "T", "a new title" },
-	    { "body", 0, "TEXT", "a new body, given inline" },
-	    { "body-file", 0, "FILE", "a new body from FILE ('-': stdin)" },
-	    { "priority", 0, "N", "a new priority" },
-	    { "label", 0, "L", "the labels (repeatable; replaces them)" },
-	    { "after", 0, "IDS", "also come after these" },
-	    { "not-after", 0, "IDS", "no longer come after these" },
-	    { "done-when", 0, "CHECK", "the checks (repeatable; replaces them)" },
-	    { "check-timeout", 0, "DUR", "time limit of each cmd: check" },
-	    { "no-baseline", 0, NULL, "judge without running the checks at the "
-	      "claim's base (a person only)" },
-	    { "baseline", 0, NULL, "judge with the base again (a person only)" },
-	    { "check-needs", 0, "net|none", "its cmd: checks get the network, or "
-	      "not (a person only)" },
-	    { "touches", 0, "GLOB", "the paths it edits (repeatable; replaces)" },
-	    { "protect", 0, "GLOB", "paths a report must not change (replaces)" },
-	    { "max-attempts", 0, "N", "attempts before failed" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_TITLE] = { "title", 0, "T", "a new title" },
+	    [OPT_BODY] = { "body", 0, "TEXT", "a new body, given inline" },
+	    [OPT_BODY_FILE] = { "body-file", 0, "FILE",
+		"a new body from FILE ('-': stdin)" },
+	    [OPT_PRIORITY] = { "priority", 0, "N", "a new priority" },
+	    [OPT_LABEL] = { "label", 0, "L",
+		"the labels (repeatable; replaces them)", CMD_OPTION_REPEATS },
+	    [OPT_AFTER] = { "after", 0, "IDS",
+		"also come after these", CMD_OPTION_REPEATS },
+	    [OPT_NOT_AFTER] = { "not-after", 0, "IDS",
+		"no longer come after these", CMD_OPTION_REPEATS },
+	    [OPT_DONE_WHEN] = { "done-when", 0, "CHECK",
+		"the checks (repeatable; replaces them)", CMD_OPTION_REPEATS },
+	    [OPT_CHECK_TIMEOUT] = { "check-timeout", 0, "DUR",
+		"time limit of each cmd: check" },
+	    [OPT_NO_BASELINE] = { "no-baseline", 0, NULL,
+		"judge without running the checks at the claim's base (a "
+		"person only)" },
+	    [OPT_BASELINE] = { "baseline", 0, NULL,
+		"judge with the base again (a person only)" },
+	    [OPT_CHECK_NEEDS] = { "check-needs", 0, "net|none",
+		"its cmd: checks get the network, or not (a person only)" },
+	    [OPT_TOUCHES] = { "touches", 0, "GLOB",
+		"the paths it edits (repeatable; replaces)",
+		CMD_OPTION_REPEATS },
+	    [OPT_PROTECT] = { "protect", 0, "GLOB",
+		"paths a report must not change (replaces)",
+		CMD_OPTION_REPEATS },
+	    [OPT_MAX_ATTEMPTS] = { "max-attempts", 0, "N",
+		"attempts before failed" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -206,7 +241,7 @@ exec_reopen(struct cmd_ctx *ctx)
 	int rc;
 
 	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0 ||
-	    (rc = task_reopen(ctx->ledger, actor, id, cmd_opt(ctx, "reason"),
+	    (rc = task_reopen(ctx->ledger, actor, id, cmd_opt(ctx, OPT_REASON),
 		ctx->err)) < 0)
 		return rc;
 	cmd_say(ctx, "reopened #%lld", (long long)id);
@@ -231,9 +266,9 @@ const struct cmd_entry cmd_reopen_entry = {
 	    "in NEEDS YOU ('daicho status') until it is done again. Work that\n"
 	    "landed stays on the trunk: the reopened task redoes or reverts it.\n\n"
 	    "On a terminal it prints one line (reopened #3); else nothing.\n",
-	.options = (const struct cmd_option[]){
-	    { "reason", 0, "TEXT", "why verified work turned out wrong" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_REASON] = { "reason", 0, "TEXT",
+		"why verified work turned out wrong" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -243,7 +278,7 @@ const struct cmd_entry cmd_reopen_entry = {
 static int
 exec_unblock(struct cmd_ctx *ctx)
 {
-	const char *answer = cmd_opt(ctx, "answer");
+	const char *answer = cmd_opt(ctx, OPT_ANSWER);
 	int64_t id, actor;
 	bool to_owner;
 	int rc;
@@ -281,9 +316,9 @@ const struct cmd_entry cmd_unblock_entry = {
 	    "(its inbox, its client's hooks, the MCP inbox tool).\n\n"
 	    "On a terminal it prints one line (unblocked #6 → its holder); else\n"
 	    "nothing (-q: nothing; --json: {id, to}).\n",
-	.options = (const struct cmd_option[]){
-	    { "answer", 0, "TEXT", "answer the task's question, in one step" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_ANSWER] = { "answer", 0, "TEXT",
+		"answer the task's question, in one step" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,

@@ -7,11 +7,19 @@
 #include "core/reserve.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum reserve_option {
+	OPT_TASK,
+	OPT_TTL,
+	OPT_ALL,
+	OPTION_COUNT
+};
+
 static int
 exec_reserve(struct cmd_ctx *ctx)
 {
 	struct reserve_request req = { 0 };
-	const char *task = cmd_opt(ctx, "task"), *ttl = cmd_opt(ctx, "ttl");
+	const char *task = cmd_opt(ctx, OPT_TASK), *ttl = cmd_opt(ctx, OPT_TTL);
 	int rc;
 
 	if (!ctx->explicit_agent)
@@ -23,7 +31,7 @@ exec_reserve(struct cmd_ctx *ctx)
 	req.stale_after_ms = AGENT_STALE_AFTER_MS;
 	if (task && (rc = cmd_task_id(ctx, task, &req.task)) < 0)
 		return rc;
-	if (ttl && (rc = cmd_duration(ctx, "ttl", ttl, &req.ttl_ms)) < 0)
+	if (ttl && (rc = cmd_duration(ctx, OPT_TTL, ttl, &req.ttl_ms)) < 0)
 		return rc;
 	return reserve_take(ctx->ledger, &req, ctx->err);
 }
@@ -50,10 +58,10 @@ const struct cmd_entry cmd_reserve_entry = {
 	    "another agent's reservation is not ready for anyone else.\n"
 	    "'daicho hook git pre-commit' refuses commits of reserved paths.\n"
 	    "Prints nothing.\n",
-	.options = (const struct cmd_option[]){
-	    { "task", 0, "ID", "the task the edit is for (released when done)" },
-	    { "ttl", 0, "DUR", "lapse after DUR (2h)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_TASK] = { "task", 0, "ID",
+		"the task the edit is for (released when done)" },
+	    [OPT_TTL] = { "ttl", 0, "DUR", "lapse after DUR (2h)" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = -1,
@@ -63,7 +71,7 @@ const struct cmd_entry cmd_reserve_entry = {
 static int
 exec_unreserve(struct cmd_ctx *ctx)
 {
-	bool all = cmd_has(ctx, "all");
+	bool all = cmd_has(ctx, OPT_ALL);
 	int64_t released;
 	int rc;
 
@@ -91,9 +99,9 @@ const struct cmd_entry cmd_unreserve_entry = {
 	    "held is exit 3, and nothing is released), or every one with --all.\n"
 	    "A claim's touches are released with the claim, not here. Prints\n"
 	    "nothing. JSON: {released: count}.\n",
-	.options = (const struct cmd_option[]){
-	    { "all", 0, NULL, "release every reservation of the caller" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_ALL] = { "all", 0, NULL,
+		"release every reservation of the caller" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = -1,
@@ -157,7 +165,6 @@ const struct cmd_entry cmd_reservations_entry = {
 	    "touches), its age, when it lapses, and when the holder was last seen.\n\n"
 	    "JSON: an array of {source, id, glob, task, holder, holder_seen_ms,\n"
 	    "created_ms, expires_ms}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,

@@ -15,6 +15,27 @@
 #include "run/tasklog.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum run_option {
+	OPT_JOBS,
+	OPT_TIMEOUT,
+	OPT_GRACE,
+	OPT_RETRIES,
+	OPT_RETRY_BACKOFF,
+	OPT_LABEL,
+	OPT_WORKTREE,
+	OPT_WORKTREE_DIR,
+	OPT_BUDGET_TOKENS,
+	OPT_BUDGET_COST,
+	OPT_RATE_LIMIT_PATTERN,
+	OPT_LEASE,
+	OPT_MAX_HOLD,
+	OPT_FOLLOW,
+	OPT_VERBOSE,
+	OPT_ATTEMPT,
+	OPTION_COUNT
+};
+
 static volatile sig_atomic_t run_signal;
 
 static void
@@ -200,7 +221,7 @@ exec_run(struct cmd_ctx *ctx)
 {
 	struct run_options options = { 0 };
 	struct run_summary summary;
-	struct display display = { ctx, cmd_has(ctx, "verbose"), false, false,
+	struct display display = { ctx, cmd_has(ctx, OPT_VERBOSE), false, false,
 		NULL };
 	struct sigaction action;
 	struct buf line = BUF_INIT;
@@ -220,43 +241,43 @@ exec_run(struct cmd_ctx *ctx)
 	options.lease_ms = TASK_DEFAULT_LEASE_MS;
 	options.sweep_every_ms = 2000;
 	options.stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
-	options.label = cmd_opt(ctx, "label");
-	options.worktree = cmd_has(ctx, "worktree") ||
-	    cmd_opt(ctx, "worktree-dir") != NULL;
-	options.worktree_dir = cmd_opt(ctx, "worktree-dir");
-	options.follow = cmd_has(ctx, "follow");
-	if ((rc = cmd_default(ctx, "jobs", "jobs", 1024, options.jobs,
+	options.label = cmd_opt(ctx, OPT_LABEL);
+	options.worktree = cmd_has(ctx, OPT_WORKTREE) ||
+	    cmd_opt(ctx, OPT_WORKTREE_DIR) != NULL;
+	options.worktree_dir = cmd_opt(ctx, OPT_WORKTREE_DIR);
+	options.follow = cmd_has(ctx, OPT_FOLLOW);
+	if ((rc = cmd_default(ctx, OPT_JOBS, "jobs", 1024, options.jobs,
 		 &jobs)) < 0 ||
-	    (rc = cmd_default(ctx, "lease", "lease", 0, TASK_DEFAULT_LEASE_MS,
+	    (rc = cmd_default(ctx, OPT_LEASE, "lease", 0, TASK_DEFAULT_LEASE_MS,
 		 &options.lease_ms)) < 0 ||
-	    (rc = cmd_default(ctx, "stale-after", "stale-after", 0,
+	    (rc = cmd_default(ctx, CMD_NO_OPTION, "stale-after", 0,
 		 SWEEP_DEFAULT_STALE_AFTER_MS, &options.stale_after_ms)) < 0)
 		return rc;
 	options.jobs = (int)jobs;
-	if ((value = cmd_opt(ctx, "timeout")) &&
-	    (rc = cmd_duration(ctx, "timeout", value, &options.timeout_ms)) < 0)
+	if ((value = cmd_opt(ctx, OPT_TIMEOUT)) &&
+	    (rc = cmd_duration(ctx, OPT_TIMEOUT, value, &options.timeout_ms)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "grace")) &&
-	    (rc = cmd_duration(ctx, "grace", value, &options.grace_ms)) < 0)
+	if ((value = cmd_opt(ctx, OPT_GRACE)) &&
+	    (rc = cmd_duration(ctx, OPT_GRACE, value, &options.grace_ms)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "retries")) &&
-	    (rc = cmd_integer(ctx, "retries", value, 0, 1000, &options.retries)) < 0)
+	if ((value = cmd_opt(ctx, OPT_RETRIES)) &&
+	    (rc = cmd_integer(ctx, OPT_RETRIES, value, 0, 1000, &options.retries)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "retry-backoff")) &&
-	    (rc = cmd_duration(ctx, "retry-backoff", value,
+	if ((value = cmd_opt(ctx, OPT_RETRY_BACKOFF)) &&
+	    (rc = cmd_duration(ctx, OPT_RETRY_BACKOFF, value,
 		 &options.retry_backoff_ms)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "max-hold")) &&
-	    (rc = cmd_duration(ctx, "max-hold", value, &options.max_hold_ms)) < 0)
+	if ((value = cmd_opt(ctx, OPT_MAX_HOLD)) &&
+	    (rc = cmd_duration(ctx, OPT_MAX_HOLD, value, &options.max_hold_ms)) < 0)
 		return rc;
 	if ((rc = task_lease_allowed(ctx->ledger, options.lease_ms,
 	    options.max_hold_ms, ctx->err)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "budget-tokens")) &&
-	    (rc = cmd_integer(ctx, "budget-tokens", value, 1, INT64_MAX,
+	if ((value = cmd_opt(ctx, OPT_BUDGET_TOKENS)) &&
+	    (rc = cmd_integer(ctx, OPT_BUDGET_TOKENS, value, 1, INT64_MAX,
 		 &options.budget_tokens)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "budget-cost")) != NULL) {
+	if ((value = cmd_opt(ctx, OPT_BUDGET_COST)) != NULL) {
 		char *end;
 
 		options.budget_cost = strtod(value, &end);
@@ -265,7 +286,7 @@ exec_run(struct cmd_ctx *ctx)
 			    "bad value '%s' for --budget-cost (want a positive number)",
 			    value);
 	}
-	if ((value = cmd_opt(ctx, "rate-limit-pattern")) != NULL)
+	if ((value = cmd_opt(ctx, OPT_RATE_LIMIT_PATTERN)) != NULL)
 		options.rate_limit_pattern = value;
 	if ((options.actor = cmd_caller_registered(ctx)) < 0)
 		return (int)options.actor;
@@ -451,26 +472,34 @@ const struct cmd_entry cmd_run_entry = {
 	    "waiting_to_land, failed, retried, rate_limited,\n"
 	    "false_reports, claimable, awaiting_verification, recovered, tokens,\n"
 	    "cost, budget_spent, elapsed_ms, signal}\n",
-	.options = (const struct cmd_option[]){
-	    { "jobs", 'j', "N", "workers at once (default: CPUs)" },
-	    { "timeout", 0, "DUR", "kill a worker after DUR" },
-	    { "grace", 0, "DUR", "SIGTERM to SIGKILL (default 5s)" },
-	    { "retries", 0, "K", "retries after a failure (default: attempts)" },
-	    { "retry-backoff", 0, "DUR", "first retry delay (default 1s)" },
-	    { "label", 0, "L", "only tasks labelled L" },
-	    { "worktree", 0, NULL, "a git worktree per task" },
-	    { "worktree-dir", 0, "DIR", "where the worktrees go (default "
-	      "<root>/.daicho-worktrees)" },
-	    { "budget-tokens", 0, "N", "stop launching after N tokens" },
-	    { "budget-cost", 0, "X", "stop launching after cost X" },
-	    { "rate-limit-pattern", 0, "RE", "output lines that mean a rate limit "
-	      "(instead of the built-in words)" },
-	    { "lease", 0, "DUR", "claim lease (default 30m)" },
-	    { "max-hold", 0, "DUR", "how long a claim lives without a command "
-	      "naming its task (default three leases; see 'daicho claim --help')" },
-	    { "follow", 0, NULL, "keep waiting for new tasks" },
-	    { "verbose", 'v', NULL, "a line per worker start and end" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_JOBS] = { "jobs", 'j', "N",
+		"workers at once (default: CPUs)" },
+	    [OPT_TIMEOUT] = { "timeout", 0, "DUR", "kill a worker after DUR" },
+	    [OPT_GRACE] = { "grace", 0, "DUR",
+		"SIGTERM to SIGKILL (default 5s)" },
+	    [OPT_RETRIES] = { "retries", 0, "K",
+		"retries after a failure (default: attempts)" },
+	    [OPT_RETRY_BACKOFF] = { "retry-backoff", 0, "DUR",
+		"first retry delay (default 1s)" },
+	    [OPT_LABEL] = { "label", 0, "L", "only tasks labelled L" },
+	    [OPT_WORKTREE] = { "worktree", 0, NULL, "a git worktree per task" },
+	    [OPT_WORKTREE_DIR] = { "worktree-dir", 0, "DIR",
+		"where the worktrees go (default <root>/.daicho-worktrees)" },
+	    [OPT_BUDGET_TOKENS] = { "budget-tokens", 0, "N",
+		"stop launching after N tokens" },
+	    [OPT_BUDGET_COST] = { "budget-cost", 0, "X",
+		"stop launching after cost X" },
+	    [OPT_RATE_LIMIT_PATTERN] = { "rate-limit-pattern", 0, "RE",
+		"output lines that mean a rate limit (instead of the "
+		"built-in words)" },
+	    [OPT_LEASE] = { "lease", 0, "DUR", "claim lease (default 30m)" },
+	    [OPT_MAX_HOLD] = { "max-hold", 0, "DUR",
+		"how long a claim lives without a command naming its task "
+		"(default three leases; see 'daicho claim --help')" },
+	    [OPT_FOLLOW] = { "follow", 0, NULL, "keep waiting for new tasks" },
+	    [OPT_VERBOSE] = { "verbose", 'v', NULL,
+		"a line per worker start and end" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT | CMD_RAW_ARGS,
 	.min_args = 0,
 	.max_args = -1,
@@ -489,8 +518,8 @@ exec_logs(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "attempt")) &&
-	    (rc = cmd_integer(ctx, "attempt", value, 1, INT64_MAX, &attempt)) < 0)
+	if ((value = cmd_opt(ctx, OPT_ATTEMPT)) &&
+	    (rc = cmd_integer(ctx, OPT_ATTEMPT, value, 1, INT64_MAX, &attempt)) < 0)
 		return rc;
 	/* Says "no task" when there is none. */
 	if ((rc = task_get(ctx->ledger, id, &task, ctx->err)) < 0)
@@ -529,9 +558,9 @@ const struct cmd_entry cmd_logs_entry = {
 	    "while it grows.\n"
 	    "This prints one, raw: by default the latest, with --attempt N the\n"
 	    "Nth launch. Exit 3 when there is none.\n",
-	.options = (const struct cmd_option[]){
-	    { "attempt", 0, "N", "the Nth launch instead of the latest" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_ATTEMPT] = { "attempt", 0, "N",
+		"the Nth launch instead of the latest" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = 1,

@@ -17,6 +17,7 @@
 #include <signal.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_serve.h"
 #include "core/weblogin.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -113,15 +114,15 @@ exec_serve(struct cmd_ctx *ctx)
 	char **names;
 	size_t n = 0;
 
-	if (cmd_has(ctx, "login-url") + cmd_has(ctx, "revoke") +
-	    (cmd_has(ctx, "listen") || cmd_has(ctx, "tls-cert") ||
-	    cmd_has(ctx, "tls-key") || cmd_has(ctx, "insecure") ||
-	    cmd_has(ctx, "session-ttl")) > 1)
+	if (cmd_has(ctx, OPT_LOGIN_URL) + cmd_has(ctx, OPT_REVOKE) +
+	    (cmd_has(ctx, OPT_LISTEN) || cmd_has(ctx, OPT_TLS_CERT) ||
+	    cmd_has(ctx, OPT_TLS_KEY) || cmd_has(ctx, OPT_INSECURE) ||
+	    cmd_has(ctx, OPT_SESSION_TTL)) > 1)
 		return err_set(ctx->err, ERR_USAGE, "--login-url and --revoke go "
 		    "alone (they speak to the dashboard already running)");
-	if (cmd_has(ctx, "login-url"))
+	if (cmd_has(ctx, OPT_LOGIN_URL))
 		return print_login_url(ctx);
-	if (cmd_has(ctx, "revoke"))
+	if (cmd_has(ctx, OPT_REVOKE))
 		return revoke_sessions(ctx);
 	if (serve_run != NULL)
 		return serve_run(ctx);
@@ -206,16 +207,21 @@ const struct cmd_entry cmd_serve_entry = {
 	    "or an explicit --insecure. See docs/security.md. Runs until\n"
 	    "interrupted. The server is the program daicho-serve, installed next\n"
 	    "to daicho.\n",
-	.options = (const struct cmd_option[]){
-	    { "listen", 'l', "ADDR:PORT", "where to listen (127.0.0.1:7070)" },
-	    { "tls-cert", 0, "FILE", "serve HTTPS with this certificate (PEM)" },
-	    { "tls-key", 0, "FILE", "the certificate's private key (PEM)" },
-	    { "insecure", 0, NULL, "allow plain HTTP on a non-loopback address" },
-	    { "session-ttl", 0, "DUR", "how long a browser's login lasts (12h)" },
-	    { "login-url", 0, NULL, "print a fresh login link for the running "
-	      "dashboard" },
-	    { "revoke", 0, NULL, "log every browser out of the dashboard" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_LISTEN] = { "listen", 'l', "ADDR:PORT",
+		"where to listen (127.0.0.1:7070)" },
+	    [OPT_TLS_CERT] = { "tls-cert", 0, "FILE",
+		"serve HTTPS with this certificate (PEM)" },
+	    [OPT_TLS_KEY] = { "tls-key", 0, "FILE",
+		"the certificate's private key (PEM)" },
+	    [OPT_INSECURE] = { "insecure", 0, NULL,
+		"allow plain HTTP on a non-loopback address" },
+	    [OPT_SESSION_TTL] = { "session-ttl", 0, "DUR",
+		"how long a browser's login lasts (12h)" },
+	    [OPT_LOGIN_URL] = { "login-url", 0, NULL,
+		"print a fresh login link for the running dashboard" },
+	    [OPT_REVOKE] = { "revoke", 0, NULL,
+		"log every browser out of the dashboard" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,

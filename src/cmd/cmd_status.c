@@ -10,6 +10,17 @@
 #include "core/event_text.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum status_option {
+	OPT_EVENTS,
+	OPT_STALE_AFTER,
+	OPT_ALL,
+	OPT_WATCH,
+	OPT_TO,
+	OPT_FROM,
+	OPTION_COUNT
+};
+
 /* Print a section heading with the count of items. */
 static void
 heading(const char *title, size_t count)
@@ -269,22 +280,22 @@ exec_status(struct cmd_ctx *ctx)
 	json_t *doc = NULL;
 	int rc;
 
-	if ((rc = cmd_default(ctx, "stale-after", "stale-after", 0,
+	if ((rc = cmd_default(ctx, OPT_STALE_AFTER, "stale-after", 0,
 		 AGENT_STALE_AFTER_MS, &view.needs.stale_after_ms)) < 0)
 		return rc;
-	if (cmd_opt(ctx, "events") && (rc = cmd_integer(ctx, "events",
-		 cmd_opt(ctx, "events"), 0, 1000, &view.events)) < 0)
+	if (cmd_opt(ctx, OPT_EVENTS) && (rc = cmd_integer(ctx, OPT_EVENTS,
+		 cmd_opt(ctx, OPT_EVENTS), 0, 1000, &view.events)) < 0)
 		return rc;
 	/* A person reads their own inbox with a plain 'daicho inbox'. */
 	if (!ctx->explicit_agent)
 		view.needs.human_name = ctx->claim.human_name;
-	if (cmd_has(ctx, "watch")) {
+	if (cmd_has(ctx, OPT_WATCH)) {
 		/* The screen is the limit: NEEDS YOU takes what it needs. */
 		struct watch_source source = { status_read, &view };
 
 		return cmd_watch(ctx, &source);
 	}
-	view.per_kind = cmd_has(ctx, "all") ? 0 : STATUS_ITEMS_PER_KIND;
+	view.per_kind = cmd_has(ctx, OPT_ALL) ? 0 : STATUS_ITEMS_PER_KIND;
 	if ((rc = brief_status(ctx->ledger, &view.needs, (int)view.events, &doc,
 		 ctx->err)) < 0)
 		return rc;
@@ -407,12 +418,15 @@ const struct cmd_entry cmd_status_entry = {
 	    "tokens, cost, ready;\n"
 	    "land-waiting title, reason; land-paused by, queued; unlanded\n"
 	    "tasks, oldest.\n",
-	.options = (const struct cmd_option[]){
-	    { "events", 0, "N", "show the newest N events (10)" },
-	    { "stale-after", 0, "DUR", "an agent unseen this long is stale (10m)" },
-	    { "all", 0, NULL, "show every item under NEEDS YOU, not 10 a kind" },
-	    { "watch", 'w', NULL, "keep the view live, redrawn as the ledger changes" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_EVENTS] = { "events", 0, "N",
+		"show the newest N events (10)" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"an agent unseen this long is stale (10m)" },
+	    [OPT_ALL] = { "all", 0, NULL,
+		"show every item under NEEDS YOU, not 10 a kind" },
+	    [OPT_WATCH] = { "watch", 'w', NULL,
+		"keep the view live, redrawn as the ledger changes" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -544,7 +558,7 @@ print_handoff(const json_t *doc)
 static int
 exec_handoff(struct cmd_ctx *ctx)
 {
-	const char *to = cmd_opt(ctx, "to"), *from = cmd_opt(ctx, "from");
+	const char *to = cmd_opt(ctx, OPT_TO), *from = cmd_opt(ctx, OPT_FROM);
 	int64_t moved = 0, from_id = 0;
 	json_t *doc = NULL, *before = NULL;
 	int rc;
@@ -606,10 +620,10 @@ const struct cmd_entry cmd_handoff_entry = {
 	    "JSON: {now_ms, from, role, agents, waits, claims, unread, reported,\n"
 	    "landing (as in 'daicho status --help'), rejected, decisions}, and\n"
 	    "with --to also to and waits_moved.\n",
-	.options = (const struct cmd_option[]){
-	    { "to", 0, "NAME", "hand waits and role over to NAME" },
-	    { "from", 0, "NAME", "brief on / hand over NAME's, not the caller's" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_TO] = { "to", 0, "NAME", "hand waits and role over to NAME" },
+	    [OPT_FROM] = { "from", 0, "NAME",
+		"brief on / hand over NAME's, not the caller's" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,

@@ -14,6 +14,35 @@
 #include "util/duration.h"
 #include "util/glob.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum task_option {
+	OPT_BODY,
+	OPT_BODY_FILE,
+	OPT_AFTER,
+	OPT_TOUCHES,
+	OPT_PROTECT,
+	OPT_DONE_WHEN,
+	OPT_CHECK_TIMEOUT,
+	OPT_NO_BASELINE,
+	OPT_CHECK_NEEDS,
+	OPT_PRIORITY,
+	OPT_STATE,
+	OPT_READY,
+	OPT_MINE,
+	OPT_LABEL,
+	OPT_MAX_ATTEMPTS,
+	OPT_PARENT,
+	OPT_BATCH,
+	OPT_OWNER,
+	OPT_TEXT,
+	OPT_CREATED_SINCE,
+	OPT_UPDATED_SINCE,
+	OPT_LIMIT,
+	OPT_REASON,
+	OPT_FORMAT,
+	OPTION_COUNT
+};
+
 /* Split a comma-separated list of after ids into list; empty items are
  * refused. */
 static int
@@ -48,7 +77,7 @@ print_ids(struct cmd_ctx *ctx, const int64_t *ids, size_t count)
 	if (ctx->json) {
 		json_t *array;
 
-		if (count == 1 && !cmd_has(ctx, "batch"))
+		if (count == 1 && !cmd_has(ctx, OPT_BATCH))
 			return cmd_print_json(ctx, json_pack("{s:I}", "id",
 			    (json_int_t)ids[0]));
 		array = json_array();
@@ -80,7 +109,7 @@ add_batch(struct cmd_ctx *ctx, int64_t actor)
 	int64_t *ids = NULL;
 	int rc;
 
-	if ((rc = cmd_read_input(ctx, cmd_opt(ctx, "batch"), &input)) < 0 ||
+	if ((rc = cmd_read_input(ctx, cmd_opt(ctx, OPT_BATCH), &input)) < 0 ||
 	    (rc = batch_parse(input.buf, input.len, &batch, ctx->err)) < 0)
 		goto done;
 	/* --label on the command line labels the whole batch. */
@@ -88,7 +117,7 @@ add_batch(struct cmd_ctx *ctx, int64_t actor)
 		size_t pos = 0;
 		const char *label;
 
-		while ((label = cmd_opt_next(ctx, "label", &pos)) != NULL)
+		while ((label = cmd_opt_next(ctx, OPT_LABEL, &pos)) != NULL)
 			strlist_add(&batch.specs[i].labels, label);
 	}
 	/* A person's touches exempt the tasks from the protected paths. */
@@ -172,10 +201,10 @@ exec_add(struct cmd_ctx *ctx)
 
 	if (actor < 0)
 		return (int)actor;
-	if (cmd_has(ctx, "batch")) {
+	if (cmd_has(ctx, OPT_BATCH)) {
 		size_t labels = 0, at = 0;
 
-		while (cmd_opt_next(ctx, "label", &at) != NULL)
+		while (cmd_opt_next(ctx, OPT_LABEL, &at) != NULL)
 			labels++;
 		if (ctx->argc > 0 || ctx->value_count > 1 + labels)
 			return err_set(ctx->err, ERR_USAGE,
@@ -187,58 +216,58 @@ exec_add(struct cmd_ctx *ctx)
 		return err_set(ctx->err, ERR_USAGE,
 		    "add needs one TITLE (quote it; or use --batch FILE)");
 	spec.title = ctx->argv[0];
-	if (cmd_has(ctx, "body") && cmd_has(ctx, "body-file")) {
+	if (cmd_has(ctx, OPT_BODY) && cmd_has(ctx, OPT_BODY_FILE)) {
 		rc = err_set(ctx->err, ERR_USAGE, "give --body or --body-file, not both");
 		goto done;
 	}
-	if ((value = cmd_opt(ctx, "body")) != NULL) {
+	if ((value = cmd_opt(ctx, OPT_BODY)) != NULL) {
 		buf_adds(&body, value);
-	} else if ((value = cmd_opt(ctx, "body-file")) != NULL) {
+	} else if ((value = cmd_opt(ctx, OPT_BODY_FILE)) != NULL) {
 		if ((rc = cmd_read_input(ctx, value, &body)) < 0)
 			goto done;
 	}
 	spec.body = body.buf;
 	spec.body_bytes = body.len;
-	if ((value = cmd_opt(ctx, "priority")) != NULL &&
-	    (rc = cmd_integer(ctx, "priority", value, -1000000000, 1000000000,
+	if ((value = cmd_opt(ctx, OPT_PRIORITY)) != NULL &&
+	    (rc = cmd_integer(ctx, OPT_PRIORITY, value, -1000000000, 1000000000,
 		 &spec.priority)) < 0)
 		goto done;
-	if ((value = cmd_opt(ctx, "max-attempts")) != NULL &&
-	    (rc = cmd_integer(ctx, "max-attempts", value, 1, 1000000,
+	if ((value = cmd_opt(ctx, OPT_MAX_ATTEMPTS)) != NULL &&
+	    (rc = cmd_integer(ctx, OPT_MAX_ATTEMPTS, value, 1, 1000000,
 		 &spec.max_attempts)) < 0)
 		goto done;
-	if ((value = cmd_opt(ctx, "check-timeout")) != NULL &&
-	    (rc = cmd_duration(ctx, "check-timeout", value,
+	if ((value = cmd_opt(ctx, OPT_CHECK_TIMEOUT)) != NULL &&
+	    (rc = cmd_duration(ctx, OPT_CHECK_TIMEOUT, value,
 		 &spec.check_timeout_ms)) < 0)
 		goto done;
 	/* How a task is judged is a person's call (docs/verification.md). */
-	if ((value = cmd_opt(ctx, "check-needs")) != NULL &&
+	if ((value = cmd_opt(ctx, OPT_CHECK_NEEDS)) != NULL &&
 	    strcmp(value, "net") != 0) {
 		rc = err_set(ctx->err, ERR_USAGE, "bad value for --check-needs "
 		    "(want net: its cmd: checks get the network)");
 		goto done;
 	}
 	/* Both are a person's alone: cmd_check_person_acts() proved one. */
-	spec.no_baseline = cmd_has(ctx, "no-baseline");
+	spec.no_baseline = cmd_has(ctx, OPT_NO_BASELINE);
 	/* A person's touches exempt the task from the protected paths. */
-	spec.by_person = cmd_has(ctx, "touches") && cmd_is_person(ctx);
+	spec.by_person = cmd_has(ctx, OPT_TOUCHES) && cmd_is_person(ctx);
 	spec.check_needs = value;
-	spec.parent = cmd_opt(ctx, "parent");
+	spec.parent = cmd_opt(ctx, OPT_PARENT);
 	pos = 0;
-	while ((value = cmd_opt_next(ctx, "after", &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, OPT_AFTER, &pos)) != NULL)
 		if ((rc = add_split(ctx, &spec.after, value)) < 0)
 			goto done;
 	pos = 0;
-	while ((value = cmd_opt_next(ctx, "touches", &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, OPT_TOUCHES, &pos)) != NULL)
 		strlist_add(&spec.touches, value);
 	pos = 0;
-	while ((value = cmd_opt_next(ctx, "protect", &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, OPT_PROTECT, &pos)) != NULL)
 		strlist_add(&spec.protects, value);
 	pos = 0;
-	while ((value = cmd_opt_next(ctx, "done-when", &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, OPT_DONE_WHEN, &pos)) != NULL)
 		strlist_add(&spec.checks, value);
 	pos = 0;
-	while ((value = cmd_opt_next(ctx, "label", &pos)) != NULL)
+	while ((value = cmd_opt_next(ctx, OPT_LABEL, &pos)) != NULL)
 		strlist_add(&spec.labels, value);
 	for (size_t i = 0; i < spec.after.count; i++)
 		if ((rc = cmd_task_id(ctx, spec.after.items[i], &id)) < 0)
@@ -333,25 +362,36 @@ const struct cmd_entry cmd_add_entry = {
 	    "the host's network (a service, a registry), still sandboxed\n"
 	    "otherwise; every other check has a loopback of its own.\n\n"
 	    "JSON: {\"id\": N}; with --batch {\"ids\": [N, ...]}\n",
-	.options = (const struct cmd_option[]){
-	    { "body", 0, "TEXT", "the prompt, given inline" },
-	    { "body-file", 0, "FILE", "read the prompt from FILE ('-': stdin)" },
-	    { "after", 0, "IDS", "ready only after these are verified" },
-	    { "touches", 0, "GLOB", "a path glob the task edits (repeatable)" },
-	    { "protect", 0, "GLOB", "a path glob a report must not change "
-	      "(repeatable)" },
-	    { "done-when", 0, "CHECK", "file:PATH, cmd:SHELL, saved, commit" },
-	    { "check-timeout", 0, "DUR", "time limit of each cmd: check (10m)" },
-	    { "no-baseline", 0, NULL, "judge without running the checks at the "
-	      "claim's base (a person only)" },
-	    { "check-needs", 0, "net", "its cmd: checks get the network, out of "
-	      "the sandbox's (a person only)" },
-	    { "priority", 0, "N", "higher first (default 0)" },
-	    { "label", 0, "L", "a label (repeatable)" },
-	    { "max-attempts", 0, "N", "attempts before failed (default 3)" },
-	    { "parent", 0, "ID", "the task this one belongs to" },
-	    { "batch", 0, "FILE", "add one task per JSONL line ('-': stdin)" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_BODY] = { "body", 0, "TEXT", "the prompt, given inline" },
+	    [OPT_BODY_FILE] = { "body-file", 0, "FILE",
+		"read the prompt from FILE ('-': stdin)" },
+	    [OPT_AFTER] = { "after", 0, "IDS",
+		"ready only after these are verified", CMD_OPTION_REPEATS },
+	    [OPT_TOUCHES] = { "touches", 0, "GLOB",
+		"a path glob the task edits (repeatable)", CMD_OPTION_REPEATS },
+	    [OPT_PROTECT] = { "protect", 0, "GLOB",
+		"a path glob a report must not change (repeatable)",
+		CMD_OPTION_REPEATS },
+	    [OPT_DONE_WHEN] = { "done-when", 0, "CHECK",
+		"file:PATH, cmd:SHELL, saved, commit", CMD_OPTION_REPEATS },
+	    [OPT_CHECK_TIMEOUT] = { "check-timeout", 0, "DUR",
+		"time limit of each cmd: check (10m)" },
+	    [OPT_NO_BASELINE] = { "no-baseline", 0, NULL,
+		"judge without running the checks at the claim's base (a "
+		"person only)" },
+	    [OPT_CHECK_NEEDS] = { "check-needs", 0, "net",
+		"its cmd: checks get the network, out of the sandbox's (a "
+		"person only)" },
+	    [OPT_PRIORITY] = { "priority", 0, "N", "higher first (default 0)" },
+	    [OPT_LABEL] = { "label", 0, "L",
+		"a label (repeatable)", CMD_OPTION_REPEATS },
+	    [OPT_MAX_ATTEMPTS] = { "max-attempts", 0, "N",
+		"attempts before failed (default 3)" },
+	    [OPT_PARENT] = { "parent", 0, "ID",
+		"the task this one belongs to" },
+	    [OPT_BATCH] = { "batch", 0, "FILE",
+		"add one task per JSONL line ('-': stdin)" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 1,
@@ -501,9 +541,9 @@ exec_ls(struct cmd_ctx *ctx)
 	const char *value;
 	int rc;
 
-	filter.state = cmd_opt(ctx, "state");
-	filter.ready = cmd_has(ctx, "ready");
-	filter.label = cmd_opt(ctx, "label");
+	filter.state = cmd_opt(ctx, OPT_STATE);
+	filter.ready = cmd_has(ctx, OPT_READY);
+	filter.label = cmd_opt(ctx, OPT_LABEL);
 	filter.with_edges = ctx->json;
 	if (filter.state && !task_state_valid(filter.state))
 		return err_set(ctx->err, ERR_USAGE,
@@ -512,16 +552,16 @@ exec_ls(struct cmd_ctx *ctx)
 	if (filter.state && filter.ready)
 		return err_set(ctx->err, ERR_USAGE,
 		    "--ready and --state do not combine (ready tasks are open)");
-	if ((value = cmd_opt(ctx, "limit")) != NULL &&
-	    (rc = cmd_integer(ctx, "limit", value, 1, INT64_MAX, &filter.limit)) < 0)
+	if ((value = cmd_opt(ctx, OPT_LIMIT)) != NULL &&
+	    (rc = cmd_integer(ctx, OPT_LIMIT, value, 1, INT64_MAX, &filter.limit)) < 0)
 		return rc;
-	filter.owner_name = cmd_opt(ctx, "owner");
-	filter.text = cmd_opt(ctx, "text");
+	filter.owner_name = cmd_opt(ctx, OPT_OWNER);
+	filter.text = cmd_opt(ctx, OPT_TEXT);
 	if (filter.text && *filter.text == '\0')
 		return err_set(ctx->err, ERR_USAGE, "--text needs some text to find");
 	{
-		static const char *const since[] = { "created-since",
-			"updated-since" };
+		static const int since[] = { OPT_CREATED_SINCE,
+			OPT_UPDATED_SINCE };
 		int64_t *into[] = { &filter.created_since_ms,
 			&filter.updated_since_ms };
 
@@ -540,7 +580,7 @@ exec_ls(struct cmd_ctx *ctx)
 		return err_set(ctx->err, ERR_USAGE,
 		    "--ready takes only --label and --limit (it lists exactly what "
 		    "'claim --next' would take, in its order)");
-	if (cmd_has(ctx, "mine")) {
+	if (cmd_has(ctx, OPT_MINE)) {
 		int64_t me = cmd_caller(ctx);
 
 		if (me < 0)
@@ -598,17 +638,21 @@ const struct cmd_entry cmd_ls_entry = {
 	    "land_note (why the last was sent back|null), land_waiting (why its\n"
 	    "landing waits for a person|null), landed_commit and landed_trunk\n"
 	    "(the trunk commit that holds it, and the branch|null), landed_ms.\n",
-	.options = (const struct cmd_option[]){
-	    { "state", 0, "S", "only tasks in state S" },
-	    { "ready", 0, NULL, "only tasks claim --next could take" },
-	    { "mine", 0, NULL, "only tasks the caller holds" },
-	    { "label", 0, "L", "only tasks labelled L" },
-	    { "owner", 0, "NAME", "only tasks held by the agent NAME" },
-	    { "text", 0, "TEXT", "only tasks whose title or body holds TEXT" },
-	    { "created-since", 0, "DUR", "only tasks added within DUR" },
-	    { "updated-since", 0, "DUR", "only tasks changed within DUR" },
-	    { "limit", 0, "N", "at most N tasks" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_STATE] = { "state", 0, "S", "only tasks in state S" },
+	    [OPT_READY] = { "ready", 0, NULL,
+		"only tasks claim --next could take" },
+	    [OPT_MINE] = { "mine", 0, NULL, "only tasks the caller holds" },
+	    [OPT_LABEL] = { "label", 0, "L", "only tasks labelled L" },
+	    [OPT_OWNER] = { "owner", 0, "NAME",
+		"only tasks held by the agent NAME" },
+	    [OPT_TEXT] = { "text", 0, "TEXT",
+		"only tasks whose title or body holds TEXT" },
+	    [OPT_CREATED_SINCE] = { "created-since", 0, "DUR",
+		"only tasks added within DUR" },
+	    [OPT_UPDATED_SINCE] = { "updated-since", 0, "DUR",
+		"only tasks changed within DUR" },
+	    [OPT_LIMIT] = { "limit", 0, "N", "at most N tasks" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -956,7 +1000,6 @@ const struct cmd_entry cmd_show_entry = {
 	    "status and time, and the tail of its output or the reason.\n\n"
 	    "JSON: one task object (fields as in 'daicho ls --help') plus\n"
 	    "last_verdict (as in 'daicho verify --help', or null).\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = 1,
@@ -971,7 +1014,7 @@ exec_cancel(struct cmd_ctx *ctx)
 
 	if ((rc = cmd_task_and_caller(ctx, &id, &actor)) < 0 ||
 	    (rc = task_cancel_allowed(ctx->ledger, actor, id,
-		cmd_opt(ctx, "reason"), ctx->err)) < 0)
+		cmd_opt(ctx, OPT_REASON), ctx->err)) < 0)
 		return rc;
 	cmd_say(ctx, "cancelled #%lld", (long long)id);
 	return 0;
@@ -989,9 +1032,8 @@ const struct cmd_entry cmd_cancel_entry = {
 	    "agent that added it, or a human; a failed one (giving it up) only\n"
 	    "the agent that added it or a human (exit 4 for others). On a\n"
 	    "terminal it prints one line (cancelled #3); else nothing.\n",
-	.options = (const struct cmd_option[]){
-	    { "reason", 0, "TEXT", "why, for the log" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_REASON] = { "reason", 0, "TEXT", "why, for the log" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -1057,7 +1099,7 @@ graph_edge(int64_t task, int64_t after, void *arg)
 static int
 exec_graph(struct cmd_ctx *ctx)
 {
-	const char *format = cmd_opt(ctx, "format");
+	const char *format = cmd_opt(ctx, OPT_FORMAT);
 	struct task_filter all = { 0 };
 	struct graph_state s = { false, NULL, NULL };
 	int rc;
@@ -1104,9 +1146,8 @@ const struct cmd_entry cmd_graph_entry = {
 	    "Nodes are tasks (id, title, state); an edge A -> B means B comes\n"
 	    "after A. Render with 'daicho graph | dot -Tsvg > graph.svg'.\n\n"
 	    "JSON: {nodes: [{id, title, state}], edges: [{task, after}]}.\n",
-	.options = (const struct cmd_option[]){
-	    { "format", 0, "F", "dot (default) or mermaid" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_FORMAT] = { "format", 0, "F", "dot (default) or mermaid" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,

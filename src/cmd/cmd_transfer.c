@@ -44,7 +44,6 @@ const struct cmd_entry cmd_export_entry = {
 	    "safe while agents write (never copy the file with cp while they\n"
 	    "do: the -wal holds the latest commits); restore it by pointing\n"
 	    "--ledger at the copy. Logs beside the ledger are in neither.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,
@@ -120,7 +119,6 @@ const struct cmd_entry cmd_import_entry = {
 	    "The import records no event of its own: the ledger is the one\n"
 	    "exported.\n\n"
 	    "JSON: {ledger, rows, tables: {TABLE: rows}}.\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER | CMD_RAW_ARGS,
 	.min_args = 1,
 	.max_args = 1,

@@ -6,6 +6,12 @@
 #include "cmd/cmd.h"
 #include "core/usage.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum usage_option {
+	OPT_BY,
+	OPTION_COUNT
+};
+
 struct usage_print {
 	json_t *array;
 	const char *by;
@@ -53,7 +59,7 @@ usage_one(const struct usage_row *row, void *arg)
 static int
 exec_usage(struct cmd_ctx *ctx)
 {
-	struct usage_print p = { NULL, cmd_opt(ctx, "by"), false };
+	struct usage_print p = { NULL, cmd_opt(ctx, OPT_BY), false };
 	int rc;
 
 	if (p.by == NULL)
@@ -83,9 +89,9 @@ const struct cmd_entry cmd_usage_entry = {
 	    "first); then the total.\n\n"
 	    "JSON: an array of {task|agent|model|label|day, tasks, saves, tokens_in,\n"
 	    "tokens_out, cost}; the last has the key null and total: true.\n",
-	.options = (const struct cmd_option[]){
-	    { "by", 0, "WHAT", "task (default), agent, model, label or day" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_BY] = { "by", 0, "WHAT",
+		"task (default), agent, model, label or day" }),
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 0,
 	.max_args = 0,

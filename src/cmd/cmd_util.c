@@ -14,6 +14,7 @@
 #include "core/settings.h"
 
 #include "util/alloc.h"
+#include "util/bug.h"
 #include "util/client.h"
 #include "util/clock.h"
 #include "core/task.h"
@@ -21,36 +22,67 @@
 #include "util/user.h"
 #include "util/utf8.h"
 
-const char *
-cmd_opt(const struct cmd_ctx *ctx, const char *name)
+const struct cmd_option *
+cmd_entry_option(const struct cmd_entry *entry, int option)
 {
-	const char *value = NULL;
+	BUG_ON(option < 0 || (size_t)option >= entry->option_count ||
+	    entry->options[option].name == NULL, "command %s has no option "
+	    "with id %d (an id of a sibling command's table)", entry->name,
+	    option);
+	return &entry->options[option];
+}
+
+/* The last value given for ctx's option with id option, or NULL. */
+static const struct cmd_value *
+last_value(const struct cmd_ctx *ctx, int option)
+{
+	const struct cmd_option *wanted = cmd_entry_option(ctx->entry, option);
+	const struct cmd_value *last = NULL;
 
 	for (size_t i = 0; i < ctx->value_count; i++)
-		if (strcmp(ctx->values[i].option->name, name) == 0)
-			value = ctx->values[i].value;
-	return value;
+		if (ctx->values[i].option == wanted)
+			last = &ctx->values[i];
+	return last;
+}
+
+const char *
+cmd_opt(const struct cmd_ctx *ctx, int option)
+{
+	const struct cmd_value *v = last_value(ctx, option);
+
+	return v ? v->value : NULL;
 }
 
 bool
-cmd_has(const struct cmd_ctx *ctx, const char *name)
+cmd_has(const struct cmd_ctx *ctx, int option)
+{
+	return last_value(ctx, option) != NULL;
+}
+
+const char *
+cmd_opt_next(const struct cmd_ctx *ctx, int option, size_t *pos)
+{
+	const struct cmd_option *wanted = cmd_entry_option(ctx->entry, option);
+
+	BUG_ON(!(wanted->flags & CMD_OPTION_REPEATS), "option --%s of %s is "
+	    "read as repeatable but not flagged CMD_OPTION_REPEATS",
+	    wanted->name, ctx->entry->name);
+	while (*pos < ctx->value_count) {
+		const struct cmd_value *v = &ctx->values[(*pos)++];
+
+		if (v->option == wanted)
+			return v->value;
+	}
+	return NULL;
+}
+
+bool
+cmd_has_named(const struct cmd_ctx *ctx, const char *name)
 {
 	for (size_t i = 0; i < ctx->value_count; i++)
 		if (strcmp(ctx->values[i].option->name, name) == 0)
 			return true;
 	return false;
-}
-
-const char *
-cmd_opt_next(const struct cmd_ctx *ctx, const char *name, size_t *pos)
-{
-	while (*pos < ctx->value_count) {
-		const struct cmd_value *v = &ctx->values[(*pos)++];
-
-		if (strcmp(v->option->name, name) == 0)
-			return v->value;
-	}
-	return NULL;
 }
 
 void
@@ -161,9 +193,23 @@ cmd_check_text(struct cmd_ctx *ctx)
 const struct cmd_option *
 cmd_find_option(const struct cmd_entry *entry, const char *name)
 {
-	for (const struct cmd_option *o = entry->options; o && o->name; o++)
+	const struct cmd_option *o;
+
+	for (size_t pos = 0; (o = cmd_next_option(entry, &pos)) != NULL;)
 		if (strcmp(o->name, name) == 0)
 			return o;
+	return NULL;
+}
+
+const struct cmd_option *
+cmd_next_option(const struct cmd_entry *entry, size_t *pos)
+{
+	while (*pos < entry->option_count) {
+		const struct cmd_option *o = &entry->options[(*pos)++];
+
+		if (o->name != NULL)
+			return o;
+	}
 	return NULL;
 }
 
@@ -250,18 +296,18 @@ cmd_named_task_id(struct cmd_ctx *ctx, const char *text, int64_t *id)
 }
 
 int
-cmd_duration(struct cmd_ctx *ctx, const char *option, const char *text,
-    int64_t *ms)
+cmd_duration(struct cmd_ctx *ctx, int option, const char *text, int64_t *ms)
 {
 	if (duration_parse(text, ms) < 0 || *ms <= 0)
 		return err_set(ctx->err, ERR_USAGE,
 		    "bad duration '%s' for --%s (write a positive number and a unit: "
-		    "500ms, 20s, 30m, 4h, 2d)", text, option);
+		    "500ms, 20s, 30m, 4h, 2d)", text,
+		    cmd_entry_option(ctx->entry, option)->name);
 	return 0;
 }
 
 int
-cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
+cmd_integer(struct cmd_ctx *ctx, int option, const char *text,
     int64_t min, int64_t max, int64_t *value)
 {
 	char *end;
@@ -272,7 +318,8 @@ cmd_integer(struct cmd_ctx *ctx, const char *option, const char *text,
 	if (*text == '\0' || *end != '\0' || errno == ERANGE || v < min || v > max)
 		return err_set(ctx->err, ERR_USAGE,
 		    "bad value '%s' for --%s (want a whole number from %lld to %lld)",
-		    text, option, (long long)min, (long long)max);
+		    text, cmd_entry_option(ctx->entry, option)->name, (long long)min,
+		    (long long)max);
 	*value = v;
 	return 0;
 }
@@ -452,11 +499,11 @@ cmd_id_arg(struct cmd_ctx *ctx, const char *what, const char *text,
 }
 
 int
-cmd_default(struct cmd_ctx *ctx, const char *option, const char *key,
+cmd_default(struct cmd_ctx *ctx, int option, const char *key,
     int64_t max, int64_t fallback, int64_t *out)
 {
 	bool duration = max == 0;
-	const char *value = cmd_opt(ctx, option);
+	const char *value = option == CMD_NO_OPTION ? NULL : cmd_opt(ctx, option);
 	bool found = false;
 	int rc;
 

@@ -15,6 +15,18 @@
 #include "core/verify.h"
 #include "util/clock.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum verify_option {
+	OPT_EVERY,
+	OPT_VERBOSE,
+	OPT_JOBS,
+	OPT_APPLY,
+	OPT_ALL_VERIFIED,
+	OPT_STALE_AFTER,
+	OPT_REMOTE,
+	OPTION_COUNT
+};
+
 json_t *
 cmd_verdict_json(const struct verdict *v)
 {
@@ -112,9 +124,14 @@ default_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/* -j N, --stale-after DUR and --remote NAME, shared by sweep and verify. */
+/*
+ * -j N, --stale-after DUR and --remote NAME, shared by sweep and verify:
+ * jobs_option is OPT_JOBS, or CMD_NO_OPTION for verify, which takes no -j
+ * (the 'jobs' setting alone).
+ */
 static int
-sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
+sweep_options_from(struct cmd_ctx *ctx, int jobs_option,
+    struct sweep_options *options)
 {
 	int64_t jobs = default_jobs();
 	int rc;
@@ -122,12 +139,12 @@ sweep_options_from(struct cmd_ctx *ctx, struct sweep_options *options)
 	memset(options, 0, sizeof(*options));
 	options->stale_after_ms = SWEEP_DEFAULT_STALE_AFTER_MS;
 	options->stop = &stop_requested;
-	if ((rc = cmd_default(ctx, "jobs", "jobs", 256, jobs, &jobs)) < 0 ||
-	    (rc = cmd_default(ctx, "stale-after", "stale-after", 0,
+	if ((rc = cmd_default(ctx, jobs_option, "jobs", 256, jobs, &jobs)) < 0 ||
+	    (rc = cmd_default(ctx, OPT_STALE_AFTER, "stale-after", 0,
 		 SWEEP_DEFAULT_STALE_AFTER_MS, &options->stale_after_ms)) < 0)
 		return rc;
 	options->jobs = (int)jobs;
-	options->remote = cmd_opt(ctx, "remote");
+	options->remote = cmd_opt(ctx, OPT_REMOTE);
 	if (options->remote && (rc = settings_check_remote("--remote",
 				     options->remote, ctx->err)) < 0)
 		return rc;
@@ -209,13 +226,13 @@ static int
 exec_sweep(struct cmd_ctx *ctx)
 {
 	struct sweep_options options;
-	const char *every = cmd_opt(ctx, "every");
+	const char *every = cmd_opt(ctx, OPT_EVERY);
 	int64_t interval_ms = 0;
 	int rc;
 
-	if (every && (rc = cmd_duration(ctx, "every", every, &interval_ms)) < 0)
+	if (every && (rc = cmd_duration(ctx, OPT_EVERY, every, &interval_ms)) < 0)
 		return rc;
-	if ((rc = sweep_options_from(ctx, &options)) < 0)
+	if ((rc = sweep_options_from(ctx, OPT_JOBS, &options)) < 0)
 		return rc;
 	/* Verification processes record verdicts under this id. */
 	if ((options.actor = cmd_caller_registered(ctx)) < 0)
@@ -233,7 +250,7 @@ exec_sweep(struct cmd_ctx *ctx)
 		 */
 		if (!interval_ms)
 			rc = print_sweep(ctx, &stats, 0);
-		else if (sweep_changed(&stats) || cmd_has(ctx, "verbose"))
+		else if (sweep_changed(&stats) || cmd_has(ctx, OPT_VERBOSE))
 			rc = print_sweep(ctx, &stats, clock_now_ms());
 		if (rc < 0)
 			return rc;
@@ -305,13 +322,17 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "\"held_too_long\", \"pruned\", \"stale\", \"waits\", \"landing\"}\n"
 	    "(landing: as 'daicho land --json')\n"
 	    "per pass, one object per line.\n",
-	.options = (const struct cmd_option[]){
-	    { "every", 0, "DUR", "repeat every DUR until interrupted" },
-	    { "verbose", 'v', NULL, "with --every: a line for every pass" },
-	    { "jobs", 'j', "N", "verify N tasks at once (default: CPUs)" },
-	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
-	    { "remote", 0, "NAME", "fetch missing commits from NAME, or none" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_EVERY] = { "every", 0, "DUR",
+		"repeat every DUR until interrupted" },
+	    [OPT_VERBOSE] = { "verbose", 'v', NULL,
+		"with --every: a line for every pass" },
+	    [OPT_JOBS] = { "jobs", 'j', "N",
+		"verify N tasks at once (default: CPUs)" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"an owner unseen this long is gone (10m)" },
+	    [OPT_REMOTE] = { "remote", 0, "NAME",
+		"fetch missing commits from NAME, or none" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 0,
@@ -475,7 +496,7 @@ static int
 exec_verify(struct cmd_ctx *ctx)
 {
 	struct sweep_options options;
-	bool apply = cmd_has(ctx, "apply"), all = cmd_has(ctx, "all-verified");
+	bool apply = cmd_has(ctx, OPT_APPLY), all = cmd_has(ctx, OPT_ALL_VERIFIED);
 	json_t *array = ctx->json ? json_array() : NULL;
 	int64_t failing = 0;
 	int rc;
@@ -485,7 +506,7 @@ exec_verify(struct cmd_ctx *ctx)
 		return err_set(ctx->err, ERR_USAGE,
 		    "verify takes an ID or --all-verified, one of the two");
 	}
-	if ((rc = sweep_options_from(ctx, &options)) < 0 ||
+	if ((rc = sweep_options_from(ctx, CMD_NO_OPTION, &options)) < 0 ||
 	    (apply && (rc = ledger_require_judge(ctx->ledger, "verify --apply",
 		ctx->err)) < 0))
 		goto done;
@@ -559,12 +580,14 @@ const struct cmd_entry cmd_verify_entry = {
 	    "JSON: an array of verdicts: task, passed, at_ms, commit, summary,\n"
 	    "checks [{check, passed, exit_status, duration_ms, output}], and\n"
 	    "with --apply, applied (what happened to the task).\n",
-	.options = (const struct cmd_option[]){
-	    { "apply", 0, NULL, "apply the verdict to the task" },
-	    { "all-verified", 0, NULL, "re-check every verified task" },
-	    { "stale-after", 0, "DUR", "an owner unseen this long is gone (10m)" },
-	    { "remote", 0, "NAME", "fetch a missing commit from NAME, or none" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_APPLY] = { "apply", 0, NULL, "apply the verdict to the task" },
+	    [OPT_ALL_VERIFIED] = { "all-verified", 0, NULL,
+		"re-check every verified task" },
+	    [OPT_STALE_AFTER] = { "stale-after", 0, "DUR",
+		"an owner unseen this long is gone (10m)" },
+	    [OPT_REMOTE] = { "remote", 0, "NAME",
+		"fetch a missing commit from NAME, or none" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 0,
 	.max_args = 1,

@@ -9,6 +9,16 @@
 #include "core/task.h"
 #include "util/base64.h"
 
+/* The ids of the options of this family's commands (CMD_OPTIONS()). */
+enum work_option {
+	OPT_FILE,
+	OPT_TOKENS_IN,
+	OPT_TOKENS_OUT,
+	OPT_COST,
+	OPT_MODEL,
+	OPTION_COUNT
+};
+
 /* Write len raw bytes to stdout. */
 static int
 write_raw(struct cmd_ctx *ctx, const struct buf *bytes)
@@ -107,7 +117,6 @@ const struct cmd_entry cmd_prompt_entry = {
 	    "(Q:) and its answer (A:), oldest first.\n\n"
 	    "JSON: {id, bytes, body} (body_base64 instead of body when the body\n"
 	    "is not UTF-8 text without NUL bytes).\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = 1,
@@ -133,24 +142,24 @@ exec_save(struct cmd_ctx *ctx)
 {
 	struct task_usage usage = { -1, -1, -1, NULL };
 	struct buf result = BUF_INIT;
-	const char *file = cmd_opt(ctx, "file"), *value;
+	const char *file = cmd_opt(ctx, OPT_FILE), *value;
 	int64_t id, agent;
 	int rc;
 
 	if ((rc = cmd_named_task_id(ctx, ctx->argv[0], &id)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "tokens-in")) != NULL &&
-	    (rc = cmd_integer(ctx, "tokens-in", value, 0, INT64_MAX,
+	if ((value = cmd_opt(ctx, OPT_TOKENS_IN)) != NULL &&
+	    (rc = cmd_integer(ctx, OPT_TOKENS_IN, value, 0, INT64_MAX,
 		 &usage.tokens_in)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "tokens-out")) != NULL &&
-	    (rc = cmd_integer(ctx, "tokens-out", value, 0, INT64_MAX,
+	if ((value = cmd_opt(ctx, OPT_TOKENS_OUT)) != NULL &&
+	    (rc = cmd_integer(ctx, OPT_TOKENS_OUT, value, 0, INT64_MAX,
 		 &usage.tokens_out)) < 0)
 		return rc;
-	if ((value = cmd_opt(ctx, "cost")) != NULL &&
+	if ((value = cmd_opt(ctx, OPT_COST)) != NULL &&
 	    (rc = parse_cost(ctx, value, &usage.cost)) < 0)
 		return rc;
-	usage.model = cmd_opt(ctx, "model");
+	usage.model = cmd_opt(ctx, OPT_MODEL);
 	if (file == NULL) {
 		if (isatty(STDIN_FILENO))
 			return err_set(ctx->err, ERR_USAGE,
@@ -180,13 +189,13 @@ const struct cmd_entry cmd_save_entry = {
 	    "transaction, with the usage it cost. Only the agent holding the\n"
 	    "claim may save. A later save replaces the result; every save stays\n"
 	    "in the ledger and the log. Prints nothing.\n",
-	.options = (const struct cmd_option[]){
-	    { "file", 'f', "FILE", "read the result from FILE ('-': stdin)" },
-	    { "tokens-in", 0, "N", "input tokens used" },
-	    { "tokens-out", 0, "N", "output tokens used" },
-	    { "cost", 0, "X", "cost, in your currency" },
-	    { "model", 0, "M", "the model that produced it" },
-	    { 0 } },
+	CMD_OPTIONS(OPTION_COUNT,
+	    [OPT_FILE] = { "file", 'f', "FILE",
+		"read the result from FILE ('-': stdin)" },
+	    [OPT_TOKENS_IN] = { "tokens-in", 0, "N", "input tokens used" },
+	    [OPT_TOKENS_OUT] = { "tokens-out", 0, "N", "output tokens used" },
+	    [OPT_COST] = { "cost", 0, "X", "cost, in your currency" },
+	    [OPT_MODEL] = { "model", 0, "M", "the model that produced it" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT,
 	.min_args = 1,
 	.max_args = 1,
@@ -215,7 +224,6 @@ const struct cmd_entry cmd_result_entry = {
 	.help = "Exit 3 when no result has been saved.\n\n"
 	    "JSON: {id, bytes, result} (result_base64 instead of result when\n"
 	    "the result is not UTF-8 text without NUL bytes).\n",
-	.options = (const struct cmd_option[]){ { 0 } },
 	.flags = CMD_NEEDS_LEDGER,
 	.min_args = 1,
 	.max_args = 1,

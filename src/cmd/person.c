@@ -19,7 +19,7 @@
 static bool
 config_changes(const struct cmd_ctx *ctx)
 {
-	return ctx->argc >= 2 || cmd_has(ctx, "unset");
+	return ctx->argc >= 2 || cmd_has_named(ctx, "unset");
 }
 
 /* config_changes() over the words after "config" (a shell line's). */
@@ -131,7 +131,7 @@ act_matches(const struct person_act *act, const struct cmd_ctx *ctx)
 {
 	if (strcmp(act->command, ctx->entry->name) != 0)
 		return false;
-	if (act->option != NULL && !cmd_has(ctx, act->option))
+	if (act->option != NULL && !cmd_has_named(ctx, act->option))
 		return false;
 	return act->applies == NULL || act->applies(ctx);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_serve.h"
 #include "serve/serve.h"
 #include "util/alloc.h"
 #include "util/duration.h"
@@ -75,7 +76,7 @@ is_loopback(const char *address)
 static int
 serve_session_ttl(struct cmd_ctx *ctx, int64_t *ms)
 {
-	const char *text = cmd_opt(ctx, "session-ttl");
+	const char *text = cmd_opt(ctx, OPT_SESSION_TTL);
 
 	if (duration_parse(text, ms) < 0 || *ms < 60 * 1000LL ||
 	    *ms > 90 * 24 * 3600 * 1000LL)
@@ -87,8 +88,9 @@ serve_session_ttl(struct cmd_ctx *ctx, int64_t *ms)
 int
 serve_run(struct cmd_ctx *ctx)
 {
-	const char *listen = cmd_opt(ctx, "listen");
-	const char *cert = cmd_opt(ctx, "tls-cert"), *key = cmd_opt(ctx, "tls-key");
+	const char *listen = cmd_opt(ctx, OPT_LISTEN);
+	const char *cert = cmd_opt(ctx, OPT_TLS_CERT);
+	const char *key = cmd_opt(ctx, OPT_TLS_KEY);
 	struct serve server = { 0 };
 	struct buf address = BUF_INIT;
 	struct err why = ERR_INIT;
@@ -99,7 +101,7 @@ serve_run(struct cmd_ctx *ctx)
 	if ((rc = parse_listen(ctx, listen ? listen : DEFAULT_LISTEN, &address,
 		 &port)) < 0)
 		goto done;
-	if (cmd_has(ctx, "session-ttl") && (rc = serve_session_ttl(ctx,
+	if (cmd_has(ctx, OPT_SESSION_TTL) && (rc = serve_session_ttl(ctx,
 	    &ttl_ms)) < 0)
 		goto done;
 	if ((cert == NULL) != (key == NULL)) {
@@ -109,7 +111,7 @@ serve_run(struct cmd_ctx *ctx)
 	}
 	server.loopback = is_loopback(address.buf);
 	server.tls = cert != NULL;
-	if (!server.loopback && !server.tls && !cmd_has(ctx, "insecure")) {
+	if (!server.loopback && !server.tls && !cmd_has(ctx, OPT_INSECURE)) {
 		rc = err_set(ctx->err, ERR_USAGE, "refusing to serve plain HTTP on "
 		    "%s, which is not a loopback address (give --tls-cert FILE and "
 		    "--tls-key FILE, or --insecure if the network is yours alone; "
