@@ -211,10 +211,12 @@ CLI_JOBS = DAICHO_BATS_JOBS=3
 # from npm), end to end with the real agent clients (installed from npm;
 # DAICHO_E2E=skip skips them, loudly), ending with one line that counts
 # them all: "N passed, N failed". First, tests/lint-tests refuses test
-# lines that cannot fail.
+# lines that cannot fail, and tests/lint-layers an include of a higher
+# layer or a circle of includes in src/ (docs/design-notes.md).
 check:
 	@scripts/deps.sh check
 	@tests/lint-tests
+	@tests/lint-layers
 	@$(MAKE) --no-print-directory WERROR=-Werror daicho daicho-serve daicho-pg unit-tests
 	@tests/serve/setup.sh
 	@# The tests that run make in the tree (install, dist, deb) inherit

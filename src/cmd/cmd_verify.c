@@ -408,7 +408,7 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 		    (long long)id, task.state);
 		goto done;
 	}
-	sweep_locations(ctx->ledger, &worktrees, &root);
+	verify_locations(ctx->ledger, &worktrees, &root);
 	verify_new_token(&token);
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;

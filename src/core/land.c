@@ -123,63 +123,6 @@ land_mode(struct ledger *ledger, enum land_mode *mode, struct err *err)
 }
 
 int
-land_wanted(struct ledger *ledger, bool *wanted, struct err *err)
-{
-	enum land_mode mode;
-	int rc = land_mode(ledger, &mode, err);
-
-	*wanted = rc == 0 && mode != LAND_OFF;
-	return rc;
-}
-
-/*
- * The tasks that come after id, which now counts as done, wait on one
- * task fewer.
- */
-static int
-release_dependents(struct ledger *ledger, int64_t id, struct err *err)
-{
-	return db_write(ledger, "UPDATE tasks SET unmet_deps = unmet_deps - 1"
-	    " WHERE id IN (SELECT task FROM deps WHERE after = ?1)", id, 0, NULL,
-	    "landing", err);
-}
-
-int
-land_unqueue_all(struct ledger *ledger, int64_t *count, struct err *err)
-{
-	struct db_stmt *st = NULL;
-	int64_t *ids = NULL;
-	size_t n = 0;
-	int rc;
-
-	*count = 0;
-	if ((rc = db_prepare(ledger,
-	    "SELECT id FROM tasks WHERE state = 'verified'"
-	    " AND land_queued_ms IS NOT NULL ORDER BY id", &st, err)) < 0)
-		return rc;
-	while ((rc = db_step(st)) == DB_ROW) {
-		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
-		ids[n++] = db_column_int(st, 0);
-	}
-	db_reset(st);
-	if (rc != DB_DONE) {
-		free(ids);
-		return db_error(ledger, rc, err, "reading the landing queue");
-	}
-	rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		rc = db_write(ledger, "UPDATE tasks SET land_queued_ms = NULL,"
-		    " land_base = NULL, land_waiting = NULL WHERE id = ?1", ids[i], 0,
-		    NULL, "leaving the landing queue", err);
-		if (rc == 0)
-			rc = release_dependents(ledger, ids[i], err);
-	}
-	*count = (int64_t)n;
-	free(ids);
-	return rc;
-}
-
-int
 land_pause(struct ledger *ledger, int64_t actor, bool pause, struct err *err)
 {
 	int64_t changes = 0;
@@ -628,7 +571,7 @@ record_landed(struct lander *l, struct member *m, const char *before,
 		ledger_rollback(l->ledger);
 		return 0;
 	}
-	if ((rc = release_dependents(l->ledger, m->id, err)) < 0 ||
+	if ((rc = task_release_dependents(l->ledger, m->id, err)) < 0 ||
 	    (rc = event_append(l->ledger, actor, "landed", m->id,
 		 json_pack("{s:s, s:s, s:s, s:s?, s:s, s:O?}", "commit", m->commit,
 		     "landed", m->landed, "trunk", l->branch.buf, "before", before,

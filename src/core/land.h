@@ -113,18 +113,4 @@ int land_pause(struct ledger *ledger, int64_t actor, bool pause,
 int land_paused(struct ledger *ledger, bool *paused, int64_t *since_ms,
     int64_t *by, struct err *err);
 
-/*
- * Inside the caller's write transaction: take every queued task out of the
- * queue, as done when verified (landing was turned off): each counts for
- * the tasks that come after it. *count receives how many.
- */
-int land_unqueue_all(struct ledger *ledger, int64_t *count, struct err *err);
-
-/*
- * Whether a task whose verdict accepted a commit now goes to the landing
- * queue rather than being done: the ledger is in git and landing is on.
- * Inside the caller's transaction.
- */
-int land_wanted(struct ledger *ledger, bool *wanted, struct err *err);
-
 #endif

@@ -6,7 +6,7 @@
 
 #include "core/db.h"
 #include "core/event.h"
-#include "core/land.h"
+#include "core/task.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/duration.h"
@@ -387,7 +387,7 @@ settings_set(struct ledger *ledger, int64_t actor, const char *key,
 	    strcmp(stored.buf, "off") == 0) {
 		int64_t unqueued = 0;
 
-		if ((rc = land_unqueue_all(ledger, &unqueued, err)) < 0)
+		if ((rc = task_leave_landing_queue(ledger, &unqueued, err)) < 0)
 			goto fail;
 	}
 	rc = event_append(ledger, actor, "config", 0,
@@ -577,5 +577,22 @@ settings_remote(struct ledger *ledger, struct buf *remote, struct err *err)
 		buf_adds(remote, "origin");
 	if (rc == 0 && strcmp(remote->buf, "none") == 0)
 		buf_reset(remote);
+	return rc;
+}
+
+/* Outside git, nothing lands; else landing is on unless set "off". */
+int
+settings_landing(struct ledger *ledger, bool *on, struct err *err)
+{
+	struct buf git_dir = BUF_INIT, value = BUF_INIT;
+	bool found = false;
+	int rc = 0;
+
+	*on = false;
+	if (ledger_git_dir(ledger, &git_dir) == 0 &&
+	    (rc = settings_read(ledger, "land", &value, &found, err)) == 0)
+		*on = !found || strcmp(value.buf, "off") != 0;
+	buf_release(&git_dir);
+	buf_release(&value);
 	return rc;
 }

@@ -106,6 +106,14 @@ int settings_read(struct ledger *ledger, const char *key, struct buf *value,
 int settings_store(struct ledger *ledger, int64_t actor, const char *key,
     const char *value, struct err *err);
 
+/*
+ * Whether a task whose verdict accepted a commit goes to the landing queue
+ * rather than being done (*on): the ledger is in git and the "land"
+ * setting is not "off" (core/land.h reads the rest of it). Inside the
+ * caller's transaction. Returns 0 or the error.
+ */
+int settings_landing(struct ledger *ledger, bool *on, struct err *err);
+
 /* Whether key names a setting whose value is a duration in milliseconds. */
 bool settings_is_duration(const char *key);
 

@@ -21,18 +21,6 @@
 #include "util/git.h"
 #include "util/path.h"
 
-void
-sweep_locations(struct ledger *ledger, struct buf *worktree_dir,
-    struct buf *root)
-{
-	if (worktree_dir) {
-		ledger_local_dir(ledger, worktree_dir);
-		buf_adds(worktree_dir, "/verify");
-	}
-	if (root)
-		ledger_project_root(ledger, root);
-}
-
 int
 sweep_expire_leases(struct ledger *ledger, int64_t actor,
     struct sweep_stats *stats, struct err *err)
@@ -232,7 +220,7 @@ sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
 	DIR *d;
 	int rc = 0;
 
-	sweep_locations(ledger, &dir, &root);
+	verify_locations(ledger, &dir, &root);
 	prune_run_worktrees(ledger, root.buf, stats);
 	/* Verification checkouts are the judge's (core/judge.h). */
 	judge_locate(ledger, &judge);
@@ -284,7 +272,7 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 	struct verify_options where;
 	int rc = 0;
 
-	sweep_locations(ledger, &worktrees, &root);
+	verify_locations(ledger, &worktrees, &root);
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;
 	where.policy = &policy;

@@ -68,11 +68,4 @@ int sweep_expire_leases(struct ledger *ledger, int64_t actor,
 int sweep_prune_worktrees(struct ledger *ledger, struct sweep_stats *stats,
     struct err *err);
 
-/*
- * Where a ledger's verification worktrees live ("<ledger dir>/verify") and
- * the project root checks run in without a commit. Appended to the bufs.
- */
-void sweep_locations(struct ledger *ledger, struct buf *worktree_dir,
-    struct buf *root);
-
 #endif

@@ -1196,3 +1196,58 @@ task_derived_wrong(struct ledger *ledger, int64_t *count, struct buf *ids,
 	ledger_rollback(ledger);
 	return rc;
 }
+
+/*
+ * Asked first whether there are any: the UPDATE's IN (SELECT ...) builds
+ * a temporary table each time, and most tasks have none.
+ */
+int
+task_release_dependents(struct ledger *ledger, int64_t id, struct err *err)
+{
+	int64_t any = 0;
+	int rc;
+
+	if ((rc = db_count(ledger, "SELECT EXISTS (SELECT 1 FROM deps WHERE "
+	    "after = ?1)", id, &any, "counting the task as done", err)) < 0 ||
+	    !any)
+		return rc;
+	return db_write(ledger, "UPDATE tasks SET unmet_deps = unmet_deps - 1"
+	    " WHERE id IN (SELECT task FROM deps WHERE after = ?1)", id, 0, NULL,
+	    "counting the task as done", err);
+}
+
+int
+task_leave_landing_queue(struct ledger *ledger, int64_t *count,
+    struct err *err)
+{
+	struct db_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int rc;
+
+	*count = 0;
+	if ((rc = db_prepare(ledger,
+	    "SELECT id FROM tasks WHERE state = 'verified'"
+	    " AND land_queued_ms IS NOT NULL ORDER BY id", &st, err)) < 0)
+		return rc;
+	while ((rc = db_step(st)) == DB_ROW) {
+		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
+		ids[n++] = db_column_int(st, 0);
+	}
+	db_reset(st);
+	if (rc != DB_DONE) {
+		free(ids);
+		return db_error(ledger, rc, err, "reading the landing queue");
+	}
+	rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = db_write(ledger, "UPDATE tasks SET land_queued_ms = NULL,"
+		    " land_base = NULL, land_waiting = NULL WHERE id = ?1", ids[i], 0,
+		    NULL, "leaving the landing queue", err);
+		if (rc == 0)
+			rc = task_release_dependents(ledger, ids[i], err);
+	}
+	*count = (int64_t)n;
+	free(ids);
+	return rc;
+}

@@ -469,6 +469,23 @@ int task_answers(struct ledger *ledger, int64_t id, struct buf *out,
 int task_land_note(struct ledger *ledger, int64_t id, struct buf *out,
     int64_t *tries, struct err *err);
 
+/*
+ * Inside the caller's write transaction: the tasks that come after id,
+ * which now counts as done (verified, or landed), wait on one task fewer.
+ * Returns 0 or the error.
+ */
+int task_release_dependents(struct ledger *ledger, int64_t id,
+    struct err *err);
+
+/*
+ * Inside the caller's write transaction: every verified task waiting in
+ * the landing queue leaves it, as done when verified (landing was turned
+ * off): each counts for the tasks that come after it. *count receives how
+ * many. Returns 0 or the error.
+ */
+int task_leave_landing_queue(struct ledger *ledger, int64_t *count,
+    struct err *err);
+
 /* The latest saved result, appended to out; ERR_NOT_FOUND when none. */
 int task_result(struct ledger *ledger, int64_t id, struct buf *out,
     struct err *err);

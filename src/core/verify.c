@@ -22,10 +22,8 @@
 #include "core/db.h"
 #include "core/event.h"
 #include "core/judge.h"
-#include "core/land.h"
 #include "core/msg.h"
 #include "core/settings.h"
-#include "core/sweep.h"
 #include "core/task.h"
 #include "core/task_internal.h"
 #include "util/alloc.h"
@@ -1891,6 +1889,18 @@ verify_task(struct ledger *ledger, int64_t id,
 	return 0;
 }
 
+void
+verify_locations(struct ledger *ledger, struct buf *worktree_dir,
+    struct buf *root)
+{
+	if (worktree_dir) {
+		ledger_local_dir(ledger, worktree_dir);
+		buf_adds(worktree_dir, "/verify");
+	}
+	if (root)
+		ledger_project_root(ledger, root);
+}
+
 int
 verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
     const char *root, const struct check_policy *policy, struct verdict *out,
@@ -2077,30 +2087,6 @@ update(struct ledger *ledger, const char *sql, int64_t id, int64_t now,
 }
 
 /*
- * The tasks that come after id, now verified, wait on one task fewer.
- * Asked first whether there are any: the UPDATE's IN (SELECT ...) builds
- * a temporary table each time, and most verified tasks have none.
- */
-static int
-release_dependents(struct ledger *ledger, int64_t id, struct err *err)
-{
-	struct db_stmt *st = NULL;
-	int64_t any = 0;
-	int rc;
-
-	if ((rc = db_prepare(ledger,
-	    "SELECT EXISTS (SELECT 1 FROM deps WHERE after = ?)",
-	    &st, err)) < 0)
-		return rc;
-	db_bind_int(st, 1, id);
-	if ((rc = db_step_int(ledger, st, &any, NULL, "applying a verdict",
-		 err)) < 0 || !any)
-		return rc;
-	return update(ledger, "UPDATE tasks SET unmet_deps = unmet_deps - 1"
-	    " WHERE id IN (SELECT task FROM deps WHERE after = ?1)", id, 0, err);
-}
-
-/*
  * The live holder of a report not accepted learns of it the way it
  * learns of other changes (a message: its hooks and the MCP server
  * announce it): rejected and still its own, failed, or blocked for a
@@ -2275,7 +2261,7 @@ mark_verified(struct ledger *ledger, const struct verdict *v, int64_t now,
 	bool land = false;
 	int rc;
 
-	if (v->commit && (rc = land_wanted(ledger, &land, err)) < 0)
+	if (v->commit && (rc = settings_landing(ledger, &land, err)) < 0)
 		return rc;
 	rc = update(ledger, land
 	    ? "UPDATE tasks SET state = 'verified', lease_expires_ms = NULL,"
@@ -2287,7 +2273,7 @@ mark_verified(struct ledger *ledger, const struct verdict *v, int64_t now,
 	      " land_note = NULL, updated_ms = ?2 WHERE id = ?1",
 	    v->task, now, err);
 	if (rc == 0 && !land)
-		rc = release_dependents(ledger, v->task, err);
+		rc = task_release_dependents(ledger, v->task, err);
 	return rc;
 }
 
@@ -2655,7 +2641,7 @@ verify_if_instant(struct ledger *ledger, int64_t id, int64_t actor,
 	    "SELECT count(*) FROM checks WHERE task = ?1 AND spec <> 'saved'",
 	    id, &heavy, "reading checks", err)) < 0 || heavy > 0)
 		return rc;
-	sweep_locations(ledger, NULL, &root);
+	verify_locations(ledger, NULL, &root);
 	where.root = root.buf;
 	if ((rc = settings_remote(ledger, &remote, err)) < 0)
 		goto done;
@@ -2711,7 +2697,7 @@ verify_commit_known(struct ledger *ledger, const char *commit, bool *known,
 
 	*known = true;
 	if (ledger_git_dir(ledger, &git_dir) == 0) {
-		sweep_locations(ledger, NULL, where);
+		verify_locations(ledger, NULL, where);
 		buf_addf(&spec, "%s^{commit}", commit);
 		*known = git_rev_parse(where->buf, spec.buf, &hash) == 0;
 	}

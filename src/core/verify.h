@@ -218,4 +218,12 @@ int verify_each(struct ledger *ledger, int64_t id, int64_t limit,
 /* Fill buf with a random token of 16 hex characters. */
 void verify_new_token(struct buf *token);
 
+/*
+ * Where a ledger's verification worktrees live ("<ledger dir>/verify") and
+ * the project root checks run in without a commit. Appended to the bufs
+ * (either may be NULL).
+ */
+void verify_locations(struct ledger *ledger, struct buf *worktree_dir,
+    struct buf *root);
+
 #endif

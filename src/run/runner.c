@@ -1683,7 +1683,7 @@ prepare_places(struct runner *r)
 	if ((r->dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		return err_set(r->err, ERR_FAILED, "cannot open /dev/null (%s)",
 		    strerror(errno));
-	sweep_locations(r->ledger, NULL, &r->root);
+	verify_locations(r->ledger, NULL, &r->root);
 	ledger_local_dir(r->ledger, &r->ledger_dir);
 	if (r->opt->worktree && git_rev_parse(r->root.buf, "HEAD", &r->base) < 0)
 		return err_set(r->err, ERR_FAILED,
