@@ -1,6 +1,7 @@
 /* Copyright (c) 2026 the daicho authors; ISC licence (LICENSE). */
 /*
- * Shared between the task modules (task.c, claim.c), not for other callers.
+ * Shared between the task modules (task.c, task_add.c, claim.c), not for
+ * other callers.
  */
 #ifndef DAICHO_TASK_INTERNAL_H
 #define DAICHO_TASK_INTERNAL_H
