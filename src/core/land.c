@@ -1957,7 +1957,7 @@ land_pass(struct ledger *ledger, const struct land_options *options,
 		stats->paused = true;
 		goto done;
 	}
-	verify_new_token(&l.token);
+	verify_new_random_token(&l.token);
 	l.longest_check_ms = VERIFY_DEFAULT_CHECK_TIMEOUT_MS;
 	if (l.config.check_timeout_ms > l.longest_check_ms)
 		l.longest_check_ms = l.config.check_timeout_ms;

@@ -270,8 +270,12 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 	struct check_policy policy = CHECK_POLICY_INIT;
 	struct judge judge = JUDGE_INIT;
 	struct verify_options where;
+	int64_t freed = 0;
 	int rc = 0;
 
+	/* A sweep that died mid-verification holds its task until now. */
+	if ((rc = verify_free_dead_claims(ledger, &freed, err)) < 0)
+		return rc;
 	verify_locations(ledger, &worktrees, &root);
 	where.root = root.buf;
 	where.worktree_dir = worktrees.buf;

@@ -54,8 +54,23 @@ verdict_release(struct verdict *verdict)
 	memset(verdict, 0, sizeof(*verdict));
 }
 
+/* This host's name as a token carries it: [A-Za-z0-9.-], at most 64. */
+static void
+add_token_host(struct buf *token)
+{
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	for (size_t i = 0; host[i] && i < 64; i++) {
+		char c = host[i];
+
+		buf_addch(token, ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '-') ? c : '_');
+	}
+}
+
 void
-verify_new_token(struct buf *token)
+verify_new_random_token(struct buf *token)
 {
 	unsigned char bytes[8];
 
@@ -69,6 +84,106 @@ verify_new_token(struct buf *token)
 		buf_addch(token, "0123456789abcdef"[bytes[i] >> 4]);
 		buf_addch(token, "0123456789abcdef"[bytes[i] & 0xf]);
 	}
+}
+
+/* "<16 hex>-<pid>-<host>": random, and whose it is. */
+void
+verify_new_token(struct buf *token)
+{
+	verify_new_random_token(token);
+	buf_addf(token, "-%ld-", (long)getpid());
+	add_token_host(token);
+}
+
+/*
+ * Whether token (verify_new_token()'s) was made by a process of this host
+ * that is gone. A token of another host, of an older daicho (no pid), or
+ * of a live process is not.
+ */
+static bool
+token_holder_gone(const char *token)
+{
+	struct buf here = BUF_INIT;
+	const char *pid_at = strchr(token, '-'), *host;
+	char *end;
+	long pid;
+	bool gone = false;
+
+	if (pid_at == NULL)
+		return false;
+	pid = strtol(pid_at + 1, &end, 10);
+	if (end == pid_at + 1 || *end != '-' || pid <= 0)
+		return false;
+	host = end + 1;
+	add_token_host(&here);
+	gone = strcmp(host, here.buf) == 0 && !proc_is_alive((pid_t)pid);
+	buf_release(&here);
+	return gone;
+}
+
+/*
+ * In one transaction, free the verification claim of each task ids[i]
+ * that still holds tokens->items[i]; *freed counts them. 0 or the error.
+ */
+static int
+free_claims(struct ledger *ledger, const int64_t *ids,
+    const struct strlist *tokens, int64_t *freed, struct err *err)
+{
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = ledger_begin(ledger, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < tokens->count; i++) {
+		if ((rc = db_prepare(ledger, "UPDATE tasks SET verify_token = NULL,"
+		    " verify_expires_ms = NULL WHERE id = ?1 AND verify_token = ?2",
+		    &st, err)) < 0)
+			goto fail;
+		db_bind_int(st, 1, ids[i]);
+		db_bind_text(st, 2, tokens->items[i]);
+		if ((rc = db_step_done(ledger, st, "freeing a verification claim",
+		    err)) < 0)
+			goto fail;
+		*freed += db_changes(ledger);
+	}
+	return ledger_commit(ledger, err);
+fail:
+	ledger_rollback(ledger);
+	return rc;
+}
+
+int
+verify_free_dead_claims(struct ledger *ledger, int64_t *freed, struct err *err)
+{
+	struct db_stmt *st = NULL;
+	struct strlist tokens = STRLIST_INIT;
+	int64_t *ids = NULL, now = clock_now_ms();
+	size_t n = 0, alloc = 0;
+	int rc;
+
+	*freed = 0;
+	if ((rc = db_prepare(ledger, "SELECT id, verify_token FROM tasks"
+	    " WHERE state = 'reported' AND verify_token IS NOT NULL"
+	    " AND verify_expires_ms > ?1", &st, err)) < 0)
+		return rc;
+	db_bind_int(st, 1, now);
+	while ((rc = db_step(st)) == DB_ROW) {
+		if (!token_holder_gone(db_column_text(st, 1)))
+			continue;
+		xgrow((void **)&ids, &alloc, n + 1, sizeof(*ids));
+		ids[n++] = db_column_int(st, 0);
+		strlist_add(&tokens, db_column_text(st, 1));
+	}
+	db_reset(st);
+	if (rc != DB_DONE)
+		rc = db_error(ledger, rc, err, "reading verification claims");
+	else if (n > 0)
+		rc = free_claims(ledger, ids, &tokens, freed, err);
+	else
+		rc = 0;
+	free(ids);
+	strlist_release(&tokens);
+	return rc;
 }
 
 /* What verification needs to know about a task. */

@@ -215,8 +215,26 @@ int verify_each(struct ledger *ledger, int64_t id, int64_t limit,
     int (*fn)(const struct verdict *verdict, void *arg), void *arg,
     struct err *err);
 
-/* Fill buf with a random token of 16 hex characters. */
+/* Fill buf with a random token of 16 hex characters, naming nothing. */
+void verify_new_random_token(struct buf *token);
+
+/*
+ * Fill buf with a verification claim's token: 16 random hex characters,
+ * then "-PID-HOST" of this process, so that a claim whose taker died can
+ * be told (verify_free_dead_claims()). Only [A-Za-z0-9._-]: it names the
+ * claim's worktree too.
+ */
 void verify_new_token(struct buf *token);
+
+/*
+ * Free the verification claims of reported tasks whose taker was a process
+ * of this host that is gone (a sweep killed, or cut by a server restart,
+ * mid-verification): another sweep takes them at once instead of after
+ * the claim's expiry (the task's checks' timeout and two minutes). *freed
+ * counts them. Returns 0 or the error.
+ */
+int verify_free_dead_claims(struct ledger *ledger, int64_t *freed,
+    struct err *err);
 
 /*
  * Where a ledger's verification worktrees live ("<ledger dir>/verify") and

@@ -1141,3 +1141,30 @@ rejected_for() {
 	# The trace saw the write as well.
 	[ "$(tf 1 '[.last_verdict.checks[] | select(.check == "inputs" and .passed == false)] | length')" = 1 ]
 }
+
+# claim_held_by PID HOST: task #1's verification claim, taken by process
+# PID of HOST (the token verify_new_token() makes), good for an hour.
+claim_held_by() {
+	sql "UPDATE tasks SET verify_token = '0123456789abcdef-$1-$2', verify_expires_ms = $(($(date +%s%3N) + 3600000)) WHERE id = 1"
+}
+
+@test "a verification claim whose sweep died on this host is taken at once by the next sweep; a live sweep's, or another host's, waits for its expiry" {
+	daicho add t --done-when file:out.txt >/dev/null
+	echo content >out.txt
+	claim_report 1 w1
+	# A live process of this host holds it (this shell): left alone.
+	claim_held_by $$ "$(hostname)"
+	sweep_says 0 0 0 0 0
+	assert_task 1 reported w1 1
+	# A process gone, of another host (its pids are not ours to judge).
+	sh -c 'exit 0' &
+	local dead=$!
+	wait "$dead"
+	claim_held_by "$dead" "elsewhere.example"
+	sweep_says 0 0 0 0 0
+	assert_task 1 reported w1 1
+	# Gone, of this host: a sweep killed mid-verification. Taken at once.
+	claim_held_by "$dead" "$(hostname)"
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 1
+}
