@@ -265,41 +265,24 @@ static int
 verify_loop(struct ledger *ledger, const struct sweep_options *options,
     struct sweep_stats *stats, struct err *err)
 {
-	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
-		   remote = BUF_INIT;
-	struct check_policy policy = CHECK_POLICY_INIT;
-	struct judge judge = JUDGE_INIT;
-	struct verify_options where;
-	int rc = 0;
+	struct buf token = BUF_INIT;
+	struct verify_setup setup = VERIFY_SETUP_INIT;
+	int rc;
 
-	verify_locations(ledger, &worktrees, &root);
-	where.root = root.buf;
-	where.worktree_dir = worktrees.buf;
-	where.policy = &policy;
-	where.judge = NULL;
-	if ((rc = check_policy_read(ledger, &policy, err)) < 0 ||
-	    (rc = judge_open(ledger, &judge, err)) < 0)
+	if ((rc = verify_setup_read(ledger, options->remote, &setup, err)) < 0)
 		goto done;
-	if (rc == 0)
-		where.judge = &judge;
-	rc = 0;
-	if (options->remote)
-		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
-							       : options->remote);
-	else if ((rc = settings_remote(ledger, &remote, err)) < 0)
-		goto done;
-	where.remote = remote.buf;
 	while (options->stop == NULL || !*options->stop) {
 		struct verdict verdict;
 		enum verify_outcome outcome;
 		int64_t id;
 
 		verify_new_token(&token);
-		where.token = token.buf;
+		setup.options.token = token.buf;
 		if ((rc = verify_take(ledger, 0, options->reported_by_ms,
 			 options->not_owned_by, token.buf, &id, err)) != 0)
 			break;
-		if ((rc = verify_task(ledger, id, &where, &verdict, err)) < 0)
+		if ((rc = verify_task(ledger, id, &setup.options, &verdict,
+			 err)) < 0)
 			break;
 		rc = verify_record(ledger, &verdict, token.buf, options->actor,
 		    options->stale_after_ms, &outcome, err);
@@ -327,12 +310,8 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 		}
 	}
 done:
-	check_policy_release(&policy);
-	judge_release(&judge);
+	verify_setup_release(&setup);
 	buf_release(&token);
-	buf_release(&worktrees);
-	buf_release(&root);
-	buf_release(&remote);
 	return rc < 0 ? rc : 0;
 }
 

@@ -1902,6 +1902,40 @@ verify_locations(struct ledger *ledger, struct buf *worktree_dir,
 }
 
 int
+verify_setup_read(struct ledger *ledger, const char *remote,
+    struct verify_setup *s, struct err *err)
+{
+	int rc;
+
+	verify_locations(ledger, &s->worktrees, &s->root);
+	s->options.root = s->root.buf;
+	s->options.worktree_dir = s->worktrees.buf;
+	s->options.policy = &s->policy;
+	s->options.judge = NULL;
+	if ((rc = check_policy_read(ledger, &s->policy, err)) < 0 ||
+	    (rc = judge_open(ledger, &s->judge, err)) < 0)
+		return rc;
+	if (rc == 0)
+		s->options.judge = &s->judge;
+	if (remote)
+		buf_adds(&s->remote, strcmp(remote, "none") == 0 ? "" : remote);
+	else if ((rc = settings_remote(ledger, &s->remote, err)) < 0)
+		return rc;
+	s->options.remote = s->remote.buf;
+	return 0;
+}
+
+void
+verify_setup_release(struct verify_setup *s)
+{
+	check_policy_release(&s->policy);
+	judge_release(&s->judge);
+	buf_release(&s->worktrees);
+	buf_release(&s->root);
+	buf_release(&s->remote);
+}
+
+int
 verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
     const char *root, const struct check_policy *policy, struct verdict *out,
     struct err *err)
