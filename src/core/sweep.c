@@ -99,12 +99,9 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 			goto fail;
 		db_bind_int(st, 1, id);
 		db_bind_int(st, 2, now);
-		rc = db_step(st);
-		db_reset(st);
-		if (rc != DB_DONE) {
-			rc = db_error(ledger, rc, err, "expiring a lease");
+		if ((rc = db_step_done(ledger, st, "expiring a lease",
+			 err)) < 0)
 			goto fail;
-		}
 		if (failed && (rc = event_append(ledger, actor, "fail", id,
 				   json_pack("{s:s, s:I}", "reason",
 				       "attempts exhausted", "attempts",

@@ -2081,10 +2081,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 	if (v->sandbox)
 		db_bind_text(st, 9, v->sandbox);
 	db_bind_int(st, 10, v->vacuous);
-	rc = db_step(st);
-	db_reset(st);
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "recording a verdict");
+	if ((rc = db_step_done(ledger, st, "recording a verdict", err)) < 0)
+		return rc;
 	v->id = db_last_insert_id(ledger);
 	for (size_t i = 0; i < v->run_count; i++) {
 		const struct check_run *run = &v->runs[i];
@@ -2104,10 +2102,9 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 		db_bind_blob(st, 7, run->output.buf, (int)run->output.len);
 		if (run->base_passed >= 0)
 			db_bind_int(st, 8, run->base_passed);
-		rc = db_step(st);
-		db_reset(st);
-		if (rc != DB_DONE)
-			return db_error(ledger, rc, err, "recording a check");
+		if ((rc = db_step_done(ledger, st, "recording a check",
+			 err)) < 0)
+			return rc;
 	}
 	return 0;
 }
