@@ -387,11 +387,8 @@ static int
 verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
     const struct sweep_options *options, json_t *array)
 {
-	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
-		   remote = BUF_INIT;
-	struct check_policy policy = CHECK_POLICY_INIT;
-	struct judge judge = JUDGE_INIT;
-	struct verify_options where;
+	struct buf token = BUF_INIT;
+	struct verify_setup setup = VERIFY_SETUP_INIT;
 	struct verdict v = { 0 };
 	struct task task;
 	enum verify_outcome outcome = VERIFY_STALE;
@@ -408,25 +405,11 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 		    (long long)id, task.state);
 		goto done;
 	}
-	verify_locations(ctx->ledger, &worktrees, &root);
 	verify_new_token(&token);
-	where.root = root.buf;
-	where.worktree_dir = worktrees.buf;
-	where.token = token.buf;
-	where.policy = &policy;
-	where.judge = NULL;
-	if ((rc = check_policy_read(ctx->ledger, &policy, ctx->err)) < 0 ||
-	    (rc = judge_open(ctx->ledger, &judge, ctx->err)) < 0)
+	if ((rc = verify_setup_read(ctx->ledger, options->remote, &setup,
+		 ctx->err)) < 0)
 		goto done;
-	if (rc == 0)
-		where.judge = &judge;
-	rc = 0;
-	if (options->remote)
-		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
-							       : options->remote);
-	else if ((rc = settings_remote(ctx->ledger, &remote, ctx->err)) < 0)
-		goto done;
-	where.remote = remote.buf;
+	setup.options.token = token.buf;
 	if (apply && reported && options->not_owned_by != 0 &&
 	    task.owner_id == options->not_owned_by) {
 		rc = err_set(ctx->err, ERR_REFUSED,
@@ -447,7 +430,8 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 		if (rc != 0)
 			goto done;
 	}
-	if ((rc = verify_task(ctx->ledger, id, &where, &v, ctx->err)) < 0)
+	if ((rc = verify_task(ctx->ledger, id, &setup.options, &v,
+		 ctx->err)) < 0)
 		goto done;
 	if (apply && (rc = verify_record(ctx->ledger, &v,
 			  reported ? token.buf : NULL, options->actor,
@@ -463,14 +447,10 @@ verify_one(struct cmd_ctx *ctx, int64_t id, bool apply,
 		rc = err_set(ctx->err, ERR_FAILED, "could not verify #%lld: %s "
 		    "(nothing was judged)", (long long)id, v.summary);
 done:
-	check_policy_release(&policy);
-	judge_release(&judge);
+	verify_setup_release(&setup);
 	verdict_release(&v);
 	task_free_fields(&task);
 	buf_release(&token);
-	buf_release(&worktrees);
-	buf_release(&root);
-	buf_release(&remote);
 	return rc;
 }
 

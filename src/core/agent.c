@@ -296,10 +296,8 @@ register_agent(struct ledger *ledger, const char *name, const char *kind,
 	db_bind_text_copy(st, 6, host);
 	db_bind_int(st, 7, now);
 	db_bind_int(st, 8, now);
-	rc = db_step(st);
-	db_reset(st);
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "registering an agent");
+	if ((rc = db_step_done(ledger, st, "registering an agent", err)) < 0)
+		return rc;
 	*id = db_last_insert_id(ledger);
 	if ((rc = event_append(ledger, *id, "agent-register", 0,
 		 json_pack("{s:s, s:s, s:s?}", "name", name, "kind", kind, "role",
@@ -856,12 +854,9 @@ agent_start(struct ledger *ledger, const char *name, const char *kind,
 		if (role)
 			db_bind_text(st, 3, role);
 		db_bind_int(st, 4, clock_now_ms());
-		rc = db_step(st);
-		db_reset(st);
-		if (rc != DB_DONE) {
-			rc = db_error(ledger, rc, err, "starting an agent");
+		if ((rc = db_step_done(ledger, st, "starting an agent",
+			 err)) < 0)
 			goto fail;
-		}
 	} else if ((rc = register_agent(ledger, name, kind, role, NULL, pid, true,
 			clock_now_ms(), id, err)) < 0) {
 		goto fail;

@@ -179,12 +179,30 @@ done:
 	return rc;
 }
 
+/*
+ * Step st to the end and put its first row (an object, as db_rows_json()
+ * makes) in *row, a new reference, or NULL when there is none. Returns 0
+ * or the mapped error about what.
+ */
+static int
+first_row(struct ledger *ledger, struct db_stmt *st, json_t **row,
+    const char *what, struct err *err)
+{
+	json_t *rows = json_array();
+	int rc;
+
+	if ((rc = db_rows_json(ledger, st, rows, what, err)) == 0 &&
+	    json_array_size(rows) > 0)
+		*row = json_incref(json_array_get(rows, 0));
+	json_decref(rows);
+	return rc;
+}
+
 int
 approval_find_denial(struct ledger *ledger, const struct approval_key *key,
     json_t **denial, struct err *err)
 {
 	struct db_stmt *st = NULL;
-	json_t *rows = json_array();
 	int rc;
 
 	*denial = NULL;
@@ -198,18 +216,12 @@ approval_find_denial(struct ledger *ledger, const struct approval_key *key,
 	    "  a.fingerprint = ?2 AND a.requester = ?3"
 	    "  AND a.state IN ('approved','used') AND (a.decided_ms > d.decided_ms"
 	    "  OR (a.decided_ms = d.decided_ms AND a.id > d.id)))"
-	    " ORDER BY d.decided_ms DESC, d.id DESC LIMIT 1", &st, err)) < 0) {
-		json_decref(rows);
+	    " ORDER BY d.decided_ms DESC, d.id DESC LIMIT 1", &st, err)) < 0)
 		return rc;
-	}
 	db_bind_text(st, 1, key->command_key);
 	db_bind_text(st, 2, key->fingerprint);
 	db_bind_int(st, 3, ledger_caller(ledger));
-	if ((rc = db_rows_json(ledger, st, rows, "reading denials", err)) == 0 &&
-	    json_array_size(rows) > 0)
-		*denial = json_incref(json_array_get(rows, 0));
-	json_decref(rows);
-	return rc;
+	return first_row(ledger, st, denial, "reading denials", err);
 }
 
 int
@@ -217,25 +229,18 @@ approval_find_granted(struct ledger *ledger, const struct approval_key *key,
     json_t **approval, struct err *err)
 {
 	struct db_stmt *st = NULL;
-	json_t *rows = json_array();
 	int rc;
 
 	*approval = NULL;
 	if ((rc = db_prepare(ledger,
 	    "SELECT id, condition, decided_by, expires_ms FROM approvals"
 	    " WHERE fingerprint = ?1 AND requester = ?2 AND state = 'approved'"
-	    " AND expires_ms > ?3 ORDER BY id LIMIT 1", &st, err)) < 0) {
-		json_decref(rows);
+	    " AND expires_ms > ?3 ORDER BY id LIMIT 1", &st, err)) < 0)
 		return rc;
-	}
 	db_bind_text(st, 1, key->fingerprint);
 	db_bind_int(st, 2, ledger_caller(ledger));
 	db_bind_int(st, 3, clock_now_ms());
-	if ((rc = db_rows_json(ledger, st, rows, "reading approvals",
-		 err)) == 0 && json_array_size(rows) > 0)
-		*approval = json_incref(json_array_get(rows, 0));
-	json_decref(rows);
-	return rc;
+	return first_row(ledger, st, approval, "reading approvals", err);
 }
 
 int

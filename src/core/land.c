@@ -402,29 +402,41 @@ land_lock_lost(struct lander *l, struct err *err)
 	    "lock: this one stops");
 }
 
-/* Let the land lock go, if it is still ours. */
+/*
+ * Run sql (a string literal: a cached statement), a write binding ?1 =
+ * text, in a transaction of its own, for what it is worth: a failure
+ * leaves the ledger as it was and is not reported (the pass is ending or
+ * stopping already).
+ */
 static void
-drop_lock(struct lander *l)
+write_best_effort(struct lander *l, const char *sql, const char *text,
+    const char *what)
 {
 	struct err ignored = ERR_INIT;
 	struct db_stmt *st;
 
 	if (ledger_begin(l->ledger, &ignored) < 0)
 		goto done;
-	if (db_prepare(l->ledger, "UPDATE land_lock SET token = NULL,"
-	    " expires_ms = NULL, holder = NULL WHERE id = 1 AND token = ?1",
-	    &st, &ignored) < 0) {
+	if (db_prepare(l->ledger, sql, &st, &ignored) < 0) {
 		ledger_rollback(l->ledger);
 		goto done;
 	}
-	db_bind_text(st, 1, l->token.buf);
-	if (db_step_done(l->ledger, st, "letting the landing lock go",
-	    &ignored) < 0)
+	db_bind_text(st, 1, text);
+	if (db_step_done(l->ledger, st, what, &ignored) < 0)
 		ledger_rollback(l->ledger);
 	else
 		ledger_commit(l->ledger, &ignored);
 done:
 	err_release(&ignored);
+}
+
+/* Let the land lock go, if it is still ours. */
+static void
+drop_lock(struct lander *l)
+{
+	write_best_effort(l, "UPDATE land_lock SET token = NULL,"
+	    " expires_ms = NULL, holder = NULL WHERE id = 1 AND token = ?1",
+	    l->token.buf, "letting the landing lock go");
 }
 
 /*
@@ -1393,24 +1405,9 @@ send_back_failed(struct lander *l, struct member *m, const char *tip,
 static void
 wait_rest(struct lander *l, const char *why)
 {
-	struct err ignored = ERR_INIT;
-	struct db_stmt *st;
-
-	if (ledger_begin(l->ledger, &ignored) < 0)
-		goto done;
-	if (db_prepare(l->ledger, "UPDATE tasks SET land_waiting = ?1"
+	write_best_effort(l, "UPDATE tasks SET land_waiting = ?1"
 	    " WHERE state = 'verified' AND land_queued_ms IS NOT NULL"
-	    " AND land_waiting IS NULL", &st, &ignored) < 0) {
-		ledger_rollback(l->ledger);
-		goto done;
-	}
-	db_bind_text(st, 1, why);
-	if (db_step_done(l->ledger, st, "landing", &ignored) < 0)
-		ledger_rollback(l->ledger);
-	else
-		ledger_commit(l->ledger, &ignored);
-done:
-	err_release(&ignored);
+	    " AND land_waiting IS NULL", why, "landing");
 }
 
 /*

@@ -99,12 +99,9 @@ sweep_expire_leases(struct ledger *ledger, int64_t actor,
 			goto fail;
 		db_bind_int(st, 1, id);
 		db_bind_int(st, 2, now);
-		rc = db_step(st);
-		db_reset(st);
-		if (rc != DB_DONE) {
-			rc = db_error(ledger, rc, err, "expiring a lease");
+		if ((rc = db_step_done(ledger, st, "expiring a lease",
+			 err)) < 0)
 			goto fail;
-		}
 		if (failed && (rc = event_append(ledger, actor, "fail", id,
 				   json_pack("{s:s, s:I}", "reason",
 				       "attempts exhausted", "attempts",
@@ -265,45 +262,28 @@ static int
 verify_loop(struct ledger *ledger, const struct sweep_options *options,
     struct sweep_stats *stats, struct err *err)
 {
-	struct buf token = BUF_INIT, worktrees = BUF_INIT, root = BUF_INIT,
-		   remote = BUF_INIT;
-	struct check_policy policy = CHECK_POLICY_INIT;
-	struct judge judge = JUDGE_INIT;
-	struct verify_options where;
+	struct buf token = BUF_INIT;
+	struct verify_setup setup = VERIFY_SETUP_INIT;
 	int64_t freed = 0;
-	int rc = 0;
+	int rc;
 
 	/* A sweep that died mid-verification holds its task until now. */
 	if ((rc = verify_free_dead_claims(ledger, &freed, err)) < 0)
 		return rc;
-	verify_locations(ledger, &worktrees, &root);
-	where.root = root.buf;
-	where.worktree_dir = worktrees.buf;
-	where.policy = &policy;
-	where.judge = NULL;
-	if ((rc = check_policy_read(ledger, &policy, err)) < 0 ||
-	    (rc = judge_open(ledger, &judge, err)) < 0)
+	if ((rc = verify_setup_read(ledger, options->remote, &setup, err)) < 0)
 		goto done;
-	if (rc == 0)
-		where.judge = &judge;
-	rc = 0;
-	if (options->remote)
-		buf_adds(&remote, strcmp(options->remote, "none") == 0 ? ""
-							       : options->remote);
-	else if ((rc = settings_remote(ledger, &remote, err)) < 0)
-		goto done;
-	where.remote = remote.buf;
 	while (options->stop == NULL || !*options->stop) {
 		struct verdict verdict;
 		enum verify_outcome outcome;
 		int64_t id;
 
 		verify_new_token(&token);
-		where.token = token.buf;
+		setup.options.token = token.buf;
 		if ((rc = verify_take(ledger, 0, options->reported_by_ms,
 			 options->not_owned_by, token.buf, &id, err)) != 0)
 			break;
-		if ((rc = verify_task(ledger, id, &where, &verdict, err)) < 0)
+		if ((rc = verify_task(ledger, id, &setup.options, &verdict,
+			 err)) < 0)
 			break;
 		rc = verify_record(ledger, &verdict, token.buf, options->actor,
 		    options->stale_after_ms, &outcome, err);
@@ -331,12 +311,8 @@ verify_loop(struct ledger *ledger, const struct sweep_options *options,
 		}
 	}
 done:
-	check_policy_release(&policy);
-	judge_release(&judge);
+	verify_setup_release(&setup);
 	buf_release(&token);
-	buf_release(&worktrees);
-	buf_release(&root);
-	buf_release(&remote);
 	return rc < 0 ? rc : 0;
 }
 

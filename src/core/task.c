@@ -510,17 +510,18 @@ task_count_open(struct ledger *ledger, const char *label, int64_t *open,
 	return 0;
 }
 
-int
-task_each_edge(struct ledger *ledger,
-    int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
+/*
+ * Step st, a query of two integer columns, calling fn with them row by row
+ * until fn returns non-zero. Resets st. Returns fn's non-zero answer, 0, or
+ * the mapped error about what.
+ */
+static int
+each_int_pair(struct ledger *ledger, struct db_stmt *st,
+    int (*fn)(int64_t a, int64_t b, void *arg), void *arg, const char *what,
     struct err *err)
 {
-	struct db_stmt *st = NULL;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare(ledger,
-	    "SELECT task, after FROM deps ORDER BY task, after", &st, err)) < 0)
-		return rc;
 	while ((rc = db_step(st)) == DB_ROW)
 		if ((stop = fn(db_column_int(st, 0),
 			 db_column_int(st, 1), arg)) != 0)
@@ -529,8 +530,22 @@ task_each_edge(struct ledger *ledger,
 	if (stop)
 		return stop;
 	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "reading dependencies");
+		return db_error(ledger, rc, err, what);
 	return 0;
+}
+
+int
+task_each_edge(struct ledger *ledger,
+    int (*fn)(int64_t task, int64_t after, void *arg), void *arg,
+    struct err *err)
+{
+	struct db_stmt *st = NULL;
+	int rc;
+
+	if ((rc = db_prepare(ledger,
+	    "SELECT task, after FROM deps ORDER BY task, after", &st, err)) < 0)
+		return rc;
+	return each_int_pair(ledger, st, fn, arg, "reading dependencies", err);
 }
 
 int
@@ -578,7 +593,7 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
     struct err *err)
 {
 	struct db_stmt *st = NULL;
-	int rc, stop = 0;
+	int rc;
 
 	if ((rc = db_prepare(ledger,
 	    "SELECT id, owner FROM tasks WHERE state = 'claimed' AND owner IN"
@@ -586,16 +601,7 @@ task_each_claimed_by(struct ledger *ledger, const char *agents_json,
 	    &st, err)) < 0)
 		return rc;
 	db_bind_text(st, 1, agents_json);
-	while ((rc = db_step(st)) == DB_ROW)
-		if ((stop = fn(db_column_int(st, 0),
-			 db_column_int(st, 1), arg)) != 0)
-			break;
-	db_reset(st);
-	if (stop)
-		return stop;
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "reading claims");
-	return 0;
+	return each_int_pair(ledger, st, fn, arg, "reading claims", err);
 }
 
 /*

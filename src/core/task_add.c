@@ -235,10 +235,8 @@ insert_pair(struct ledger *ledger, const char *sql, int64_t task,
 		db_bind_text(st, 2, text);
 	else
 		db_bind_int(st, 2, number);
-	rc = db_step(st);
-	db_reset(st);
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "adding a task");
+	if ((rc = db_step_done(ledger, st, "adding a task", err)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -269,10 +267,8 @@ insert_task(struct ledger *ledger, const struct task_spec *spec,
 	db_bind_int(st, 10, spec->no_baseline);
 	if (spec->check_needs)
 		db_bind_text(st, 11, spec->check_needs);
-	rc = db_step(st);
-	db_reset(st);
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "adding a task");
+	if ((rc = db_step_done(ledger, st, "adding a task", err)) < 0)
+		return rc;
 	*id = db_last_insert_id(ledger);
 	return 0;
 }
@@ -339,12 +335,8 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 			goto done;
 		db_bind_int(st, 1, unmet);
 		db_bind_int(st, 2, ids[i]);
-		rc = db_step(st);
-		db_reset(st);
-		if (rc != DB_DONE) {
-			rc = db_error(ledger, rc, err, "adding a task");
+		if ((rc = db_step_done(ledger, st, "adding a task", err)) < 0)
 			goto done;
-		}
 		rc = 0;
 	}
 	for (size_t k = 0; k < spec->labels.count && rc == 0; k++)
@@ -372,9 +364,7 @@ insert_edges(struct ledger *ledger, const struct task_spec *specs,
 		db_bind_int(st, 1, ids[i]);
 		db_bind_int(st, 2, (int64_t)k + 1);
 		db_bind_text(st, 3, spec->checks.items[k]);
-		rc = db_step(st);
-		db_reset(st);
-		rc = rc == DB_DONE ? 0 : db_error(ledger, rc, err, "adding a task");
+		rc = db_step_done(ledger, st, "adding a task", err);
 	}
 done:
 	buf_release(&at);

@@ -2017,6 +2017,40 @@ verify_locations(struct ledger *ledger, struct buf *worktree_dir,
 }
 
 int
+verify_setup_read(struct ledger *ledger, const char *remote,
+    struct verify_setup *s, struct err *err)
+{
+	int rc;
+
+	verify_locations(ledger, &s->worktrees, &s->root);
+	s->options.root = s->root.buf;
+	s->options.worktree_dir = s->worktrees.buf;
+	s->options.policy = &s->policy;
+	s->options.judge = NULL;
+	if ((rc = check_policy_read(ledger, &s->policy, err)) < 0 ||
+	    (rc = judge_open(ledger, &s->judge, err)) < 0)
+		return rc;
+	if (rc == 0)
+		s->options.judge = &s->judge;
+	if (remote)
+		buf_adds(&s->remote, strcmp(remote, "none") == 0 ? "" : remote);
+	else if ((rc = settings_remote(ledger, &s->remote, err)) < 0)
+		return rc;
+	s->options.remote = s->remote.buf;
+	return 0;
+}
+
+void
+verify_setup_release(struct verify_setup *s)
+{
+	check_policy_release(&s->policy);
+	judge_release(&s->judge);
+	buf_release(&s->worktrees);
+	buf_release(&s->root);
+	buf_release(&s->remote);
+}
+
+int
 verify_checks_in(struct ledger *ledger, int64_t id, const char *dir,
     const char *root, const struct check_policy *policy, struct verdict *out,
     struct err *err)
@@ -2162,10 +2196,8 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 	if (v->sandbox)
 		db_bind_text(st, 9, v->sandbox);
 	db_bind_int(st, 10, v->vacuous);
-	rc = db_step(st);
-	db_reset(st);
-	if (rc != DB_DONE)
-		return db_error(ledger, rc, err, "recording a verdict");
+	if ((rc = db_step_done(ledger, st, "recording a verdict", err)) < 0)
+		return rc;
 	v->id = db_last_insert_id(ledger);
 	for (size_t i = 0; i < v->run_count; i++) {
 		const struct check_run *run = &v->runs[i];
@@ -2185,10 +2217,9 @@ insert_verdict(struct ledger *ledger, struct verdict *v, int64_t actor,
 		db_bind_blob(st, 7, run->output.buf, (int)run->output.len);
 		if (run->base_passed >= 0)
 			db_bind_int(st, 8, run->base_passed);
-		rc = db_step(st);
-		db_reset(st);
-		if (rc != DB_DONE)
-			return db_error(ledger, rc, err, "recording a check");
+		if ((rc = db_step_done(ledger, st, "recording a check",
+			 err)) < 0)
+			return rc;
 	}
 	return 0;
 }

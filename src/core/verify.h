@@ -244,4 +244,32 @@ int verify_free_dead_claims(struct ledger *ledger, int64_t *freed,
 void verify_locations(struct ledger *ledger, struct buf *worktree_dir,
     struct buf *root);
 
+/*
+ * What a run of verifications reads from the ledger once, owned together:
+ * where the worktrees go, the project root, the checks' policy, the judge
+ * and the remote. options points into them; options.token is the
+ * caller's to set.
+ */
+struct verify_setup {
+	struct buf worktrees, root, remote;
+	struct check_policy policy;
+	struct judge judge;
+	struct verify_options options;
+};
+
+#define VERIFY_SETUP_INIT                                              \
+	{ BUF_INIT, BUF_INIT, BUF_INIT, CHECK_POLICY_INIT, JUDGE_INIT, \
+		{ NULL, NULL, NULL, NULL, NULL, NULL } }
+
+/*
+ * Fill s (VERIFY_SETUP_INIT first) for ledger. remote is the one given
+ * (--remote: "none" for none), or NULL for the ledger's setting;
+ * options.judge is NULL outside git. Returns 0 or the error; s is
+ * released by verify_setup_release() either way.
+ */
+int verify_setup_read(struct ledger *ledger, const char *remote,
+    struct verify_setup *s, struct err *err);
+
+void verify_setup_release(struct verify_setup *s);
+
 #endif

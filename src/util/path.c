@@ -74,6 +74,18 @@ common_from_git_dir(const char *git_dir, struct buf *out)
 	return rc;
 }
 
+/* Cut the last component off b ("/a/b" -> "/a"; "/a" -> "/"). */
+static void
+cut_last(struct buf *b)
+{
+	char *slash = strrchr(b->buf, '/');
+
+	if (slash == NULL)
+		return;
+	b->len = slash == b->buf ? 1 : (size_t)(slash - b->buf);
+	b->buf[b->len] = '\0';
+}
+
 /*
  * path_git_common_dir() as git would answer it with no GIT_DIR or
  * GIT_COMMON_DIR in the environment: from the .git directory or file in
@@ -114,12 +126,7 @@ common_dir_upward(const char *start, struct buf *out)
 		}
 		if (strcmp(dir.buf, "/") == 0)
 			break;
-		{
-			char *slash = strrchr(dir.buf, '/');
-
-			dir.len = slash == dir.buf ? 1 : (size_t)(slash - dir.buf);
-			dir.buf[dir.len] = '\0';
-		}
+		cut_last(&dir);
 	}
 done:
 	buf_release(&dir);
@@ -168,12 +175,7 @@ path_find_upward(const char *start, const char *rel, struct buf *out)
 		}
 		if (strcmp(dir.buf, "/") == 0)
 			break;
-		{
-			char *slash = strrchr(dir.buf, '/');
-
-			dir.len = slash == dir.buf ? 1 : (size_t)(slash - dir.buf);
-			dir.buf[dir.len] = '\0';
-		}
+		cut_last(&dir);
 	}
 done:
 	if (rc != 0)
@@ -270,18 +272,6 @@ is_git_dir(const char *dir)
 	yes = yes && is_dir(probe.buf);
 	buf_release(&probe);
 	return yes;
-}
-
-/* Cut the last component off b ("/a/b" -> "/a"; "/a" -> "/"). */
-static void
-cut_last(struct buf *b)
-{
-	char *slash = strrchr(b->buf, '/');
-
-	if (slash == NULL)
-		return;
-	b->len = slash == b->buf ? 1 : (size_t)(slash - b->buf);
-	b->buf[b->len] = '\0';
 }
 
 static const char *
