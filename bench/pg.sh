@@ -13,8 +13,9 @@
 #   3  claim --next on an agent's login (through the whole-row guards)
 #      vs the owner's, on one ledger (issue 30)
 #
-#   4  claim --next by the owner: the daicho-pg built in $BENCH_A
-#      against this one, in one run (only when asked: bench/pg.sh 4)
+#   4  claim --next by the owner: the daicho and daicho-pg built in
+#      $BENCH_A against this tree's, in one run, directly (daicho-pg) and
+#      through a pool of each (daicho; only when asked: bench/pg.sh 4)
 #
 #   bench/pg.sh            1, 2 and 3
 #   bench/pg.sh 2          only the second
@@ -237,12 +238,16 @@ bench3() {
 # ----------------------------- 4. this daicho against another (BENCH_A)
 # claim --next by the owner with BENCH_A's daicho-pg (a tree where it was
 # built) and with this one's, each on a ledger its own binary made, in one
-# hyperfine run: what a change costs the owner's claims.
+# hyperfine run: what a change costs the owner's claims. Then the same
+# through a pool: each tree's static daicho, talking to a pool that its
+# own daicho-pg serves (each command started through env(1) alike, so
+# that each uses its own daicho-pg, should its pool not answer).
 bench4() {
-	local LA LB n f a b A=$WORK/a-daicho-pg
-	[ -n "${BENCH_A:-}" ] && [ -x "$BENCH_A/daicho-pg" ] ||
-		{ echo "bench 4: set BENCH_A to a tree with a built daicho-pg" >&2; exit 2; }
+	local LA LB LAP LBP n f a b pa pb A=$WORK/a-daicho-pg AD=$WORK/a-daicho
+	[ -n "${BENCH_A:-}" ] && [ -x "$BENCH_A/daicho-pg" ] && [ -x "$BENCH_A/daicho" ] ||
+		{ echo "bench 4: set BENCH_A to a tree with a built daicho and daicho-pg" >&2; exit 2; }
 	cp "$BENCH_A/daicho-pg" "$A"
+	cp "$BENCH_A/daicho" "$AD"
 	n=$((2 * (RUNS + 5) + 1000))
 	gen_tasks "$n" "ab bench" >"$WORK/b4.jsonl"
 	LA=$(newdb b4a) LB=$(newdb b4b)
@@ -261,7 +266,26 @@ bench4() {
 		"$WORK/daicho-pg --ledger $LB --as bench claim --next" >"$WORK/b4.txt" 2>&1 ||
 		{ cat "$WORK/b4.txt"; exit 1; }
 	a=$(hf "$f" 1 median) b=$(hf "$f" 2 median)
-	say "   A median $(ms "$a") ms; B median $(ms "$b") ms; ratio B / A: $(calc '%.3f' "$b / $a") x"
+	say "   directly (daicho-pg): A median $(ms "$a") ms; B median $(ms "$b") ms; ratio B / A: $(calc '%.3f' "$b / $a") x"
+	LAP=$(newdb b4ap) LBP=$(newdb b4bp)
+	DAICHO_PG_BIN=$A "$AD" --ledger "$LAP" init >/dev/null &&
+		DAICHO_PG_BIN=$A "$AD" --ledger "$LAP" add --batch "$WORK/b4.jsonl" >/dev/null &&
+		DAICHO_PG_BIN=$A "$AD" --ledger "$LAP" pool start >/dev/null || exit 1
+	"$D" --ledger "$LBP" init >/dev/null && "$D" --ledger "$LBP" add --batch "$WORK/b4.jsonl" >/dev/null &&
+		"$D" --ledger "$LBP" pool start >/dev/null || exit 1
+	DAICHO_PG_BIN=$A "$AD" --ledger "$LAP" --as bench claim --next >/dev/null || exit 1
+	"$D" --ledger "$LBP" --as bench claim --next >/dev/null || exit 1
+	unclaim_script "$WORK/unclaim4p.sh" b4ap b4bp
+	f=$WORK/b4p.json
+	hyperfine -N --style basic --export-json "$f" --warmup 5 --runs "$RUNS" \
+		--prepare "$WORK/unclaim4p.sh" \
+		"env DAICHO_PG_BIN=$A $AD --ledger $LAP --as bench claim --next" \
+		"env DAICHO_PG_BIN=$WORK/daicho-pg $D --ledger $LBP --as bench claim --next" >"$WORK/b4p.txt" 2>&1 ||
+		{ cat "$WORK/b4p.txt"; exit 1; }
+	DAICHO_PG_BIN=$A "$AD" --ledger "$LAP" pool stop >/dev/null
+	"$D" --ledger "$LBP" pool stop >/dev/null
+	pa=$(hf "$f" 1 median) pb=$(hf "$f" 2 median)
+	say "   through a pool (daicho): A median $(ms "$pa") ms; B median $(ms "$pb") ms; ratio B / A: $(calc '%.3f' "$pb / $pa") x"
 }
 
 case $only in *" 1 "*) bench1 ;; esac
