@@ -153,7 +153,8 @@ db_step(struct db_stmt *st)
 
 	BUG_ON(ledger->covered > ledger->nesting, "%d nested levels written, "
 	    "of %d open", ledger->covered, ledger->nesting);
-	if (ledger->covered < ledger->nesting && drv(st)->writes(st->impl) &&
+	if (ledger->covered < ledger->nesting && drv(st)->writes != NULL &&
+	    drv(st)->writes(st->impl) &&
 	    (rc = ledger_cover_write(ledger)) != 0)
 		return rc;
 	return drv(st)->step(st->impl);

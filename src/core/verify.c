@@ -54,11 +54,16 @@ verdict_release(struct verdict *verdict)
 	memset(verdict, 0, sizeof(*verdict));
 }
 
-/* This host's name as a token carries it: [A-Za-z0-9.-], at most 64. */
+/*
+ * Where this process's pids mean something, as a token carries it: this
+ * host's name ([A-Za-z0-9.-], at most 64) and its pid namespace's inode
+ * (two containers of one pod share a host name, not their pids).
+ */
 static void
-add_token_host(struct buf *token)
+add_token_place(struct buf *token)
 {
-	char host[256] = "";
+	char host[256] = "", ns[64] = "";
+	ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
 
 	gethostname(host, sizeof(host) - 1);
 	for (size_t i = 0; host[i] && i < 64; i++) {
@@ -67,6 +72,10 @@ add_token_host(struct buf *token)
 		buf_addch(token, ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9') || c == '.' || c == '-') ? c : '_');
 	}
+	buf_addch(token, '.');
+	for (ssize_t i = 0; i < n; i++)
+		if (ns[i] >= '0' && ns[i] <= '9')
+			buf_addch(token, ns[i]);
 }
 
 void
@@ -86,37 +95,47 @@ verify_new_random_token(struct buf *token)
 	}
 }
 
-/* "<16 hex>-<pid>-<host>": random, and whose it is. */
+/*
+ * "<16 hex>-<pid>.<start>-<host>.<pid namespace>": random, and whose it
+ * is (the process's start time tells it from a later one with its pid).
+ */
 void
 verify_new_token(struct buf *token)
 {
 	verify_new_random_token(token);
-	buf_addf(token, "-%ld-", (long)getpid());
-	add_token_host(token);
+	buf_addf(token, "-%ld.%llu-", (long)getpid(),
+	    (unsigned long long)proc_start_time(getpid()));
+	add_token_place(token);
 }
 
 /*
  * Whether token (verify_new_token()'s) was made by a process of this host
- * that is gone. A token of another host, of an older daicho (no pid), or
- * of a live process is not.
+ * and pid namespace that is gone (or whose pid another process has now).
+ * A token of another place, of an older daicho (no pid), or of a live
+ * process is not.
  */
 static bool
 token_holder_gone(const char *token)
 {
 	struct buf here = BUF_INIT;
-	const char *pid_at = strchr(token, '-'), *host;
+	const char *at = strchr(token, '-');
+	unsigned long long start;
 	char *end;
 	long pid;
-	bool gone = false;
+	bool gone;
 
-	if (pid_at == NULL)
+	if (at == NULL)
 		return false;
-	pid = strtol(pid_at + 1, &end, 10);
-	if (end == pid_at + 1 || *end != '-' || pid <= 0)
+	pid = strtol(at + 1, &end, 10);
+	if (end == at + 1 || *end != '.' || pid <= 0)
 		return false;
-	host = end + 1;
-	add_token_host(&here);
-	gone = strcmp(host, here.buf) == 0 && !proc_is_alive((pid_t)pid);
+	at = end + 1;
+	start = strtoull(at, &end, 10);
+	if (end == at || *end != '-')
+		return false;
+	add_token_place(&here);
+	gone = strcmp(end + 1, here.buf) == 0 &&
+	    proc_start_time((pid_t)pid) != (uint64_t)start;
 	buf_release(&here);
 	return gone;
 }

@@ -220,15 +220,16 @@ void verify_new_random_token(struct buf *token);
 
 /*
  * Fill buf with a verification claim's token: 16 random hex characters,
- * then "-PID-HOST" of this process, so that a claim whose taker died can
- * be told (verify_free_dead_claims()). Only [A-Za-z0-9._-]: it names the
- * claim's worktree too.
+ * then "-PID.START-HOST.PIDNS" of this process (its start time, its host
+ * and pid namespace), so that a claim whose taker died can be told
+ * (verify_free_dead_claims()). Only [A-Za-z0-9._-]: it names the claim's
+ * worktree too.
  */
 void verify_new_token(struct buf *token);
 
 /*
  * Free the verification claims of reported tasks whose taker was a process
- * of this host that is gone (a sweep killed, or cut by a server restart,
+ * of this host and pid namespace that is gone (a sweep killed, or cut by a server restart,
  * mid-verification): another sweep takes them at once instead of after
  * the claim's expiry (the task's checks' timeout and two minutes). *freed
  * counts them. Returns 0 or the error.

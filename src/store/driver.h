@@ -211,8 +211,9 @@ struct db_driver {
 	int (*bind_count)(void *stmt);
 	int (*step)(void *stmt);
 	/*
-	 * Whether stepping stmt may write: the open nested levels then take
-	 * their savepoints first (ledger.c). Unused when eager_savepoints.
+	 * Optional: whether stepping stmt may write: the open nested levels
+	 * then take their savepoints first (ledger_tx.c). NULL (a driver with
+	 * eager_savepoints): never asked.
 	 */
 	bool (*writes)(void *stmt);
 	/* Optional: db_step_later(); NULL: run now, as db_step_done(). */

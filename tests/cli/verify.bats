@@ -1142,29 +1142,57 @@ rejected_for() {
 	[ "$(tf 1 '[.last_verdict.checks[] | select(.check == "inputs" and .passed == false)] | length')" = 1 ]
 }
 
-# claim_held_by PID HOST: task #1's verification claim, taken by process
-# PID of HOST (the token verify_new_token() makes), good for an hour.
+# claim_held_by PID START PLACE: task #1's verification claim, taken by
+# process PID started at START (clock ticks since boot) in PLACE (host
+# name and pid namespace: the token verify_new_token() makes), good for an
+# hour.
 claim_held_by() {
-	sql "UPDATE tasks SET verify_token = '0123456789abcdef-$1-$2', verify_expires_ms = $(($(date +%s%3N) + 3600000)) WHERE id = 1"
+	sql "UPDATE tasks SET verify_token = '0123456789abcdef-$1.$2-$3', verify_expires_ms = $(($(date +%s%3N) + 3600000)) WHERE id = 1"
 }
 
-@test "a verification claim whose sweep died on this host is taken at once by the next sweep; a live sweep's, or another host's, waits for its expiry" {
+# here: this host and pid namespace, as a token names them.
+here() {
+	echo "$(hostname).$(readlink /proc/self/ns/pid | tr -dc 0-9)"
+}
+
+# started PID: when process PID started, as /proc/PID/stat says (field 22).
+started_at() {
+	sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20
+}
+
+@test "a verification claim whose sweep died here is taken at once by the next sweep; a live sweep's, or one of another host or pid namespace, waits for its expiry" {
 	daicho add t --done-when file:out.txt >/dev/null
 	echo content >out.txt
 	claim_report 1 w1
-	# A live process of this host holds it (this shell): left alone.
-	claim_held_by $$ "$(hostname)"
+	# A live process here holds it (this shell): left alone.
+	claim_held_by $$ "$(started_at $$)" "$(here)"
 	sweep_says 0 0 0 0 0
 	assert_task 1 reported w1 1
-	# A process gone, of another host (its pids are not ours to judge).
+	# A process gone, of another host, or of another pid namespace of
+	# this host (a container beside it): its pids are not ours to judge.
 	sh -c 'exit 0' &
 	local dead=$!
 	wait "$dead"
-	claim_held_by "$dead" "elsewhere.example"
+	claim_held_by "$dead" 1 "elsewhere.example.$(readlink /proc/self/ns/pid | tr -dc 0-9)"
+	sweep_says 0 0 0 0 0
+	claim_held_by "$dead" 1 "$(hostname).1"
 	sweep_says 0 0 0 0 0
 	assert_task 1 reported w1 1
-	# Gone, of this host: a sweep killed mid-verification. Taken at once.
-	claim_held_by "$dead" "$(hostname)"
+	# This shell's pid, but not its start: the taker died and its pid was
+	# given to another process. Taken at once.
+	claim_held_by $$ "$(($(started_at $$) + 1))" "$(here)"
+	sweep_says 1 0 0 0 0
+	assert_task 1 verified w1 1
+}
+
+@test "a verification claim whose taker is gone from here (a sweep killed mid-verification) is taken at once" {
+	daicho add t --done-when file:out.txt >/dev/null
+	echo content >out.txt
+	claim_report 1 w1
+	sh -c 'exit 0' &
+	local dead=$!
+	wait "$dead"
+	claim_held_by "$dead" 1 "$(here)"
 	sweep_says 1 0 0 0 0
 	assert_task 1 verified w1 1
 }
