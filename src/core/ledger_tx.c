@@ -45,6 +45,17 @@ aborted_error(const struct ledger *ledger, struct err *err)
 	    "earlier error; nothing of it was written");
 }
 
+/* For $DAICHO_TRACE_LOCK: one write transaction asked for the lock and
+ * waited waited_us for it (held or not). */
+static void
+note_wait(struct ledger *ledger, int64_t waited_us)
+{
+	ledger->transactions++;
+	ledger->wait_us_total += waited_us;
+	if (waited_us > ledger->wait_us_max)
+		ledger->wait_us_max = waited_us;
+}
+
 /*
  * For $DAICHO_TRACE_LOCK, at the end of a write transaction: its lock,
  * asked for at ledger->lock_asked_us, was taken and let go when the
@@ -54,18 +65,14 @@ aborted_error(const struct ledger *ledger, struct err *err)
 static void
 note_lock(struct ledger *ledger)
 {
-	int64_t taken = 0, released = 0, waited;
+	int64_t taken = 0, released = 0;
 
 	ledger->driver->lock_times(ledger->conn, &taken, &released);
 	if (taken == 0 || taken < ledger->lock_asked_us)
 		return;
 	if (released < taken)
 		released = clock_mono_us();
-	ledger->transactions++;
-	waited = taken - ledger->lock_asked_us;
-	ledger->wait_us_total += waited;
-	if (waited > ledger->wait_us_max)
-		ledger->wait_us_max = waited;
+	note_wait(ledger, taken - ledger->lock_asked_us);
 	ledger->hold_us_total += released - taken;
 }
 
@@ -155,8 +162,11 @@ ledger_begin(struct ledger *ledger, struct err *err)
 	    (rc = ledger->prepare_hook(ledger, ledger->begin_hook_arg, err)) < 0)
 		return rc;
 	ledger->lock_asked_us = clock_mono_us();
-	if ((rc = ledger->driver->begin_write(ledger->conn, err)) < 0)
+	if ((rc = ledger->driver->begin_write(ledger->conn, err)) < 0) {
+		/* A wait that ended without the lock is the worst: traced too. */
+		note_wait(ledger, clock_mono_us() - ledger->lock_asked_us);
 		return rc;
+	}
 	ledger->in_transaction = true;
 	ledger->writing = true;
 	if (ledger->begin_hook &&
