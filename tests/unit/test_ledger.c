@@ -1089,7 +1089,8 @@ test_waiter_gets_lock_when_freed(void **state)
 	assert_int_equal(ledger_begin(ledger, &err), 0);
 	waited = mono_ms() - start;
 	assert_true(waited >= 200);
-	assert_true(waited < 5000);
+	/* Woken when the holder let go, not at the 10 s timeout. */
+	assert_true(waited < 9000);
 	assert_int_equal(ledger_commit(ledger, &err), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -1118,7 +1119,9 @@ test_dead_holder_is_skipped(void **state)
 	assert_int_equal(ledger_open(f->path, &ledger, &err), 0);
 	start = mono_ms();
 	assert_int_equal(ledger_begin(ledger, &err), 0);
-	assert_true(mono_ms() - start < 2000);
+	/* Skipped, not waited out (the timeout is 10 s; a loaded machine is
+	 * slow, never that slow). */
+	assert_true(mono_ms() - start < 9000);
 	assert_int_equal(ledger_commit(ledger, &err), 0);
 	ledger_close(ledger);
 	err_release(&err);
