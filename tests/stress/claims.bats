@@ -15,7 +15,8 @@
 # check therefore drains 1,500 tasks with the same 64 workers (the
 # contention, and so the waits, are the same); DAICHO_STRESS_TASKS=5000
 # runs the full size (bench/RESULTS.md has its numbers). The drain is given
-# DAICHO_STRESS_DEADLINE seconds (default 120), then stopped.
+# until the ledger records nothing for DAICHO_STRESS_DEADLINE seconds
+# (default 120: a hang), then stopped.
 
 load common
 
@@ -43,7 +44,7 @@ setup_file() {
 	if wait_workers "$DEADLINE" "${WORKER_PIDS[@]}"; then
 		echo finished >"$T/drain_status"
 	else
-		echo "stopped at the ${DEADLINE}s deadline" >"$T/drain_status"
+		echo "stopped: the ledger recorded nothing for ${DEADLINE}s" >"$T/drain_status"
 	fi
 	end=$(now_us)
 	echo $((end - start)) >"$T/drain_us"

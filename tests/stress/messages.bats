@@ -20,7 +20,8 @@
 # The default DAICHO_BUSY_TIMEOUT (30s) applies, as in the other stress
 # tests. Sizes: DAICHO_STRESS_MSG_AGENTS [32], DAICHO_STRESS_MSGS [100],
 # DAICHO_STRESS_MSG_POLL [10] (sends between two inbox reads), and
-# DAICHO_STRESS_DEADLINE [120] seconds, after which the senders are stopped.
+# DAICHO_STRESS_DEADLINE [120] seconds without anything recorded, after
+# which the senders are stopped (a hang; a slow machine still moves).
 
 load common
 
@@ -85,7 +86,7 @@ setup_file() {
 	if wait_workers "$DEADLINE" "${WORKER_PIDS[@]}"; then
 		echo finished >"$T/run_status"
 	else
-		echo "stopped at the ${DEADLINE}s deadline" >"$T/run_status"
+		echo "stopped: the ledger recorded nothing for ${DEADLINE}s" >"$T/run_status"
 	fi
 	end=$(now_us)
 	echo $((end - start)) >"$T/run_us"

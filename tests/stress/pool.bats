@@ -114,7 +114,7 @@ check_workers_stopped_on_nothing_ready() {
 	local start end
 	start=$(now_us)
 	start_claimers c
-	wait_workers "$DEADLINE" "${WORKER_PIDS[@]}" || fail_with "the drain did not finish in ${DEADLINE}s: $(q "SELECT state, count(*) FROM tasks GROUP BY state")"
+	wait_workers "$DEADLINE" "${WORKER_PIDS[@]}" || fail_with "the drain stopped moving for ${DEADLINE}s: $(q "SELECT state, count(*) FROM tasks GROUP BY state")"
 	end=$(now_us)
 	local invocations
 	invocations=$(cat "$T"/w/*.claims | wc -l)
@@ -141,9 +141,12 @@ check_workers_stopped_on_nothing_ready() {
 	local first=$POOL_PID
 	start_claimers k
 	# A third of the way, kill the pool; a second later start another.
-	local deadline=$((SECONDS + DEADLINE))
-	while (($(q "SELECT count(*) FROM tasks WHERE state = 'claimed'") < N_TASKS / 3)); do
-		((SECONDS < deadline)) || fail_with "the drain does not progress"
+	local claimed last=-1 moved=$SECONDS
+	while claimed=$(q "SELECT count(*) FROM tasks WHERE state = 'claimed'") &&
+	    ((claimed < N_TASKS / 3)); do
+		[ "$claimed" = "$last" ] || { last=$claimed; moved=$SECONDS; }
+		((SECONDS - moved < DEADLINE)) ||
+			fail_with "the drain stopped moving for ${DEADLINE}s at $claimed claimed"
 		nap 0.05
 	done
 	kill -9 "$first"
