@@ -2,7 +2,8 @@
 /*
  * The questions asked of the ledger as a whole (core/ledger.h), through
  * the statement interface like any module's: its schema's version, the
- * write lock held now, and, on a shared ledger, what its logins may do.
+ * write lock held now, and, where the engine has logins, what they may
+ * do (the driver says how to ask).
  */
 #include "core/ledger_internal.h"
 
@@ -52,17 +53,17 @@ ledger_hold_lock(struct ledger *ledger, struct err *err)
 }
 
 /*
- * Run sql, one yes-or-no question as 1 or 0, on a shared ledger only;
- * else *yes is otherwise.
+ * Ask sql, the driver's yes-or-no question as 1 or 0; where the driver
+ * has no such question (NULL), *yes is otherwise.
  */
 static int
-ask_shared(struct ledger *ledger, const char *sql, bool otherwise, bool *yes,
+ask_driver(struct ledger *ledger, const char *sql, bool otherwise, bool *yes,
     struct err *err)
 {
 	int64_t value = otherwise;
 	int rc = 0;
 
-	if (ledger->driver->shared)
+	if (sql != NULL)
 		rc = ledger_query_int(ledger, sql, &value, err);
 	*yes = value != 0;
 	return rc;
@@ -71,17 +72,14 @@ ask_shared(struct ledger *ledger, const char *sql, bool otherwise, bool *yes,
 int
 ledger_owner_may_free(struct ledger *ledger, bool *may, struct err *err)
 {
-	return ask_shared(ledger, "SELECT CASE WHEN pg_has_role(c.relowner, "
-	    "'pg_signal_backend', 'MEMBER') AND pg_has_role(c.relowner, "
-	    "'pg_read_all_stats', 'MEMBER') THEN 1 ELSE 0 END FROM pg_class c "
-	    "WHERE c.oid = CAST('daicho_schema' AS regclass)", true, may, err);
+	return ask_driver(ledger, ledger->driver->owner_may_free_sql, true, may,
+	    err);
 }
 
 int
 ledger_public_may_temp(struct ledger *ledger, bool *may, struct err *err)
 {
-	return ask_shared(ledger, "SELECT CASE WHEN has_database_privilege("
-	    "'public', current_database(), 'TEMPORARY') THEN 1 ELSE 0 END", false,
+	return ask_driver(ledger, ledger->driver->public_may_temp_sql, false,
 	    may, err);
 }
 
@@ -92,13 +90,13 @@ ledger_require_judge(struct ledger *ledger, const char *what,
 	bool person = true;
 	int rc;
 
-	if ((rc = ask_shared(ledger, "SELECT CASE WHEN daicho_is_human() THEN 1 "
-	    "ELSE 0 END", true, &person, err)) < 0)
+	if ((rc = ask_driver(ledger, ledger->driver->login_is_person_sql, true,
+	    &person, err)) < 0)
 		return rc;
 	if (person)
 		return 0;
 	return err_set(err, ERR_REFUSED, "%s is the judge's: on this "
-	    "PostgreSQL ledger it runs on a person's login (daicho_human) or "
-	    "the owner's, not an agent's (docs/security.md, 'The PostgreSQL "
-	    "boundary')", what);
+	    "%s ledger it runs on a person's login (daicho_human) or the "
+	    "owner's, not an agent's (docs/security.md, 'The PostgreSQL "
+	    "boundary')", what, ledger->driver->name);
 }

@@ -87,6 +87,18 @@ struct db_driver {
 	bool eager_savepoints;
 	/* SQL that reads the schema's version as one integer. */
 	const char *schema_version_sql;
+	/*
+	 * On a ledger with logins of its own, the questions core asks about
+	 * them, each SQL that reads 1 or 0; NULL where the engine has none
+	 * (a file's reader is whoever may open it). login_is_person: the
+	 * session's login is a person's or the owner's, not an agent's.
+	 * owner_may_free: the schema's owner may end other sessions and see
+	 * their activity. public_may_temp: every login may make temporary
+	 * tables (docs/security.md, 'The PostgreSQL boundary').
+	 */
+	const char *login_is_person_sql;
+	const char *owner_may_free_sql;
+	const char *public_may_temp_sql;
 
 	/* Connections. */
 

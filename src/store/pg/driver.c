@@ -333,6 +333,14 @@ static const struct db_driver postgresql_driver = {
 	.shared = true,
 	.eager_savepoints = true,
 	.schema_version_sql = "SELECT max(version) FROM daicho_schema",
+	.login_is_person_sql = "SELECT CASE WHEN daicho_is_human() THEN 1 "
+	    "ELSE 0 END",
+	.owner_may_free_sql = "SELECT CASE WHEN pg_has_role(c.relowner, "
+	    "'pg_signal_backend', 'MEMBER') AND pg_has_role(c.relowner, "
+	    "'pg_read_all_stats', 'MEMBER') THEN 1 ELSE 0 END FROM pg_class c "
+	    "WHERE c.oid = CAST('daicho_schema' AS regclass)",
+	.public_may_temp_sql = "SELECT CASE WHEN has_database_privilege("
+	    "'public', current_database(), 'TEMPORARY') THEN 1 ELSE 0 END",
 	.open = pgd_open,
 	.close = pgd_close,
 	.leave_to_parent = pgd_leave_to_parent,
