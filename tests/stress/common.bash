@@ -128,9 +128,12 @@ progress() {
 # When it has recorded nothing for SECONDS (a hang: a slow machine still
 # moves), kill what is left (process groups) and return 1. A test checks
 # behaviour, not speed: a loaded machine may take many times longer.
+# Only these pids are reaped: a caller's other children (a running sweep)
+# are left to it.
 wait_workers() {
 	local stall_us=$(($1 * 1000000)) pid left last=-2 now moved looked=0
 	shift
+	local all=("$@")
 	moved=$(now_us)
 	while :; do
 		left=()
@@ -152,7 +155,9 @@ wait_workers() {
 		set -- "${left[@]}"
 		nap 0.1
 	done
-	wait 2>/dev/null || true
+	for pid in "${all[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
 	return 0
 }
 
