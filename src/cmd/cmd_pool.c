@@ -157,11 +157,12 @@ exec_pool_status(struct cmd_ctx *ctx)
 		goto done;
 	if (ctx->json) {
 		rc = cmd_print_json(ctx, json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, "
-		    "s:I, s:I, s:s}", "pid", (json_int_t)st.pid, "socket",
+		    "s:I, s:I, s:I, s:s}", "pid", (json_int_t)st.pid, "socket",
 		    socket.buf, "started_ms", (json_int_t)st.started_ms,
 		    "sessions_now", (json_int_t)st.sessions_now, "sessions_total",
 		    (json_int_t)st.sessions_total, "waiting",
 		    (json_int_t)st.waiting, "active", (json_int_t)st.active,
+		    "served_after_wait", (json_int_t)st.served_after_wait,
 		    "idle_connections", (json_int_t)st.idle_connections,
 		    "version", st.version));
 		goto done;
@@ -172,8 +173,9 @@ exec_pool_status(struct cmd_ctx *ctx)
 	printf("socket: %s\n", socket.buf);
 	printf("sessions: %lld now, %lld in all\n", (long long)st.sessions_now,
 	    (long long)st.sessions_total);
-	printf("waiting their turn: %lld (%lld served at once)\n",
-	    (long long)st.waiting, (long long)st.active);
+	printf("waiting their turn: %lld (%lld served at once; %lld served "
+	    "with no turn free, after their wait)\n", (long long)st.waiting,
+	    (long long)st.active, (long long)st.served_after_wait);
 	printf("connections kept warm: %lld\n", (long long)st.idle_connections);
 done:
 	buf_release(&socket);
@@ -252,11 +254,14 @@ const struct cmd_entry cmd_pool_status_entry = {
 	.help =
 	    "Shows the pool serving this ledger for this user: its pid, socket,\n"
 	    "sessions now and in all, commands waiting their turn and how many\n"
-	    "it serves at once (pool start --active), and connections kept warm.\n"
+	    "it serves at once (pool start --active), how many commands were\n"
+	    "served with no turn free once they had waited 200 ms (a session\n"
+	    "that stalls holds the others up that long at most), and\n"
+	    "connections kept warm.\n"
 	    POOL_HELP_WHO
 	    "Exit 3 when none does. JSON: {pid, socket, started_ms,\n"
-	    "sessions_now, sessions_total, waiting, active, idle_connections,\n"
-	    "version}.\n",
+	    "sessions_now, sessions_total, waiting, active, served_after_wait,\n"
+	    "idle_connections, version}.\n",
 	.flags = 0,
 	.min_args = 0,
 	.max_args = 0,

@@ -6,13 +6,13 @@
  */
 #include "core/ledger_internal.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "util/bug.h"
 #include "util/clock.h"
+#include "util/path.h"
 
 /* The driver's error for rc, about what (ledger_error(), without a call up). */
 static int
@@ -79,26 +79,20 @@ note_lock(struct ledger *ledger)
 /*
  * $DAICHO_TRACE_LOCK=FILE: append one line per connection, for measuring
  * contention: "pid transactions wait_us_max wait_us_total hold_us_total".
- * One short write with O_APPEND, so lines from many processes never mix.
  */
 void
 ledger_trace_lock(const struct ledger *ledger)
 {
-	const char *path = getenv("DAICHO_TRACE_LOCK");
 	char line[128];
-	int fd, n;
+	int n;
 
-	if (path == NULL || *path == '\0' || ledger->transactions == 0)
+	if (ledger->transactions == 0 || getenv("DAICHO_TRACE_LOCK") == NULL)
 		return;
 	n = snprintf(line, sizeof(line), "%ld %lld %lld %lld %lld\n",
 	    (long)getpid(), (long long)ledger->transactions,
 	    (long long)ledger->wait_us_max, (long long)ledger->wait_us_total,
 	    (long long)ledger->hold_us_total);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		(void)!write(fd, line, (size_t)n);
-		close(fd);
-	}
+	path_trace_line("DAICHO_TRACE_LOCK", line, (size_t)n);
 }
 
 /*

@@ -93,4 +93,12 @@ void path_add_user_dir(struct buf *out, const char *variable, const char *rel);
 void path_add_sibling_program(struct buf *out, const char *name,
     const char *env_name);
 
+/*
+ * When $variable names a file, append line (len bytes, its newline
+ * included) to it in one write with O_APPEND, so that lines from many
+ * processes never mix; else, or when it cannot be opened, nothing. For
+ * the $DAICHO_TRACE_* files that tests and benchmarks read.
+ */
+void path_trace_line(const char *variable, const char *line, size_t len);
+
 #endif

@@ -19,6 +19,7 @@
 #include "store/pg/pg.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/path.h"
 #include "util/sqldialect.h"
 #include "util/wire.h"
 
@@ -130,6 +131,24 @@ lose(struct pg_conn *pg)
 	    "pool (stopped or killed)");
 }
 
+/*
+ * $DAICHO_TRACE_POOL=FILE: append "pid outcome" for each session asked of
+ * a pool: served, none (no pool listens), silent (it did not answer the
+ * hello in time, or went), refused. Tests read it to see how a command
+ * was served, where a clock would only guess.
+ */
+static void
+trace_session(const char *outcome)
+{
+	char line[64];
+	int n;
+
+	if (getenv("DAICHO_TRACE_POOL") == NULL)
+		return;
+	n = snprintf(line, sizeof(line), "%ld %s\n", (long)getpid(), outcome);
+	path_trace_line("DAICHO_TRACE_POOL", line, (size_t)n);
+}
+
 /* Dial the pool for pg->address and say hello; 0 or a PG_RC_ code. */
 static int
 open_session(struct pg_conn *pg)
@@ -144,6 +163,7 @@ open_session(struct pg_conn *pg)
 		buf_release(&path);
 		err_release(&err);
 		pg->fd = -1;
+		trace_session("none");
 		return fail(pg, PG_RC_BUSY, "08001", "no daicho pool answers for "
 		    "this ledger");
 	}
@@ -163,19 +183,25 @@ open_session(struct pg_conn *pg)
 	    ? HELLO_TIMEOUT_MIN_MS : pg->busy_timeout_ms > HELLO_TIMEOUT_MAX_MS
 	    ? HELLO_TIMEOUT_MAX_MS : pg->busy_timeout_ms) ||
 	    wire_recv(pg->fd, &pg->reply) != 1 ||
-	    wire_kind(&pg->reply) != POOL_REPLY)
+	    wire_kind(&pg->reply) != POOL_REPLY) {
+		trace_session("silent");
 		return lose(pg);
+	}
 	pool_get_head(&pg->reply, &head);
-	if (wire_bad(&pg->reply))
+	if (wire_bad(&pg->reply)) {
+		trace_session("silent");
 		return lose(pg);
+	}
 	clock_set_offset_ms(head.clock_offset_ms);
 	if (head.rc != 0) {
+		trace_session("refused");
 		rc = fail(pg, head.rc, head.sqlstate ? head.sqlstate : "08001",
 		    head.message ? head.message : "the pool refused the session");
 		close(pg->fd);
 		pg->fd = -1;
 		return rc;
 	}
+	trace_session("served");
 	return 0;
 }
 

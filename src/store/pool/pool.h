@@ -145,6 +145,9 @@ struct pool_status {
 	char version[32];
 	int64_t waiting;      /* clients waiting for their turn */
 	int64_t active;       /* sessions served at once (--active) */
+	int64_t served_after_wait; /* commands served with no turn free,
+				      after their wait (200 ms), since the
+				      start */
 };
 
 /*

@@ -242,6 +242,7 @@ read_status(struct wire_msg *reply, struct pool_status *out)
 	snprintf(out->version, sizeof(out->version), "%s", version ? version : "");
 	out->waiting = wire_get_i64(reply);
 	out->active = wire_get_i64(reply);
+	out->served_after_wait = wire_get_i64(reply);
 }
 
 int

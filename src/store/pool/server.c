@@ -55,6 +55,13 @@ struct waiting {
 	int64_t since_ms;         /* accepted (clock_mono_ms()) */
 };
 
+/* A client given its turn. */
+struct turn {
+	int fd;
+	bool late;                /* no turn was free: it had waited
+				     QUEUE_WAIT_MS */
+};
+
 struct pool {
 	char *address;
 	struct pool_options opt;
@@ -67,9 +74,10 @@ struct pool {
 				     stopping */
 	struct waiting *queue;    /* accepted clients waiting, oldest first */
 	size_t nqueue, queue_alloc;
-	int *handed;              /* clients given to idle threads */
+	struct turn *handed;      /* clients given to idle threads */
 	size_t nhanded, handed_alloc;
 	int64_t serving;          /* sessions being served */
+	int64_t served_after_wait; /* commands served late (struct turn) */
 	int64_t threads_now;      /* session threads, serving or idle */
 	int64_t threads_idle;     /* idle threads not yet handed a client */
 	struct pg_conn **idle;
@@ -175,7 +183,7 @@ put_outcome(struct wire_msg *reply, struct pg_conn *conn, int rc, bool begun)
 static void
 put_status(struct pool *pool, struct wire_msg *reply)
 {
-	int64_t waiting;
+	int64_t waiting, served_after_wait;
 
 	put_outcome(reply, NULL, 0, false);
 	pthread_mutex_lock(&pool->lock);
@@ -185,10 +193,12 @@ put_status(struct pool *pool, struct wire_msg *reply)
 	wire_put_i64(reply, pool->commands_total);
 	wire_put_i64(reply, (int64_t)pool->nidle);
 	waiting = (int64_t)pool->nqueue;
+	served_after_wait = pool->served_after_wait;
 	pthread_mutex_unlock(&pool->lock);
 	wire_put_str(reply, DAICHO_VERSION);
 	wire_put_i64(reply, waiting);
 	wire_put_i64(reply, pool->opt.active);
+	wire_put_i64(reply, served_after_wait);
 }
 
 /*
@@ -410,10 +420,11 @@ check_hello(struct pool *pool, struct wire_msg *req, int64_t *busy_timeout_ms,
 	return *why ? PG_RC_ERROR : 0;
 }
 
-/* Serve the client on fd, from its first request to its end. */
+/* Serve the client given turn, from its first request to its end. */
 static void
-run_session(struct pool *pool, int fd)
+run_session(struct pool *pool, struct turn turn)
 {
+	int fd = turn.fd;
 	struct wire_msg req = WIRE_MSG_INIT, reply = WIRE_MSG_INIT;
 	struct pg_conn *conn = NULL;
 	bool command = false;
@@ -463,6 +474,7 @@ run_session(struct pool *pool, int fd)
 			pthread_mutex_lock(&pool->lock);
 			pool->commands_now++;
 			pool->commands_total++;
+			pool->served_after_wait += turn.late;
 			pthread_mutex_unlock(&pool->lock);
 			put_outcome(&reply, conn, 0, false);
 			if (wire_send(fd, &reply) == 0)
@@ -488,7 +500,7 @@ run_session(struct pool *pool, int fd)
 
 struct session {
 	struct pool *pool;
-	int fd;
+	struct turn turn;
 };
 
 static void *session_thread(void *arg);
@@ -506,15 +518,20 @@ may_serve_next(const struct pool *pool, int64_t now_ms)
 		   now_ms - pool->queue[0].since_ms >= QUEUE_WAIT_MS);
 }
 
-/* The oldest waiting client, out of the queue (pool->lock held). */
-static int
+/*
+ * The oldest waiting client, out of the queue, to be served now
+ * (may_serve_next(); pool->lock held): it takes a turn.
+ */
+static struct turn
 next_waiting(struct pool *pool)
 {
-	int fd = pool->queue[0].fd;
+	struct turn turn = { pool->queue[0].fd,
+	    pool->serving >= pool->opt.active && !pool->stopping };
 
+	pool->serving++;
 	memmove(pool->queue, pool->queue + 1,
 	    --pool->nqueue * sizeof(*pool->queue));
-	return fd;
+	return turn;
 }
 
 /*
@@ -529,24 +546,23 @@ dispatch(struct pool *pool)
 	int64_t now_ms = clock_mono_ms();
 
 	while (may_serve_next(pool, now_ms)) {
-		int fd = next_waiting(pool);
+		struct turn turn = next_waiting(pool);
 		struct session *s;
 		pthread_attr_t attr;
 		pthread_t thread;
 		int rc;
 
-		pool->serving++;
 		if (pool->threads_idle > 0) {
 			pool->threads_idle--;
 			xgrow((void **)&pool->handed, &pool->handed_alloc,
 			    pool->nhanded + 1, sizeof(*pool->handed));
-			pool->handed[pool->nhanded++] = fd;
+			pool->handed[pool->nhanded++] = turn;
 			pthread_cond_signal(&pool->work);
 			continue;
 		}
 		s = xcalloc(1, sizeof(*s));
 		s->pool = pool;
-		s->fd = fd;
+		s->turn = turn;
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		rc = pthread_create(&thread, &attr, session_thread, s);
@@ -555,7 +571,7 @@ dispatch(struct pool *pool)
 			pool->threads_now++;
 			continue;
 		}
-		close(fd);
+		close(turn.fd);
 		free(s);
 		pool->serving--;
 		pool->sessions_now--;
@@ -583,17 +599,16 @@ session_thread(void *arg)
 {
 	struct session *s = arg;
 	struct pool *pool = s->pool;
-	int fd = s->fd;
+	struct turn turn = s->turn;
 
 	free(s);
 	for (;;) {
-		run_session(pool, fd);
+		run_session(pool, turn);
 		pthread_mutex_lock(&pool->lock);
 		pool->serving--;
 		/* The turn just freed goes to the oldest client waiting. */
 		if (may_serve_next(pool, clock_mono_ms())) {
-			pool->serving++;
-			fd = next_waiting(pool);
+			turn = next_waiting(pool);
 			pthread_mutex_unlock(&pool->lock);
 			continue;
 		}
@@ -607,7 +622,7 @@ session_thread(void *arg)
 			pool->threads_idle--;
 			break;
 		}
-		fd = pool->handed[--pool->nhanded];
+		turn = pool->handed[--pool->nhanded];
 		pthread_mutex_unlock(&pool->lock);
 	}
 	pool->threads_now--;
