@@ -234,17 +234,18 @@ titles_like() {
 	[ "daicho ${BASH_REMATCH[1]}" = "$(daicho --version | cut -d' ' -f1-2)" ] || fail "version: '${lines[0]}'"
 	[ "${lines[1]}" = "socket: $POOL_SOCKET" ]
 	[ "${lines[2]}" = "sessions: 0 now, 0 in all" ] || fail "line 3: '${lines[2]}'"
-	[ "${lines[3]}" = "waiting their turn: 0 ($(( $(nproc) * 2 )) served at once)" ] || fail "line 4: '${lines[3]}'"
+	[ "${lines[3]}" = "waiting their turn: 0 ($(( $(nproc) * 2 )) served at once; 0 served with no turn free, after their wait)" ] || fail "line 4: '${lines[3]}'"
 	[ "${lines[4]}" = "connections kept warm: 1" ] || fail "line 5: '${lines[4]}'"
 
 	ok daicho --json pool status
 	jq -e --argjson pid "$POOL_PID" --arg socket "$POOL_SOCKET" --arg version "$(daicho --version | cut -d' ' -f1-2)" \
 	    --argjson now "$(date +%s%3N)" '
 	    (keys == (["pid","socket","started_ms","sessions_now","sessions_total",
-	               "waiting","active","idle_connections","version"] | sort))
+	               "waiting","active","served_after_wait","idle_connections",
+	               "version"] | sort))
 	    and .pid == $pid and .socket == $socket and ("daicho " + .version) == $version
 	    and .sessions_now == 0 and .sessions_total == 0 and .idle_connections == 1
-	    and .waiting == 0 and .active == ('"$(nproc)"' * 2)
+	    and .waiting == 0 and .active == ('"$(nproc)"' * 2) and .served_after_wait == 0
 	    and (.started_ms | type) == "number" and .started_ms <= $now
 	    and .started_ms > $now - 60000' <<<"$output" >/dev/null ||
 		fail "status JSON: $output"
@@ -700,14 +701,16 @@ masked_rows() {
 	start_pool
 	daicho add before >/dev/null
 	kill -STOP "$POOL_PID"
-	# A command either runs directly or fails (75) within its busy
-	# timeout; it never waits for ever on a pool that does not answer.
-	local rc=0 t0=$EPOCHREALTIME
-	DAICHO_BUSY_TIMEOUT=1s timeout 15 daicho add during >/dev/null 2>"$TEST_ROOT/during.err" || rc=$?
-	local took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
-	[ "$rc" -ne 124 ] || fail "'daicho add' still waited for the frozen pool after 15 s"
+	# A command either runs directly or fails (75) once the pool has not
+	# answered its hello within its busy timeout; it never waits for ever
+	# on a pool that does not answer (60 s: a hang, on any machine).
+	local rc=0
+	DAICHO_TRACE_POOL=$TEST_ROOT/during.trace DAICHO_BUSY_TIMEOUT=1s \
+	    timeout 60 daicho add during >/dev/null 2>"$TEST_ROOT/during.err" || rc=$?
+	[ "$rc" -ne 124 ] || fail "'daicho add' still waited for the frozen pool after 60 s"
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 75 ] || fail "exit $rc: $(cat "$TEST_ROOT/during.err")"
-	[ "$took_ms" -lt 7000 ] || fail "took $took_ms ms with a 1 s busy timeout"
+	[ "$(cut -d' ' -f2 "$TEST_ROOT/during.trace")" = silent ] ||
+		fail "the pool's session: $(cat "$TEST_ROOT/during.trace") (want: one, given up as silent)"
 	# Nor do the pool's own commands: they say it does not answer.
 	capture timeout 15 daicho pool status
 	[ "$status" -ne 124 ] || fail "'daicho pool status' waits for ever on a frozen pool"
@@ -1049,14 +1052,19 @@ pool_threads() {
 	# A batch stopped inside its transaction keeps the only turn.
 	stall_batch stalled
 	local client=$STALLED
-	# A read waits its turn for 200 ms, then is served anyway.
-	local t0=$EPOCHREALTIME took_ms
-	capture daicho ls --state claimed
+	# A read waits its turn for 200 ms, then is served anyway, with no
+	# turn free (the pool counts it), not left waiting for the stalled one.
+	local t0=$EPOCHREALTIME took_ms late
+	late=$(pool_json | jq .served_after_wait)
+	DAICHO_TRACE_POOL=$TEST_ROOT/ls.trace capture daicho ls --state claimed
 	took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
 	[ "$status" -eq 0 ] || fail "ls behind a stalled session: exit $status ($stderr)"
 	[ "$(grep -c 'turn-' <<<"$output")" = 4 ] || fail "ls printed: $output"
 	[ "$took_ms" -ge 200 ] || fail "served after $took_ms ms: it did not wait for its turn"
-	[ "$took_ms" -lt 5000 ] || fail "held up $took_ms ms by a stalled session"
+	[ "$(cut -d' ' -f2 "$TEST_ROOT/ls.trace")" = served ] ||
+		fail "ls was not served by the pool: $(cat "$TEST_ROOT/ls.trace")"
+	[ "$(pool_json | jq .served_after_wait)" -eq $((late + 1)) ] ||
+		fail "ls was not served past the stalled session's turn: $(pool_json)"
 	[ "$(pool_json | jq .sessions_now)" = 1 ] || fail "the stalled batch's session is gone"
 	kill -9 "$client"
 	wait "$client" 2>/dev/null || true
@@ -1187,15 +1195,13 @@ timed() {
 	echo "$rc $(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))" >"$TEST_ROOT/$name.rc"
 }
 
-# all_succeeded PREFIX N [MS]: the commands timed as PREFIX-1 ... PREFIX-N
-# each exited 0 (and, given MS, within MS milliseconds: more than the
-# hello's timeout means a command gave up on the pool and went direct).
+# all_succeeded PREFIX N: the commands timed as PREFIX-1 ... PREFIX-N each
+# exited 0.
 all_succeeded() {
-	local prefix=$1 n=$2 max=${3:-} i rc ms
+	local prefix=$1 n=$2 i rc ms
 	for ((i = 1; i <= n; i++)); do
 		read -r rc ms <"$TEST_ROOT/$prefix-$i.rc"
 		[ "$rc" -eq 0 ] || fail "$prefix-$i: exit $rc after $ms ms: $(cat "$TEST_ROOT/$prefix-$i.err")"
-		[ -z "$max" ] || [ "$ms" -lt "$max" ] || fail "$prefix-$i took $ms ms"
 	done
 }
 
@@ -1246,7 +1252,7 @@ double_claims() {
 	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
 }
 
-@test "pool: 'pool stop' and SIGTERM while claims wait their turn behind stalled sessions: each claim ends within 4 s, done once (or exit 75, nothing done); the stalled sessions finish in the grace; the pool ends" {
+@test "pool: 'pool stop' and SIGTERM while claims wait their turn behind stalled sessions: no claim is left unanswered, each done once (or exit 75, nothing done); the stalled sessions finish in the grace; the pool ends" {
 	pg_only
 	local how i rc ms id n_ok pids stopper stop_t0 since_stop_ms
 	for how in stop term; do
@@ -1261,7 +1267,8 @@ double_claims() {
 		# the pool told to stop meanwhile, and claims that come after.
 		pids=()
 		for i in 1 2 3 4; do
-			timed "$how-claim-$i" daicho --as "$how-w$i" claim --next --label "$how" &
+			DAICHO_TRACE_POOL=$TEST_ROOT/$how-claim-$i.trace \
+			    timed "$how-claim-$i" daicho --as "$how-w$i" claim --next --label "$how" &
 			pids+=("$!")
 		done
 		sleep 0.05
@@ -1274,7 +1281,8 @@ double_claims() {
 			kill -TERM "$POOL_PID"
 		fi
 		for i in 5 6 7 8; do
-			timed "$how-claim-$i" daicho --as "$how-w$i" claim --next --label "$how" &
+			DAICHO_TRACE_POOL=$TEST_ROOT/$how-claim-$i.trace \
+			    timed "$how-claim-$i" daicho --as "$how-w$i" claim --next --label "$how" &
 			pids+=("$!")
 		done
 		wait "${pids[@]}"
@@ -1282,7 +1290,10 @@ double_claims() {
 			wait "$stopper"
 			read -r rc ms <"$TEST_ROOT/$how-stop.rc"
 			[ "$rc" -eq 0 ] || fail "pool stop: exit $rc after $ms ms: $(cat "$TEST_ROOT/$how-stop.err")"
-			[ "$ms" -lt 4000 ] || fail "pool stop took $ms ms"
+			# It returned once the pool took no new clients, not when
+			# its sessions ended: the stalled ones go on until fed.
+			refused 3 daicho pool status
+			is_pool_process "$POOL_PID" || fail "stop: the pool ended with its stalled sessions open"
 		fi
 		n_ok=0
 		for i in 1 2 3 4 5 6 7 8; do
@@ -1297,8 +1308,13 @@ double_claims() {
 			75) [ -z "$id" ] || fail "$how: claimer $i exit 75, yet printed '$id'" ;;
 			*) fail "$how: claimer $i: exit $rc after $ms ms: $(cat "$TEST_ROOT/$how-claim-$i.err")" ;;
 			esac
-			# Over the hello's timeout (5 s): left waiting in the queue.
-			[ "$ms" -lt 4000 ] || fail "$how: claimer $i ended after $ms ms"
+			# None was left waiting in the queue until its hello gave
+			# up on the pool (then it would have gone direct): each was
+			# answered, served or told the pool was going, or found no pool.
+			[ -s "$TEST_ROOT/$how-claim-$i.trace" ] || fail "$how: claimer $i asked no pool"
+			if grep -qv ' \(served\|refused\|none\)$' "$TEST_ROOT/$how-claim-$i.trace"; then
+				fail "$how: claimer $i (exit $rc after $ms ms) gave up on the pool: $(cat "$TEST_ROOT/$how-claim-$i.trace")"
+			fi
 		done
 		[ "$(sql "SELECT count(*) FROM tasks t JOIN labels l ON l.task = t.id
 		          WHERE l.label = '$how' AND t.state = 'claimed'")" = "$n_ok" ] ||
@@ -1359,15 +1375,17 @@ double_claims() {
 	[ "$rc" -eq 0 ] || fail "the held add: exit $rc: $(cat "$TEST_ROOT/hold-1.err")"
 	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left by the killed: $(pool_json)"
 	# Twelve commands one after another: a turn still counted for a dead
-	# client would make each wait 200 ms (2.4 s in all).
-	local before t0=$EPOCHREALTIME took_ms
+	# client would make each wait out its 200 ms and be served with no
+	# turn free (the pool counts those).
+	local before late
 	before=$(sessions_total)
+	late=$(pool_json | jq .served_after_wait)
 	for i in $(seq 12); do
 		daicho ls >/dev/null || fail "ls $i failed"
 	done
-	took_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
 	[ "$(sessions_total)" -eq $((before + 12)) ] || fail "not every ls went through the pool"
-	[ "$took_ms" -lt 2000 ] || fail "twelve commands took $took_ms ms: each waited for a turn nobody holds"
+	[ "$(pool_json | jq .served_after_wait)" -eq "$late" ] ||
+		fail "$(($(pool_json | jq .served_after_wait) - late)) of twelve commands waited for a turn nobody holds"
 	[ "$(titles_like hold)" = 1 ]
 	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
 	lock_free
