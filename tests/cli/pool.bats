@@ -163,7 +163,7 @@ stall_batch() {
 	daicho add --batch "$TEST_ROOT/big.jsonl" >/dev/null 2>"$TEST_ROOT/client.err" &
 	STALLED=$!
 	BG_PIDS+=("$STALLED")
-	wait_for 20 lock_held || fail "the batch never took the write lock"
+	wait_for 60 lock_held || fail "the batch never took the write lock"
 	kill -STOP "$STALLED"
 }
 
@@ -277,7 +277,7 @@ titles_like() {
 	daicho pool start --foreground >"$TEST_ROOT/fg.out" 2>"$TEST_ROOT/fg.err" &
 	local fg=$!
 	BG_PIDS+=("$fg")
-	wait_for 10 grep -q '^pool serving' "$TEST_ROOT/fg.out" || fail "not serving: $(cat "$TEST_ROOT/fg.out" "$TEST_ROOT/fg.err")"
+	wait_for 60 grep -q '^pool serving' "$TEST_ROOT/fg.out" || fail "not serving: $(cat "$TEST_ROOT/fg.out" "$TEST_ROOT/fg.err")"
 	local pid
 	pid=$(pool_json | jq .pid)
 	POOL_PIDS+=("$pid")
@@ -568,11 +568,11 @@ masked_rows() {
 	BG_PIDS+=("$stream")
 	# And a batch, caught inside its transaction when the pool dies.
 	batch_file "$TEST_ROOT/big.jsonl" batch 20000
-	wait_for 20 eval '[ "$(wc -l <"$TEST_ROOT/stream.rc")" -ge 10 ]' || fail "the stream does not run"
+	wait_for 60 eval '[ "$(wc -l <"$TEST_ROOT/stream.rc")" -ge 10 ]' || fail "the stream does not run"
 	daicho add --batch "$TEST_ROOT/big.jsonl" >"$TEST_ROOT/batch.out" 2>"$TEST_ROOT/batch.err" &
 	local batch=$!
 	BG_PIDS+=("$batch")
-	wait_for 20 long_write_open || fail "the batch never took the write lock"
+	wait_for 60 long_write_open || fail "the batch never took the write lock"
 	kill -9 "$old_pid"
 	# The batch fails: exit 75, one line, nothing of it applied.
 	local rc=0
@@ -585,7 +585,7 @@ masked_rows() {
 	sleep 0.5
 	touch "$TEST_ROOT/stream.stop"
 	wait "$stream"
-	wait_for 5 lock_free || fail "the write lock is still held"
+	wait_for 30 lock_free || fail "the write lock is still held"
 	[ "$(titles_like batch)" = 0 ] || fail "$(titles_like batch) tasks of the failed batch are in the ledger"
 	# Every add succeeded (and is there once), or exited 75 (and is not).
 	local bad
@@ -625,7 +625,7 @@ masked_rows() {
 	BG_PIDS+=("$psql_pid")
 	exec 7>"$TEST_ROOT/psql.in"
 	echo "BEGIN; SELECT pg_advisory_xact_lock(111542802573423);" >&7
-	wait_for 20 lock_held || fail "psql never took the write lock: $(cat "$TEST_ROOT/psql.out")"
+	wait_for 60 lock_held || fail "psql never took the write lock: $(cat "$TEST_ROOT/psql.out")"
 	for ((k = 1; k <= 12; k++)); do
 		(
 			rc=0
@@ -669,13 +669,13 @@ masked_rows() {
 	daicho add slow >"$TEST_ROOT/slow.out" 2>"$TEST_ROOT/slow.err" &
 	local client=$!
 	BG_PIDS+=("$client")
-	wait_for 10 eval '[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event = '\''PgSleep'\''
+	wait_for 60 eval '[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event = '\''PgSleep'\''
 	    AND datname = current_database()")" = 1 ]' || fail "the commit never started"
 	kill -9 "$POOL_PID"
 	local rc=0
 	wait "$client" || rc=$?
 	# Let the server finish what it was doing.
-	wait_for 10 lock_free || fail "the write lock is still held"
+	wait_for 30 lock_free || fail "the write lock is still held"
 	local n
 	n=$(sql "SELECT count(*) FROM tasks WHERE title = 'slow'")
 	local said
@@ -738,7 +738,7 @@ attach_frozen_client() {
 	daicho add --batch "$TEST_ROOT/frozen.jsonl" >/dev/null 2>&1 &
 	FROZEN=$!
 	BG_PIDS+=("$FROZEN")
-	wait_for 20 lock_held || fail "the batch never took the write lock"
+	wait_for 60 lock_held || fail "the batch never took the write lock"
 	kill -STOP "$FROZEN"
 	[ "$(pool_json | jq .sessions_now)" = 1 ] || fail "the batch is not in the pool: $(pool_json)"
 }
@@ -870,7 +870,7 @@ ask_approval() {
 	daicho events --follow >"$TEST_ROOT/follow.out" 2>"$TEST_ROOT/follow.err" &
 	local follower=$!
 	BG_PIDS+=("$follower")
-	wait_for 10 eval '[ "$(wc -l <"$TEST_ROOT/watch.out")" -ge 1 ]' || fail "no first frame"
+	wait_for 60 eval '[ "$(wc -l <"$TEST_ROOT/watch.out")" -ge 1 ]' || fail "no first frame"
 	[ "$(pool_json | jq .sessions_now)" = 0 ] || fail "a watcher is in the pool: $(pool_json)"
 	[ "$(sessions_total)" = 0 ]
 	daicho add "seen through the pool" >/dev/null
@@ -934,7 +934,7 @@ while True:
 ' "$socket" "$reply" >"$TEST_ROOT/fake.out" 2>&1 &
 		local fake=$!
 		BG_PIDS+=("$fake")
-		wait_for 10 grep -q ready "$TEST_ROOT/fake.out" || fail "no fake server"
+		wait_for 60 grep -q ready "$TEST_ROOT/fake.out" || fail "no fake server"
 		daicho add "with $reply" >/dev/null || fail "add with a '$reply' server at the socket: exit $?"
 		capture daicho pool status
 		[ "$status" -ne 0 ] && [ -z "$output" ] || fail "status with a fake pool: exit $status, '$output'"
@@ -982,9 +982,9 @@ while True:
 subprocess.run(["runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", child], pass_fds=(3,))
 ' "$socket" >"$TEST_ROOT/other.log" 2>&1 &
 	BG_GROUPS+=("$!")
-	wait_for 10 grep -q ready "$TEST_ROOT/other.log" || fail "no server as nobody: $(cat "$TEST_ROOT/other.log")"
+	wait_for 60 grep -q ready "$TEST_ROOT/other.log" || fail "no server as nobody: $(cat "$TEST_ROOT/other.log")"
 	daicho add "not through nobody" >/dev/null || fail "add: exit $?"
-	wait_for 5 grep -q '^got' "$TEST_ROOT/other.log" || fail "the command did not even dial the socket (the test proves nothing)"
+	wait_for 60 grep -q '^got' "$TEST_ROOT/other.log" || fail "the command did not even dial the socket (the test proves nothing)"
 	! grep -q '^got [1-9]' "$TEST_ROOT/other.log" || fail "the command sent another user's socket a hello: $(cat "$TEST_ROOT/other.log")"
 	[ "$(sql "SELECT count(*) FROM tasks")" = 1 ]
 	refused 3 daicho pool status
@@ -1148,14 +1148,14 @@ feed_fifo_stall() {
 warm_threads() {
 	local prefix=$1 n=$2 i rc
 	fifo_stall "$prefix" "$n"
-	wait_for 10 sessions_now_at_least "$n" || fail "the warm-up commands are not in the pool: $(pool_json)"
+	wait_for 60 sessions_now_at_least "$n" || fail "the warm-up commands are not in the pool: $(pool_json)"
 	for ((i = 1; i <= n; i++)); do
 		feed_fifo_stall "$prefix" "$i"
 		rc=0
 		wait "${FIFO_STALLED[i - 1]}" || rc=$?
 		[ "$rc" -eq 0 ] || fail "warm-up add $i: exit $rc: $(cat "$TEST_ROOT/$prefix-$i.err")"
 	done
-	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "warm-up sessions left: $(pool_json)"
+	wait_for 30 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "warm-up sessions left: $(pool_json)"
 }
 
 # sessions_now_at_least N: the pool serves N command sessions or more.
@@ -1183,7 +1183,7 @@ time.sleep(3600)
 ' "$POOL_SOCKET" "$1" >"$TEST_ROOT/silent.out" 2>&1 &
 	SILENT=$!
 	BG_PIDS+=("$SILENT")
-	wait_for 10 grep -q ready "$TEST_ROOT/silent.out" || fail "no silent clients: $(cat "$TEST_ROOT/silent.out")"
+	wait_for 60 grep -q ready "$TEST_ROOT/silent.out" || fail "no silent clients: $(cat "$TEST_ROOT/silent.out")"
 }
 
 # timed NAME CMD...: run CMD (for 20 s at most: exit 124 then), its stdout
@@ -1217,7 +1217,7 @@ double_claims() {
 	start_pool -- --active 2
 	warm_threads warm 3
 	fifo_stall stall 3
-	wait_for 10 sessions_now_at_least 3 || fail "the stalled commands are not in the pool: $(pool_json)"
+	wait_for 60 sessions_now_at_least 3 || fail "the stalled commands are not in the pool: $(pool_json)"
 	lock_free || fail "(a stalled command holds the write lock: this test would test the lock)"
 	# And four connections that never say hello: every turn is taken, and
 	# more (2 allowed, 7 held).
@@ -1249,7 +1249,7 @@ double_claims() {
 	done
 	[ "$(titles_like stall)" = 3 ]
 	kill "$SILENT"
-	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
+	wait_for 30 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
 }
 
 @test "pool: 'pool stop' and SIGTERM while claims wait their turn behind stalled sessions: no claim is left unanswered, each done once (or exit 75, nothing done); the stalled sessions finish in the grace; the pool ends" {
@@ -1261,7 +1261,7 @@ double_claims() {
 		start_pool -- --active 1
 		warm_threads "$how-warm" 2
 		fifo_stall "$how-stall" 2
-		wait_for 10 sessions_now_at_least 2 || fail "$how: the stalled commands are not in the pool: $(pool_json)"
+		wait_for 60 sessions_now_at_least 2 || fail "$how: the stalled commands are not in the pool: $(pool_json)"
 		lock_free || fail "(a stalled command holds the write lock)"
 		# Claims that wait their turn (200 ms) behind the stalled sessions,
 		# the pool told to stop meanwhile, and claims that come after.
@@ -1346,7 +1346,7 @@ double_claims() {
 	start_pool -- --active 1
 	# The only turn is held: every command now waits 200 ms in the queue.
 	fifo_stall hold 1
-	wait_for 10 sessions_now_at_least 1 || fail "the stalled command is not in the pool: $(pool_json)"
+	wait_for 60 sessions_now_at_least 1 || fail "the stalled command is not in the pool: $(pool_json)"
 	local i pids=() rc
 	# Killed while waiting (within their 200 ms), then killed once served
 	# (each blocked on its FIFO, its session open).
@@ -1361,7 +1361,7 @@ double_claims() {
 	BG_PIDS+=("$!")
 	sleep 0.08
 	kill -9 "${pids[@]:0:4}" "${pids[6]}"
-	wait_for 10 sessions_now_at_least 3 || fail "the last two victims were never served: $(pool_json)"
+	wait_for 60 sessions_now_at_least 3 || fail "the last two victims were never served: $(pool_json)"
 	kill -9 "${pids[@]:4:2}"
 	for i in "${pids[@]}"; do
 		rc=0
@@ -1373,7 +1373,7 @@ double_claims() {
 	rc=0
 	wait "${FIFO_STALLED[0]}" || rc=$?
 	[ "$rc" -eq 0 ] || fail "the held add: exit $rc: $(cat "$TEST_ROOT/hold-1.err")"
-	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left by the killed: $(pool_json)"
+	wait_for 30 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left by the killed: $(pool_json)"
 	# Twelve commands one after another: a turn still counted for a dead
 	# client would make each wait out its 200 ms and be served with no
 	# turn free (the pool counts those).
@@ -1417,7 +1417,7 @@ double_claims() {
 	for i in 1 17 32; do
 		[ "$(task_field "$(cat "$TEST_ROOT/claim-$i.out")" owner)" = "w$i" ] || fail "task of claimer $i"
 	done
-	wait_for 5 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
+	wait_for 30 eval '[ "$(pool_json | jq .sessions_now)" = 0 ]' || fail "sessions left: $(pool_json)"
 }
 
 @test "pool: the lease setting changed while claims (new, by id, renewals) read it ahead through the pool: each claim's lease is the old value or the new, its maximum hold three of them" {
@@ -1511,7 +1511,7 @@ double_claims() {
 	wait_for 18 eval '! is_pool_process "$POOL_PID"' ||
 		fail "the pool still runs 18 s after SIGTERM, a session stalled in it"
 	local ended_ms=$(((10#${EPOCHREALTIME/./} - 10#${t0/./}) / 1000))
-	wait_for 5 lock_free || fail "the write lock is still held after the pool ended"
+	wait_for 30 lock_free || fail "the write lock is still held after the pool ended"
 	wait "${pids[@]}"
 	for i in 1 2 3 4; do
 		read -r rc ms <"$TEST_ROOT/claim-$i.rc"
