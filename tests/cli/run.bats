@@ -270,9 +270,9 @@ fi'
 	write_worker slow 'echo "first line"; echo started >"$1/start"; sleep 37.7'
 	daicho run -j 1 --timeout 30s -- "$BIN/slow" "$TEST_ROOT" >out.txt 2>err.txt &
 	RUN_PID=$!
-	wait_until 10 test -f start
+	wait_until 60 test -f start
 	# Named within a second or so of its start.
-	wait_until 10 test -f "$(logs_dir)/1.1.log"
+	wait_until 60 test -f "$(logs_dir)/1.1.log"
 	run daicho logs 1
 	assert_output "first line"
 	kill -TERM "$RUN_PID"
@@ -285,7 +285,7 @@ fi'
 	write_worker chatty 'echo "output of $DAICHO_TASK"; echo started >"$1/start.$DAICHO_TASK"; sleep 37.6'
 	daicho run -j 1 -- "$BIN/chatty" "$TEST_ROOT" >out.txt 2>err.txt &
 	RUN_PID=$!
-	wait_until 10 test -f start.1
+	wait_until 60 test -f start.1
 	kill -INT "$RUN_PID"
 	wait_exit 10 "$RUN_PID"
 	[ "$status" -eq 130 ]
@@ -677,7 +677,7 @@ wait'
 	sig_worker
 	daicho run -j 2 -- "$BIN/sig" "$TEST_ROOT" 37.4 >out.txt 2>err.txt &
 	RUN_PID=$!
-	wait_until 10 test -f start.1 -a -f start.2
+	wait_until 60 test -f start.1 -a -f start.2
 	kill -TERM "$RUN_PID"
 	wait_exit 10 "$RUN_PID"
 	[ "$status" -eq 143 ]
@@ -701,7 +701,7 @@ wait'
 	sig_worker
 	daicho run -j 1 -- "$BIN/sig" "$TEST_ROOT" 37.5 >out.txt 2>err.txt &
 	RUN_PID=$!
-	wait_until 10 test -f start.1
+	wait_until 60 test -f start.1
 	kill -INT "$RUN_PID"
 	wait_exit 10 "$RUN_PID"
 	[ "$status" -eq 130 ]
@@ -722,12 +722,12 @@ wait'
 	daicho add first >/dev/null
 	daicho run --follow -- true >out.txt 2>err.txt &
 	RUN_PID=$!
-	wait_until 10 task_is 1 verified
+	wait_until 60 task_is 1 verified
 	# Nothing is left, yet it waits.
 	sleep 0.3
 	kill -0 "$RUN_PID" || fail "run --follow ended when nothing was left"
 	daicho add later >/dev/null
-	wait_until 10 task_is 2 verified
+	wait_until 60 task_is 2 verified
 	kill -TERM "$RUN_PID"
 	wait_exit 10 "$RUN_PID"
 	[ "$status" -eq 143 ]
@@ -993,7 +993,7 @@ exit '"$2"
 	daicho add long >/dev/null
 	daicho run --lease 1s -- sleep 2.2 >out.txt 2>err.txt &
 	RUN_PID=$!
-	wait_until 5 claimed_is 1
+	wait_until 60 claimed_is 1
 	sleep 1.5
 	# The 1s lease would have run out without heart-beats.
 	refused 4 daicho claim 1 --as intruder
@@ -1183,9 +1183,9 @@ start_then_kill9() {
 	for i in 1 2 3; do daicho add "t$i" >/dev/null; done
 	daicho run -j 2 -- sleep 30.6 >out1.txt 2>err1.txt &
 	RUN_PID=$!
-	wait_until 10 claimed_is 2
+	wait_until 60 claimed_is 2
 	# Let both workers start.
-	wait_until 10 claims_are 2
+	wait_until 60 claims_are 2
 	sleep 0.2
 	kill -KILL "$RUN_PID"
 	wait "$RUN_PID" 2>/dev/null || true
