@@ -22,8 +22,9 @@ DAICHO_ROOT="${E2E_DIR%/tests/e2e}"
 # shellcheck source=tests/backend.bash
 source "$DAICHO_ROOT/tests/backend.bash"
 E2E_BIN="$E2E_DIR/node_modules/.bin"
-# How long one client session may take before it is killed (seconds).
-E2E_SESSION_TIMEOUT="${E2E_SESSION_TIMEOUT:-90}"
+# How long one client session may take before it is killed (seconds): a
+# hang guard, long enough for a loaded machine.
+E2E_SESSION_TIMEOUT="${E2E_SESSION_TIMEOUT:-300}"
 
 # e2e_setup_file: on DAICHO_E2E=skip, one loud line (setup then skips each
 # test); else install the clients if needed (tests/e2e/setup.sh), failing

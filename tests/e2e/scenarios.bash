@@ -263,7 +263,7 @@ run_workers() {
 	# itself: the hooks run without a person's review in /hooks.
 	export CODEX_WORKER_ARGS=""
 	export GEMINI_WORKER_ARGS="-m gemini-2.5-flash"
-	capture timeout 150 daicho run -j 6 --retry-backoff 100ms "$@" --json -- \
+	capture timeout 600 daicho run -j 6 --retry-backoff 100ms "$@" --json -- \
 		"$DAICHO_ROOT/examples/worker-$client.sh" '{id}'
 	local why="daicho run exited $status: $output $stderr
 $(daicho ls; for i in 1 2 3 4 5 6; do echo "== log of #$i"; daicho logs "$i" 2>&1 | tail -n 5; done)
