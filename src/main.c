@@ -839,8 +839,7 @@ runs_here_on_postgresql(const struct cmd_ctx *ctx, const char *address)
 	if (!ledger_postgresql_pooled())
 		return true;
 	if (strcmp(name, "init") == 0 || strncmp(name, "pool ", 5) == 0 ||
-	    cmd_has_named(ctx, "follow") || cmd_has_named(ctx, "watch") ||
-	    cmd_has_named(ctx, "every"))
+	    cmd_has_flagged(ctx, CMD_OPTION_STAYS))
 		return false;
 	for (size_t i = 0; i < sizeof(staying) / sizeof(staying[0]); i++)
 		if (strcmp(name, staying[i]) == 0)

@@ -32,6 +32,9 @@ struct cmd_option {
 enum cmd_option_flags {
 	CMD_OPTION_REPEATS = 1 << 0, /* may be given again, every value kept
 				      * (cmd_opt_next(); an array in MCP) */
+	CMD_OPTION_STAYS = 1 << 1,   /* given, the command runs until stopped
+				      * (follows, watches, repeats): main.c
+				      * gives it a connection of its own */
 };
 
 /*
@@ -183,10 +186,12 @@ bool cmd_has(const struct cmd_ctx *ctx, int option);
 const char *cmd_opt_next(const struct cmd_ctx *ctx, int option, size_t *pos);
 /*
  * Whether an option called name (without "--") was given, whatever the
- * command: for code that serves every command (main.c, the person's acts),
+ * command: for code that serves every command (the person's acts),
  * where no family's ids apply. A command's own code uses cmd_has().
  */
 bool cmd_has_named(const struct cmd_ctx *ctx, const char *name);
+/* Whether an option with flag (enum cmd_option_flags) was given. */
+bool cmd_has_flagged(const struct cmd_ctx *ctx, int flag);
 
 /*
  * Fill ctx->claim, session_id, session_kind and explicit_agent with who

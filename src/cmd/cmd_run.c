@@ -497,7 +497,8 @@ const struct cmd_entry cmd_run_entry = {
 	    [OPT_MAX_HOLD] = { "max-hold", 0, "DUR",
 		"how long a claim lives without a command naming its task "
 		"(default three leases; see 'daicho claim --help')" },
-	    [OPT_FOLLOW] = { "follow", 0, NULL, "keep waiting for new tasks" },
+	    [OPT_FOLLOW] = { "follow", 0, NULL, "keep waiting for new tasks",
+		CMD_OPTION_STAYS },
 	    [OPT_VERBOSE] = { "verbose", 'v', NULL,
 		"a line per worker start and end" }),
 	.flags = CMD_NEEDS_LEDGER | CMD_AS_AGENT | CMD_RAW_ARGS,

@@ -85,6 +85,15 @@ cmd_has_named(const struct cmd_ctx *ctx, const char *name)
 	return false;
 }
 
+bool
+cmd_has_flagged(const struct cmd_ctx *ctx, int flag)
+{
+	for (size_t i = 0; i < ctx->value_count; i++)
+		if (ctx->values[i].option->flags & flag)
+			return true;
+	return false;
+}
+
 void
 cmd_gather_identity(struct cmd_ctx *ctx, const char *as)
 {

@@ -324,7 +324,7 @@ const struct cmd_entry cmd_sweep_entry = {
 	    "per pass, one object per line.\n",
 	CMD_OPTIONS(OPTION_COUNT,
 	    [OPT_EVERY] = { "every", 0, "DUR",
-		"repeat every DUR until interrupted" },
+		"repeat every DUR until interrupted", CMD_OPTION_STAYS },
 	    [OPT_VERBOSE] = { "verbose", 'v', NULL,
 		"with --every: a line for every pass" },
 	    [OPT_JOBS] = { "jobs", 'j', "N",
