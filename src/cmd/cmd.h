@@ -186,8 +186,9 @@ bool cmd_has(const struct cmd_ctx *ctx, int option);
 const char *cmd_opt_next(const struct cmd_ctx *ctx, int option, size_t *pos);
 /*
  * Whether an option called name (without "--") was given, whatever the
- * command: for code that serves every command (the person's acts),
- * where no family's ids apply. A command's own code uses cmd_has().
+ * command: for code that serves many commands by a table of its own (the
+ * person's acts, the MCP tools), where no family's ids apply. A command's
+ * own code uses cmd_has().
  */
 bool cmd_has_named(const struct cmd_ctx *ctx, const char *name);
 /* Whether an option with flag (enum cmd_option_flags) was given. */

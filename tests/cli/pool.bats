@@ -481,7 +481,7 @@ masked_rows() {
 	wait "$client" || rc=$?
 	[ "$rc" -eq 137 ] || fail "the client ended with $rc: $(cat "$TEST_ROOT/client.err")"
 	# The pool notices at once, rolls back and frees the lock.
-	wait_for 10 lock_free || fail "the write lock is still held 10 s after the client died"
+	wait_for 30 lock_free || fail "the write lock is still held 30 s after the client died"
 	[ "$(titles_like killed)" = 0 ] || fail "$(titles_like killed) tasks of the killed batch are in the ledger"
 	assert_ledger_unchanged
 	# The lock is free (seen above, not timed): the next writer has it.
@@ -1076,7 +1076,7 @@ pool_threads() {
 	[ "$(pool_json | jq .sessions_now)" = 1 ] || fail "the stalled batch's session is gone"
 	kill -9 "$client"
 	wait "$client" 2>/dev/null || true
-	wait_for 2 lock_free || fail "the write lock is still held 2 s after the batch died"
+	wait_for 30 lock_free || fail "the write lock is still held 30 s after the batch died"
 	[ "$(titles_like stalled)" = 0 ]
 }
 
@@ -1317,10 +1317,10 @@ double_claims() {
 			*) fail "$how: claimer $i: exit $rc after $ms ms: $(cat "$TEST_ROOT/$how-claim-$i.err")" ;;
 			esac
 			# None was left waiting in the queue until its hello gave
-			# up on the pool (then it would have gone direct): each was
-			# answered, served or told the pool was going, or found no pool.
+			# up on the pool (silent; then it would have gone direct):
+			# each was served, refused, or found the pool gone or none.
 			[ -s "$TEST_ROOT/$how-claim-$i.trace" ] || fail "$how: claimer $i asked no pool"
-			if grep -qv ' \(served\|refused\|none\)$' "$TEST_ROOT/$how-claim-$i.trace"; then
+			if grep -q ' silent$' "$TEST_ROOT/$how-claim-$i.trace"; then
 				fail "$how: claimer $i (exit $rc after $ms ms) gave up on the pool: $(cat "$TEST_ROOT/$how-claim-$i.trace")"
 			fi
 		done

@@ -134,8 +134,9 @@ lose(struct pg_conn *pg)
 /*
  * $DAICHO_TRACE_POOL=FILE: append "pid outcome" for each session asked of
  * a pool: served, none (no pool listens), silent (it did not answer the
- * hello in time, or went), refused. Tests read it to see how a command
- * was served, where a clock would only guess.
+ * hello in time), gone (it closed the connection first: stopping, or
+ * killed), refused. Tests read it to see how a command was served, where
+ * a clock would only guess.
  */
 static void
 trace_session(const char *outcome)
@@ -178,18 +179,24 @@ open_session(struct pg_conn *pg)
 	 * least: it may be making a connection) is no pool: the command
 	 * connects directly. Nothing has run yet.
 	 */
-	if (wire_send(pg->fd, &pg->request) < 0 ||
-	    !pool_wait_answer(pg->fd, pg->busy_timeout_ms < HELLO_TIMEOUT_MIN_MS
+	if (wire_send(pg->fd, &pg->request) < 0) {
+		trace_session("gone");
+		return lose(pg);
+	}
+	if (!pool_wait_answer(pg->fd, pg->busy_timeout_ms < HELLO_TIMEOUT_MIN_MS
 	    ? HELLO_TIMEOUT_MIN_MS : pg->busy_timeout_ms > HELLO_TIMEOUT_MAX_MS
-	    ? HELLO_TIMEOUT_MAX_MS : pg->busy_timeout_ms) ||
-	    wire_recv(pg->fd, &pg->reply) != 1 ||
-	    wire_kind(&pg->reply) != POOL_REPLY) {
+	    ? HELLO_TIMEOUT_MAX_MS : pg->busy_timeout_ms)) {
 		trace_session("silent");
+		return lose(pg);
+	}
+	if (wire_recv(pg->fd, &pg->reply) != 1 ||
+	    wire_kind(&pg->reply) != POOL_REPLY) {
+		trace_session("gone");
 		return lose(pg);
 	}
 	pool_get_head(&pg->reply, &head);
 	if (wire_bad(&pg->reply)) {
-		trace_session("silent");
+		trace_session("gone");
 		return lose(pg);
 	}
 	clock_set_offset_ms(head.clock_offset_ms);
