@@ -25,6 +25,11 @@ E2E_BIN="$E2E_DIR/node_modules/.bin"
 # How long one client session may take before it is killed (seconds): a
 # hang guard, long enough for a loaded machine.
 E2E_SESSION_TIMEOUT="${E2E_SESSION_TIMEOUT:-300}"
+# The stand-in outlives the longest guard (a six-task run: 600 s), so that
+# a slow session meets the guard, not a model server gone; it still ends by
+# itself when a test that started it was killed.
+STANDIN_LIFETIME=$((E2E_SESSION_TIMEOUT > 600 ? E2E_SESSION_TIMEOUT + 60 : 660))
+STANDIN_IDLE=$((E2E_SESSION_TIMEOUT + 60))
 
 # e2e_setup_file: on DAICHO_E2E=skip, one loud line (setup then skips each
 # test); else install the clients if needed (tests/e2e/setup.sh), failing
@@ -126,7 +131,7 @@ start_standin() {
 	rm -f "$TEST_ROOT/port"
 	node "$E2E_DIR/standin.js" --protocol "$(protocol_of "$client")" \
 		--script "$TEST_ROOT/script.json" --log "$STANDIN_LOG" \
-		--port-file "$TEST_ROOT/port" --max-requests "${STANDIN_MAX_REQUESTS:-100}" --lifetime 170 --idle 100 \
+		--port-file "$TEST_ROOT/port" --max-requests "${STANDIN_MAX_REQUESTS:-100}" --lifetime "$STANDIN_LIFETIME" --idle "$STANDIN_IDLE" \
 		2>"$TEST_ROOT/standin.err" &
 	STANDIN_PID=$!
 	local i

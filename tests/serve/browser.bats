@@ -33,7 +33,7 @@ load helpers
 	browser approval "$URL" "$LOGIN"
 }
 
-@test "browser: a task changed with the CLI updates on the open page without a reload, within a second" {
+@test "browser: a task changed with the CLI updates on the open page without a reload" {
 	daicho add "first" >/dev/null
 	start_server
 	browser live "$URL"

@@ -12,8 +12,8 @@
 # over by claim --next (events lease-expired, claim).
 #
 # Tasks have max_attempts 100 so kills never exhaust a task's attempts.
-# DAICHO_STRESS_KILL_TASKS (default 2000), DAICHO_STRESS_KILL_SECONDS (how
-# long phase 1 kills once it has made 20 kills, default 20), DAICHO_STRESS_DEADLINE (phase 2 is stopped once
+# DAICHO_STRESS_KILL_TASKS (default 2000), DAICHO_STRESS_KILL_SECONDS (phase
+# 1's length from its start, default 20, but it makes 20 kills first), DAICHO_STRESS_DEADLINE (phase 2 is stopped once
 # the ledger records nothing for that long, default 120: a hang)
 # and DAICHO_STRESS_SEED (for $RANDOM) size and steer it.
 
@@ -56,6 +56,11 @@ setup_file() {
 	# loaded machine makes them more slowly, and its workers work more
 	# slowly too, so the kills still land mid-flight (the count is what
 	# the test asserts, not how fast it was reached).
+	# And should the workers stop making progress before that, phase 1
+	# ends when the ledger has recorded nothing for DEADLINE seconds (the
+	# test then fails on the count, rather than hang).
+	local moved last=-2 now
+	moved=$(now_us)
 	stop=$(($(now_us) + KILL_SECONDS * 1000000))
 	while ((kills < KILL_COUNT && (kills < KILL_MIN || $(now_us) < stop))); do
 		printf -v pause '0.%03d' $((RANDOM % 200))
@@ -74,10 +79,19 @@ setup_file() {
 		    WHERE state = 'reported'") * 10 >= N_TASKS * 6)); then
 			break
 		fi
-		# Nothing left to kill mid-flight (the test then fails on the count).
-		if ((kills < KILL_MIN && rounds % 8 == 0)) && (($(q "SELECT count(*)
-		    FROM tasks WHERE state <> 'reported'") == 0)); then
-			break
+		# Nothing left to kill mid-flight, or nothing moves (the test then
+		# fails on the count).
+		if ((kills < KILL_MIN && rounds % 8 == 0)); then
+			if (($(q "SELECT count(*) FROM tasks WHERE state <> 'reported'") == 0)); then
+				break
+			fi
+			now=$(progress)
+			if [ "$now" != "$last" ]; then
+				last=$now
+				moved=$(now_us)
+			elif (($(now_us) - moved > DEADLINE * 1000000)); then
+				break
+			fi
 		fi
 	done
 	# Then every worker still running dies the same way.
