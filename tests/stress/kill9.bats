@@ -38,7 +38,7 @@ DEADLINE=${DAICHO_STRESS_DEADLINE:-120}
 
 setup_file() {
 	stress_setup "$BATS_FILE_TMPDIR"
-	local seed=${DAICHO_STRESS_SEED:-$$} next=1 i victim pid pgid stop kills=0 final_kills=0 pause rounds=0
+	local seed=${DAICHO_STRESS_SEED:-$$} next=1 i victim pid pgid stop kills=0 final_kills=0 pause rounds=0 tries
 	local names=()
 	RANDOM=$seed
 	echo "$seed" >"$T/seed"
@@ -68,7 +68,13 @@ setup_file() {
 	while ((kills < KILL_COUNT && (kills < KILL_MIN || $(now_us) < stop))); do
 		printf -v pause '0.%03d' $((RANDOM % 200))
 		nap "$pause"
+		# The victim: a worker at random, or the next one still running
+		# (one that found nothing ready has left, and a kill of it is none).
 		i=$((RANDOM % N_WORKERS))
+		for ((tries = 1; tries < N_WORKERS; tries++)); do
+			kill -0 "${WORKER_PIDS[i]}" 2>/dev/null && break
+			i=$(((i + 1) % N_WORKERS))
+		done
 		victim=${WORKER_PIDS[i]}
 		if kill_worker "$victim"; then
 			kills=$((kills + 1))
